@@ -1,0 +1,144 @@
+package dev.kvs.core;
+
+import java.io.Closeable;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * A key-value store whose records carry what replication needs: value, {@link TxId}, CRC32C checksum
+ * and {@link RecordState}.
+ *
+ * <p>Keys and values are byte arrays; arrays passed in or returned are never copied, so neither side
+ * may modify them afterwards. Every method is thread-safe. Writes to one key are serialised; {@link
+ * #update} and {@link #updateAll} run their function while holding the keys' locks, so a caller can
+ * assign a TxId and write in one atomic step. {@link #updateAll} is atomic with respect to {@link
+ * #getAll}: no caller of {@code getAll} sees part of it.
+ *
+ * <p>Create one with {@link #builder()}.
+ */
+public interface KvStore extends Closeable {
+
+    /** A builder with the defaults of {@link StoreConfig#defaults()}. */
+    static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The record of {@code key}, tombstones included, or {@code null} if the store holds none.
+     *
+     * @throws EntryTooLargeException if the key is longer than the limit
+     */
+    StoredValue get(byte[] key);
+
+    /** The header of {@code key}'s record without reading its value, or {@code null}. */
+    RecordHeader header(byte[] key);
+
+    /** The records of {@code keys}, in order, {@code null} where absent; one consistent snapshot. */
+    List<StoredValue> getAll(List<byte[]> keys);
+
+    /**
+     * Stores {@code value} under {@code key}, replacing any record.
+     *
+     * @throws StoreFullException if the entry or byte capacity would be exceeded (nothing written)
+     * @throws EntryTooLargeException if the key or value is longer than the limits (nothing written)
+     */
+    void put(byte[] key, StoredValue value);
+
+    /** Removes {@code key}; true if a record (of any state) was removed. */
+    boolean delete(byte[] key);
+
+    /** True if {@code key} has a record that is not a tombstone. */
+    boolean exists(byte[] key);
+
+    /**
+     * Atomically reads {@code key}'s header (or {@code null}), asks {@code fn} what to write, and
+     * writes it. {@code fn} runs under the key's lock and must be quick and must not touch the store.
+     *
+     * @return what {@code fn} returned
+     * @throws StoreFullException, EntryTooLargeException as for {@link #put}; nothing is written
+     */
+    Write update(byte[] key, Function<RecordHeader, Write> fn);
+
+    /**
+     * Atomically applies {@code fn} to the headers of every key (same order, {@code null} where absent)
+     * and writes all of the returned writes, or none of them if one fails. Keys may repeat; the last
+     * write of a repeated key wins.
+     *
+     * @return what {@code fn} returned
+     * @throws StoreFullException, EntryTooLargeException as for {@link #put}; nothing is written
+     */
+    List<Write> updateAll(List<byte[]> keys, Function<List<RecordHeader>, List<Write>> fn);
+
+    /** Records that are not tombstones. */
+    long size();
+
+    /**
+     * Visits every record, weakly consistent (a record written during the scan may or may not be
+     * seen). For resync and diagnostics, not for the hot path.
+     */
+    void forEach(BiConsumer<byte[], StoredValue> visitor);
+
+    /** Removes every record. */
+    void clear();
+
+    /** Current use and limits. */
+    StoreStats stats();
+
+    /** The configuration the store was opened with. */
+    StoreConfig config();
+
+    /** Releases memory and files; idempotent. Operations after close throw {@link StorageException}. */
+    @Override
+    void close();
+
+    /**
+     * Builds a {@link KvStore}. Every setter rejects bad input at once with a message quoting the value.
+     */
+    final class Builder {
+        private final StoreConfig.Builder config = StoreConfig.builder();
+
+        Builder() {}
+
+        /** Maximum number of records (default 1,000,000). */
+        public Builder maxEntries(long maxEntries) {
+            config.maxEntries(maxEntries);
+            return this;
+        }
+
+        /** Maximum bytes of keys plus values (default 1 GiB). */
+        public Builder maxBytes(long maxBytes) {
+            config.maxBytes(maxBytes);
+            return this;
+        }
+
+        /** Longest key accepted (default 64 KiB). */
+        public Builder maxKeyBytes(int maxKeyBytes) {
+            config.maxKeyBytes(maxKeyBytes);
+            return this;
+        }
+
+        /** Longest value accepted (default 512 MiB). */
+        public Builder maxValueBytes(int maxValueBytes) {
+            config.maxValueBytes(maxValueBytes);
+            return this;
+        }
+
+        /** Persist to files in {@code dir} (created if absent); without it the store is memory only. */
+        public Builder dataDir(Path dir) {
+            config.dataDir(dir);
+            return this;
+        }
+
+        public Builder config(StoreConfig c) {
+            config.from(c);
+            return this;
+        }
+
+        /** Opens the store (recovering its files if {@code dataDir} holds some). */
+        public KvStore open() {
+            return dev.kvs.core.internal.Stores.open(config.build());
+        }
+    }
+}

@@ -1,0 +1,244 @@
+package dev.kvs.server;
+
+import dev.kvs.core.StoreConfig;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Immutable, validated configuration of one node. Built with {@link #builder()} (or read from YAML by
+ * the command line); every check quotes the field and the value.
+ *
+ * @param cluster cluster name, exchanged in the replication handshake
+ * @param name this node's name
+ * @param role the role the node starts in
+ * @param bind address the client, replication and admin ports listen on
+ * @param port RESP client port (0: ephemeral)
+ * @param replPort replication port (0: ephemeral)
+ * @param adminPort admin HTTP port (0: ephemeral)
+ * @param peer the other DC's replication address {@code host:port}, if any
+ * @param mode default replication mode of writes
+ * @param requirepass password clients must AUTH with, if any
+ * @param maxBulkBytes longest bulk string a client may send
+ * @param maxMultibulkLength most elements in one command
+ * @param maxClients most client connections at once
+ * @param ioThreads Netty event-loop threads for client connections (0: one per core)
+ * @param store the store's limits and data directory
+ */
+public record NodeConfig(
+        String cluster,
+        String name,
+        Role role,
+        String bind,
+        int port,
+        int replPort,
+        int adminPort,
+        Optional<String> peer,
+        ReplicationMode mode,
+        Optional<String> requirepass,
+        int maxBulkBytes,
+        int maxMultibulkLength,
+        int maxClients,
+        int ioThreads,
+        StoreConfig store) {
+
+    public static final int DEFAULT_PORT = 6380;
+    public static final int DEFAULT_REPL_PORT = 7380;
+    public static final int DEFAULT_ADMIN_PORT = 8380;
+    public static final int DEFAULT_MAX_BULK_BYTES = 64 * 1024 * 1024;
+
+    public NodeConfig {
+        requireText("cluster", cluster);
+        requireText("name", name);
+        if (role == null) throw new IllegalArgumentException("role is missing");
+        requireText("bind", bind);
+        checkPort("port", port);
+        checkPort("replPort", replPort);
+        checkPort("adminPort", adminPort);
+        if (peer == null) throw new IllegalArgumentException("peer == null (use Optional.empty())");
+        peer.ifPresent(NodeConfig::checkHostPort);
+        if (mode == null) throw new IllegalArgumentException("mode is missing");
+        if (requirepass == null) throw new IllegalArgumentException("requirepass == null (use Optional.empty())");
+        requirepass.ifPresent(p -> {
+            if (p.isEmpty()) throw new IllegalArgumentException("requirepass is empty: \"\"");
+        });
+        if (maxBulkBytes <= 0) throw new IllegalArgumentException("maxBulkBytes <= 0: " + maxBulkBytes);
+        if (maxMultibulkLength <= 0)
+            throw new IllegalArgumentException("maxMultibulkLength <= 0: " + maxMultibulkLength);
+        if (maxClients <= 0) throw new IllegalArgumentException("maxClients <= 0: " + maxClients);
+        if (ioThreads < 0) throw new IllegalArgumentException("ioThreads < 0: " + ioThreads);
+        if (store == null) throw new IllegalArgumentException("store is missing");
+    }
+
+    private static void requireText(String field, String value) {
+        if (value == null || value.isBlank()) throw new IllegalArgumentException(field + " is empty: \"" + value + "\"");
+    }
+
+    private static void checkPort(String field, int port) {
+        if (port < 0 || port > 65535) throw new IllegalArgumentException(field + " is not in 0..65535: " + port);
+    }
+
+    /** Checks {@code host:port}, returning it unchanged. */
+    public static String checkHostPort(String hostPort) {
+        int colon = hostPort == null ? -1 : hostPort.lastIndexOf(':');
+        if (colon <= 0) throw new IllegalArgumentException("peer is not HOST:PORT: " + hostPort);
+        int p;
+        try {
+            p = Integer.parseInt(hostPort.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("peer is not HOST:PORT: " + hostPort);
+        }
+        if (p <= 0 || p > 65535) throw new IllegalArgumentException("peer port is not in 1..65535: " + hostPort);
+        return hostPort;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder().from(this);
+    }
+
+    /** Builds a {@link NodeConfig}; defaults are those of a lone primary on the default ports. */
+    public static final class Builder {
+        private String cluster = "kvs";
+        private String name = "kvs-1";
+        private Role role = Role.PRIMARY;
+        private String bind = "127.0.0.1";
+        private int port = DEFAULT_PORT;
+        private int replPort = DEFAULT_REPL_PORT;
+        private int adminPort = DEFAULT_ADMIN_PORT;
+        private String peer;
+        private ReplicationMode mode = ReplicationMode.ID_FIRST;
+        private String requirepass;
+        private int maxBulkBytes = DEFAULT_MAX_BULK_BYTES;
+        private int maxMultibulkLength = 1024 * 1024;
+        private int maxClients = 10_000;
+        private int ioThreads = 0;
+        private StoreConfig store = StoreConfig.defaults();
+
+        Builder() {}
+
+        public Builder cluster(String v) {
+            cluster = v;
+            return this;
+        }
+
+        public Builder name(String v) {
+            name = v;
+            return this;
+        }
+
+        public Builder role(Role v) {
+            role = v;
+            return this;
+        }
+
+        public Builder bind(String v) {
+            bind = v;
+            return this;
+        }
+
+        public Builder port(int v) {
+            port = v;
+            return this;
+        }
+
+        public Builder replPort(int v) {
+            replPort = v;
+            return this;
+        }
+
+        public Builder adminPort(int v) {
+            adminPort = v;
+            return this;
+        }
+
+        /** {@code null} for none. */
+        public Builder peer(String v) {
+            peer = v;
+            return this;
+        }
+
+        public Builder mode(ReplicationMode v) {
+            mode = v;
+            return this;
+        }
+
+        /** {@code null} for none. */
+        public Builder requirepass(String v) {
+            requirepass = v;
+            return this;
+        }
+
+        public Builder maxBulkBytes(int v) {
+            maxBulkBytes = v;
+            return this;
+        }
+
+        public Builder maxMultibulkLength(int v) {
+            maxMultibulkLength = v;
+            return this;
+        }
+
+        public Builder maxClients(int v) {
+            maxClients = v;
+            return this;
+        }
+
+        public Builder ioThreads(int v) {
+            ioThreads = v;
+            return this;
+        }
+
+        public Builder store(StoreConfig v) {
+            store = v;
+            return this;
+        }
+
+        /** Sets the store's data directory, keeping its other limits. {@code null}: memory only. */
+        public Builder dataDir(Path dir) {
+            store = StoreConfig.builder().from(store).dataDir(dir).build();
+            return this;
+        }
+
+        public Builder from(NodeConfig c) {
+            cluster = c.cluster;
+            name = c.name;
+            role = c.role;
+            bind = c.bind;
+            port = c.port;
+            replPort = c.replPort;
+            adminPort = c.adminPort;
+            peer = c.peer.orElse(null);
+            mode = c.mode;
+            requirepass = c.requirepass.orElse(null);
+            maxBulkBytes = c.maxBulkBytes;
+            maxMultibulkLength = c.maxMultibulkLength;
+            maxClients = c.maxClients;
+            ioThreads = c.ioThreads;
+            store = c.store;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException naming the first bad field and its value */
+        public NodeConfig build() {
+            return new NodeConfig(
+                    cluster,
+                    name,
+                    role,
+                    bind,
+                    port,
+                    replPort,
+                    adminPort,
+                    Optional.ofNullable(peer),
+                    mode,
+                    Optional.ofNullable(requirepass),
+                    maxBulkBytes,
+                    maxMultibulkLength,
+                    maxClients,
+                    ioThreads,
+                    store);
+        }
+    }
+}

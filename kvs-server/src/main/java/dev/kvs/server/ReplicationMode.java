@@ -1,0 +1,38 @@
+package dev.kvs.server;
+
+/** When a write is acknowledged to its client, relative to replication to the backup. */
+public enum ReplicationMode {
+    /** Answered when key and value are stored on the backup. Nothing lost on disaster. */
+    SYNC("sync"),
+    /** Answered when the backup acked the key packet. Missing values are detected and fenced. */
+    ID_FIRST("id-first"),
+    /** Answered at once; the key packet is sent right after. Small window of undetected loss. */
+    ID_FIRST_AFTER_REPLY("id-first-after-reply"),
+    /** Answered at once; key and value shipped together later. Silent loss on disaster. */
+    ASYNC("async");
+
+    private final String label;
+
+    ReplicationMode(String label) {
+        this.label = label;
+    }
+
+    /** The name used in config, on the command line and in {@code KVS.MODE}. */
+    public String label() {
+        return label;
+    }
+
+    /** Parses a {@link #label()}, any case; also accepts the enum name. */
+    public static ReplicationMode parse(String text) {
+        String t = text.trim();
+        for (ReplicationMode m : values()) {
+            if (m.label.equalsIgnoreCase(t) || m.name().equalsIgnoreCase(t)) return m;
+        }
+        throw new IllegalArgumentException("mode is not id-first|id-first-after-reply|sync|async: " + text);
+    }
+
+    @Override
+    public String toString() {
+        return label;
+    }
+}

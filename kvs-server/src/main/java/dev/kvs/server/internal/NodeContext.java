@@ -1,0 +1,90 @@
+package dev.kvs.server.internal;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.TxId;
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.ReplicationMode;
+import dev.kvs.server.Role;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The state one node's servers share: configuration, store, role, epoch, the TxId sequence and
+ * metrics. Thread-safe.
+ */
+public final class NodeContext {
+    private final NodeConfig config;
+    private final KvStore store;
+    private final long startedAtMillis = System.currentTimeMillis();
+    private final AtomicReference<Role> role;
+    private volatile long epoch;
+    private final AtomicLong lastSeq = new AtomicLong();
+    private final AtomicLong clientIds = new AtomicLong();
+    private volatile ReplicationMode mode;
+    private final NodeMetrics metrics;
+
+    public NodeContext(NodeConfig config, KvStore store, long epoch, long lastSeq) {
+        this.config = config;
+        this.store = store;
+        this.role = new AtomicReference<>(config.role());
+        this.mode = config.mode();
+        this.epoch = epoch;
+        this.lastSeq.set(lastSeq);
+        this.metrics = new NodeMetrics(this);
+    }
+
+    public NodeConfig config() {
+        return config;
+    }
+
+    public KvStore store() {
+        return store;
+    }
+
+    public NodeMetrics metrics() {
+        return metrics;
+    }
+
+    public Role role() {
+        return role.get();
+    }
+
+    public void role(Role r) {
+        role.set(r);
+    }
+
+    public long epoch() {
+        return epoch;
+    }
+
+    public ReplicationMode mode() {
+        return mode;
+    }
+
+    public void mode(ReplicationMode m) {
+        mode = m;
+    }
+
+    /** Orders one write: the next TxId of the current epoch. Call under the key's store lock. */
+    public TxId nextTxId() {
+        return new TxId(epoch, lastSeq.incrementAndGet());
+    }
+
+    /** The TxId of the last write ordered by this node. */
+    public TxId lastTxId() {
+        return new TxId(epoch, lastSeq.get());
+    }
+
+    /** Next client id, for {@code CLIENT ID}. */
+    public long nextClientId() {
+        return clientIds.incrementAndGet();
+    }
+
+    public long startedAtMillis() {
+        return startedAtMillis;
+    }
+
+    public long uptimeSeconds() {
+        return (System.currentTimeMillis() - startedAtMillis) / 1000;
+    }
+}
