@@ -70,7 +70,8 @@ public record NodeConfig(
     }
 
     private static void requireText(String field, String value) {
-        if (value == null || value.isBlank()) throw new IllegalArgumentException(field + " is empty: \"" + value + "\"");
+        if (value == null || value.isBlank())
+            throw new IllegalArgumentException(field + " is empty: \"" + value + "\"");
     }
 
     private static void checkPort(String field, int port) {

@@ -1,29 +1,187 @@
 package dev.kvs.server.internal;
 
+import dev.kvs.core.StoreStats;
+import dev.kvs.server.Role;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToDoubleFunction;
+
 /**
  * The node's Micrometer meters, exported as Prometheus text on the admin port. Thread-safe; the
  * record methods are on the client hot path and must not allocate in the common case.
+ *
+ * <p>Meters are named {@code kvs.*} (Prometheus: {@code kvs_*}); the JVM binders keep their standard
+ * {@code jvm_*} / {@code system_*} names so stock dashboards work. Each node owns its registry, so
+ * several nodes can run in one JVM (the in-process two-DC fixture).
  */
-public final class NodeMetrics {
-    public NodeMetrics(NodeContext node) {}
+public final class NodeMetrics implements AutoCloseable {
+    /** Most distinct command (or error kind) tags; more collapse into {@link #OTHER}, bounding memory. */
+    static final int MAX_TAGS = 256;
+
+    static final String OTHER = "other";
+    private static final long STATS_TTL_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    private final NodeContext node;
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+    private final ConcurrentHashMap<String, Timer> commandTimers = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> errorCounters = new ConcurrentHashMap<>();
+    private final AtomicLong connections = new AtomicLong();
+    private final Counter connectionsAccepted;
+    private volatile CachedStats cachedStats;
+
+    /** Called from the {@link NodeContext} constructor: reads nothing from {@code node} until scraped. */
+    public NodeMetrics(NodeContext node) {
+        this.node = node;
+        new JvmMemoryMetrics().bindTo(registry);
+        gcMetrics.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+
+        Gauge.builder("kvs.connections", connections, AtomicLong::get)
+                .description("Client connections open now")
+                .register(registry);
+        connectionsAccepted = Counter.builder("kvs.connections.accepted")
+                .description("Client connections accepted since start")
+                .register(registry);
+        registerNodeGauges();
+        registerStoreGauges();
+        // Replication meters (key-ack latency, unfinished keys, oldest unfinished age, value lag,
+        // conflated values, fenced reads, link state) are registered by the replication code
+        // through registry(), under the names kvs.replication.*.
+    }
+
+    private void registerNodeGauges() {
+        TimeGauge.builder(
+                        "kvs.uptime",
+                        node,
+                        TimeUnit.MILLISECONDS,
+                        n -> System.currentTimeMillis() - n.startedAtMillis())
+                .description("Time since the node started")
+                .register(registry);
+        Gauge.builder("kvs.epoch", node, NodeContext::epoch)
+                .description("Current epoch (grows by one at every promotion)")
+                .register(registry);
+        Gauge.builder("kvs.txid.seq", node, n -> n.lastTxId().seq())
+                .description("Sequence number of the last write ordered in the current epoch")
+                .register(registry);
+        Gauge.builder("kvs.role.primary", node, n -> n.role() == Role.PRIMARY ? 1 : 0)
+                .description("1 if this node is the primary, 0 if it is a backup")
+                .register(registry);
+    }
+
+    private void registerStoreGauges() {
+        storeGauge("kvs.keyspace.keys", null, "Keys held (tombstones excluded), as DBSIZE", StoreStats::liveEntries);
+        storeGauge("kvs.store.entries", null, "Records held, tombstones included", StoreStats::entries);
+        storeGauge("kvs.store.max.entries", null, "Configured record capacity", StoreStats::maxEntries);
+        storeGauge("kvs.memory.keys", "bytes", "Bytes of keys held", StoreStats::keyBytes);
+        storeGauge("kvs.memory.values", "bytes", "Bytes of values held", StoreStats::valueBytes);
+        storeGauge("kvs.memory.max", "bytes", "Configured key + value byte capacity", StoreStats::maxBytes);
+        storeGauge("kvs.memory.offheap", "bytes", "Off-heap memory reserved by the store", StoreStats::offHeapBytes);
+    }
+
+    private void storeGauge(String name, String unit, String description, ToDoubleFunction<StoreStats> f) {
+        Gauge.builder(name, this, m -> {
+                    StoreStats s = m.storeStats();
+                    return s == null ? Double.NaN : f.applyAsDouble(s);
+                })
+                .baseUnit(unit)
+                .description(description)
+                .register(registry);
+    }
+
+    /** Store stats shared by the gauges of one scrape; {@code null} if the store cannot answer (closed). */
+    private StoreStats storeStats() {
+        CachedStats c = cachedStats;
+        long now = System.nanoTime();
+        if (c != null && now - c.atNanos < STATS_TTL_NANOS) return c.stats;
+        StoreStats s;
+        try {
+            s = node.store().stats();
+        } catch (RuntimeException e) {
+            s = null;
+        }
+        cachedStats = new CachedStats(now, s);
+        return s;
+    }
+
+    private record CachedStats(long atNanos, StoreStats stats) {}
+
+    /** The registry, for meters other parts of the node add (replication: {@code kvs.replication.*}). */
+    public MeterRegistry registry() {
+        return registry;
+    }
 
     /** One command executed, by upper-case command name, with its service time. */
-    public void recordCommand(String command, long nanos) {}
+    public void recordCommand(String command, long nanos) {
+        Timer t = commandTimers.get(command);
+        if (t == null) t = commandTimer(command);
+        t.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private Timer commandTimer(String command) {
+        String tag = commandTimers.size() < MAX_TAGS ? command.toLowerCase(Locale.ROOT) : OTHER;
+        Timer t = Timer.builder("kvs.commands")
+                .description("Commands executed and their service time, by command")
+                .tag("command", tag)
+                .register(registry);
+        Timer prior = commandTimers.putIfAbsent(command, t);
+        return prior != null ? prior : t;
+    }
 
     /** One error reply sent, by its first word (e.g. {@code ERR}, {@code WRONGTYPE}, {@code NOAUTH}). */
-    public void recordError(String kind) {}
+    public void recordError(String kind) {
+        Counter c = errorCounters.get(kind);
+        if (c == null) c = errorCounter(kind);
+        c.increment();
+    }
 
-    public void connectionOpened() {}
+    private Counter errorCounter(String kind) {
+        String tag = errorCounters.size() < MAX_TAGS ? kind : OTHER;
+        Counter c = Counter.builder("kvs.errors")
+                .description("Error replies sent, by first word")
+                .tag("kind", tag)
+                .register(registry);
+        Counter prior = errorCounters.putIfAbsent(kind, c);
+        return prior != null ? prior : c;
+    }
 
-    public void connectionClosed() {}
+    public void connectionOpened() {
+        connections.incrementAndGet();
+        connectionsAccepted.increment();
+    }
+
+    public void connectionClosed() {
+        connections.decrementAndGet();
+    }
 
     /** Client connections open now. */
     public long connections() {
-        return 0;
+        return connections.get();
     }
 
-    /** The Prometheus text exposition of every meter. */
+    /** The Prometheus text exposition (format 0.0.4) of every meter. */
     public String scrape() {
-        return "";
+        return registry.scrape();
+    }
+
+    /** Unhooks the GC listeners and closes the registry; idempotent. */
+    @Override
+    public void close() {
+        gcMetrics.close();
+        registry.close();
     }
 }

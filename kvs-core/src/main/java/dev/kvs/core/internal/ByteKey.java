@@ -1,0 +1,24 @@
+package dev.kvs.core.internal;
+
+import java.util.Arrays;
+
+/** A byte-array key with value equality, for hash maps on the heap. */
+final class ByteKey {
+    final byte[] bytes;
+    private final int hash;
+
+    ByteKey(byte[] bytes) {
+        this.bytes = bytes;
+        this.hash = Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ByteKey k && hash == k.hash && Arrays.equals(bytes, k.bytes);
+    }
+
+    @Override
+    public int hashCode() {
+        return hash;
+    }
+}

@@ -1,0 +1,48 @@
+package dev.kvs.core.internal;
+
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.core.io.IORuntimeException;
+import net.openhft.chronicle.hash.serialization.SizedReader;
+import net.openhft.chronicle.hash.serialization.SizedWriter;
+import net.openhft.chronicle.hash.serialization.impl.EnumMarshallable;
+
+/**
+ * Copies a chunk between Chronicle's memory and a slice of the caller's value array with no
+ * intermediate buffer. Reading with a {@code using} slice fills that slice (the chunk must be exactly
+ * as long); without one it allocates. Stateless; named in persisted map headers, so never renamed.
+ */
+final class ValueSliceMarshaller
+        implements SizedReader<ValueSlice>, SizedWriter<ValueSlice>, EnumMarshallable<ValueSliceMarshaller> {
+    static final ValueSliceMarshaller INSTANCE = new ValueSliceMarshaller();
+
+    private ValueSliceMarshaller() {}
+
+    @Override
+    public long size(ValueSlice s) {
+        return s.length;
+    }
+
+    @Override
+    public void write(Bytes<?> out, long size, ValueSlice s) {
+        out.write(s.array, s.offset, s.length);
+    }
+
+    @Override
+    public ValueSlice read(Bytes<?> in, long size, ValueSlice using) {
+        if (using == null) {
+            byte[] bytes = new byte[(int) size];
+            in.read(bytes);
+            return new ValueSlice(bytes, 0, bytes.length);
+        }
+        if (size != using.length) {
+            throw new IORuntimeException("corrupt chunk: " + size + " bytes, expected " + using.length);
+        }
+        in.read(using.array, using.offset, using.length);
+        return using;
+    }
+
+    @Override
+    public ValueSliceMarshaller readResolve() {
+        return INSTANCE;
+    }
+}

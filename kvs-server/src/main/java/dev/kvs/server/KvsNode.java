@@ -1,0 +1,159 @@
+package dev.kvs.server;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.TxId;
+import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.admin.AdminServer;
+import dev.kvs.server.internal.resp.RespServer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running kvs node: its store, RESP client port and admin HTTP port.
+ *
+ * <p>Start one with {@link #start(NodeConfig)}; {@link #close()} stops it cleanly (ports closed, event
+ * loops drained, store closed). Thread-safe.
+ */
+public final class KvsNode implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(KvsNode.class);
+
+    private final NodeConfig config;
+    private final KvStore store;
+    private final NodeContext context;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final EventLoopGroup adminGroup;
+    private final RespServer resp;
+    private final AdminServer admin;
+    private final int port;
+    private final int adminPort;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final CountDownLatch terminated = new CountDownLatch(1);
+
+    private KvsNode(NodeConfig config) throws InterruptedException {
+        this.config = config;
+        this.store = KvStore.builder().config(config.store()).open();
+        TxId last = lastTxId(store);
+        // a fresh primary starts in epoch 1 so that TxId 0:0 means "before every write"
+        long epoch = Math.max(1, last.epoch());
+        this.context = new NodeContext(config, store, epoch, last.epoch() == epoch ? last.seq() : 0);
+        this.boss =
+                new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kvs-accept"), NioIoHandler.newFactory());
+        int threads = config.ioThreads() > 0
+                ? config.ioThreads()
+                : Runtime.getRuntime().availableProcessors();
+        this.workers =
+                new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("kvs-io"), NioIoHandler.newFactory());
+        this.adminGroup =
+                new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kvs-admin"), NioIoHandler.newFactory());
+        this.resp = new RespServer(context);
+        this.admin = new AdminServer(context, adminGroup);
+        boolean started = false;
+        try {
+            this.port = resp.start(config.bind(), config.port(), boss, workers);
+            this.adminPort = admin.start(config.bind(), config.adminPort());
+            started = true;
+        } finally {
+            if (!started) shutdown();
+        }
+    }
+
+    /**
+     * Opens the store (recovering a persisted one) and starts serving.
+     *
+     * @throws dev.kvs.core.KvsException if the store cannot be opened
+     * @throws NodeStartException if a port cannot be bound
+     */
+    public static KvsNode start(NodeConfig config) {
+        try {
+            KvsNode node = new KvsNode(config);
+            log.info(
+                    "kvs node '{}' ({}, epoch {}, mode {}) serving RESP on {}:{}, admin on {}:{}, store {}",
+                    config.name(),
+                    config.role().label(),
+                    node.context.epoch(),
+                    config.mode().label(),
+                    config.bind(),
+                    node.port,
+                    config.bind(),
+                    node.adminPort,
+                    config.store().dataDir().map(d -> "persisted to " + d).orElse("in memory"));
+            return node;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new NodeStartException("interrupted while starting", e);
+        } catch (RuntimeException e) {
+            if (e instanceof dev.kvs.core.KvsException || e instanceof NodeStartException) throw e;
+            throw new NodeStartException("cannot start node '" + config.name() + "': " + e.getMessage(), e);
+        }
+    }
+
+    private static TxId lastTxId(KvStore store) {
+        TxId[] max = {TxId.ZERO};
+        store.forEach((k, v) -> {
+            if (v.txId().isAfter(max[0])) max[0] = v.txId();
+        });
+        return max[0];
+    }
+
+    public NodeConfig config() {
+        return config;
+    }
+
+    /** The bound RESP port. */
+    public int port() {
+        return port;
+    }
+
+    /** The bound replication port (replication arrives in a later version: the configured port). */
+    public int replPort() {
+        return config.replPort();
+    }
+
+    /** The bound admin HTTP port. */
+    public int adminPort() {
+        return adminPort;
+    }
+
+    /** Blocks until {@link #close()} has finished. */
+    public void awaitTermination() throws InterruptedException {
+        terminated.await();
+    }
+
+    /** Stops serving and closes the store; idempotent. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            shutdown();
+            log.info("kvs node '{}' stopped", config.name());
+        }
+    }
+
+    private void shutdown() {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        run(resp::close, failure);
+        run(admin::close, failure);
+        for (EventLoopGroup g : new EventLoopGroup[] {boss, workers, adminGroup}) {
+            run(() -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly(), failure);
+        }
+        run(store::close, failure);
+        terminated.countDown();
+        if (failure.get() != null) log.warn("error while stopping node '{}'", config.name(), failure.get());
+    }
+
+    private static void run(Runnable r, AtomicReference<Throwable> failure) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            failure.compareAndSet(null, e);
+        }
+    }
+}

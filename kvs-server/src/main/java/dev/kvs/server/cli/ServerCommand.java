@@ -1,0 +1,314 @@
+package dev.kvs.server.cli;
+
+import dev.kvs.core.StoreConfig;
+import dev.kvs.server.KvsNode;
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.ReplicationMode;
+import dev.kvs.server.Role;
+import dev.kvs.server.config.ByteSize;
+import dev.kvs.server.config.ConfigException;
+import dev.kvs.server.config.NodeConfigLoader;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * {@code kvs server}: runs one node until it is stopped (Ctrl-C, SIGTERM). Settings come from the
+ * defaults, then the {@code --config} YAML file, then the flags, each overriding the one before.
+ * Exit code 2 for a bad flag or config, 1 if the node cannot start, 0 after a clean stop.
+ */
+@Command(
+        name = "server",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        versionProvider = KvsVersionProvider.class,
+        headerHeading = "%n",
+        header = "Run a kvs node: RESP client port, replication port and admin HTTP port.",
+        descriptionHeading = "%n",
+        description = {
+            "Settings come from the built-in defaults, then the --config YAML file, then these flags;"
+                    + " each overrides the one before. See config/kvs.example.yaml for every field.",
+            "",
+            "The admin port serves GET /health, GET /status (JSON) and GET /metrics (Prometheus).",
+            "Stop with Ctrl-C or SIGTERM: the node closes its ports and store cleanly."
+        },
+        optionListHeading = "%nOptions:%n",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:stopped cleanly",
+            "1:the node could not start (port in use, store cannot be opened)",
+            "2:bad flag or configuration"
+        })
+public final class ServerCommand implements Callable<Integer> {
+
+    /** A started node, as this command sees it. */
+    public interface RunningNode {
+        int port();
+
+        int replPort();
+
+        int adminPort();
+
+        /** Blocks until the node has stopped. */
+        void awaitTermination() throws InterruptedException;
+
+        /** Stops the node; idempotent. */
+        void close();
+    }
+
+    /** Starts a node; tests replace the real {@link KvsNode#start}. */
+    @FunctionalInterface
+    public interface NodeStarter {
+        RunningNode start(NodeConfig config);
+    }
+
+    private final NodeStarter starter;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "YAML configuration file; flags override its fields (default: none, built-in defaults)")
+    private Path configFile;
+
+    @Option(names = "--name", paramLabel = "NAME", description = "This node's name (default: kvs-1)")
+    private String name;
+
+    @Option(
+            names = "--cluster",
+            paramLabel = "NAME",
+            description = "Cluster name; both DCs must use the same one (default: kvs)")
+    private String cluster;
+
+    @Option(
+            names = "--role",
+            paramLabel = "primary|backup",
+            converter = RoleConverter.class,
+            description = "Role the node starts in (default: primary)")
+    private Role role;
+
+    @Option(
+            names = "--bind",
+            paramLabel = "ADDRESS",
+            description = "Address all ports listen on; 0.0.0.0 for every interface (default: 127.0.0.1)")
+    private String bind;
+
+    @Option(
+            names = "--port",
+            paramLabel = "PORT",
+            description = "RESP client port; 0 picks a free one (default: " + NodeConfig.DEFAULT_PORT + ")")
+    private Integer port;
+
+    @Option(
+            names = "--repl-port",
+            paramLabel = "PORT",
+            description = "Replication port the other DC connects to (default: " + NodeConfig.DEFAULT_REPL_PORT + ")")
+    private Integer replPort;
+
+    @Option(
+            names = "--admin-port",
+            paramLabel = "PORT",
+            description =
+                    "Admin HTTP port: /health, /status, /metrics (default: " + NodeConfig.DEFAULT_ADMIN_PORT + ")")
+    private Integer adminPort;
+
+    @Option(
+            names = "--peer",
+            paramLabel = "HOST:PORT",
+            description = "The other DC's replication address (default: none)")
+    private String peer;
+
+    @Option(
+            names = "--mode",
+            paramLabel = "MODE",
+            converter = ModeConverter.class,
+            description = {
+                "When a write is acknowledged (default: id-first):",
+                "  id-first: when the backup acked its key packet;",
+                "  id-first-after-reply: at once, key packet sent right after;",
+                "  sync: when key and value are stored on the backup;",
+                "  async: at once, key and value shipped later"
+            })
+    private ReplicationMode mode;
+
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
+            description = "Persist the store to files in DIR (default: none, memory only)")
+    private Path dataDir;
+
+    @Option(
+            names = "--requirepass",
+            paramLabel = "PASSWORD",
+            description = "Password clients must AUTH with; other local users can see flags, so prefer"
+                    + " requirepass in the --config file (default: none)")
+    private String requirepass;
+
+    @Option(
+            names = "--max-bulk-bytes",
+            paramLabel = "SIZE",
+            converter = ByteSizeConverter.class,
+            description = "Longest bulk string a client may send, like 64MiB (default: 64MiB)")
+    private ByteSize maxBulkBytes;
+
+    @Option(
+            names = "--max-entries",
+            paramLabel = "COUNT",
+            description = "Most records the store holds (default: " + StoreConfig.DEFAULT_MAX_ENTRIES + ")")
+    private Long maxEntries;
+
+    @Option(
+            names = "--max-bytes",
+            paramLabel = "SIZE",
+            converter = ByteSizeConverter.class,
+            description = "Most bytes of keys plus values the store holds, like 4GiB (default: 1GiB)")
+    private ByteSize maxBytes;
+
+    /** A command that starts a real {@link KvsNode}. */
+    public ServerCommand() {
+        this(ServerCommand::startKvsNode);
+    }
+
+    public ServerCommand(NodeStarter starter) {
+        this.starter = starter;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        NodeConfig config = config();
+        RunningNode node = starter.start(config);
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf(
+                "kvs node '%s' (%s, cluster '%s', mode %s) listening on %s: clients %d, replication %d,"
+                        + " admin http://%s:%d/status%n",
+                config.name(),
+                config.role().label(),
+                config.cluster(),
+                config.mode().label(),
+                config.bind(),
+                node.port(),
+                node.replPort(),
+                config.bind(),
+                node.adminPort());
+        out.flush();
+        Thread hook = new Thread(node::close, "kvs-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            node.awaitTermination();
+        } finally {
+            removeHook(hook);
+        }
+        return 0;
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // the JVM is already shutting down: the hook is running or has run
+        }
+    }
+
+    /**
+     * The configuration: defaults, then {@code --config}, then the flags.
+     *
+     * @throws ConfigException naming the bad field and its value
+     */
+    NodeConfig config() {
+        NodeConfig base =
+                configFile == null ? NodeConfigLoader.build(NodeConfig.builder()) : NodeConfigLoader.load(configFile);
+        NodeConfig.Builder b = base.toBuilder();
+        if (name != null) b.name(name);
+        if (cluster != null) b.cluster(cluster);
+        if (role != null) b.role(role);
+        if (bind != null) b.bind(bind);
+        if (port != null) b.port(port);
+        if (replPort != null) b.replPort(replPort);
+        if (adminPort != null) b.adminPort(adminPort);
+        if (peer != null) b.peer(peer);
+        if (mode != null) b.mode(mode);
+        if (requirepass != null) b.requirepass(requirepass);
+        try {
+            if (maxBulkBytes != null) b.maxBulkBytes(maxBulkBytes.toInt("maxBulkBytes"));
+            StoreConfig.Builder store = StoreConfig.builder().from(base.store());
+            if (maxEntries != null) store.maxEntries(maxEntries);
+            if (maxBytes != null) store.maxBytes(maxBytes.bytes());
+            if (dataDir != null) store.dataDir(dataDir);
+            b.store(store.build());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
+        return NodeConfigLoader.build(b);
+    }
+
+    private static RunningNode startKvsNode(NodeConfig config) {
+        KvsNode node = KvsNode.start(config);
+        return new RunningNode() {
+            @Override
+            public int port() {
+                return node.port();
+            }
+
+            @Override
+            public int replPort() {
+                return node.replPort();
+            }
+
+            @Override
+            public int adminPort() {
+                return node.adminPort();
+            }
+
+            @Override
+            public void awaitTermination() throws InterruptedException {
+                node.awaitTermination();
+            }
+
+            @Override
+            public void close() {
+                node.close();
+            }
+        };
+    }
+
+    static final class RoleConverter implements ITypeConverter<Role> {
+        @Override
+        public Role convert(String value) {
+            try {
+                return Role.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    static final class ModeConverter implements ITypeConverter<ReplicationMode> {
+        @Override
+        public ReplicationMode convert(String value) {
+            try {
+                return ReplicationMode.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    static final class ByteSizeConverter implements ITypeConverter<ByteSize> {
+        @Override
+        public ByteSize convert(String value) {
+            try {
+                return ByteSize.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+}

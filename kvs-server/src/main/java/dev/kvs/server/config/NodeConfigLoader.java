@@ -1,0 +1,260 @@
+package dev.kvs.server.config;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.kvs.core.StoreConfig;
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.ReplicationMode;
+import dev.kvs.server.Role;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Reads a node's YAML configuration file into a validated {@link NodeConfig}. Fields left out keep
+ * the defaults of {@link NodeConfig#builder()}; unknown fields are errors. Every problem is reported
+ * as one {@link ConfigException} naming the field and quoting the value. Thread-safe.
+ *
+ * <p>The fields are those of {@link NodeConfig} ({@code cluster, name, role, bind, port, replPort,
+ * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, ioThreads}) plus
+ * {@code dataDir} and {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}. Byte sizes
+ * take a number or a {@link ByteSize} string like {@code 64MiB}. See {@code config/kvs.example.yaml}.
+ */
+public final class NodeConfigLoader {
+    private static final YAMLMapper MAPPER = YAMLMapper.builder()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
+
+    private static final Pattern MARK = Pattern.compile("in '[^']*', line (\\d+), column (\\d+):?");
+
+    private NodeConfigLoader() {}
+
+    /**
+     * Reads and validates {@code file}.
+     *
+     * @throws ConfigException if the file cannot be read or holds a bad or unknown field
+     */
+    public static NodeConfig load(Path file) {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new ConfigException("cannot read config file " + file + ": " + e, e);
+        }
+        return parse(text, file.toString());
+    }
+
+    /**
+     * Reads and validates YAML {@code text}; {@code source} names it in messages. Blank text gives the
+     * defaults.
+     *
+     * @throws ConfigException if a field is bad or unknown
+     */
+    public static NodeConfig parse(String text, String source) {
+        JsonNode tree;
+        try {
+            tree = MAPPER.readTree(text);
+        } catch (JacksonException e) {
+            throw new ConfigException(source + " is not valid YAML: " + oneLine(e), e);
+        }
+        if (tree == null || tree.isMissingNode() || tree.isNull()) return build(NodeConfig.builder());
+        if (!tree.isObject()) throw new ConfigException(source + " is not a mapping of field: value");
+        NodeYaml yaml;
+        try {
+            yaml = MAPPER.treeToValue(tree, NodeYaml.class);
+        } catch (JacksonException e) {
+            throw translate(e, tree, source);
+        }
+        return build(toBuilder(yaml));
+    }
+
+    /**
+     * Builds {@code builder}, turning a validation failure into a {@link ConfigException}.
+     *
+     * @throws ConfigException naming the first bad field and its value
+     */
+    public static NodeConfig build(NodeConfig.Builder builder) {
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
+    }
+
+    private static NodeConfig.Builder toBuilder(NodeYaml y) {
+        NodeConfig.Builder b = NodeConfig.builder();
+        try {
+            if (y.cluster() != null) b.cluster(y.cluster());
+            if (y.name() != null) b.name(y.name());
+            if (y.role() != null) b.role(Role.parse(y.role()));
+            if (y.bind() != null) b.bind(y.bind());
+            if (y.port() != null) b.port(toInt("port", y.port()));
+            if (y.replPort() != null) b.replPort(toInt("replPort", y.replPort()));
+            if (y.adminPort() != null) b.adminPort(toInt("adminPort", y.adminPort()));
+            if (y.peer() != null) b.peer(NodeConfig.checkHostPort(y.peer()));
+            if (y.mode() != null) b.mode(ReplicationMode.parse(y.mode()));
+            if (y.requirepass() != null) b.requirepass(y.requirepass());
+            if (y.maxBulkBytes() != null) {
+                b.maxBulkBytes(byteSize("maxBulkBytes", y.maxBulkBytes()).toInt("maxBulkBytes"));
+            }
+            if (y.maxMultibulkLength() != null) {
+                b.maxMultibulkLength(toInt("maxMultibulkLength", y.maxMultibulkLength()));
+            }
+            if (y.maxClients() != null) b.maxClients(toInt("maxClients", y.maxClients()));
+            if (y.ioThreads() != null) b.ioThreads(toInt("ioThreads", y.ioThreads()));
+            b.store(toStore(y.store(), y.dataDir()));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
+        return b;
+    }
+
+    private static StoreConfig toStore(StoreYaml s, String dataDir) {
+        StoreConfig.Builder b = StoreConfig.builder();
+        if (dataDir != null) {
+            try {
+                b.dataDir(Path.of(dataDir));
+            } catch (InvalidPathException e) {
+                throw new IllegalArgumentException("dataDir is not a valid path: " + dataDir);
+            }
+        }
+        if (s == null) return b.build();
+        // StoreConfig's messages name the bare field ("maxEntries <= 0: 0"); say where it lives.
+        try {
+            if (s.maxEntries() != null) b.maxEntries(s.maxEntries());
+            if (s.maxBytes() != null)
+                b.maxBytes(byteSize("store.maxBytes", s.maxBytes()).bytes());
+            if (s.maxKeyBytes() != null) {
+                b.maxKeyBytes(byteSize("store.maxKeyBytes", s.maxKeyBytes()).toInt("store.maxKeyBytes"));
+            }
+            if (s.maxValueBytes() != null) {
+                b.maxValueBytes(
+                        byteSize("store.maxValueBytes", s.maxValueBytes()).toInt("store.maxValueBytes"));
+            }
+        } catch (IllegalArgumentException e) {
+            String m = e.getMessage();
+            throw new IllegalArgumentException(m.startsWith("store.") ? m : "store." + m, e);
+        }
+        return b.build();
+    }
+
+    private static int toInt(String field, long value) {
+        if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(field + " is out of range: " + value);
+        }
+        return (int) value;
+    }
+
+    /** A YAML scalar as a byte size: an integer, or a string such as {@code 64MiB}. */
+    static ByteSize byteSize(String field, Object value) {
+        if (value instanceof Integer || value instanceof Long) {
+            long v = ((Number) value).longValue();
+            if (v < 0) throw new IllegalArgumentException(field + " is negative: " + v);
+            return new ByteSize(v);
+        }
+        if (value instanceof String || value instanceof Number) return ByteSize.parse(field, value.toString());
+        throw new IllegalArgumentException(field + " is not a byte size (e.g. 64MiB): " + value);
+    }
+
+    private static ConfigException translate(JacksonException e, JsonNode tree, String source) {
+        if (e instanceof UnrecognizedPropertyException u) {
+            String parent = path(u.getPath().subList(0, u.getPath().size() - 1));
+            String field = parent.isEmpty() ? u.getPropertyName() : parent + "." + u.getPropertyName();
+            List<String> known = u.getKnownPropertyIds().stream()
+                    .map(Object::toString)
+                    .sorted()
+                    .collect(Collectors.toList());
+            return new ConfigException(
+                    "unknown field '" + field + "' in " + source + " (known: " + String.join(", ", known) + ")");
+        }
+        if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
+            String field = path(m.getPath());
+            String value = describe(at(tree, m.getPath()));
+            if (m.getCause() instanceof InputCoercionException) {
+                return new ConfigException(field + " is out of range: " + value, e);
+            }
+            Class<?> type = m instanceof MismatchedInputException mi ? mi.getTargetType() : null;
+            return new ConfigException(field + " is not " + describe(type) + ": " + value, e);
+        }
+        return new ConfigException(source + ": " + e.getOriginalMessage(), e);
+    }
+
+    private static String where(JacksonException e) {
+        return e.getLocation() == null
+                ? ""
+                : " (line " + e.getLocation().getLineNr() + ", column "
+                        + e.getLocation().getColumnNr() + ")";
+    }
+
+    private static String describe(Class<?> type) {
+        if (type == Long.class || type == Integer.class) return "an integer";
+        if (type == String.class) return "a string";
+        if (type == StoreYaml.class) return "a mapping of field: value";
+        return type == null ? "valid" : "a " + type.getSimpleName();
+    }
+
+    private static String describe(JsonNode node) {
+        if (node == null || node.isMissingNode()) return "?";
+        if (node.isArray()) return "a list";
+        if (node.isObject()) return "a mapping";
+        return node.asText();
+    }
+
+    private static JsonNode at(JsonNode tree, List<JsonMappingException.Reference> refs) {
+        JsonNode node = tree;
+        for (JsonMappingException.Reference r : refs) {
+            if (node == null) return null;
+            node = r.getFieldName() != null ? node.get(r.getFieldName()) : node.get(r.getIndex());
+        }
+        return node;
+    }
+
+    private static String path(List<JsonMappingException.Reference> refs) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonMappingException.Reference r : refs) {
+            if (r.getFieldName() != null) {
+                if (sb.length() > 0) sb.append('.');
+                sb.append(r.getFieldName());
+            } else if (r.getIndex() >= 0) {
+                sb.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return sb.toString();
+    }
+
+    /** The file's shape; {@code null} means "not set". Scalars stay loose so we can word the errors. */
+    record NodeYaml(
+            String cluster,
+            String name,
+            String role,
+            String bind,
+            Long port,
+            Long replPort,
+            Long adminPort,
+            String peer,
+            String mode,
+            String requirepass,
+            Object maxBulkBytes,
+            Long maxMultibulkLength,
+            Long maxClients,
+            Long ioThreads,
+            String dataDir,
+            StoreYaml store) {}
+
+    /** The {@code store:} section. */
+    record StoreYaml(Long maxEntries, Object maxBytes, Object maxKeyBytes, Object maxValueBytes) {}
+}

@@ -1,0 +1,89 @@
+package dev.kvs.server.internal;
+
+import dev.kvs.core.StoreStats;
+
+/**
+ * A snapshot of one node's state: what {@code GET /status} returns as JSON and what the RESP
+ * {@code INFO} command formats. Immutable.
+ *
+ * @param name the node's name
+ * @param cluster the cluster name
+ * @param role {@code primary} or {@code backup}
+ * @param epoch current epoch
+ * @param mode default replication mode label, e.g. {@code id-first}
+ * @param lastTxId TxId of the last write ordered, {@code epoch:seq}
+ * @param keys keys held (tombstones excluded)
+ * @param memory store and JVM heap use
+ * @param connections client connections open now
+ * @param uptimeSeconds seconds since the node started
+ * @param version kvs version
+ * @param replication replication state
+ */
+public record NodeStatus(
+        String name,
+        String cluster,
+        String role,
+        long epoch,
+        String mode,
+        String lastTxId,
+        long keys,
+        Memory memory,
+        long connections,
+        long uptimeSeconds,
+        String version,
+        ReplicationStatus replication) {
+
+    /**
+     * Memory use.
+     *
+     * @param entries records held, tombstones included
+     * @param keyBytes bytes of keys
+     * @param valueBytes bytes of values
+     * @param offHeapBytes off-heap memory reserved by the store
+     * @param maxEntries configured record capacity
+     * @param maxBytes configured key + value byte capacity
+     * @param persistent whether the store is backed by files
+     * @param heapUsedBytes JVM heap in use
+     * @param heapMaxBytes JVM heap limit
+     */
+    public record Memory(
+            long entries,
+            long keyBytes,
+            long valueBytes,
+            long offHeapBytes,
+            long maxEntries,
+            long maxBytes,
+            boolean persistent,
+            long heapUsedBytes,
+            long heapMaxBytes) {}
+
+    /** Reads the node's current state. Cheap enough for every {@code INFO}, not for the hot path. */
+    public static NodeStatus of(NodeContext node) {
+        StoreStats s = node.store().stats();
+        Runtime rt = Runtime.getRuntime();
+        Memory memory = new Memory(
+                s.entries(),
+                s.keyBytes(),
+                s.valueBytes(),
+                s.offHeapBytes(),
+                s.maxEntries(),
+                s.maxBytes(),
+                s.persistent(),
+                rt.totalMemory() - rt.freeMemory(),
+                rt.maxMemory());
+        return new NodeStatus(
+                node.config().name(),
+                node.config().cluster(),
+                node.role().label(),
+                node.epoch(),
+                node.mode().label(),
+                node.lastTxId().toString(),
+                s.liveEntries(),
+                memory,
+                node.metrics().connections(),
+                node.uptimeSeconds(),
+                KvsVersion.get(),
+                // Replication issues replace this with the live link state.
+                ReplicationStatus.none(node.config().peer()));
+    }
+}

@@ -1,0 +1,158 @@
+package dev.kvs.server.internal.resp;
+
+import dev.kvs.core.EntryTooLargeException;
+import dev.kvs.core.KvStore;
+import dev.kvs.core.KvsException;
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
+import dev.kvs.core.StoreFullException;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.Write;
+import dev.kvs.server.internal.NodeContext;
+import io.netty.handler.codec.redis.RedisMessage;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/** GET, SET, DEL, EXISTS, MGET, MSET, STRLEN, DBSIZE: the commands that touch the store. */
+final class DataCommands {
+    private final NodeContext node;
+    private final KvStore store;
+
+    DataCommands(NodeContext node) {
+        this.node = node;
+        this.store = node.store();
+    }
+
+    void register(CommandTable t) {
+        int read = CommandSpec.DATA;
+        int write = CommandSpec.DATA | CommandSpec.WRITE;
+        t.add("GET", 2, read, 1, 1, 1, this::get);
+        t.add("SET", -3, write, 1, 1, 1, this::set);
+        t.add("DEL", -2, write, 1, -1, 1, this::del);
+        t.add("UNLINK", -2, write, 1, -1, 1, this::del);
+        t.add("EXISTS", -2, read, 1, -1, 1, this::exists);
+        t.add("MGET", -2, read, 1, -1, 1, this::mget);
+        t.add("MSET", -3, write, 1, -1, 2, this::mset);
+        t.add("STRLEN", 2, read, 1, 1, 1, this::strlen);
+        t.add("DBSIZE", 1, read, 0, 0, 0, (s, a) -> Replies.integer(store.size()));
+    }
+
+    private Object get(Session s, byte[][] a) {
+        StoredValue v = store.get(a[1]);
+        if (v == null || v.state() != RecordState.COMPLETE) return Replies.NIL;
+        return Replies.bulk(v.value());
+    }
+
+    private Object set(Session s, byte[][] a) {
+        boolean nx = false, xx = false;
+        for (int i = 3; i < a.length; i++) {
+            String opt = Args.upper(a[i]);
+            switch (opt) {
+                case "NX" -> nx = true;
+                case "XX" -> xx = true;
+                case "EX", "PX", "EXAT", "PXAT", "KEEPTTL" -> {
+                    return Replies.error(
+                            "ERR SET " + opt + " is not supported: kvs keys do not expire (expiry is not replicated)");
+                }
+                case "GET" -> {
+                    return Replies.error("ERR SET GET is not supported");
+                }
+                default -> {
+                    return Replies.SYNTAX;
+                }
+            }
+        }
+        if (nx && xx) return Replies.SYNTAX;
+        byte[] value = a[2];
+        boolean onlyIfAbsent = nx, onlyIfPresent = xx;
+        Write w = store.update(a[1], h -> {
+            boolean present = live(h);
+            if ((onlyIfAbsent && present) || (onlyIfPresent && !present)) return Write.keep();
+            return Write.put(StoredValue.complete(node.nextTxId(), value));
+        });
+        return w instanceof Write.Put ? Replies.OK : Replies.NIL;
+    }
+
+    private Object del(Session s, byte[][] a) {
+        if (a.length == 2) {
+            Write w = store.update(a[1], h -> live(h) ? remove() : Write.keep());
+            return w == Write.remove() ? Replies.ONE : Replies.ZERO;
+        }
+        List<byte[]> keys = Arrays.asList(a).subList(1, a.length);
+        long[] removed = new long[1];
+        store.updateAll(keys, headers -> {
+            List<Write> writes = new ArrayList<>(headers.size());
+            // a key named twice is removed once
+            Set<ByteBuffer> seen = new HashSet<>();
+            for (int i = 0; i < headers.size(); i++) {
+                boolean first = seen.add(ByteBuffer.wrap(keys.get(i)));
+                if (first && live(headers.get(i))) {
+                    removed[0]++;
+                    writes.add(remove());
+                } else {
+                    writes.add(Write.keep());
+                }
+            }
+            return writes;
+        });
+        return Replies.integer(removed[0]);
+    }
+
+    private Object exists(Session s, byte[][] a) {
+        long n = 0;
+        for (int i = 1; i < a.length; i++) {
+            if (store.exists(a[i])) n++;
+        }
+        return Replies.integer(n);
+    }
+
+    private Object mget(Session s, byte[][] a) {
+        List<StoredValue> values = store.getAll(Arrays.asList(a).subList(1, a.length));
+        List<RedisMessage> out = new ArrayList<>(values.size());
+        for (StoredValue v : values) {
+            out.add(v == null || v.state() != RecordState.COMPLETE ? Replies.NIL : Replies.bulk(v.value()));
+        }
+        return Replies.array(out);
+    }
+
+    private Object mset(Session s, byte[][] a) {
+        if ((a.length - 1) % 2 != 0) return Replies.wrongArity("MSET");
+        int n = (a.length - 1) / 2;
+        List<byte[]> keys = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) keys.add(a[1 + 2 * i]);
+        store.updateAll(keys, headers -> {
+            List<Write> writes = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                writes.add(Write.put(StoredValue.complete(node.nextTxId(), a[2 + 2 * i])));
+            }
+            return writes;
+        });
+        return Replies.OK;
+    }
+
+    private Object strlen(Session s, byte[][] a) {
+        RecordHeader h = store.header(a[1]);
+        return Replies.integer(h == null || h.state() != RecordState.COMPLETE ? 0 : h.valueLength());
+    }
+
+    /** A delete is ordered like any write: it takes a TxId (replication ships it as a tombstone). */
+    private Write remove() {
+        node.nextTxId();
+        return Write.remove();
+    }
+
+    private static boolean live(RecordHeader h) {
+        return h != null && h.state() != RecordState.TOMBSTONE;
+    }
+
+    /** The reply for a store failure a client can act on; anything else is a bug and propagates. */
+    static RedisMessage storeError(KvsException e) {
+        if (e instanceof StoreFullException) return Replies.error("OOM " + e.getMessage());
+        if (e instanceof EntryTooLargeException) return Replies.error("ERR " + e.getMessage());
+        return Replies.error("ERR storage error: " + e.getMessage());
+    }
+}

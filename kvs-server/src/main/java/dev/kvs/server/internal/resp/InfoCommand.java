@@ -1,0 +1,163 @@
+package dev.kvs.server.internal.resp;
+
+import dev.kvs.core.StoreStats;
+import dev.kvs.server.Role;
+import dev.kvs.server.internal.NodeContext;
+import java.util.List;
+import java.util.Locale;
+
+/** INFO [section ...]: Redis-style sections, plus kvs's replication fields. */
+final class InfoCommand implements Command {
+    /** The Redis version kvs answers as, so tools that check it accept the server. */
+    static final String REDIS_COMPAT_VERSION = "7.2.0";
+
+    private static final List<String> DEFAULT_SECTIONS =
+            List.of("server", "clients", "memory", "persistence", "stats", "replication", "keyspace");
+
+    private final NodeContext node;
+    private final ClientStats stats;
+
+    InfoCommand(NodeContext node, ClientStats stats) {
+        this.node = node;
+        this.stats = stats;
+    }
+
+    static String redisRole(NodeContext node) {
+        return node.role() == Role.PRIMARY ? "master" : "slave";
+    }
+
+    @Override
+    public Object execute(Session s, byte[][] a) {
+        List<String> sections;
+        if (a.length == 1) {
+            sections = DEFAULT_SECTIONS;
+        } else {
+            sections = new java.util.ArrayList<>();
+            for (int i = 1; i < a.length; i++) {
+                String sec = Args.text(a[i]).toLowerCase(Locale.ROOT);
+                if (sec.equals("all") || sec.equals("everything") || sec.equals("default")) {
+                    sections = DEFAULT_SECTIONS;
+                    break;
+                }
+                sections.add(sec);
+            }
+        }
+        StringBuilder b = new StringBuilder(1024);
+        for (String sec : sections) {
+            int before = b.length();
+            if (before > 0) b.append("\r\n");
+            int header = b.length();
+            switch (sec) {
+                case "server" -> server(b);
+                case "clients" -> clients(b);
+                case "memory" -> memory(b);
+                case "persistence" -> persistence(b);
+                case "stats" -> stats(b);
+                case "replication" -> replication(b);
+                case "keyspace" -> keyspace(b);
+                default -> b.setLength(before); // unknown sections are skipped, as Redis does
+            }
+            if (b.length() == header) b.setLength(before);
+        }
+        return Replies.bulk(b.toString());
+    }
+
+    private static void line(StringBuilder b, String k, Object v) {
+        b.append(k).append(':').append(v).append("\r\n");
+    }
+
+    private void server(StringBuilder b) {
+        b.append("# Server\r\n");
+        line(b, "redis_version", REDIS_COMPAT_VERSION);
+        line(b, "kvs_version", dev.kvs.server.internal.KvsVersion.get());
+        line(b, "redis_mode", "standalone");
+        line(
+                b,
+                "os",
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                        + System.getProperty("os.arch"));
+        line(b, "arch_bits", 64);
+        line(b, "java_version", System.getProperty("java.version"));
+        line(b, "process_id", ProcessHandle.current().pid());
+        line(b, "tcp_port", node.config().port());
+        line(b, "uptime_in_seconds", node.uptimeSeconds());
+        line(b, "uptime_in_days", node.uptimeSeconds() / 86400);
+        line(b, "kvs_name", node.config().name());
+        line(b, "kvs_cluster", node.config().cluster());
+    }
+
+    private void clients(StringBuilder b) {
+        b.append("# Clients\r\n");
+        line(b, "connected_clients", stats.connected.get());
+        line(b, "maxclients", node.config().maxClients());
+    }
+
+    private void memory(StringBuilder b) {
+        StoreStats st = node.store().stats();
+        Runtime rt = Runtime.getRuntime();
+        long heapUsed = rt.totalMemory() - rt.freeMemory();
+        b.append("# Memory\r\n");
+        line(b, "used_memory", st.keyBytes() + st.valueBytes());
+        line(b, "used_memory_human", human(st.keyBytes() + st.valueBytes()));
+        line(b, "used_memory_dataset", st.valueBytes());
+        line(b, "kvs_offheap_bytes", st.offHeapBytes());
+        line(b, "kvs_heap_used_bytes", heapUsed);
+        line(b, "kvs_heap_max_bytes", rt.maxMemory());
+        line(b, "maxmemory", st.maxBytes());
+        line(b, "maxmemory_human", human(st.maxBytes()));
+        line(b, "kvs_max_entries", st.maxEntries());
+        line(b, "maxmemory_policy", "noeviction");
+    }
+
+    private void persistence(StringBuilder b) {
+        StoreStats st = node.store().stats();
+        b.append("# Persistence\r\n");
+        line(b, "loading", 0);
+        line(b, "kvs_persistent", st.persistent() ? 1 : 0);
+        line(
+                b,
+                "kvs_data_dir",
+                node.config().store().dataDir().map(Object::toString).orElse(""));
+        line(b, "aof_enabled", 0);
+    }
+
+    private void stats(StringBuilder b) {
+        b.append("# Stats\r\n");
+        line(b, "total_connections_received", stats.connectionsReceived.sum());
+        line(b, "total_commands_processed", stats.commandsProcessed.sum());
+        line(b, "rejected_connections", stats.rejectedConnections.sum());
+        line(b, "total_error_replies", stats.errorReplies.sum());
+        line(b, "kvs_protocol_errors", stats.protocolErrors.sum());
+        line(b, "expired_keys", 0);
+        line(b, "evicted_keys", 0);
+    }
+
+    private void replication(StringBuilder b) {
+        b.append("# Replication\r\n");
+        line(b, "role", redisRole(node));
+        line(b, "kvs_role", node.role().label());
+        line(b, "kvs_epoch", node.epoch());
+        line(b, "kvs_mode", node.mode().label());
+        line(b, "kvs_last_txid", node.lastTxId());
+        line(b, "kvs_peer", node.config().peer().orElse(""));
+        line(b, "connected_slaves", 0);
+    }
+
+    private void keyspace(StringBuilder b) {
+        b.append("# Keyspace\r\n");
+        long keys = node.store().size();
+        if (keys > 0) line(b, "db0", "keys=" + keys + ",expires=0,avg_ttl=0");
+    }
+
+    static String human(long bytes) {
+        if (bytes < 1024) return bytes + "B";
+        String units = "KMGTPE";
+        int u = -1;
+        double v = bytes;
+        while (v >= 1024 && u < units.length() - 1) {
+            v /= 1024;
+            u++;
+        }
+        return String.format(Locale.ROOT, "%.2f%c", v, units.charAt(u));
+    }
+}

@@ -1,0 +1,67 @@
+package dev.kvs.server.internal.resp;
+
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.handler.codec.redis.ErrorRedisMessage;
+import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
+import io.netty.handler.codec.redis.IntegerRedisMessage;
+import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.handler.codec.redis.SimpleStringRedisMessage;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Reply messages, shared where immutable. */
+final class Replies {
+    static final SimpleStringRedisMessage OK = new SimpleStringRedisMessage("OK");
+    static final SimpleStringRedisMessage PONG = new SimpleStringRedisMessage("PONG");
+    static final FullBulkStringRedisMessage NIL = FullBulkStringRedisMessage.NULL_INSTANCE;
+    static final IntegerRedisMessage ZERO = new IntegerRedisMessage(0);
+    static final IntegerRedisMessage ONE = new IntegerRedisMessage(1);
+    static final ErrorRedisMessage NOAUTH = new ErrorRedisMessage("NOAUTH Authentication required.");
+    static final ErrorRedisMessage WRONGPASS =
+            new ErrorRedisMessage("WRONGPASS invalid username-password pair or user is disabled.");
+    static final ErrorRedisMessage SYNTAX = new ErrorRedisMessage("ERR syntax error");
+
+    private Replies() {}
+
+    static ErrorRedisMessage error(String text) {
+        return new ErrorRedisMessage(text);
+    }
+
+    static IntegerRedisMessage integer(long n) {
+        return n == 0 ? ZERO : n == 1 ? ONE : new IntegerRedisMessage(n);
+    }
+
+    /** A bulk string over {@code bytes} without copying them. */
+    static FullBulkStringRedisMessage bulk(byte[] bytes) {
+        return bytes.length == 0
+                ? FullBulkStringRedisMessage.EMPTY_INSTANCE
+                : new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(bytes));
+    }
+
+    static FullBulkStringRedisMessage bulk(String text) {
+        return bulk(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static ArrayRedisMessage array(List<RedisMessage> children) {
+        return children.isEmpty() ? ArrayRedisMessage.EMPTY_INSTANCE : new ArrayRedisMessage(children);
+    }
+
+    static ArrayRedisMessage bulkArray(String... items) {
+        List<RedisMessage> children = new ArrayList<>(items.length);
+        for (String s : items) children.add(bulk(s));
+        return array(children);
+    }
+
+    static ErrorRedisMessage wrongArity(String command) {
+        return new ErrorRedisMessage("ERR wrong number of arguments for '" + command.toLowerCase() + "' command");
+    }
+
+    /** First word of an error reply, for the errors-by-kind metric. */
+    static String kind(ErrorRedisMessage e) {
+        String s = e.content();
+        int space = s.indexOf(' ');
+        return space < 0 ? s : s.substring(0, space);
+    }
+}

@@ -1,0 +1,261 @@
+package dev.kvs.server.internal.resp;
+
+import dev.kvs.core.KvsException;
+import dev.kvs.server.Role;
+import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.NodeMetrics;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.CodecException;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.handler.codec.redis.ErrorRedisMessage;
+import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
+import io.netty.handler.codec.redis.InlineCommandRedisMessage;
+import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection: turns aggregated RESP arrays into commands, runs them, and writes replies in
+ * request order even when some replies wait for replication. Measured hot path; flushes once per read
+ * batch.
+ */
+final class RespHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(RespHandler.class);
+
+    private final NodeContext node;
+    private final CommandTable table;
+    private final ClientStats stats;
+    private final NodeMetrics metrics;
+    private Session session;
+    /** Replies not yet written because an earlier one is still pending; in request order. */
+    private final ArrayDeque<CompletableFuture<RedisMessage>> pending = new ArrayDeque<>();
+
+    private boolean writtenSinceFlush;
+
+    RespHandler(NodeContext node, CommandTable table, ClientStats stats) {
+        this.node = node;
+        this.table = table;
+        this.stats = stats;
+        this.metrics = node.metrics();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        stats.connectionsReceived.increment();
+        int now = stats.connected.incrementAndGet();
+        metrics.connectionOpened();
+        session = new Session(
+                node.nextClientId(),
+                String.valueOf(ctx.channel().remoteAddress()),
+                node.config().requirepass().isEmpty());
+        if (now > node.config().maxClients()) {
+            stats.rejectedConnections.increment();
+            ctx.writeAndFlush(Replies.error("ERR max number of clients reached"))
+                    .addListener(ChannelFutureListener.CLOSE);
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        stats.connected.decrementAndGet();
+        metrics.connectionClosed();
+        pending.clear();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            byte[][] args = toArgs(msg);
+            if (args == null) {
+                reply(ctx, protocolError(msg));
+            } else if (args.length > 0) {
+                reply(ctx, dispatch(args));
+            }
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+        if (session.closeAfterReply) {
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    private Object dispatch(byte[][] args) {
+        CommandSpec spec = table.lookup(args[0]);
+        if (spec == null) return unknown(args);
+        if (!spec.arityOk(args.length)) return Replies.wrongArity(spec.name());
+        if (!session.authenticated && !spec.has(CommandSpec.NOAUTH)) return Replies.NOAUTH;
+        if (spec.has(CommandSpec.DATA) && node.role() != Role.PRIMARY) {
+            return Replies.error(
+                    "NOTPRIMARY " + node.config().peer().orElse("-") + " this node is a backup; write to the primary");
+        }
+        for (byte[] a : args) {
+            if (a == BulkLimitFilter.OVERSIZED_ARG) {
+                return Replies.error("ERR Protocol error: bulk string longer than max-bulk-bytes "
+                        + node.config().maxBulkBytes() + " (the command was discarded)");
+            }
+        }
+        long start = System.nanoTime();
+        Object result;
+        try {
+            result = spec.command().execute(session, args);
+        } catch (KvsException e) {
+            result = DataCommands.storeError(e);
+        }
+        stats.commandsProcessed.increment();
+        metrics.recordCommand(spec.name(), System.nanoTime() - start);
+        return result;
+    }
+
+    private static Object unknown(byte[][] args) {
+        StringBuilder b = new StringBuilder("ERR unknown command '")
+                .append(printable(args[0]))
+                .append("', with args beginning with: ");
+        for (int i = 1; i < args.length && i < 4; i++)
+            b.append('\'').append(printable(args[i])).append("' ");
+        return Replies.error(b.toString().trim());
+    }
+
+    private static String printable(byte[] bytes) {
+        String s = new String(bytes, 0, Math.min(bytes.length, 64), StandardCharsets.UTF_8);
+        return s.replaceAll("[\\p{Cntrl}]", "?");
+    }
+
+    @SuppressWarnings("unchecked")
+    private void reply(ChannelHandlerContext ctx, Object result) {
+        if (result instanceof RedisMessage m && pending.isEmpty()) {
+            write(ctx, m);
+            return;
+        }
+        CompletableFuture<RedisMessage> f = result instanceof RedisMessage m
+                ? CompletableFuture.completedFuture(m)
+                : ((CompletionStage<RedisMessage>) result).toCompletableFuture();
+        pending.add(f);
+        if (pending.size() == 1 || !f.isDone()) {
+            f.whenComplete((r, e) -> {
+                if (ctx.executor().inEventLoop()) drain(ctx);
+                else ctx.executor().execute(() -> drain(ctx));
+            });
+        }
+    }
+
+    private void drain(ChannelHandlerContext ctx) {
+        boolean wrote = false;
+        while (!pending.isEmpty() && pending.peek().isDone()) {
+            CompletableFuture<RedisMessage> f = pending.poll();
+            RedisMessage m;
+            try {
+                m = f.join();
+            } catch (RuntimeException e) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                m = cause instanceof KvsException k
+                        ? DataCommands.storeError(k)
+                        : Replies.error("ERR " + cause.getMessage());
+            }
+            write(ctx, m);
+            wrote = true;
+        }
+        if (wrote) {
+            ctx.flush();
+            writtenSinceFlush = false;
+        }
+    }
+
+    private void write(ChannelHandlerContext ctx, RedisMessage m) {
+        if (m instanceof ErrorRedisMessage e) {
+            stats.errorReplies.increment();
+            metrics.recordError(Replies.kind(e));
+        }
+        if (session.closeAfterReply && pending.isEmpty()) {
+            ctx.writeAndFlush(m).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        ctx.write(m, ctx.voidPromise());
+        writtenSinceFlush = true;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (writtenSinceFlush) {
+            writtenSinceFlush = false;
+            ctx.flush();
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        // a client that pipelines without reading its replies is paused instead of growing our buffers
+        ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !session.closeAfterReply);
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException || cause instanceof CodecException) {
+            // the byte stream cannot be resynchronised: say why, then close
+            stats.protocolErrors.increment();
+            Throwable root = cause.getCause() != null ? cause.getCause() : cause;
+            String text = String.valueOf(root.getMessage()).replaceAll("[\\r\\n]", " ");
+            ctx.writeAndFlush(Replies.error("ERR Protocol error: " + text)).addListener(ChannelFutureListener.CLOSE);
+        } else if (cause instanceof IOException) {
+            ctx.close(); // connection reset by the client: nothing to say
+        } else {
+            log.warn("closing client {} after unexpected error", session.remoteAddress, cause);
+            ctx.close();
+        }
+    }
+
+    /** The arguments of a command message, or null if the message is not a command. */
+    private static byte[][] toArgs(Object msg) {
+        if (msg instanceof ArrayRedisMessage array) {
+            if (array.isNull()) return null;
+            List<RedisMessage> children = array.children();
+            byte[][] args = new byte[children.size()][];
+            for (int i = 0; i < args.length; i++) {
+                RedisMessage c = children.get(i);
+                if (c instanceof BulkLimitFilter.Oversized) {
+                    args[i] = BulkLimitFilter.OVERSIZED_ARG;
+                } else if (c instanceof FullBulkStringRedisMessage bulk && !bulk.isNull()) {
+                    args[i] = bytes(bulk.content());
+                } else {
+                    return null;
+                }
+            }
+            return args;
+        }
+        if (msg instanceof InlineCommandRedisMessage inline) {
+            String line = inline.content().trim();
+            if (line.isEmpty()) return new byte[0][];
+            String[] words = line.split("\\s+");
+            byte[][] args = new byte[words.length][];
+            for (int i = 0; i < words.length; i++) args[i] = words[i].getBytes(StandardCharsets.UTF_8);
+            return args;
+        }
+        return null;
+    }
+
+    private static byte[] bytes(ByteBuf buf) {
+        return ByteBufUtil.getBytes(buf, buf.readerIndex(), buf.readableBytes(), true);
+    }
+
+    private RedisMessage protocolError(Object msg) {
+        stats.protocolErrors.increment();
+        String what = msg instanceof ArrayRedisMessage ? "an array of bulk strings" : "a command";
+        return Replies.error("ERR Protocol error: expected " + what + ", got "
+                + msg.getClass().getSimpleName().replace("RedisMessage", "").toLowerCase());
+    }
+}

@@ -1,0 +1,80 @@
+package dev.kvs.server.internal.resp;
+
+import dev.kvs.server.internal.NodeContext;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.redis.FixedRedisMessagePool;
+import io.netty.handler.codec.redis.RedisArrayAggregator;
+import io.netty.handler.codec.redis.RedisBulkStringAggregator;
+import io.netty.handler.codec.redis.RedisDecoder;
+import io.netty.handler.codec.redis.RedisEncoder;
+import java.net.InetSocketAddress;
+
+/** The RESP2 client port. */
+public final class RespServer {
+    private static final int MAX_INLINE_BYTES = 64 * 1024;
+    private static final int MAX_ARRAY_DEPTH = 4;
+
+    private final NodeContext node;
+    private final CommandTable table = new CommandTable();
+    private final ClientStats stats = new ClientStats();
+    private Channel serverChannel;
+
+    public RespServer(NodeContext node) {
+        this.node = node;
+        new DataCommands(node).register(table);
+        new ServerCommands(node, table).register();
+        table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats));
+    }
+
+    /**
+     * Binds the port and starts serving.
+     *
+     * @return the bound port (useful when {@code port} is 0)
+     */
+    public int start(String bind, int port, EventLoopGroup boss, EventLoopGroup workers) throws InterruptedException {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        configure(ch.pipeline());
+                    }
+                });
+        serverChannel = b.bind(new InetSocketAddress(bind, port)).sync().channel();
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** Installs the client protocol handlers; also used by tests on an {@code EmbeddedChannel}. */
+    void configure(ChannelPipeline p) {
+        p.addLast("encoder", new RedisEncoder(FixedRedisMessagePool.INSTANCE));
+        p.addLast("decoder", new RedisDecoder(MAX_INLINE_BYTES, FixedRedisMessagePool.INSTANCE, true));
+        p.addLast("bulk-limit", new BulkLimitFilter(node.config().maxBulkBytes()));
+        p.addLast("bulk-aggregator", new RedisBulkStringAggregator());
+        p.addLast("array-aggregator", new RedisArrayAggregator(node.config().maxMultibulkLength(), MAX_ARRAY_DEPTH));
+        p.addLast("handler", new RespHandler(node, table, stats));
+    }
+
+    /** Client connections open now. */
+    public int connectedClients() {
+        return stats.connected.get();
+    }
+
+    /** Stops accepting connections; open connections close with their event loops. */
+    public void close() {
+        if (serverChannel != null) serverChannel.close().syncUninterruptibly();
+    }
+}

@@ -1,0 +1,250 @@
+package dev.kvs.server.internal.resp;
+
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.ReplicationMode;
+import dev.kvs.server.internal.NodeContext;
+import io.netty.handler.codec.redis.IntegerRedisMessage;
+import io.netty.handler.codec.redis.RedisMessage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
+
+/** Connection and server commands: PING, ECHO, AUTH, QUIT, SELECT, HELLO, CLIENT, CONFIG, COMMAND, KVS.MODE. */
+final class ServerCommands {
+    private final NodeContext node;
+    private final CommandTable table;
+    private final LongSupplier maxMemory;
+
+    ServerCommands(NodeContext node, CommandTable table) {
+        this.node = node;
+        this.table = table;
+        this.maxMemory = () -> node.config().store().maxBytes();
+    }
+
+    void register() {
+        int any = CommandSpec.NOAUTH;
+        table.add("PING", -1, 0, 0, 0, 0, this::ping);
+        table.add("ECHO", 2, 0, 0, 0, 0, (s, a) -> Replies.bulk(a[1]));
+        table.add("AUTH", -2, any, 0, 0, 0, this::auth);
+        table.add("QUIT", -1, any, 0, 0, 0, (s, a) -> {
+            s.closeAfterReply = true;
+            return Replies.OK;
+        });
+        table.add("SELECT", 2, 0, 0, 0, 0, this::select);
+        table.add("HELLO", -1, any, 0, 0, 0, this::hello);
+        table.add("CLIENT", -2, 0, 0, 0, 0, this::client);
+        table.add("CONFIG", -2, 0, 0, 0, 0, this::config);
+        table.add("COMMAND", -1, 0, 0, 0, 0, this::command);
+        table.add("KVS.MODE", -1, 0, 0, 0, 0, this::mode);
+    }
+
+    private Object ping(Session s, byte[][] a) {
+        if (a.length == 1) return Replies.PONG;
+        if (a.length == 2) return Replies.bulk(a[1]);
+        return Replies.wrongArity("PING");
+    }
+
+    private Object auth(Session s, byte[][] a) {
+        if (a.length > 3) return Replies.SYNTAX;
+        if (node.config().requirepass().isEmpty()) {
+            return Replies.error("ERR AUTH <password> called without any password configured for the default user."
+                    + " Are you sure your configuration is correct?");
+        }
+        boolean userOk = a.length == 2 || Args.text(a[1]).equals("default");
+        boolean passOk = java.security.MessageDigest.isEqual(
+                a[a.length - 1], node.config().requirepass().get().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        if (userOk && passOk) {
+            s.authenticated = true;
+            return Replies.OK;
+        }
+        return Replies.WRONGPASS;
+    }
+
+    private Object select(Session s, byte[][] a) {
+        Long db = Args.parseLong(a[1]);
+        if (db == null) return Replies.error("ERR value is not an integer or out of range");
+        return db == 0 ? Replies.OK : Replies.error("ERR DB index is out of range (kvs has only db 0)");
+    }
+
+    private Object hello(Session s, byte[][] a) {
+        int i = 1;
+        if (a.length > 1) {
+            Long proto = Args.parseLong(a[1]);
+            if (proto == null) return Replies.error("ERR Protocol version is not an integer or out of range");
+            if (proto != 2) return Replies.error("NOPROTO unsupported protocol version (kvs speaks RESP2)");
+            i = 2;
+        }
+        while (i < a.length) {
+            String opt = Args.upper(a[i]);
+            if (opt.equals("AUTH") && i + 2 < a.length) {
+                Object r = auth(s, new byte[][] {a[0], a[i + 1], a[i + 2]});
+                if (r != Replies.OK) return r;
+                i += 3;
+            } else if (opt.equals("SETNAME") && i + 1 < a.length) {
+                s.name = Args.text(a[i + 1]);
+                i += 2;
+            } else {
+                return Replies.SYNTAX;
+            }
+        }
+        if (!s.authenticated) return Replies.NOAUTH;
+        List<RedisMessage> m = new ArrayList<>();
+        m.add(Replies.bulk("server"));
+        m.add(Replies.bulk("kvs"));
+        m.add(Replies.bulk("version"));
+        m.add(Replies.bulk(InfoCommand.REDIS_COMPAT_VERSION));
+        m.add(Replies.bulk("proto"));
+        m.add(Replies.integer(2));
+        m.add(Replies.bulk("id"));
+        m.add(Replies.integer(s.id));
+        m.add(Replies.bulk("mode"));
+        m.add(Replies.bulk("standalone"));
+        m.add(Replies.bulk("role"));
+        m.add(Replies.bulk(InfoCommand.redisRole(node)));
+        m.add(Replies.bulk("modules"));
+        m.add(Replies.array(List.of()));
+        return Replies.array(m);
+    }
+
+    private Object client(Session s, byte[][] a) {
+        String sub = Args.upper(a[1]);
+        switch (sub) {
+            case "ID":
+                return a.length == 2 ? Replies.integer(s.id) : Replies.wrongArity("CLIENT|ID");
+            case "GETNAME":
+                return s.name == null ? Replies.NIL : Replies.bulk(s.name);
+            case "SETNAME":
+                if (a.length != 3) return Replies.wrongArity("CLIENT|SETNAME");
+                String name = Args.text(a[2]);
+                if (name.chars().anyMatch(c -> c <= ' ' || c > '~')) {
+                    return Replies.error("ERR Client names cannot contain spaces, newlines or special characters.");
+                }
+                s.name = name.isEmpty() ? null : name;
+                return Replies.OK;
+            case "SETINFO":
+                return a.length == 4 ? Replies.OK : Replies.wrongArity("CLIENT|SETINFO");
+            case "INFO":
+                return Replies.bulk(clientLine(s) + "\n");
+            default:
+                return Replies.error("ERR unknown subcommand '" + Args.text(a[1])
+                        + "'. Try CLIENT ID, CLIENT GETNAME, CLIENT SETNAME, CLIENT SETINFO, CLIENT INFO.");
+        }
+    }
+
+    private static String clientLine(Session s) {
+        return "id=" + s.id + " addr=" + s.remoteAddress + " name=" + (s.name == null ? "" : s.name) + " age="
+                + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0";
+    }
+
+    private Object config(Session s, byte[][] a) {
+        String sub = Args.upper(a[1]);
+        if (sub.equals("GET")) {
+            if (a.length < 3) return Replies.wrongArity("CONFIG|GET");
+            List<RedisMessage> out = new ArrayList<>();
+            NodeConfig c = node.config();
+            String[][] params = {
+                {"save", ""},
+                {"appendonly", "no"},
+                {"databases", "1"},
+                {"maxmemory", Long.toString(maxMemory.getAsLong())},
+                {"maxclients", Integer.toString(c.maxClients())},
+                {"proto-max-bulk-len", Integer.toString(c.maxBulkBytes())},
+                {"port", Integer.toString(c.port())},
+                {"bind", c.bind()},
+            };
+            for (int i = 2; i < a.length; i++) {
+                Pattern p = glob(Args.text(a[i]).toLowerCase(Locale.ROOT));
+                for (String[] kv : params) {
+                    if (p.matcher(kv[0]).matches()) {
+                        out.add(Replies.bulk(kv[0]));
+                        out.add(Replies.bulk(kv[1]));
+                    }
+                }
+            }
+            return Replies.array(out);
+        }
+        if (sub.equals("SET") || sub.equals("RESETSTAT") || sub.equals("REWRITE")) {
+            return Replies.error(
+                    "ERR CONFIG " + sub + " is not supported: kvs is configured by its YAML file and flags");
+        }
+        return Replies.error("ERR unknown subcommand '" + Args.text(a[1]) + "'. Try CONFIG GET.");
+    }
+
+    private static Pattern glob(String glob) {
+        StringBuilder re = new StringBuilder();
+        for (char ch : glob.toCharArray()) {
+            switch (ch) {
+                case '*' -> re.append(".*");
+                case '?' -> re.append('.');
+                default -> re.append(Pattern.quote(String.valueOf(ch)));
+            }
+        }
+        return Pattern.compile(re.toString());
+    }
+
+    private Object command(Session s, byte[][] a) {
+        if (a.length == 1) {
+            List<RedisMessage> out = new ArrayList<>();
+            for (CommandSpec spec : table.all()) out.add(info(spec));
+            return Replies.array(out);
+        }
+        String sub = Args.upper(a[1]);
+        switch (sub) {
+            case "COUNT":
+                return Replies.integer(table.all().size());
+            case "INFO": {
+                List<RedisMessage> out = new ArrayList<>();
+                for (int i = 2; i < a.length; i++) {
+                    CommandSpec spec = table.lookup(a[i]);
+                    out.add(spec == null ? io.netty.handler.codec.redis.ArrayRedisMessage.NULL_INSTANCE : info(spec));
+                }
+                return Replies.array(out);
+            }
+            case "DOCS":
+                // redis-cli asks for docs to show hints; kvs has none to offer, which it accepts
+                return Replies.array(List.of());
+            case "LIST": {
+                List<RedisMessage> out = new ArrayList<>();
+                for (CommandSpec spec : table.all())
+                    out.add(Replies.bulk(spec.name().toLowerCase(Locale.ROOT)));
+                return Replies.array(out);
+            }
+            default:
+                return Replies.error("ERR unknown subcommand '" + Args.text(a[1])
+                        + "'. Try COMMAND COUNT, COMMAND INFO, COMMAND DOCS, COMMAND LIST.");
+        }
+    }
+
+    private static RedisMessage info(CommandSpec spec) {
+        List<RedisMessage> flags = new ArrayList<>();
+        flags.add(new io.netty.handler.codec.redis.SimpleStringRedisMessage(
+                spec.has(CommandSpec.WRITE) ? "write" : "readonly"));
+        if (spec.has(CommandSpec.NOAUTH))
+            flags.add(new io.netty.handler.codec.redis.SimpleStringRedisMessage("no_auth"));
+        return Replies.array(List.of(
+                Replies.bulk(spec.name().toLowerCase(Locale.ROOT)),
+                new IntegerRedisMessage(spec.arity()),
+                Replies.array(flags),
+                new IntegerRedisMessage(spec.firstKey()),
+                new IntegerRedisMessage(spec.lastKey()),
+                new IntegerRedisMessage(spec.keyStep())));
+    }
+
+    private Object mode(Session s, byte[][] a) {
+        if (a.length == 1) return Replies.bulk((s.mode != null ? s.mode : node.mode()).label());
+        if (a.length != 2) return Replies.wrongArity("KVS.MODE");
+        String m = Args.text(a[1]);
+        if (m.equalsIgnoreCase("default")) {
+            s.mode = null;
+            return Replies.OK;
+        }
+        try {
+            s.mode = ReplicationMode.parse(m);
+            return Replies.OK;
+        } catch (IllegalArgumentException e) {
+            return Replies.error("ERR " + e.getMessage());
+        }
+    }
+}

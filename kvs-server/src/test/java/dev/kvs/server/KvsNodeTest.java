@@ -1,0 +1,153 @@
+package dev.kvs.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kvs.core.StoreConfig;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/** A real node on loopback with ephemeral ports, driven by Jedis and raw sockets. */
+class KvsNodeTest {
+    private static NodeConfig.Builder config() {
+        return NodeConfig.builder()
+                .port(0)
+                .adminPort(0)
+                .replPort(0)
+                .store(StoreConfig.builder()
+                        .maxEntries(100_000)
+                        .maxBytes(512L << 20)
+                        .build());
+    }
+
+    @Test
+    void jedisCanUseEveryBasicCommand() {
+        try (KvsNode node = KvsNode.start(config().build());
+                Jedis jedis = new Jedis("127.0.0.1", node.port())) {
+            assertThat(jedis.ping()).isEqualTo("PONG");
+            assertThat(jedis.set("a", "1")).isEqualTo("OK");
+            assertThat(jedis.get("a")).isEqualTo("1");
+            assertThat(jedis.mset("b", "2", "c", "3")).isEqualTo("OK");
+            assertThat(jedis.mget("a", "b", "c", "d")).containsExactly("1", "2", "3", null);
+            assertThat(jedis.exists("a", "b", "x")).isEqualTo(2);
+            assertThat(jedis.strlen("a")).isEqualTo(1);
+            assertThat(jedis.dbSize()).isEqualTo(3);
+            assertThat(jedis.del("a", "b")).isEqualTo(2);
+            assertThat(jedis.clientSetname("t")).isEqualTo("OK");
+            assertThat(jedis.clientGetname()).isEqualTo("t");
+            assertThat(jedis.info("replication")).contains("kvs_role:primary");
+            assertThatThrownBy(() -> jedis.sendCommand(() -> "NOPE".getBytes(StandardCharsets.US_ASCII)))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessageContaining("unknown command");
+        }
+    }
+
+    @Test
+    void tenMegabyteValueComesBackByteIdentical() {
+        byte[] value = new byte[10 << 20];
+        new Random(42).nextBytes(value);
+        byte[] key = "big".getBytes(StandardCharsets.UTF_8);
+        try (KvsNode node = KvsNode.start(config().build());
+                Jedis jedis = new Jedis("127.0.0.1", node.port())) {
+            assertThat(jedis.set(key, value)).isEqualTo("OK");
+            assertThat(jedis.get(key)).isEqualTo(value);
+            assertThat(jedis.strlen(key)).isEqualTo(value.length);
+        }
+    }
+
+    @Test
+    void aClientSendingGarbageDoesNotDisturbOthers() throws Exception {
+        try (KvsNode node = KvsNode.start(config().build());
+                Jedis good = new Jedis("127.0.0.1", node.port())) {
+            good.set("k", "v");
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<String>> bad = new java.util.ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    long seed = i;
+                    bad.add(pool.submit(() -> sendGarbage(node.port(), seed)));
+                }
+                for (int i = 0; i < 200; i++) assertThat(good.get("k")).isEqualTo("v");
+                for (Future<String> f : bad) assertThat(f.get()).startsWith("-ERR Protocol error");
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(good.get("k")).isEqualTo("v");
+        }
+    }
+
+    private static String sendGarbage(int port, long seed) throws Exception {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            OutputStream out = s.getOutputStream();
+            out.write("*1\r\n$abc\r\n".getBytes(StandardCharsets.US_ASCII));
+            byte[] junk = new byte[4096];
+            new Random(seed).nextBytes(junk);
+            try {
+                out.write(junk);
+            } catch (java.io.IOException closedByServer) {
+                // the server may close before all the junk is written
+            }
+            InputStream in = s.getInputStream();
+            byte[] reply = in.readAllBytes(); // until the server closes
+            return new String(reply, StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    @Test
+    void maxClientsIsEnforced() throws Exception {
+        try (KvsNode node = KvsNode.start(config().maxClients(1).build());
+                Jedis first = new Jedis("127.0.0.1", node.port())) {
+            assertThat(first.ping()).isEqualTo("PONG");
+            try (Socket second = new Socket("127.0.0.1", node.port())) {
+                String reply = new String(second.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                assertThat(reply).isEqualTo("-ERR max number of clients reached\r\n");
+            }
+            assertThat(first.ping()).isEqualTo("PONG");
+        }
+    }
+
+    @Test
+    void aNodeRestartedOnItsDataDirHasEveryWriteAndContinuesTheTxIdSequence(@TempDir Path dir) {
+        NodeConfig c = config().dataDir(dir).build();
+        byte[] big = new byte[3 << 20];
+        new Random(7).nextBytes(big);
+        try (KvsNode node = KvsNode.start(c);
+                Jedis jedis = new Jedis("127.0.0.1", node.port())) {
+            for (int i = 0; i < 1000; i++) jedis.set("k" + i, "v" + i);
+            jedis.set("big".getBytes(StandardCharsets.UTF_8), big);
+            jedis.del("k0");
+        }
+        try (KvsNode node = KvsNode.start(c);
+                Jedis jedis = new Jedis("127.0.0.1", node.port())) {
+            assertThat(jedis.dbSize()).isEqualTo(1000);
+            assertThat(jedis.get("k0")).isNull();
+            assertThat(jedis.get("k999")).isEqualTo("v999");
+            assertThat(Arrays.equals(jedis.get("big".getBytes(StandardCharsets.UTF_8)), big))
+                    .isTrue();
+            // 1001 writes were ordered before the restart (the delete is not stored)
+            assertThat(jedis.info("replication")).contains("kvs_last_txid:1:1001");
+        }
+    }
+
+    @Test
+    void aTakenPortIsAClearStartError() {
+        try (KvsNode first = KvsNode.start(config().build())) {
+            assertThatThrownBy(() -> KvsNode.start(config().port(first.port()).build()))
+                    .isInstanceOf(NodeStartException.class)
+                    .hasMessageContaining("cannot start node");
+        }
+    }
+}

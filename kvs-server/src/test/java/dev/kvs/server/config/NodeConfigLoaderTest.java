@@ -1,0 +1,224 @@
+package dev.kvs.server.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kvs.core.StoreConfig;
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.ReplicationMode;
+import dev.kvs.server.Role;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class NodeConfigLoaderTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void loadsEveryField() throws IOException {
+        Path file = write(
+                """
+                cluster: orders
+                name: dc2-a
+                role: backup
+                bind: 0.0.0.0
+                port: 16380
+                replPort: 17380
+                adminPort: 0
+                peer: dc1.example.com:7380
+                mode: id-first-after-reply
+                requirepass: s3cret
+                maxBulkBytes: 16MiB
+                maxMultibulkLength: 4096
+                maxClients: 200
+                ioThreads: 4
+                dataDir: /var/lib/kvs
+                store:
+                  maxEntries: 5000
+                  maxBytes: 2GiB
+                  maxKeyBytes: 1KiB
+                  maxValueBytes: 10MB
+                """);
+
+        NodeConfig c = NodeConfigLoader.load(file);
+
+        assertThat(c.cluster()).isEqualTo("orders");
+        assertThat(c.name()).isEqualTo("dc2-a");
+        assertThat(c.role()).isEqualTo(Role.BACKUP);
+        assertThat(c.bind()).isEqualTo("0.0.0.0");
+        assertThat(c.port()).isEqualTo(16380);
+        assertThat(c.replPort()).isEqualTo(17380);
+        assertThat(c.adminPort()).isZero();
+        assertThat(c.peer()).hasValue("dc1.example.com:7380");
+        assertThat(c.mode()).isEqualTo(ReplicationMode.ID_FIRST_AFTER_REPLY);
+        assertThat(c.requirepass()).hasValue("s3cret");
+        assertThat(c.maxBulkBytes()).isEqualTo(16 << 20);
+        assertThat(c.maxMultibulkLength()).isEqualTo(4096);
+        assertThat(c.maxClients()).isEqualTo(200);
+        assertThat(c.ioThreads()).isEqualTo(4);
+        assertThat(c.store())
+                .isEqualTo(new StoreConfig(5000, 2L << 30, 1024, 10_000_000, Optional.of(Path.of("/var/lib/kvs"))));
+    }
+
+    @Test
+    void fieldsLeftOutKeepTheirDefaults() {
+        NodeConfig c = NodeConfigLoader.parse("name: solo\nstore:\n  maxEntries: 10\n", "kvs.yaml");
+
+        NodeConfig defaults = NodeConfig.builder().build();
+        assertThat(c)
+                .isEqualTo(defaults.toBuilder()
+                        .name("solo")
+                        .store(StoreConfig.builder().maxEntries(10).build())
+                        .build());
+    }
+
+    @Test
+    void blankFileGivesTheDefaults() throws IOException {
+        assertThat(NodeConfigLoader.load(write("# nothing set\n")))
+                .isEqualTo(NodeConfig.builder().build());
+        assertThat(NodeConfigLoader.parse("", "kvs.yaml"))
+                .isEqualTo(NodeConfig.builder().build());
+    }
+
+    @Test
+    void theExampleConfigLoadsAndDocumentsTheDefaults() {
+        // Surefire runs in the module directory; the example lives at the repository root.
+        Path example = Path.of("..", "config", "kvs.example.yaml");
+        assertThat(example).exists();
+        assertThat(NodeConfigLoader.load(example))
+                .isEqualTo(NodeConfig.builder().build());
+    }
+
+    @Test
+    void byteSizesAcceptNumbersAndStrings() {
+        NodeConfig c = NodeConfigLoader.parse(
+                "maxBulkBytes: 1048576\nstore: {maxBytes: '10 MB', maxKeyBytes: 512, maxValueBytes: 1.5KiB}", "x");
+        assertThat(c.maxBulkBytes()).isEqualTo(1 << 20);
+        assertThat(c.store().maxBytes()).isEqualTo(10_000_000);
+        assertThat(c.store().maxKeyBytes()).isEqualTo(512);
+        assertThat(c.store().maxValueBytes()).isEqualTo(1536);
+    }
+
+    @Test
+    void quotedNumbersAreAccepted() {
+        assertThat(NodeConfigLoader.parse("port: '6390'", "x").port()).isEqualTo(6390);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiterString = " => ",
+            textBlock =
+                    """
+            port: 70000 => port is not in 0..65535: 70000
+            port: -1 => port is not in 0..65535: -1
+            port: abc => port is not an integer: abc
+            port: 1.5 => port is not an integer: 1.5
+            port: 99999999999 => port is out of range: 99999999999
+            port: 99999999999999999999 => port is out of range: 99999999999999999999
+            replPort: 65536 => replPort is not in 0..65535: 65536
+            adminPort: [1] => adminPort is not an integer: a list
+            cluster: [a, b] => cluster is not a string: a list
+            name: '' => name is empty: ""
+            bind: ' ' => bind is empty: " "
+            role: leader => role is not primary|backup: leader
+            mode: fast => mode is not id-first|id-first-after-reply|sync|async: fast
+            peer: nohost => peer is not HOST:PORT: nohost
+            peer: 'host:0' => peer port is not in 1..65535: host:0
+            requirepass: '' => requirepass is empty: ""
+            maxBulkBytes: 12XB => maxBulkBytes is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): 12XB
+            maxBulkBytes: 4GiB => maxBulkBytes is larger than 2147483647 bytes: 4GiB (4294967296)
+            maxBulkBytes: 0 => maxBulkBytes <= 0: 0
+            maxBulkBytes: -3 => maxBulkBytes is negative: -3
+            maxBulkBytes: {a: 1} => maxBulkBytes is not a byte size (e.g. 64MiB): {a=1}
+            maxMultibulkLength: 0 => maxMultibulkLength <= 0: 0
+            maxClients: 0 => maxClients <= 0: 0
+            ioThreads: -1 => ioThreads < 0: -1
+            dataDir: "a\\0b" => dataDir is not a valid path: a\\u0000b
+            store: 5 => store is not a mapping of field: value: 5
+            store: {maxEntries: 0} => store.maxEntries <= 0: 0
+            store: {maxEntries: many} => store.maxEntries is not an integer: many
+            store: {maxBytes: lots} => store.maxBytes is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): lots
+            store: {maxBytes: 0} => store.maxBytes <= 0: 0
+            store: {maxKeyBytes: 3GiB} => store.maxKeyBytes is larger than 2147483647 bytes: 3GiB (3221225472)
+            store: {maxValueBytes: -5} => store.maxValueBytes is negative: -5
+            """)
+    void badFieldsAreNamedWithTheirValue(String yaml, String message) {
+        String expected = "config error: " + message.replace("\\u0000", "\u0000");
+        assertThatThrownBy(() -> NodeConfigLoader.parse(yaml, "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage(expected);
+    }
+
+    @Test
+    void unknownFieldIsNamedWithTheKnownOnes() {
+        assertThatThrownBy(() -> NodeConfigLoader.parse("prot: 6380", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("config error: unknown field 'prot' in kvs.yaml (known: adminPort, bind, cluster,"
+                        + " dataDir, ioThreads, maxBulkBytes, maxClients, maxMultibulkLength, mode, name, peer,"
+                        + " port, replPort, requirepass, role, store)");
+    }
+
+    @Test
+    void unknownStoreFieldIsNamedWithItsSection() {
+        assertThatThrownBy(() -> NodeConfigLoader.parse("store:\n  maxEntriez: 1", "kvs.yaml"))
+                .hasMessage("config error: unknown field 'store.maxEntriez' in kvs.yaml (known: maxBytes,"
+                        + " maxEntries, maxKeyBytes, maxValueBytes)");
+    }
+
+    @Test
+    void duplicateFieldIsAnError() {
+        assertThatThrownBy(() -> NodeConfigLoader.parse("port: 1\nname: a\nport: 2\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("config error: kvs.yaml is not valid YAML: Duplicate field 'port'")
+                .hasMessageContaining("line 3");
+    }
+
+    @Test
+    void brokenYamlSaysWhereOnOneLine() {
+        assertThatThrownBy(() -> NodeConfigLoader.parse("name: a\nport: [1\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("config error: kvs.yaml is not valid YAML: while parsing a flow sequence (line 2, column 7);"
+                        + " expected ',' or ']', but got <stream end> (line 3, column 1)");
+    }
+
+    @Test
+    void badIndentationSaysWhere() {
+        assertThatThrownBy(() -> NodeConfigLoader.parse("store:\n  maxEntries: 1\n maxBytes: 2\n", "kvs.yaml"))
+                .hasMessageStartingWith("config error: kvs.yaml is not valid YAML: ")
+                .hasMessageContaining("(line 3, column ")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    @Test
+    void aListIsNotAConfig() {
+        assertThatThrownBy(() -> NodeConfigLoader.parse("- a\n- b\n", "kvs.yaml"))
+                .hasMessage("config error: kvs.yaml is not a mapping of field: value");
+    }
+
+    @Test
+    void missingFileIsNamed() {
+        Path missing = dir.resolve("absent.yaml");
+        assertThatThrownBy(() -> NodeConfigLoader.load(missing))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("config error: cannot read config file " + missing + ": ");
+    }
+
+    @Test
+    void errorsNameTheFileTheyCameFrom() throws IOException {
+        Path file = write("prot: 1\n");
+        assertThatThrownBy(() -> NodeConfigLoader.load(file)).hasMessageContaining(" in " + file + " (known: ");
+    }
+
+
+    private Path write(String yaml) throws IOException {
+        Path file = dir.resolve("kvs.yaml");
+        Files.writeString(file, yaml);
+        return file;
+    }
+}

@@ -1,0 +1,146 @@
+package dev.kvs.server.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import dev.kvs.server.NodeConfig;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Timer;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class NodeMetricsTest {
+    private final StubStore store = StubStore.withDistinctStats();
+    private final NodeContext node = new NodeContext(NodeConfig.builder().build(), store, 2, 5);
+    private final NodeMetrics metrics = node.metrics();
+
+    @AfterEach
+    void close() {
+        metrics.close();
+    }
+
+    @Test
+    void recordCommandKeepsOneTimerPerCommandTaggedInLowerCase() {
+        metrics.recordCommand("GET", 1_000_000);
+        metrics.recordCommand("GET", 3_000_000);
+        metrics.recordCommand("SET", 2_000_000);
+
+        Timer get =
+                metrics.registry().find("kvs.commands").tag("command", "get").timer();
+        assertThat(get).isNotNull();
+        assertThat(get.count()).isEqualTo(2);
+        assertThat(get.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(4.0);
+        assertThat(metrics.registry()
+                        .find("kvs.commands")
+                        .tag("command", "set")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void repeatedCommandsRegisterNoNewMeters() {
+        metrics.recordCommand("GET", 1);
+        int meters = metrics.registry().getMeters().size();
+        for (int i = 0; i < 1000; i++) metrics.recordCommand("GET", i);
+        assertThat(metrics.registry().getMeters()).hasSize(meters);
+    }
+
+    @Test
+    void commandTagsAreBoundedSoGarbageCommandsCannotExhaustMemory() {
+        for (int i = 0; i < NodeMetrics.MAX_TAGS * 4; i++) metrics.recordCommand("CMD" + i, 1);
+
+        Set<String> tags = metrics.registry().find("kvs.commands").timers().stream()
+                .map(t -> t.getId().getTag("command"))
+                .collect(Collectors.toSet());
+        assertThat(tags).hasSizeLessThanOrEqualTo(NodeMetrics.MAX_TAGS + 1).contains(NodeMetrics.OTHER);
+        double total = metrics.registry().find("kvs.commands").timers().stream()
+                .mapToLong(Timer::count)
+                .sum();
+        assertThat(total).isEqualTo(NodeMetrics.MAX_TAGS * 4);
+    }
+
+    @Test
+    void errorsAreCountedByKind() {
+        metrics.recordError("ERR");
+        metrics.recordError("ERR");
+        metrics.recordError("NOAUTH");
+
+        assertThat(metrics.registry()
+                        .find("kvs.errors")
+                        .tag("kind", "ERR")
+                        .counter()
+                        .count())
+                .isEqualTo(2.0);
+        assertThat(metrics.registry()
+                        .find("kvs.errors")
+                        .tag("kind", "NOAUTH")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
+    }
+
+    @Test
+    void connectionsGaugeFollowsOpenAndClose() {
+        metrics.connectionOpened();
+        metrics.connectionOpened();
+        metrics.connectionClosed();
+
+        assertThat(metrics.connections()).isEqualTo(1);
+        assertThat(metrics.registry().find("kvs.connections").gauge().value()).isEqualTo(1.0);
+        assertThat(metrics.registry().find("kvs.connections.accepted").counter().count())
+                .isEqualTo(2.0);
+    }
+
+    @Test
+    void scrapeShowsKvsMetersWithPrometheusNames() {
+        metrics.recordCommand("GET", 1_000_000);
+        metrics.recordError("ERR");
+        metrics.connectionOpened();
+
+        String text = metrics.scrape();
+
+        assertThat(text)
+                .contains("kvs_commands_seconds_count{command=\"get\"} 1")
+                .contains("kvs_commands_seconds_sum{command=\"get\"} 0.001")
+                .contains("kvs_errors_total{kind=\"ERR\"} 1")
+                .contains("kvs_connections 1")
+                .contains("kvs_keyspace_keys 11")
+                .contains("kvs_store_entries 12")
+                .contains("kvs_memory_keys_bytes 340")
+                .contains("kvs_memory_values_bytes 5600")
+                .contains("kvs_memory_offheap_bytes 78000")
+                .contains("kvs_memory_max_bytes 1048576")
+                .contains("kvs_epoch 2")
+                .contains("kvs_txid_seq 5")
+                .contains("kvs_role_primary 1")
+                .contains("kvs_uptime_seconds")
+                .contains("jvm_memory_used_bytes")
+                .contains("jvm_threads_live_threads");
+    }
+
+    @Test
+    void scrapeStillWorksWhenTheStoreIsClosed() {
+        store.close();
+        assertThatCode(metrics::scrape).doesNotThrowAnyException();
+        assertThat(metrics.registry().find("kvs.keyspace.keys").gauge().value()).isNaN();
+    }
+
+    @Test
+    void everyKvsMeterHasADescription() {
+        for (Meter m : metrics.registry().getMeters()) {
+            if (m.getId().getName().startsWith("kvs.")) {
+                assertThat(m.getId().getDescription()).as(m.getId().getName()).isNotBlank();
+            }
+        }
+    }
+
+    @Test
+    void closeIsIdempotent() {
+        metrics.close();
+        assertThatCode(metrics::close).doesNotThrowAnyException();
+    }
+}

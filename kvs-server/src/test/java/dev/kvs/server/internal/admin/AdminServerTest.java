@@ -1,0 +1,293 @@
+package dev.kvs.server.internal.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.ReplicationMode;
+import dev.kvs.server.Role;
+import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.StubStore;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class AdminServerTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static EventLoopGroup group;
+
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    private StubStore store;
+    private NodeContext node;
+    private AdminServer server;
+    private int port;
+
+    @BeforeAll
+    static void startGroup() {
+        group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    }
+
+    @AfterAll
+    static void stopGroup() {
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    @BeforeEach
+    void start() {
+        store = StubStore.withDistinctStats();
+        NodeConfig config = NodeConfig.builder()
+                .name("dc1-a")
+                .cluster("orders")
+                .role(Role.PRIMARY)
+                .mode(ReplicationMode.SYNC)
+                .peer("dc2.example:7380")
+                .build();
+        node = new NodeContext(config, store, 3, 7);
+        server = new AdminServer(node, group);
+        port = server.start("127.0.0.1", 0);
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+        node.metrics().close();
+    }
+
+    @Test
+    void startReturnsTheEphemeralPortBound() {
+        assertThat(port).isPositive().isEqualTo(server.port());
+    }
+
+    @Test
+    void healthAnswersOk() throws Exception {
+        HttpResponse<String> r = get("/health");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("content-type")).hasValue(AdminResponse.JSON_TYPE);
+        assertThat(JSON.readTree(r.body())).isEqualTo(JSON.readTree("{\"status\":\"ok\"}"));
+    }
+
+    @Test
+    void statusReportsTheNode() throws Exception {
+        node.metrics().connectionOpened();
+        node.metrics().connectionOpened();
+
+        HttpResponse<String> r = get("/status");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonNode s = JSON.readTree(r.body());
+        assertThat(s.path("name").asText()).isEqualTo("dc1-a");
+        assertThat(s.path("cluster").asText()).isEqualTo("orders");
+        assertThat(s.path("role").asText()).isEqualTo("primary");
+        assertThat(s.path("epoch").asLong()).isEqualTo(3);
+        assertThat(s.path("mode").asText()).isEqualTo("sync");
+        assertThat(s.path("lastTxId").asText()).isEqualTo("3:7");
+        assertThat(s.path("keys").asLong()).isEqualTo(11);
+        assertThat(s.path("connections").asLong()).isEqualTo(2);
+        assertThat(s.path("uptimeSeconds").isIntegralNumber()).isTrue();
+        assertThat(s.path("version").asText()).isNotBlank();
+        JsonNode m = s.path("memory");
+        assertThat(m.path("entries").asLong()).isEqualTo(12);
+        assertThat(m.path("keyBytes").asLong()).isEqualTo(340);
+        assertThat(m.path("valueBytes").asLong()).isEqualTo(5600);
+        assertThat(m.path("offHeapBytes").asLong()).isEqualTo(78_000);
+        assertThat(m.path("maxEntries").asLong()).isEqualTo(1000);
+        assertThat(m.path("maxBytes").asLong()).isEqualTo(1 << 20);
+        assertThat(m.path("persistent").isBoolean()).isTrue();
+        assertThat(m.path("heapUsedBytes").asLong()).isPositive();
+        assertThat(m.path("heapMaxBytes").asLong())
+                .isGreaterThanOrEqualTo(m.path("heapUsedBytes").asLong());
+        assertThat(s.path("replication").path("state").asText()).isEqualTo("none");
+        assertThat(s.path("replication").path("peer").asText()).isEqualTo("dc2.example:7380");
+    }
+
+    @Test
+    void statusFollowsRoleChanges() throws Exception {
+        node.role(Role.BACKUP);
+        assertThat(JSON.readTree(get("/status").body()).path("role").asText()).isEqualTo("backup");
+    }
+
+    @Test
+    void metricsArePrometheusTextWithKvsMeters() throws Exception {
+        node.metrics().recordCommand("GET", 2_000_000);
+        node.metrics().recordError("WRONGTYPE");
+
+        HttpResponse<String> r = get("/metrics");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("content-type")).hasValue("text/plain; version=0.0.4; charset=utf-8");
+        assertThat(r.body())
+                .contains("# TYPE kvs_commands_seconds summary")
+                .contains("kvs_commands_seconds_count{command=\"get\"} 1")
+                .contains("kvs_errors_total{kind=\"WRONGTYPE\"} 1")
+                .contains("kvs_keyspace_keys 11")
+                .contains("jvm_memory_used_bytes");
+    }
+
+    @Test
+    void unknownPathIs404Json() throws Exception {
+        HttpResponse<String> r = get("/nope?x=1");
+        assertThat(r.statusCode()).isEqualTo(404);
+        assertThat(r.headers().firstValue("content-type")).hasValue(AdminResponse.JSON_TYPE);
+        JsonNode body = JSON.readTree(r.body());
+        assertThat(body.path("error").asText()).isEqualTo("no such endpoint: \"/nope\"");
+        assertThat(body.path("status").asInt()).isEqualTo(404);
+    }
+
+    @Test
+    void wrongMethodIs405WithAllow() throws Exception {
+        HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/health"))
+                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                .build());
+        assertThat(r.statusCode()).isEqualTo(405);
+        assertThat(r.headers().firstValue("allow")).hasValue("GET");
+        assertThat(JSON.readTree(r.body()).path("error").asText())
+                .contains("POST")
+                .contains("/health");
+    }
+
+    @Test
+    void routesAddedLaterAreServedWithTheirBodyAndQuery() throws Exception {
+        server.route(
+                "POST",
+                "/promote",
+                AdminRoute.of(req -> AdminResponse.ok(Map.of(
+                        "body", req.bodyText(), "force", req.param("force").orElse("absent")))));
+
+        HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/promote?force=yes"))
+                .POST(HttpRequest.BodyPublishers.ofString("why"))
+                .build());
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(r.body())).isEqualTo(JSON.readTree("{\"body\":\"why\",\"force\":\"yes\"}"));
+    }
+
+    @Test
+    void registeringARouteTwiceFails() {
+        assertThatThrownBy(() -> server.route("GET", "/health", AdminRoute.of(r -> AdminResponse.ok("x"))))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("route already registered: GET /health");
+    }
+
+    @Test
+    void asyncRoutesAnswerWhenTheirWorkCompletes() throws Exception {
+        CompletableFuture<AdminResponse> work = new CompletableFuture<>();
+        server.route("GET", "/slow", req -> work);
+
+        CompletableFuture<HttpResponse<String>> pending =
+                http.sendAsync(HttpRequest.newBuilder(uri("/slow")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(pending).isNotDone();
+        work.complete(AdminResponse.ok(Map.of("done", true)));
+
+        assertThat(pending.get(5, TimeUnit.SECONDS).body()).isEqualTo("{\"done\":true}");
+    }
+
+    @Test
+    void failingRoutesAnswer500AndTheServerKeepsServing() throws Exception {
+        server.route("GET", "/throws", AdminRoute.of(req -> {
+            throw new IllegalStateException("boom");
+        }));
+        server.route("GET", "/fails", req -> CompletableFuture.failedFuture(new IllegalStateException("bang")));
+
+        HttpResponse<String> thrown = get("/throws");
+        HttpResponse<String> failed = get("/fails");
+
+        assertThat(thrown.statusCode()).isEqualTo(500);
+        assertThat(JSON.readTree(thrown.body()).path("error").asText()).contains("boom");
+        assertThat(failed.statusCode()).isEqualTo(500);
+        assertThat(JSON.readTree(failed.body()).path("error").asText()).contains("bang");
+        assertThat(get("/health").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void garbageRequestGets400AndTheServerKeepsServing() throws Exception {
+        String reply = raw("\u0000\u0001\u0002 garbage\r\n\r\n");
+        assertThat(reply).startsWith("HTTP/1.1 400");
+        assertThat(get("/health").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void badlyEncodedUriGets400() throws Exception {
+        assertThat(raw("GET /status?x=%zz HTTP/1.1\r\nHost: a\r\n\r\n")).startsWith("HTTP/1.1 400");
+    }
+
+    @Test
+    void oversizedBodyGets413() throws Exception {
+        HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/health"))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[AdminServer.MAX_BODY_BYTES + 1]))
+                .build());
+        assertThat(r.statusCode()).isEqualTo(413);
+    }
+
+    @Test
+    void http10RequestsAreAnsweredAndClosed() throws Exception {
+        String reply = raw("GET /health HTTP/1.0\r\n\r\n");
+        assertThat(reply).startsWith("HTTP/1.1 200").contains("{\"status\":\"ok\"}");
+    }
+
+    @Test
+    void startingOnATakenPortFailsNamingTheAddress() {
+        AdminServer second = new AdminServer(node, group);
+        try {
+            assertThatThrownBy(() -> second.start("127.0.0.1", port))
+                    .isInstanceOf(UncheckedIOException.class)
+                    .hasMessageStartingWith("admin HTTP server cannot listen on 127.0.0.1:" + port + ": ");
+        } finally {
+            second.close();
+        }
+    }
+
+    @Test
+    void closeStopsListening() {
+        server.close();
+        assertThatThrownBy(() -> get("/health")).isInstanceOf(ConnectException.class);
+    }
+
+    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(uri(path)).build());
+    }
+
+    private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    /** Sends raw bytes on a fresh connection and reads until the server closes it. */
+    private String raw(String request) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(5000);
+            OutputStream out = s.getOutputStream();
+            out.write(request.getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            InputStream in = s.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+        }
+    }
+}

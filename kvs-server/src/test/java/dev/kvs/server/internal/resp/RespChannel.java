@@ -1,0 +1,77 @@
+package dev.kvs.server.internal.resp;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.StoreConfig;
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.NodeContext;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.charset.StandardCharsets;
+
+/** A RESP client port on an {@link EmbeddedChannel}: bytes in, reply text out, no sockets. */
+final class RespChannel implements AutoCloseable {
+    final NodeContext node;
+    final KvStore store;
+    final EmbeddedChannel channel;
+
+    RespChannel(NodeConfig config) {
+        store = KvStore.builder().config(config.store()).open();
+        node = new NodeContext(config, store, 1, 0);
+        channel = new EmbeddedChannel();
+        new RespServer(node).configure(channel.pipeline());
+    }
+
+    static RespChannel withDefaults() {
+        return new RespChannel(NodeConfig.builder()
+                .store(StoreConfig.builder()
+                        .maxEntries(10_000)
+                        .maxBytes(256L << 20)
+                        .build())
+                .build());
+    }
+
+    /** Writes raw bytes and returns every reply byte written back so far, as ISO-8859-1 text. */
+    String send(String raw) {
+        return send(raw.getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    String send(byte[] raw) {
+        channel.writeInbound(Unpooled.wrappedBuffer(raw));
+        channel.runPendingTasks();
+        return drain();
+    }
+
+    /** Sends one command in RESP array form. */
+    String command(String... args) {
+        return send(encode(args));
+    }
+
+    static String encode(String... args) {
+        StringBuilder b = new StringBuilder("*").append(args.length).append("\r\n");
+        for (String a : args) {
+            b.append('$')
+                    .append(a.getBytes(StandardCharsets.ISO_8859_1).length)
+                    .append("\r\n")
+                    .append(a)
+                    .append("\r\n");
+        }
+        return b.toString();
+    }
+
+    String drain() {
+        StringBuilder out = new StringBuilder();
+        ByteBuf buf;
+        while ((buf = channel.readOutbound()) != null) {
+            out.append(buf.toString(StandardCharsets.ISO_8859_1));
+            buf.release();
+        }
+        return out.toString();
+    }
+
+    @Override
+    public void close() {
+        channel.finishAndReleaseAll();
+        store.close();
+    }
+}

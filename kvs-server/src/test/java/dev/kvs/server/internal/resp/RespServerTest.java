@@ -1,0 +1,289 @@
+package dev.kvs.server.internal.resp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import dev.kvs.core.StoreConfig;
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.Role;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class RespServerTest {
+    private RespChannel resp = RespChannel.withDefaults();
+
+    @AfterEach
+    void close() {
+        resp.close();
+    }
+
+    @Test
+    void pingAndEcho() {
+        assertThat(resp.command("PING")).isEqualTo("+PONG\r\n");
+        assertThat(resp.command("ping", "hi")).isEqualTo("$2\r\nhi\r\n");
+        assertThat(resp.command("ECHO", "hello world")).isEqualTo("$11\r\nhello world\r\n");
+    }
+
+    @Test
+    void setGetDelRoundTrip() {
+        assertThat(resp.command("SET", "k", "v1")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("GET", "k")).isEqualTo("$2\r\nv1\r\n");
+        assertThat(resp.command("STRLEN", "k")).isEqualTo(":2\r\n");
+        assertThat(resp.command("EXISTS", "k", "k", "nope")).isEqualTo(":2\r\n");
+        assertThat(resp.command("DBSIZE")).isEqualTo(":1\r\n");
+        assertThat(resp.command("DEL", "k", "nope")).isEqualTo(":1\r\n");
+        assertThat(resp.command("GET", "k")).isEqualTo("$-1\r\n");
+        assertThat(resp.command("STRLEN", "k")).isEqualTo(":0\r\n");
+        assertThat(resp.command("DEL", "k")).isEqualTo(":0\r\n");
+    }
+
+    @Test
+    void emptyValueIsStoredAndServed() {
+        assertThat(resp.command("SET", "empty", "")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("GET", "empty")).isEqualTo("$0\r\n\r\n");
+        assertThat(resp.command("EXISTS", "empty")).isEqualTo(":1\r\n");
+    }
+
+    @Test
+    void delOfARepeatedKeyCountsItOnce() {
+        resp.command("SET", "a", "1");
+        resp.command("SET", "b", "2");
+        assertThat(resp.command("DEL", "a", "a", "b", "c")).isEqualTo(":2\r\n");
+        assertThat(resp.command("DBSIZE")).isEqualTo(":0\r\n");
+    }
+
+    @Test
+    void msetIsAllOrNothingAndMgetReadsInOrder() {
+        assertThat(resp.command("MSET", "a", "1", "b", "2", "a", "3")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("MGET", "a", "nope", "b")).isEqualTo("*3\r\n$1\r\n3\r\n$-1\r\n$1\r\n2\r\n");
+        assertThat(resp.command("MSET", "a", "1", "b")).startsWith("-ERR wrong number of arguments for 'mset'");
+        assertThat(resp.command("GET", "a")).isEqualTo("$1\r\n3\r\n");
+    }
+
+    @Test
+    void setHonoursNxAndXx() {
+        assertThat(resp.command("SET", "k", "1", "XX")).isEqualTo("$-1\r\n");
+        assertThat(resp.command("SET", "k", "1", "NX")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("SET", "k", "2", "nx")).isEqualTo("$-1\r\n");
+        assertThat(resp.command("SET", "k", "3", "XX")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("GET", "k")).isEqualTo("$1\r\n3\r\n");
+        assertThat(resp.command("SET", "k", "4", "NX", "XX")).isEqualTo("-ERR syntax error\r\n");
+        assertThat(resp.command("SET", "k", "4", "BOGUS")).isEqualTo("-ERR syntax error\r\n");
+    }
+
+    @Test
+    void setWithExpiryIsRefusedClearlyAndWritesNothing() {
+        assertThat(resp.command("SET", "k", "1", "EX", "10")).startsWith("-ERR SET EX is not supported");
+        assertThat(resp.command("SET", "k", "1", "PX", "10")).startsWith("-ERR SET PX is not supported");
+        assertThat(resp.command("EXISTS", "k")).isEqualTo(":0\r\n");
+    }
+
+    @Test
+    void pipelinedCommandsAreAnsweredInOrder() {
+        String batch = RespChannel.encode("SET", "p", "1") + RespChannel.encode("GET", "p")
+                + RespChannel.encode("INCRBOGUS", "p") + RespChannel.encode("DEL", "p") + "PING\r\n";
+        assertThat(resp.send(batch))
+                .isEqualTo("+OK\r\n$1\r\n1\r\n-ERR unknown command 'INCRBOGUS', with args beginning with: 'p'\r\n"
+                        + ":1\r\n+PONG\r\n");
+    }
+
+    @Test
+    void inlineCommandsWork() {
+        assertThat(resp.send("SET inline yes\r\nGET inline\r\n")).isEqualTo("+OK\r\n$3\r\nyes\r\n");
+    }
+
+    @Test
+    void unknownCommandAndWrongArityAreErrors() {
+        assertThat(resp.command("FLUSHALL")).startsWith("-ERR unknown command 'FLUSHALL'");
+        assertThat(resp.command("GET")).isEqualTo("-ERR wrong number of arguments for 'get' command\r\n");
+        assertThat(resp.command("GET", "a", "b")).isEqualTo("-ERR wrong number of arguments for 'get' command\r\n");
+        assertThat(resp.channel.isActive()).isTrue();
+    }
+
+    @Test
+    void truncatedFrameWaitsForTheRest() {
+        String cmd = RespChannel.encode("SET", "key", "value");
+        assertThat(resp.send(cmd.substring(0, 10))).isEmpty();
+        assertThat(resp.send(cmd.substring(10, 20))).isEmpty();
+        assertThat(resp.send(cmd.substring(20))).isEqualTo("+OK\r\n");
+    }
+
+    @Test
+    void oversizedBulkIsRefusedAndTheStreamStaysInSync() {
+        resp.close();
+        resp = new RespChannel(NodeConfig.builder()
+                .maxBulkBytes(16)
+                .store(StoreConfig.builder().build())
+                .build());
+        String big = "x".repeat(17);
+        String replies = resp.send(RespChannel.encode("SET", "k", big) + RespChannel.encode("PING"));
+        assertThat(replies).startsWith("-ERR Protocol error: bulk string longer than max-bulk-bytes 16");
+        assertThat(replies).endsWith("+PONG\r\n");
+        assertThat(resp.command("EXISTS", "k")).isEqualTo(":0\r\n");
+        assertThat(resp.command("SET", "k", "x".repeat(16))).isEqualTo("+OK\r\n");
+    }
+
+    @Test
+    void oversizedBulkArrivingInPiecesIsDiscardedWithoutBuffering() {
+        resp.close();
+        resp = new RespChannel(NodeConfig.builder()
+                .maxBulkBytes(1024)
+                .store(StoreConfig.builder().build())
+                .build());
+        int size = 1 << 20;
+        assertThat(resp.send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + size + "\r\n")).isEmpty();
+        String chunk = "y".repeat(64 * 1024);
+        for (int sent = 0; sent < size; sent += chunk.length())
+            assertThat(resp.send(chunk)).isEmpty();
+        assertThat(resp.send("\r\n")).startsWith("-ERR Protocol error: bulk string longer than max-bulk-bytes");
+        assertThat(resp.command("PING")).isEqualTo("+PONG\r\n");
+    }
+
+    @Test
+    void hugeDeclaredLengthIsAnErrorAndCloses() {
+        String replies = resp.send("*2\r\n$3\r\nGET\r\n$99999999999\r\n");
+        assertThat(replies).startsWith("-ERR Protocol error:");
+        assertFalse(resp.channel.isActive());
+    }
+
+    @Test
+    void hugeDeclaredArrayIsAnErrorAndCloses() {
+        String replies = resp.send("*99999999999\r\n");
+        assertThat(replies).startsWith("-ERR Protocol error:");
+        assertFalse(resp.channel.isActive());
+    }
+
+    @Test
+    void wrongTypesAreErrorsAndTheConnectionStaysUsable() {
+        assertThat(resp.send(":5\r\n")).startsWith("-ERR Protocol error: expected a command");
+        assertThat(resp.send("*2\r\n$3\r\nGET\r\n:1\r\n")).startsWith("-ERR Protocol error: expected an array");
+        assertThat(resp.send("*2\r\n$3\r\nGET\r\n*1\r\n$1\r\na\r\n")).startsWith("-ERR Protocol error");
+        assertThat(resp.send("*-1\r\n")).startsWith("-ERR Protocol error");
+        assertThat(resp.command("PING")).isEqualTo("+PONG\r\n");
+    }
+
+    @Test
+    void malformedLengthIsAnErrorAndCloses() {
+        assertThat(resp.send("*1\r\n$abc\r\n")).startsWith("-ERR Protocol error:");
+        assertFalse(resp.channel.isActive());
+    }
+
+    @Test
+    void authIsRequiredWhenAPasswordIsConfigured() {
+        resp.close();
+        resp = new RespChannel(NodeConfig.builder().requirepass("s3cret").build());
+        assertThat(resp.command("GET", "k")).isEqualTo("-NOAUTH Authentication required.\r\n");
+        assertThat(resp.command("AUTH", "wrong")).startsWith("-WRONGPASS");
+        assertThat(resp.command("AUTH", "bob", "s3cret")).startsWith("-WRONGPASS");
+        assertThat(resp.command("AUTH", "s3cret")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("GET", "k")).isEqualTo("$-1\r\n");
+    }
+
+    @Test
+    void authWithoutAConfiguredPasswordIsAnError() {
+        assertThat(resp.command("AUTH", "x")).startsWith("-ERR AUTH <password> called without any password");
+        assertThat(resp.command("AUTH", "default", "s3cret", "extra")).isEqualTo("-ERR syntax error\r\n");
+    }
+
+    @Test
+    void quitAnswersThenCloses() {
+        assertThat(resp.command("QUIT")).isEqualTo("+OK\r\n");
+        resp.channel.runPendingTasks();
+        assertFalse(resp.channel.isActive());
+    }
+
+    @Test
+    void clientNameAndId() {
+        assertThat(resp.command("CLIENT", "GETNAME")).isEqualTo("$-1\r\n");
+        assertThat(resp.command("CLIENT", "SETNAME", "app-1")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("CLIENT", "GETNAME")).isEqualTo("$5\r\napp-1\r\n");
+        assertThat(resp.command("CLIENT", "SETNAME", "bad name")).startsWith("-ERR Client names cannot contain");
+        assertThat(resp.command("CLIENT", "ID")).matches(":\\d+\r\n");
+        assertThat(resp.command("CLIENT", "KILL")).startsWith("-ERR unknown subcommand 'KILL'");
+    }
+
+    @Test
+    void configGetAnswersWhatRedisBenchmarkAsks() {
+        assertThat(resp.command("CONFIG", "GET", "save")).isEqualTo("*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
+        assertThat(resp.command("CONFIG", "GET", "appendonly")).isEqualTo("*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
+        assertThat(resp.command("CONFIG", "GET", "nothing-like-this")).isEqualTo("*0\r\n");
+        assertThat(resp.command("CONFIG", "GET", "max*")).contains("maxmemory").contains("maxclients");
+        assertThat(resp.command("CONFIG", "SET", "save", "")).startsWith("-ERR CONFIG SET is not supported");
+    }
+
+    @Test
+    void selectAcceptsOnlyDbZero() {
+        assertThat(resp.command("SELECT", "0")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("SELECT", "1")).startsWith("-ERR DB index is out of range");
+        assertThat(resp.command("SELECT", "x")).startsWith("-ERR value is not an integer");
+    }
+
+    @Test
+    void commandDescribesTheCommandTable() {
+        assertThat(resp.command("COMMAND", "COUNT")).matches(":\\d+\r\n");
+        assertThat(resp.command("COMMAND", "INFO", "get", "nope"))
+                .startsWith("*2\r\n*6\r\n$3\r\nget\r\n:2\r\n")
+                .endsWith("*-1\r\n");
+        assertThat(resp.command("COMMAND", "DOCS")).isEqualTo("*0\r\n");
+        assertThat(resp.command("COMMAND")).contains("$4\r\nmset\r\n");
+    }
+
+    @Test
+    void infoHasEverySectionAndOnlyTheOnesAskedFor() {
+        resp.command("SET", "k", "v");
+        String all = resp.command("INFO");
+        assertThat(all)
+                .contains("# Server", "# Clients", "# Memory", "# Stats", "# Replication", "# Keyspace")
+                .contains("redis_version:", "connected_clients:", "used_memory:", "db0:keys=1", "kvs_epoch:1")
+                .contains("kvs_last_txid:1:1");
+        String one = resp.command("INFO", "keyspace");
+        assertThat(one).contains("# Keyspace").doesNotContain("# Server");
+    }
+
+    @Test
+    void helloAcceptsResp2AndRefusesResp3() {
+        assertThat(resp.command("HELLO", "3")).startsWith("-NOPROTO");
+        assertThat(resp.command("HELLO", "2")).startsWith("*14\r\n$6\r\nserver\r\n$3\r\nkvs\r\n");
+    }
+
+    @Test
+    void kvsModeIsPerConnection() {
+        assertThat(resp.command("KVS.MODE")).isEqualTo("$8\r\nid-first\r\n");
+        assertThat(resp.command("KVS.MODE", "sync")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("KVS.MODE")).isEqualTo("$4\r\nsync\r\n");
+        assertThat(resp.command("KVS.MODE", "fast")).startsWith("-ERR mode is not");
+    }
+
+    @Test
+    void backupRefusesDataCommandsWithNotPrimary() {
+        resp.close();
+        resp = new RespChannel(
+                NodeConfig.builder().role(Role.BACKUP).peer("main:7380").build());
+        assertThat(resp.command("GET", "k")).startsWith("-NOTPRIMARY main:7380");
+        assertThat(resp.command("SET", "k", "v")).startsWith("-NOTPRIMARY");
+        assertThat(resp.command("PING")).isEqualTo("+PONG\r\n");
+    }
+
+    @Test
+    void fullStoreAnswersOomAndStaysUsable() {
+        resp.close();
+        resp = new RespChannel(NodeConfig.builder()
+                .store(StoreConfig.builder().maxEntries(2).build())
+                .build());
+        assertThat(resp.command("SET", "a", "1")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("SET", "b", "1")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("SET", "c", "1")).startsWith("-OOM ");
+        assertThat(resp.command("SET", "a", "2")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("DEL", "b")).isEqualTo(":1\r\n");
+        assertThat(resp.command("SET", "c", "1")).isEqualTo("+OK\r\n");
+    }
+
+    @Test
+    void binaryValuesRoundTrip() {
+        byte[] value = new byte[256];
+        for (int i = 0; i < value.length; i++) value[i] = (byte) i;
+        String v = new String(value, java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertThat(resp.command("SET", "bin", v)).isEqualTo("+OK\r\n");
+        assertThat(resp.command("GET", "bin")).isEqualTo("$256\r\n" + v + "\r\n");
+    }
+}
