@@ -63,11 +63,15 @@ public interface KvStore extends Closeable {
 
     /**
      * Atomically applies {@code fn} to the headers of every key (same order, {@code null} where absent)
-     * and writes all of the returned writes, or none of them if one fails. Keys may repeat; the last
-     * write of a repeated key wins.
+     * and writes all of the returned writes, or none of them if one fails. Keys may repeat (each
+     * occurrence sees the header from before the batch); the last write of a repeated key wins, where
+     * a {@link Write#keep() keep} counts as no write, so it never undoes an earlier put or remove of
+     * the same key. The limits apply to the batch's net change.
      *
      * @return what {@code fn} returned
      * @throws StoreFullException, EntryTooLargeException as for {@link #put}; nothing is written
+     * @throws IllegalArgumentException if {@code fn} does not return one write per key; nothing is
+     *     written
      */
     List<Write> updateAll(List<byte[]> keys, Function<List<RecordHeader>, List<Write>> fn);
 
@@ -98,6 +102,7 @@ public interface KvStore extends Closeable {
      */
     final class Builder {
         private final StoreConfig.Builder config = StoreConfig.builder();
+        private boolean heap;
 
         Builder() {}
 
@@ -136,9 +141,25 @@ public interface KvStore extends Closeable {
             return this;
         }
 
-        /** Opens the store (recovering its files if {@code dataDir} holds some). */
+        /**
+         * Opens the simple reference implementation on the Java heap instead of the off-heap Chronicle
+         * store: same contract and limits, memory only (no {@code dataDir}). For tests.
+         */
+        public Builder heap() {
+            heap = true;
+            return this;
+        }
+
+        /**
+         * Opens the store (recovering its files if {@code dataDir} holds some).
+         *
+         * @throws StorageException if the backing memory or files cannot be opened, or the data dir is
+         *     in use by another open store
+         * @throws IllegalArgumentException if {@link #heap()} was chosen with a {@code dataDir}
+         */
         public KvStore open() {
-            return dev.kvs.core.internal.Stores.open(config.build());
+            StoreConfig c = config.build();
+            return heap ? dev.kvs.core.internal.Stores.heap(c) : dev.kvs.core.internal.Stores.open(c);
         }
     }
 }

@@ -90,8 +90,8 @@ public final class KvsNode implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new NodeStartException("interrupted while starting", e);
-        } catch (RuntimeException e) {
-            if (e instanceof dev.kvs.core.KvsException || e instanceof NodeStartException) throw e;
+        } catch (Exception e) { // Netty rethrows a BindException undeclared
+            if (e instanceof dev.kvs.core.KvsException k) throw k;
             throw new NodeStartException("cannot start node '" + config.name() + "': " + e.getMessage(), e);
         }
     }
@@ -144,6 +144,7 @@ public final class KvsNode implements AutoCloseable {
         for (EventLoopGroup g : new EventLoopGroup[] {boss, workers, adminGroup}) {
             run(() -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly(), failure);
         }
+        run(() -> context.metrics().close(), failure);
         run(store::close, failure);
         terminated.countDown();
         if (failure.get() != null) log.warn("error while stopping node '{}'", config.name(), failure.get());

@@ -27,15 +27,34 @@ final class Capacity {
 
     /** @throws StoreFullException if the growth in {@code d} does not fit; nothing is reserved then */
     void reserve(Delta d) {
-        if (d.entries() > 0) grow(entries, d.entries(), maxEntries, "entries", "maxEntries");
-        if (d.bytes() > 0) {
-            try {
-                grow(bytes, d.bytes(), maxBytes, "bytes", "maxBytes");
-            } catch (StoreFullException e) {
-                if (d.entries() > 0) entries.addAndGet(-d.entries());
-                throw e;
-            }
+        if (d.entries() > 0 && !tryGrow(entries, d.entries(), maxEntries)) {
+            throw full(entries.get(), d.entries(), "entries", "maxEntries", maxEntries);
         }
+        if (d.bytes() > 0 && !tryGrow(bytes, d.bytes(), maxBytes)) {
+            if (d.entries() > 0) entries.addAndGet(-d.entries());
+            throw full(bytes.get(), d.bytes(), "bytes", "maxBytes", maxBytes);
+        }
+    }
+
+    /** Like {@link #reserve} but answers false instead of throwing. */
+    boolean tryReserve(Delta d) {
+        if (d.entries() > 0 && !tryGrow(entries, d.entries(), maxEntries)) return false;
+        if (d.bytes() > 0 && !tryGrow(bytes, d.bytes(), maxBytes)) {
+            if (d.entries() > 0) entries.addAndGet(-d.entries());
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Commits {@code actual} in place of a reservation of {@code reserved}, which must have grown
+     * each limited counter at least as much (an overwrite reserved as if it were an insert).
+     */
+    void settle(Delta reserved, Delta actual) {
+        entries.addAndGet(actual.entries() - Math.max(0, reserved.entries()));
+        bytes.addAndGet(actual.bytes() - Math.max(0, reserved.bytes()));
+        keyBytes.addAndGet(actual.keyBytes());
+        live.addAndGet(actual.live());
     }
 
     void cancel(Delta d) {
@@ -82,14 +101,16 @@ final class Capacity {
         return maxBytes;
     }
 
-    private static void grow(AtomicLong counter, long growth, long max, String unit, String limit) {
+    private static boolean tryGrow(AtomicLong counter, long growth, long max) {
         while (true) {
             long current = counter.get();
-            if (current + growth > max) {
-                String what = growth == 1 ? current + " " + unit : current + " " + unit + " + " + growth + " new";
-                throw new StoreFullException("store full: " + what + " (" + limit + " " + max + ")");
-            }
-            if (counter.compareAndSet(current, current + growth)) return;
+            if (current + growth > max) return false;
+            if (counter.compareAndSet(current, current + growth)) return true;
         }
+    }
+
+    private static StoreFullException full(long current, long growth, String unit, String limit, long max) {
+        String what = growth == 1 ? current + " " + unit : current + " " + unit + " + " + growth + " new";
+        return new StoreFullException("store full: " + what + " (" + limit + " " + max + ")");
     }
 }

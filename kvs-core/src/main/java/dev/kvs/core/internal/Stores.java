@@ -7,7 +7,21 @@ import dev.kvs.core.StoreConfig;
 public final class Stores {
     private Stores() {}
 
+    /**
+     * Opens the Chronicle Map store: off-heap, persisted to {@code config.dataDir()} if present.
+     *
+     * @throws dev.kvs.core.StorageException if the maps or their files cannot be opened
+     */
     public static KvStore open(StoreConfig config) {
-        throw new UnsupportedOperationException("TODO: ChronicleKvStore");
+        return ChronicleKvStore.open(config);
+    }
+
+    /**
+     * Opens the reference store on the Java heap, for tests: same contract, memory only.
+     *
+     * @throws IllegalArgumentException if {@code config} has a dataDir
+     */
+    public static KvStore heap(StoreConfig config) {
+        return new HeapKvStore(config);
     }
 }

@@ -193,11 +193,37 @@ public final class NodeConfigLoader {
         return new ConfigException(source + ": " + e.getOriginalMessage(), e);
     }
 
-    private static String where(JacksonException e) {
-        return e.getLocation() == null
-                ? ""
-                : " (line " + e.getLocation().getLineNr() + ", column "
-                        + e.getLocation().getColumnNr() + ")";
+    /**
+     * The parser's message on one line. SnakeYAML's span several: a context, {@code in 'reader', line
+     * L, column C:} marks, and source excerpts indented with a caret under them, which we drop.
+     */
+    static String oneLine(JacksonException e) {
+        StringBuilder b = new StringBuilder();
+        for (String line : String.valueOf(e.getOriginalMessage()).split("\\R")) {
+            String t = line.strip();
+            if (t.isEmpty() || line.startsWith("    ")) continue;
+            Matcher mark = MARK.matcher(t);
+            if (mark.matches()) {
+                b.append(" (line ")
+                        .append(mark.group(1))
+                        .append(", column ")
+                        .append(mark.group(2))
+                        .append(')');
+                continue;
+            }
+            if (b.length() > 0) b.append("; ");
+            b.append(t);
+        }
+        if (b.indexOf("(line ") < 0
+                && e.getLocation() != null
+                && e.getLocation().getLineNr() > 0) {
+            b.append(" (line ")
+                    .append(e.getLocation().getLineNr())
+                    .append(", column ")
+                    .append(e.getLocation().getColumnNr())
+                    .append(')');
+        }
+        return b.toString();
     }
 
     private static String describe(Class<?> type) {

@@ -159,11 +159,13 @@ public final class NodeMetrics implements AutoCloseable {
         return prior != null ? prior : c;
     }
 
+    /** A client connection was accepted. */
     public void connectionOpened() {
         connections.incrementAndGet();
         connectionsAccepted.increment();
     }
 
+    /** A client connection closed; call once per {@link #connectionOpened()}. */
     public void connectionClosed() {
         connections.decrementAndGet();
     }

@@ -183,8 +183,9 @@ class NodeConfigLoaderTest {
     void brokenYamlSaysWhereOnOneLine() {
         assertThatThrownBy(() -> NodeConfigLoader.parse("name: a\nport: [1\n", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("config error: kvs.yaml is not valid YAML: while parsing a flow sequence (line 2, column 7);"
-                        + " expected ',' or ']', but got <stream end> (line 3, column 1)");
+                .hasMessage(
+                        "config error: kvs.yaml is not valid YAML: while parsing a flow sequence (line 2, column 7);"
+                                + " expected ',' or ']', but got <stream end> (line 3, column 1)");
     }
 
     @Test
@@ -214,7 +215,6 @@ class NodeConfigLoaderTest {
         Path file = write("prot: 1\n");
         assertThatThrownBy(() -> NodeConfigLoader.load(file)).hasMessageContaining(" in " + file + " (known: ");
     }
-
 
     private Path write(String yaml) throws IOException {
         Path file = dir.resolve("kvs.yaml");

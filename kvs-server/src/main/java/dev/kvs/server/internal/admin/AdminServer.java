@@ -27,7 +27,9 @@ import java.util.Map;
  * answer 404, known paths with another method 405, malformed requests 400; all as JSON errors.
  *
  * <p>Runs on the caller's event loop group, which must be NIO-based and which this server does not
- * shut down. {@link #route} is thread-safe and may be called before or after {@link #start}.
+ * shut down. {@link #route} is thread-safe and may be called before or after {@link #start}. Clients
+ * are expected not to pipeline requests (no admin client does): an asynchronous route's answer may
+ * overtake an earlier one's on the same connection.
  */
 public final class AdminServer implements AutoCloseable {
     /** Largest request body accepted; bigger ones get 413. */

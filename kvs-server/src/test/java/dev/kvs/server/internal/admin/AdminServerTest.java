@@ -26,6 +26,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -231,6 +232,24 @@ class AdminServerTest {
     }
 
     @Test
+    void randomBytesNeverBreakTheServer() throws Exception {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        String[] starts = {"", "GET ", "GET /status HTTP/1.1\r\n", "POST /health HTTP/1.1\r\nContent-Length: 9\r\n"};
+        for (int i = 0; i < 100; i++) {
+            byte[] junk = new byte[random.nextInt(300)];
+            random.nextBytes(junk);
+            String request = starts[i % starts.length] + new String(junk, StandardCharsets.ISO_8859_1);
+            String reply = rawHalfClosed(request);
+            assertThat(reply)
+                    .as("seed %d, request %d", seed, i)
+                    .satisfiesAnyOf(
+                            r -> assertThat(r).isEmpty(), r -> assertThat(r).startsWith("HTTP/1.1 "));
+        }
+        assertThat(get("/health").statusCode()).as("seed %d", seed).isEqualTo(200);
+    }
+
+    @Test
     void badlyEncodedUriGets400() throws Exception {
         assertThat(raw("GET /status?x=%zz HTTP/1.1\r\nHost: a\r\n\r\n")).startsWith("HTTP/1.1 400");
     }
@@ -273,6 +292,20 @@ class AdminServerTest {
 
     private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
         return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Sends raw bytes, closes the sending side, and reads whatever comes back until the server closes. */
+    private String rawHalfClosed(String request) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            s.shutdownOutput();
+            try {
+                return new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            } catch (java.net.SocketException reset) {
+                return "";
+            }
+        }
     }
 
     private URI uri(String path) {

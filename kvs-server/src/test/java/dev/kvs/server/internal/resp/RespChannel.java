@@ -20,6 +20,7 @@ final class RespChannel implements AutoCloseable {
         node = new NodeContext(config, store, 1, 0);
         channel = new EmbeddedChannel();
         new RespServer(node).configure(channel.pipeline());
+        channel.pipeline().fireChannelActive(); // the channel was active before the handlers were added
     }
 
     static RespChannel withDefaults() {
@@ -72,6 +73,7 @@ final class RespChannel implements AutoCloseable {
     @Override
     public void close() {
         channel.finishAndReleaseAll();
+        node.metrics().close();
         store.close();
     }
 }

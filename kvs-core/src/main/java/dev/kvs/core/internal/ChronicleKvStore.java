@@ -1,0 +1,341 @@
+package dev.kvs.core.internal;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
+import dev.kvs.core.StorageException;
+import dev.kvs.core.StoreConfig;
+import dev.kvs.core.StoreStats;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.Write;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The store on Chronicle Map, off-heap and optionally persisted: records in {@link RecordMaps}, values
+ * longer than {@link RecordMaps#INLINE_MAX} in {@link ValueChunks}.
+ *
+ * <p>Writers of a key hold its {@link KeyStripes stripe}; batches hold all their stripes. A single
+ * {@link #get} takes no lock: an inline record is read whole under Chronicle's segment lock, and a
+ * chunked value is written under a fresh blob id before its record points to it and freed only after,
+ * so a reader either finds every chunk of the blob its record named or retries.
+ */
+final class ChronicleKvStore implements KvStore {
+    private static final Logger LOG = LoggerFactory.getLogger(ChronicleKvStore.class);
+    /** Lock-free attempts at a chunked value before taking the key's lock. */
+    private static final int OPTIMISTIC_READS = 3;
+
+    private final StoreConfig config;
+    private final SizeLimits limits;
+    private final Capacity capacity;
+    private final KeyStripes stripes = new KeyStripes();
+    private final OpenGate gate = new OpenGate();
+    private final RecordMaps records;
+    private final ValueChunks chunks;
+    private final RecordWriter writer;
+    private final DataDir dataDir;
+
+    private ChronicleKvStore(StoreConfig config, RecordMaps records, ValueChunks chunks, DataDir dataDir) {
+        this.config = config;
+        this.limits = new SizeLimits(config);
+        this.capacity = new Capacity(config);
+        this.records = records;
+        this.chunks = chunks;
+        this.writer = new RecordWriter(records, chunks, capacity, limits);
+        this.dataDir = dataDir;
+    }
+
+    static ChronicleKvStore open(StoreConfig config) {
+        DataDir dir = config.dataDir().map(DataDir::open).orElse(null);
+        RecordMaps records = null;
+        ValueChunks chunks = null;
+        try {
+            records = RecordMaps.open(config, dir);
+            chunks = ValueChunks.open(config, dir);
+            ChronicleKvStore store = new ChronicleKvStore(config, records, chunks, dir);
+            if (dir != null) store.recount();
+            return store;
+        } catch (RuntimeException e) {
+            try {
+                ChronicleMaps.closeAll(records, chunks);
+            } catch (RuntimeException f) {
+                e.addSuppressed(f);
+            }
+            if (dir != null) dir.close(false);
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
+    /** Rebuilds the counters from persisted records and drops chunks no record references. */
+    private void recount() {
+        long[] counts = new long[4]; // entries, live, key bytes, value bytes
+        long[] maxBlobId = {0};
+        Set<Long> blobs = new HashSet<>();
+        records.forEachHeader((keyLength, r) -> {
+            counts[0]++;
+            if (r.isLive()) counts[1]++;
+            counts[2] += keyLength;
+            counts[3] += r.storedValueBytes();
+            if (r.isChunked()) {
+                blobs.add(r.blobId);
+                maxBlobId[0] = Math.max(maxBlobId[0], r.blobId);
+            }
+        });
+        long orphans = chunks.recover(blobs::contains, maxBlobId[0]);
+        capacity.reset(counts[0], counts[1], counts[2], counts[3]);
+        if (orphans > 0) LOG.info("removed {} orphaned value chunks in {}", orphans, dataDir.path());
+    }
+
+    @Override
+    public StoredValue get(byte[] key) {
+        limits.checkKey(key);
+        int slot = gate.enter();
+        try {
+            Record r = records.get(key);
+            for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
+                if (r == null) return null;
+                if (!r.isChunked()) return r.toStoredValue();
+                byte[] value = chunks.read(r.blobId, r.valueLength);
+                if (value != null) return r.toStoredValue(value);
+                r = records.get(key); // replaced while we read it
+            }
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                return readLocked(key);
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /** Reads {@code key} while holding its stripe, so its chunks cannot be freed meanwhile. */
+    private StoredValue readLocked(byte[] key) {
+        Record r = records.get(key);
+        if (r == null) return null;
+        if (!r.isChunked()) return r.toStoredValue();
+        byte[] value = chunks.read(r.blobId, r.valueLength);
+        if (value == null) {
+            throw new StorageException("value of a " + key.length + "-byte key (" + r.valueLength + " bytes, blob "
+                    + r.blobId + ") is missing chunks");
+        }
+        return r.toStoredValue(value);
+    }
+
+    @Override
+    public RecordHeader header(byte[] key) {
+        limits.checkKey(key);
+        int slot = gate.enter();
+        try {
+            Record r = records.header(key);
+            return r == null ? null : r.header();
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public boolean exists(byte[] key) {
+        limits.checkKey(key);
+        int slot = gate.enter();
+        try {
+            Record r = records.header(key);
+            return r != null && r.state != RecordState.TOMBSTONE;
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public List<StoredValue> getAll(List<byte[]> keys) {
+        limits.checkKeys(keys);
+        int slot = gate.enter();
+        try {
+            int[] locked = stripes.lock(keys);
+            try {
+                List<StoredValue> values = new ArrayList<>(keys.size());
+                for (byte[] key : keys) values.add(readLocked(key));
+                return values;
+            } finally {
+                stripes.unlock(locked);
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public void put(byte[] key, StoredValue value) {
+        limits.checkKey(key);
+        limits.checkValue(value);
+        int slot = gate.enter();
+        try {
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                writer.put(key, value);
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public boolean delete(byte[] key) {
+        limits.checkKey(key);
+        int slot = gate.enter();
+        try {
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                return writer.remove(key, records.header(key));
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public Write update(byte[] key, Function<RecordHeader, Write> fn) {
+        limits.checkKey(key);
+        Objects.requireNonNull(fn, "fn == null");
+        int slot = gate.enter();
+        try {
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                Record old = records.header(key);
+                Write w = Objects.requireNonNull(fn.apply(old == null ? null : old.header()), "fn returned null");
+                if (w instanceof Write.Put put) {
+                    limits.checkValue(put.value());
+                    writer.replace(key, old, put.value());
+                } else if (w instanceof Write.Remove) {
+                    writer.remove(key, old);
+                }
+                return w;
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public List<Write> updateAll(List<byte[]> keys, Function<List<RecordHeader>, List<Write>> fn) {
+        limits.checkKeys(keys);
+        Objects.requireNonNull(fn, "fn == null");
+        int slot = gate.enter();
+        try {
+            int[] locked = stripes.lock(keys);
+            try {
+                return writer.updateAll(keys, fn);
+            } finally {
+                stripes.unlock(locked);
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public long size() {
+        int slot = gate.enter();
+        try {
+            return capacity.live();
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public void forEach(BiConsumer<byte[], StoredValue> visitor) {
+        Objects.requireNonNull(visitor, "visitor == null");
+        int slot = gate.enter();
+        try {
+            records.forEachKey(key -> {
+                StoredValue value = get(key);
+                if (value != null) visitor.accept(key, value);
+            });
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public void clear() {
+        int slot = gate.enter();
+        try {
+            int[] all = stripes.lockAll();
+            try {
+                records.clear();
+                chunks.clear();
+                capacity.reset(0, 0, 0, 0);
+            } finally {
+                stripes.unlock(all);
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public StoreStats stats() {
+        int slot = gate.enter();
+        try {
+            return new StoreStats(
+                    capacity.entries(),
+                    capacity.live(),
+                    capacity.keyBytes(),
+                    capacity.valueBytes(),
+                    capacity.maxEntries(),
+                    capacity.maxBytes(),
+                    records.offHeapMemoryUsed() + chunks.offHeapMemoryUsed(),
+                    dataDir != null);
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public StoreConfig config() {
+        return config;
+    }
+
+    @Override
+    public void close() {
+        if (!gate.close()) return;
+        boolean clean = false;
+        try {
+            ChronicleMaps.closeAll(records, chunks);
+            clean = true;
+        } finally {
+            if (dataDir != null) dataDir.close(clean);
+        }
+    }
+
+    /** Chunks held by the value map; for tests of chunk lifecycle. */
+    long chunkCount() {
+        int slot = gate.enter();
+        try {
+            return chunks.size();
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ChronicleKvStore[" + (dataDir == null ? "memory" : dataDir.path()) + "]";
+    }
+}

@@ -1,0 +1,177 @@
+package dev.kvs.core.internal;
+
+import static dev.kvs.core.internal.MapLayout.saturatedAdd;
+import static dev.kvs.core.internal.MapLayout.saturatedMultiply;
+
+import dev.kvs.core.StoreConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ChronicleMapBuilder;
+import net.openhft.chronicle.map.MapSegmentContext;
+
+/**
+ * The Chronicle maps from key to {@link Record}. Keys up to {@link #SHORT_KEY_MAX} bytes live in one
+ * map sized for many small entries; longer keys in a second map whose tiers fit a key of {@code
+ * maxKeyBytes}. A key's length picks its map, so every lookup probes exactly one.
+ */
+final class RecordMaps implements AutoCloseable {
+    static final int SHORT_KEY_MAX = 256;
+    /** Longest value stored inside its record; longer ones go to {@link ValueChunks}. */
+    static final int INLINE_MAX = 4096;
+
+    /** Chronicle's per-entry bytes besides key and value: size prefixes and, persisted, a checksum. */
+    private static final int ENTRY_OVERHEAD = 16;
+
+    private static final int SHORT_CHUNK = 64;
+    private static final int LONG_CHUNK = 256;
+    private static final int RECORD_FIXED = RecordMarshaller.HEADER_BYTES + 8 + ENTRY_OVERHEAD;
+
+    private final ChronicleMap<byte[], Record> shortKeys;
+    private final ChronicleMap<byte[], Record> longKeys; // null if maxKeyBytes <= SHORT_KEY_MAX
+
+    private RecordMaps(ChronicleMap<byte[], Record> shortKeys, ChronicleMap<byte[], Record> longKeys) {
+        this.shortKeys = shortKeys;
+        this.longKeys = longKeys;
+    }
+
+    static RecordMaps open(StoreConfig config, DataDir dir) {
+        ChronicleMap<byte[], Record> shortKeys =
+                ChronicleMaps.open(builder("kvs-records", 32, shortLayout(config)), dir, "records.dat");
+        if (config.maxKeyBytes() <= SHORT_KEY_MAX) return new RecordMaps(shortKeys, null);
+        try {
+            ChronicleMap<byte[], Record> longKeys = ChronicleMaps.open(
+                    builder("kvs-long-key-records", 4096, longLayout(config)), dir, "long-key-records.dat");
+            return new RecordMaps(shortKeys, longKeys);
+        } catch (RuntimeException e) {
+            shortKeys.close();
+            throw e;
+        }
+    }
+
+    /** Every entry may be small; the bytes of keys and inline values together are within maxBytes. */
+    static MapLayout shortLayout(StoreConfig config) {
+        long entries = config.maxEntries();
+        long data = Math.min(config.maxBytes(), saturatedMultiply(entries, SHORT_KEY_MAX + INLINE_MAX));
+        long payload = saturatedAdd(saturatedMultiply(entries, RECORD_FIXED + SHORT_CHUNK), data);
+        long maxEntry = SHORT_KEY_MAX + RECORD_FIXED + INLINE_MAX;
+        return MapLayout.of(entries, payload, maxEntry, SHORT_CHUNK, 1);
+    }
+
+    /** Long keys use maxBytes quickly, so fewer fit; most of the room comes as extra tiers on demand. */
+    static MapLayout longLayout(StoreConfig config) {
+        long entries = Math.min(config.maxEntries(), config.maxBytes() / (SHORT_KEY_MAX + 1) + 1);
+        long perEntryData = (long) config.maxKeyBytes() + INLINE_MAX;
+        long data = Math.min(config.maxBytes(), saturatedMultiply(entries, perEntryData));
+        long payload = saturatedAdd(saturatedMultiply(entries, RECORD_FIXED + LONG_CHUNK), data);
+        long maxEntry = config.maxKeyBytes() + RECORD_FIXED + INLINE_MAX;
+        return MapLayout.of(entries, payload, maxEntry, LONG_CHUNK, 4);
+    }
+
+    private static ChronicleMapBuilder<byte[], Record> builder(String name, int averageKey, MapLayout layout) {
+        ChronicleMapBuilder<byte[], Record> b = ChronicleMap.of(byte[].class, Record.class)
+                .name(name)
+                .valueMarshallers(RecordMarshaller.INSTANCE, RecordMarshaller.INSTANCE)
+                .averageKeySize(averageKey)
+                .averageValueSize(RecordMarshaller.HEADER_BYTES + 64)
+                .removeReturnsNull(true);
+        return layout.applyTo(b);
+    }
+
+    private ChronicleMap<byte[], Record> mapOf(byte[] key) {
+        return key.length <= SHORT_KEY_MAX ? shortKeys : longKeys;
+    }
+
+    /** The record of {@code key} with its inline value, or null. */
+    Record get(byte[] key) {
+        try {
+            return mapOf(key).get(key);
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
+    /** The record of {@code key} without its inline value, or null. */
+    Record header(byte[] key) {
+        try {
+            return mapOf(key).getUsing(key, RecordMarshaller.HEADER_ONLY);
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
+    /** Stores {@code record}; returns the record it replaced (with its inline value), or null. */
+    Record put(byte[] key, Record record) {
+        try {
+            return mapOf(key).put(key, record);
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
+    void remove(byte[] key) {
+        try {
+            mapOf(key).remove(key);
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
+    /**
+     * Calls {@code action} with every key, one segment's keys at a time, holding no lock while it runs
+     * (so it may use the store).
+     */
+    void forEachKey(Consumer<byte[]> action) {
+        for (ChronicleMap<byte[], Record> map : maps()) {
+            for (int s = 0; s < map.segments(); s++) {
+                List<byte[]> keys = new ArrayList<>();
+                try (MapSegmentContext<byte[], Record, ?> c = map.segmentContext(s)) {
+                    // getUsing(null): get() may hand back one reused array for every key
+                    c.forEachSegmentEntry(e -> keys.add(e.key().getUsing(null)));
+                } catch (RuntimeException e) {
+                    throw ChronicleMaps.translate(e);
+                }
+                keys.forEach(action);
+            }
+        }
+    }
+
+    /** Calls {@code visitor} with every key length and header-only record, under segment locks. */
+    void forEachHeader(HeaderVisitor visitor) {
+        for (ChronicleMap<byte[], Record> map : maps()) {
+            map.forEachEntry(e -> {
+                Data<Record> value = e.value();
+                visitor.visit((int) e.key().size(), value.getUsing(RecordMarshaller.HEADER_ONLY));
+            });
+        }
+    }
+
+    interface HeaderVisitor {
+        void visit(int keyLength, Record header);
+    }
+
+    void clear() {
+        try {
+            for (ChronicleMap<byte[], Record> map : maps()) map.clear();
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
+    long offHeapMemoryUsed() {
+        long sum = 0;
+        for (ChronicleMap<byte[], Record> map : maps()) sum += map.offHeapMemoryUsed();
+        return sum;
+    }
+
+    @Override
+    public void close() {
+        ChronicleMaps.closeAll(shortKeys, longKeys);
+    }
+
+    private List<ChronicleMap<byte[], Record>> maps() {
+        return longKeys == null ? List.of(shortKeys) : List.of(shortKeys, longKeys);
+    }
+}

@@ -1,0 +1,162 @@
+package dev.kvs.core.internal;
+
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.StorageException;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.Write;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The write side of {@link ChronicleKvStore}: keeps records, value chunks and {@link Capacity} in
+ * step. Every method expects the caller to hold the stripes of the keys it writes. A large value is
+ * written under a fresh blob id before its record points to it, and the old blob is freed only after
+ * the record moved on, which is what lets readers go without locks.
+ */
+final class RecordWriter {
+    private final RecordMaps records;
+    private final ValueChunks chunks;
+    private final Capacity capacity;
+    private final SizeLimits limits;
+
+    RecordWriter(RecordMaps records, ValueChunks chunks, Capacity capacity, SizeLimits limits) {
+        this.records = records;
+        this.chunks = chunks;
+        this.capacity = capacity;
+        this.limits = limits;
+    }
+
+    /**
+     * The SET hot path, stripe held: reserves room as if the key were new, so one Chronicle put both
+     * writes the record and returns the old one, then gives back what the overwrite did not use. Near
+     * the limits, where that reservation could fail, reads the old record first instead.
+     */
+    void put(byte[] key, StoredValue value) {
+        Delta asNew = Delta.of(key.length, false, false, 0, value);
+        if (!capacity.tryReserve(asNew)) {
+            replace(key, records.header(key), value);
+            return;
+        }
+        Record old;
+        try {
+            old = store(key, value);
+        } catch (RuntimeException e) {
+            capacity.cancel(asNew);
+            throw e;
+        }
+        capacity.settle(asNew, deltaOf(key, old, value));
+        if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
+    }
+
+    /** Replaces {@code old} (the header of key's record, or null) with {@code value}; stripe held. */
+    void replace(byte[] key, Record old, StoredValue value) {
+        Delta delta = deltaOf(key, old, value);
+        capacity.reserve(delta);
+        try {
+            store(key, value);
+        } catch (RuntimeException e) {
+            capacity.cancel(delta);
+            throw e;
+        }
+        capacity.commit(delta);
+        if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
+    }
+
+    boolean remove(byte[] key, Record old) {
+        if (old == null) return false;
+        records.remove(key);
+        capacity.commit(deltaOf(key, old, null));
+        if (old.isChunked()) chunks.free(old.blobId, old.valueLength);
+        return true;
+    }
+
+    /**
+     * Writes key's new record, its value chunks first if it has any; on failure frees them.
+     *
+     * @return the record it replaced, or null
+     */
+    private Record store(byte[] key, StoredValue value) {
+        byte[] bytes = value.value();
+        if (bytes.length <= RecordMaps.INLINE_MAX) return records.put(key, Record.inline(value));
+        long blobId = chunks.write(bytes);
+        try {
+            return records.put(key, Record.chunked(value.header(), blobId));
+        } catch (RuntimeException e) {
+            try {
+                chunks.free(blobId, bytes.length);
+            } catch (RuntimeException f) {
+                e.addSuppressed(f);
+            }
+            throw e;
+        }
+    }
+
+    private static Delta deltaOf(byte[] key, Record old, StoredValue next) {
+        return Delta.of(
+                key.length, old != null, old != null && old.isLive(), old == null ? 0 : old.storedValueBytes(), next);
+    }
+
+    /**
+     * Applies {@code fn}'s writes to {@code keys} all or nothing: room for the batch's net growth is
+     * reserved first, and if a write fails midway the records already replaced are put back.
+     */
+    List<Write> updateAll(List<byte[]> keys, Function<List<RecordHeader>, List<Write>> fn) {
+        Map<ByteKey, Record> olds = new HashMap<>(); // whole records: undo puts them back as they were
+        List<RecordHeader> headers = new ArrayList<>(keys.size());
+        for (byte[] key : keys) {
+            ByteKey k = new ByteKey(key);
+            if (!olds.containsKey(k)) olds.put(k, records.get(key));
+            Record old = olds.get(k);
+            headers.add(old == null ? null : old.header());
+        }
+        List<Write> writes = fn.apply(Collections.unmodifiableList(headers));
+        LinkedHashMap<ByteKey, Write> effective = BatchWrites.effective(keys, writes, limits);
+        Delta total = Delta.NONE;
+        for (Map.Entry<ByteKey, Write> e : effective.entrySet()) {
+            StoredValue next = e.getValue() instanceof Write.Put put ? put.value() : null;
+            total = total.plus(deltaOf(e.getKey().bytes, olds.get(e.getKey()), next));
+        }
+        capacity.reserve(total);
+        List<ByteKey> applied = new ArrayList<>(effective.size());
+        try {
+            for (Map.Entry<ByteKey, Write> e : effective.entrySet()) {
+                byte[] key = e.getKey().bytes;
+                if (e.getValue() instanceof Write.Put put) store(key, put.value());
+                else if (olds.get(e.getKey()) != null) records.remove(key);
+                applied.add(e.getKey());
+            }
+        } catch (RuntimeException e) {
+            undo(applied, olds, e);
+            capacity.cancel(total);
+            throw e;
+        }
+        capacity.commit(total);
+        for (ByteKey k : applied) {
+            Record old = olds.get(k);
+            if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
+        }
+        return writes;
+    }
+
+    /** Puts back the records {@code applied} replaced; old chunks were kept for this. */
+    private void undo(List<ByteKey> applied, Map<ByteKey, Record> olds, RuntimeException cause) {
+        for (int i = applied.size() - 1; i >= 0; i--) {
+            ByteKey k = applied.get(i);
+            try {
+                Record now = records.header(k.bytes);
+                Record old = olds.get(k);
+                if (old == null) records.remove(k.bytes);
+                else records.put(k.bytes, old);
+                if (now != null && now.isChunked()) chunks.free(now.blobId, now.valueLength);
+            } catch (RuntimeException e) {
+                cause.addSuppressed(e);
+                throw new StorageException("batch failed and could not be undone: " + cause, cause);
+            }
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package dev.kvs.core.internal;
+
+import static dev.kvs.core.internal.MapLayout.saturatedAdd;
+import static dev.kvs.core.internal.MapLayout.saturatedMultiply;
+
+import dev.kvs.core.StoreConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongPredicate;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ChronicleMapBuilder;
+
+/**
+ * Values longer than {@link RecordMaps#INLINE_MAX}, split into chunks of {@link #CHUNK_BYTES} in a
+ * Chronicle map keyed by {@code (blobId << 16) | chunkIndex}. A blob is written once under a fresh id
+ * and never changed, only freed; ids are never reused while the store is open. So a reader that finds
+ * every chunk of a blob has read that blob whole, and one that misses a chunk knows the blob was
+ * replaced and must look at the record again.
+ */
+final class ValueChunks implements AutoCloseable {
+    /** 64 KiB minus room for Chronicle's entry overhead, so a chunk fills 64 allocation units. */
+    static final int CHUNK_BYTES = 64 * 1024 - 64;
+
+    private static final int ALLOCATION_UNIT = 1024;
+    private static final int ENTRY_OVERHEAD = 32;
+    private static final int INDEX_BITS = 16;
+
+    private final ChronicleMap<Long, ValueSlice> map;
+    private final AtomicLong nextBlobId = new AtomicLong(1);
+
+    private ValueChunks(ChronicleMap<Long, ValueSlice> map) {
+        this.map = map;
+    }
+
+    static ValueChunks open(StoreConfig config, DataDir dir) {
+        ChronicleMapBuilder<Long, ValueSlice> b = ChronicleMap.of(Long.class, ValueSlice.class)
+                .name("kvs-value-chunks")
+                .valueMarshallers(ValueSliceMarshaller.INSTANCE, ValueSliceMarshaller.INSTANCE)
+                .averageValueSize(CHUNK_BYTES)
+                .putReturnsNull(true)
+                .removeReturnsNull(true);
+        return new ValueChunks(ChronicleMaps.open(layout(config).applyTo(b), dir, "value-chunks.dat"));
+    }
+
+    /**
+     * Room for maxBytes of values in the most chunks they can make (every value just above the inline
+     * limit). Overwrites hold old and new chunks for a moment; the extra tiers cover that.
+     */
+    static MapLayout layout(StoreConfig config) {
+        long maxBytes = config.maxBytes();
+        long entries = maxBytes / CHUNK_BYTES + maxBytes / (RecordMaps.INLINE_MAX + 1) + 1;
+        long payload = saturatedAdd(maxBytes, saturatedMultiply(entries, ALLOCATION_UNIT + ENTRY_OVERHEAD));
+        return MapLayout.of(entries, payload, CHUNK_BYTES + ENTRY_OVERHEAD, ALLOCATION_UNIT, 2);
+    }
+
+    static int chunkCount(int valueLength) {
+        return (int) (((long) valueLength + CHUNK_BYTES - 1) / CHUNK_BYTES);
+    }
+
+    static long blobIdOf(long chunkKey) {
+        return chunkKey >>> INDEX_BITS;
+    }
+
+    private static long chunkKey(long blobId, int index) {
+        return (blobId << INDEX_BITS) | index;
+    }
+
+    /** Writes {@code value} as a new blob; on failure frees what it wrote and rethrows. */
+    long write(byte[] value) {
+        try {
+            return writeChunks(value);
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
+    private long writeChunks(byte[] value) {
+        long blobId = nextBlobId.getAndIncrement();
+        int chunks = chunkCount(value.length);
+        int written = 0;
+        try {
+            for (; written < chunks; written++) {
+                int offset = written * CHUNK_BYTES;
+                int length = Math.min(CHUNK_BYTES, value.length - offset);
+                map.put(chunkKey(blobId, written), new ValueSlice(value, offset, length));
+            }
+            return blobId;
+        } catch (RuntimeException e) {
+            try {
+                removeChunks(blobId, Math.min(written + 1, chunks));
+            } catch (RuntimeException f) {
+                e.addSuppressed(f);
+            }
+            throw e;
+        }
+    }
+
+    /** The value of blob {@code blobId}, or null if one of its chunks is gone (the blob was freed). */
+    byte[] read(long blobId, int length) {
+        byte[] value = new byte[length];
+        int chunks = chunkCount(length);
+        try {
+            for (int i = 0; i < chunks; i++) {
+                int offset = i * CHUNK_BYTES;
+                ValueSlice into = new ValueSlice(value, offset, Math.min(CHUNK_BYTES, length - offset));
+                if (map.getUsing(chunkKey(blobId, i), into) == null) return null;
+            }
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+        return value;
+    }
+
+    void free(long blobId, int length) {
+        removeChunks(blobId, chunkCount(length));
+    }
+
+    private void removeChunks(long blobId, int count) {
+        try {
+            for (int i = 0; i < count; i++) map.remove(chunkKey(blobId, i));
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
+    /**
+     * After a restart: removes chunks of blobs no record references (a crash between writing a value
+     * and switching its record, or between switching and freeing the old value), and makes new blob
+     * ids follow every id seen.
+     *
+     * @return chunks removed
+     */
+    long recover(LongPredicate referenced, long maxReferencedBlobId) {
+        List<Long> orphans = new ArrayList<>();
+        long[] maxSeen = {maxReferencedBlobId};
+        map.forEachEntry(e -> {
+            long key = e.key().get();
+            long blobId = blobIdOf(key);
+            maxSeen[0] = Math.max(maxSeen[0], blobId);
+            if (!referenced.test(blobId)) orphans.add(key);
+        });
+        for (Long key : orphans) map.remove(key);
+        nextBlobId.set(maxSeen[0] + 1);
+        return orphans.size();
+    }
+
+    long size() {
+        return map.longSize();
+    }
+
+    void clear() {
+        try {
+            map.clear();
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
+    long offHeapMemoryUsed() {
+        return map.offHeapMemoryUsed();
+    }
+
+    @Override
+    public void close() {
+        map.close();
+    }
+}

@@ -1,0 +1,130 @@
+package dev.kvs.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.StoreConfig;
+import dev.kvs.core.StoreFullException;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
+import dev.kvs.core.Write;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** The contract on the in-memory Chronicle store, plus how it handles value chunks. */
+class ChronicleKvStoreTest extends KvStoreContractTest {
+    @Override
+    KvStore open(StoreConfig.Builder config) {
+        return Stores.open(config.build());
+    }
+
+    private static long chunks(KvStore s) {
+        return ((ChronicleKvStore) s).chunkCount();
+    }
+
+    @Override
+    void checkInternals(KvStore s) {
+        long[] expected = {0};
+        s.forEach((k, v) -> {
+            if (v.value().length > RecordMaps.INLINE_MAX) expected[0] += ValueChunks.chunkCount(v.value().length);
+        });
+        assertThat(chunks(s)).as("chunks held vs chunks of stored values").isEqualTo(expected[0]);
+    }
+
+    @Test
+    void isOffHeapAndNotPersistent() {
+        assertThat(store.stats().offHeapBytes()).isPositive();
+        assertThat(store.stats().persistent()).isFalse();
+        assertThat(store).isInstanceOf(ChronicleKvStore.class);
+    }
+
+    @Test
+    void onlyValuesAboveTheInlineLimitUseChunks() {
+        store.put(key("a"), StoredValue.complete(TxId.of(1, 1), new byte[INLINE]));
+        assertThat(chunks(store)).isZero();
+        store.put(key("b"), StoredValue.complete(TxId.of(1, 2), new byte[INLINE + 1]));
+        assertThat(chunks(store)).isEqualTo(1);
+        store.put(key("c"), StoredValue.complete(TxId.of(1, 3), new byte[2 * CHUNK + 1]));
+        assertThat(chunks(store)).isEqualTo(4);
+    }
+
+    @Test
+    void overwritingOrDeletingAChunkedValueFreesItsChunks() {
+        store.put(key("a"), StoredValue.complete(TxId.of(1, 1), new byte[3 * CHUNK]));
+        store.put(key("a"), StoredValue.complete(TxId.of(1, 2), new byte[CHUNK + 1]));
+        assertThat(chunks(store)).isEqualTo(2);
+        store.update(key("a"), h -> Write.put(StoredValue.tombstone(TxId.of(1, 3))));
+        assertThat(chunks(store)).isZero();
+        store.put(key("a"), StoredValue.complete(TxId.of(1, 4), new byte[CHUNK + 1]));
+        store.delete(key("a"));
+        assertThat(chunks(store)).isZero();
+        store.put(key("b"), StoredValue.complete(TxId.of(1, 5), new byte[CHUNK + 1]));
+        store.updateAll(List.of(key("b")), h -> List.of(Write.remove()));
+        assertThat(chunks(store)).isZero();
+    }
+
+    @Test
+    void aBatchThatDoesNotFitLeavesNoChunksBehind() {
+        try (KvStore s = open(defaultConfig().maxBytes(300_000))) {
+            StoredValue old = StoredValue.complete(TxId.of(1, 1), new byte[100_000]);
+            s.put(key("a"), old);
+            StoredValue big = StoredValue.complete(TxId.of(1, 2), new byte[150_000]);
+            List<byte[]> keys = List.of(key("a"), key("b"));
+            try {
+                s.updateAll(keys, h -> List.of(Write.put(big), Write.put(big)));
+            } catch (StoreFullException expected) {
+                // nothing written
+            }
+            assertThat(s.get(key("a"))).isEqualTo(old);
+            assertThat(chunks(s)).isEqualTo(ValueChunks.chunkCount(100_000));
+        }
+    }
+
+    @Test
+    void lockFreeReadersNeverSeeATornLargeValue() throws Exception {
+        long seed = Long.getLong("kvs.test.seed", System.nanoTime());
+        System.out.println("lockFreeReadersNeverSeeATornLargeValue seed " + seed);
+        Random random = new Random(seed);
+        StoredValue[] versions = new StoredValue[4];
+        for (int i = 0; i < versions.length; i++) {
+            byte[] value = new byte[CHUNK * (1 + i) + random.nextInt(CHUNK)];
+            Arrays.fill(value, (byte) i);
+            versions[i] = StoredValue.complete(TxId.of(1, i), value);
+        }
+        store.put(key("big"), versions[0]);
+        AtomicBoolean done = new AtomicBoolean();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Integer> reader = pool.submit(() -> {
+                int reads = 0;
+                do {
+                    StoredValue v = store.get(key("big"));
+                    assertThat(v).isEqualTo(versions[(int) v.txId().seq()]);
+                    reads++;
+                } while (!done.get());
+                return reads;
+            });
+            Future<?> writer = pool.submit(() -> {
+                try {
+                    for (int n = 0; n < 300; n++) store.put(key("big"), versions[random.nextInt(versions.length)]);
+                } finally {
+                    done.set(true);
+                }
+                return null;
+            });
+            writer.get(60, TimeUnit.SECONDS);
+            assertThat(reader.get(60, TimeUnit.SECONDS)).isPositive();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(chunks(store))
+                .isEqualTo(ValueChunks.chunkCount(store.header(key("big")).valueLength()));
+    }
+}

@@ -1,0 +1,75 @@
+package dev.kvs.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kvs.core.EntryTooLargeException;
+import dev.kvs.core.KvsException;
+import dev.kvs.core.StorageException;
+import dev.kvs.core.StoreFullException;
+import net.openhft.chronicle.core.io.ClosedIllegalStateException;
+import net.openhft.chronicle.map.ChronicleMap;
+import org.junit.jupiter.api.Test;
+
+class ChronicleMapsTest {
+    @Test
+    void aFullMapBecomesStoreFull() {
+        KvsException e = ChronicleMaps.translate(new IllegalStateException(
+                "ChronicleMap{name=x}: Attempt to allocate #9 extra segment tier, 8 is maximum.\nPossible reasons"));
+        assertThat(e).isInstanceOf(StoreFullException.class).hasMessageContaining("#9 extra segment tier");
+        assertThat(e.getMessage()).doesNotContain("Possible reasons");
+    }
+
+    @Test
+    void aTooLargeEntryBecomesEntryTooLarge() {
+        assertThat(ChronicleMaps.translate(
+                        new IllegalArgumentException("Entry is too large: requires 100 chunks, 60 is maximum.")))
+                .isInstanceOf(EntryTooLargeException.class);
+    }
+
+    @Test
+    void aClosedMapBecomesStoreClosedAndAnythingElseAStorageError() {
+        assertThat(ChronicleMaps.translate(new ClosedIllegalStateException("closed")))
+                .isInstanceOf(StorageException.class)
+                .hasMessage("store is closed");
+        assertThat(ChronicleMaps.translate(new IllegalStateException("odd")))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("odd");
+        StoreFullException ours = new StoreFullException("x");
+        assertThat(ChronicleMaps.translate(ours)).isSameAs(ours);
+    }
+
+    @Test
+    void aRealMapThatRunsOutOfTiersIsReportedAsFull() {
+        MapLayout tiny = MapLayout.of(1, 64, 64, 64, 1);
+        try (ChronicleMap<byte[], byte[]> map = ChronicleMaps.open(
+                tiny.applyTo(ChronicleMap.of(byte[].class, byte[].class)
+                        .averageKeySize(8)
+                        .averageValueSize(8)),
+                null,
+                "unused")) {
+            assertThatThrownBy(() -> {
+                        try {
+                            for (int i = 0; i < 100_000; i++) map.put(("k" + i).getBytes(), new byte[8]);
+                        } catch (RuntimeException e) {
+                            throw ChronicleMaps.translate(e);
+                        }
+                    })
+                    .isInstanceOf(StoreFullException.class);
+        }
+    }
+
+    @Test
+    void closeAllClosesEveryOneAndReportsTheFirstFailure() {
+        boolean[] closed = new boolean[2];
+        assertThatThrownBy(() -> ChronicleMaps.closeAll(
+                        () -> {
+                            throw new IllegalStateException("first");
+                        },
+                        null,
+                        () -> closed[1] = true))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("first");
+        assertThat(closed[1]).isTrue();
+    }
+}

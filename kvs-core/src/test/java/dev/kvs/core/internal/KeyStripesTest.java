@@ -1,0 +1,73 @@
+package dev.kvs.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.junit.jupiter.api.Test;
+
+class KeyStripesTest {
+    private final KeyStripes stripes = new KeyStripes();
+
+    @Test
+    void aKeyAlwaysMapsToTheSameStripeInRange() {
+        byte[] key = "key".getBytes();
+        assertThat(KeyStripes.stripe(key)).isEqualTo(KeyStripes.stripe("key".getBytes()));
+        assertThat(KeyStripes.stripe(new byte[0])).isBetween(0, KeyStripes.STRIPES - 1);
+        for (int i = 0; i < 1000; i++) {
+            assertThat(KeyStripes.stripe(("k" + i).getBytes())).isBetween(0, KeyStripes.STRIPES - 1);
+        }
+    }
+
+    @Test
+    void batchesLockEachStripeOnceInAscendingOrder() {
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < 50; i++) keys.add(("k" + i % 20).getBytes());
+        int[] locked = stripes.lock(keys);
+        try {
+            assertThat(locked).isSorted().doesNotHaveDuplicates();
+            assertThat(locked.length).isLessThanOrEqualTo(20);
+            ReentrantLock one = stripes.lock("k3".getBytes()); // reentrant for the same thread
+            assertThat(one.getHoldCount()).isEqualTo(2);
+            one.unlock();
+        } finally {
+            stripes.unlock(locked);
+        }
+        ReentrantLock one = stripes.lock("k3".getBytes());
+        assertThat(one.getHoldCount()).isEqualTo(1);
+        one.unlock();
+    }
+
+    @Test
+    void overlappingBatchesInAnyOrderDoNotDeadlock() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("overlappingBatchesInAnyOrderDoNotDeadlock seed " + seed);
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                Random r = new Random(seed + t);
+                futures.add(pool.submit(() -> {
+                    for (int n = 0; n < 2000; n++) {
+                        List<byte[]> keys = new ArrayList<>();
+                        for (int i = 0; i < 8; i++) keys.add(("k" + r.nextInt(64)).getBytes());
+                        Collections.shuffle(keys, r);
+                        int[] locked = n % 100 == 0 ? stripes.lockAll() : stripes.lock(keys);
+                        stripes.unlock(locked);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) f.get(60, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

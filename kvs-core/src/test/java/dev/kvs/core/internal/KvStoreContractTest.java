@@ -1,0 +1,495 @@
+package dev.kvs.core.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kvs.core.EntryTooLargeException;
+import dev.kvs.core.KvStore;
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
+import dev.kvs.core.StorageException;
+import dev.kvs.core.StoreConfig;
+import dev.kvs.core.StoreFullException;
+import dev.kvs.core.StoreStats;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
+import dev.kvs.core.Write;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What every {@link KvStore} must do. Subclasses say how to open one; concurrency checks are in
+ * {@link KvStoreConcurrencyContract}, run from here.
+ */
+abstract class KvStoreContractTest {
+    static final int INLINE = RecordMaps.INLINE_MAX;
+    static final int CHUNK = ValueChunks.CHUNK_BYTES;
+
+    protected KvStore store;
+
+    /** Opens a new, empty store with {@code config} (a persisted subclass adds a fresh dataDir). */
+    abstract KvStore open(StoreConfig.Builder config);
+
+    /** What {@link #store} is opened with: room for the 64 MiB value and then some. */
+    static StoreConfig.Builder defaultConfig() {
+        return StoreConfig.builder().maxEntries(10_000).maxBytes(160L << 20);
+    }
+
+    @BeforeEach
+    void openStore() {
+        store = open(defaultConfig());
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    static byte[] key(String s) {
+        return s.getBytes(UTF_8);
+    }
+
+    static StoredValue complete(long seq, String value) {
+        return StoredValue.complete(TxId.of(1, seq), value.getBytes(UTF_8));
+    }
+
+    static byte[] randomBytes(long seed, int length) {
+        byte[] bytes = new byte[length];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+
+    @Test
+    void getOfAbsentKeyIsNull() {
+        assertThat(store.get(key("nope"))).isNull();
+        assertThat(store.header(key("nope"))).isNull();
+        assertThat(store.exists(key("nope"))).isFalse();
+    }
+
+    @Test
+    void putThenGetReturnsTheRecord() {
+        store.put(key("a"), complete(1, "alpha"));
+        assertThat(store.get(key("a"))).isEqualTo(complete(1, "alpha"));
+        assertThat(store.exists(key("a"))).isTrue();
+    }
+
+    @Test
+    void putReplacesTheRecord() {
+        store.put(key("a"), complete(1, "alpha"));
+        store.put(key("a"), complete(2, "beta"));
+        assertThat(store.get(key("a"))).isEqualTo(complete(2, "beta"));
+        assertThat(store.size()).isEqualTo(1);
+    }
+
+    @Test
+    void deleteRemovesAndSaysWhetherThereWasARecord() {
+        store.put(key("a"), complete(1, "alpha"));
+        store.put(key("t"), StoredValue.tombstone(TxId.of(1, 2)));
+        assertThat(store.delete(key("a"))).isTrue();
+        assertThat(store.delete(key("a"))).isFalse();
+        assertThat(store.delete(key("t"))).as("a tombstone is a record").isTrue();
+        assertThat(store.get(key("a"))).isNull();
+        assertThat(store.stats().entries()).isZero();
+    }
+
+    @Test
+    void everyStateRoundTripsWithItsTxIdAndChecksum() {
+        List<StoredValue> records = List.of(
+                StoredValue.complete(TxId.of(3, 7), key("value")),
+                StoredValue.unfinished(TxId.of(4, 8), 0xCAFEBABE, 1 << 20),
+                StoredValue.lost(TxId.of(Long.MAX_VALUE, Long.MAX_VALUE), -1, Integer.MAX_VALUE),
+                StoredValue.tombstone(TxId.of(0, 1)));
+        for (int i = 0; i < records.size(); i++) store.put(key("k" + i), records.get(i));
+        for (int i = 0; i < records.size(); i++) {
+            StoredValue expected = records.get(i);
+            assertThat(store.get(key("k" + i))).as(expected.state().name()).isEqualTo(expected);
+            assertThat(store.header(key("k" + i))).isEqualTo(expected.header());
+        }
+    }
+
+    @Test
+    void tombstonesAreRecordsButNotLive() {
+        store.put(key("a"), complete(1, "alpha"));
+        store.put(key("t"), StoredValue.tombstone(TxId.of(1, 2)));
+        assertThat(store.exists(key("t"))).isFalse();
+        assertThat(store.get(key("t")).state()).isEqualTo(RecordState.TOMBSTONE);
+        assertThat(store.size()).isEqualTo(1);
+        StoreStats stats = store.stats();
+        assertThat(stats.entries()).isEqualTo(2);
+        assertThat(stats.liveEntries()).isEqualTo(1);
+        assertThat(stats.keyBytes()).isEqualTo(2);
+        assertThat(stats.valueBytes()).isEqualTo(5);
+    }
+
+    @Test
+    void unfinishedRecordsCountTheirKeyButNoValueBytes() {
+        store.put(key("u"), StoredValue.unfinished(TxId.of(1, 1), 5, 1_000_000));
+        assertThat(store.stats().valueBytes()).isZero();
+        assertThat(store.stats().keyBytes()).isEqualTo(1);
+        assertThat(store.exists(key("u"))).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            ints = {
+                0,
+                1,
+                1024,
+                INLINE - 1,
+                INLINE,
+                INLINE + 1,
+                CHUNK - 1,
+                CHUNK,
+                CHUNK + 1,
+                2 * CHUNK,
+                2 * CHUNK + 1,
+                10 << 20
+            })
+    void valuesOfEverySizeRoundTrip(int length) {
+        StoredValue value = StoredValue.complete(TxId.of(2, length), randomBytes(length, length));
+        store.put(key("v"), value);
+        assertThat(store.get(key("v"))).isEqualTo(value);
+        assertThat(store.header(key("v"))).isEqualTo(value.header());
+        assertThat(store.getAll(List.of(key("v")))).containsExactly(value);
+        assertThat(store.stats().valueBytes()).isEqualTo(length);
+    }
+
+    @Test
+    void sixtyFourMiBValueRoundTripsAndCanBeReplacedBothWays() {
+        StoredValue big = StoredValue.complete(TxId.of(1, 1), randomBytes(64, 64 << 20));
+        store.put(key("big"), big);
+        assertThat(store.get(key("big"))).isEqualTo(big);
+        store.put(key("big"), complete(2, "small"));
+        assertThat(store.get(key("big"))).isEqualTo(complete(2, "small"));
+        store.put(key("big"), big);
+        assertThat(store.get(key("big")).header()).isEqualTo(big.header());
+        assertThat(store.stats().valueBytes()).isEqualTo(64 << 20);
+        assertThat(store.delete(key("big"))).isTrue();
+        assertThat(store.stats().valueBytes()).isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 255, 256, 257, 4096, 65536})
+    void keysFromEmptyToMaxKeyBytesRoundTrip(int length) {
+        byte[] k = randomBytes(length + 1, length);
+        StoredValue small = complete(1, "x");
+        StoredValue large = StoredValue.complete(TxId.of(1, 2), randomBytes(7, CHUNK + 10));
+        store.put(k, small);
+        assertThat(store.get(k)).isEqualTo(small);
+        store.put(k, large);
+        assertThat(store.get(k)).isEqualTo(large);
+        assertThat(store.stats().keyBytes()).isEqualTo(length);
+        assertThat(store.delete(k)).isTrue();
+        assertThat(store.get(k)).isNull();
+    }
+
+    @Test
+    void keysDifferingOnlyInLengthOrLastByteAreDistinct() {
+        store.put(new byte[256], complete(1, "256"));
+        store.put(new byte[257], complete(2, "257"));
+        byte[] other = new byte[257];
+        other[256] = 1;
+        store.put(other, complete(3, "257'"));
+        assertThat(store.get(new byte[256])).isEqualTo(complete(1, "256"));
+        assertThat(store.get(new byte[257])).isEqualTo(complete(2, "257"));
+        assertThat(store.get(other)).isEqualTo(complete(3, "257'"));
+    }
+
+    @Test
+    void tooLongKeyIsRejectedQuotingItsLength() {
+        byte[] k = new byte[StoreConfig.DEFAULT_MAX_KEY_BYTES + 1];
+        assertThatThrownBy(() -> store.put(k, complete(1, "x")))
+                .isInstanceOf(EntryTooLargeException.class)
+                .hasMessageContaining("65537")
+                .hasMessageContaining("65536");
+        assertThatThrownBy(() -> store.get(k)).isInstanceOf(EntryTooLargeException.class);
+        assertThat(store.stats().entries()).isZero();
+    }
+
+    @Test
+    void tooLongValueIsRejectedQuotingItsLength() {
+        try (KvStore s = open(defaultConfig().maxValueBytes(1000))) {
+            s.put(key("a"), complete(1, "old"));
+            StoredValue tooLong = StoredValue.complete(TxId.of(1, 2), new byte[1001]);
+            assertThatThrownBy(() -> s.put(key("a"), tooLong))
+                    .isInstanceOf(EntryTooLargeException.class)
+                    .hasMessageContaining("1001")
+                    .hasMessageContaining("1000");
+            assertThat(s.get(key("a"))).isEqualTo(complete(1, "old"));
+            s.put(key("b"), StoredValue.complete(TxId.of(1, 3), new byte[1000]));
+        }
+    }
+
+    @Test
+    void fullByEntriesRejectsNewKeysUntilOneIsDeleted() {
+        try (KvStore s = open(defaultConfig().maxEntries(3))) {
+            for (int i = 0; i < 3; i++) s.put(key("k" + i), complete(i, "v"));
+            assertThatThrownBy(() -> s.put(key("k3"), complete(3, "v")))
+                    .isInstanceOf(StoreFullException.class)
+                    .hasMessage("store full: 3 entries (maxEntries 3)");
+            assertThat(s.get(key("k3"))).isNull();
+            s.put(key("k0"), complete(9, "overwrite fits"));
+            assertThat(s.delete(key("k1"))).isTrue();
+            s.put(key("k3"), complete(3, "v"));
+            assertThat(s.size()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void fullByBytesRejectsGrowthUntilRoomIsFreed() {
+        try (KvStore s = open(defaultConfig().maxBytes(100 * 1024))) {
+            s.put(key("a"), StoredValue.complete(TxId.of(1, 1), new byte[60 * 1024]));
+            StoredValue big = StoredValue.complete(TxId.of(1, 2), new byte[50 * 1024]);
+            assertThatThrownBy(() -> s.put(key("b"), big))
+                    .isInstanceOf(StoreFullException.class)
+                    .hasMessageContaining("maxBytes 102400");
+            assertThat(s.get(key("b"))).isNull();
+            assertThat(s.stats().valueBytes()).isEqualTo(60 * 1024);
+            s.put(key("a"), complete(2, "shrunk"));
+            s.put(key("b"), big);
+            assertThat(s.get(key("b"))).isEqualTo(big);
+        }
+    }
+
+    @Test
+    void overwriteThatWouldExceedBytesIsRejectedAndKeepsTheOldValue() {
+        try (KvStore s = open(defaultConfig().maxBytes(10_000))) {
+            s.put(key("a"), StoredValue.complete(TxId.of(1, 1), new byte[5000]));
+            assertThatThrownBy(() -> s.put(key("a"), StoredValue.complete(TxId.of(1, 2), new byte[10_000])))
+                    .isInstanceOf(StoreFullException.class);
+            assertThat(s.header(key("a")).txId()).isEqualTo(TxId.of(1, 1));
+            s.put(key("a"), StoredValue.complete(TxId.of(1, 3), new byte[9999]));
+        }
+    }
+
+    @Test
+    void updateSeesTheHeaderAndWritesWhatTheFunctionSays() {
+        assertThat(store.update(key("a"), h -> {
+                    assertThat(h).isNull();
+                    return Write.put(complete(1, "one"));
+                }))
+                .isEqualTo(Write.put(complete(1, "one")));
+        List<RecordHeader> seen = new ArrayList<>();
+        store.update(key("a"), h -> {
+            seen.add(h);
+            return Write.keep();
+        });
+        assertThat(seen).containsExactly(complete(1, "one").header());
+        assertThat(store.get(key("a"))).isEqualTo(complete(1, "one"));
+        assertThat(store.update(key("a"), h -> Write.remove())).isEqualTo(Write.remove());
+        assertThat(store.get(key("a"))).isNull();
+        assertThat(store.update(key("a"), h -> Write.remove())).isEqualTo(Write.remove());
+        assertThat(store.stats().entries()).isZero();
+    }
+
+    @Test
+    void updateWritesNothingWhenItsFunctionThrowsOrReturnsTooMuch() {
+        store.put(key("a"), complete(1, "one"));
+        assertThatThrownBy(() -> store.update(key("a"), h -> {
+                    throw new IllegalStateException("boom");
+                }))
+                .hasMessage("boom");
+        try (KvStore s = open(defaultConfig().maxValueBytes(10))) {
+            assertThatThrownBy(() -> s.update(key("a"), h -> Write.put(complete(1, "eleven byte"))))
+                    .isInstanceOf(EntryTooLargeException.class);
+            assertThat(s.get(key("a"))).isNull();
+        }
+        assertThat(store.get(key("a"))).isEqualTo(complete(1, "one"));
+    }
+
+    @Test
+    void updateAllSeesHeadersInOrderAndAppliesEveryWrite() {
+        store.put(key("b"), complete(1, "bee"));
+        store.put(key("c"), complete(2, "sea"));
+        List<byte[]> keys = List.of(key("a"), key("b"), key("c"));
+        List<Write> writes = List.of(Write.put(complete(3, "ay")), Write.keep(), Write.remove());
+        List<RecordHeader> seen = new ArrayList<>();
+        assertThat(store.updateAll(keys, headers -> {
+                    seen.addAll(headers);
+                    return writes;
+                }))
+                .isEqualTo(writes);
+        assertThat(seen)
+                .containsExactly(
+                        null, complete(1, "bee").header(), complete(2, "sea").header());
+        assertThat(store.getAll(keys)).containsExactly(complete(3, "ay"), complete(1, "bee"), null);
+        assertThat(store.size()).isEqualTo(2);
+    }
+
+    @Test
+    void updateAllWithRepeatedKeysKeepsTheLastWriteAndIgnoresKeeps() {
+        List<byte[]> keys = List.of(key("a"), key("b"), key("a"), key("b"), key("a"));
+        store.updateAll(keys, headers -> {
+            assertThat(headers).containsOnlyNulls();
+            return List.of(
+                    Write.put(complete(1, "first")),
+                    Write.put(complete(2, "b")),
+                    Write.put(complete(3, "last")),
+                    Write.remove(),
+                    Write.keep());
+        });
+        assertThat(store.get(key("a"))).isEqualTo(complete(3, "last"));
+        assertThat(store.get(key("b"))).isNull();
+        assertThat(store.stats().entries()).isEqualTo(1);
+        assertThat(store.stats().keyBytes()).isEqualTo(1);
+    }
+
+    @Test
+    void updateAllWritesNothingWhenTheBatchDoesNotFit() {
+        try (KvStore s = open(defaultConfig().maxEntries(3))) {
+            s.put(key("a"), complete(1, "a"));
+            List<byte[]> keys = List.of(key("a"), key("b"), key("c"), key("d"));
+            assertThatThrownBy(() -> s.updateAll(
+                            keys,
+                            h -> List.of(
+                                    Write.put(complete(2, "a2")),
+                                    Write.put(complete(3, "b")),
+                                    Write.put(complete(4, "c")),
+                                    Write.put(complete(5, "d")))))
+                    .isInstanceOf(StoreFullException.class)
+                    .hasMessage("store full: 1 entries + 3 new (maxEntries 3)");
+            assertThat(s.getAll(keys)).containsExactly(complete(1, "a"), null, null, null);
+            // what counts is the batch's net growth: removing one key makes room for another
+            s.updateAll(
+                    keys,
+                    h -> List.of(
+                            Write.remove(),
+                            Write.put(complete(3, "b")),
+                            Write.put(complete(4, "c")),
+                            Write.put(complete(5, "d"))));
+            assertThat(s.getAll(keys)).containsExactly(null, complete(3, "b"), complete(4, "c"), complete(5, "d"));
+        }
+    }
+
+    @Test
+    void updateAllWritesNothingWhenOneValueIsTooLongOrTheFunctionMisbehaves() {
+        store.put(key("a"), complete(1, "a"));
+        List<byte[]> keys = List.of(key("a"), key("b"));
+        try (KvStore s = open(defaultConfig().maxValueBytes(3))) {
+            assertThatThrownBy(() -> s.updateAll(
+                            keys, h -> List.of(Write.put(complete(2, "ok")), Write.put(complete(3, "toolong")))))
+                    .isInstanceOf(EntryTooLargeException.class);
+            assertThat(s.getAll(keys)).containsOnlyNulls();
+        }
+        assertThatThrownBy(() -> store.updateAll(keys, h -> List.of(Write.remove())))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("1 writes for 2 keys");
+        assertThatThrownBy(() -> store.updateAll(keys, h -> null)).isInstanceOf(NullPointerException.class);
+        assertThat(store.get(key("a"))).isEqualTo(complete(1, "a"));
+    }
+
+    @Test
+    void updateAllOfLargeValuesRoundTrips() {
+        List<byte[]> keys = List.of(key("x"), key("y"));
+        StoredValue x = StoredValue.complete(TxId.of(1, 1), randomBytes(1, 3 * CHUNK));
+        StoredValue y = StoredValue.complete(TxId.of(1, 2), randomBytes(2, INLINE + 1));
+        store.updateAll(keys, h -> List.of(Write.put(x), Write.put(y)));
+        assertThat(store.getAll(keys)).containsExactly(x, y);
+        store.updateAll(keys, h -> List.of(Write.put(y), Write.remove()));
+        assertThat(store.getAll(keys)).containsExactly(y, null);
+    }
+
+    @Test
+    void getAllKeepsOrderAndRepeatsAndGivesNullForAbsentKeys() {
+        store.put(key("a"), complete(1, "a"));
+        assertThat(store.getAll(List.of(key("z"), key("a"), key("a"))))
+                .containsExactly(null, complete(1, "a"), complete(1, "a"));
+        assertThat(store.getAll(List.of())).isEmpty();
+    }
+
+    @Test
+    void forEachVisitsEveryRecord() {
+        Map<String, StoredValue> expected = new HashMap<>();
+        for (int i = 0; i < 300; i++) {
+            StoredValue v =
+                    i % 50 == 0 ? StoredValue.complete(TxId.of(1, i), randomBytes(i, CHUNK + i)) : complete(i, "v" + i);
+            expected.put("k" + i, v);
+            store.put(key("k" + i), v);
+        }
+        byte[] longKey = randomBytes(3, 1000);
+        expected.put(Arrays.toString(longKey), StoredValue.tombstone(TxId.of(2, 2)));
+        store.put(longKey, StoredValue.tombstone(TxId.of(2, 2)));
+        Map<String, StoredValue> seen = new HashMap<>();
+        store.forEach((k, v) -> seen.put(k.length == 1000 ? Arrays.toString(k) : new String(k, UTF_8), v));
+        assertThat(seen).isEqualTo(expected);
+    }
+
+    @Test
+    void clearRemovesEverythingAndResetsCounters() {
+        for (int i = 0; i < 100; i++) store.put(key("k" + i), complete(i, "v"));
+        store.put(key("big"), StoredValue.complete(TxId.of(1, 1), new byte[3 * CHUNK]));
+        store.clear();
+        assertThat(store.get(key("k1"))).isNull();
+        assertThat(store.get(key("big"))).isNull();
+        assertThat(store.stats())
+                .isEqualTo(new StoreStats(
+                        0,
+                        0,
+                        0,
+                        0,
+                        10_000,
+                        160L << 20,
+                        store.stats().offHeapBytes(),
+                        store.stats().persistent()));
+        store.put(key("k1"), complete(1, "again"));
+        assertThat(store.size()).isEqualTo(1);
+    }
+
+    @Test
+    void statsReportTheConfiguredLimits() {
+        StoreStats stats = store.stats();
+        assertThat(stats.maxEntries()).isEqualTo(10_000);
+        assertThat(stats.maxBytes()).isEqualTo(160L << 20);
+        assertThat(store.config().maxEntries()).isEqualTo(10_000);
+    }
+
+    @Test
+    void closeIsIdempotentAndLaterCallsThrow() {
+        store.put(key("a"), complete(1, "a"));
+        store.close();
+        store.close();
+        assertThatThrownBy(() -> store.get(key("a")))
+                .isInstanceOf(StorageException.class)
+                .hasMessage("store is closed");
+        assertThatThrownBy(() -> store.put(key("a"), complete(2, "b"))).isInstanceOf(StorageException.class);
+        assertThatThrownBy(() -> store.getAll(List.of(key("a")))).isInstanceOf(StorageException.class);
+        assertThatThrownBy(() -> store.updateAll(List.of(), h -> List.of())).isInstanceOf(StorageException.class);
+        assertThatThrownBy(store::size).isInstanceOf(StorageException.class);
+        assertThatThrownBy(store::stats).isInstanceOf(StorageException.class);
+        assertThatThrownBy(store::clear).isInstanceOf(StorageException.class);
+    }
+
+    @Test
+    void nullArgumentsAreRejected() {
+        assertThatThrownBy(() -> store.get(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> store.put(key("a"), null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> store.update(key("a"), h -> null)).isInstanceOf(NullPointerException.class);
+        assertThat(store.get(key("a"))).isNull();
+    }
+
+    @Test
+    void updateAllIsAtomicForGetAllReaders() throws Exception {
+        new KvStoreConcurrencyContract(store).updateAllIsAtomicForGetAll();
+    }
+
+    @Test
+    void randomConcurrentOperationsLeaveConsistentCounters() throws Exception {
+        try (KvStore s = open(StoreConfig.builder().maxEntries(48).maxBytes(2 << 20))) {
+            new KvStoreConcurrencyContract(s).randomOperationsKeepCountersExact();
+            checkInternals(s);
+        }
+    }
+
+    /** Implementation-specific consistency checks after the random operations. */
+    void checkInternals(KvStore s) {}
+}

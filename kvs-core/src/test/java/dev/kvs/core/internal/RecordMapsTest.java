@@ -1,0 +1,75 @@
+package dev.kvs.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvs.core.StoreConfig;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RecordMapsTest {
+    private static Record record(int seq, int length) {
+        return Record.inline(StoredValue.complete(TxId.of(1, seq), new byte[length]));
+    }
+
+    @Test
+    void shortAndLongKeysAreStoredSeparatelyAndBothFound() {
+        StoreConfig config =
+                StoreConfig.builder().maxEntries(100).maxBytes(1 << 20).build();
+        try (RecordMaps maps = RecordMaps.open(config, null)) {
+            byte[] shortKey = new byte[RecordMaps.SHORT_KEY_MAX];
+            byte[] longKey = new byte[RecordMaps.SHORT_KEY_MAX + 1];
+            byte[] maxKey = new byte[config.maxKeyBytes()];
+            assertThat(maps.put(shortKey, record(1, RecordMaps.INLINE_MAX))).isNull();
+            maps.put(longKey, record(2, 0));
+            maps.put(maxKey, record(3, RecordMaps.INLINE_MAX));
+            assertThat(maps.get(shortKey).seq).isEqualTo(1);
+            assertThat(maps.get(longKey).seq).isEqualTo(2);
+            assertThat(maps.header(maxKey).seq).isEqualTo(3);
+            assertThat(maps.put(longKey, record(4, 1)).seq)
+                    .as("put returns the old record")
+                    .isEqualTo(2);
+            List<Integer> lengths = new ArrayList<>();
+            maps.forEachKey(k -> lengths.add(k.length));
+            assertThat(lengths).containsExactlyInAnyOrder(shortKey.length, longKey.length, maxKey.length);
+            maps.remove(longKey);
+            assertThat(maps.get(longKey)).isNull();
+        }
+    }
+
+    @Test
+    void aSmallMapStillFitsItsLargestEntries() {
+        StoreConfig config = StoreConfig.builder().maxEntries(1).maxBytes(1).build();
+        try (RecordMaps maps = RecordMaps.open(config, null)) {
+            for (int i = 0; i < 3; i++) {
+                maps.put(("k" + i).getBytes(), record(i, RecordMaps.INLINE_MAX));
+                maps.put(new byte[config.maxKeyBytes() - i], record(i, RecordMaps.INLINE_MAX));
+            }
+            assertThat(maps.get("k2".getBytes()).value).hasSize(RecordMaps.INLINE_MAX);
+        }
+    }
+
+    @Test
+    void noLongKeyMapWhenKeysAreShort() {
+        StoreConfig config =
+                StoreConfig.builder().maxKeyBytes(RecordMaps.SHORT_KEY_MAX).build();
+        try (RecordMaps maps = RecordMaps.open(config, null)) {
+            maps.put(new byte[RecordMaps.SHORT_KEY_MAX], record(1, 1));
+            assertThat(maps.offHeapMemoryUsed()).isPositive();
+        }
+    }
+
+    @Test
+    void layoutsGrowWithTheLimits() {
+        StoreConfig small =
+                StoreConfig.builder().maxEntries(1000).maxBytes(1 << 20).build();
+        StoreConfig large =
+                StoreConfig.builder().maxEntries(1_000_000).maxBytes(1L << 30).build();
+        assertThat(RecordMaps.shortLayout(large).baseBytes())
+                .isGreaterThan(RecordMaps.shortLayout(small).baseBytes());
+        assertThat(RecordMaps.shortLayout(large).baseBytes()).isGreaterThan(1L << 30);
+        assertThat(RecordMaps.longLayout(large).baseBytes() * 5).isGreaterThan(1L << 30);
+    }
+}

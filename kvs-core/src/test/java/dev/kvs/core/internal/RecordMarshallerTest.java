@@ -1,0 +1,82 @@
+package dev.kvs.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kvs.core.RecordState;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.core.io.IORuntimeException;
+import org.junit.jupiter.api.Test;
+
+class RecordMarshallerTest {
+    private static final RecordMarshaller M = RecordMarshaller.INSTANCE;
+
+    private static Record roundTrip(Record r, Record using) {
+        Bytes<?> bytes = Bytes.allocateElasticOnHeap(64);
+        long size = M.size(r);
+        M.write(bytes, size, r);
+        assertThat(bytes.writePosition()).isEqualTo(size);
+        return M.read(bytes, size, using);
+    }
+
+    @Test
+    void inlineRecordsRoundTripInEveryState() {
+        for (StoredValue v : new StoredValue[] {
+            StoredValue.complete(TxId.of(Long.MAX_VALUE, 2), "hello".getBytes()),
+            StoredValue.complete(TxId.of(0, 0), new byte[0]),
+            StoredValue.unfinished(TxId.of(3, 4), -5, 600),
+            StoredValue.lost(TxId.of(5, 6), 7, Integer.MAX_VALUE),
+            StoredValue.tombstone(TxId.of(8, 9))
+        }) {
+            Record back = roundTrip(Record.inline(v), null);
+            assertThat(back.toStoredValue()).isEqualTo(v);
+            assertThat(back.isChunked()).isFalse();
+        }
+    }
+
+    @Test
+    void onlyACompleteValueTakesRoomInline() {
+        assertThat(M.size(Record.inline(StoredValue.complete(TxId.ZERO, new byte[10]))))
+                .isEqualTo(RecordMarshaller.HEADER_BYTES + 10);
+        assertThat(M.size(Record.inline(StoredValue.unfinished(TxId.ZERO, 1, 1 << 20))))
+                .isEqualTo(RecordMarshaller.HEADER_BYTES);
+    }
+
+    @Test
+    void chunkedRecordsCarryTheBlobIdInsteadOfTheValue() {
+        StoredValue v = StoredValue.complete(TxId.of(1, 2), new byte[100_000]);
+        Record r = Record.chunked(v.header(), 77);
+        assertThat(M.size(r)).isEqualTo(RecordMarshaller.HEADER_BYTES + 8);
+        Record back = roundTrip(r, null);
+        assertThat(back.blobId).isEqualTo(77);
+        assertThat(back.header()).isEqualTo(v.header());
+        assertThat(back.value).isNull();
+    }
+
+    @Test
+    void aHeaderOnlyReadSkipsTheValue() {
+        StoredValue v = StoredValue.complete(TxId.of(1, 2), "hello".getBytes());
+        Record back = roundTrip(Record.inline(v), RecordMarshaller.HEADER_ONLY);
+        assertThat(back.value).isNull();
+        assertThat(back.header()).isEqualTo(v.header());
+        assertThat(back.storedValueBytes()).isEqualTo(5);
+    }
+
+    @Test
+    void aRecordWhoseSizeDisagreesWithItsLengthIsCorrupt() {
+        Bytes<?> bytes = Bytes.allocateElasticOnHeap(64);
+        Record r = Record.inline(StoredValue.complete(TxId.of(1, 2), "hello".getBytes()));
+        M.write(bytes, M.size(r), r);
+        assertThatThrownBy(() -> M.read(bytes, M.size(r) - 1, null))
+                .isInstanceOf(IORuntimeException.class)
+                .hasMessageContaining("corrupt record");
+    }
+
+    @Test
+    void stateCodesFitTwoBits() {
+        assertThat(RecordState.values()).hasSizeLessThanOrEqualTo(4);
+        assertThat(M.readResolve()).isSameAs(M);
+    }
+}

@@ -1,0 +1,106 @@
+package dev.kvs.replication.wan;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection through the link: the channel accepted from the client, the one opened to the
+ * target, and a {@link Flow} each way. Confined to the link's event loop.
+ */
+final class Connection {
+    private static final Logger log = LoggerFactory.getLogger(Connection.class);
+
+    private final Channel inbound;
+    private Channel outbound;
+    private Flow up;
+    private Flow down;
+    private int closedChannels;
+
+    private Connection(Channel inbound) {
+        this.inbound = inbound;
+    }
+
+    /**
+     * Relays {@code inbound}, already accepted and not reading yet: connects to the target, then reads
+     * both ways. {@code onClosed} runs once both channels are closed.
+     */
+    static Connection open(Channel inbound, Bootstrap connector, Wire toTarget, Wire toClient, Runnable onClosed) {
+        Connection c = new Connection(inbound);
+        inbound.pipeline().addLast(c.new Relay());
+        ChannelFuture connect = connector.clone().handler(c.new Relay()).connect();
+        c.outbound = connect.channel();
+        Runnable closed = () -> {
+            if (++c.closedChannels == 2) onClosed.run();
+        };
+        inbound.closeFuture().addListener(f -> {
+            c.onClose(c.inbound);
+            closed.run();
+        });
+        c.outbound.closeFuture().addListener(f -> {
+            c.onClose(c.outbound);
+            closed.run();
+        });
+        connect.addListener(f -> {
+            if (!f.isSuccess()) {
+                log.debug(
+                        "cannot connect to {}: {}",
+                        connector.config().remoteAddress(),
+                        f.cause().toString());
+                inbound.close();
+            } else if (!inbound.isActive()) {
+                c.outbound.close();
+            } else {
+                c.up = new Flow(toTarget, inbound, c.outbound);
+                c.down = new Flow(toClient, c.outbound, inbound);
+                inbound.config().setAutoRead(true);
+                c.outbound.config().setAutoRead(true);
+            }
+        });
+        return c;
+    }
+
+    /** Closes both sides at once, discarding what is queued: a connection reset. */
+    void reset() {
+        if (up != null) up.discard();
+        if (down != null) down.discard();
+        inbound.close();
+        outbound.close();
+    }
+
+    private void onClose(Channel channel) {
+        if (up == null) { // not connected yet, or never will be
+            (channel == inbound ? outbound : inbound).close();
+            return;
+        }
+        Flow from = channel == inbound ? up : down;
+        Flow towards = channel == inbound ? down : up;
+        towards.discard();
+        from.end(); // the other side is closed once what was sent before the close arrives
+    }
+
+    /** The handler of both channels: hands reads to the flow leaving from that channel. */
+    private final class Relay extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            Flow flow = ctx.channel() == inbound ? up : down;
+            if (flow == null || !(msg instanceof ByteBuf buf)) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            flow.read(buf);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("connection through WAN link reset: {}", cause.toString());
+            reset();
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/**
+ * A WAN link emulator: a TCP proxy that makes a loopback connection behave like a link between two
+ * datacenters, for tests, drills and benchmarks on machines without {@code tc netem}.
+ *
+ * <p>Start one with {@link dev.kvs.replication.wan.WanLink#builder()}; point clients at {@link
+ * dev.kvs.replication.wan.WanLink#port()} instead of the target. Every accepted connection gets its
+ * own connection to the target, and bytes are relayed both ways through the model below.
+ *
+ * <h2>The model</h2>
+ *
+ * Each direction (client to target, target to client) is one <em>wire</em> shared by every
+ * connection through the link, like one physical link between two routers:
+ *
+ * <ul>
+ *   <li><b>Chunks.</b> Bytes are read from a sender in chunks of at most 16 KiB (less if the buffer is
+ *       smaller). A chunk is the unit the wire serializes, so connections interleave at that grain.
+ *   <li><b>Serialization.</b> With a bandwidth of {@code B} bits/s, a chunk of {@code n} bytes occupies
+ *       the wire for {@code n * 8 / B} seconds; the next chunk starts when the wire is free. A chunk
+ *       that arrives at time {@code t} therefore leaves at {@code max(t, wireFree) + n * 8 / B}. No
+ *       bandwidth (0) means serialization takes no time.
+ *   <li><b>Propagation.</b> A chunk is delivered to the receiver one {@code delay} after it leaves
+ *       the wire, never earlier. Per connection and direction bytes arrive in the order they were
+ *       sent (if the delay is lowered at run time, later bytes wait for earlier ones).
+ *   <li><b>Queueing</b> decides which waiting chunk goes on the wire next. {@link
+ *       dev.kvs.replication.wan.WanLink.Queueing#FIFO} (the default, like {@code tc netem} and a
+ *       drop-tail router) sends chunks in arrival order: a small packet waits behind every byte
+ *       queued before it, so a connection that fills the buffer delays all the others by up to
+ *       {@code bufferBytes * 8 / B}. {@link dev.kvs.replication.wan.WanLink.Queueing#FAIR} (like
+ *       {@code fq_codel}, the Linux default qdisc) takes turns between connections, one chunk each:
+ *       a small packet waits for at most one chunk per other busy connection.
+ *   <li><b>Buffer and backpressure.</b> Bytes read but not yet handed to the receiver's socket are
+ *       queued in the link, and each direction holds at most {@code bufferBytes} of them. When a read
+ *       leaves no room for another chunk, the link stops reading from that sender (TCP flow control
+ *       then pushes back on it) and resumes every stopped sender once the queue drains to half.
+ *       Bytes are never dropped. With one connection the queue never exceeds {@code bufferBytes};
+ *       with several, it may exceed it by one chunk per connection that was mid-read when the buffer
+ *       filled. Under {@code FAIR} a connection holding less than its fair share ({@code bufferBytes}
+ *       divided by the busy connections) keeps reading, as {@code fq_codel} drops from the fattest
+ *       flow rather than from a thin one, so the queue may reach twice {@code bufferBytes}.
+ *   <li><b>Cut and pause.</b> A cut resets every connection (queued bytes are discarded) and refuses
+ *       new ones until healed. A pause stops delivery, as a partition during which TCP stays up:
+ *       connections stay open, bytes queue until backpressure stops the senders, and on resume
+ *       whatever is due is delivered at once and the wire carries on.
+ * </ul>
+ *
+ * <p>Not modelled: packet loss, jitter, reordering, the TCP handshake's round trip (a connection to
+ * the link is open at once, the one to the target opens without delay), and half-closed connections
+ * (when one side closes, the other is closed after the bytes in flight towards it are delivered).
+ * The kernel socket buffers of the proxy's own sockets add some queueing outside the model.
+ *
+ * <p>A link runs on a single event loop thread, which relays well over a gigabyte per second on
+ * loopback: plenty for emulated WAN rates.
+ */
+package dev.kvs.replication.wan;
