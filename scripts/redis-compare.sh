@@ -38,8 +38,8 @@ done
 bench() { # port pipeline -> "set get" requests/s
   local out
   out=$(redis-benchmark -p "$1" -t set,get -d 1024 -c 50 -n "$REQUESTS" -P "$2" -q 2>&1)
-  if grep -qi "warn\|error" <<<"$out"; then echo "redis-benchmark on $1 printed: $out" >&2; exit 1; fi
-  echo "$out" | awk -F'[: ]+' '/^SET/{s=$2} /^GET/{g=$2} END{print s, g}'
+  if grep -qi "warn\|error\|could not" <<<"$out"; then echo "redis-benchmark on $1 printed: $out" >&2; exit 1; fi
+  tr '\r' '\n' <<<"$out" | awk -F'[: ]+' '/^SET: .*requests per second/{s=$2} /^GET: .*requests per second/{g=$2} END{print s, g}'
 }
 
 # warm up kvs's JIT before measuring

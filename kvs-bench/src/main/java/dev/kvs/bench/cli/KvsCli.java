@@ -20,7 +20,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = KvsVersionProvider.class,
         // New commands (wan, drill, demo, bench) go here, before HelpCommand.
-        subcommands = {ServerCommand.class, HelpCommand.class},
+        subcommands = {ServerCommand.class, WanCommand.class, HelpCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         headerHeading = "%n",
         header = "kvs: an in-memory key-value store with identifier-first cross-DC replication.",
@@ -42,7 +42,7 @@ public final class KvsCli implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "missing COMMAND (server, help)");
+        throw new ParameterException(spec.commandLine(), "missing COMMAND (server, wan, help)");
     }
 
     /** The command line with kvs's error handling, creating commands with {@code factory}. */

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -258,6 +259,48 @@ abstract class KvStoreContractTest {
             s.put(key("a"), complete(2, "shrunk"));
             s.put(key("b"), big);
             assertThat(s.get(key("b"))).isEqualTo(big);
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"8, 1", "200, 4096", "300, 0", "65536, 4096", "1000, 100", "8, 4097", "16, 65473"})
+    void filledWithOneShapeTheStoreHitsItsOwnLimitFirst(int keyLength, int valueLength) {
+        try (KvStore s = open(StoreConfig.builder().maxEntries(2000).maxBytes(8 << 20))) {
+            StoreFullException full = null;
+            for (int i = 0; full == null; i++) {
+                byte[] k = Arrays.copyOf(Integer.toString(i).getBytes(UTF_8), keyLength);
+                try {
+                    s.put(k, StoredValue.complete(TxId.of(1, i), new byte[valueLength]));
+                } catch (StoreFullException e) {
+                    full = e;
+                }
+            }
+            assertThat(full.getMessage()).matches("store full: .*\\((maxEntries 2000|maxBytes 8388608)\\)");
+        }
+    }
+
+    @Test
+    void underChurnOfMixedShapesTheStoreHitsItsOwnLimitFirst() {
+        long seed = Long.getLong("kvs.test.seed", System.nanoTime());
+        System.out.println("underChurnOfMixedShapesTheStoreHitsItsOwnLimitFirst seed " + seed);
+        Random r = new Random(seed);
+        int[][] shapes = {
+            {8, 1}, {40, 300}, {200, INLINE}, {300, 10}, {5000, 2000}, {65536, 100}, {20, INLINE + 1}, {20, CHUNK + 1}
+        };
+        try (KvStore s = open(StoreConfig.builder().maxEntries(1000).maxBytes(4 << 20))) {
+            int fulls = 0;
+            for (int n = 0; n < 10_000; n++) {
+                int[] shape = shapes[r.nextInt(shapes.length)];
+                byte[] k = Arrays.copyOf(Integer.toString(r.nextInt(3000)).getBytes(UTF_8), shape[0]);
+                try {
+                    if (r.nextInt(3) == 0) s.delete(k);
+                    else s.put(k, StoredValue.complete(TxId.of(1, n), new byte[shape[1]]));
+                } catch (StoreFullException e) {
+                    assertThat(e.getMessage()).as("seed %d", seed).doesNotContain("backing map");
+                    fulls++;
+                }
+            }
+            assertThat(fulls).as("the store was driven to its limits").isPositive();
         }
     }
 

@@ -25,8 +25,8 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>Thread-safe: every method may be called from any thread. Control methods ({@link #cut}, {@link
- * #delay(Duration)}, ...) take effect before they return. Do not call them from the link's own event
- * loop thread when it shares an external {@link EventLoopGroup} with blocking code.
+ * #delay(Duration)}, ...) hand their work to the link's event loop and return once it is done (called
+ * on that event loop, they run inline). Once the link is closed they do nothing.
  */
 public interface WanLink extends AutoCloseable {
     /** Default {@link Builder#bufferBytes(int) buffer} per direction: 4 MiB. */

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class Wire {
     /** Largest chunk: the grain at which connections interleave on the wire. */
-    static final int MAX_CHUNK_BYTES = 64 * 1024;
+    static final int MAX_CHUNK_BYTES = 16 * 1024;
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
@@ -127,8 +127,9 @@ final class Wire {
 
     /** Rounded up, so that a transfer never beats {@code bytes * 8 / bitsPerSecond}. */
     private long serializationNanos(int bytes) {
-        long bits = bytes * 8L;
-        return (bits * NANOS_PER_SECOND + bitsPerSecond - 1) / bitsPerSecond;
+        long bitNanos = bytes * 8L * NANOS_PER_SECOND; // at most 2^17 * 10^9: no overflow
+        long nanos = bitNanos / bitsPerSecond;
+        return nanos * bitsPerSecond < bitNanos ? nanos + 1 : nanos;
     }
 
     /** The buffer has no room for another chunk after a read from {@code reader}: stop senders. */

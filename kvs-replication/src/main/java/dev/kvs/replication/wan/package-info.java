@@ -48,7 +48,13 @@
  * (when one side closes, the other is closed after the bytes in flight towards it are delivered).
  * The kernel socket buffers of the proxy's own sockets add some queueing outside the model.
  *
- * <p>A link runs on a single event loop thread, which relays well over a gigabyte per second on
- * loopback: plenty for emulated WAN rates.
+ * <p>Accuracy: bytes are never delivered before the model's time, so lower bounds (a round trip
+ * takes at least twice the delay, {@code n} bytes take at least {@code n * 8 / B}) hold exactly. They
+ * arrive a little later than the model's time: the event loop's timer typically fires 0.1 to 0.5 ms
+ * late, more on a busy machine, so keep emulated round trips well above a millisecond.
+ *
+ * <p>A link runs on a single event loop thread. On a small two-core machine that relays a few hundred
+ * MB/s (several Gbit/s) with the sender and receiver on the same cores: enough for emulated WAN
+ * rates, not for 10 Gbit/s and up.
  */
 package dev.kvs.replication.wan;
