@@ -3,6 +3,7 @@ package dev.kvs.server;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.admin.AdminServer;
 import dev.kvs.server.internal.resp.RespServer;
 import io.netty.channel.EventLoopGroup;
@@ -45,20 +46,19 @@ public final class KvsNode implements AutoCloseable {
         // a fresh primary starts in epoch 1 so that TxId 0:0 means "before every write"
         long epoch = Math.max(1, last.epoch());
         this.context = new NodeContext(config, store, epoch, last.epoch() == epoch ? last.seq() : 0);
-        this.boss =
-                new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kvs-accept"), NioIoHandler.newFactory());
+        Transport transport = Transport.best();
+        this.boss = transport.group(1, "kvs-accept");
         int threads = config.ioThreads() > 0
                 ? config.ioThreads()
                 : Runtime.getRuntime().availableProcessors();
-        this.workers =
-                new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("kvs-io"), NioIoHandler.newFactory());
+        this.workers = transport.group(threads, "kvs-io");
         this.adminGroup =
                 new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kvs-admin"), NioIoHandler.newFactory());
         this.resp = new RespServer(context);
         this.admin = new AdminServer(context, adminGroup);
         boolean started = false;
         try {
-            this.port = resp.start(config.bind(), config.port(), boss, workers);
+            this.port = resp.start(config.bind(), config.port(), boss, workers, transport);
             this.adminPort = admin.start(config.bind(), config.adminPort());
             started = true;
         } finally {

@@ -11,8 +11,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code kvs} command line: {@code kvs server} runs a node; later versions add {@code wan} (WAN
- * link emulator), {@code drill} (disaster drill), {@code demo} and {@code bench}. Run through the
+ * The {@code kvs} command line: {@code kvs server} runs a node, {@code kvs wan} a WAN link emulator;
+ * later versions add {@code drill} (disaster drill), {@code demo} and {@code bench}. Run through the
  * {@code ./kvs} launcher, which passes the JVM flags the store needs.
  */
 @Command(

@@ -4,23 +4,17 @@ import dev.kvs.core.KvsException;
 import dev.kvs.server.Role;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeMetrics;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.CodecException;
 import io.netty.handler.codec.DecoderException;
-import io.netty.handler.codec.redis.ArrayRedisMessage;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
-import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
-import io.netty.handler.codec.redis.InlineCommandRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
@@ -33,6 +27,8 @@ import org.slf4j.LoggerFactory;
  */
 final class RespHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RespHandler.class);
+
+    private static final int CLOSE_GRACE_SECONDS = 2;
 
     private final NodeContext node;
     private final CommandTable table;
@@ -78,15 +74,16 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        try {
-            byte[][] args = toArgs(msg);
-            if (args == null) {
-                reply(ctx, protocolError(msg));
-            } else if (args.length > 0) {
-                reply(ctx, dispatch(args));
-            }
-        } finally {
+        if (!(msg instanceof RespCommand command)) {
             ReferenceCountUtil.release(msg);
+            throw new IllegalStateException(
+                    "not a RespCommand: " + msg.getClass().getName());
+        }
+        if (command.error() != null) {
+            stats.protocolErrors.increment();
+            reply(ctx, Replies.error(command.error()));
+        } else if (command.args().length > 0) {
+            reply(ctx, dispatch(command.args()));
         }
         if (session.closeAfterReply) {
             ctx.channel().config().setAutoRead(false);
@@ -101,12 +98,6 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         if (spec.has(CommandSpec.DATA) && node.role() != Role.PRIMARY) {
             return Replies.error(
                     "NOTPRIMARY " + node.config().peer().orElse("-") + " this node is a backup; write to the primary");
-        }
-        for (byte[] a : args) {
-            if (a == BulkLimitFilter.OVERSIZED_ARG) {
-                return Replies.error("ERR Protocol error: bulk string longer than max-bulk-bytes "
-                        + node.config().maxBulkBytes() + " (the command was discarded)");
-            }
         }
         long start = System.nanoTime();
         Object result;
@@ -203,6 +194,20 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelWritabilityChanged();
     }
 
+    /**
+     * Half-closes, then closes once the client has gone or after a grace period. Closing at once while
+     * the client's garbage is still unread would make the kernel send a reset, which can destroy the
+     * error reply before the client reads it.
+     */
+    private static void closeGracefully(ChannelHandlerContext ctx) {
+        if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel duplex && duplex.isActive()) {
+            duplex.shutdownOutput();
+            ctx.executor().schedule(() -> ctx.close(), CLOSE_GRACE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        } else {
+            ctx.close();
+        }
+    }
+
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException || cause instanceof CodecException) {
@@ -210,52 +215,12 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             stats.protocolErrors.increment();
             Throwable root = cause.getCause() != null ? cause.getCause() : cause;
             String text = String.valueOf(root.getMessage()).replaceAll("[\\r\\n]", " ");
-            ctx.writeAndFlush(Replies.error("ERR Protocol error: " + text)).addListener(ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(Replies.error("ERR Protocol error: " + text)).addListener(f -> closeGracefully(ctx));
         } else if (cause instanceof IOException) {
             ctx.close(); // connection reset by the client: nothing to say
         } else {
             log.warn("closing client {} after unexpected error", session.remoteAddress, cause);
             ctx.close();
         }
-    }
-
-    /** The arguments of a command message, or null if the message is not a command. */
-    private static byte[][] toArgs(Object msg) {
-        if (msg instanceof ArrayRedisMessage array) {
-            if (array.isNull()) return null;
-            List<RedisMessage> children = array.children();
-            byte[][] args = new byte[children.size()][];
-            for (int i = 0; i < args.length; i++) {
-                RedisMessage c = children.get(i);
-                if (c instanceof BulkLimitFilter.Oversized) {
-                    args[i] = BulkLimitFilter.OVERSIZED_ARG;
-                } else if (c instanceof FullBulkStringRedisMessage bulk && !bulk.isNull()) {
-                    args[i] = bytes(bulk.content());
-                } else {
-                    return null;
-                }
-            }
-            return args;
-        }
-        if (msg instanceof InlineCommandRedisMessage inline) {
-            String line = inline.content().trim();
-            if (line.isEmpty()) return new byte[0][];
-            String[] words = line.split("\\s+");
-            byte[][] args = new byte[words.length][];
-            for (int i = 0; i < words.length; i++) args[i] = words[i].getBytes(StandardCharsets.UTF_8);
-            return args;
-        }
-        return null;
-    }
-
-    private static byte[] bytes(ByteBuf buf) {
-        return ByteBufUtil.getBytes(buf, buf.readerIndex(), buf.readableBytes(), true);
-    }
-
-    private RedisMessage protocolError(Object msg) {
-        stats.protocolErrors.increment();
-        String what = msg instanceof ArrayRedisMessage ? "an array of bulk strings" : "a command";
-        return Replies.error("ERR Protocol error: expected " + what + ", got "
-                + msg.getClass().getSimpleName().replace("RedisMessage", "").toLowerCase());
     }
 }

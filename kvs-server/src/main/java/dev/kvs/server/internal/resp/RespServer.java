@@ -1,6 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -9,18 +10,11 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.redis.FixedRedisMessagePool;
-import io.netty.handler.codec.redis.RedisArrayAggregator;
-import io.netty.handler.codec.redis.RedisBulkStringAggregator;
-import io.netty.handler.codec.redis.RedisDecoder;
-import io.netty.handler.codec.redis.RedisEncoder;
 import java.net.InetSocketAddress;
 
 /** The RESP2 client port. */
 public final class RespServer {
     private static final int MAX_INLINE_BYTES = 64 * 1024;
-    private static final int MAX_ARRAY_DEPTH = 4;
 
     private final NodeContext node;
     private final CommandTable table = new CommandTable();
@@ -39,10 +33,11 @@ public final class RespServer {
      *
      * @return the bound port (useful when {@code port} is 0)
      */
-    public int start(String bind, int port, EventLoopGroup boss, EventLoopGroup workers) throws InterruptedException {
+    public int start(String bind, int port, EventLoopGroup boss, EventLoopGroup workers, Transport transport)
+            throws InterruptedException {
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
-                .channel(NioServerSocketChannel.class)
+                .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -60,11 +55,11 @@ public final class RespServer {
 
     /** Installs the client protocol handlers; also used by tests on an {@code EmbeddedChannel}. */
     void configure(ChannelPipeline p) {
-        p.addLast("encoder", new RedisEncoder(FixedRedisMessagePool.INSTANCE));
-        p.addLast("decoder", new RedisDecoder(MAX_INLINE_BYTES, FixedRedisMessagePool.INSTANCE, true));
-        p.addLast("bulk-limit", new BulkLimitFilter(node.config().maxBulkBytes()));
-        p.addLast("bulk-aggregator", new RedisBulkStringAggregator());
-        p.addLast("array-aggregator", new RedisArrayAggregator(node.config().maxMultibulkLength(), MAX_ARRAY_DEPTH));
+        p.addLast("encoder", new RespReplyEncoder());
+        p.addLast(
+                "decoder",
+                new RespCommandDecoder(
+                        node.config().maxBulkBytes(), node.config().maxMultibulkLength(), MAX_INLINE_BYTES));
         p.addLast("handler", new RespHandler(node, table, stats));
     }
 

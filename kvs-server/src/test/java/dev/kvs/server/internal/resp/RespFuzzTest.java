@@ -44,6 +44,8 @@ class RespFuzzTest {
         return b;
     }
 
+    private static final String MANGLE = "*$:+-\r\n0123456789x";
+
     private static byte[] mangledCommands(Random rnd) {
         StringBuilder b = new StringBuilder();
         int n = 1 + rnd.nextInt(5);
@@ -53,7 +55,7 @@ class RespFuzzTest {
         int flips = 1 + rnd.nextInt(4);
         for (int i = 0; i < flips; i++) {
             int at = rnd.nextInt(bytes.length);
-            bytes[at] = (byte) "*$:+-\r\n0123456789x".charAt(rnd.nextInt(19));
+            bytes[at] = (byte) MANGLE.charAt(rnd.nextInt(MANGLE.length()));
         }
         return bytes;
     }

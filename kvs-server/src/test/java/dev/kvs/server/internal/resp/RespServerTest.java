@@ -117,7 +117,7 @@ class RespServerTest {
                 .build());
         String big = "x".repeat(17);
         String replies = resp.send(RespChannel.encode("SET", "k", big) + RespChannel.encode("PING"));
-        assertThat(replies).startsWith("-ERR Protocol error: bulk string longer than max-bulk-bytes 16");
+        assertThat(replies).startsWith("-ERR Protocol error: bulk string of 17 bytes is longer than max-bulk-bytes 16");
         assertThat(replies).endsWith("+PONG\r\n");
         assertThat(resp.command("EXISTS", "k")).isEqualTo(":0\r\n");
         assertThat(resp.command("SET", "k", "x".repeat(16))).isEqualTo("+OK\r\n");
@@ -135,7 +135,7 @@ class RespServerTest {
         String chunk = "y".repeat(64 * 1024);
         for (int sent = 0; sent < size; sent += chunk.length())
             assertThat(resp.send(chunk)).isEmpty();
-        assertThat(resp.send("\r\n")).startsWith("-ERR Protocol error: bulk string longer than max-bulk-bytes");
+        assertThat(resp.send("\r\n")).startsWith("-ERR Protocol error: bulk string of 1048576 bytes is longer");
         assertThat(resp.command("PING")).isEqualTo("+PONG\r\n");
     }
 
@@ -155,11 +155,33 @@ class RespServerTest {
 
     @Test
     void wrongTypesAreErrorsAndTheConnectionStaysUsable() {
-        assertThat(resp.send(":5\r\n")).startsWith("-ERR Protocol error: expected a command");
+        assertThat(resp.send(":5\r\n")).startsWith("-ERR unknown command ':5'");
         assertThat(resp.send("*2\r\n$3\r\nGET\r\n:1\r\n")).startsWith("-ERR Protocol error: expected an array");
+        assertThat(resp.send("*2\r\n$3\r\nGET\r\n$-1\r\n")).startsWith("-ERR Protocol error: expected a bulk");
         assertThat(resp.send("*2\r\n$3\r\nGET\r\n*1\r\n$1\r\na\r\n")).startsWith("-ERR Protocol error");
-        assertThat(resp.send("*-1\r\n")).startsWith("-ERR Protocol error");
+        assertThat(resp.send("*-1\r\n*0\r\n")).isEmpty();
         assertThat(resp.command("PING")).isEqualTo("+PONG\r\n");
+    }
+
+    @Test
+    void garbageAfterAFatalErrorIsIgnoredWhileClosing() {
+        String replies = resp.send("*1\r\n$abc\r\n" + RespChannel.encode("PING"));
+        assertThat(replies).isEqualTo("-ERR Protocol error: invalid bulk length\r\n");
+        assertFalse(resp.channel.isActive());
+    }
+
+    @Test
+    void largeValueArrivingInPiecesIsAssembled() {
+        String value = "z".repeat(200_000);
+        String cmd = RespChannel.encode("SET", "big", value);
+        for (int i = 0; i < cmd.length(); i += 7919) {
+            String part = cmd.substring(i, Math.min(cmd.length(), i + 7919));
+            String replies = resp.send(part);
+            if (i + 7919 < cmd.length()) assertThat(replies).isEmpty();
+            else assertThat(replies).isEqualTo("+OK\r\n");
+        }
+        assertThat(resp.command("STRLEN", "big")).isEqualTo(":200000\r\n");
+        assertThat(resp.command("GET", "big")).isEqualTo("$200000\r\n" + value + "\r\n");
     }
 
     @Test
