@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A key-value store whose records carry what replication needs: value, {@link TxId}, CRC32C checksum
@@ -45,6 +46,16 @@ public interface KvStore extends Closeable {
      * @throws EntryTooLargeException if the key or value is longer than the limits (nothing written)
      */
     void put(byte[] key, StoredValue value);
+
+    /**
+     * Stores the record {@code value} supplies, replacing any record without reading it first: the
+     * fast path of a plain {@code SET}. {@code value} runs under the key's lock, like an {@link
+     * #update} function, so it can assign a TxId.
+     *
+     * @return the record written
+     * @throws StoreFullException, EntryTooLargeException as for {@link #put}; nothing is written
+     */
+    StoredValue upsert(byte[] key, Supplier<StoredValue> value);
 
     /** Removes {@code key}; true if a record (of any state) was removed. */
     boolean delete(byte[] key);

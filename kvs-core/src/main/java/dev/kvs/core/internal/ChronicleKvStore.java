@@ -191,6 +191,26 @@ final class ChronicleKvStore implements KvStore {
     }
 
     @Override
+    public StoredValue upsert(byte[] key, java.util.function.Supplier<StoredValue> value) {
+        limits.checkKey(key);
+        Objects.requireNonNull(value, "value == null");
+        int slot = gate.enter();
+        try {
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                StoredValue v = Objects.requireNonNull(value.get(), "value supplied null");
+                limits.checkValue(v);
+                writer.put(key, v);
+                return v;
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
     public boolean delete(byte[] key) {
         limits.checkKey(key);
         int slot = gate.enter();

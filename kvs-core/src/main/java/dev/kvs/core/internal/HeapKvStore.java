@@ -83,6 +83,13 @@ final class HeapKvStore implements KvStore {
     }
 
     @Override
+    public StoredValue upsert(byte[] key, java.util.function.Supplier<StoredValue> value) {
+        Objects.requireNonNull(value, "value == null");
+        Write w = update(key, old -> Write.put(Objects.requireNonNull(value.get(), "value supplied null")));
+        return ((Write.Put) w).value();
+    }
+
+    @Override
     public boolean delete(byte[] key) {
         limits.checkKey(key);
         return guarded(() -> {

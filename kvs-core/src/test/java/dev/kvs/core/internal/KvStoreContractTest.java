@@ -336,6 +336,34 @@ abstract class KvStoreContractTest {
     }
 
     @Test
+    void upsertWritesWhatItsSupplierGivesAndReplacesAnyRecord() {
+        assertThat(store.upsert(key("a"), () -> complete(1, "one"))).isEqualTo(complete(1, "one"));
+        assertThat(store.get(key("a"))).isEqualTo(complete(1, "one"));
+        byte[] big = randomBytes(3, CHUNK * 2 + 1);
+        StoredValue bigValue = StoredValue.complete(TxId.of(1, 2), big);
+        assertThat(store.upsert(key("a"), () -> bigValue)).isEqualTo(bigValue);
+        assertThat(store.get(key("a"))).isEqualTo(bigValue);
+        store.upsert(key("a"), () -> complete(3, "small again"));
+        assertThat(store.get(key("a"))).isEqualTo(complete(3, "small again"));
+        assertThat(store.size()).isEqualTo(1);
+        assertThat(store.stats().valueBytes()).isEqualTo("small again".length());
+    }
+
+    @Test
+    void upsertWritesNothingWhenItsValueIsTooLongOrTheStoreIsFull() {
+        try (KvStore s = open(defaultConfig().maxValueBytes(10).maxEntries(1))) {
+            assertThatThrownBy(() -> s.upsert(key("a"), () -> complete(1, "eleven byte")))
+                    .isInstanceOf(EntryTooLargeException.class);
+            assertThat(s.get(key("a"))).isNull();
+            s.upsert(key("a"), () -> complete(2, "ok"));
+            assertThatThrownBy(() -> s.upsert(key("b"), () -> complete(3, "no room")))
+                    .isInstanceOf(dev.kvs.core.StoreFullException.class);
+            assertThat(s.get(key("b"))).isNull();
+            assertThat(s.get(key("a"))).isEqualTo(complete(2, "ok"));
+        }
+    }
+
+    @Test
     void updateWritesNothingWhenItsFunctionThrowsOrReturnsTooMuch() {
         store.put(key("a"), complete(1, "one"));
         assertThatThrownBy(() -> store.update(key("a"), h -> {

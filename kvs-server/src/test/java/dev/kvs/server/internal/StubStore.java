@@ -71,6 +71,11 @@ public final class StubStore implements KvStore {
     }
 
     @Override
+    public StoredValue upsert(byte[] key, java.util.function.Supplier<StoredValue> value) {
+        throw new UnsupportedOperationException("stub");
+    }
+
+    @Override
     public void put(byte[] key, StoredValue value) {
         throw new UnsupportedOperationException();
     }

@@ -68,6 +68,11 @@ final class DataCommands {
         }
         if (nx && xx) return Replies.SYNTAX;
         byte[] value = a[2];
+        if (!nx && !xx) {
+            // plain SET: one store operation, no read of the old record
+            store.upsert(a[1], () -> StoredValue.complete(node.nextTxId(), value));
+            return Replies.OK;
+        }
         boolean onlyIfAbsent = nx, onlyIfPresent = xx;
         Write w = store.update(a[1], h -> {
             boolean present = live(h);
