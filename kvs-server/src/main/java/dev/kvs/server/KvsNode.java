@@ -2,6 +2,8 @@ package dev.kvs.server;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
+import dev.kvs.replication.Role;
+import dev.kvs.replication.primary.Replicator;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.admin.AdminServer;
@@ -10,6 +12,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,6 +35,7 @@ public final class KvsNode implements AutoCloseable {
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final EventLoopGroup adminGroup;
+    private final EventLoopGroup replicationGroup;
     private final RespServer resp;
     private final AdminServer admin;
     private final int port;
@@ -54,6 +58,25 @@ public final class KvsNode implements AutoCloseable {
         this.workers = transport.group(threads, "kvs-io");
         this.adminGroup =
                 new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kvs-admin"), NioIoHandler.newFactory());
+        if (config.role() == Role.PRIMARY && config.peer().isPresent()) {
+            String peer = config.peer().get();
+            int colon = peer.lastIndexOf(':');
+            InetSocketAddress address = InetSocketAddress.createUnresolved(
+                    peer.substring(0, colon), Integer.parseInt(peer.substring(colon + 1)));
+            this.replicationGroup = Transport.NIO.group(1, "kvs-repl"); // the replication client is NIO
+            context.replication(new Replicator(
+                    config.replication(),
+                    store,
+                    config.cluster(),
+                    config.name(),
+                    epoch,
+                    context.lastTxId().seq(),
+                    address,
+                    replicationGroup,
+                    newer -> log.warn("backup reports epoch {} > {}: this primary is stale", newer, epoch)));
+        } else {
+            this.replicationGroup = null;
+        }
         this.resp = new RespServer(context);
         this.admin = new AdminServer(context, adminGroup);
         boolean started = false;
@@ -141,8 +164,10 @@ public final class KvsNode implements AutoCloseable {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         run(resp::close, failure);
         run(admin::close, failure);
-        for (EventLoopGroup g : new EventLoopGroup[] {boss, workers, adminGroup}) {
-            run(() -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly(), failure);
+        run(() -> context.replication().close(), failure);
+        for (EventLoopGroup g : new EventLoopGroup[] {boss, workers, adminGroup, replicationGroup}) {
+            if (g != null)
+                run(() -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly(), failure);
         }
         run(() -> context.metrics().close(), failure);
         run(store::close, failure);

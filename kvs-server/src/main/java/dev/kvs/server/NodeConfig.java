@@ -1,6 +1,9 @@
 package dev.kvs.server;
 
 import dev.kvs.core.StoreConfig;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.replication.Role;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -23,6 +26,7 @@ import java.util.Optional;
  * @param maxClients most client connections at once
  * @param ioThreads Netty event-loop threads for client connections (0: one per core)
  * @param store the store's limits and data directory
+ * @param replication the primary's replication limits (batching, bounds, timeouts)
  */
 public record NodeConfig(
         String cluster,
@@ -39,7 +43,8 @@ public record NodeConfig(
         int maxMultibulkLength,
         int maxClients,
         int ioThreads,
-        StoreConfig store) {
+        StoreConfig store,
+        ReplicatorConfig replication) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -67,6 +72,7 @@ public record NodeConfig(
         if (maxClients <= 0) throw new IllegalArgumentException("maxClients <= 0: " + maxClients);
         if (ioThreads < 0) throw new IllegalArgumentException("ioThreads < 0: " + ioThreads);
         if (store == null) throw new IllegalArgumentException("store is missing");
+        if (replication == null) throw new IllegalArgumentException("replication is missing");
     }
 
     private static void requireText(String field, String value) {
@@ -117,6 +123,7 @@ public record NodeConfig(
         private int maxClients = 10_000;
         private int ioThreads = 0;
         private StoreConfig store = StoreConfig.defaults();
+        private ReplicatorConfig replication = ReplicatorConfig.defaults();
 
         Builder() {}
 
@@ -192,6 +199,11 @@ public record NodeConfig(
             return this;
         }
 
+        public Builder replication(ReplicatorConfig v) {
+            replication = v;
+            return this;
+        }
+
         public Builder store(StoreConfig v) {
             store = v;
             return this;
@@ -219,6 +231,7 @@ public record NodeConfig(
             maxClients = c.maxClients;
             ioThreads = c.ioThreads;
             store = c.store;
+            replication = c.replication;
             return this;
         }
 
@@ -239,7 +252,8 @@ public record NodeConfig(
                     maxMultibulkLength,
                     maxClients,
                     ioThreads,
-                    store);
+                    store,
+                    replication);
         }
     }
 }

@@ -382,8 +382,9 @@ class WanLinkTest {
         long start = System.nanoTime();
         LoopbackServer.write(s, new byte[n]);
         assertThat(s.getInputStream().readNBytes(n)).hasSize(n);
-        // serialized once each way
-        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(2 * serializationNanos(n, 10_000_000));
+        // the echo returns chunks while later ones are still on their way out, so the two directions
+        // overlap: the bound that always holds is one full serialization
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(serializationNanos(n, 10_000_000));
     }
 
     @Test

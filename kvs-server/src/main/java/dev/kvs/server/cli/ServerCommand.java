@@ -1,10 +1,10 @@
 package dev.kvs.server.cli;
 
 import dev.kvs.core.StoreConfig;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.NodeConfig;
-import dev.kvs.server.ReplicationMode;
-import dev.kvs.server.Role;
 import dev.kvs.server.config.ByteSize;
 import dev.kvs.server.config.ConfigException;
 import dev.kvs.server.config.NodeConfigLoader;

@@ -2,9 +2,11 @@ package dev.kvs.server.internal;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
+import dev.kvs.replication.LocalReplication;
+import dev.kvs.replication.Replication;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
-import dev.kvs.server.ReplicationMode;
-import dev.kvs.server.Role;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -17,8 +19,7 @@ public final class NodeContext {
     private final KvStore store;
     private final long startedAtMillis = System.currentTimeMillis();
     private final AtomicReference<Role> role;
-    private volatile long epoch;
-    private final AtomicLong lastSeq = new AtomicLong();
+    private volatile Replication replication;
     private final AtomicLong clientIds = new AtomicLong();
     private volatile ReplicationMode mode;
     private final NodeMetrics metrics;
@@ -28,8 +29,7 @@ public final class NodeContext {
         this.store = store;
         this.role = new AtomicReference<>(config.role());
         this.mode = config.mode();
-        this.epoch = epoch;
-        this.lastSeq.set(lastSeq);
+        this.replication = new LocalReplication(epoch, lastSeq);
         this.metrics = new NodeMetrics(this);
     }
 
@@ -54,7 +54,7 @@ public final class NodeContext {
     }
 
     public long epoch() {
-        return epoch;
+        return replication.epoch();
     }
 
     public ReplicationMode mode() {
@@ -65,14 +65,18 @@ public final class NodeContext {
         mode = m;
     }
 
-    /** Orders one write: the next TxId of the current epoch. Call under the key's store lock. */
-    public TxId nextTxId() {
-        return new TxId(epoch, lastSeq.incrementAndGet());
+    /** How this node orders (and, on a primary with a peer, replicates) its writes. */
+    public Replication replication() {
+        return replication;
+    }
+
+    public void replication(Replication r) {
+        replication = r;
     }
 
     /** The TxId of the last write ordered by this node. */
     public TxId lastTxId() {
-        return new TxId(epoch, lastSeq.get());
+        return replication.lastTxId();
     }
 
     /** Next client id, for {@code CLIENT ID}. */

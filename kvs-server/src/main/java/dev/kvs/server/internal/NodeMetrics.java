@@ -1,7 +1,7 @@
 package dev.kvs.server.internal;
 
 import dev.kvs.core.StoreStats;
-import dev.kvs.server.Role;
+import dev.kvs.replication.Role;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

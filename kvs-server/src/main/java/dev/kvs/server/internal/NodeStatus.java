@@ -1,6 +1,7 @@
 package dev.kvs.server.internal;
 
 import dev.kvs.core.StoreStats;
+import dev.kvs.replication.ReplicatorStatus;
 
 /**
  * A snapshot of one node's state: what {@code GET /status} returns as JSON and what the RESP
@@ -31,7 +32,7 @@ public record NodeStatus(
         long connections,
         long uptimeSeconds,
         String version,
-        ReplicationStatus replication) {
+        ReplicatorStatus replication) {
 
     /**
      * Memory use.
@@ -83,7 +84,27 @@ public record NodeStatus(
                 node.metrics().connections(),
                 node.uptimeSeconds(),
                 KvsVersion.get(),
-                // Replication issues replace this with the live link state.
-                ReplicationStatus.none(node.config().peer()));
+                withConfiguredPeer(
+                        node.replication().status(), node.config().peer().orElse("")));
+    }
+
+    /** A node that does not replicate (a backup, or a lone primary) still shows the peer it is set up with. */
+    private static ReplicatorStatus withConfiguredPeer(ReplicatorStatus r, String peer) {
+        if (!r.peer().isEmpty() || peer.isEmpty()) return r;
+        return new ReplicatorStatus(
+                r.state(),
+                peer,
+                r.lastTxId(),
+                r.ackedTxId(),
+                r.unackedKeys(),
+                r.pendingValues(),
+                r.pendingValueBytes(),
+                r.conflatedValues(),
+                r.valuesShipped(),
+                r.valueBytesShipped(),
+                r.valueStreamsUp(),
+                r.resyncs(),
+                r.reconnects(),
+                r.keyAckLatencyMicros());
     }
 }

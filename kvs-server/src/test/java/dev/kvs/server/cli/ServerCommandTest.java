@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.NodeStartException;
-import dev.kvs.server.ReplicationMode;
-import dev.kvs.server.Role;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

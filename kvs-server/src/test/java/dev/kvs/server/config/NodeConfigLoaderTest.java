@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.StoreConfig;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
-import dev.kvs.server.ReplicationMode;
-import dev.kvs.server.Role;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

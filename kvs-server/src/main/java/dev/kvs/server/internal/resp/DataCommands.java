@@ -8,6 +8,11 @@ import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.Write;
+import dev.kvs.replication.ReplicationBusyException;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.ReplicationTimeoutException;
+import dev.kvs.replication.WriteOrder;
+import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.server.internal.NodeContext;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.nio.ByteBuffer;
@@ -16,6 +21,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /** GET, SET, DEL, EXISTS, MGET, MSET, STRLEN, DBSIZE: the commands that touch the store. */
 final class DataCommands {
@@ -68,43 +74,68 @@ final class DataCommands {
         }
         if (nx && xx) return Replies.SYNTAX;
         byte[] value = a[2];
+        byte[] key = a[1];
+        WriteOrder order = node.replication().begin(mode(s));
         if (!nx && !xx) {
             // plain SET: one store operation, no read of the old record
-            store.upsert(a[1], () -> StoredValue.complete(node.nextTxId(), value));
-            return Replies.OK;
+            try {
+                store.upsert(key, () -> StoredValue.complete(order.order(Op.PUT, key, value), value));
+            } catch (RuntimeException e) {
+                order.abort();
+                throw e;
+            }
+            return answer(order.commit(), Replies.OK);
         }
         boolean onlyIfAbsent = nx, onlyIfPresent = xx;
-        Write w = store.update(a[1], h -> {
-            boolean present = live(h);
-            if ((onlyIfAbsent && present) || (onlyIfPresent && !present)) return Write.keep();
-            return Write.put(StoredValue.complete(node.nextTxId(), value));
-        });
-        return w instanceof Write.Put ? Replies.OK : Replies.NIL;
+        Write w;
+        try {
+            w = store.update(key, h -> {
+                boolean present = live(h);
+                if ((onlyIfAbsent && present) || (onlyIfPresent && !present)) return Write.keep();
+                return Write.put(StoredValue.complete(order.order(Op.PUT, key, value), value));
+            });
+        } catch (RuntimeException e) {
+            order.abort();
+            throw e;
+        }
+        return answer(order.commit(), w instanceof Write.Put ? Replies.OK : Replies.NIL);
     }
 
     private Object del(Session s, byte[][] a) {
+        WriteOrder order = node.replication().begin(mode(s));
         if (a.length == 2) {
-            Write w = store.update(a[1], h -> live(h) ? remove() : Write.keep());
-            return w == Write.remove() ? Replies.ONE : Replies.ZERO;
+            Write w;
+            try {
+                w = store.update(a[1], h -> live(h) ? remove(order, a[1]) : Write.keep());
+            } catch (RuntimeException e) {
+                order.abort();
+                throw e;
+            }
+            return answer(order.commit(), w == Write.remove() ? Replies.ONE : Replies.ZERO);
         }
         List<byte[]> keys = Arrays.asList(a).subList(1, a.length);
         long[] removed = new long[1];
-        store.updateAll(keys, headers -> {
-            List<Write> writes = new ArrayList<>(headers.size());
-            // a key named twice is removed once
-            Set<ByteBuffer> seen = new HashSet<>();
-            for (int i = 0; i < headers.size(); i++) {
-                boolean first = seen.add(ByteBuffer.wrap(keys.get(i)));
-                if (first && live(headers.get(i))) {
-                    removed[0]++;
-                    writes.add(remove());
-                } else {
-                    writes.add(Write.keep());
+        try {
+            store.updateAll(keys, headers -> {
+                List<Write> writes = new ArrayList<>(headers.size());
+                // a key named twice is removed once
+                Set<ByteBuffer> seen = new HashSet<>();
+                for (int i = 0; i < headers.size(); i++) {
+                    boolean first = seen.add(ByteBuffer.wrap(keys.get(i)));
+                    if (first && live(headers.get(i))) {
+                        removed[0]++;
+                        writes.add(remove(order, keys.get(i)));
+                    } else {
+                        writes.add(Write.keep());
+                    }
                 }
-            }
-            return writes;
-        });
-        return Replies.integer(removed[0]);
+                return writes;
+            });
+        } catch (RuntimeException e) {
+            order.abort();
+            throw e;
+        }
+        return answer(order.commit(), Replies.integer(removed[0]));
     }
 
     private Object exists(Session s, byte[][] a) {
@@ -129,14 +160,21 @@ final class DataCommands {
         int n = (a.length - 1) / 2;
         List<byte[]> keys = new ArrayList<>(n);
         for (int i = 0; i < n; i++) keys.add(a[1 + 2 * i]);
-        store.updateAll(keys, headers -> {
-            List<Write> writes = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                writes.add(Write.put(StoredValue.complete(node.nextTxId(), a[2 + 2 * i])));
-            }
-            return writes;
-        });
-        return Replies.OK;
+        WriteOrder order = node.replication().begin(mode(s));
+        try {
+            store.updateAll(keys, headers -> {
+                List<Write> writes = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    byte[] value = a[2 + 2 * i];
+                    writes.add(Write.put(StoredValue.complete(order.order(Op.PUT, keys.get(i), value), value)));
+                }
+                return writes;
+            });
+        } catch (RuntimeException e) {
+            order.abort();
+            throw e;
+        }
+        return answer(order.commit(), Replies.OK);
     }
 
     private Object strlen(Session s, byte[][] a) {
@@ -145,9 +183,19 @@ final class DataCommands {
     }
 
     /** A delete is ordered like any write: it takes a TxId (replication ships it as a tombstone). */
-    private Write remove() {
-        node.nextTxId();
+    private static Write remove(WriteOrder order, byte[] key) {
+        order.order(Op.DELETE, key, null);
         return Write.remove();
+    }
+
+    private ReplicationMode mode(Session s) {
+        return s.mode != null ? s.mode : node.mode();
+    }
+
+    /** {@code reply} now if the write may be answered already, else when replication allows. */
+    private static Object answer(CompletableFuture<Void> replicated, RedisMessage reply) {
+        if (replicated.isDone() && !replicated.isCompletedExceptionally()) return reply;
+        return replicated.thenApply(v -> reply);
     }
 
     private static boolean live(RecordHeader h) {
@@ -156,6 +204,9 @@ final class DataCommands {
 
     /** The reply for a store failure a client can act on; anything else is a bug and propagates. */
     static RedisMessage storeError(KvsException e) {
+        if (e instanceof ReplicationBusyException || e instanceof ReplicationTimeoutException) {
+            return Replies.error(e.getMessage()); // already starts with BUSY / NOREPLICA
+        }
         if (e instanceof StoreFullException) return Replies.error("OOM " + e.getMessage());
         if (e instanceof EntryTooLargeException) return Replies.error("ERR " + e.getMessage());
         return Replies.error("ERR storage error: " + e.getMessage());

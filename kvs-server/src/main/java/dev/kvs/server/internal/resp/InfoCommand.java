@@ -1,7 +1,8 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.StoreStats;
-import dev.kvs.server.Role;
+import dev.kvs.replication.ReplicatorStatus;
+import dev.kvs.replication.Role;
 import dev.kvs.server.internal.NodeContext;
 import java.util.List;
 import java.util.Locale;
@@ -140,7 +141,18 @@ final class InfoCommand implements Command {
         line(b, "kvs_mode", node.mode().label());
         line(b, "kvs_last_txid", node.lastTxId());
         line(b, "kvs_peer", node.config().peer().orElse(""));
-        line(b, "connected_slaves", 0);
+        ReplicatorStatus r = node.replication().status();
+        line(b, "kvs_link_state", r.state());
+        line(b, "kvs_acked_txid", r.ackedTxId());
+        line(b, "kvs_unacked_keys", r.unackedKeys());
+        line(b, "kvs_key_ack_latency_us", r.keyAckLatencyMicros());
+        line(b, "kvs_value_lag_count", r.pendingValues());
+        line(b, "kvs_value_lag_bytes", r.pendingValueBytes());
+        line(b, "kvs_conflated_values", r.conflatedValues());
+        line(b, "kvs_values_shipped", r.valuesShipped());
+        line(b, "kvs_value_streams_up", r.valueStreamsUp());
+        line(b, "kvs_resyncs", r.resyncs());
+        line(b, "connected_slaves", r.state().equals("streaming") ? 1 : 0);
     }
 
     private void keyspace(StringBuilder b) {

@@ -1,7 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.KvsException;
-import dev.kvs.server.Role;
+import dev.kvs.replication.Role;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeMetrics;
 import io.netty.channel.ChannelFutureListener;
@@ -39,6 +39,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<CompletableFuture<RedisMessage>> pending = new ArrayDeque<>();
 
     private boolean writtenSinceFlush;
+    /** Commands read while a write waits for replication room, in order; empty normally. */
+    private final ArrayDeque<RespCommand> held = new ArrayDeque<>();
+
+    private long holdDeadlineNanos;
 
     RespHandler(NodeContext node, CommandTable table, ClientStats stats) {
         this.node = node;
@@ -79,14 +83,78 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             throw new IllegalStateException(
                     "not a RespCommand: " + msg.getClass().getName());
         }
+        if (!held.isEmpty()) {
+            held.add(command); // behind a write waiting for replication room: keep the order
+            return;
+        }
+        handle(ctx, command);
+        if (session.closeAfterReply) {
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    private void handle(ChannelHandlerContext ctx, RespCommand command) {
         if (command.error() != null) {
             stats.protocolErrors.increment();
             reply(ctx, Replies.error(command.error()));
         } else if (command.args().length > 0) {
+            if (mustWaitForRoom(command)) {
+                hold(ctx, command);
+                return;
+            }
             reply(ctx, dispatch(command.args()));
         }
-        if (session.closeAfterReply) {
-            ctx.channel().config().setAutoRead(false);
+    }
+
+    /**
+     * A write finding replication's bounds full is held, with everything after it on this connection,
+     * and reading pauses; it is retried every millisecond, never blocking the event loop, and refused
+     * with BUSY once the write timeout has passed.
+     */
+    private boolean mustWaitForRoom(RespCommand command) {
+        if (node.replication().hasRoom()) return false;
+        CommandSpec spec = table.lookup(command.args()[0]);
+        return spec != null && spec.has(CommandSpec.WRITE) && node.role() == Role.PRIMARY;
+    }
+
+    private void hold(ChannelHandlerContext ctx, RespCommand command) {
+        held.addFirst(command);
+        holdDeadlineNanos = System.nanoTime() + node.replication().writeTimeoutMillis() * 1_000_000;
+        ctx.channel().config().setAutoRead(false);
+        ctx.executor().schedule(() -> retryHeld(ctx), 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    private void retryHeld(ChannelHandlerContext ctx) {
+        if (!ctx.channel().isActive()) {
+            held.clear();
+            return;
+        }
+        while (!held.isEmpty()) {
+            RespCommand next = held.peek();
+            if (next.error() == null && next.args().length > 0 && mustWaitForRoom(next)) {
+                if (System.nanoTime() < holdDeadlineNanos) {
+                    ctx.executor().schedule(() -> retryHeld(ctx), 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    flushIfWritten(ctx);
+                    return;
+                }
+                held.poll();
+                reply(
+                        ctx,
+                        Replies.error("BUSY replication to the backup is behind its bounds for "
+                                + node.replication().writeTimeoutMillis() + " ms; nothing was written"));
+                holdDeadlineNanos = System.nanoTime() + node.replication().writeTimeoutMillis() * 1_000_000;
+                continue;
+            }
+            handle(ctx, held.poll());
+        }
+        flushIfWritten(ctx);
+        ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !session.closeAfterReply);
+    }
+
+    private void flushIfWritten(ChannelHandlerContext ctx) {
+        if (writtenSinceFlush) {
+            writtenSinceFlush = false;
+            ctx.flush();
         }
     }
 
@@ -190,7 +258,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         // a client that pipelines without reading its replies is paused instead of growing our buffers
-        ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !session.closeAfterReply);
+        ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !session.closeAfterReply && held.isEmpty());
         ctx.fireChannelWritabilityChanged();
     }
 

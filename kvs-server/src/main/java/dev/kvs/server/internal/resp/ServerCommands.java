@@ -1,7 +1,7 @@
 package dev.kvs.server.internal.resp;
 
+import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.NodeConfig;
-import dev.kvs.server.ReplicationMode;
 import dev.kvs.server.internal.NodeContext;
 import io.netty.handler.codec.redis.IntegerRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;

@@ -1,6 +1,6 @@
 package dev.kvs.server.internal.resp;
 
-import dev.kvs.server.ReplicationMode;
+import dev.kvs.replication.ReplicationMode;
 
 /** Per-connection state. Confined to the connection's event loop. */
 final class Session {

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
-import dev.kvs.server.ReplicationMode;
-import dev.kvs.server.Role;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.StubStore;
 import io.netty.channel.EventLoopGroup;

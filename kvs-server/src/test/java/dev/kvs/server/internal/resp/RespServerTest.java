@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.kvs.core.StoreConfig;
+import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
-import dev.kvs.server.Role;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

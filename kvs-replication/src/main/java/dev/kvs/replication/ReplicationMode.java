@@ -1,4 +1,4 @@
-package dev.kvs.server;
+package dev.kvs.replication;
 
 /** When a write is acknowledged to its client, relative to replication to the backup. */
 public enum ReplicationMode {

@@ -1,4 +1,4 @@
-package dev.kvs.server;
+package dev.kvs.replication;
 
 import java.util.Locale;
 

@@ -1,0 +1,172 @@
+package dev.kvs.replication;
+
+import java.time.Duration;
+
+/**
+ * Immutable, validated settings of a primary's replicator.
+ *
+ * @param maxUnackedKeys key packets kept until the backup acknowledges them; at the bound writers wait
+ * @param maxPendingValues values ordered but not yet acknowledged by the backup; at the bound writers wait
+ * @param maxPendingValueBytes bytes of those values
+ * @param valueBatchBytes a value batch is sent when it holds this many bytes...
+ * @param valueLinger ...or when its oldest value has waited this long
+ * @param chunkBytes values longer than this are split into chunks of this size
+ * @param valueStreams parallel value connections
+ * @param valueRateBytesPerSecond cap on value bytes sent per second (0: none)
+ * @param writeTimeout how long a writer waits at a bound, or for its acknowledgement
+ * @param reconnectMin first reconnect delay after the link drops
+ * @param reconnectMax longest reconnect delay (the delay doubles up to it)
+ * @param heartbeatInterval how often an idle link is probed
+ * @param maxFrameBytes longest replication frame accepted
+ */
+public record ReplicatorConfig(
+        int maxUnackedKeys,
+        int maxPendingValues,
+        long maxPendingValueBytes,
+        int valueBatchBytes,
+        Duration valueLinger,
+        int chunkBytes,
+        int valueStreams,
+        long valueRateBytesPerSecond,
+        Duration writeTimeout,
+        Duration reconnectMin,
+        Duration reconnectMax,
+        Duration heartbeatInterval,
+        int maxFrameBytes) {
+
+    public ReplicatorConfig {
+        positive("maxUnackedKeys", maxUnackedKeys);
+        positive("maxPendingValues", maxPendingValues);
+        positive("maxPendingValueBytes", maxPendingValueBytes);
+        positive("valueBatchBytes", valueBatchBytes);
+        notNegative("valueLinger", valueLinger);
+        positive("chunkBytes", chunkBytes);
+        positive("valueStreams", valueStreams);
+        if (valueStreams > 64) throw new IllegalArgumentException("valueStreams > 64: " + valueStreams);
+        if (valueRateBytesPerSecond < 0)
+            throw new IllegalArgumentException("valueRateBytesPerSecond < 0: " + valueRateBytesPerSecond);
+        notNegative("writeTimeout", writeTimeout);
+        notNegative("reconnectMin", reconnectMin);
+        notNegative("reconnectMax", reconnectMax);
+        if (reconnectMax.compareTo(reconnectMin) < 0)
+            throw new IllegalArgumentException("reconnectMax < reconnectMin: " + reconnectMax + " < " + reconnectMin);
+        notNegative("heartbeatInterval", heartbeatInterval);
+        if (maxFrameBytes < chunkBytes + 128 * 1024)
+            throw new IllegalArgumentException(
+                    "maxFrameBytes < chunkBytes + 128KiB: " + maxFrameBytes + " < " + (chunkBytes + 128 * 1024));
+    }
+
+    private static void positive(String field, long v) {
+        if (v <= 0) throw new IllegalArgumentException(field + " <= 0: " + v);
+    }
+
+    private static void notNegative(String field, Duration d) {
+        if (d == null) throw new IllegalArgumentException(field + " is missing");
+        if (d.isNegative()) throw new IllegalArgumentException(field + " < 0: " + d);
+    }
+
+    public static ReplicatorConfig defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds a {@link ReplicatorConfig}; {@link #build()} validates. */
+    public static final class Builder {
+        private int maxUnackedKeys = 1_000_000;
+        private int maxPendingValues = 1_000_000;
+        private long maxPendingValueBytes = 1L << 30;
+        private int valueBatchBytes = 256 * 1024;
+        private Duration valueLinger = Duration.ofMillis(1);
+        private int chunkBytes = 256 * 1024;
+        private int valueStreams = 2;
+        private long valueRateBytesPerSecond = 0;
+        private Duration writeTimeout = Duration.ofSeconds(5);
+        private Duration reconnectMin = Duration.ofMillis(50);
+        private Duration reconnectMax = Duration.ofSeconds(2);
+        private Duration heartbeatInterval = Duration.ofSeconds(1);
+        private int maxFrameBytes = 8 * 1024 * 1024;
+
+        Builder() {}
+
+        public Builder maxUnackedKeys(int v) {
+            maxUnackedKeys = v;
+            return this;
+        }
+
+        public Builder maxPendingValues(int v) {
+            maxPendingValues = v;
+            return this;
+        }
+
+        public Builder maxPendingValueBytes(long v) {
+            maxPendingValueBytes = v;
+            return this;
+        }
+
+        public Builder valueBatchBytes(int v) {
+            valueBatchBytes = v;
+            return this;
+        }
+
+        public Builder valueLinger(Duration v) {
+            valueLinger = v;
+            return this;
+        }
+
+        public Builder chunkBytes(int v) {
+            chunkBytes = v;
+            return this;
+        }
+
+        public Builder valueStreams(int v) {
+            valueStreams = v;
+            return this;
+        }
+
+        public Builder valueRateBytesPerSecond(long v) {
+            valueRateBytesPerSecond = v;
+            return this;
+        }
+
+        public Builder writeTimeout(Duration v) {
+            writeTimeout = v;
+            return this;
+        }
+
+        public Builder reconnect(Duration min, Duration max) {
+            reconnectMin = min;
+            reconnectMax = max;
+            return this;
+        }
+
+        public Builder heartbeatInterval(Duration v) {
+            heartbeatInterval = v;
+            return this;
+        }
+
+        public Builder maxFrameBytes(int v) {
+            maxFrameBytes = v;
+            return this;
+        }
+
+        public ReplicatorConfig build() {
+            return new ReplicatorConfig(
+                    maxUnackedKeys,
+                    maxPendingValues,
+                    maxPendingValueBytes,
+                    valueBatchBytes,
+                    valueLinger,
+                    chunkBytes,
+                    valueStreams,
+                    valueRateBytesPerSecond,
+                    writeTimeout,
+                    reconnectMin,
+                    reconnectMax,
+                    heartbeatInterval,
+                    maxFrameBytes);
+        }
+    }
+}

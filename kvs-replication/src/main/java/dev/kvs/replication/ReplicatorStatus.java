@@ -1,0 +1,37 @@
+package dev.kvs.replication;
+
+import dev.kvs.core.TxId;
+
+/**
+ * What a primary's replication is doing.
+ *
+ * @param state {@code none} (no peer), {@code connecting}, {@code resyncing}, {@code streaming}
+ * @param peer the backup's address, or empty
+ * @param lastTxId last TxId ordered
+ * @param ackedTxId highest TxId whose key packet (and every earlier one) the backup acknowledged
+ * @param unackedKeys key packets not yet acknowledged
+ * @param pendingValues values ordered but not yet acknowledged by the backup (the value lag)
+ * @param pendingValueBytes their bytes
+ * @param conflatedValues values never sent because a newer write of the same key replaced them
+ * @param valuesShipped values sent
+ * @param valueBytesShipped value bytes sent
+ * @param valueStreamsUp value connections up
+ * @param resyncs full resyncs started
+ * @param reconnects key channel connections made
+ * @param keyAckLatencyMicros last observed key-packet round trip (send to cumulative ack), micros
+ */
+public record ReplicatorStatus(
+        String state,
+        String peer,
+        TxId lastTxId,
+        TxId ackedTxId,
+        long unackedKeys,
+        long pendingValues,
+        long pendingValueBytes,
+        long conflatedValues,
+        long valuesShipped,
+        long valueBytesShipped,
+        int valueStreamsUp,
+        long resyncs,
+        long reconnects,
+        long keyAckLatencyMicros) {}

@@ -1,0 +1,16 @@
+package dev.kvs.replication.backup;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Event counts of one backup, written by the event loops and read by {@link BackupStatus}. */
+final class BackupCounters {
+    final LongAdder keyPackets = new LongAdder();
+    final LongAdder duplicateKeyPackets = new LongAdder();
+    final LongAdder resendsRequested = new LongAdder();
+    final LongAdder valuesApplied = new LongAdder();
+    final LongAdder valuesSuperseded = new LongAdder();
+    final LongAdder valuesNacked = new LongAdder();
+    final LongAdder bytesReceived = new LongAdder();
+    final LongAdder resyncs = new LongAdder();
+    final LongAdder keysRemovedByResync = new LongAdder();
+}

@@ -1,0 +1,29 @@
+package dev.kvs.replication.backup;
+
+/**
+ * What the replication listener needs to know about the node it runs in: identity, role and epoch.
+ * The node owns these; the listener only reads them and, when a primary of a newer epoch dials in,
+ * asks the node to adopt that epoch.
+ *
+ * <p>Implementations must be thread-safe: every method is called from network event loops, and must
+ * return quickly (no I/O beyond what {@link #adoptEpoch} needs to persist the epoch).
+ */
+public interface BackupNode {
+    /** The cluster name; a primary of another cluster is rejected. */
+    String cluster();
+
+    /** This node's name, sent in {@code Welcome}. */
+    String name();
+
+    /** True while this node is a backup; a primary is refused with {@code NOT_BACKUP}. */
+    boolean isBackup();
+
+    /** The highest epoch this node has seen; a primary of an older epoch is refused as stale. */
+    long epoch();
+
+    /**
+     * Records that a primary of {@code epoch} (greater than {@link #epoch()}) is connected: from now on
+     * {@link #epoch()} returns at least {@code epoch}.
+     */
+    void adoptEpoch(long epoch);
+}

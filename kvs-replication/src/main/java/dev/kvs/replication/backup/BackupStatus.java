@@ -1,0 +1,49 @@
+package dev.kvs.replication.backup;
+
+import dev.kvs.core.TxId;
+
+/**
+ * A point-in-time view of a backup's replication, for {@code /status}, {@code INFO replication} and
+ * metrics. Counters count since the listener started.
+ *
+ * @param keyChannelConnected whether a primary's key channel is connected
+ * @param valueChannels value channels connected
+ * @param epoch the node's epoch
+ * @param contiguous highest TxId such that every key packet of its epoch up to it has arrived
+ * @param resyncing whether a full resync's key listing is in progress
+ * @param unfinishedKeys keys whose value has not arrived
+ * @param oldestUnfinishedAgeMillis age of the oldest unfinished entry (0 if none): the exposure
+ * @param keyPackets key packets received (duplicates and resync listings included)
+ * @param duplicateKeyPackets key packets received that were already had
+ * @param resendsRequested {@code Resend}s sent after a gap in key packets
+ * @param valuesApplied values written to the store
+ * @param valuesSuperseded values not written because a newer TxId of the key was already stored
+ * @param valuesNacked values refused (checksum mismatch, broken chunks, store refusal)
+ * @param assemblyBytes bytes reserved by values being assembled from chunks
+ * @param pausedValueChannels value channels not read now because assembly memory is at its bound
+ * @param keyChannelPaused whether the key channel is not read now because the unfinished-key queue is
+ *     at its bound
+ * @param bytesReceived bytes read from every replication connection
+ * @param resyncs full resyncs completed
+ * @param keysRemovedByResync records replaced by a tombstone because a resync did not list them
+ */
+public record BackupStatus(
+        boolean keyChannelConnected,
+        int valueChannels,
+        long epoch,
+        TxId contiguous,
+        boolean resyncing,
+        long unfinishedKeys,
+        long oldestUnfinishedAgeMillis,
+        long keyPackets,
+        long duplicateKeyPackets,
+        long resendsRequested,
+        long valuesApplied,
+        long valuesSuperseded,
+        long valuesNacked,
+        long assemblyBytes,
+        int pausedValueChannels,
+        boolean keyChannelPaused,
+        long bytesReceived,
+        long resyncs,
+        long keysRemovedByResync) {}

@@ -1,0 +1,256 @@
+package dev.kvs.replication.backup;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.TxId;
+import dev.kvs.replication.Role;
+import dev.kvs.replication.wire.Frame;
+import dev.kvs.replication.wire.Frame.Hello;
+import dev.kvs.replication.wire.Frame.RejectReason;
+import dev.kvs.replication.wire.FrameCodec;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The {@link ReplicationServer}: the listener, the handshake and the registry of live channels. */
+final class RealReplicationServer implements ReplicationServer {
+    private static final Logger log = LoggerFactory.getLogger(RealReplicationServer.class);
+
+    final KvStore store;
+    final BackupNode node;
+    final BackupConfig config;
+    final UnfinishedKeys unfinished;
+    final BackupCounters counters = new BackupCounters();
+    final BackupApplier applier;
+    final AssemblyBudget budget;
+    private final ReceivedBytes received;
+    private final EventLoopGroup group;
+    private final Channel server;
+    private final ChannelGroup all = new DefaultChannelGroup("kvs-replication", GlobalEventExecutor.INSTANCE);
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    // guarded by this
+    private Channel keyChannel;
+    private Hello keyHello;
+    private final Map<Channel, Hello> valueChannels = new LinkedHashMap<>();
+    private volatile boolean keyChannelPaused;
+
+    RealReplicationServer(ReplicationServer.Builder b) {
+        this.store = b.store;
+        this.node = b.node;
+        this.config = b.config;
+        this.unfinished = b.unfinished != null ? b.unfinished : new UnfinishedKeys(config.maxUnfinishedKeys());
+        this.applier = new BackupApplier(store, unfinished, counters, config.maxHeldKeyPackets());
+        this.budget = new AssemblyBudget(config.maxAssemblyBytes(), config.maxAssemblyBytesPerChannel());
+        this.received = new ReceivedBytes(counters.bytesReceived);
+        this.group = b.group;
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(b.group)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        accept(ch);
+                    }
+                });
+        ChannelFuture bound = bootstrap.bind(b.host, b.port).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            Throwable cause = bound.cause();
+            String message = "replication cannot listen on " + b.host + ":" + b.port + ": " + cause.getMessage();
+            throw new UncheckedIOException(
+                    message, cause instanceof IOException io ? io : new IOException(cause.getMessage(), cause));
+        }
+        this.server = bound.channel();
+        all.add(server);
+        log.info("backup {} listening for replication on {}", node.name(), server.localAddress());
+    }
+
+    private void accept(SocketChannel ch) {
+        if (closed.get()) {
+            ch.close();
+            return;
+        }
+        all.add(ch);
+        ChannelPipeline p = ch.pipeline();
+        p.addLast("received-bytes", received);
+        FrameCodec.install(p, config.maxFrameBytes());
+        p.addLast(HandshakeHandler.NAME, new HandshakeHandler(this));
+    }
+
+    /**
+     * Decides on a primary's {@code Hello}: a {@code Reject}, or a {@code Welcome} with the channel
+     * registered as the key channel or a value channel.
+     */
+    synchronized Frame handshake(Hello h, Channel ch) {
+        if (closed.get()) return reject(RejectReason.BUSY, "backup is shutting down");
+        if (!node.cluster().equals(h.cluster())) {
+            return reject(RejectReason.CLUSTER_MISMATCH, "cluster " + h.cluster() + " != " + node.cluster());
+        }
+        if (!node.isBackup()) return reject(RejectReason.NOT_BACKUP, node.name() + " is not a backup");
+        long epoch = node.epoch();
+        if (h.epoch() < epoch) {
+            return reject(
+                    RejectReason.STALE_EPOCH, "epoch " + h.epoch() + " < " + epoch + ": " + h.node() + " is stale");
+        }
+        if (h.epoch() > epoch) {
+            node.adoptEpoch(h.epoch());
+            closeOlderThan(h.epoch());
+            log.info("adopted epoch {} from primary {}", h.epoch(), h.node());
+        }
+        if (h.kind() == Frame.ChannelKind.KEY) {
+            if (keyChannel != null && keyChannel.isActive()) {
+                if (!keyHello.node().equals(h.node()) && h.epoch() <= keyHello.epoch()) {
+                    return reject(RejectReason.BUSY, "key channel of " + keyHello.node() + " is connected");
+                }
+                log.info("key channel from {} replaces the one from {}", h.node(), keyHello.node());
+                keyChannel.close();
+            }
+            keyChannel = ch;
+            keyHello = h;
+            keyChannelPaused = false;
+            applier.keyChannelReset();
+        } else {
+            Channel sameStream = null;
+            for (Map.Entry<Channel, Hello> e : valueChannels.entrySet()) {
+                if (e.getValue().node().equals(h.node()) && e.getValue().stream() == h.stream())
+                    sameStream = e.getKey();
+            }
+            if (sameStream != null) {
+                valueChannels.remove(sameStream);
+                sameStream.close();
+            }
+            if (valueChannels.size() >= config.maxValueChannels()) {
+                return reject(RejectReason.BUSY, "already " + valueChannels.size() + " value channels");
+            }
+            valueChannels.put(ch, h);
+        }
+        TxId contiguous = applier.contiguous();
+        boolean empty = contiguous.equals(TxId.ZERO) && store.stats().entries() == 0;
+        return new Frame.Welcome(node.cluster(), node.name(), Role.BACKUP.label(), node.epoch(), contiguous, empty);
+    }
+
+    private Frame reject(RejectReason reason, String message) {
+        log.warn("refused a replication channel: {} ({})", reason, message);
+        return new Frame.Reject(reason, node.epoch(), message);
+    }
+
+    /** Closes the channels of primaries older than {@code epoch}. */
+    private void closeOlderThan(long epoch) {
+        if (keyChannel != null && keyHello.epoch() < epoch) {
+            keyChannel.close();
+            keyChannel = null;
+            keyHello = null;
+        }
+        List<Channel> stale = new ArrayList<>();
+        valueChannels.forEach((ch, h) -> {
+            if (h.epoch() < epoch) stale.add(ch);
+        });
+        for (Channel ch : stale) {
+            valueChannels.remove(ch);
+            ch.close();
+        }
+    }
+
+    /** A registered channel closed. */
+    synchronized void channelClosed(Channel ch) {
+        if (ch == keyChannel) {
+            keyChannel = null;
+            keyHello = null;
+            keyChannelPaused = false;
+        }
+        valueChannels.remove(ch);
+    }
+
+    void keyChannelPaused(Channel ch, boolean paused) {
+        synchronized (this) {
+            if (ch != keyChannel) return;
+        }
+        keyChannelPaused = paused;
+    }
+
+    @Override
+    public InetSocketAddress address() {
+        return (InetSocketAddress) server.localAddress();
+    }
+
+    @Override
+    public int port() {
+        return address().getPort();
+    }
+
+    @Override
+    public UnfinishedKeys unfinishedKeys() {
+        return unfinished;
+    }
+
+    @Override
+    public BackupStatus status() {
+        boolean keyConnected;
+        int values;
+        synchronized (this) {
+            keyConnected = keyChannel != null && keyChannel.isActive();
+            values = valueChannels.size();
+        }
+        return new BackupStatus(
+                keyConnected,
+                values,
+                node.epoch(),
+                applier.contiguous(),
+                applier.resyncing(),
+                unfinished.size(),
+                unfinished.oldestAgeMillis(),
+                counters.keyPackets.sum(),
+                counters.duplicateKeyPackets.sum(),
+                counters.resendsRequested.sum(),
+                counters.valuesApplied.sum(),
+                counters.valuesSuperseded.sum(),
+                counters.valuesNacked.sum(),
+                budget.used(),
+                budget.paused(),
+                keyConnected && keyChannelPaused,
+                counters.bytesReceived.sum(),
+                counters.resyncs.sum(),
+                counters.keysRemovedByResync.sum());
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) return;
+        var closing = all.close();
+        if (!onEventLoop()) closing.awaitUninterruptibly();
+        log.info("backup {} stopped listening for replication", node.name());
+    }
+
+    private boolean onEventLoop() {
+        for (EventExecutor e : group) {
+            if (e.inEventLoop()) return true;
+        }
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "ReplicationServer[" + server.localAddress() + "]";
+    }
+}

@@ -1,0 +1,126 @@
+package dev.kvs.replication.backup;
+
+import dev.kvs.core.KvStore;
+import io.netty.channel.EventLoopGroup;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+
+/**
+ * The backup's replication listener: accepts a primary's key channel and value channels, fills the
+ * {@link UnfinishedKeys unfinished-key queue} from key packets and applies values to the store.
+ *
+ * <p>Every connection starts with the primary's {@code Hello}. It is refused ({@code Reject}, then
+ * closed) if the cluster differs, if this node is not a backup, or if the primary's epoch is older
+ * than the node's (a deposed primary learns it is stale); a newer epoch is adopted. Otherwise the
+ * backup answers {@code Welcome} with what it has: the highest contiguous key TxId, and whether it is
+ * empty (needs a full resync). A new key channel replaces the previous one.
+ *
+ * <pre>{@code
+ * try (ReplicationServer server = ReplicationServer.builder()
+ *         .store(store)
+ *         .node(node)
+ *         .group(group)                   // a MultiThreadIoEventLoopGroup with the NIO transport
+ *         .listen("0.0.0.0", 7390)
+ *         .start()) {
+ *     ...
+ *     readGate = new ReadGate(server.unfinishedKeys());
+ * }
+ * }</pre>
+ *
+ * <p>All work runs on the group's event loops; applying a value writes the store there (a value of
+ * tens of MiB takes milliseconds, accepted for now). Thread-safe.
+ */
+public interface ReplicationServer extends AutoCloseable {
+    /** A builder listening on an ephemeral loopback port with {@link BackupConfig#defaults()}. */
+    static Builder builder() {
+        return new Builder();
+    }
+
+    /** The address listened on, with the port actually bound. */
+    InetSocketAddress address();
+
+    /** The port listened on. */
+    int port();
+
+    /** The queue of keys whose values have not arrived; outlives {@link #close()}. */
+    UnfinishedKeys unfinishedKeys();
+
+    /** A snapshot of links, progress and counters. */
+    BackupStatus status();
+
+    /**
+     * Stops listening and closes every replication connection; waits for that unless called on an
+     * event loop. Does not close the store or the event loop group. Idempotent.
+     */
+    @Override
+    void close();
+
+    /** Builds and starts a {@link ReplicationServer}. */
+    final class Builder {
+        KvStore store;
+        BackupNode node;
+        EventLoopGroup group;
+        String host = InetAddress.getLoopbackAddress().getHostAddress();
+        int port;
+        BackupConfig config = BackupConfig.defaults();
+        UnfinishedKeys unfinished;
+
+        Builder() {}
+
+        /** The store values are applied to (required). */
+        public Builder store(KvStore store) {
+            this.store = Objects.requireNonNull(store, "store == null");
+            return this;
+        }
+
+        /** The node's identity, role and epoch (required). */
+        public Builder node(BackupNode node) {
+            this.node = Objects.requireNonNull(node, "node == null");
+            return this;
+        }
+
+        /** The event loops to run on (required): a {@code MultiThreadIoEventLoopGroup} with NIO. */
+        public Builder group(EventLoopGroup group) {
+            this.group = Objects.requireNonNull(group, "group == null");
+            return this;
+        }
+
+        /** Where to listen; port 0 picks a free port. Default: loopback, port 0. */
+        public Builder listen(String host, int port) {
+            if (port < 0 || port > 65535) throw new IllegalArgumentException("port out of range: " + port);
+            this.host = Objects.requireNonNull(host, "host == null");
+            this.port = port;
+            return this;
+        }
+
+        /** Default {@link BackupConfig#defaults()}. */
+        public Builder config(BackupConfig config) {
+            this.config = Objects.requireNonNull(config, "config == null");
+            return this;
+        }
+
+        /**
+         * The queue to fill, e.g. one that must outlive this listener. Default: a new queue bounded by
+         * {@link BackupConfig#maxUnfinishedKeys()}.
+         */
+        public Builder unfinishedKeys(UnfinishedKeys unfinished) {
+            this.unfinished = Objects.requireNonNull(unfinished, "unfinished == null");
+            return this;
+        }
+
+        /**
+         * Binds and starts accepting connections.
+         *
+         * @throws IllegalStateException if the store, node or group is missing
+         * @throws UncheckedIOException if the address cannot be bound
+         */
+        public ReplicationServer start() {
+            if (store == null) throw new IllegalStateException("store is missing");
+            if (node == null) throw new IllegalStateException("node is missing");
+            if (group == null) throw new IllegalStateException("group is missing");
+            return new RealReplicationServer(this);
+        }
+    }
+}

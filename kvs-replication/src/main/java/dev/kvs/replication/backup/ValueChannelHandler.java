@@ -1,0 +1,141 @@
+package dev.kvs.replication.backup;
+
+import dev.kvs.core.KvsException;
+import dev.kvs.core.TxId;
+import dev.kvs.replication.wire.Frame;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The backup's end of one value channel: assembles chunks into values, applies whole values, nacks
+ * broken ones, and answers one {@code ValueAck} per read batch (split only if it would not fit in a
+ * frame), flushed once. Stops reading while assembly memory is over its bound (see {@link
+ * AssemblyBudget}).
+ *
+ * <p>Values are written to the store on this event loop: a value of tens of MiB blocks it for
+ * milliseconds, accepted for now.
+ */
+final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
+    static final String NAME = "replication-value-channel";
+    private static final Logger log = LoggerFactory.getLogger(ValueChannelHandler.class);
+
+    private final RealReplicationServer server;
+    private final BackupApplier applier;
+    private final BackupCounters counters;
+    private final int maxAcksPerFrame;
+    private AssemblyBudget.Lease lease;
+    private ValueAssembler assembler;
+    private List<TxId> acks = new ArrayList<>();
+    private boolean writeDue;
+
+    ValueChannelHandler(RealReplicationServer server) {
+        this.server = server;
+        this.applier = server.applier;
+        this.counters = server.counters;
+        // a ValueAck is 10 bytes of frame header and count, then 16 bytes per TxId
+        this.maxAcksPerFrame = Math.max(1, (server.config.maxFrameBytes() - 64) / 16);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        lease = server.budget.open(() -> {
+            try {
+                ctx.executor().execute(() -> ctx.channel().config().setAutoRead(!lease.isPaused()));
+            } catch (RejectedExecutionException e) {
+                // shutting down
+            }
+        });
+        assembler = new ValueAssembler(lease, server.store.config().maxValueBytes());
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof Frame.ValueBatch b) {
+            for (Frame.ValueChunk c : b.chunks()) {
+                ValueAssembler.Result r = assembler.accept(c);
+                if (r instanceof ValueAssembler.Whole w) apply(ctx, w);
+                else if (r instanceof ValueAssembler.Corrupt bad) nack(ctx, bad.txId(), bad.key(), bad.reason());
+            }
+        } else if (msg instanceof Frame.Heartbeat h) {
+            if (!h.reply()) {
+                ctx.write(new Frame.Heartbeat(h.nanos(), true));
+                writeDue = true;
+            }
+        } else {
+            log.warn(
+                    "unexpected frame on a value channel from {}: {}; closing",
+                    ctx.channel().remoteAddress(),
+                    msg);
+            ReferenceCountUtil.release(msg);
+            ctx.close();
+        }
+    }
+
+    private void apply(ChannelHandlerContext ctx, ValueAssembler.Whole w) {
+        BackupApplier.Outcome outcome;
+        try {
+            outcome = applier.apply(w);
+        } catch (KvsException e) {
+            nack(ctx, w.txId(), w.key(), "store refused the value: " + e.getMessage());
+            return;
+        }
+        if (outcome == BackupApplier.Outcome.MISMATCH) {
+            nack(ctx, w.txId(), w.key(), "value differs from its key packet (length or checksum)");
+            return;
+        }
+        acks.add(w.txId());
+        if (acks.size() >= maxAcksPerFrame) writeAcks(ctx);
+    }
+
+    private void nack(ChannelHandlerContext ctx, TxId txId, byte[] key, String reason) {
+        counters.valuesNacked.increment();
+        log.warn("value {} from {} refused: {}", txId, ctx.channel().remoteAddress(), reason);
+        ctx.write(new Frame.ValueNack(txId, key, reason));
+        writeDue = true;
+    }
+
+    private void writeAcks(ChannelHandlerContext ctx) {
+        ctx.write(new Frame.ValueAck(acks));
+        acks = new ArrayList<>();
+        writeDue = true;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (!acks.isEmpty()) writeAcks(ctx);
+        if (writeDue) {
+            ctx.flush();
+            writeDue = false;
+        }
+        if (lease.pauseIfOver()) {
+            log.debug(
+                    "assembly memory over its bound; value channel from {} paused",
+                    ctx.channel().remoteAddress());
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        assembler.close();
+        server.channelClosed(ctx.channel());
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        assembler.close();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.warn("value channel from {} failed; closing it: {}", ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+    }
+}

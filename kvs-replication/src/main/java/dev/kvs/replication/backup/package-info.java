@@ -1,0 +1,17 @@
+/**
+ * The backup side of identifier-first replication.
+ *
+ * <p>{@link dev.kvs.replication.backup.ReplicationServer} listens on the replication port. On the key
+ * channel, key packets arrive in TxId order; the backup tracks the highest contiguous TxId, asks for
+ * a resend when it sees a gap, puts each announced key in the {@link
+ * dev.kvs.replication.backup.UnfinishedKeys unfinished-key queue} (unless the store already holds a
+ * record at least as new) and answers one cumulative ack per read batch. On the value channels,
+ * values arrive as chunks; each whole value is checked against its CRC32C (a mismatch is nacked,
+ * never applied), written to the store unless a newer TxId of its key is already there, and takes its
+ * key out of the queue up to the TxId stored. A full resync lists every key of the primary and
+ * removes the keys it did not list.
+ *
+ * <p>Memory is bounded without dropping anything: a full queue stops reading the key channel, and
+ * assembly memory over its bound stops reading value channels, until values drain them.
+ */
+package dev.kvs.replication.backup;

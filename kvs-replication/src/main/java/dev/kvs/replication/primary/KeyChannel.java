@@ -1,0 +1,258 @@
+package dev.kvs.replication.primary;
+
+import dev.kvs.core.RecordState;
+import dev.kvs.core.TxId;
+import dev.kvs.replication.Role;
+import dev.kvs.replication.wire.Frame;
+import dev.kvs.replication.wire.Frame.KeyBatch;
+import dev.kvs.replication.wire.Frame.KeyPacket;
+import dev.kvs.replication.wire.Frame.Op;
+import dev.kvs.replication.wire.FrameCodec;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The primary's key channel: dials the backup, handshakes, and streams key packets group-committed
+ * (every packet committed since the last write goes out in one frame and one flush), resending from
+ * the backup's acknowledged point after a reconnect, or listing every key in a full resync when the
+ * backup is new or too far behind.
+ */
+final class KeyChannel {
+    private static final Logger log = LoggerFactory.getLogger(KeyChannel.class);
+    private static final int MAX_PACKETS_PER_FRAME = 4096;
+
+    enum State {
+        CONNECTING,
+        RESYNCING,
+        STREAMING,
+        CLOSED
+    }
+
+    private final PrimaryLink link;
+    private final EventLoopGroup group;
+    private final ExecutorService resyncExecutor;
+    private final Reconnector reconnector;
+    private final AtomicBoolean pumpScheduled = new AtomicBoolean();
+    private final AtomicLong resyncs = new AtomicLong();
+    private final AtomicLong connections = new AtomicLong();
+    private volatile State state = State.CONNECTING;
+    private volatile Channel channel;
+
+    KeyChannel(PrimaryLink link, EventLoopGroup group, ExecutorService resyncExecutor) {
+        this.link = link;
+        this.group = group;
+        this.resyncExecutor = resyncExecutor;
+        this.reconnector = new Reconnector(link.config());
+    }
+
+    State state() {
+        return state;
+    }
+
+    long resyncs() {
+        return resyncs.get();
+    }
+
+    long connections() {
+        return connections.get();
+    }
+
+    void connect() {
+        if (state == State.CLOSED) return;
+        state = State.CONNECTING;
+        new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        FrameCodec.install(ch.pipeline(), link.config().maxFrameBytes());
+                        ch.pipeline().addLast(new Handler());
+                    }
+                })
+                .connect(link.peer())
+                .addListener(f -> {
+                    if (!f.isSuccess()) retry();
+                });
+    }
+
+    private void retry() {
+        if (state != State.CLOSED) reconnector.schedule(group.next(), this::connect);
+    }
+
+    /** New key packets may be sendable: send them soon, batched with whatever else arrives. */
+    void wakeup() {
+        Channel ch = channel;
+        if (ch != null && state == State.STREAMING && pumpScheduled.compareAndSet(false, true)) {
+            ch.eventLoop().execute(() -> {
+                pumpScheduled.set(false);
+                pump(ch);
+            });
+        }
+    }
+
+    private void pump(Channel ch) {
+        if (state != State.STREAMING || channel != ch || !ch.isActive()) return;
+        boolean wrote = false;
+        while (ch.isWritable()) {
+            List<KeyPacket> packets = link.keyLog().drainSendable(MAX_PACKETS_PER_FRAME);
+            if (packets.isEmpty()) break;
+            ch.write(new KeyBatch(packets), ch.voidPromise());
+            wrote = true;
+        }
+        if (wrote) ch.flush();
+    }
+
+    void close() {
+        state = State.CLOSED;
+        Channel ch = channel;
+        if (ch != null) ch.close();
+    }
+
+    private void onWelcome(Channel ch, Frame.Welcome w) {
+        reconnector.reset();
+        connections.incrementAndGet();
+        KeyLog keyLog = link.keyLog();
+        TxId acked = keyLog.ackedTxId();
+        TxId has = w.contiguous();
+        boolean resendable = !w.empty() && has.epoch() == keyLog.epoch() && has.seq() >= acked.seq();
+        if (resendable) {
+            keyLog.ack(has);
+            keyLog.rewind(has);
+            state = State.STREAMING;
+            log.info("key channel to {} up; resending after {}", link.peer(), has);
+            pump(ch);
+        } else {
+            state = State.RESYNCING;
+            resyncs.incrementAndGet();
+            log.info("key channel to {} up; full resync (backup has {}, empty={})", link.peer(), has, w.empty());
+            resyncExecutor.execute(() -> resync(ch));
+        }
+    }
+
+    /** Lists every key (keys first, so the backup can fence from the first second), then streams on. */
+    private void resync(Channel ch) {
+        try {
+            long upTo = link.keyLog().sendablePrefix();
+            TxId mark = new TxId(link.keyLog().epoch(), upTo);
+            send(ch, new Frame.ResyncBegin(mark));
+            List<KeyPacket> batch = new ArrayList<>();
+            List<byte[]> keys = new ArrayList<>();
+            link.store().forEach((key, v) -> {
+                if (!ch.isActive()) return;
+                if (v.state() != RecordState.COMPLETE) return;
+                batch.add(new KeyPacket(
+                        v.txId(),
+                        Op.PUT,
+                        key,
+                        v.header().valueLength(),
+                        v.header().checksum()));
+                link.pending().add(key, v.txId(), v.header().valueLength());
+                keys.add(key);
+                if (batch.size() >= 1024) {
+                    send(ch, new KeyBatch(new ArrayList<>(batch)));
+                    batch.clear();
+                }
+            });
+            if (!batch.isEmpty()) send(ch, new KeyBatch(batch));
+            send(ch, new Frame.ResyncEnd(mark));
+            link.keyLog().resyncedUpTo(upTo);
+            link.pending().requeueAll();
+            ch.eventLoop().execute(() -> {
+                if (channel == ch && state == State.RESYNCING) {
+                    state = State.STREAMING;
+                    pump(ch);
+                }
+            });
+            log.info("full resync to {} listed {} keys up to {}", link.peer(), keys.size(), mark);
+        } catch (RuntimeException e) {
+            log.warn("full resync to {} failed; will retry on reconnect", link.peer(), e);
+            ch.close();
+        }
+    }
+
+    /** Writes from a non-event-loop thread, waiting while the channel's buffer is full. */
+    private static void send(Channel ch, Frame f) {
+        ch.writeAndFlush(f);
+        while (ch.isActive() && !ch.isWritable()) LockSupport.parkNanos(200_000);
+        if (!ch.isActive()) throw new IllegalStateException("key channel closed");
+    }
+
+    private final class Handler extends SimpleChannelInboundHandler<Frame> {
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            channel = ctx.channel();
+            ctx.writeAndFlush(new Frame.Hello(
+                    link.cluster(),
+                    link.node(),
+                    Role.PRIMARY.label(),
+                    link.keyLog().epoch(),
+                    Frame.ChannelKind.KEY,
+                    0));
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
+            if (f instanceof Frame.KeyAck a) {
+                link.keyLog().ack(a.upTo());
+                pump(ctx.channel()); // acks free room in the log: more may be sendable
+            } else if (f instanceof Frame.Welcome w) {
+                onWelcome(ctx.channel(), w);
+            } else if (f instanceof Frame.Resend r) {
+                link.keyLog().rewind(r.after());
+                pump(ctx.channel());
+            } else if (f instanceof Frame.Heartbeat h && !h.reply()) {
+                ctx.writeAndFlush(new Frame.Heartbeat(h.nanos(), true));
+            } else if (f instanceof Frame.Reject r) {
+                log.warn("backup {} rejected the key channel: {} ({})", link.peer(), r.reason(), r.message());
+                if (r.reason() == Frame.RejectReason.STALE_EPOCH)
+                    link.onStaleEpoch().staleEpoch(r.epoch());
+                ctx.close();
+            }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (ctx.channel().isWritable()) pump(ctx.channel());
+            ctx.fireChannelWritabilityChanged();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (channel == ctx.channel()) {
+                channel = null;
+                link.keyLog().rewind(TxId.ZERO);
+                if (state != State.CLOSED) {
+                    state = State.CONNECTING;
+                    log.info("key channel to {} lost; reconnecting", link.peer());
+                    retry();
+                }
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("key channel error", cause);
+            ctx.close();
+        }
+    }
+}

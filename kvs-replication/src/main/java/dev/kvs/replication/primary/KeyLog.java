@@ -1,0 +1,188 @@
+package dev.kvs.replication.primary;
+
+import dev.kvs.core.TxId;
+import dev.kvs.replication.wire.Frame.KeyPacket;
+import dev.kvs.replication.wire.Frame.Op;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The primary's sequencer and its window of key packets not yet acknowledged by the backup.
+ *
+ * <p>A write {@linkplain #reserve reserves} the next seq inside the store's key lock, then {@linkplain
+ * #commit commits} it once the store write is done (or {@linkplain #abort aborts} it, which turns the
+ * packet into a {@code SKIP}). Only the contiguous prefix of committed or aborted seqs is sent, so an
+ * acknowledged key packet always describes a write that is in the store: that is what makes a full
+ * resync from {@link #sendablePrefix()} exact. Thread-safe; every method is short.
+ */
+final class KeyLog {
+    private static final byte RESERVED = 0, COMMITTED = 1, ABORTED = 2;
+
+    private final int capacity;
+    private final long epoch;
+    private final Entry[] ring;
+    private long lastSeq; // last seq reserved
+    private long ackedSeq; // every seq <= this is acknowledged
+    private long sentSeq; // every seq <= this was sent on the current connection
+    private long lastAckNanos;
+    private long ackLatencyMicros;
+
+    private static final class Entry {
+        long seq;
+        Op op;
+        byte[] key;
+        int valueLength;
+        int checksum;
+        byte state;
+        long sentNanos;
+        CompletableFuture<Void> acked;
+    }
+
+    KeyLog(long epoch, long lastSeq, int capacity) {
+        this.epoch = epoch;
+        this.lastSeq = lastSeq;
+        this.ackedSeq = lastSeq;
+        this.sentSeq = lastSeq;
+        this.capacity = capacity;
+        this.ring = new Entry[capacity]; // entries are made on first use and reused
+    }
+
+    long epoch() {
+        return epoch;
+    }
+
+    /** Waits until a seq can be reserved; false on timeout. */
+    synchronized boolean awaitRoom(long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (lastSeq - ackedSeq >= capacity) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) return false;
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return true;
+    }
+
+    /** Assigns the next seq. Callers make room first ({@link #awaitRoom}); a full log throws. */
+    synchronized TxId reserve(Op op, byte[] key, int valueLength, int checksum) {
+        if (lastSeq - ackedSeq >= capacity) {
+            throw new IllegalStateException("key log full: " + capacity + " unacknowledged key packets");
+        }
+        long seq = ++lastSeq;
+        Entry e = ring[index(seq)];
+        if (e == null) e = ring[index(seq)] = new Entry();
+        e.seq = seq;
+        e.op = op;
+        e.key = op == Op.SKIP ? new byte[0] : key;
+        e.valueLength = valueLength;
+        e.checksum = checksum;
+        e.state = RESERVED;
+        e.acked = null;
+        return new TxId(epoch, seq);
+    }
+
+    synchronized void commit(TxId txId) {
+        Entry e = entry(txId);
+        if (e != null) e.state = COMMITTED;
+    }
+
+    synchronized void abort(TxId txId) {
+        Entry e = entry(txId);
+        if (e != null) {
+            e.state = ABORTED;
+            e.op = Op.SKIP;
+            e.key = new byte[0];
+            e.valueLength = 0;
+            e.checksum = 0;
+        }
+    }
+
+    /** Up to {@code max} packets after the last one sent, stopping at the first write still in progress. */
+    synchronized List<KeyPacket> drainSendable(int max) {
+        List<KeyPacket> out = new ArrayList<>(Math.min(max, 64));
+        long now = System.nanoTime();
+        while (out.size() < max && sentSeq < lastSeq) {
+            Entry e = ring[index(sentSeq + 1)];
+            if (e.state == RESERVED) break;
+            e.sentNanos = now;
+            out.add(new KeyPacket(new TxId(epoch, e.seq), e.op, e.key, e.valueLength, e.checksum));
+            sentSeq++;
+        }
+        return out;
+    }
+
+    /** True if {@link #drainSendable} would return something. */
+    synchronized boolean hasSendable() {
+        return sentSeq < lastSeq && ring[index(sentSeq + 1)].state != RESERVED;
+    }
+
+    /** Highest seq such that every seq up to it is committed or aborted (all in the store). */
+    synchronized long sendablePrefix() {
+        long s = Math.max(sentSeq, ackedSeq);
+        while (s < lastSeq && ring[index(s + 1)].state != RESERVED) s++;
+        return s;
+    }
+
+    /** The backup has every key packet up to {@code upTo}. */
+    synchronized void ack(TxId upTo) {
+        if (upTo.epoch() != epoch) return;
+        long target = Math.min(upTo.seq(), lastSeq);
+        long now = System.nanoTime();
+        while (ackedSeq < target) {
+            Entry e = ring[index(++ackedSeq)];
+            if (e.sentNanos != 0) ackLatencyMicros = (now - e.sentNanos) / 1000;
+            if (e.acked != null) e.acked.complete(null);
+            e.acked = null;
+            e.key = null;
+            e.sentNanos = 0;
+        }
+        if (sentSeq < ackedSeq) sentSeq = ackedSeq;
+        lastAckNanos = now;
+        notifyAll();
+    }
+
+    /** Resend everything after {@code after} (a reconnect, or the backup saw a gap). */
+    synchronized void rewind(TxId after) {
+        long s = after.epoch() == epoch ? after.seq() : ackedSeq;
+        sentSeq = Math.max(ackedSeq, Math.min(s, sentSeq));
+    }
+
+    /** After a full resync listed the store up to {@code upTo}: continue after it. */
+    synchronized void resyncedUpTo(long upTo) {
+        sentSeq = Math.max(sentSeq, upTo);
+    }
+
+    /** Completes when the key packet of {@code txId} (and every earlier one) is acknowledged. */
+    synchronized CompletableFuture<Void> whenAcked(TxId txId) {
+        if (txId.epoch() != epoch || txId.seq() <= ackedSeq) return CompletableFuture.completedFuture(null);
+        Entry e = ring[index(txId.seq())];
+        if (e.acked == null) e.acked = new CompletableFuture<>();
+        return e.acked;
+    }
+
+    synchronized TxId lastTxId() {
+        return new TxId(epoch, lastSeq);
+    }
+
+    synchronized TxId ackedTxId() {
+        return new TxId(epoch, ackedSeq);
+    }
+
+    synchronized long unacked() {
+        return lastSeq - ackedSeq;
+    }
+
+    synchronized long ackLatencyMicros() {
+        return ackLatencyMicros;
+    }
+
+    private Entry entry(TxId txId) {
+        if (txId.epoch() != epoch || txId.seq() <= ackedSeq || txId.seq() > lastSeq) return null;
+        return ring[index(txId.seq())];
+    }
+
+    private int index(long seq) {
+        return (int) (seq % capacity);
+    }
+}

@@ -1,0 +1,185 @@
+package dev.kvs.replication.primary;
+
+import dev.kvs.core.TxId;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Keys whose newest value the backup has not acknowledged yet, and the queue of keys to ship.
+ *
+ * <p>The shipper reads the value from the store at send time, so a key written many times before it
+ * is shipped sends only its latest value: the older TxIds are conflated, never sent, and resolved by
+ * the acknowledgement of the newer one. Bounded by count and bytes; writers wait for room ({@link
+ * #awaitRoom}). Thread-safe (one monitor; every method is short).
+ */
+final class PendingValues {
+    private final int maxCount;
+    private final long maxBytes;
+    private final Map<Key, State> byKey = new HashMap<>();
+    private final ArrayDeque<Key> queue = new ArrayDeque<>();
+    private final Map<TxId, Key> inFlight = new HashMap<>();
+    private long bytes;
+    private long conflated;
+
+    private static final class State {
+        TxId newest;
+        int newestLength;
+        boolean queued;
+        List<Waiter> waiters;
+    }
+
+    private record Waiter(TxId txId, CompletableFuture<Void> future) {}
+
+    PendingValues(int maxCount, long maxBytes) {
+        this.maxCount = maxCount;
+        this.maxBytes = maxBytes;
+    }
+
+    synchronized boolean awaitRoom(long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (byKey.size() >= maxCount || bytes >= maxBytes) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) return false;
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return true;
+    }
+
+    /** A write of {@code key} with {@code txId} is in the store; its value must reach the backup. */
+    synchronized void add(byte[] key, TxId txId, int valueLength) {
+        Key k = new Key(key);
+        State s = byKey.get(k);
+        if (s == null) {
+            s = new State();
+            byKey.put(k, s);
+        } else if (s.newest.isAfter(txId)) {
+            return; // a newer write of this key is already tracked
+        } else if (s.queued) {
+            conflated++; // the queued, unsent value is replaced by this one
+        }
+        bytes += valueLength - (s.newest == null ? 0 : s.newestLength);
+        s.newest = txId;
+        s.newestLength = valueLength;
+        if (!s.queued) {
+            s.queued = true;
+            queue.add(k);
+            notifyAll();
+        }
+    }
+
+    /** The next key to ship, waiting up to {@code timeoutNanos}; null if none. */
+    synchronized byte[] poll(long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (queue.isEmpty()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) return null;
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        Key k = queue.poll();
+        State s = byKey.get(k);
+        if (s != null) s.queued = false;
+        return k.bytes();
+    }
+
+    /** True if a key is waiting to be shipped. */
+    synchronized boolean hasQueued() {
+        return !queue.isEmpty();
+    }
+
+    /** The newest TxId tracked for {@code key}, or null if none is pending. */
+    synchronized TxId newest(byte[] key) {
+        State s = byKey.get(new Key(key));
+        return s == null ? null : s.newest;
+    }
+
+    /** The value of {@code key} with {@code txId} was sent; its ack will name {@code txId}. */
+    synchronized void shipped(byte[] key, TxId txId) {
+        inFlight.put(txId, new Key(key));
+    }
+
+    /** The backup applied (or found superseded) the value with {@code txId}. */
+    synchronized void acked(TxId txId) {
+        Key k = inFlight.remove(txId);
+        if (k == null) return;
+        State s = byKey.get(k);
+        if (s == null) return;
+        if (s.waiters != null) {
+            for (Iterator<Waiter> it = s.waiters.iterator(); it.hasNext(); ) {
+                Waiter w = it.next();
+                if (!w.txId.isAfter(txId)) {
+                    w.future.complete(null);
+                    it.remove();
+                }
+            }
+        }
+        if (!s.newest.isAfter(txId)) {
+            byKey.remove(k);
+            bytes -= s.newestLength;
+            notifyAll();
+        }
+    }
+
+    /** The value with {@code txId} arrived corrupt: ship the key again. */
+    synchronized void nacked(TxId txId) {
+        Key k = inFlight.remove(txId);
+        if (k != null) requeue(k);
+    }
+
+    /** A value connection dropped: everything sent on it and not acknowledged is shipped again. */
+    synchronized void requeueInFlight() {
+        List<Key> keys = new ArrayList<>(inFlight.values());
+        inFlight.clear();
+        for (Key k : keys) requeue(k);
+    }
+
+    /** Every tracked key is shipped again (after a full resync). */
+    synchronized void requeueAll() {
+        inFlight.clear();
+        for (Key k : byKey.keySet()) requeue(k);
+    }
+
+    /** Ship {@code key} again later. */
+    synchronized void requeue(byte[] key) {
+        requeue(new Key(key));
+    }
+
+    private void requeue(Key k) {
+        State s = byKey.get(k);
+        if (s != null && !s.queued) {
+            s.queued = true;
+            queue.add(k);
+            notifyAll();
+        }
+    }
+
+    /** Completes when the backup has {@code key}'s value with {@code txId} or a newer one. */
+    synchronized CompletableFuture<Void> whenApplied(byte[] key, TxId txId) {
+        State s = byKey.get(new Key(key));
+        if (s == null || s.newest.isBefore(txId)) {
+            // not tracked: either acknowledged already, or not added yet (the caller adds first)
+            return CompletableFuture.completedFuture(null);
+        }
+        if (s.waiters == null) s.waiters = new ArrayList<>(2);
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        s.waiters.add(new Waiter(txId, f));
+        return f;
+    }
+
+    synchronized long count() {
+        return byKey.size();
+    }
+
+    synchronized long bytes() {
+        return bytes;
+    }
+
+    synchronized long conflated() {
+        return conflated;
+    }
+}

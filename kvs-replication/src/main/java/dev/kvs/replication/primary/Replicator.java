@@ -1,0 +1,218 @@
+package dev.kvs.replication.primary;
+
+import dev.kvs.core.Checksums;
+import dev.kvs.core.KvStore;
+import dev.kvs.core.TxId;
+import dev.kvs.replication.Replication;
+import dev.kvs.replication.ReplicationBusyException;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.ReplicationTimeoutException;
+import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.replication.ReplicatorStatus;
+import dev.kvs.replication.WriteOrder;
+import dev.kvs.replication.wire.Frame.Op;
+import io.netty.channel.EventLoopGroup;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongConsumer;
+
+/**
+ * A primary's replication to one backup: orders writes ({@link KeyLog}), streams their key packets
+ * on the key channel and their values on the value streams, and answers each write when its mode
+ * allows. Thread-safe.
+ */
+public final class Replicator implements Replication {
+    private final ReplicatorConfig config;
+    private final KeyLog keyLog;
+    private final PendingValues pending;
+    private final KeyChannel keyChannel;
+    private final List<ValueChannel> valueChannels = new ArrayList<>();
+    private final ValueShipper shipper;
+    private final Thread shipperThread;
+    private final ExecutorService resyncExecutor;
+    private final String peerText;
+
+    /**
+     * Starts replicating to {@code peer}; connects in the background and keeps reconnecting.
+     *
+     * @param lastSeq the last seq of {@code epoch} already used (writes continue after it)
+     * @param onStaleEpoch called (on an I/O thread) when the backup reports a higher epoch
+     */
+    public Replicator(
+            ReplicatorConfig config,
+            KvStore store,
+            String cluster,
+            String node,
+            long epoch,
+            long lastSeq,
+            InetSocketAddress peer,
+            EventLoopGroup group,
+            LongConsumer onStaleEpoch) {
+        this.config = config;
+        this.keyLog = new KeyLog(epoch, lastSeq, config.maxUnackedKeys());
+        this.pending = new PendingValues(config.maxPendingValues(), config.maxPendingValueBytes());
+        this.peerText = peer.getHostString() + ":" + peer.getPort();
+        PrimaryLink link = new PrimaryLink(config, store, keyLog, pending, cluster, node, peer, onStaleEpoch::accept);
+        this.resyncExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "kvs-resync"));
+        this.keyChannel = new KeyChannel(link, group, resyncExecutor);
+        for (int i = 0; i < config.valueStreams(); i++) valueChannels.add(new ValueChannel(link, group, i));
+        this.shipper = new ValueShipper(link, valueChannels);
+        this.shipperThread = daemon(shipper, "kvs-value-shipper");
+        shipperThread.start();
+        keyChannel.connect();
+        valueChannels.forEach(ValueChannel::connect);
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    @Override
+    public WriteOrder begin(ReplicationMode mode) {
+        long timeout = config.writeTimeout().toNanos();
+        try {
+            if (!keyLog.awaitRoom(timeout)) {
+                throw new ReplicationBusyException("BUSY " + config.maxUnackedKeys()
+                        + " key packets unacknowledged by the backup for "
+                        + config.writeTimeout().toMillis()
+                        + " ms (maxUnackedKeys); nothing was written");
+            }
+            if (!pending.awaitRoom(timeout)) {
+                throw new ReplicationBusyException("BUSY " + pending.count() + " values (" + pending.bytes()
+                        + " bytes) not yet on the backup for "
+                        + config.writeTimeout().toMillis()
+                        + " ms (maxPendingValues/maxPendingValueBytes); nothing was written");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationBusyException("BUSY interrupted while waiting for replication room");
+        }
+        return new Order(mode);
+    }
+
+    private final class Order implements WriteOrder {
+        private final ReplicationMode mode;
+        private final List<TxId> txIds = new ArrayList<>(1);
+        private final List<byte[]> keys = new ArrayList<>(1);
+        private final List<Integer> lengths = new ArrayList<>(1);
+
+        Order(ReplicationMode mode) {
+            this.mode = mode;
+        }
+
+        @Override
+        public TxId order(Op op, byte[] key, byte[] value) {
+            int len = value == null ? 0 : value.length;
+            int crc = value == null ? 0 : Checksums.crc32c(value);
+            // in async mode the backup learns of the key only with its value: that is the baseline's risk
+            TxId t = mode == ReplicationMode.ASYNC
+                    ? keyLog.reserve(Op.SKIP, key, 0, 0)
+                    : keyLog.reserve(op, key, len, crc);
+            txIds.add(t);
+            keys.add(key);
+            lengths.add(len);
+            return t;
+        }
+
+        @Override
+        public CompletableFuture<Void> commit() {
+            for (int i = 0; i < txIds.size(); i++) {
+                keyLog.commit(txIds.get(i));
+                pending.add(keys.get(i), txIds.get(i), lengths.get(i));
+            }
+            keyChannel.wakeup();
+            if (txIds.isEmpty()) return CompletableFuture.completedFuture(null);
+            CompletableFuture<Void> f;
+            switch (mode) {
+                case ID_FIRST -> f = keyLog.whenAcked(txIds.get(txIds.size() - 1));
+                case SYNC -> {
+                    CompletableFuture<?>[] all = new CompletableFuture<?>[txIds.size()];
+                    for (int i = 0; i < all.length; i++) all[i] = pending.whenApplied(keys.get(i), txIds.get(i));
+                    f = CompletableFuture.allOf(all);
+                }
+                default -> {
+                    return CompletableFuture.completedFuture(null);
+                }
+            }
+            if (f.isDone()) return f;
+            TxId last = txIds.get(txIds.size() - 1);
+            long ms = config.writeTimeout().toMillis();
+            return f.orTimeout(ms, TimeUnit.MILLISECONDS).exceptionallyCompose(e -> {
+                Throwable cause = e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
+                if (cause instanceof TimeoutException) {
+                    return CompletableFuture.failedFuture(new ReplicationTimeoutException(
+                            last,
+                            "NOREPLICA write " + last + " is on the primary but the backup did not confirm its "
+                                    + (mode == ReplicationMode.SYNC ? "value" : "key packet") + " within " + ms
+                                    + " ms; it will be replicated when the link heals"));
+                }
+                return CompletableFuture.failedFuture(cause);
+            });
+        }
+
+        @Override
+        public void abort() {
+            for (TxId t : txIds) keyLog.abort(t);
+            keyChannel.wakeup();
+        }
+    }
+
+    @Override
+    public boolean hasRoom() {
+        return keyLog.unacked() < config.maxUnackedKeys()
+                && pending.count() < config.maxPendingValues()
+                && pending.bytes() < config.maxPendingValueBytes();
+    }
+
+    @Override
+    public long writeTimeoutMillis() {
+        return config.writeTimeout().toMillis();
+    }
+
+    @Override
+    public TxId lastTxId() {
+        return keyLog.lastTxId();
+    }
+
+    @Override
+    public long epoch() {
+        return keyLog.epoch();
+    }
+
+    @Override
+    public ReplicatorStatus status() {
+        int up = (int) valueChannels.stream().filter(ValueChannel::ready).count();
+        return new ReplicatorStatus(
+                keyChannel.state().name().toLowerCase(java.util.Locale.ROOT),
+                peerText,
+                keyLog.lastTxId(),
+                keyLog.ackedTxId(),
+                keyLog.unacked(),
+                pending.count(),
+                pending.bytes(),
+                pending.conflated(),
+                shipper.valuesShipped(),
+                shipper.bytesShipped(),
+                up,
+                keyChannel.resyncs(),
+                keyChannel.connections(),
+                keyLog.ackLatencyMicros());
+    }
+
+    @Override
+    public void close() {
+        shipper.stop();
+        shipperThread.interrupt();
+        keyChannel.close();
+        valueChannels.forEach(ValueChannel::close);
+        resyncExecutor.shutdownNow();
+    }
+}

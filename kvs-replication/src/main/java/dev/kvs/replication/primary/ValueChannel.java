@@ -1,0 +1,125 @@
+package dev.kvs.replication.primary;
+
+import dev.kvs.core.TxId;
+import dev.kvs.replication.Role;
+import dev.kvs.replication.wire.Frame;
+import dev.kvs.replication.wire.FrameCodec;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One value connection to the backup; the {@link ValueShipper} writes to it, acks come back on it. */
+final class ValueChannel {
+    private static final Logger log = LoggerFactory.getLogger(ValueChannel.class);
+
+    private final PrimaryLink link;
+    private final EventLoopGroup group;
+    private final int stream;
+    private final Reconnector reconnector;
+    private volatile Channel channel;
+    private volatile boolean ready;
+    private volatile boolean closed;
+
+    ValueChannel(PrimaryLink link, EventLoopGroup group, int stream) {
+        this.link = link;
+        this.group = group;
+        this.stream = stream;
+        this.reconnector = new Reconnector(link.config());
+    }
+
+    /** Handshake done and the connection is up. */
+    boolean ready() {
+        Channel ch = channel;
+        return ready && ch != null && ch.isActive();
+    }
+
+    /** The connection, if {@link #ready()}. */
+    Channel channel() {
+        return channel;
+    }
+
+    void connect() {
+        if (closed) return;
+        new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        FrameCodec.install(ch.pipeline(), link.config().maxFrameBytes());
+                        ch.pipeline().addLast(new Handler());
+                    }
+                })
+                .connect(link.peer())
+                .addListener(f -> {
+                    if (!f.isSuccess() && !closed) reconnector.schedule(group.next(), this::connect);
+                });
+    }
+
+    void close() {
+        closed = true;
+        Channel ch = channel;
+        if (ch != null) ch.close();
+    }
+
+    private final class Handler extends SimpleChannelInboundHandler<Frame> {
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            channel = ctx.channel();
+            ctx.writeAndFlush(new Frame.Hello(
+                    link.cluster(),
+                    link.node(),
+                    Role.PRIMARY.label(),
+                    link.keyLog().epoch(),
+                    Frame.ChannelKind.VALUE,
+                    stream));
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
+            if (f instanceof Frame.ValueAck a) {
+                for (TxId t : a.txIds()) link.pending().acked(t);
+            } else if (f instanceof Frame.ValueNack n) {
+                log.warn("backup re-requests value {}: {}", n.txId(), n.reason());
+                link.pending().nacked(n.txId());
+            } else if (f instanceof Frame.Welcome) {
+                reconnector.reset();
+                ready = true;
+            } else if (f instanceof Frame.Heartbeat h && !h.reply()) {
+                ctx.writeAndFlush(new Frame.Heartbeat(h.nanos(), true));
+            } else if (f instanceof Frame.Reject r) {
+                log.warn("backup {} rejected value stream {}: {} ({})", link.peer(), stream, r.reason(), r.message());
+                if (r.reason() == Frame.RejectReason.STALE_EPOCH)
+                    link.onStaleEpoch().staleEpoch(r.epoch());
+                ctx.close();
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            ready = false;
+            if (channel == ctx.channel()) channel = null;
+            // whatever was sent and not acknowledged is shipped again once a stream is back
+            link.pending().requeueInFlight();
+            if (!closed) reconnector.schedule(group.next(), ValueChannel.this::connect);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("value stream {} error", stream, cause);
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package dev.kvs.replication.wire;
+
+import dev.kvs.core.TxId;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Every message of the replication protocol between a primary and its backup.
+ *
+ * <p>On the wire a frame is {@code int length | byte version | byte type | payload}, big-endian;
+ * {@code length} counts the bytes after itself. Two kinds of TCP connection carry frames and are
+ * never mixed: one <b>key channel</b> and one or more <b>value channels</b>; each starts with a
+ * {@link Hello} from the primary answered by a {@link Welcome} or a {@link Reject} from the backup.
+ *
+ * <pre>
+ * key channel   primary -> backup: Hello, KeyBatch, ResyncBegin, ResyncEnd, Heartbeat
+ *               backup -> primary: Welcome, Reject, KeyAck, Resend, Heartbeat
+ * value channel primary -> backup: Hello, ValueBatch, Heartbeat
+ *               backup -> primary: Welcome, Reject, ValueAck, ValueNack, Heartbeat
+ * </pre>
+ */
+public sealed interface Frame {
+    /** Protocol version written in every frame; a peer speaking another version is rejected. */
+    byte VERSION = 1;
+
+    /** The kind of connection a {@link Hello} opens. */
+    enum ChannelKind {
+        KEY,
+        VALUE
+    }
+
+    /** What a key packet or value chunk does to its key. */
+    enum Op {
+        /** The key was written; a value follows on a value channel. */
+        PUT,
+        /** The key was deleted; a tombstone follows on a value channel. */
+        DELETE,
+        /**
+         * A seq with no key to announce: an {@code async} write (its key travels with its value, so the
+         * backup cannot fence it) or a write that failed after it was ordered. Keeps seq gap-free.
+         */
+        SKIP
+    }
+
+    /** Why a backup refuses a connection. */
+    enum RejectReason {
+        /** The cluster names differ. */
+        CLUSTER_MISMATCH,
+        /** The backup has seen a higher epoch: the dialling primary is stale and must demote itself. */
+        STALE_EPOCH,
+        /** The receiving node is not a backup (two primaries). */
+        NOT_BACKUP,
+        /** The peer speaks another protocol version. */
+        VERSION,
+        /** The backup is out of resources (e.g. too many connections). */
+        BUSY
+    }
+
+    /** Opens a channel. {@code stream} numbers value channels from 0; 0 for the key channel. */
+    record Hello(String cluster, String node, String role, long epoch, ChannelKind kind, int stream) implements Frame {}
+
+    /**
+     * Accepts a channel. {@code contiguous} is the backup's highest key TxId such that it has every
+     * key packet of that epoch up to it ({@link TxId#ZERO} for an empty backup); {@code empty} says the
+     * backup holds no data at all and needs a full resync.
+     */
+    record Welcome(String cluster, String node, String role, long epoch, TxId contiguous, boolean empty)
+            implements Frame {}
+
+    /** Refuses a channel; the backup closes it after sending this. */
+    record Reject(RejectReason reason, long epoch, String message) implements Frame {}
+
+    /** One write announced to the backup: TxId, op, key, and the length and CRC32C its value will have. */
+    record KeyPacket(TxId txId, Op op, byte[] key, int valueLength, int checksum) {
+        public KeyPacket {
+            if (op == Op.SKIP && key.length != 0) throw new IllegalArgumentException("SKIP packet carries a key");
+            if (valueLength < 0) throw new IllegalArgumentException("valueLength < 0: " + valueLength);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof KeyPacket p
+                    && txId.equals(p.txId)
+                    && op == p.op
+                    && Arrays.equals(key, p.key)
+                    && valueLength == p.valueLength
+                    && checksum == p.checksum;
+        }
+
+        @Override
+        public int hashCode() {
+            return txId.hashCode() * 31 + Arrays.hashCode(key);
+        }
+
+        @Override
+        public String toString() {
+            return "KeyPacket[" + txId + " " + op + " key=" + key.length + "B len=" + valueLength + "]";
+        }
+    }
+
+    /** Key packets in TxId order, group-committed into one frame. */
+    record KeyBatch(List<KeyPacket> packets) implements Frame {}
+
+    /** Cumulative ack: the backup has every key packet of {@code upTo}'s epoch up to {@code upTo}. */
+    record KeyAck(TxId upTo) implements Frame {}
+
+    /** The backup saw a gap: resend every key packet after {@code after}. */
+    record Resend(TxId after) implements Frame {}
+
+    /**
+     * Full resync starts: the key batches until {@link ResyncEnd} list every key the primary holds
+     * (with their own TxIds, not contiguous), then normal key packets continue after {@code upTo}.
+     */
+    record ResyncBegin(TxId upTo) implements Frame {}
+
+    /** Full resync's key listing is complete; the backup now has every key packet up to {@code upTo}. */
+    record ResyncEnd(TxId upTo) implements Frame {}
+
+    /**
+     * A piece of one value: bytes {@code [offset, offset + data.length)} of a value of {@code
+     * totalLength} bytes with CRC32C {@code checksum}. A small value is one chunk; a delete is one
+     * empty chunk with op {@link Op#DELETE}.
+     */
+    record ValueChunk(TxId txId, Op op, byte[] key, int totalLength, int checksum, int offset, byte[] data) {
+        public ValueChunk {
+            if (op == Op.SKIP) throw new IllegalArgumentException("a value chunk cannot be SKIP");
+            if (offset < 0 || totalLength < 0 || offset + (long) data.length > totalLength) {
+                throw new IllegalArgumentException(
+                        "chunk [" + offset + ", +" + data.length + ") outside value of " + totalLength + " bytes");
+            }
+        }
+
+        public boolean isLast() {
+            return offset + data.length == totalLength;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ValueChunk c
+                    && txId.equals(c.txId)
+                    && op == c.op
+                    && Arrays.equals(key, c.key)
+                    && totalLength == c.totalLength
+                    && checksum == c.checksum
+                    && offset == c.offset
+                    && Arrays.equals(data, c.data);
+        }
+
+        @Override
+        public int hashCode() {
+            return txId.hashCode() * 31 + offset;
+        }
+
+        @Override
+        public String toString() {
+            return "ValueChunk[" + txId + " " + op + " [" + offset + ", +" + data.length + ") of " + totalLength + "]";
+        }
+    }
+
+    /** Value chunks batched into one frame. */
+    record ValueBatch(List<ValueChunk> chunks) implements Frame {}
+
+    /**
+     * The backup applied these values (or found a newer TxId of the same key already applied, which
+     * makes them superseded): the primary stops tracking them.
+     */
+    record ValueAck(List<TxId> txIds) implements Frame {}
+
+    /** A value arrived corrupt (checksum mismatch) or incomplete: send it again. */
+    record ValueNack(TxId txId, byte[] key, String reason) implements Frame {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ValueNack n
+                    && txId.equals(n.txId)
+                    && Arrays.equals(key, n.key)
+                    && reason.equals(n.reason);
+        }
+
+        @Override
+        public int hashCode() {
+            return txId.hashCode() * 31 + Arrays.hashCode(key);
+        }
+
+        @Override
+        public String toString() {
+            return "ValueNack[" + txId + " key=" + key.length + "B " + reason + "]";
+        }
+    }
+
+    /** Liveness probe, echoed by the other side with the same {@code nanos}. */
+    record Heartbeat(long nanos, boolean reply) implements Frame {}
+}

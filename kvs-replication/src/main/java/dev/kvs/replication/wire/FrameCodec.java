@@ -1,0 +1,53 @@
+package dev.kvs.replication.wire;
+
+import io.netty.channel.ChannelPipeline;
+
+/**
+ * Installs the frame codec in a pipeline and tells senders how many bytes a frame will take, so
+ * they can cut batches to fit {@code maxFrameBytes}.
+ */
+public final class FrameCodec {
+    /** Name of the {@link FrameDecoder} in the pipeline. */
+    public static final String DECODER = "frame-decoder";
+    /** Name of the {@link FrameEncoder} in the pipeline. */
+    public static final String ENCODER = "frame-encoder";
+
+    private FrameCodec() {}
+
+    /**
+     * Adds a {@link FrameDecoder} named {@value #DECODER} and a {@link FrameEncoder} named {@value
+     * #ENCODER} at the end of {@code pipeline}; handlers added after them see {@link Frame}s.
+     *
+     * @param maxFrameBytes the largest frame either direction carries, length prefix included
+     * @throws IllegalArgumentException if {@code maxFrameBytes < 6}
+     */
+    public static void install(ChannelPipeline pipeline, int maxFrameBytes) {
+        pipeline.addLast(DECODER, new FrameDecoder(maxFrameBytes));
+        pipeline.addLast(ENCODER, new FrameEncoder(maxFrameBytes));
+    }
+
+    /**
+     * The exact number of bytes {@code frame} takes on the wire, its 4-byte length prefix included.
+     *
+     * @throws IllegalArgumentException if the frame cannot be encoded (a string over 65535 UTF-8
+     *     bytes, or more than {@code Integer.MAX_VALUE} bytes in all)
+     */
+    public static int encodedSize(Frame frame) {
+        return FrameEncoder.encodedSize(frame);
+    }
+
+    /** The bytes {@code packet} adds to a {@link Frame.KeyBatch}. */
+    public static int encodedSize(Frame.KeyPacket packet) {
+        return checkedSize(Wire.keyPacketSize(packet));
+    }
+
+    /** The bytes {@code chunk} adds to a {@link Frame.ValueBatch}. */
+    public static int encodedSize(Frame.ValueChunk chunk) {
+        return checkedSize(Wire.valueChunkSize(chunk));
+    }
+
+    private static int checkedSize(long size) {
+        if (size > Integer.MAX_VALUE) throw new IllegalArgumentException("size " + size + " > " + Integer.MAX_VALUE);
+        return (int) size;
+    }
+}

@@ -1,0 +1,161 @@
+package dev.kvs.replication.wire;
+
+import static dev.kvs.replication.wire.Wire.*;
+
+import dev.kvs.core.TxId;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Reads {@code int length | byte version | byte type | payload} frames into {@link Frame}s. A frame
+ * split across reads waits for its last byte; byte arrays are copied out, so decoded frames hold no
+ * buffer.
+ *
+ * <p>Anything that breaks the format (see {@link FrameException}) fails the read with a {@link
+ * FrameException} quoting the bad value; from then on the decoder discards every byte it receives,
+ * as nothing after a corrupt frame can be trusted. One instance per channel; not {@code @Sharable}.
+ */
+public final class FrameDecoder extends ByteToMessageDecoder {
+    private enum State {
+        DECODING,
+        DISCARDING
+    }
+
+    private final int maxFrameBytes;
+    private State state = State.DECODING;
+
+    /**
+     * @param maxFrameBytes the largest frame accepted, its 4-byte length prefix included: a frame is
+     *     accepted iff {@code FrameCodec.encodedSize(frame) <= maxFrameBytes}
+     * @throws IllegalArgumentException if {@code maxFrameBytes < 6}
+     */
+    public FrameDecoder(int maxFrameBytes) {
+        this.maxFrameBytes = checkMax(maxFrameBytes);
+    }
+
+    static int checkMax(int maxFrameBytes) {
+        if (maxFrameBytes < LENGTH_BYTES + HEADER_BYTES) {
+            throw new IllegalArgumentException(
+                    "maxFrameBytes < " + (LENGTH_BYTES + HEADER_BYTES) + ": " + maxFrameBytes);
+        }
+        return maxFrameBytes;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (state == State.DISCARDING) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        try {
+            Frame frame = decodeFrame(in);
+            if (frame != null) out.add(frame);
+        } catch (FrameException e) {
+            state = State.DISCARDING;
+            in.skipBytes(in.readableBytes());
+            throw e;
+        }
+    }
+
+    /** One frame, or null while it is incomplete; consumes the frame's bytes when it returns one. */
+    private Frame decodeFrame(ByteBuf in) {
+        if (in.readableBytes() < LENGTH_BYTES) return null;
+        int start = in.readerIndex();
+        int length = in.getInt(start);
+        if (length < HEADER_BYTES) throw new FrameException("frame length " + length + " < " + HEADER_BYTES);
+        if (length > maxFrameBytes - LENGTH_BYTES) {
+            throw new FrameException("frame length " + length + " + " + LENGTH_BYTES + " > max " + maxFrameBytes);
+        }
+        // Check the header as soon as it arrives rather than buffering a bad frame first.
+        if (in.readableBytes() < LENGTH_BYTES + HEADER_BYTES) return null;
+        byte version = in.getByte(start + LENGTH_BYTES);
+        if (version != Frame.VERSION) {
+            throw new FrameException("frame version " + version + " != " + Frame.VERSION);
+        }
+        byte type = in.getByte(start + LENGTH_BYTES + 1);
+        if (type < HELLO || type > HEARTBEAT) throw new FrameException("unknown frame type " + type);
+        if (in.readableBytes() < LENGTH_BYTES + length) return null;
+
+        in.skipBytes(LENGTH_BYTES + HEADER_BYTES);
+        ByteBuf payload = in.readSlice(length - HEADER_BYTES);
+        Frame frame;
+        try {
+            frame = readPayload(type, payload);
+        } catch (IllegalArgumentException e) { // a record's constructor refused the decoded values
+            throw new FrameException("invalid frame type " + type + ": " + e.getMessage(), e);
+        }
+        if (payload.isReadable()) {
+            throw new FrameException(
+                    payload.readableBytes() + " trailing bytes in frame type " + type + " of length " + length);
+        }
+        return frame;
+    }
+
+    private static Frame readPayload(byte type, ByteBuf in) {
+        switch (type) {
+            case HELLO:
+                return new Frame.Hello(
+                        readString(in, "cluster"),
+                        readString(in, "node"),
+                        readString(in, "role"),
+                        readLong(in, "epoch"),
+                        readChannelKind(in),
+                        readInt(in, "stream"));
+            case WELCOME:
+                return new Frame.Welcome(
+                        readString(in, "cluster"),
+                        readString(in, "node"),
+                        readString(in, "role"),
+                        readLong(in, "epoch"),
+                        readTxId(in, "contiguous"),
+                        readBoolean(in, "empty"));
+            case REJECT:
+                return new Frame.Reject(readRejectReason(in), readLong(in, "epoch"), readString(in, "message"));
+            case KEY_BATCH:
+                return new Frame.KeyBatch(readKeyPackets(in));
+            case KEY_ACK:
+                return new Frame.KeyAck(readTxId(in, "upTo"));
+            case RESEND:
+                return new Frame.Resend(readTxId(in, "after"));
+            case RESYNC_BEGIN:
+                return new Frame.ResyncBegin(readTxId(in, "upTo"));
+            case RESYNC_END:
+                return new Frame.ResyncEnd(readTxId(in, "upTo"));
+            case VALUE_BATCH:
+                return new Frame.ValueBatch(readValueChunks(in));
+            case VALUE_ACK:
+                return new Frame.ValueAck(readTxIds(in));
+            case VALUE_NACK:
+                return new Frame.ValueNack(readTxId(in, "TxId"), readBytes(in, "key"), readString(in, "reason"));
+            case HEARTBEAT:
+                return new Frame.Heartbeat(readLong(in, "nanos"), readBoolean(in, "reply"));
+            default:
+                throw new FrameException("unknown frame type " + type);
+        }
+    }
+
+    private static List<Frame.KeyPacket> readKeyPackets(ByteBuf in) {
+        int n = readCount(in, MIN_KEY_PACKET_BYTES, "key packet");
+        List<Frame.KeyPacket> packets = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) packets.add(readKeyPacket(in));
+        return Collections.unmodifiableList(packets);
+    }
+
+    private static List<Frame.ValueChunk> readValueChunks(ByteBuf in) {
+        int n = readCount(in, MIN_VALUE_CHUNK_BYTES, "value chunk");
+        List<Frame.ValueChunk> chunks = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) chunks.add(readValueChunk(in));
+        return Collections.unmodifiableList(chunks);
+    }
+
+    private static List<TxId> readTxIds(ByteBuf in) {
+        int n = readCount(in, TXID_BYTES, "TxId");
+        List<TxId> txIds = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) txIds.add(readTxId(in, "TxId"));
+        return Collections.unmodifiableList(txIds);
+    }
+}

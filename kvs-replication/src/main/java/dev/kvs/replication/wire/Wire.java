@@ -1,0 +1,218 @@
+package dev.kvs.replication.wire;
+
+import dev.kvs.core.TxId;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The wire format's constants and field codecs, shared by {@link FrameEncoder} and {@link
+ * FrameDecoder}. Readers check every length against the bytes left in the frame and throw {@link
+ * FrameException}; writers throw {@link IllegalArgumentException} for a value the format cannot
+ * carry.
+ */
+final class Wire {
+    /** The {@code int length} prefix. */
+    static final int LENGTH_BYTES = 4;
+    /** {@code byte version | byte type}: the least a frame's length can be. */
+    static final int HEADER_BYTES = 2;
+
+    static final int MAX_STRING_BYTES = 0xFFFF;
+    static final int TXID_BYTES = 16;
+    /** TxId, op, key length, value length, checksum. */
+    static final int MIN_KEY_PACKET_BYTES = TXID_BYTES + 1 + 4 + 4 + 4;
+    /** TxId, op, key length, total length, checksum, offset, data length. */
+    static final int MIN_VALUE_CHUNK_BYTES = TXID_BYTES + 1 + 4 + 4 + 4 + 4 + 4;
+
+    static final byte HELLO = 1;
+    static final byte WELCOME = 2;
+    static final byte REJECT = 3;
+    static final byte KEY_BATCH = 4;
+    static final byte KEY_ACK = 5;
+    static final byte RESEND = 6;
+    static final byte RESYNC_BEGIN = 7;
+    static final byte RESYNC_END = 8;
+    static final byte VALUE_BATCH = 9;
+    static final byte VALUE_ACK = 10;
+    static final byte VALUE_NACK = 11;
+    static final byte HEARTBEAT = 12;
+
+    private static final Frame.ChannelKind[] CHANNEL_KINDS = Frame.ChannelKind.values();
+    private static final Frame.Op[] OPS = Frame.Op.values();
+    private static final Frame.RejectReason[] REJECT_REASONS = Frame.RejectReason.values();
+
+    private Wire() {}
+
+    // ---- sizes (also validate what the writers would reject)
+
+    static int stringSize(String s) {
+        return 2 + utf8Length(s);
+    }
+
+    static int bytesSize(byte[] b) {
+        return 4 + b.length;
+    }
+
+    static long keyPacketSize(Frame.KeyPacket p) {
+        return MIN_KEY_PACKET_BYTES + (long) p.key().length;
+    }
+
+    static long valueChunkSize(Frame.ValueChunk c) {
+        return MIN_VALUE_CHUNK_BYTES + (long) c.key().length + c.data().length;
+    }
+
+    private static int utf8Length(String s) {
+        int n = ByteBufUtil.utf8Bytes(s);
+        if (n > MAX_STRING_BYTES) {
+            throw new IllegalArgumentException("string of " + n + " UTF-8 bytes > " + MAX_STRING_BYTES);
+        }
+        return n;
+    }
+
+    // ---- writers
+
+    static void writeString(ByteBuf out, String s) {
+        int n = utf8Length(s);
+        out.writeShort(n);
+        ByteBufUtil.reserveAndWriteUtf8(out, s, n);
+    }
+
+    static void writeBytes(ByteBuf out, byte[] b) {
+        out.writeInt(b.length);
+        out.writeBytes(b);
+    }
+
+    static void writeTxId(ByteBuf out, TxId txId) {
+        out.writeLong(txId.epoch());
+        out.writeLong(txId.seq());
+    }
+
+    static void writeEnum(ByteBuf out, Enum<?> e) {
+        out.writeByte(e.ordinal());
+    }
+
+    static void writeBoolean(ByteBuf out, boolean b) {
+        out.writeByte(b ? 1 : 0);
+    }
+
+    static void writeKeyPacket(ByteBuf out, Frame.KeyPacket p) {
+        writeTxId(out, p.txId());
+        writeEnum(out, p.op());
+        writeBytes(out, p.key());
+        out.writeInt(p.valueLength());
+        out.writeInt(p.checksum());
+    }
+
+    static void writeValueChunk(ByteBuf out, Frame.ValueChunk c) {
+        writeTxId(out, c.txId());
+        writeEnum(out, c.op());
+        writeBytes(out, c.key());
+        out.writeInt(c.totalLength());
+        out.writeInt(c.checksum());
+        out.writeInt(c.offset());
+        writeBytes(out, c.data());
+    }
+
+    // ---- readers: every one checks the bytes left first
+
+    static void need(ByteBuf in, long bytes, String what) {
+        if (in.readableBytes() < bytes) {
+            throw new FrameException(what + " needs " + bytes + " bytes, " + in.readableBytes() + " left in frame");
+        }
+    }
+
+    static int readInt(ByteBuf in, String what) {
+        need(in, 4, what);
+        return in.readInt();
+    }
+
+    static long readLong(ByteBuf in, String what) {
+        need(in, 8, what);
+        return in.readLong();
+    }
+
+    static String readString(ByteBuf in, String what) {
+        need(in, 2, what + " length");
+        int n = in.readUnsignedShort();
+        need(in, n, what);
+        String s = in.toString(in.readerIndex(), n, StandardCharsets.UTF_8);
+        in.skipBytes(n);
+        return s;
+    }
+
+    static byte[] readBytes(ByteBuf in, String what) {
+        int n = readInt(in, what + " length");
+        if (n < 0) throw new FrameException(what + " length < 0: " + n);
+        need(in, n, what);
+        byte[] b = new byte[n];
+        in.readBytes(b);
+        return b;
+    }
+
+    static TxId readTxId(ByteBuf in, String what) {
+        need(in, TXID_BYTES, what);
+        long epoch = in.readLong();
+        long seq = in.readLong();
+        if (epoch < 0 || seq < 0) throw new FrameException(what + " has a negative part: " + epoch + ":" + seq);
+        return new TxId(epoch, seq);
+    }
+
+    static boolean readBoolean(ByteBuf in, String what) {
+        need(in, 1, what);
+        byte b = in.readByte();
+        if (b != 0 && b != 1) throw new FrameException(what + " is not a boolean 0/1: " + b);
+        return b == 1;
+    }
+
+    static Frame.ChannelKind readChannelKind(ByteBuf in) {
+        return readEnum(in, CHANNEL_KINDS, "channel kind");
+    }
+
+    static Frame.Op readOp(ByteBuf in) {
+        return readEnum(in, OPS, "op");
+    }
+
+    static Frame.RejectReason readRejectReason(ByteBuf in) {
+        return readEnum(in, REJECT_REASONS, "reject reason");
+    }
+
+    private static <E extends Enum<E>> E readEnum(ByteBuf in, E[] values, String what) {
+        need(in, 1, what);
+        int ordinal = in.readUnsignedByte();
+        if (ordinal >= values.length) {
+            throw new FrameException(what + " ordinal " + ordinal + " >= " + values.length);
+        }
+        return values[ordinal];
+    }
+
+    /** A list's count, checked against what the bytes left could hold before anything is allocated. */
+    static int readCount(ByteBuf in, int minElementBytes, String what) {
+        int n = readInt(in, what + " count");
+        if (n < 0) throw new FrameException(what + " count < 0: " + n);
+        if ((long) n * minElementBytes > in.readableBytes()) {
+            throw new FrameException(what + " count " + n + " needs at least " + (long) n * minElementBytes + " bytes, "
+                    + in.readableBytes() + " left in frame");
+        }
+        return n;
+    }
+
+    static Frame.KeyPacket readKeyPacket(ByteBuf in) {
+        TxId txId = readTxId(in, "key packet TxId");
+        Frame.Op op = readOp(in);
+        byte[] key = readBytes(in, "key");
+        int valueLength = readInt(in, "value length");
+        int checksum = readInt(in, "checksum");
+        return new Frame.KeyPacket(txId, op, key, valueLength, checksum);
+    }
+
+    static Frame.ValueChunk readValueChunk(ByteBuf in) {
+        TxId txId = readTxId(in, "value chunk TxId");
+        Frame.Op op = readOp(in);
+        byte[] key = readBytes(in, "key");
+        int totalLength = readInt(in, "total length");
+        int checksum = readInt(in, "checksum");
+        int offset = readInt(in, "offset");
+        byte[] data = readBytes(in, "chunk data");
+        return new Frame.ValueChunk(txId, op, key, totalLength, checksum, offset, data);
+    }
+}

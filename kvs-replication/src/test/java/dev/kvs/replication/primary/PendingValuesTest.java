@@ -1,0 +1,85 @@
+package dev.kvs.replication.primary;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvs.core.TxId;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+class PendingValuesTest {
+    private final PendingValues pending = new PendingValues(3, 1000);
+
+    private static byte[] key(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aKeyWrittenTwiceBeforeShippingIsQueuedOnceAndCountsAsConflated() throws Exception {
+        pending.add(key("a"), TxId.of(1, 1), 10);
+        pending.add(key("a"), TxId.of(1, 5), 20);
+        assertThat(pending.conflated()).isEqualTo(1);
+        assertThat(pending.count()).isEqualTo(1);
+        assertThat(pending.bytes()).isEqualTo(20);
+        assertThat(pending.poll(0)).isEqualTo(key("a"));
+        assertThat(pending.poll(0)).isNull();
+        assertThat(pending.newest(key("a"))).isEqualTo(TxId.of(1, 5));
+    }
+
+    @Test
+    void theAckOfTheNewestValueResolvesTheKeyAndItsOlderWaiters() throws Exception {
+        pending.add(key("a"), TxId.of(1, 1), 10);
+        CompletableFuture<Void> older = pending.whenApplied(key("a"), TxId.of(1, 1));
+        pending.add(key("a"), TxId.of(1, 2), 10);
+        CompletableFuture<Void> newer = pending.whenApplied(key("a"), TxId.of(1, 2));
+        pending.poll(0);
+        pending.shipped(key("a"), TxId.of(1, 2));
+        pending.acked(TxId.of(1, 2));
+        assertThat(older).isDone();
+        assertThat(newer).isDone();
+        assertThat(pending.count()).isZero();
+        assertThat(pending.bytes()).isZero();
+    }
+
+    @Test
+    void anAckOfAnOlderValueKeepsTheNewerOnePending() throws Exception {
+        pending.add(key("a"), TxId.of(1, 1), 10);
+        pending.poll(0);
+        pending.shipped(key("a"), TxId.of(1, 1));
+        pending.add(key("a"), TxId.of(1, 2), 10); // written again after shipping: queued again
+        CompletableFuture<Void> newer = pending.whenApplied(key("a"), TxId.of(1, 2));
+        pending.acked(TxId.of(1, 1));
+        assertThat(newer).isNotDone();
+        assertThat(pending.count()).isEqualTo(1);
+        assertThat(pending.poll(0)).isEqualTo(key("a"));
+    }
+
+    @Test
+    void nacksAndDroppedStreamsShipAgain() throws Exception {
+        pending.add(key("a"), TxId.of(1, 1), 10);
+        pending.add(key("b"), TxId.of(1, 2), 10);
+        pending.poll(0);
+        pending.poll(0);
+        pending.shipped(key("a"), TxId.of(1, 1));
+        pending.shipped(key("b"), TxId.of(1, 2));
+        pending.nacked(TxId.of(1, 1));
+        assertThat(pending.poll(0)).isEqualTo(key("a"));
+        pending.requeueInFlight();
+        assertThat(pending.poll(0)).isEqualTo(key("b"));
+    }
+
+    @Test
+    void theBoundsMakeWritersWaitUntilAcksFreeRoom() throws Exception {
+        pending.add(key("a"), TxId.of(1, 1), 10);
+        pending.add(key("b"), TxId.of(1, 2), 10);
+        pending.add(key("c"), TxId.of(1, 3), 10);
+        assertThat(pending.awaitRoom(1_000_000)).isFalse();
+        pending.poll(0);
+        pending.shipped(key("a"), TxId.of(1, 1));
+        pending.acked(TxId.of(1, 1));
+        assertThat(pending.awaitRoom(0)).isTrue();
+        PendingValues small = new PendingValues(100, 15);
+        small.add(key("x"), TxId.of(1, 1), 16);
+        assertThat(small.awaitRoom(0)).isFalse();
+    }
+}

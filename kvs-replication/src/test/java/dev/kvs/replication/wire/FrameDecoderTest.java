@@ -1,0 +1,334 @@
+package dev.kvs.replication.wire;
+
+import static dev.kvs.replication.wire.Samples.MAX;
+import static dev.kvs.replication.wire.Samples.raw;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import dev.kvs.core.TxId;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class FrameDecoderTest {
+    private static final Frame VALID = new Frame.Heartbeat(42, false);
+
+    private final EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(MAX));
+
+    static List<Frame> samples() {
+        return Samples.all();
+    }
+
+    /** Feeds {@code bad}, expects the failure, then checks the decoder ignores a valid frame after it. */
+    private void assertRejected(ByteBuf bad, String message) {
+        assertThatThrownBy(() -> channel.writeInbound(bad))
+                .isInstanceOf(FrameException.class)
+                .hasMessage(message);
+        assertThat(bad.refCnt()).isZero();
+        assertThat(channel.inboundMessages()).isEmpty();
+        assertIgnoresWhatFollows(channel);
+    }
+
+    private static void assertIgnoresWhatFollows(EmbeddedChannel channel) {
+        ByteBuf next = Unpooled.wrappedBuffer(Samples.encode(VALID));
+        assertThat(channel.writeInbound(next)).isFalse();
+        assertThat(next.refCnt()).isZero();
+        assertFalse(channel.finish());
+    }
+
+    private static ByteBuf lengthOnly(int length) {
+        return Unpooled.buffer(4).writeInt(length);
+    }
+
+    @Test
+    void rejectsLengthOverMaxBeforeTheBodyArrives() {
+        assertRejected(lengthOnly(99_999_999), "frame length 99999999 + 4 > max 8388608");
+    }
+
+    @Test
+    void acceptsAFrameOfExactlyMaxBytes() {
+        EmbeddedChannel small = new EmbeddedChannel(new FrameDecoder(40));
+        Frame fits = new Frame.ValueNack(TxId.ZERO, new byte[12], "");
+        assertThat(small.writeInbound(Unpooled.wrappedBuffer(Samples.encode(fits))))
+                .isTrue();
+        assertThat((Frame) small.readInbound()).isEqualTo(fits);
+        ByteBuf tooBig = Unpooled.wrappedBuffer(Samples.encode(new Frame.ValueNack(TxId.ZERO, new byte[13], "")));
+        assertThatThrownBy(() -> small.writeInbound(tooBig))
+                .isInstanceOf(FrameException.class)
+                .hasMessage("frame length 37 + 4 > max 40");
+        assertThat(tooBig.refCnt()).isZero();
+        assertIgnoresWhatFollows(small);
+        assertFalse(channel.finish());
+    }
+
+    @Test
+    void rejectsLengthShorterThanTheHeader() {
+        assertRejected(lengthOnly(1), "frame length 1 < 2");
+    }
+
+    @Test
+    void rejectsZeroLength() {
+        assertRejected(lengthOnly(0), "frame length 0 < 2");
+    }
+
+    @Test
+    void rejectsNegativeLength() {
+        assertRejected(lengthOnly(-7), "frame length -7 < 2");
+    }
+
+    @Test
+    void rejectsOtherVersionAsSoonAsTheHeaderArrives() {
+        ByteBuf header = Unpooled.buffer().writeInt(1000).writeByte(2).writeByte(Wire.HEARTBEAT);
+        assertRejected(header, "frame version 2 != 1");
+    }
+
+    @Test
+    void rejectsVersionZero() {
+        assertRejected(raw(0, Wire.HEARTBEAT, b -> b.writeLong(1).writeByte(0)), "frame version 0 != 1");
+    }
+
+    @Test
+    void rejectsTypeZero() {
+        assertRejected(raw(0, b -> {}), "unknown frame type 0");
+    }
+
+    @Test
+    void rejectsTypeAfterHeartbeat() {
+        assertRejected(raw(13, b -> b.writeLong(1).writeByte(0)), "unknown frame type 13");
+    }
+
+    @Test
+    void rejectsTypeWithHighBitSet() {
+        assertRejected(raw(0xFF, b -> {}), "unknown frame type -1");
+    }
+
+    @ParameterizedTest
+    @MethodSource("samples")
+    void rejectsPayloadCutAtEveryPosition(Frame frame) {
+        byte[] bytes = Samples.encode(frame);
+        byte type = bytes[5];
+        byte[] payload = Arrays.copyOfRange(bytes, 6, bytes.length);
+        for (int cut = 0; cut < payload.length; cut++) {
+            int n = cut;
+            EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(MAX));
+            ByteBuf truncated = raw(type, b -> b.writeBytes(payload, 0, n));
+            assertThatThrownBy(() -> fresh.writeInbound(truncated))
+                    .as("%s cut to %d of %d payload bytes", frame, n, payload.length)
+                    .isInstanceOf(FrameException.class)
+                    .hasMessageContaining("left in frame");
+            assertThat(truncated.refCnt()).isZero();
+            assertIgnoresWhatFollows(fresh);
+        }
+        assertFalse(channel.finish());
+    }
+
+    @ParameterizedTest
+    @MethodSource("samples")
+    void rejectsTrailingBytesInsideTheFrame(Frame frame) {
+        byte[] bytes = Samples.encode(frame);
+        ByteBuf padded =
+                raw(bytes[5], b -> b.writeBytes(bytes, 6, bytes.length - 6).writeBytes(new byte[3]));
+        assertRejected(padded, "3 trailing bytes in frame type " + bytes[5] + " of length " + (bytes.length - 4 + 3));
+    }
+
+    @Test
+    void rejectsNegativeByteArrayLength() {
+        assertRejected(
+                raw(
+                        Wire.VALUE_NACK,
+                        b -> b.writeLong(0).writeLong(0).writeInt(-1).writeShort(0)),
+                "key length < 0: -1");
+    }
+
+    @Test
+    void rejectsNegativeChunkDataLength() {
+        assertRejected(
+                raw(Wire.VALUE_BATCH, b -> {
+                    b.writeInt(1).writeLong(0).writeLong(0).writeByte(0).writeInt(0);
+                    b.writeInt(5)
+                            .writeInt(0)
+                            .writeInt(0)
+                            .writeInt(Integer.MIN_VALUE)
+                            .writeZero(5);
+                }),
+                "chunk data length < 0: -2147483648");
+    }
+
+    @Test
+    void rejectsByteArrayLongerThanTheFrame() {
+        assertRejected(
+                raw(
+                        Wire.VALUE_NACK,
+                        b -> b.writeLong(0).writeLong(0).writeInt(100).writeZero(10)),
+                "key needs 100 bytes, 10 left in frame");
+    }
+
+    @Test
+    void rejectsStringLongerThanTheFrame() {
+        assertRejected(
+                raw(
+                        Wire.REJECT,
+                        b -> b.writeByte(0).writeLong(0).writeShort(0xFFFF).writeShort(0)),
+                "message needs 65535 bytes, 2 left in frame");
+    }
+
+    @Test
+    void rejectsCountTheFrameCannotHold() {
+        assertRejected(
+                raw(
+                        Wire.VALUE_ACK,
+                        b -> b.writeInt(Integer.MAX_VALUE).writeLong(0).writeLong(0)),
+                "TxId count 2147483647 needs at least 34359738352 bytes, 16 left in frame");
+    }
+
+    @Test
+    void rejectsKeyPacketCountOneMoreThanThePackets() {
+        Frame.KeyPacket p = new Frame.KeyPacket(TxId.of(1, 1), Frame.Op.PUT, new byte[0], 0, 0);
+        assertRejected(
+                raw(Wire.KEY_BATCH, b -> {
+                    b.writeInt(2);
+                    Wire.writeKeyPacket(b, p);
+                }),
+                "key packet count 2 needs at least 58 bytes, 29 left in frame");
+    }
+
+    @Test
+    void rejectsNegativeCount() {
+        assertRejected(raw(Wire.VALUE_BATCH, b -> b.writeInt(-1)), "value chunk count < 0: -1");
+    }
+
+    @Test
+    void rejectsChannelKindOrdinalOutOfRange() {
+        assertRejected(
+                raw(Wire.HELLO, b -> b.writeShort(0)
+                        .writeShort(0)
+                        .writeShort(0)
+                        .writeLong(1)
+                        .writeByte(2)
+                        .writeInt(0)),
+                "channel kind ordinal 2 >= 2");
+    }
+
+    @Test
+    void rejectsRejectReasonOrdinalOutOfRange() {
+        assertRejected(
+                raw(Wire.REJECT, b -> b.writeByte(5).writeLong(0).writeShort(0)), "reject reason ordinal 5 >= 5");
+    }
+
+    @Test
+    void rejectsOpOrdinalOutOfRange() {
+        assertRejected(
+                raw(Wire.KEY_BATCH, b -> b.writeInt(1)
+                        .writeLong(0)
+                        .writeLong(0)
+                        .writeByte(0xFF)
+                        .writeInt(0)
+                        .writeInt(0)
+                        .writeInt(0)),
+                "op ordinal 255 >= 3");
+    }
+
+    @Test
+    void rejectsBooleanOtherThanZeroOrOne() {
+        assertRejected(raw(Wire.HEARTBEAT, b -> b.writeLong(0).writeByte(2)), "reply is not a boolean 0/1: 2");
+    }
+
+    @Test
+    void rejectsNegativeTxId() {
+        assertRejected(raw(Wire.KEY_ACK, b -> b.writeLong(-1).writeLong(0)), "upTo has a negative part: -1:0");
+    }
+
+    @Test
+    void rejectsChunkOutsideItsValue() {
+        ByteBuf bad = raw(Wire.VALUE_BATCH, b -> {
+            b.writeInt(1)
+                    .writeLong(0)
+                    .writeLong(1)
+                    .writeByte(Frame.Op.PUT.ordinal())
+                    .writeInt(0);
+            b.writeInt(12).writeInt(0).writeInt(10).writeInt(5).writeZero(5);
+        });
+        assertThatThrownBy(() -> channel.writeInbound(bad))
+                .isInstanceOf(FrameException.class)
+                .hasMessage("invalid frame type 9: chunk [10, +5) outside value of 12 bytes")
+                .hasCauseInstanceOf(IllegalArgumentException.class);
+        assertIgnoresWhatFollows(channel);
+    }
+
+    @Test
+    void rejectsChunkAtNegativeOffset() {
+        assertRejected(
+                raw(Wire.VALUE_BATCH, b -> {
+                    b.writeInt(1)
+                            .writeLong(0)
+                            .writeLong(1)
+                            .writeByte(Frame.Op.PUT.ordinal())
+                            .writeInt(0);
+                    b.writeInt(12).writeInt(0).writeInt(-1).writeInt(0);
+                }),
+                "invalid frame type 9: chunk [-1, +0) outside value of 12 bytes");
+    }
+
+    @Test
+    void rejectsSkipChunk() {
+        assertRejected(
+                raw(Wire.VALUE_BATCH, b -> {
+                    b.writeInt(1)
+                            .writeLong(0)
+                            .writeLong(1)
+                            .writeByte(Frame.Op.SKIP.ordinal())
+                            .writeInt(0);
+                    b.writeInt(0).writeInt(0).writeInt(0).writeInt(0);
+                }),
+                "invalid frame type 9: a value chunk cannot be SKIP");
+    }
+
+    @Test
+    void rejectsSkipPacketWithAKey() {
+        assertRejected(
+                raw(Wire.KEY_BATCH, b -> {
+                    b.writeInt(1).writeLong(0).writeLong(1).writeByte(Frame.Op.SKIP.ordinal());
+                    b.writeInt(1).writeByte('k').writeInt(0).writeInt(0);
+                }),
+                "invalid frame type 4: SKIP packet carries a key");
+    }
+
+    @Test
+    void rejectsNegativeValueLength() {
+        assertRejected(
+                raw(Wire.KEY_BATCH, b -> {
+                    b.writeInt(1).writeLong(0).writeLong(1).writeByte(Frame.Op.PUT.ordinal());
+                    b.writeInt(0).writeInt(-3).writeInt(0);
+                }),
+                "invalid frame type 4: valueLength < 0: -3");
+    }
+
+    @Test
+    void ignoresEverythingAfterACorruptFrameInTheSameRead() {
+        ByteBuf buf = Unpooled.buffer();
+        buf.writeBytes(Samples.encode(VALID));
+        buf.writeInt(1); // corrupt length
+        buf.writeBytes(Samples.encode(VALID));
+        assertThatThrownBy(() -> channel.writeInbound(buf))
+                .isInstanceOf(FrameException.class)
+                .hasMessage("frame length 1 < 2");
+        assertThat((Frame) channel.readInbound()).isEqualTo(VALID);
+        assertThat(channel.inboundMessages()).isEmpty();
+        assertThat(buf.refCnt()).isZero();
+        assertIgnoresWhatFollows(channel);
+    }
+
+    @Test
+    void constructorRejectsMaxSmallerThanAnEmptyFrame() {
+        assertThatThrownBy(() -> new FrameDecoder(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxFrameBytes < 6: 0");
+        assertFalse(channel.finish());
+    }
+}

@@ -1,0 +1,100 @@
+package dev.kvs.replication.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import dev.kvs.core.TxId;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.EncoderException;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class FrameEncoderTest {
+    private final EmbeddedChannel channel = new EmbeddedChannel(new FrameEncoder(Samples.MAX));
+
+    private static String hex(Frame frame) {
+        return HexFormat.of().formatHex(Samples.encode(frame));
+    }
+
+    @Test
+    void writesLengthVersionTypeThenBigEndianFields() {
+        assertThat(hex(new Frame.Heartbeat(0x0102030405060708L, true)))
+                .isEqualTo("0000000b" + "01" + "0c" + "0102030405060708" + "01");
+        assertThat(hex(new Frame.KeyAck(TxId.of(1, 2))))
+                .isEqualTo("00000012" + "01" + "05" + "0000000000000001" + "0000000000000002");
+        assertThat(hex(new Frame.Reject(Frame.RejectReason.VERSION, 7, "é")))
+                .isEqualTo("0000000f" + "01" + "03" + "03" + "0000000000000007" + "0002" + "c3a9");
+        assertThat(hex(new Frame.ValueAck(List.of(TxId.of(0, 255)))))
+                .isEqualTo("00000016" + "01" + "0a" + "00000001" + "0000000000000000" + "00000000000000ff");
+        assertThat(hex(new Frame.KeyBatch(
+                        List.of(new Frame.KeyPacket(TxId.of(0, 1), Frame.Op.DELETE, new byte[] {9}, 3, -1)))))
+                .isEqualTo("00000024" + "01" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "01"
+                        + "0000000109" + "00000003" + "ffffffff");
+        assertFalse(channel.finish());
+    }
+
+    @Test
+    void stringOfMaxLengthIsWritten() {
+        Frame frame = new Frame.Reject(Frame.RejectReason.BUSY, 1, "x".repeat(65535));
+        assertThat(Samples.encode(frame)).hasSize(4 + 2 + 1 + 8 + 2 + 65535);
+        assertFalse(channel.finish());
+    }
+
+    @Test
+    void stringOverMaxUtf8BytesIsRejectedAndNothingWritten() {
+        Frame frame = new Frame.Hello("é".repeat(32768), "n", "r", 1, Frame.ChannelKind.KEY, 0);
+        assertThatThrownBy(() -> FrameCodec.encodedSize(frame))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("string of 65536 UTF-8 bytes > 65535");
+        assertThatThrownBy(() -> channel.writeOutbound(frame))
+                .isInstanceOf(EncoderException.class)
+                .hasRootCauseInstanceOf(IllegalArgumentException.class)
+                .hasRootCauseMessage("string of 65536 UTF-8 bytes > 65535");
+        assertThat(channel.outboundMessages()).isEmpty();
+        assertFalse(channel.finish());
+    }
+
+    @Test
+    void frameOverMaxIsRejectedAndNothingWritten() {
+        EmbeddedChannel small = new EmbeddedChannel(new FrameEncoder(40));
+        Frame fits = new Frame.ValueNack(TxId.ZERO, new byte[12], "");
+        Frame tooBig = new Frame.ValueNack(TxId.ZERO, new byte[13], "");
+        assertThat(FrameCodec.encodedSize(fits)).isEqualTo(40);
+        assertThat(small.writeOutbound(fits)).isTrue();
+        small.<ByteBuf>readOutbound().release();
+        assertThatThrownBy(() -> small.writeOutbound(tooBig))
+                .isInstanceOf(EncoderException.class)
+                .hasRootCauseMessage("frame of 41 bytes > max 40: " + tooBig);
+        assertThat(small.outboundMessages()).isEmpty();
+        assertFalse(small.finish());
+        assertFalse(channel.finish());
+    }
+
+    @Test
+    void constructorRejectsMaxSmallerThanAnEmptyFrame() {
+        assertThatThrownBy(() -> new FrameEncoder(5))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxFrameBytes < 6: 5");
+        assertFalse(channel.finish());
+    }
+
+    @Test
+    void oneEncoderServesManyChannels() {
+        FrameEncoder shared = new FrameEncoder();
+        EmbeddedChannel a = new EmbeddedChannel(shared);
+        EmbeddedChannel b = new EmbeddedChannel(shared);
+        Frame frame = new Frame.Heartbeat(1, false);
+        for (EmbeddedChannel c : List.of(a, b)) {
+            assertThat(c.writeOutbound(frame)).isTrue();
+            ByteBuf buf = c.readOutbound();
+            assertThat(buf.readableBytes()).isEqualTo(FrameCodec.encodedSize(frame));
+            buf.release();
+        }
+        assertThat(a.finishAndReleaseAll()).isFalse();
+        assertThat(b.finishAndReleaseAll()).isFalse();
+        assertFalse(channel.finish());
+    }
+}

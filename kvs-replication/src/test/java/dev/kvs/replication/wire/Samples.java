@@ -1,0 +1,162 @@
+package dev.kvs.replication.wire;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import dev.kvs.core.TxId;
+import dev.kvs.replication.wire.Frame.ChannelKind;
+import dev.kvs.replication.wire.Frame.Op;
+import dev.kvs.replication.wire.Frame.RejectReason;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Consumer;
+
+/** Sample frames of every type, and ways to turn frames into bytes and bytes into frames. */
+final class Samples {
+    static final int MAX = 8 * 1024 * 1024;
+
+    private Samples() {}
+
+    static List<Frame> all() {
+        TxId t = TxId.of(3, 41);
+        TxId big = TxId.of(Long.MAX_VALUE, Long.MAX_VALUE);
+        return List.of(
+                new Frame.Hello("dc-east", "node-1", "primary", 3, ChannelKind.KEY, 0),
+                new Frame.Hello("clüster-日本", "", "", 0, ChannelKind.VALUE, Integer.MAX_VALUE),
+                new Frame.Welcome("dc-east", "node-2", "backup", 3, t, false),
+                new Frame.Welcome("", "", "", Long.MAX_VALUE, TxId.ZERO, true),
+                new Frame.Reject(RejectReason.STALE_EPOCH, 9, "saw epoch 9"),
+                new Frame.Reject(RejectReason.BUSY, 0, ""),
+                new Frame.KeyBatch(List.of()),
+                new Frame.KeyBatch(List.of(
+                        new Frame.KeyPacket(t, Op.PUT, bytes("user:1"), 120, 0xCAFEBABE),
+                        new Frame.KeyPacket(t.next(), Op.DELETE, bytes("user:2"), 0, 0),
+                        new Frame.KeyPacket(t.next().next(), Op.SKIP, new byte[0], 0, -1),
+                        new Frame.KeyPacket(big, Op.PUT, new byte[0], Integer.MAX_VALUE, Integer.MIN_VALUE))),
+                new Frame.KeyAck(t),
+                new Frame.Resend(TxId.ZERO),
+                new Frame.ResyncBegin(big),
+                new Frame.ResyncEnd(t),
+                new Frame.ValueBatch(List.of()),
+                new Frame.ValueBatch(List.of(
+                        new Frame.ValueChunk(t, Op.PUT, bytes("user:1"), 5, 7, 0, bytes("hello")),
+                        new Frame.ValueChunk(t.next(), Op.DELETE, bytes("user:2"), 0, 0, 0, new byte[0]),
+                        new Frame.ValueChunk(t.next(), Op.PUT, new byte[0], 0, 0, 0, new byte[0]),
+                        new Frame.ValueChunk(big, Op.PUT, bytes("k"), 100, -5, 97, bytes("end")))),
+                new Frame.ValueAck(List.of()),
+                new Frame.ValueAck(List.of(t, TxId.ZERO, big)),
+                new Frame.ValueNack(t, bytes("user:1"), "checksum mismatch"),
+                new Frame.ValueNack(TxId.ZERO, new byte[0], ""),
+                new Frame.Heartbeat(123_456_789L, false),
+                new Frame.Heartbeat(Long.MIN_VALUE, true));
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(UTF_8);
+    }
+
+    /** The bytes {@link FrameEncoder} writes for {@code frame}. */
+    static byte[] encode(Frame frame) {
+        EmbeddedChannel channel = new EmbeddedChannel(new FrameEncoder());
+        channel.writeOutbound(frame);
+        ByteBuf buf = channel.readOutbound();
+        try {
+            byte[] b = new byte[buf.readableBytes()];
+            buf.readBytes(b);
+            return b;
+        } finally {
+            buf.release();
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    /** A frame of the given version and type around whatever {@code payload} writes; length is consistent. */
+    static ByteBuf raw(int version, int type, Consumer<ByteBuf> payload) {
+        ByteBuf body = Unpooled.buffer();
+        body.writeByte(version).writeByte(type);
+        payload.accept(body);
+        ByteBuf frame = Unpooled.buffer(4 + body.readableBytes());
+        frame.writeInt(body.readableBytes()).writeBytes(body);
+        body.release();
+        return frame;
+    }
+
+    static ByteBuf raw(int type, Consumer<ByteBuf> payload) {
+        return raw(Frame.VERSION, type, payload);
+    }
+
+    /** A valid frame chosen at random, with random contents, every type equally likely. */
+    static Frame random(Random r) {
+        switch (r.nextInt(12)) {
+            case 0:
+                return new Frame.Hello(
+                        string(r), string(r), string(r), r.nextLong(), pick(r, ChannelKind.values()), r.nextInt());
+            case 1:
+                return new Frame.Welcome(string(r), string(r), string(r), r.nextLong(), txId(r), r.nextBoolean());
+            case 2:
+                return new Frame.Reject(pick(r, RejectReason.values()), r.nextLong(), string(r));
+            case 3: {
+                List<Frame.KeyPacket> packets = new ArrayList<>();
+                for (int i = r.nextInt(5); i > 0; i--) {
+                    Op op = pick(r, Op.values());
+                    packets.add(new Frame.KeyPacket(
+                            txId(r), op, op == Op.SKIP ? new byte[0] : bytes(r, 20), r.nextInt(1 << 20), r.nextInt()));
+                }
+                return new Frame.KeyBatch(packets);
+            }
+            case 4:
+                return new Frame.KeyAck(txId(r));
+            case 5:
+                return new Frame.Resend(txId(r));
+            case 6:
+                return new Frame.ResyncBegin(txId(r));
+            case 7:
+                return new Frame.ResyncEnd(txId(r));
+            case 8: {
+                List<Frame.ValueChunk> chunks = new ArrayList<>();
+                for (int i = r.nextInt(4); i > 0; i--) {
+                    byte[] data = bytes(r, 64);
+                    int offset = r.nextInt(100);
+                    int total = offset + data.length + r.nextInt(3);
+                    Op op = r.nextBoolean() ? Op.PUT : Op.DELETE;
+                    chunks.add(new Frame.ValueChunk(txId(r), op, bytes(r, 20), total, r.nextInt(), offset, data));
+                }
+                return new Frame.ValueBatch(chunks);
+            }
+            case 9: {
+                List<TxId> txIds = new ArrayList<>();
+                for (int i = r.nextInt(5); i > 0; i--) txIds.add(txId(r));
+                return new Frame.ValueAck(txIds);
+            }
+            case 10:
+                return new Frame.ValueNack(txId(r), bytes(r, 20), string(r));
+            default:
+                return new Frame.Heartbeat(r.nextLong(), r.nextBoolean());
+        }
+    }
+
+    private static TxId txId(Random r) {
+        return TxId.of(r.nextInt(5) == 0 ? Long.MAX_VALUE : r.nextInt(100), r.nextLong() & Long.MAX_VALUE);
+    }
+
+    private static byte[] bytes(Random r, int maxLength) {
+        byte[] b = new byte[r.nextInt(maxLength + 1)];
+        r.nextBytes(b);
+        return b;
+    }
+
+    private static String string(Random r) {
+        StringBuilder s = new StringBuilder();
+        for (int i = r.nextInt(12); i > 0; i--) {
+            s.append(r.nextInt(4) == 0 ? (char) (0x80 + r.nextInt(0xD000)) : (char) ('a' + r.nextInt(26)));
+        }
+        return s.toString();
+    }
+
+    private static <E> E pick(Random r, E[] values) {
+        return values[r.nextInt(values.length)];
+    }
+}
