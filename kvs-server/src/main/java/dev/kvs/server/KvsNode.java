@@ -3,7 +3,9 @@ package dev.kvs.server;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.primary.Replicator;
+import dev.kvs.server.internal.NodeAsBackup;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.admin.AdminServer;
@@ -74,6 +76,8 @@ public final class KvsNode implements AutoCloseable {
                     address,
                     replicationGroup,
                     newer -> log.warn("backup reports epoch {} > {}: this primary is stale", newer, epoch)));
+        } else if (config.role() == Role.BACKUP) {
+            this.replicationGroup = Transport.NIO.group(1, "kvs-repl");
         } else {
             this.replicationGroup = null;
         }
@@ -83,6 +87,14 @@ public final class KvsNode implements AutoCloseable {
         try {
             this.port = resp.start(config.bind(), config.port(), boss, workers, transport);
             this.adminPort = admin.start(config.bind(), config.adminPort());
+            if (config.role() == Role.BACKUP) {
+                context.backupServer(ReplicationServer.builder()
+                        .store(store)
+                        .node(new NodeAsBackup(context))
+                        .group(replicationGroup)
+                        .listen(config.bind(), config.replPort())
+                        .start());
+            }
             started = true;
         } finally {
             if (!started) shutdown();
@@ -136,9 +148,10 @@ public final class KvsNode implements AutoCloseable {
         return port;
     }
 
-    /** The bound replication port (replication arrives in a later version: the configured port). */
+    /** The bound replication port of a backup; the configured one on a primary. */
     public int replPort() {
-        return config.replPort();
+        ReplicationServer s = context.backupServer();
+        return s != null ? s.port() : config.replPort();
     }
 
     /** The bound admin HTTP port. */
@@ -165,6 +178,11 @@ public final class KvsNode implements AutoCloseable {
         run(resp::close, failure);
         run(admin::close, failure);
         run(() -> context.replication().close(), failure);
+        run(
+                () -> {
+                    if (context.backupServer() != null) context.backupServer().close();
+                },
+                failure);
         for (EventLoopGroup g : new EventLoopGroup[] {boss, workers, adminGroup, replicationGroup}) {
             if (g != null)
                 run(() -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly(), failure);

@@ -6,6 +6,7 @@ import dev.kvs.replication.LocalReplication;
 import dev.kvs.replication.Replication;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.server.NodeConfig;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -72,6 +73,17 @@ public final class NodeContext {
 
     public void replication(Replication r) {
         replication = r;
+    }
+
+    private volatile ReplicationServer backupServer;
+
+    /** The replication listener while this node is a backup, else null. */
+    public ReplicationServer backupServer() {
+        return backupServer;
+    }
+
+    public void backupServer(ReplicationServer s) {
+        backupServer = s;
     }
 
     /** The TxId of the last write ordered by this node. */

@@ -1,6 +1,7 @@
 package dev.kvs.server.internal;
 
 import dev.kvs.core.StoreStats;
+import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -59,6 +60,7 @@ public final class NodeMetrics implements AutoCloseable {
                 .register(registry);
         registerNodeGauges();
         registerStoreGauges();
+        registerReplicationGauges();
         // Replication meters (key-ack latency, unfinished keys, oldest unfinished age, value lag,
         // conflated values, fenced reads, link state) are registered by the replication code
         // through registry(), under the names kvs.replication.*.
@@ -80,6 +82,56 @@ public final class NodeMetrics implements AutoCloseable {
                 .register(registry);
         Gauge.builder("kvs.role.primary", node, n -> n.role() == Role.PRIMARY ? 1 : 0)
                 .description("1 if this node is the primary, 0 if it is a backup")
+                .register(registry);
+    }
+
+    private void registerReplicationGauges() {
+        replicationGauge(
+                "kvs.replication.link.up",
+                null,
+                "1 while the key channel streams to the backup",
+                r -> r.state().equals("streaming") ? 1 : 0);
+        replicationGauge(
+                "kvs.replication.unacked.keys",
+                null,
+                "Key packets not yet acknowledged by the backup",
+                ReplicatorStatus::unackedKeys);
+        replicationGauge(
+                "kvs.replication.key.ack.latency",
+                "seconds",
+                "Last key packet round trip (send to ack)",
+                r -> r.keyAckLatencyMicros() / 1e6);
+        replicationGauge(
+                "kvs.replication.value.lag.count",
+                null,
+                "Values not yet acknowledged by the backup",
+                ReplicatorStatus::pendingValues);
+        replicationGauge(
+                "kvs.replication.value.lag",
+                "bytes",
+                "Bytes of values not yet acknowledged by the backup",
+                ReplicatorStatus::pendingValueBytes);
+        replicationGauge(
+                "kvs.replication.conflated.values",
+                null,
+                "Values replaced before they were shipped",
+                ReplicatorStatus::conflatedValues);
+        replicationGauge(
+                "kvs.replication.values.shipped", null, "Values sent to the backup", ReplicatorStatus::valuesShipped);
+        replicationGauge(
+                "kvs.replication.value.shipped",
+                "bytes",
+                "Value bytes sent to the backup",
+                ReplicatorStatus::valueBytesShipped);
+        replicationGauge("kvs.replication.resyncs", null, "Full resyncs started", ReplicatorStatus::resyncs);
+        replicationGauge(
+                "kvs.replication.connections", null, "Key channel connections made", ReplicatorStatus::reconnects);
+    }
+
+    private void replicationGauge(String name, String unit, String description, ToDoubleFunction<ReplicatorStatus> f) {
+        Gauge.builder(name, node, n -> f.applyAsDouble(n.replication().status()))
+                .baseUnit(unit)
+                .description(description)
                 .register(registry);
     }
 

@@ -45,6 +45,8 @@ final class DataCommands {
         t.add("MSET", -3, write, 1, -1, 2, this::mset);
         t.add("STRLEN", 2, read, 1, 1, 1, this::strlen);
         t.add("DBSIZE", 1, read, 0, 0, 0, (s, a) -> Replies.integer(store.size()));
+        // diagnostic, on any role: what this node holds for a key (a backup's replicated copy, say)
+        t.add("KVS.PEEK", 2, 0, 1, 1, 1, this::peek);
     }
 
     private Object get(Session s, byte[][] a) {
@@ -175,6 +177,17 @@ final class DataCommands {
             throw e;
         }
         return answer(order.commit(), Replies.OK);
+    }
+
+    private Object peek(Session s, byte[][] a) {
+        StoredValue v = store.get(a[1]);
+        if (v == null) return Replies.NIL;
+        return Replies.array(List.of(
+                Replies.bulk(v.state().name().toLowerCase(java.util.Locale.ROOT)),
+                Replies.bulk(v.txId().toString()),
+                Replies.integer(v.header().valueLength()),
+                Replies.integer(Integer.toUnsignedLong(v.header().checksum())),
+                v.state() == RecordState.COMPLETE ? Replies.bulk(v.value()) : Replies.NIL));
     }
 
     private Object strlen(Session s, byte[][] a) {

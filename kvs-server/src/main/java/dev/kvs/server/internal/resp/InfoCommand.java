@@ -3,6 +3,8 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.core.StoreStats;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.backup.BackupStatus;
+import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.server.internal.NodeContext;
 import java.util.List;
 import java.util.Locale;
@@ -153,6 +155,21 @@ final class InfoCommand implements Command {
         line(b, "kvs_value_streams_up", r.valueStreamsUp());
         line(b, "kvs_resyncs", r.resyncs());
         line(b, "connected_slaves", r.state().equals("streaming") ? 1 : 0);
+        ReplicationServer server = node.backupServer();
+        if (server != null) {
+            BackupStatus bs = server.status();
+            line(b, "master_link_status", bs.keyChannelConnected() ? "up" : "down");
+            line(b, "kvs_backup_contiguous_txid", bs.contiguous());
+            line(b, "kvs_backup_resyncing", bs.resyncing() ? 1 : 0);
+            line(b, "kvs_unfinished_keys", bs.unfinishedKeys());
+            line(b, "kvs_oldest_unfinished_ms", bs.oldestUnfinishedAgeMillis());
+            line(b, "kvs_values_applied", bs.valuesApplied());
+            line(b, "kvs_values_superseded", bs.valuesSuperseded());
+            line(b, "kvs_values_nacked", bs.valuesNacked());
+            line(b, "kvs_value_channels", bs.valueChannels());
+            line(b, "kvs_backup_bytes_received", bs.bytesReceived());
+            line(b, "kvs_backup_resyncs", bs.resyncs());
+        }
     }
 
     private void keyspace(StringBuilder b) {

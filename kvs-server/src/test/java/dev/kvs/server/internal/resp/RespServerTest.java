@@ -277,6 +277,16 @@ class RespServerTest {
     }
 
     @Test
+    void peekShowsTheRecordWithItsTxId() {
+        resp.command("SET", "k", "v");
+        assertThat(resp.command("KVS.PEEK", "k"))
+                .isEqualTo("*5\r\n$8\r\ncomplete\r\n$3\r\n1:1\r\n:1\r\n:"
+                        + Integer.toUnsignedLong(dev.kvs.core.Checksums.crc32c(new byte[] {'v'}))
+                        + "\r\n$1\r\nv\r\n");
+        assertThat(resp.command("KVS.PEEK", "nope")).isEqualTo("$-1\r\n");
+    }
+
+    @Test
     void backupRefusesDataCommandsWithNotPrimary() {
         resp.close();
         resp = new RespChannel(
@@ -284,6 +294,7 @@ class RespServerTest {
         assertThat(resp.command("GET", "k")).startsWith("-NOTPRIMARY main:7380");
         assertThat(resp.command("SET", "k", "v")).startsWith("-NOTPRIMARY");
         assertThat(resp.command("PING")).isEqualTo("+PONG\r\n");
+        assertThat(resp.command("KVS.PEEK", "k")).isEqualTo("$-1\r\n");
     }
 
     @Test

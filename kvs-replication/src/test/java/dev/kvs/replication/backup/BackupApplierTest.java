@@ -1,0 +1,272 @@
+package dev.kvs.replication.backup;
+
+import static dev.kvs.replication.backup.Packets.bytes;
+import static dev.kvs.replication.backup.Packets.deleteKey;
+import static dev.kvs.replication.backup.Packets.putKey;
+import static dev.kvs.replication.backup.Packets.skip;
+import static dev.kvs.replication.backup.Packets.tombstone;
+import static dev.kvs.replication.backup.Packets.tx;
+import static dev.kvs.replication.backup.Packets.whole;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kvs.core.EntryTooLargeException;
+import dev.kvs.core.KvStore;
+import dev.kvs.core.RecordState;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
+import dev.kvs.replication.backup.BackupApplier.KeyResult;
+import dev.kvs.replication.backup.BackupApplier.Outcome;
+import dev.kvs.replication.wire.Frame.KeyPacket;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class BackupApplierTest {
+    private final KvStore store = KvStore.builder().heap().maxValueBytes(1024).open();
+    private final UnfinishedKeys unfinished = new UnfinishedKeys();
+    private final BackupCounters counters = new BackupCounters();
+    private final BackupApplier applier = new BackupApplier(store, unfinished, counters, 1000);
+
+    private static final byte[] V1 = bytes("one");
+    private static final byte[] V2 = bytes("two");
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    private KeyResult keys(KeyPacket... packets) {
+        return applier.onKeyBatch(List.of(packets));
+    }
+
+    private StoredValue stored(String key) {
+        return store.get(bytes(key));
+    }
+
+    @Test
+    void aKeyPacketMakesItsKeyUnfinishedUntilItsValueArrives() {
+        KeyResult r = keys(putKey(tx(1), "k", V1));
+
+        assertThat(r).isEqualTo(new KeyResult(tx(1), null));
+        assertThat(unfinished.newest(bytes("k")).txId()).isEqualTo(tx(1));
+
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.APPLIED);
+
+        assertThat(stored("k")).isEqualTo(StoredValue.complete(tx(1), V1));
+        assertThat(unfinished.isEmpty()).isTrue();
+        assertThat(counters.valuesApplied.sum()).isEqualTo(1);
+    }
+
+    @Test
+    void aValueArrivingBeforeItsKeyPacketMakesThePacketSuperseded() {
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.APPLIED);
+
+        KeyResult r = keys(putKey(tx(1), "k", V1));
+
+        assertThat(r.ack()).isEqualTo(tx(1));
+        assertThat(unfinished.isEmpty()).isTrue();
+        assertThat(stored("k")).isEqualTo(StoredValue.complete(tx(1), V1));
+    }
+
+    @Test
+    void anOlderValueArrivingAfterANewerOneIsSupersededNotApplied() {
+        keys(putKey(tx(1), "k", V1), putKey(tx(2), "k", V2));
+
+        assertThat(applier.apply(whole(tx(2), "k", V2))).isEqualTo(Outcome.APPLIED);
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.SUPERSEDED);
+
+        assertThat(stored("k")).isEqualTo(StoredValue.complete(tx(2), V2));
+        assertThat(unfinished.isEmpty()).isTrue();
+        assertThat(counters.valuesSuperseded.sum()).isEqualTo(1);
+    }
+
+    @Test
+    void theSameValueTwiceIsAppliedOnce() {
+        keys(putKey(tx(1), "k", V1));
+
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.APPLIED);
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.SUPERSEDED);
+    }
+
+    @Test
+    void aDeleteStoresATombstoneThatALatePutCannotOverwrite() {
+        keys(putKey(tx(1), "k", V1), deleteKey(tx(2), "k"));
+
+        assertThat(applier.apply(tombstone(tx(2), "k"))).isEqualTo(Outcome.APPLIED);
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.SUPERSEDED);
+
+        assertThat(stored("k")).isEqualTo(StoredValue.tombstone(tx(2)));
+        assertThat(store.exists(bytes("k"))).isFalse();
+        assertThat(store.size()).isZero();
+        assertThat(unfinished.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aDeleteOfAKeyTheBackupNeverHadStillLeavesATombstone() {
+        keys(deleteKey(tx(1), "k"));
+
+        applier.apply(tombstone(tx(1), "k"));
+
+        assertThat(stored("k").state()).isEqualTo(RecordState.TOMBSTONE);
+        assertThat(unfinished.isEmpty()).isTrue();
+    }
+
+    @Test
+    void onlyTheLatestValueOfAConflatedKeyArrivingResolvesEveryEarlierPacket() {
+        keys(putKey(tx(5), "k", V1));
+        keys(putKey(tx(6), "other", V1), skip(tx(7)), putKey(tx(8), "other", V2));
+        keys(putKey(tx(9), "k", V2));
+        applier.keyChannelReset(); // nothing is held: a no-op here
+        assertThat(unfinished.entries(bytes("k"))).extracting(UnfinishedKeys.Pending::txId).containsExactly(tx(5), tx(9));
+
+        assertThat(applier.apply(whole(tx(9), "k", V2))).isEqualTo(Outcome.APPLIED);
+
+        assertThat(unfinished.contains(bytes("k"))).isFalse();
+        assertThat(unfinished.entries(bytes("other"))).hasSize(2);
+    }
+
+    @Test
+    void aValueOfAnOlderTxIdResolvesOnlyUpToTheStoredTxId() {
+        keys(putKey(tx(1), "k", V1), putKey(tx(2), "k", V2));
+
+        applier.apply(whole(tx(1), "k", V1));
+
+        assertThat(unfinished.entries(bytes("k"))).extracting(UnfinishedKeys.Pending::txId).containsExactly(tx(2));
+    }
+
+    @Test
+    void aKeyPacketOlderThanTheStoredRecordIsNotQueued() {
+        applier.apply(whole(tx(5), "k", V2));
+
+        keys(putKey(tx(1), "k", V1), putKey(tx(2), "j", V1));
+
+        assertThat(unfinished.contains(bytes("k"))).isFalse();
+        assertThat(unfinished.contains(bytes("j"))).isTrue();
+    }
+
+    @Test
+    void aValueThatDiffersFromItsKeyPacketIsNotApplied() {
+        keys(putKey(tx(1), "k", V1));
+
+        assertThat(applier.apply(whole(tx(1), "k", V2))).isEqualTo(Outcome.MISMATCH);
+
+        assertThat(stored("k")).isNull();
+        assertThat(unfinished.contains(bytes("k"))).isTrue();
+    }
+
+    @Test
+    void skipPacketsOnlyAdvanceTheSequence() {
+        KeyResult r = keys(skip(tx(1)), skip(tx(2)));
+
+        assertThat(r.ack()).isEqualTo(tx(2));
+        assertThat(unfinished.isEmpty()).isTrue();
+        assertThat(store.stats().entries()).isZero();
+    }
+
+    @Test
+    void aValueWhoseKeyPacketWasASkipIsAppliedAsIs() {
+        keys(skip(tx(1)));
+
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.APPLIED);
+        assertThat(stored("k").txId()).isEqualTo(tx(1));
+    }
+
+    @Test
+    void aGapIsHeldAndAsksForAResendThenFillsIn() {
+        KeyResult gap = keys(putKey(tx(1), "a", V1), putKey(tx(3), "c", V1));
+
+        assertThat(gap).isEqualTo(new KeyResult(tx(1), tx(1)));
+        assertThat(unfinished.contains(bytes("c"))).isFalse(); // held, not guessed
+        assertThat(counters.resendsRequested.sum()).isEqualTo(1);
+
+        KeyResult filled = keys(putKey(tx(2), "b", V1), putKey(tx(3), "c", V1));
+
+        assertThat(filled).isEqualTo(new KeyResult(tx(3), null));
+        assertThat(unfinished.size()).isEqualTo(3);
+        assertThat(counters.duplicateKeyPackets.sum()).isEqualTo(1);
+    }
+
+    @Test
+    void duplicatesAreCountedAndStillAcked() {
+        keys(putKey(tx(1), "a", V1));
+
+        KeyResult r = keys(putKey(tx(1), "a", V1));
+
+        assertThat(r).isEqualTo(new KeyResult(tx(1), null));
+        assertThat(counters.duplicateKeyPackets.sum()).isEqualTo(1);
+        assertThat(unfinished.entryCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aFullResyncQueuesWhatIsNewerRemovesWhatItDidNotListAndSetsContiguous() {
+        TxId upTo = tx(20);
+        store.put(bytes("same"), StoredValue.complete(tx(3), V1));
+        store.put(bytes("older"), StoredValue.complete(tx(2), V1));
+        store.put(bytes("gone"), StoredValue.complete(tx(4), V1));
+        store.put(bytes("newer"), StoredValue.complete(tx(21), V1)); // a value that overtook the listing
+        unfinished.add(bytes("goneToo"), tx(6), 3, 0);
+
+        applier.onResyncBegin(upTo);
+        assertThat(applier.resyncing()).isTrue();
+        KeyResult during = keys(putKey(tx(9), "older", V2), putKey(tx(3), "same", V1), putKey(tx(15), "fresh", V2));
+        assertThat(during.resend()).isNull(); // listings are not contiguous: no gap
+        KeyResult end = applier.onResyncEnd(upTo);
+
+        assertThat(end).isEqualTo(new KeyResult(upTo, null));
+        assertThat(applier.contiguous()).isEqualTo(upTo);
+        assertThat(applier.resyncing()).isFalse();
+        assertThat(unfinished.snapshot())
+                .extracting(p -> new String(p.key()) + "@" + p.txId())
+                .containsExactlyInAnyOrder("older@1:9", "fresh@1:15");
+        assertThat(stored("same")).isEqualTo(StoredValue.complete(tx(3), V1));
+        assertThat(stored("gone")).isEqualTo(StoredValue.tombstone(upTo));
+        assertThat(stored("newer")).isEqualTo(StoredValue.complete(tx(21), V1));
+        assertThat(store.size()).isEqualTo(3); // same, older, newer
+        assertThat(counters.resyncs.sum()).isEqualTo(1);
+        assertThat(counters.keysRemovedByResync.sum()).isEqualTo(1);
+
+        assertThat(keys(putKey(tx(21), "newer", V1)).ack()).isEqualTo(tx(21));
+        assertThat(unfinished.contains(bytes("newer"))).isFalse();
+    }
+
+    @Test
+    void aLateValueOfAKeyTheResyncRemovedCannotBringItBack() {
+        store.put(bytes("gone"), StoredValue.complete(tx(4), V1));
+        applier.onResyncBegin(tx(20));
+        applier.onResyncEnd(tx(20));
+
+        assertThat(applier.apply(whole(tx(5), "gone", V2))).isEqualTo(Outcome.SUPERSEDED);
+        assertThat(store.exists(bytes("gone"))).isFalse();
+    }
+
+    @Test
+    void aResyncEndWithoutBeginIsAProtocolError() {
+        assertThatThrownBy(() -> applier.onResyncEnd(tx(3)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("ResyncEnd 1:3 without ResyncBegin");
+    }
+
+    @Test
+    void aNewKeyChannelAbandonsAnUnfinishedResyncListing() {
+        store.put(bytes("kept"), StoredValue.complete(tx(4), V1));
+        applier.onResyncBegin(tx(20));
+
+        applier.keyChannelReset();
+
+        assertThat(applier.resyncing()).isFalse();
+        assertThatThrownBy(() -> applier.onResyncEnd(tx(20))).isInstanceOf(IllegalStateException.class);
+        assertThat(store.exists(bytes("kept"))).isTrue();
+    }
+
+    @Test
+    void aValueTheStoreRefusesLeavesItsKeyUnfinished() {
+        byte[] big = new byte[2000];
+        keys(putKey(tx(1), "k", big));
+
+        assertThatThrownBy(() -> applier.apply(whole(tx(1), "k", big))).isInstanceOf(EntryTooLargeException.class);
+
+        assertThat(unfinished.contains(bytes("k"))).isTrue();
+        assertThat(stored("k")).isNull();
+    }
+}

@@ -1,0 +1,188 @@
+package dev.kvs.replication.backup;
+
+import static dev.kvs.replication.backup.Packets.bytes;
+import static dev.kvs.replication.backup.Packets.chunks;
+import static dev.kvs.replication.backup.Packets.deleteChunk;
+import static dev.kvs.replication.backup.Packets.putChunk;
+import static dev.kvs.replication.backup.Packets.tx;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvs.core.TxId;
+import dev.kvs.replication.backup.ValueAssembler.Corrupt;
+import dev.kvs.replication.backup.ValueAssembler.Whole;
+import dev.kvs.replication.wire.Frame.Op;
+import dev.kvs.replication.wire.Frame.ValueChunk;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class ValueAssemblerTest {
+    private final AssemblyBudget budget = new AssemblyBudget(1 << 20, 1 << 20);
+    private final ValueAssembler assembler = new ValueAssembler(budget.open(() -> {}), 1000);
+
+    private static byte[] random(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    @Test
+    void aOneChunkValueIsWholeAtOnceAndReservesNothing() {
+        byte[] v = bytes("hello");
+
+        ValueAssembler.Result r = assembler.accept(putChunk(tx(3), "k", v));
+
+        assertThat(r).isInstanceOfSatisfying(Whole.class, w -> {
+            assertThat(w.txId()).isEqualTo(tx(3));
+            assertThat(w.op()).isEqualTo(Op.PUT);
+            assertThat(w.key()).isEqualTo(bytes("k"));
+            assertThat(w.bytes()).isEqualTo(v);
+        });
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void chunksOfSeveralValuesInterleaveOnOneChannel() {
+        byte[] a = random(250, 1);
+        byte[] b = random(180, 2);
+        List<ValueChunk> ca = chunks(tx(1), Op.PUT, bytes("a"), a, 100); // 3 chunks
+        List<ValueChunk> cb = chunks(tx(2), Op.PUT, bytes("b"), b, 100); // 2 chunks
+
+        assertThat(assembler.accept(ca.get(0))).isNull();
+        assertThat(assembler.accept(cb.get(0))).isNull();
+        assertThat(budget.used()).isEqualTo(250 + 180);
+        assertThat(assembler.accept(ca.get(1))).isNull();
+        ValueAssembler.Result wholeB = assembler.accept(cb.get(1));
+        assertThat(budget.used()).isEqualTo(250);
+        ValueAssembler.Result wholeA = assembler.accept(ca.get(2));
+
+        assertThat(wholeB)
+                .isInstanceOfSatisfying(Whole.class, w -> assertThat(w.bytes()).isEqualTo(b));
+        assertThat(wholeA)
+                .isInstanceOfSatisfying(Whole.class, w -> assertThat(w.bytes()).isEqualTo(a));
+        assertThat(budget.used()).isZero();
+        assertThat(assembler.inProgress()).isZero();
+    }
+
+    @Test
+    void aOneChunkValueWithAWrongChecksumIsCorrupt() {
+        ValueChunk good = putChunk(tx(3), "k", bytes("hello"));
+        ValueChunk bad = new ValueChunk(tx(3), Op.PUT, good.key(), 5, good.checksum() ^ 1, 0, good.data());
+
+        assertThat(assembler.accept(bad)).isInstanceOfSatisfying(Corrupt.class, c -> {
+            assertThat(c.txId()).isEqualTo(tx(3));
+            assertThat(c.key()).isEqualTo(bytes("k"));
+            assertThat(c.reason()).startsWith("checksum mismatch");
+        });
+    }
+
+    @Test
+    void aChunkedValueWithAFlippedByteIsCorruptAndItsMemoryIsFreed() {
+        List<ValueChunk> c = chunks(tx(1), Op.PUT, bytes("a"), random(300, 3), 100);
+        ValueChunk middle = c.get(1);
+        byte[] flipped = middle.data().clone();
+        flipped[17] ^= 0x40;
+
+        assembler.accept(c.get(0));
+        assembler.accept(
+                new ValueChunk(middle.txId(), Op.PUT, middle.key(), 300, middle.checksum(), middle.offset(), flipped));
+        ValueAssembler.Result r = assembler.accept(c.get(2));
+
+        assertThat(r).isInstanceOfSatisfying(Corrupt.class, x -> assertThat(x.reason())
+                .startsWith("checksum mismatch"));
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void aChunkOutOfOrderAbandonsTheValueOnceAndItsOtherChunksAreIgnored() {
+        List<ValueChunk> c = chunks(tx(1), Op.PUT, bytes("a"), random(400, 4), 100);
+
+        assertThat(assembler.accept(c.get(0))).isNull();
+        ValueAssembler.Result r = assembler.accept(c.get(2));
+        assertThat(assembler.accept(c.get(1))).isNull();
+        assertThat(assembler.accept(c.get(3))).isNull();
+
+        assertThat(r).isInstanceOfSatisfying(Corrupt.class, x -> assertThat(x.reason())
+                .isEqualTo("chunk at offset 200, expected 100"));
+        assertThat(budget.used()).isZero();
+        assertThat(assembler.inProgress()).isZero();
+    }
+
+    @Test
+    void aChunkWithoutItsValuesStartIsCorrupt() {
+        List<ValueChunk> c = chunks(tx(1), Op.PUT, bytes("a"), random(200, 5), 100);
+
+        assertThat(assembler.accept(c.get(1))).isInstanceOfSatisfying(Corrupt.class, x -> assertThat(x.reason())
+                .isEqualTo("chunk at offset 100 without the value's first chunk"));
+    }
+
+    @Test
+    void chunksThatDisagreeOnTheChecksumAbandonTheValue() {
+        List<ValueChunk> c = chunks(tx(1), Op.PUT, bytes("a"), random(300, 6), 100);
+        ValueChunk second = c.get(1);
+
+        assembler.accept(c.get(0));
+        ValueAssembler.Result r = assembler.accept(
+                new ValueChunk(second.txId(), Op.PUT, second.key(), 300, second.checksum() + 1, 100, second.data()));
+
+        assertThat(r).isInstanceOfSatisfying(Corrupt.class, x -> assertThat(x.reason())
+                .isEqualTo("chunks disagree on the checksum"));
+        assertThat(assembler.accept(c.get(2))).isNull();
+    }
+
+    @Test
+    void aValueSentAgainFromItsStartReplacesTheUnfinishedCopy() {
+        byte[] v = random(300, 7);
+        List<ValueChunk> c = chunks(tx(1), Op.PUT, bytes("a"), v, 100);
+
+        assembler.accept(c.get(0));
+        assembler.accept(c.get(1));
+        assembler.accept(c.get(0)); // the primary resends it
+        assertThat(budget.used()).isEqualTo(300);
+        assembler.accept(c.get(1));
+
+        assertThat(assembler.accept(c.get(2)))
+                .isInstanceOfSatisfying(Whole.class, w -> assertThat(w.bytes()).isEqualTo(v));
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void aDeleteIsAnEmptyTombstone() {
+        assertThat(assembler.accept(deleteChunk(tx(9), "k"))).isInstanceOfSatisfying(Whole.class, w -> {
+            assertThat(w.op()).isEqualTo(Op.DELETE);
+            assertThat(w.bytes()).isEmpty();
+            assertThat(w.checksum()).isZero();
+        });
+    }
+
+    @Test
+    void aDeleteCarryingBytesIsCorrupt() {
+        byte[] v = bytes("x");
+        ValueChunk c = new ValueChunk(tx(9), Op.DELETE, bytes("k"), 1, dev.kvs.core.Checksums.crc32c(v), 0, v);
+
+        assertThat(assembler.accept(c)).isInstanceOfSatisfying(Corrupt.class, x -> assertThat(x.reason())
+                .isEqualTo("delete carries a value of 1 bytes"));
+    }
+
+    @Test
+    void aValueLongerThanTheStoreAcceptsIsRefusedBeforeAnyMemoryIsReserved() {
+        List<ValueChunk> c = chunks(tx(1), Op.PUT, bytes("a"), random(1001, 8), 500);
+
+        assertThat(assembler.accept(c.get(0))).isInstanceOfSatisfying(Corrupt.class, x -> assertThat(x.reason())
+                .isEqualTo("value of 1001 bytes > maxValueBytes 1000"));
+        assertThat(budget.used()).isZero();
+        assertThat(assembler.accept(c.get(1))).isNull();
+    }
+
+    @Test
+    void closeGivesBackTheMemoryOfUnfinishedValues() {
+        assembler.accept(chunks(tx(1), Op.PUT, bytes("a"), random(300, 9), 100).get(0));
+        assembler.accept(
+                chunks(TxId.of(1, 2), Op.PUT, bytes("b"), random(200, 9), 100).get(0));
+        assertThat(budget.used()).isEqualTo(500);
+
+        assembler.close();
+
+        assertThat(budget.used()).isZero();
+    }
+}

@@ -1,0 +1,93 @@
+package dev.kvs.server.replication;
+
+import dev.kvs.core.StoreConfig;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.replication.Role;
+import dev.kvs.replication.wan.WanLink;
+import dev.kvs.server.KvsNode;
+import dev.kvs.server.NodeConfig;
+import java.time.Duration;
+import java.util.List;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The in-process two-DC fixture: a backup node, a {@link WanLink} in front of its replication port,
+ * and a primary replicating through the link. Loopback, ephemeral ports.
+ */
+final class TwoDc implements AutoCloseable {
+    final KvsNode backup;
+    final WanLink link;
+    final KvsNode primary;
+
+    private TwoDc(KvsNode backup, WanLink link, KvsNode primary) {
+        this.backup = backup;
+        this.link = link;
+        this.primary = primary;
+    }
+
+    static TwoDc start(ReplicationMode mode, Duration oneWayDelay, long bitsPerSecond, ReplicatorConfig replication) {
+        StoreConfig store =
+                StoreConfig.builder().maxEntries(50_000).maxBytes(256L << 20).build();
+        KvsNode backup = KvsNode.start(NodeConfig.builder()
+                .name("dc-backup")
+                .role(Role.BACKUP)
+                .port(0)
+                .adminPort(0)
+                .replPort(0)
+                .store(store)
+                .build());
+        WanLink link = WanLink.builder()
+                .target("127.0.0.1", backup.replPort())
+                .delay(oneWayDelay)
+                .bandwidthBitsPerSecond(bitsPerSecond)
+                .build();
+        KvsNode primary = KvsNode.start(NodeConfig.builder()
+                .name("dc-main")
+                .role(Role.PRIMARY)
+                .port(0)
+                .adminPort(0)
+                .replPort(0)
+                .peer("127.0.0.1:" + link.port())
+                .mode(mode)
+                .replication(replication)
+                .store(store)
+                .build());
+        return new TwoDc(backup, link, primary);
+    }
+
+    static ReplicatorConfig.Builder replication() {
+        return ReplicatorConfig.builder()
+                .writeTimeout(Duration.ofSeconds(20))
+                .reconnect(Duration.ofMillis(20), Duration.ofMillis(200))
+                .chunkBytes(64 * 1024);
+    }
+
+    Jedis primaryClient() {
+        return new Jedis("127.0.0.1", primary.port(), 30_000);
+    }
+
+    Jedis backupClient() {
+        return new Jedis("127.0.0.1", backup.port(), 30_000);
+    }
+
+    /** {@code KVS.PEEK key}: [state, txid, length, crc, value|nil], or null. */
+    @SuppressWarnings("unchecked")
+    static List<Object> peek(Jedis jedis, byte[] key) {
+        return (List<Object>) jedis.sendCommand(() -> "KVS.PEEK".getBytes(), key);
+    }
+
+    static String info(Jedis jedis, String field) {
+        for (String line : jedis.info("replication").split("\r\n")) {
+            if (line.startsWith(field + ":")) return line.substring(field.length() + 1);
+        }
+        throw new AssertionError("no " + field + " in INFO replication");
+    }
+
+    @Override
+    public void close() {
+        primary.close();
+        link.close();
+        backup.close();
+    }
+}
