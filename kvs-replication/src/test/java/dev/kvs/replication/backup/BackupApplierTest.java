@@ -118,7 +118,9 @@ class BackupApplierTest {
         keys(putKey(tx(6), "other", V1), skip(tx(7)), putKey(tx(8), "other", V2));
         keys(putKey(tx(9), "k", V2));
         applier.keyChannelReset(); // nothing is held: a no-op here
-        assertThat(unfinished.entries(bytes("k"))).extracting(UnfinishedKeys.Pending::txId).containsExactly(tx(5), tx(9));
+        assertThat(unfinished.entries(bytes("k")))
+                .extracting(UnfinishedKeys.Pending::txId)
+                .containsExactly(tx(5), tx(9));
 
         assertThat(applier.apply(whole(tx(9), "k", V2))).isEqualTo(Outcome.APPLIED);
 
@@ -132,7 +134,9 @@ class BackupApplierTest {
 
         applier.apply(whole(tx(1), "k", V1));
 
-        assertThat(unfinished.entries(bytes("k"))).extracting(UnfinishedKeys.Pending::txId).containsExactly(tx(2));
+        assertThat(unfinished.entries(bytes("k")))
+                .extracting(UnfinishedKeys.Pending::txId)
+                .containsExactly(tx(2));
     }
 
     @Test

@@ -1,0 +1,261 @@
+package dev.kvs.replication.backup;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.RecordState;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
+import dev.kvs.replication.wire.Frame.KeyPacket;
+import dev.kvs.replication.wire.Frame.Op;
+import dev.kvs.replication.wire.Frame.ValueChunk;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A random primary history of puts, deletes, async writes and failed writes over a few keys, shipped
+ * the way the primary ships it (key packets in order, values conflated at random moments, chunked,
+ * spread over several streams, some duplicated, some corrupted and resent), delivered in a random
+ * interleaving with dropped and repeated key batches. The backup must end byte-identical to the
+ * primary with an empty unfinished-key queue, and no key's stored TxId may ever go back.
+ *
+ * <p>Replay a run with {@code -Dkvs.seed=<seed printed>}.
+ */
+class BackupApplierRandomTest {
+    private static final Long FIXED_SEED = Long.getLong("kvs.seed");
+
+    /** A value as shipped: the key's state at {@code txId}; {@code bytes == null} for a delete. */
+    private record Shipped(TxId txId, String key, byte[] bytes) {}
+
+    @RepeatedTest(40)
+    void aRandomHistoryConvergesToThePrimarysStateOnTheHeapStore() {
+        long seed = FIXED_SEED != null ? FIXED_SEED : new Random().nextLong();
+        try (KvStore store = KvStore.builder().heap().open()) {
+            run(seed, store);
+        }
+    }
+
+    @Test
+    void aRandomHistoryConvergesToThePrimarysStateOnTheChronicleStore() {
+        long seed = FIXED_SEED != null ? FIXED_SEED : new Random().nextLong();
+        try (KvStore store =
+                KvStore.builder().maxEntries(1000).maxBytes(16 << 20).open()) {
+            run(seed, store);
+        }
+    }
+
+    private void run(long seed, KvStore store) {
+        System.out.println("BackupApplierRandomTest seed " + seed + " (replay with -Dkvs.seed=" + seed + ")");
+        Random random = new Random(seed);
+        String[] keys = new String[2 + random.nextInt(4)];
+        for (int i = 0; i < keys.length; i++) keys[i] = "key-" + i;
+        int streams = 2 + random.nextInt(3);
+
+        // --- the primary: history, key packets in order, values shipped conflated ---
+        Map<String, Shipped> state = new HashMap<>(); // key -> latest write (bytes null: deleted)
+        Map<String, TxId> unshipped = new LinkedHashMap<>();
+        Map<String, byte[]> history = new HashMap<>(); // key@txId -> bytes (null for a delete)
+        List<KeyPacket> packets = new ArrayList<>();
+        List<List<Shipped>> perStream = new ArrayList<>();
+        for (int s = 0; s < streams; s++) perStream.add(new ArrayList<>());
+        List<Shipped> corrupted = new ArrayList<>();
+        long epoch = 1;
+        long seq = 0;
+        int writes = 50 + random.nextInt(250);
+        for (int i = 0; i < writes; i++) {
+            if (random.nextInt(50) == 0) {
+                epoch++;
+                seq = 0;
+            }
+            TxId t = TxId.of(epoch, ++seq);
+            int kind = random.nextInt(100);
+            if (kind < 8) {
+                packets.add(new KeyPacket(t, Op.SKIP, new byte[0], 0, 0)); // a write that failed
+                continue;
+            }
+            String key = keys[random.nextInt(keys.length)];
+            boolean delete = kind >= 80;
+            boolean async = kind < 18; // its key packet is a SKIP: the value travels alone
+            byte[] value = delete ? null : randomValue(random);
+            state.put(key, new Shipped(t, key, value));
+            history.put(key + "@" + t, value);
+            unshipped.put(key, t);
+            if (async) packets.add(new KeyPacket(t, Op.SKIP, new byte[0], 0, 0));
+            else if (delete) packets.add(Packets.deleteKey(t, key));
+            else packets.add(Packets.putKey(t, key, value));
+            if (random.nextInt(4) == 0) ship(random, state, unshipped, perStream, corrupted, false);
+        }
+        ship(random, state, unshipped, perStream, corrupted, true);
+        TxId last = packets.get(packets.size() - 1).txId();
+
+        // --- the backup ---
+        UnfinishedKeys unfinished = new UnfinishedKeys();
+        BackupApplier applier = new BackupApplier(store, unfinished, new BackupCounters(), 1 + random.nextInt(64));
+        AssemblyBudget budget = new AssemblyBudget(1 << 30, 1 << 30);
+        List<ValueAssembler> assemblers = new ArrayList<>();
+        List<List<ValueChunk>> chunkStreams = new ArrayList<>();
+        for (List<Shipped> values : perStream) {
+            assemblers.add(new ValueAssembler(budget.open(() -> {}), Integer.MAX_VALUE));
+            chunkStreams.add(interleave(random, values, corrupted));
+        }
+        int[] nextChunk = new int[streams];
+        Map<String, TxId> seen = new HashMap<>();
+        int keyAt = 0;
+        TxId acked = TxId.ZERO;
+        int corruptSeen = 0;
+        int valuesLeft = chunkStreams.stream().mapToInt(List::size).sum();
+
+        while (keyAt < packets.size() || valuesLeft > 0) {
+            boolean deliverKeys = keyAt < packets.size() && (valuesLeft == 0 || random.nextInt(3) == 0);
+            if (deliverKeys) {
+                int n = 1 + random.nextInt(8);
+                List<KeyPacket> batch = packets.subList(keyAt, Math.min(packets.size(), keyAt + n));
+                int roll = random.nextInt(40);
+                if (roll == 0) { // lost on the way: the next batch reveals the gap
+                    keyAt += batch.size();
+                } else {
+                    BackupApplier.KeyResult r = applier.onKeyBatch(new ArrayList<>(batch));
+                    assertThat(r.ack()).isGreaterThanOrEqualTo(acked);
+                    acked = r.ack();
+                    if (roll != 1) keyAt += batch.size(); // roll 1: the same batch again later
+                    if (r.resend() != null) keyAt = indexAfter(packets, r.resend());
+                }
+            } else {
+                int s = random.nextInt(streams);
+                while (nextChunk[s] >= chunkStreams.get(s).size()) s = (s + 1) % streams;
+                ValueChunk c = chunkStreams.get(s).get(nextChunk[s]++);
+                valuesLeft--;
+                ValueAssembler.Result r = assemblers.get(s).accept(c);
+                if (r instanceof ValueAssembler.Corrupt) {
+                    corruptSeen++;
+                } else if (r instanceof ValueAssembler.Whole w) {
+                    assertThat(applier.apply(w)).isNotEqualTo(BackupApplier.Outcome.MISMATCH);
+                    checkStoredKey(store, history, seen, new String(w.key(), UTF_8));
+                }
+            }
+            if (keyAt >= packets.size()
+                    && valuesLeft == 0
+                    && applier.contiguous().isBefore(last)) {
+                keyAt = indexAfter(packets, applier.contiguous()); // the primary resends what is unacked
+            }
+        }
+
+        assertThat(corruptSeen).as("corrupt values detected").isEqualTo(corrupted.size());
+        assertThat(applier.contiguous()).isEqualTo(last);
+        for (String key : keys) {
+            StoredValue stored = store.get(key.getBytes(UTF_8));
+            Shipped expected = state.get(key);
+            if (expected == null) {
+                assertThat(stored).as(key).isNull();
+            } else if (expected.bytes() == null) {
+                assertThat(stored).as(key).isEqualTo(StoredValue.tombstone(expected.txId()));
+            } else {
+                assertThat(stored).as(key).isEqualTo(StoredValue.complete(expected.txId(), expected.bytes()));
+            }
+        }
+        assertThat(store.size())
+                .isEqualTo(
+                        state.values().stream().filter(v -> v.bytes() != null).count());
+        assertThat(unfinished.snapshot()).as("unfinished keys").isEmpty();
+        assertThat(unfinished.isEmpty()).isTrue();
+        for (ValueAssembler a : assemblers) assertThat(a.inProgress()).isZero();
+        assertThat(budget.used()).isZero();
+    }
+
+    private static byte[] randomValue(Random random) {
+        byte[] v = new byte[random.nextInt(10) == 0 ? 500 + random.nextInt(3000) : random.nextInt(100)];
+        random.nextBytes(v);
+        return v;
+    }
+
+    /**
+     * Ships the current state of some (or, at the end, all) unshipped keys, each on a random stream;
+     * some twice on two streams, some first corrupted and then resent on another stream.
+     */
+    private static void ship(
+            Random random,
+            Map<String, Shipped> state,
+            Map<String, TxId> unshipped,
+            List<List<Shipped>> perStream,
+            List<Shipped> corrupted,
+            boolean all) {
+        for (String key : new ArrayList<>(unshipped.keySet())) {
+            if (!all && random.nextBoolean()) continue;
+            unshipped.remove(key);
+            Shipped value = state.get(key);
+            int s = random.nextInt(perStream.size());
+            int other = (s + 1 + random.nextInt(perStream.size() - 1)) % perStream.size();
+            int roll = random.nextInt(20);
+            if (roll == 0 && value.bytes() != null && value.bytes().length > 0) {
+                Shipped bad = new Shipped(value.txId(), key, value.bytes().clone());
+                corrupted.add(bad);
+                perStream.get(s).add(bad);
+            } else {
+                perStream.get(s).add(value);
+            }
+            if (roll <= 2) perStream.get(other).add(value); // the resend, or a duplicate
+        }
+    }
+
+    /**
+     * The chunks of one stream's values: each value's chunks in order, up to three values
+     * interleaved. A corrupted value gets one byte flipped in one chunk (its checksum stays right).
+     */
+    private static List<ValueChunk> interleave(Random random, List<Shipped> values, List<Shipped> corrupted) {
+        List<List<ValueChunk>> pending = new ArrayList<>();
+        for (Shipped v : values) {
+            Op op = v.bytes() == null ? Op.DELETE : Op.PUT;
+            byte[] bytes = v.bytes() == null ? new byte[0] : v.bytes();
+            List<ValueChunk> chunks = new ArrayList<>(
+                    Packets.chunks(v.txId(), op, v.key().getBytes(UTF_8), bytes, 1 + random.nextInt(700)));
+            if (corrupted.stream().anyMatch(c -> c == v)) {
+                int i = random.nextInt(chunks.size());
+                ValueChunk c = chunks.get(i);
+                if (c.data().length == 0) c = chunks.get(i = 0);
+                byte[] data = Arrays.copyOf(c.data(), c.data().length);
+                data[random.nextInt(data.length)] ^= (byte) (1 << random.nextInt(8));
+                chunks.set(
+                        i, new ValueChunk(c.txId(), c.op(), c.key(), c.totalLength(), c.checksum(), c.offset(), data));
+            }
+            pending.add(chunks);
+        }
+        List<ValueChunk> out = new ArrayList<>();
+        while (!pending.isEmpty()) {
+            int window = Math.min(3, pending.size());
+            int pick = random.nextInt(window);
+            List<ValueChunk> v = pending.get(pick);
+            out.add(v.remove(0));
+            if (v.isEmpty()) pending.remove(pick);
+        }
+        return out;
+    }
+
+    /** Index of the first packet after {@code txId}. */
+    private static int indexAfter(List<KeyPacket> packets, TxId txId) {
+        int i = 0;
+        while (i < packets.size() && packets.get(i).txId().compareTo(txId) <= 0) i++;
+        return i;
+    }
+
+    /** The stored record of {@code key} is one the primary wrote, never older than one seen before. */
+    private static void checkStoredKey(KvStore store, Map<String, byte[]> history, Map<String, TxId> seen, String key) {
+        StoredValue v = store.get(key.getBytes(UTF_8));
+        assertThat(v).as(key).isNotNull();
+        TxId before = seen.get(key);
+        if (before != null) assertThat(v.txId()).as("stored TxId of " + key).isGreaterThanOrEqualTo(before);
+        seen.put(key, v.txId());
+        String at = key + "@" + v.txId();
+        assertThat(history).containsKey(at);
+        byte[] expected = history.get(at);
+        if (expected == null) assertThat(v.state()).isEqualTo(RecordState.TOMBSTONE);
+        else assertThat(v.value()).isEqualTo(expected);
+    }
+}
