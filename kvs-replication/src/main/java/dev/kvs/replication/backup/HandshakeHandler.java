@@ -45,14 +45,11 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
             return;
         }
-        String name = hello.kind() == Frame.ChannelKind.KEY ? KeyChannelHandler.NAME : ValueChannelHandler.NAME;
-        ctx.pipeline()
-                .replace(
-                        this,
-                        name,
-                        hello.kind() == Frame.ChannelKind.KEY
-                                ? new KeyChannelHandler(server)
-                                : new ValueChannelHandler(server));
+        if (hello.kind() == Frame.ChannelKind.KEY) {
+            ctx.pipeline().replace(this, KeyChannelHandler.NAME, new KeyChannelHandler(server));
+        } else {
+            ctx.pipeline().replace(this, ValueChannelHandler.NAME, new ValueChannelHandler(server));
+        }
         ctx.channel().writeAndFlush(answer);
         log.info(
                 "{} channel {} from primary {} (epoch {}) at {}",

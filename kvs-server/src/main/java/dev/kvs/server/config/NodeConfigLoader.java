@@ -11,12 +11,14 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -117,6 +119,7 @@ public final class NodeConfigLoader {
             if (y.maxClients() != null) b.maxClients(toInt("maxClients", y.maxClients()));
             if (y.ioThreads() != null) b.ioThreads(toInt("ioThreads", y.ioThreads()));
             b.store(toStore(y.store(), y.dataDir()));
+            if (y.replication() != null) b.replication(toReplication(y.replication()));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }
@@ -150,6 +153,34 @@ public final class NodeConfigLoader {
             throw new IllegalArgumentException(m.startsWith("store.") ? m : "store." + m, e);
         }
         return b.build();
+    }
+
+    private static ReplicatorConfig toReplication(ReplicationYaml r) {
+        ReplicatorConfig.Builder b = ReplicatorConfig.builder();
+        try {
+            if (r.maxUnackedKeys() != null) b.maxUnackedKeys(toInt("maxUnackedKeys", r.maxUnackedKeys()));
+            if (r.maxPendingValues() != null) b.maxPendingValues(toInt("maxPendingValues", r.maxPendingValues()));
+            if (r.maxPendingValueBytes() != null)
+                b.maxPendingValueBytes(byteSize("maxPendingValueBytes", r.maxPendingValueBytes())
+                        .bytes());
+            if (r.valueBatchBytes() != null)
+                b.valueBatchBytes(
+                        byteSize("valueBatchBytes", r.valueBatchBytes()).toInt("valueBatchBytes"));
+            if (r.valueLingerMs() != null) b.valueLinger(Duration.ofMillis(r.valueLingerMs()));
+            if (r.chunkBytes() != null)
+                b.chunkBytes(byteSize("chunkBytes", r.chunkBytes()).toInt("chunkBytes"));
+            if (r.valueStreams() != null) b.valueStreams(toInt("valueStreams", r.valueStreams()));
+            if (r.valueRateBytesPerSecond() != null)
+                b.valueRateBytesPerSecond(byteSize("valueRateBytesPerSecond", r.valueRateBytesPerSecond())
+                        .bytes());
+            if (r.writeTimeoutMs() != null) b.writeTimeout(Duration.ofMillis(r.writeTimeoutMs()));
+            if (r.maxFrameBytes() != null)
+                b.maxFrameBytes(byteSize("maxFrameBytes", r.maxFrameBytes()).toInt("maxFrameBytes"));
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            String m = e.getMessage();
+            throw new IllegalArgumentException(m.startsWith("replication.") ? m : "replication." + m, e);
+        }
     }
 
     private static int toInt(String field, long value) {
@@ -229,7 +260,7 @@ public final class NodeConfigLoader {
     private static String describe(Class<?> type) {
         if (type == Long.class || type == Integer.class) return "an integer";
         if (type == String.class) return "a string";
-        if (type == StoreYaml.class) return "a mapping of field: value";
+        if (type == StoreYaml.class || type == ReplicationYaml.class) return "a mapping of field: value";
         return type == null ? "valid" : "a " + type.getSimpleName();
     }
 
@@ -279,7 +310,21 @@ public final class NodeConfigLoader {
             Long maxClients,
             Long ioThreads,
             String dataDir,
-            StoreYaml store) {}
+            StoreYaml store,
+            ReplicationYaml replication) {}
+
+    /** The {@code replication:} section (a primary's replication limits). */
+    record ReplicationYaml(
+            Long maxUnackedKeys,
+            Long maxPendingValues,
+            Object maxPendingValueBytes,
+            Object valueBatchBytes,
+            Long valueLingerMs,
+            Object chunkBytes,
+            Long valueStreams,
+            Object valueRateBytesPerSecond,
+            Long writeTimeoutMs,
+            Object maxFrameBytes) {}
 
     /** The {@code store:} section. */
     record StoreYaml(Long maxEntries, Object maxBytes, Object maxKeyBytes, Object maxValueBytes) {}

@@ -2,6 +2,7 @@ package dev.kvs.server.internal;
 
 import dev.kvs.core.StoreStats;
 import dev.kvs.replication.ReplicatorStatus;
+import dev.kvs.replication.backup.BackupStatus;
 
 /**
  * A snapshot of one node's state: what {@code GET /status} returns as JSON and what the RESP
@@ -18,7 +19,8 @@ import dev.kvs.replication.ReplicatorStatus;
  * @param connections client connections open now
  * @param uptimeSeconds seconds since the node started
  * @param version kvs version
- * @param replication replication state
+ * @param replication replication state (a primary's link to its backup)
+ * @param backup what a backup has received (unfinished keys, contiguous TxId...), or null on a primary
  */
 public record NodeStatus(
         String name,
@@ -32,7 +34,8 @@ public record NodeStatus(
         long connections,
         long uptimeSeconds,
         String version,
-        ReplicatorStatus replication) {
+        ReplicatorStatus replication,
+        BackupStatus backup) {
 
     /**
      * Memory use.
@@ -85,7 +88,8 @@ public record NodeStatus(
                 node.uptimeSeconds(),
                 KvsVersion.get(),
                 withConfiguredPeer(
-                        node.replication().status(), node.config().peer().orElse("")));
+                        node.replication().status(), node.config().peer().orElse("")),
+                node.backupServer() == null ? null : node.backupServer().status());
     }
 
     /** A node that does not replicate (a backup, or a lone primary) still shows the peer it is set up with. */

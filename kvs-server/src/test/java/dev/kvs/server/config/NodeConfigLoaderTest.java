@@ -156,12 +156,32 @@ class NodeConfigLoaderTest {
     }
 
     @Test
+    void replicationSectionSetsTheReplicatorLimits() {
+        NodeConfig c = NodeConfigLoader.parse(
+                "replication:\n  maxUnackedKeys: 10\n  valueBatchBytes: 64KiB\n  valueStreams: 3\n"
+                        + "  valueRateBytesPerSecond: 1MiB\n  writeTimeoutMs: 250\n",
+                "kvs.yaml");
+        assertThat(c.replication().maxUnackedKeys()).isEqualTo(10);
+        assertThat(c.replication().valueBatchBytes()).isEqualTo(64 * 1024);
+        assertThat(c.replication().valueStreams()).isEqualTo(3);
+        assertThat(c.replication().valueRateBytesPerSecond()).isEqualTo(1 << 20);
+        assertThat(c.replication().writeTimeout()).isEqualTo(java.time.Duration.ofMillis(250));
+    }
+
+    @Test
+    void badReplicationFieldIsNamedWithItsSection() {
+        assertThatThrownBy(() -> NodeConfigLoader.parse("replication:\n  valueStreams: 0\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("replication.valueStreams <= 0: 0");
+    }
+
+    @Test
     void unknownFieldIsNamedWithTheKnownOnes() {
         assertThatThrownBy(() -> NodeConfigLoader.parse("prot: 6380", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("config error: unknown field 'prot' in kvs.yaml (known: adminPort, bind, cluster,"
                         + " dataDir, ioThreads, maxBulkBytes, maxClients, maxMultibulkLength, mode, name, peer,"
-                        + " port, replPort, requirepass, role, store)");
+                        + " port, replPort, replication, requirepass, role, store)");
     }
 
     @Test

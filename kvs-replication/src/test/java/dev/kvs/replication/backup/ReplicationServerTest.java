@@ -1,0 +1,491 @@
+package dev.kvs.replication.backup;
+
+import static dev.kvs.replication.backup.Packets.bytes;
+import static dev.kvs.replication.backup.Packets.chunks;
+import static dev.kvs.replication.backup.Packets.deleteChunk;
+import static dev.kvs.replication.backup.Packets.deleteKey;
+import static dev.kvs.replication.backup.Packets.putChunk;
+import static dev.kvs.replication.backup.Packets.putKey;
+import static dev.kvs.replication.backup.Packets.skip;
+import static dev.kvs.replication.backup.Packets.tx;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
+import dev.kvs.replication.wire.Frame;
+import dev.kvs.replication.wire.Frame.ChannelKind;
+import dev.kvs.replication.wire.Frame.Hello;
+import dev.kvs.replication.wire.Frame.KeyBatch;
+import dev.kvs.replication.wire.Frame.Op;
+import dev.kvs.replication.wire.Frame.RejectReason;
+import dev.kvs.replication.wire.Frame.ValueBatch;
+import dev.kvs.replication.wire.Frame.ValueChunk;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** {@link ReplicationServer} over loopback, spoken to by a fake primary using the wire codec. */
+class ReplicationServerTest {
+    private static EventLoopGroup group;
+
+    private final TestNode node = new TestNode("dc", "backup-1", 1);
+    private final KvStore store = KvStore.builder().heap().open();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private ReplicationServer server;
+
+    /** A node whose role and epoch tests can change. */
+    static final class TestNode implements BackupNode {
+        private final String cluster;
+        private final String name;
+        volatile boolean backup = true;
+        volatile long epoch;
+
+        TestNode(String cluster, String name, long epoch) {
+            this.cluster = cluster;
+            this.name = name;
+            this.epoch = epoch;
+        }
+
+        @Override
+        public String cluster() {
+            return cluster;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public boolean isBackup() {
+            return backup;
+        }
+
+        @Override
+        public long epoch() {
+            return epoch;
+        }
+
+        @Override
+        public void adoptEpoch(long e) {
+            epoch = Math.max(epoch, e);
+        }
+    }
+
+    @BeforeAll
+    static void startLoops() {
+        group = new MultiThreadIoEventLoopGroup(4, NioIoHandler.newFactory());
+    }
+
+    @AfterAll
+    static void stopLoops() {
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) resources.get(i).close();
+        if (server != null) server.close();
+        store.close();
+    }
+
+    private ReplicationServer start(BackupConfig config) {
+        server = ReplicationServer.builder()
+                .store(store)
+                .node(node)
+                .group(group)
+                .config(config)
+                .start();
+        return server;
+    }
+
+    private ReplicationServer start() {
+        return start(BackupConfig.defaults());
+    }
+
+    private static Hello hello(ChannelKind kind, int stream) {
+        return hello("p1", 1, kind, stream);
+    }
+
+    private static Hello hello(String primary, long epoch, ChannelKind kind, int stream) {
+        return new Hello("dc", primary, "primary", epoch, kind, stream);
+    }
+
+    private TestPrimary connect(Hello hello) {
+        TestPrimary p = TestPrimary.connect(group, server.port(), hello);
+        resources.add(p);
+        return p;
+    }
+
+    /** A connected key channel, past its Welcome. */
+    private TestPrimary keyChannel() {
+        TestPrimary p = connect(hello(ChannelKind.KEY, 0));
+        p.next(Frame.Welcome.class);
+        return p;
+    }
+
+    /** A connected value channel, past its Welcome. */
+    private TestPrimary valueChannel(int stream) {
+        TestPrimary p = connect(hello(ChannelKind.VALUE, stream));
+        p.next(Frame.Welcome.class);
+        return p;
+    }
+
+    @Test
+    void anEmptyBackupWelcomesAKeyChannelAndAsksForAFullResync() {
+        start();
+
+        TestPrimary p = connect(hello(ChannelKind.KEY, 0));
+
+        assertThat(p.next()).isEqualTo(new Frame.Welcome("dc", "backup-1", "backup", 1, TxId.ZERO, true));
+        await().until(() -> server.status().keyChannelConnected());
+    }
+
+    @Test
+    void aBackupHoldingDataIsNotEmpty() {
+        store.put(bytes("k"), StoredValue.complete(tx(3), bytes("v")));
+        start();
+
+        Frame.Welcome w = connect(hello(ChannelKind.VALUE, 0)).next(Frame.Welcome.class);
+
+        assertThat(w.empty()).isFalse();
+        assertThat(w.contiguous()).isEqualTo(TxId.ZERO);
+    }
+
+    @Test
+    void aPrimaryOfAnotherClusterIsRejected() {
+        start();
+
+        TestPrimary p = connect(new Hello("elsewhere", "p1", "primary", 1, ChannelKind.KEY, 0));
+
+        Frame.Reject r = p.next(Frame.Reject.class);
+        assertThat(r.reason()).isEqualTo(RejectReason.CLUSTER_MISMATCH);
+        assertThat(r.message()).isEqualTo("cluster elsewhere != dc");
+        p.awaitClosed();
+        assertThat(server.status().keyChannelConnected()).isFalse();
+    }
+
+    @Test
+    void aNodeThatIsNotABackupRejectsThePrimary() {
+        node.backup = false;
+        start();
+
+        TestPrimary p = connect(hello(ChannelKind.KEY, 0));
+
+        assertThat(p.next(Frame.Reject.class).reason()).isEqualTo(RejectReason.NOT_BACKUP);
+        p.awaitClosed();
+    }
+
+    @Test
+    void aPrimaryOfAnOlderEpochLearnsItIsStale() {
+        node.epoch = 5;
+        start();
+
+        TestPrimary p = connect(hello("p1", 4, ChannelKind.VALUE, 0));
+
+        Frame.Reject r = p.next(Frame.Reject.class);
+        assertThat(r.reason()).isEqualTo(RejectReason.STALE_EPOCH);
+        assertThat(r.epoch()).isEqualTo(5);
+        p.awaitClosed();
+        assertThat(node.epoch()).isEqualTo(5);
+    }
+
+    @Test
+    void aPrimaryOfANewerEpochIsAdoptedAndTheOlderPrimarysChannelsAreClosed() {
+        start();
+        TestPrimary old = keyChannel();
+        TestPrimary oldValues = valueChannel(0);
+
+        TestPrimary p = connect(hello("p2", 7, ChannelKind.KEY, 0));
+
+        assertThat(p.next(Frame.Welcome.class).epoch()).isEqualTo(7);
+        assertThat(node.epoch()).isEqualTo(7);
+        old.awaitClosed();
+        oldValues.awaitClosed();
+        await().until(() -> server.status().valueChannels() == 0);
+        assertThat(server.status().epoch()).isEqualTo(7);
+    }
+
+    @Test
+    void tooManyValueChannelsAreRejectedBusy() {
+        start(BackupConfig.builder().maxValueChannels(1).build());
+        valueChannel(0);
+
+        TestPrimary second = connect(hello(ChannelKind.VALUE, 1));
+
+        assertThat(second.next(Frame.Reject.class).reason()).isEqualTo(RejectReason.BUSY);
+        second.awaitClosed();
+    }
+
+    @Test
+    void aConnectionNotStartingWithHelloIsClosed() {
+        start();
+
+        TestPrimary rude = TestPrimary.connect(group, server.port());
+        resources.add(rude);
+        rude.send(new KeyBatch(List.of(putKey(tx(1), "k", bytes("v")))));
+
+        rude.awaitClosed();
+        assertThat(server.status().keyPackets()).isZero();
+    }
+
+    @Test
+    void aSecondKeyChannelFromTheSamePrimaryReplacesTheFirst() {
+        start();
+        TestPrimary first = keyChannel();
+        first.send(new KeyBatch(List.of(putKey(tx(1), "k", bytes("v")))));
+        assertThat(first.next(Frame.KeyAck.class).upTo()).isEqualTo(tx(1));
+
+        TestPrimary second = connect(hello(ChannelKind.KEY, 0));
+
+        Frame.Welcome w = second.next(Frame.Welcome.class);
+        assertThat(w.contiguous()).isEqualTo(tx(1));
+        assertThat(w.empty()).isFalse();
+        first.awaitClosed();
+        second.send(new KeyBatch(List.of(putKey(tx(2), "j", bytes("v")))));
+        assertThat(second.next(Frame.KeyAck.class).upTo()).isEqualTo(tx(2));
+        assertThat(server.status().keyChannelConnected()).isTrue();
+    }
+
+    @Test
+    void aValueChannelOfTheSameStreamReplacesTheOldOne() {
+        start();
+        TestPrimary first = valueChannel(0);
+        valueChannel(1);
+
+        TestPrimary again = valueChannel(0);
+
+        first.awaitClosed();
+        await().until(() -> server.status().valueChannels() == 2);
+        again.send(new ValueBatch(List.of(putChunk(tx(1), "k", bytes("v")))));
+        assertThat(again.next(Frame.ValueAck.class).txIds()).containsExactly(tx(1));
+    }
+
+    @Test
+    void aKeyChannelFromAnotherPrimaryOfTheSameEpochIsRejectedBusy() {
+        start();
+        keyChannel();
+
+        TestPrimary other = connect(hello("p2", 1, ChannelKind.KEY, 0));
+
+        assertThat(other.next(Frame.Reject.class).reason()).isEqualTo(RejectReason.BUSY);
+    }
+
+    @Test
+    void keyBatchesAreAckedCumulativelyAndFillTheUnfinishedQueue() {
+        start();
+        TestPrimary keys = keyChannel();
+
+        keys.send(
+                new KeyBatch(List.of(putKey(tx(1), "a", bytes("1")), skip(tx(2)), deleteKey(tx(3), "b"))),
+                new KeyBatch(List.of(putKey(tx(4), "c", bytes("4")))));
+
+        await().until(() -> server.status().keyPackets() == 4);
+        TxId last = null;
+        while (last == null || last.isBefore(tx(4)))
+            last = keys.next(Frame.KeyAck.class).upTo();
+        assertThat(last).isEqualTo(tx(4));
+        UnfinishedKeys q = server.unfinishedKeys();
+        assertThat(q.snapshot()).extracting(UnfinishedKeys.Pending::txId).containsExactly(tx(1), tx(3), tx(4));
+        BackupStatus s = server.status();
+        assertThat(s.contiguous()).isEqualTo(tx(4));
+        assertThat(s.unfinishedKeys()).isEqualTo(3);
+        assertThat(s.bytesReceived()).isPositive();
+    }
+
+    @Test
+    void aGapIsAckedUpToItAndTheRestIsAskedAgain() {
+        start();
+        TestPrimary keys = keyChannel();
+
+        keys.send(new KeyBatch(List.of(putKey(tx(1), "a", bytes("1")), putKey(tx(3), "c", bytes("3")))));
+
+        assertThat(keys.next()).isEqualTo(new Frame.KeyAck(tx(1)));
+        assertThat(keys.next()).isEqualTo(new Frame.Resend(tx(1)));
+
+        keys.send(new KeyBatch(List.of(putKey(tx(2), "b", bytes("2")), putKey(tx(3), "c", bytes("3")))));
+
+        assertThat(keys.next()).isEqualTo(new Frame.KeyAck(tx(3)));
+        assertThat(server.unfinishedKeys().size()).isEqualTo(3);
+        assertThat(server.status().resendsRequested()).isEqualTo(1);
+    }
+
+    @Test
+    void valuesAreAppliedAckedAndTakeTheirKeysOutOfTheQueue() {
+        start();
+        TestPrimary keys = keyChannel();
+        TestPrimary values = valueChannel(0);
+        byte[] big = new byte[300_000];
+        new Random(42).nextBytes(big);
+        keys.send(new KeyBatch(
+                List.of(putKey(tx(1), "a", bytes("1")), deleteKey(tx(2), "b"), putKey(tx(3), "big", big))));
+        assertThat(keys.next(Frame.KeyAck.class).upTo()).isEqualTo(tx(3));
+
+        List<ValueChunk> bigChunks = chunks(tx(3), Op.PUT, bytes("big"), big, 64 * 1024);
+        List<ValueChunk> batch = new ArrayList<>();
+        batch.add(bigChunks.get(0));
+        batch.add(putChunk(tx(1), "a", bytes("1")));
+        batch.addAll(bigChunks.subList(1, 3));
+        batch.add(deleteChunk(tx(2), "b"));
+        values.send(new ValueBatch(batch), new ValueBatch(bigChunks.subList(3, bigChunks.size())));
+
+        List<TxId> acked = new ArrayList<>();
+        while (acked.size() < 3) acked.addAll(values.next(Frame.ValueAck.class).txIds());
+        assertThat(acked).containsExactly(tx(1), tx(2), tx(3));
+        assertThat(store.get(bytes("a"))).isEqualTo(StoredValue.complete(tx(1), bytes("1")));
+        assertThat(store.get(bytes("b"))).isEqualTo(StoredValue.tombstone(tx(2)));
+        assertThat(store.get(bytes("big"))).isEqualTo(StoredValue.complete(tx(3), big));
+        assertThat(server.unfinishedKeys().isEmpty()).isTrue();
+        BackupStatus s = server.status();
+        assertThat(s.valuesApplied()).isEqualTo(3);
+        assertThat(s.assemblyBytes()).isZero();
+        assertThat(s.valueChannels()).isEqualTo(1);
+    }
+
+    @Test
+    void anOlderValueIsAckedAsSupersededAndNotApplied() {
+        start();
+        TestPrimary values = valueChannel(0);
+
+        values.send(new ValueBatch(List.of(putChunk(tx(5), "k", bytes("new")))));
+        assertThat(values.next(Frame.ValueAck.class).txIds()).containsExactly(tx(5));
+        values.send(new ValueBatch(List.of(putChunk(tx(4), "k", bytes("old")))));
+
+        assertThat(values.next(Frame.ValueAck.class).txIds()).containsExactly(tx(4));
+        assertThat(store.get(bytes("k"))).isEqualTo(StoredValue.complete(tx(5), bytes("new")));
+        assertThat(server.status().valuesSuperseded()).isEqualTo(1);
+    }
+
+    @Test
+    void aCorruptValueIsNackedAndNeverApplied() {
+        start();
+        TestPrimary keys = keyChannel();
+        TestPrimary values = valueChannel(0);
+        keys.send(new KeyBatch(List.of(putKey(tx(1), "k", bytes("value")))));
+        keys.next(Frame.KeyAck.class);
+        ValueChunk good = putChunk(tx(1), "k", bytes("value"));
+
+        values.send(new ValueBatch(
+                List.of(new ValueChunk(tx(1), Op.PUT, bytes("k"), 5, good.checksum(), 0, bytes("vAlue")))));
+
+        Frame.ValueNack nack = values.next(Frame.ValueNack.class);
+        assertThat(nack.txId()).isEqualTo(tx(1));
+        assertThat(nack.key()).isEqualTo(bytes("k"));
+        assertThat(nack.reason()).startsWith("checksum mismatch");
+        assertThat(store.get(bytes("k"))).isNull();
+        assertThat(server.unfinishedKeys().contains(bytes("k"))).isTrue();
+        assertThat(server.status().valuesNacked()).isEqualTo(1);
+
+        values.send(new ValueBatch(List.of(good))); // the primary resends it
+        assertThat(values.next(Frame.ValueAck.class).txIds()).containsExactly(tx(1));
+        assertThat(store.get(bytes("k"))).isEqualTo(StoredValue.complete(tx(1), bytes("value")));
+    }
+
+    @Test
+    void heartbeatsAreEchoedOnBothKindsOfChannel() {
+        start();
+        TestPrimary keys = keyChannel();
+        TestPrimary values = valueChannel(0);
+
+        keys.send(new Frame.Heartbeat(123, false));
+        values.send(new Frame.Heartbeat(456, false));
+
+        assertThat(keys.next()).isEqualTo(new Frame.Heartbeat(123, true));
+        assertThat(values.next()).isEqualTo(new Frame.Heartbeat(456, true));
+    }
+
+    @Test
+    void garbageClosesOnlyTheChannelItArrivedOn() {
+        start();
+        TestPrimary keys = keyChannel();
+        TestPrimary values = valueChannel(0);
+
+        values.sendRaw(Unpooled.wrappedBuffer(new byte[] {0, 0, 0, 5, 99, 99, 1, 2, 3}));
+
+        values.awaitClosed();
+        keys.send(new Frame.Heartbeat(7, false));
+        assertThat(keys.next()).isEqualTo(new Frame.Heartbeat(7, true));
+        await().until(() -> server.status().valueChannels() == 0);
+        assertThat(server.status().keyChannelConnected()).isTrue();
+    }
+
+    @Test
+    void aFrameOfTheWrongChannelKindClosesTheChannel() {
+        start();
+        TestPrimary values = valueChannel(0);
+
+        values.send(new KeyBatch(List.of(putKey(tx(1), "k", bytes("v")))));
+
+        values.awaitClosed();
+    }
+
+    @Test
+    void aFullResyncOverTheWireListsKeysAndRemovesTheUnlisted() {
+        store.put(bytes("gone"), StoredValue.complete(tx(2), bytes("x")));
+        start();
+        TestPrimary keys = keyChannel();
+
+        keys.send(
+                new Frame.ResyncBegin(tx(10)),
+                new KeyBatch(List.of(putKey(tx(7), "a", bytes("a")), putKey(tx(3), "b", bytes("b")))),
+                new Frame.ResyncEnd(tx(10)),
+                new KeyBatch(List.of(putKey(tx(11), "c", bytes("c")))));
+
+        TxId last = null;
+        while (last == null || last.isBefore(tx(11)))
+            last = keys.next(Frame.KeyAck.class).upTo();
+        assertThat(server.unfinishedKeys().snapshot())
+                .extracting(p -> new String(p.key()))
+                .containsExactly("a", "b", "c");
+        assertThat(store.exists(bytes("gone"))).isFalse();
+        assertThat(server.status().resyncs()).isEqualTo(1);
+        assertThat(server.status().keysRemovedByResync()).isEqualTo(1);
+    }
+
+    @Test
+    void theKeyChannelPausesWhileTheUnfinishedQueueIsFullAndResumesWhenValuesDrainIt() throws Exception {
+        start(BackupConfig.builder().maxUnfinishedKeys(2).build());
+        TestPrimary keys = keyChannel();
+        TestPrimary values = valueChannel(0);
+        keys.send(new KeyBatch(List.of(putKey(tx(1), "a", bytes("1")), putKey(tx(2), "b", bytes("2")))));
+        assertThat(keys.next(Frame.KeyAck.class).upTo()).isEqualTo(tx(2));
+        await().until(() -> server.status().keyChannelPaused());
+
+        keys.send(new KeyBatch(List.of(putKey(tx(3), "c", bytes("3")))));
+        assertThat(keys.received().poll(200, TimeUnit.MILLISECONDS))
+                .as("no ack while paused")
+                .isNull();
+        values.send(new ValueBatch(List.of(putChunk(tx(1), "a", bytes("1")))));
+
+        assertThat(keys.next(Frame.KeyAck.class).upTo()).isEqualTo(tx(3));
+        assertThat(server.unfinishedKeys().snapshot())
+                .extracting(p -> new String(p.key()))
+                .containsExactly("b", "c");
+        await().until(() -> server.status().keyChannelPaused()); // full again
+    }
+
+    @Test
+    void closeClosesEveryConnectionAndTheStatusSaysSo() {
+        start();
+        TestPrimary keys = keyChannel();
+        TestPrimary values = valueChannel(0);
+        await().until(() -> server.status().valueChannels() == 1);
+
+        server.close();
+
+        keys.awaitClosed();
+        values.awaitClosed();
+        assertThat(server.status().keyChannelConnected()).isFalse();
+    }
+}
