@@ -5,6 +5,7 @@ import dev.kvs.core.TxId;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.primary.Replicator;
+import dev.kvs.server.internal.EpochFile;
 import dev.kvs.server.internal.NodeAsBackup;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.Transport;
@@ -49,9 +50,23 @@ public final class KvsNode implements AutoCloseable {
         this.config = config;
         this.store = KvStore.builder().config(config.store()).open();
         TxId last = lastTxId(store);
-        // a fresh primary starts in epoch 1 so that TxId 0:0 means "before every write"
-        long epoch = Math.max(1, last.epoch());
-        this.context = new NodeContext(config, store, epoch, last.epoch() == epoch ? last.seq() : 0);
+        EpochFile epochFile = config.store().dataDir().map(EpochFile::new).orElse(null);
+        long known = Math.max(last.epoch(), epochFile == null ? 0 : epochFile.read());
+        long epoch;
+        long lastSeq;
+        if (config.role() == Role.PRIMARY && known > 0 && epochFile != null) {
+            // a restarted primary never reuses its epoch: seqs of writes it deleted are not in the store,
+            // so it could not tell which it had used; a new epoch makes the backup resynchronise
+            epoch = known + 1;
+            lastSeq = 0;
+        } else {
+            // a fresh node starts in epoch 1 so that TxId 0:0 means "before every write"
+            epoch = Math.max(1, known);
+            lastSeq = last.epoch() == epoch ? last.seq() : 0;
+        }
+        if (epochFile != null) epochFile.write(epoch);
+        this.context = new NodeContext(config, store, epoch, lastSeq);
+        this.context.epochFile(epochFile);
         Transport transport = Transport.best();
         this.boss = transport.group(1, "kvs-accept");
         int threads = config.ioThreads() > 0

@@ -41,6 +41,8 @@ final class KeyChannel {
         CONNECTING,
         RESYNCING,
         STREAMING,
+        /** The backup is ahead of this primary in its own epoch; replication refuses to go on. */
+        DIVERGED,
         CLOSED
     }
 
@@ -75,7 +77,7 @@ final class KeyChannel {
 
     void connect() {
         if (state == State.CLOSED) return;
-        state = State.CONNECTING;
+        if (state != State.DIVERGED) state = State.CONNECTING;
         new Bootstrap()
                 .group(group)
                 .channel(NioSocketChannel.class)
@@ -134,6 +136,19 @@ final class KeyChannel {
         KeyLog keyLog = link.keyLog();
         TxId acked = keyLog.ackedTxId();
         TxId has = w.contiguous();
+        if (has.epoch() == keyLog.epoch() && has.seq() > keyLog.lastTxId().seq()) {
+            // the backup holds writes of this epoch that this primary never ordered: this primary lost
+            // its state (a memory-only restart). Resyncing would wipe acknowledged writes on the backup.
+            state = State.DIVERGED;
+            log.error(
+                    "backup {} has writes up to {} but this primary's last is {}: this primary lost its data;"
+                            + " not replicating. Promote the backup, or wipe it to start over.",
+                    link.peer(),
+                    has,
+                    keyLog.lastTxId());
+            ch.close();
+            return;
+        }
         boolean resendable = !w.empty() && has.epoch() == keyLog.epoch() && has.seq() >= acked.seq();
         if (resendable) {
             keyLog.ack(has);
@@ -242,7 +257,7 @@ final class KeyChannel {
                 channel = null;
                 link.keyLog().rewind(TxId.ZERO);
                 if (state != State.CLOSED) {
-                    state = State.CONNECTING;
+                    if (state != State.DIVERGED) state = State.CONNECTING;
                     log.info("key channel to {} lost; reconnecting", link.peer());
                     retry();
                 }

@@ -52,6 +52,66 @@ class BackupApplierRandomTest {
         }
     }
 
+    @RepeatedTest(10)
+    void keyPacketsAndValuesRacingOnSeveralThreadsLeaveNothingUnfinished() throws Exception {
+        long seed = FIXED_SEED != null ? FIXED_SEED : new Random().nextLong();
+        System.out.println("BackupApplierRandomTest race seed " + seed + " (replay with -Dkvs.seed=" + seed + ")");
+        Random random = new Random(seed);
+        int writes = 20_000;
+        int keyCount = 1 + random.nextInt(50);
+        List<KeyPacket> packets = new ArrayList<>();
+        List<ValueAssembler.Whole> values = new ArrayList<>();
+        Map<String, ValueAssembler.Whole> last = new HashMap<>();
+        for (int i = 1; i <= writes; i++) {
+            TxId t = TxId.of(1, i);
+            String key = "key-" + random.nextInt(keyCount);
+            byte[] v = new byte[random.nextInt(16)];
+            random.nextBytes(v);
+            packets.add(Packets.putKey(t, key, v));
+            ValueAssembler.Whole w = Packets.whole(t, key, v);
+            values.add(w);
+            last.put(key, w);
+        }
+        for (int i = 0; i < values.size(); i += 32) { // shipped soon after their writes: the threads race
+            java.util.Collections.shuffle(values.subList(i, Math.min(values.size(), i + 32)), random);
+        }
+        try (KvStore store = KvStore.builder().heap().open()) {
+            UnfinishedKeys unfinished = new UnfinishedKeys();
+            BackupApplier applier = new BackupApplier(store, unfinished, new BackupCounters(), 1000);
+            int valueThreads = 3;
+            java.util.concurrent.ExecutorService pool =
+                    java.util.concurrent.Executors.newFixedThreadPool(valueThreads + 1);
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            try {
+                List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+                done.add(pool.submit(() -> {
+                    go.await();
+                    for (int i = 0; i < packets.size(); i += 16) {
+                        applier.onKeyBatch(packets.subList(i, Math.min(packets.size(), i + 16)));
+                    }
+                    return null;
+                }));
+                for (int t = 0; t < valueThreads; t++) {
+                    int first = t;
+                    done.add(pool.submit(() -> {
+                        go.await();
+                        for (int i = first; i < values.size(); i += valueThreads) applier.apply(values.get(i));
+                        return null;
+                    }));
+                }
+                go.countDown();
+                for (java.util.concurrent.Future<?> f : done) f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(applier.contiguous()).isEqualTo(TxId.of(1, writes));
+            assertThat(unfinished.snapshot()).as("unfinished keys").isEmpty();
+            for (ValueAssembler.Whole w : last.values()) {
+                assertThat(store.get(w.key())).isEqualTo(StoredValue.complete(w.txId(), w.bytes()));
+            }
+        }
+    }
+
     private void run(long seed, KvStore store) {
         System.out.println("BackupApplierRandomTest seed " + seed + " (replay with -Dkvs.seed=" + seed + ")");
         Random random = new Random(seed);

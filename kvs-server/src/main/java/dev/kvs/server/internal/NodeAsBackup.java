@@ -34,6 +34,9 @@ public final class NodeAsBackup implements BackupNode {
 
     @Override
     public synchronized void adoptEpoch(long epoch) {
-        if (epoch > node.epoch()) node.replication(new LocalReplication(epoch, 0));
+        if (epoch > node.epoch()) {
+            if (node.epochFile() != null) node.epochFile().write(epoch); // durable before it is used
+            node.replication(new LocalReplication(epoch, 0));
+        }
     }
 }

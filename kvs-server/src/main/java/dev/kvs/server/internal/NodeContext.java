@@ -76,6 +76,16 @@ public final class NodeContext {
     }
 
     private volatile ReplicationServer backupServer;
+    private volatile EpochFile epochFile;
+
+    /** Where the epoch is kept, or null for a memory-only node. */
+    public EpochFile epochFile() {
+        return epochFile;
+    }
+
+    public void epochFile(EpochFile f) {
+        epochFile = f;
+    }
 
     /** The replication listener while this node is a backup, else null. */
     public ReplicationServer backupServer() {
@@ -86,9 +96,10 @@ public final class NodeContext {
         backupServer = s;
     }
 
-    /** The TxId of the last write ordered by this node. */
+    /** The TxId of the last write ordered by this node; on a backup, the last one received in order. */
     public TxId lastTxId() {
-        return replication.lastTxId();
+        ReplicationServer s = backupServer;
+        return s != null ? s.status().contiguous() : replication.lastTxId();
     }
 
     /** Next client id, for {@code CLIENT ID}. */

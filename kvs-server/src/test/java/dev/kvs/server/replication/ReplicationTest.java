@@ -124,4 +124,55 @@ class ReplicationTest {
                     .isTrue();
         }
     }
+
+    @Test
+    void aWipedBackupGetsAFullResyncKeysFirstThenValues() {
+        try (TwoDc dc = TwoDc.start(
+                        ReplicationMode.ID_FIRST,
+                        Duration.ofMillis(1),
+                        0,
+                        TwoDc.replication().build());
+                Jedis p = dc.primaryClient()) {
+            List<byte[]> keys = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                keys.add(b("r" + i));
+                p.set(keys.get(i), b("value-" + i));
+            }
+            p.del(keys.get(0));
+            awaitConverged(dc, keys);
+            dc.replaceBackupWithAnEmptyOne();
+            p.sendCommand(() -> "KVS.MODE".getBytes(), "async"); // the backup may still be reconnecting
+            p.set(keys.get(1), b("after the wipe"));
+            awaitConverged(dc, keys);
+            try (Jedis bk = dc.backupClient()) {
+                assertThat(TwoDc.info(bk, "kvs_backup_resyncs")).isEqualTo("1");
+                assertThat(bk.info("keyspace")).contains("keys=199");
+            }
+        }
+    }
+
+    @Test
+    void aMemoryOnlyPrimaryRestartedEmptyDoesNotOverwriteTheBackup() {
+        try (TwoDc dc = TwoDc.start(
+                ReplicationMode.ID_FIRST,
+                Duration.ofMillis(1),
+                0,
+                TwoDc.replication().build())) {
+            try (Jedis p = dc.primaryClient()) {
+                for (int i = 0; i < 5; i++) p.set("d" + i, "v" + i);
+            }
+            awaitConverged(dc, List.of(b("d0"), b("d4")));
+            dc.restartPrimaryEmpty();
+            try (Jedis p = dc.primaryClient();
+                    Jedis bk = dc.backupClient()) {
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> TwoDc.info(p, "kvs_link_state").equals("diverged"));
+                p.sendCommand(() -> "KVS.MODE".getBytes(), "async");
+                p.set("d0", "new primary's write");
+                // the backup keeps every acknowledged write of the old primary
+                assertThat(new String((byte[]) TwoDc.peek(bk, b("d0")).get(4))).isEqualTo("v0");
+                assertThat(bk.info("keyspace")).contains("keys=5");
+            }
+        }
+    }
 }

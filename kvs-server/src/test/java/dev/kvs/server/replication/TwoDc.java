@@ -16,9 +16,9 @@ import redis.clients.jedis.Jedis;
  * and a primary replicating through the link. Loopback, ephemeral ports.
  */
 final class TwoDc implements AutoCloseable {
-    final KvsNode backup;
+    KvsNode backup;
     final WanLink link;
-    final KvsNode primary;
+    KvsNode primary;
 
     private TwoDc(KvsNode backup, WanLink link, KvsNode primary) {
         this.backup = backup;
@@ -61,6 +61,21 @@ final class TwoDc implements AutoCloseable {
                 .writeTimeout(Duration.ofSeconds(20))
                 .reconnect(Duration.ofMillis(20), Duration.ofMillis(200))
                 .chunkBytes(64 * 1024);
+    }
+
+    /** Replaces the backup by a new, empty one on the same replication port (a wiped backup DC). */
+    void replaceBackupWithAnEmptyOne() {
+        int replPort = backup.replPort();
+        NodeConfig c = backup.config();
+        backup.close();
+        backup = KvsNode.start(c.toBuilder().replPort(replPort).build());
+    }
+
+    /** Restarts the (memory-only) primary: it comes back empty, in the same epoch. */
+    void restartPrimaryEmpty() {
+        NodeConfig c = primary.config();
+        primary.close();
+        primary = KvsNode.start(c);
     }
 
     Jedis primaryClient() {
