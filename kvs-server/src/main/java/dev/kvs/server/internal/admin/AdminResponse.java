@@ -20,7 +20,12 @@ public record AdminResponse(int status, String contentType, byte[] body, Map<Str
     /** The content type of the Prometheus text exposition format. */
     public static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-    static final ObjectMapper MAPPER = new ObjectMapper();
+    // TxIds read as "epoch:seq" everywhere (status, INFO, error replies), JSON included
+    static final ObjectMapper MAPPER = new ObjectMapper()
+            .registerModule(new com.fasterxml.jackson.databind.module.SimpleModule("kvs")
+                    .addSerializer(
+                            dev.kvs.core.TxId.class,
+                            com.fasterxml.jackson.databind.ser.std.ToStringSerializer.instance));
 
     public AdminResponse {
         if (status < 100 || status > 599) throw new IllegalArgumentException("status is not in 100..599: " + status);

@@ -107,6 +107,9 @@ class AdminServerTest {
         assertThat(s.path("epoch").asLong()).isEqualTo(3);
         assertThat(s.path("mode").asText()).isEqualTo("sync");
         assertThat(s.path("lastTxId").asText()).isEqualTo("3:7");
+        assertThat(s.path("replication").path("ackedTxId").asText())
+                .as("TxIds are epoch:seq strings")
+                .matches("\\d+:\\d+");
         assertThat(s.path("keys").asLong()).isEqualTo(11);
         assertThat(s.path("connections").asLong()).isEqualTo(2);
         assertThat(s.path("uptimeSeconds").isIntegralNumber()).isTrue();
