@@ -12,11 +12,17 @@ import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.replication.wire.Frame.ValueChunk;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
@@ -73,17 +79,16 @@ class BackupApplierRandomTest {
             last.put(key, w);
         }
         for (int i = 0; i < values.size(); i += 32) { // shipped soon after their writes: the threads race
-            java.util.Collections.shuffle(values.subList(i, Math.min(values.size(), i + 32)), random);
+            Collections.shuffle(values.subList(i, Math.min(values.size(), i + 32)), random);
         }
         try (KvStore store = KvStore.builder().heap().open()) {
             UnfinishedKeys unfinished = new UnfinishedKeys();
             BackupApplier applier = new BackupApplier(store, unfinished, new BackupCounters(), 1000);
             int valueThreads = 3;
-            java.util.concurrent.ExecutorService pool =
-                    java.util.concurrent.Executors.newFixedThreadPool(valueThreads + 1);
-            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            ExecutorService pool = Executors.newFixedThreadPool(valueThreads + 1);
+            CountDownLatch go = new CountDownLatch(1);
             try {
-                List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+                List<Future<?>> done = new ArrayList<>();
                 done.add(pool.submit(() -> {
                     go.await();
                     for (int i = 0; i < packets.size(); i += 16) {
@@ -100,7 +105,7 @@ class BackupApplierRandomTest {
                     }));
                 }
                 go.countDown();
-                for (java.util.concurrent.Future<?> f : done) f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                for (Future<?> f : done) f.get(60, TimeUnit.SECONDS);
             } finally {
                 pool.shutdownNow();
             }

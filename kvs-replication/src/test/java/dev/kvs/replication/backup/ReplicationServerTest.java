@@ -476,6 +476,39 @@ class ReplicationServerTest {
     }
 
     @Test
+    void aValueChannelOverTheAssemblyBoundPausesUntilAnotherChannelFreesMemory() throws Exception {
+        start(BackupConfig.builder().maxAssemblyBytes(3000).build());
+        TestPrimary a = valueChannel(0);
+        TestPrimary b = valueChannel(1);
+        byte[] va = new byte[2000];
+        byte[] vb = new byte[2000];
+        new Random(7).nextBytes(va);
+        new Random(8).nextBytes(vb);
+        List<ValueChunk> ca = chunks(tx(1), Op.PUT, bytes("a"), va, 1000);
+        List<ValueChunk> cb = chunks(tx(2), Op.PUT, bytes("b"), vb, 1000);
+        a.send(new ValueBatch(List.of(ca.get(0))));
+        await().until(() -> server.status().assemblyBytes() == 2000);
+
+        b.send(new ValueBatch(List.of(cb.get(0)))); // 4000 > 3000 while a holds memory: b pauses
+        await().until(() -> server.status().pausedValueChannels() == 1);
+        b.send(new ValueBatch(List.of(cb.get(1))));
+        b.send(new Frame.Heartbeat(1, false));
+        assertThat(b.received().poll(200, TimeUnit.MILLISECONDS))
+                .as("b is not read while paused")
+                .isNull();
+
+        a.send(new ValueBatch(List.of(ca.get(1))));
+
+        assertThat(a.next(Frame.ValueAck.class).txIds()).containsExactly(tx(1));
+        assertThat(List.of(b.next(), b.next())) // acks go out at the end of the read, echoes at once
+                .containsExactlyInAnyOrder(new Frame.ValueAck(List.of(tx(2))), new Frame.Heartbeat(1, true));
+        assertThat(store.get(bytes("b"))).isEqualTo(StoredValue.complete(tx(2), vb));
+        BackupStatus s = server.status();
+        assertThat(s.pausedValueChannels()).isZero();
+        assertThat(s.assemblyBytes()).isZero();
+    }
+
+    @Test
     void closeClosesEveryConnectionAndTheStatusSaysSo() {
         start();
         TestPrimary keys = keyChannel();
