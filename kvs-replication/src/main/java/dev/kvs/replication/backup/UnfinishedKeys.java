@@ -76,7 +76,8 @@ public final class UnfinishedKeys {
     private final ConcurrentSkipListMap<Long, Pending> byArrival = new ConcurrentSkipListMap<>();
     private final AtomicLong keys = new AtomicLong();
     private final AtomicLong arrivals = new AtomicLong();
-    private volatile CompletableFuture<Void> notFull;
+    private final Object notFullLock = new Object();
+    private volatile CompletableFuture<Void> notFull; // set under notFullLock
 
     /** A queue of at most {@link #DEFAULT_MAX_KEYS} keys. */
     public UnfinishedKeys() {
@@ -213,7 +214,7 @@ public final class UnfinishedKeys {
     public CompletableFuture<Void> whenNotFull() {
         if (!isFull()) return DONE;
         CompletableFuture<Void> f;
-        synchronized (this) {
+        synchronized (notFullLock) {
             f = notFull;
             if (f == null) notFull = f = new CompletableFuture<>();
         }
@@ -270,7 +271,7 @@ public final class UnfinishedKeys {
 
     private void completeNotFull() {
         CompletableFuture<Void> f;
-        synchronized (this) {
+        synchronized (notFullLock) {
             f = notFull;
             notFull = null;
         }

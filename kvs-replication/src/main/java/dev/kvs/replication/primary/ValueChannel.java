@@ -97,6 +97,9 @@ final class ValueChannel {
             } else if (f instanceof Frame.Welcome) {
                 reconnector.reset();
                 ready = true;
+                // anything sent before a drop and not acknowledged goes again (duplicates are harmless:
+                // the backup applies only newer values and acknowledges superseded ones)
+                link.pending().requeueInFlight();
             } else if (f instanceof Frame.Heartbeat h && !h.reply()) {
                 ctx.writeAndFlush(new Frame.Heartbeat(h.nanos(), true));
             } else if (f instanceof Frame.Reject r) {

@@ -87,7 +87,8 @@ final class ValueShipper implements Runnable {
 
     private void round() throws InterruptedException {
         if (streams.stream().noneMatch(ValueChannel::ready)) {
-            large.clear(); // their keys are requeued when the stream comes back
+            for (Large l : large) link.pending().requeue(l.key);
+            large.clear();
             LockSupport.parkNanos(5_000_000);
             return;
         }
@@ -121,7 +122,8 @@ final class ValueShipper implements Runnable {
             Large l = it.next();
             Channel ch = l.stream.channel();
             if (!l.stream.ready() || ch == null) {
-                it.remove(); // requeued by the stream's close
+                it.remove();
+                link.pending().requeue(l.key); // its stream dropped: start it again on another
                 continue;
             }
             int n = Math.min(link.config().chunkBytes(), l.value.length - l.offset);
@@ -147,14 +149,18 @@ final class ValueShipper implements Runnable {
                 link.pending().requeue(key);
                 return null;
             }
-            link.pending().shipped(key, v.txId());
             byte[] value = v.value();
             if (value.length > link.config().chunkBytes()) {
                 ValueChannel s = pickStream();
-                if (s == null) return null;
+                if (s == null) {
+                    link.pending().requeue(key); // every stream is down: ship it when one is back
+                    return null;
+                }
+                link.pending().shipped(key, v.txId());
                 large.add(new Large(v.txId(), key, value, v.header().checksum(), s));
                 return null;
             }
+            link.pending().shipped(key, v.txId());
             return new ValueChunk(
                     v.txId(), Op.PUT, key, value.length, v.header().checksum(), 0, value);
         }

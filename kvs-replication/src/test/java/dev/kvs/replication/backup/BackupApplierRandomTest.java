@@ -31,7 +31,9 @@ import org.junit.jupiter.api.Test;
  * the way the primary ships it (key packets in order, values conflated at random moments, chunked,
  * spread over several streams, some duplicated, some corrupted and resent), delivered in a random
  * interleaving with dropped and repeated key batches. The backup must end byte-identical to the
- * primary with an empty unfinished-key queue, and no key's stored TxId may ever go back.
+ * primary with an empty unfinished-key queue, and no key's stored TxId may ever go back. A second
+ * test races key packets and values on several threads, as the key and value channels' event loops
+ * do, and checks that no key stays unfinished.
  *
  * <p>Replay a run with {@code -Dkvs.seed=<seed printed>}.
  */
