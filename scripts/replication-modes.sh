@@ -10,6 +10,7 @@ DELAY=${1:-5}
 MBIT=${2:-1000}
 REQUESTS=${3:-50000}
 SIZE=${4:-1024}
+PIPELINE=${PIPELINE:-1}
 OUT=${OUT:-target/replication-modes}
 mkdir -p "$OUT"
 command -v redis-benchmark >/dev/null || { echo "missing redis-benchmark (apt-get install redis-tools)" >&2; exit 1; }
@@ -35,7 +36,7 @@ for mode in async id-first-after-reply id-first sync; do
   wait_port 16481
   wait_port 16480
   redis-benchmark -p 16480 -t set -d "$SIZE" -c 50 -n 5000 -q >/dev/null 2>&1   # warm-up
-  line=$(redis-benchmark -p 16480 -t set -d "$SIZE" -c 50 -n "$REQUESTS" -q 2>&1 | tr '\r' '\n' | grep 'requests per second')
+  line=$(redis-benchmark -p 16480 -t set -d "$SIZE" -c 50 -P "$PIPELINE" -r 100000 -n "$REQUESTS" -q 2>&1 | tr '\r' '\n' | grep 'requests per second')
   rps=$(awk '{print $2}' <<<"$line"); p50=$(sed -E 's/.*p50=([0-9.]+).*/\1/' <<<"$line")
   echo "$mode $rps $p50" >> "$OUT/raw.txt"
   kill "$ppid" "$wpid" "$bpid"; wait "$ppid" "$wpid" "$bpid" 2>/dev/null || true

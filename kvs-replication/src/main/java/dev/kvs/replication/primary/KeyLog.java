@@ -27,6 +27,9 @@ final class KeyLog {
     private long ackedSeq; // every seq <= this is acknowledged
     private long sentSeq; // every seq <= this was sent on the current connection
     private long lastAckNanos;
+    /** lastSeq - ackedSeq, readable without the lock (the write path checks room on every write). */
+    private volatile long unackedMirror;
+
     private long ackLatencyMicros;
 
     private static final class Entry {
@@ -53,6 +56,11 @@ final class KeyLog {
         return epoch;
     }
 
+    /** True if a seq can be reserved now; lock-free. */
+    boolean hasRoom() {
+        return unackedMirror < capacity;
+    }
+
     /** Waits until a seq can be reserved; false on timeout. */
     synchronized boolean awaitRoom(long timeoutNanos) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
@@ -70,6 +78,7 @@ final class KeyLog {
             throw new IllegalStateException("key log full: " + capacity + " unacknowledged key packets");
         }
         long seq = ++lastSeq;
+        unackedMirror = lastSeq - ackedSeq;
         Entry e = ring[index(seq)];
         if (e == null) e = ring[index(seq)] = new Entry();
         e.seq = seq;
@@ -138,6 +147,7 @@ final class KeyLog {
             e.sentNanos = 0;
         }
         if (sentSeq < ackedSeq) sentSeq = ackedSeq;
+        unackedMirror = lastSeq - ackedSeq;
         lastAckNanos = now;
         notifyAll();
     }

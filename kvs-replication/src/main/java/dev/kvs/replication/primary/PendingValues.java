@@ -26,6 +26,10 @@ final class PendingValues {
     private final Map<TxId, Key> inFlight = new HashMap<>();
     private long bytes;
     private long conflated;
+    /** byKey.size() and bytes, readable without the lock (checked on every write). */
+    private volatile long countMirror;
+
+    private volatile long bytesMirror;
 
     private static final class State {
         TxId newest;
@@ -39,6 +43,16 @@ final class PendingValues {
     PendingValues(int maxCount, long maxBytes) {
         this.maxCount = maxCount;
         this.maxBytes = maxBytes;
+    }
+
+    /** True if a write may be added now; lock-free. */
+    boolean hasRoom() {
+        return countMirror < maxCount && bytesMirror < maxBytes;
+    }
+
+    private void mirror() {
+        countMirror = byKey.size();
+        bytesMirror = bytes;
     }
 
     synchronized boolean awaitRoom(long timeoutNanos) throws InterruptedException {
@@ -66,6 +80,7 @@ final class PendingValues {
         bytes += valueLength - (s.newest == null ? 0 : s.newestLength);
         s.newest = txId;
         s.newestLength = valueLength;
+        mirror();
         if (!s.queued) {
             s.queued = true;
             queue.add(k);
@@ -121,6 +136,7 @@ final class PendingValues {
         if (!s.newest.isAfter(txId)) {
             byKey.remove(k);
             bytes -= s.newestLength;
+            mirror();
             notifyAll();
         }
     }

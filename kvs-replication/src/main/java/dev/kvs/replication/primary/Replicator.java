@@ -77,6 +77,7 @@ public final class Replicator implements Replication {
 
     @Override
     public WriteOrder begin(ReplicationMode mode) {
+        if (keyLog.hasRoom() && pending.hasRoom()) return new Order(mode); // the common case: no lock
         long timeout = config.writeTimeout().toNanos();
         try {
             if (!keyLog.awaitRoom(timeout)) {
@@ -167,9 +168,7 @@ public final class Replicator implements Replication {
 
     @Override
     public boolean hasRoom() {
-        return keyLog.unacked() < config.maxUnackedKeys()
-                && pending.count() < config.maxPendingValues()
-                && pending.bytes() < config.maxPendingValueBytes();
+        return keyLog.hasRoom() && pending.hasRoom();
     }
 
     @Override
