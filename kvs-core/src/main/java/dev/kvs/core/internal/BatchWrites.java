@@ -1,5 +1,6 @@
 package dev.kvs.core.internal;
 
+import dev.kvs.core.ByteKey;
 import dev.kvs.core.Write;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.kvs.core.internal;
 
+import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
@@ -131,7 +132,7 @@ final class HeapKvStore implements KvStore {
                 Delta total = Delta.NONE;
                 for (Map.Entry<ByteKey, Write> e : effective.entrySet()) {
                     StoredValue next = e.getValue() instanceof Write.Put put ? put.value() : null;
-                    total = total.plus(deltaOf(e.getKey().bytes, map.get(e.getKey()), next));
+                    total = total.plus(deltaOf(e.getKey().bytes(), map.get(e.getKey()), next));
                 }
                 capacity.reserve(total); // the heap map cannot fail after this: no undo needed
                 for (Map.Entry<ByteKey, Write> e : effective.entrySet()) {
@@ -164,7 +165,7 @@ final class HeapKvStore implements KvStore {
     public void forEach(BiConsumer<byte[], StoredValue> visitor) {
         Objects.requireNonNull(visitor, "visitor == null");
         guarded(() -> {
-            map.forEach((k, v) -> visitor.accept(k.bytes, v));
+            map.forEach((k, v) -> visitor.accept(k.bytes(), v));
             return null;
         });
     }

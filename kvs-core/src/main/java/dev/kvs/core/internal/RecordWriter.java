@@ -1,5 +1,6 @@
 package dev.kvs.core.internal;
 
+import dev.kvs.core.ByteKey;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.StorageException;
 import dev.kvs.core.StoredValue;
@@ -119,13 +120,13 @@ final class RecordWriter {
         Delta total = Delta.NONE;
         for (Map.Entry<ByteKey, Write> e : effective.entrySet()) {
             StoredValue next = e.getValue() instanceof Write.Put put ? put.value() : null;
-            total = total.plus(deltaOf(e.getKey().bytes, olds.get(e.getKey()), next));
+            total = total.plus(deltaOf(e.getKey().bytes(), olds.get(e.getKey()), next));
         }
         capacity.reserve(total);
         List<ByteKey> applied = new ArrayList<>(effective.size());
         try {
             for (Map.Entry<ByteKey, Write> e : effective.entrySet()) {
-                byte[] key = e.getKey().bytes;
+                byte[] key = e.getKey().bytes();
                 if (e.getValue() instanceof Write.Put put) store(key, put.value());
                 else if (olds.get(e.getKey()) != null) records.remove(key);
                 applied.add(e.getKey());
@@ -148,10 +149,10 @@ final class RecordWriter {
         for (int i = applied.size() - 1; i >= 0; i--) {
             ByteKey k = applied.get(i);
             try {
-                Record now = records.header(k.bytes);
+                Record now = records.header(k.bytes());
                 Record old = olds.get(k);
-                if (old == null) records.remove(k.bytes);
-                else records.put(k.bytes, old);
+                if (old == null) records.remove(k.bytes());
+                else records.put(k.bytes(), old);
                 if (now != null && now.isChunked()) chunks.free(now.blobId, now.valueLength);
             } catch (RuntimeException e) {
                 cause.addSuppressed(e);

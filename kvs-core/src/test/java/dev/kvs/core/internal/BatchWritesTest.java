@@ -3,6 +3,7 @@ package dev.kvs.core.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kvs.core.ByteKey;
 import dev.kvs.core.EntryTooLargeException;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoredValue;

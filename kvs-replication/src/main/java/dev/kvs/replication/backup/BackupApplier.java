@@ -1,5 +1,6 @@
 package dev.kvs.replication.backup;
 
+import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.RecordHeader;

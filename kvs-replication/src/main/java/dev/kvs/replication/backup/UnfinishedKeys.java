@@ -1,5 +1,6 @@
 package dev.kvs.replication.backup;
 
+import dev.kvs.core.ByteKey;
 import dev.kvs.core.TxId;
 import java.util.ArrayList;
 import java.util.Arrays;

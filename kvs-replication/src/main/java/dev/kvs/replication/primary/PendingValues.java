@@ -1,5 +1,6 @@
 package dev.kvs.replication.primary;
 
+import dev.kvs.core.ByteKey;
 import dev.kvs.core.TxId;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -21,9 +22,9 @@ import java.util.concurrent.TimeUnit;
 final class PendingValues {
     private final int maxCount;
     private final long maxBytes;
-    private final Map<Key, State> byKey = new HashMap<>();
-    private final ArrayDeque<Key> queue = new ArrayDeque<>();
-    private final Map<TxId, Key> inFlight = new HashMap<>();
+    private final Map<ByteKey, State> byKey = new HashMap<>();
+    private final ArrayDeque<ByteKey> queue = new ArrayDeque<>();
+    private final Map<TxId, ByteKey> inFlight = new HashMap<>();
     private long bytes;
     private long conflated;
     /** byKey.size() and bytes, readable without the lock (checked on every write). */
@@ -67,7 +68,7 @@ final class PendingValues {
 
     /** A write of {@code key} with {@code txId} is in the store; its value must reach the backup. */
     synchronized void add(byte[] key, TxId txId, int valueLength) {
-        Key k = new Key(key);
+        ByteKey k = new ByteKey(key);
         State s = byKey.get(k);
         if (s == null) {
             s = new State();
@@ -96,7 +97,7 @@ final class PendingValues {
             if (left <= 0) return null;
             TimeUnit.NANOSECONDS.timedWait(this, left);
         }
-        Key k = queue.poll();
+        ByteKey k = queue.poll();
         State s = byKey.get(k);
         if (s != null) s.queued = false;
         return k.bytes();
@@ -109,18 +110,18 @@ final class PendingValues {
 
     /** The newest TxId tracked for {@code key}, or null if none is pending. */
     synchronized TxId newest(byte[] key) {
-        State s = byKey.get(new Key(key));
+        State s = byKey.get(new ByteKey(key));
         return s == null ? null : s.newest;
     }
 
     /** The value of {@code key} with {@code txId} was sent; its ack will name {@code txId}. */
     synchronized void shipped(byte[] key, TxId txId) {
-        inFlight.put(txId, new Key(key));
+        inFlight.put(txId, new ByteKey(key));
     }
 
     /** The backup applied (or found superseded) the value with {@code txId}. */
     synchronized void acked(TxId txId) {
-        Key k = inFlight.remove(txId);
+        ByteKey k = inFlight.remove(txId);
         if (k == null) return;
         State s = byKey.get(k);
         if (s == null) return;
@@ -143,29 +144,29 @@ final class PendingValues {
 
     /** The value with {@code txId} arrived corrupt: ship the key again. */
     synchronized void nacked(TxId txId) {
-        Key k = inFlight.remove(txId);
+        ByteKey k = inFlight.remove(txId);
         if (k != null) requeue(k);
     }
 
     /** A value connection dropped: everything sent on it and not acknowledged is shipped again. */
     synchronized void requeueInFlight() {
-        List<Key> keys = new ArrayList<>(inFlight.values());
+        List<ByteKey> keys = new ArrayList<>(inFlight.values());
         inFlight.clear();
-        for (Key k : keys) requeue(k);
+        for (ByteKey k : keys) requeue(k);
     }
 
     /** Every tracked key is shipped again (after a full resync). */
     synchronized void requeueAll() {
         inFlight.clear();
-        for (Key k : byKey.keySet()) requeue(k);
+        for (ByteKey k : byKey.keySet()) requeue(k);
     }
 
     /** Ship {@code key} again later. */
     synchronized void requeue(byte[] key) {
-        requeue(new Key(key));
+        requeue(new ByteKey(key));
     }
 
-    private void requeue(Key k) {
+    private void requeue(ByteKey k) {
         State s = byKey.get(k);
         if (s != null && !s.queued) {
             s.queued = true;
@@ -176,7 +177,7 @@ final class PendingValues {
 
     /** Completes when the backup has {@code key}'s value with {@code txId} or a newer one. */
     synchronized CompletableFuture<Void> whenApplied(byte[] key, TxId txId) {
-        State s = byKey.get(new Key(key));
+        State s = byKey.get(new ByteKey(key));
         if (s == null || s.newest.isBefore(txId)) {
             // not tracked: either acknowledged already, or not added yet (the caller adds first)
             return CompletableFuture.completedFuture(null);

@@ -1,4 +1,4 @@
-package dev.kvs.core.internal;
+package dev.kvs.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
