@@ -7,17 +7,10 @@ import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.KeyBatch;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
-import dev.kvs.replication.wire.FrameCodec;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -78,23 +71,9 @@ final class KeyChannel {
     void connect() {
         if (state == State.CLOSED) return;
         if (state != State.DIVERGED) state = State.CONNECTING;
-        new Bootstrap()
-                .group(group)
-                .channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        FrameCodec.install(ch.pipeline(), link.config().maxFrameBytes());
-                        ch.pipeline().addLast(new Handler());
-                    }
-                })
-                .connect(link.peer())
-                .addListener(f -> {
-                    if (!f.isSuccess()) retry();
-                });
+        Dialer.dial(link, group, 256 << 10, 1 << 20, new Handler()).addListener(f -> {
+            if (!f.isSuccess()) retry();
+        });
     }
 
     private void retry() {

@@ -3,17 +3,10 @@ package dev.kvs.replication.primary;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.wire.Frame;
-import dev.kvs.replication.wire.FrameCodec;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,23 +42,9 @@ final class ValueChannel {
 
     void connect() {
         if (closed) return;
-        new Bootstrap()
-                .group(group)
-                .channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        FrameCodec.install(ch.pipeline(), link.config().maxFrameBytes());
-                        ch.pipeline().addLast(new Handler());
-                    }
-                })
-                .connect(link.peer())
-                .addListener(f -> {
-                    if (!f.isSuccess() && !closed) reconnector.schedule(group.next(), this::connect);
-                });
+        Dialer.dial(link, group, 1 << 20, 4 << 20, new Handler()).addListener(f -> {
+            if (!f.isSuccess() && !closed) reconnector.schedule(group.next(), this::connect);
+        });
     }
 
     void close() {
