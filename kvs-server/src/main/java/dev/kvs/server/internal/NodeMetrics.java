@@ -3,6 +3,7 @@ package dev.kvs.server.internal;
 import dev.kvs.core.StoreStats;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.backup.BackupStatus;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -61,6 +62,7 @@ public final class NodeMetrics implements AutoCloseable {
         registerNodeGauges();
         registerStoreGauges();
         registerReplicationGauges();
+        registerBackupGauges();
         // Replication meters (key-ack latency, unfinished keys, oldest unfinished age, value lag,
         // conflated values, fenced reads, link state) are registered by the replication code
         // through registry(), under the names kvs.replication.*.
@@ -126,6 +128,50 @@ public final class NodeMetrics implements AutoCloseable {
         replicationGauge("kvs.replication.resyncs", null, "Full resyncs started", ReplicatorStatus::resyncs);
         replicationGauge(
                 "kvs.replication.connections", null, "Key channel connections made", ReplicatorStatus::reconnects);
+    }
+
+    private void registerBackupGauges() {
+        backupGauge(
+                "kvs.replication.unfinished.keys",
+                null,
+                "Keys whose value has not arrived (backup)",
+                BackupStatus::unfinishedKeys);
+        backupGauge(
+                "kvs.replication.unfinished.oldest.age",
+                "seconds",
+                "Age of the oldest unfinished key: a live estimate of exposure (backup)",
+                b -> b.oldestUnfinishedAgeMillis() / 1000.0);
+        backupGauge("kvs.replication.values.applied", null, "Values applied (backup)", BackupStatus::valuesApplied);
+        backupGauge(
+                "kvs.replication.values.superseded",
+                null,
+                "Values found older than what is held (backup)",
+                BackupStatus::valuesSuperseded);
+        backupGauge(
+                "kvs.replication.values.nacked",
+                null,
+                "Values re-requested for a bad checksum (backup)",
+                BackupStatus::valuesNacked);
+        backupGauge(
+                "kvs.replication.received",
+                "bytes",
+                "Replication bytes received (backup)",
+                BackupStatus::bytesReceived);
+        backupGauge(
+                "kvs.replication.backup.link.up",
+                null,
+                "1 while a primary's key channel is connected (backup)",
+                b -> b.keyChannelConnected() ? 1 : 0);
+    }
+
+    private void backupGauge(String name, String unit, String description, ToDoubleFunction<BackupStatus> f) {
+        Gauge.builder(name, node, n -> {
+                    var server = n.backupServer();
+                    return server == null ? Double.NaN : f.applyAsDouble(server.status());
+                })
+                .baseUnit(unit)
+                .description(description)
+                .register(registry);
     }
 
     private void replicationGauge(String name, String unit, String description, ToDoubleFunction<ReplicatorStatus> f) {
