@@ -10,6 +10,7 @@ import dev.kvs.server.internal.NodeAsBackup;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.admin.AdminServer;
+import dev.kvs.server.internal.failover.FailoverRoutes;
 import dev.kvs.server.internal.resp.RespServer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -98,6 +99,7 @@ public final class KvsNode implements AutoCloseable {
         }
         this.resp = new RespServer(context);
         this.admin = new AdminServer(context, adminGroup);
+        FailoverRoutes.register(admin, context);
         boolean started = false;
         try {
             this.port = resp.start(config.bind(), config.port(), boss, workers, transport);
@@ -203,6 +205,7 @@ public final class KvsNode implements AutoCloseable {
                 run(() -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly(), failure);
         }
         run(() -> context.metrics().close(), failure);
+        run(() -> context.failover().close(), failure);
         run(store::close, failure);
         terminated.countDown();
         if (failure.get() != null) log.warn("error while stopping node '{}'", config.name(), failure.get());

@@ -27,6 +27,7 @@ import java.util.Optional;
  * @param ioThreads Netty event-loop threads for client connections (0: one per core)
  * @param store the store's limits and data directory
  * @param replication the primary's replication limits (batching, bounds, timeouts)
+ * @param failover read policy and timeouts for unfinished keys after promotion
  */
 public record NodeConfig(
         String cluster,
@@ -44,7 +45,8 @@ public record NodeConfig(
         int maxClients,
         int ioThreads,
         StoreConfig store,
-        ReplicatorConfig replication) {
+        ReplicatorConfig replication,
+        FailoverConfig failover) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -73,6 +75,7 @@ public record NodeConfig(
         if (ioThreads < 0) throw new IllegalArgumentException("ioThreads < 0: " + ioThreads);
         if (store == null) throw new IllegalArgumentException("store is missing");
         if (replication == null) throw new IllegalArgumentException("replication is missing");
+        if (failover == null) throw new IllegalArgumentException("failover is missing");
     }
 
     private static void requireText(String field, String value) {
@@ -124,6 +127,7 @@ public record NodeConfig(
         private int ioThreads = 0;
         private StoreConfig store = StoreConfig.defaults();
         private ReplicatorConfig replication = ReplicatorConfig.defaults();
+        private FailoverConfig failover = FailoverConfig.defaults();
 
         Builder() {}
 
@@ -199,6 +203,11 @@ public record NodeConfig(
             return this;
         }
 
+        public Builder failover(FailoverConfig v) {
+            failover = v;
+            return this;
+        }
+
         public Builder replication(ReplicatorConfig v) {
             replication = v;
             return this;
@@ -232,6 +241,7 @@ public record NodeConfig(
             ioThreads = c.ioThreads;
             store = c.store;
             replication = c.replication;
+            failover = c.failover;
             return this;
         }
 
@@ -253,7 +263,8 @@ public record NodeConfig(
                     maxClients,
                     ioThreads,
                     store,
-                    replication);
+                    replication,
+                    failover);
         }
     }
 }

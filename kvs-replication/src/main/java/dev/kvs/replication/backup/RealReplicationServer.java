@@ -107,12 +107,13 @@ final class RealReplicationServer implements ReplicationServer {
         if (!node.cluster().equals(h.cluster())) {
             return reject(RejectReason.CLUSTER_MISMATCH, "cluster " + h.cluster() + " != " + node.cluster());
         }
-        if (!node.isBackup()) return reject(RejectReason.NOT_BACKUP, node.name() + " is not a backup");
+        // the epoch first: a deposed primary dialling its promoted backup must learn that it is stale
         long epoch = node.epoch();
         if (h.epoch() < epoch) {
             return reject(
                     RejectReason.STALE_EPOCH, "epoch " + h.epoch() + " < " + epoch + ": " + h.node() + " is stale");
         }
+        if (!node.isBackup()) return reject(RejectReason.NOT_BACKUP, node.name() + " is not a backup");
         if (h.epoch() > epoch) {
             node.adoptEpoch(h.epoch());
             closeOlderThan(h.epoch());
@@ -156,6 +157,11 @@ final class RealReplicationServer implements ReplicationServer {
     }
 
     /** Closes the channels of primaries older than {@code epoch}. */
+    @Override
+    public synchronized void fence(long epoch) {
+        closeOlderThan(epoch);
+    }
+
     private void closeOlderThan(long epoch) {
         if (keyChannel != null && keyHello.epoch() < epoch) {
             keyChannel.close();

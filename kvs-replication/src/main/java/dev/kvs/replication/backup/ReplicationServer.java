@@ -47,6 +47,12 @@ public interface ReplicationServer extends AutoCloseable {
     /** The queue of keys whose values have not arrived; outlives {@link #close()}. */
     UnfinishedKeys unfinishedKeys();
 
+    /**
+     * Closes every replication connection of an epoch older than {@code epoch}: at promotion, the old
+     * primary is cut off (and, reconnecting, is told it is stale).
+     */
+    void fence(long epoch);
+
     /** A snapshot of links, progress and counters. */
     BackupStatus status();
 

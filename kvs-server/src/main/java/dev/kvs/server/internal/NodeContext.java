@@ -8,6 +8,8 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.failover.Failover;
+import dev.kvs.server.internal.failover.ReadGate;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -32,6 +34,8 @@ public final class NodeContext {
         this.mode = config.mode();
         this.replication = new LocalReplication(epoch, lastSeq);
         this.metrics = new NodeMetrics(this);
+        this.gate = new ReadGate(config.failover());
+        this.failover = new Failover(this);
     }
 
     public NodeConfig config() {
@@ -77,6 +81,18 @@ public final class NodeContext {
 
     private volatile ReplicationServer backupServer;
     private volatile EpochFile epochFile;
+    private final ReadGate gate;
+    private final Failover failover;
+
+    /** Fences unfinished and lost keys after promotion. */
+    public ReadGate gate() {
+        return gate;
+    }
+
+    /** Promotion, declaring loss, resolving keys. */
+    public Failover failover() {
+        return failover;
+    }
 
     /** Where the epoch is kept, or null for a memory-only node. */
     public EpochFile epochFile() {
@@ -99,7 +115,7 @@ public final class NodeContext {
     /** The TxId of the last write ordered by this node; on a backup, the last one received in order. */
     public TxId lastTxId() {
         ReplicationServer s = backupServer;
-        return s != null ? s.status().contiguous() : replication.lastTxId();
+        return s != null && role() == Role.BACKUP ? s.status().contiguous() : replication.lastTxId();
     }
 
     /** Next client id, for {@code CLIENT ID}. */

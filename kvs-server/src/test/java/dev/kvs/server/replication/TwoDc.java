@@ -27,6 +27,15 @@ final class TwoDc implements AutoCloseable {
     }
 
     static TwoDc start(ReplicationMode mode, Duration oneWayDelay, long bitsPerSecond, ReplicatorConfig replication) {
+        return start(mode, oneWayDelay, bitsPerSecond, replication, dev.kvs.server.FailoverConfig.defaults());
+    }
+
+    static TwoDc start(
+            ReplicationMode mode,
+            Duration oneWayDelay,
+            long bitsPerSecond,
+            ReplicatorConfig replication,
+            dev.kvs.server.FailoverConfig failover) {
         StoreConfig store =
                 StoreConfig.builder().maxEntries(50_000).maxBytes(256L << 20).build();
         KvsNode backup = KvsNode.start(NodeConfig.builder()
@@ -36,6 +45,7 @@ final class TwoDc implements AutoCloseable {
                 .adminPort(0)
                 .replPort(0)
                 .store(store)
+                .failover(failover)
                 .build());
         WanLink link = WanLink.builder()
                 .target("127.0.0.1", backup.replPort())

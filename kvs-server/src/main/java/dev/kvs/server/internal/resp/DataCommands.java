@@ -14,6 +14,7 @@ import dev.kvs.replication.ReplicationTimeoutException;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.failover.ReadGate;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -36,17 +37,46 @@ final class DataCommands {
     void register(CommandTable t) {
         int read = CommandSpec.DATA;
         int write = CommandSpec.DATA | CommandSpec.WRITE;
-        t.add("GET", 2, read, 1, 1, 1, this::get);
-        t.add("SET", -3, write, 1, 1, 1, this::set);
-        t.add("DEL", -2, write, 1, -1, 1, this::del);
-        t.add("UNLINK", -2, write, 1, -1, 1, this::del);
-        t.add("EXISTS", -2, read, 1, -1, 1, this::exists);
-        t.add("MGET", -2, read, 1, -1, 1, this::mget);
-        t.add("MSET", -3, write, 1, -1, 2, this::mset);
-        t.add("STRLEN", 2, read, 1, 1, 1, this::strlen);
+        t.add("GET", 2, read, 1, 1, 1, gated(false, 1, this::get));
+        t.add("SET", -3, write, 1, 1, 1, gated(true, 1, this::set));
+        t.add("DEL", -2, write, 1, -1, 1, gated(true, 1, this::del));
+        t.add("UNLINK", -2, write, 1, -1, 1, gated(true, 1, this::del));
+        t.add("EXISTS", -2, read, 1, -1, 1, gated(false, 1, this::exists));
+        t.add("MGET", -2, read, 1, -1, 1, gated(false, 1, this::mget));
+        t.add("MSET", -3, write, 1, -1, 2, gated(true, 2, this::mset));
+        t.add("STRLEN", 2, read, 1, 1, 1, gated(false, 1, this::strlen));
         t.add("DBSIZE", 1, read, 0, 0, 0, (s, a) -> Replies.integer(store.size()));
         // diagnostic, on any role: what this node holds for a key (a backup's replicated copy, say)
         t.add("KVS.PEEK", 2, 0, 1, 1, 1, this::peek);
+    }
+
+    /**
+     * Wraps a command so that, on a promoted node, its keys (every {@code step}-th argument from 1)
+     * pass the read gate first: fenced keys refuse the command or make a read wait for their values.
+     * Costs one volatile read when nothing is fenced.
+     */
+    private Command gated(boolean write, int step, Command command) {
+        return (s, a) -> {
+            ReadGate gate = node.gate();
+            if (!gate.active()) return command.execute(s, a);
+            List<java.util.concurrent.CompletableFuture<Void>> waits = null;
+            for (int i = 1; i < a.length; i += step) {
+                String refusal = gate.refusal(a[i], write);
+                if (refusal != null) return Replies.error(refusal);
+                if (!write && gate.mustWait(a[i])) {
+                    if (waits == null) waits = new ArrayList<>();
+                    waits.add(gate.whenReadable(a[i]));
+                }
+            }
+            if (waits == null) return command.execute(s, a);
+            return java.util.concurrent.CompletableFuture.allOf(
+                            waits.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+                    .handle((v, e) -> {
+                        if (e == null) return (RedisMessage) command.execute(s, a); // reads answer at once
+                        Throwable c = e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
+                        return (RedisMessage) Replies.error(c.getMessage());
+                    });
+        };
     }
 
     private Object get(Session s, byte[][] a) {

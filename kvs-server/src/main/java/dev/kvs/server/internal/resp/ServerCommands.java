@@ -38,6 +38,7 @@ final class ServerCommands {
         table.add("CONFIG", -2, 0, 0, 0, 0, this::config);
         table.add("COMMAND", -1, 0, 0, 0, 0, this::command);
         table.add("KVS.MODE", -1, 0, 0, 0, 0, this::mode);
+        table.add("KVS.PROMOTE", -1, 0, 0, 0, 0, this::promote);
     }
 
     private Object ping(Session s, byte[][] a) {
@@ -230,6 +231,18 @@ final class ServerCommands {
                 new IntegerRedisMessage(spec.firstKey()),
                 new IntegerRedisMessage(spec.lastKey()),
                 new IntegerRedisMessage(spec.keyStep())));
+    }
+
+    /** KVS.PROMOTE [LOST]: for operators with only redis-cli; same as POST /promote. */
+    private Object promote(Session s, byte[][] a) {
+        if (a.length > 2 || (a.length == 2 && !Args.upper(a[1]).equals("LOST"))) return Replies.SYNTAX;
+        try {
+            long epoch = node.failover().promote(a.length == 2);
+            return new io.netty.handler.codec.redis.SimpleStringRedisMessage(
+                    "OK promoted to primary in epoch " + epoch);
+        } catch (dev.kvs.server.internal.failover.Failover.FailoverException e) {
+            return Replies.error("ERR " + e.getMessage());
+        }
     }
 
     private Object mode(Session s, byte[][] a) {

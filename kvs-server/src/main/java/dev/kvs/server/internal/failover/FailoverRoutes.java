@@ -1,0 +1,108 @@
+package dev.kvs.server.internal.failover;
+
+import dev.kvs.replication.backup.UnfinishedKeys;
+import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.admin.AdminRequest;
+import dev.kvs.server.internal.admin.AdminResponse;
+import dev.kvs.server.internal.admin.AdminRoute;
+import dev.kvs.server.internal.admin.AdminServer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The admin API of failover: {@code POST /promote[?lost=true]}, {@code POST /declare-lost}, {@code GET
+ * /lost} (the loss manifest), {@code POST /resolve?key=K|key64=B64|all=true}.
+ */
+public final class FailoverRoutes {
+    private FailoverRoutes() {}
+
+    public static void register(AdminServer admin, NodeContext node) {
+        Failover f = node.failover();
+        admin.route(
+                "POST",
+                "/promote",
+                AdminRoute.of(r -> guarded(() -> {
+                    long epoch =
+                            f.promote(r.param("lost").map(Boolean::parseBoolean).orElse(false));
+                    return AdminResponse.ok(Map.of("role", "primary", "epoch", epoch, "manifest", manifest(node)));
+                })));
+        admin.route(
+                "POST",
+                "/declare-lost",
+                AdminRoute.of(r -> guarded(() -> {
+                    int n = f.declareLost();
+                    return AdminResponse.ok(Map.of("declaredLost", n, "manifest", manifest(node)));
+                })));
+        admin.route("GET", "/lost", AdminRoute.of(r -> AdminResponse.ok(manifest(node))));
+        admin.route("POST", "/resolve", AdminRoute.of(r -> guarded(() -> resolve(r, f, node))));
+    }
+
+    private static AdminResponse resolve(AdminRequest r, Failover f, NodeContext node) {
+        if (r.param("all").map(Boolean::parseBoolean).orElse(false)) {
+            return AdminResponse.ok(Map.of("resolved", f.resolveAll(), "manifest", manifest(node)));
+        }
+        byte[] key;
+        if (r.param("key64").isPresent()) {
+            try {
+                key = Base64.getDecoder().decode(r.param("key64").get());
+            } catch (IllegalArgumentException e) {
+                return AdminResponse.error(
+                        400, "key64 is not base64: " + r.param("key64").get());
+            }
+        } else if (r.param("key").isPresent()) {
+            key = r.param("key").get().getBytes(StandardCharsets.UTF_8);
+        } else {
+            return AdminResponse.error(400, "resolve needs key=, key64= or all=true");
+        }
+        boolean was = f.resolve(key);
+        if (!was) return AdminResponse.error(404, "key is neither lost nor unfinished: " + ReadGate.printable(key));
+        return AdminResponse.ok(Map.of("resolved", 1, "manifest", manifest(node)));
+    }
+
+    private static AdminResponse guarded(java.util.function.Supplier<AdminResponse> action) {
+        try {
+            return action.get();
+        } catch (Failover.FailoverException e) {
+            return AdminResponse.error(409, e.getMessage());
+        }
+    }
+
+    /** The loss manifest: every lost or unfinished key with its TxId, value length and checksum. */
+    public static Map<String, Object> manifest(NodeContext node) {
+        List<Map<String, Object>> lost = new ArrayList<>();
+        for (LostKeys.Entry e : node.gate().lost().snapshot()) {
+            lost.add(entry(e.key(), e.txId().toString(), e.valueLength(), e.checksum(), e.sinceMillis()));
+        }
+        List<Map<String, Object>> unfinished = new ArrayList<>();
+        UnfinishedKeys q = node.gate().unfinished();
+        if (q == null && node.backupServer() != null) q = node.backupServer().unfinishedKeys();
+        if (q != null) {
+            for (UnfinishedKeys.Pending p : q.snapshot()) {
+                unfinished.add(entry(p.key(), p.txId().toString(), p.valueLength(), p.checksum(), p.sinceMillis()));
+            }
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("epoch", node.epoch());
+        m.put("role", node.role().label());
+        m.put("lostCount", lost.size());
+        m.put("unfinishedCount", unfinished.size());
+        m.put("lost", lost);
+        m.put("unfinished", unfinished);
+        return m;
+    }
+
+    private static Map<String, Object> entry(byte[] key, String txId, int length, int checksum, long since) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("key", new String(key, StandardCharsets.UTF_8));
+        m.put("keyBase64", Base64.getEncoder().encodeToString(key));
+        m.put("txId", txId);
+        m.put("valueLength", length);
+        m.put("checksum", Integer.toUnsignedLong(checksum));
+        m.put("sinceMillis", since);
+        return m;
+    }
+}

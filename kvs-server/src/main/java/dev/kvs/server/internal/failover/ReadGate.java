@@ -1,0 +1,99 @@
+package dev.kvs.server.internal.failover;
+
+import dev.kvs.core.TxId;
+import dev.kvs.replication.backup.UnfinishedKeys;
+import dev.kvs.server.FailoverConfig;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Fences keys a promoted node does not hold whole: a key in the unfinished-key queue answers {@code
+ * -UNFINISHED key txid} (at once, or after waiting for its value with the {@code block} policy), a
+ * lost key answers {@code -LOST key txid}. Writes to either are refused: overwriting would hide the
+ * conflict. Keys not fenced pass at the cost of two volatile reads. Thread-safe.
+ */
+public final class ReadGate {
+    private final FailoverConfig config;
+    private volatile UnfinishedKeys unfinished;
+    private final LostKeys lost = new LostKeys();
+    private volatile boolean active;
+
+    public ReadGate(FailoverConfig config) {
+        this.config = config;
+    }
+
+    /** Starts fencing the keys of {@code queue} (at promotion). */
+    public void activate(UnfinishedKeys queue) {
+        this.unfinished = queue;
+        this.active = true;
+    }
+
+    public boolean active() {
+        return active;
+    }
+
+    public LostKeys lost() {
+        return lost;
+    }
+
+    public UnfinishedKeys unfinished() {
+        return unfinished;
+    }
+
+    /**
+     * Why {@code key} may not be read or written now, as an error reply text, or null if it may. With
+     * the {@code block} policy a read of an unfinished key gets null here and waits with {@link
+     * #whenReadable}.
+     */
+    public String refusal(byte[] key, boolean write) {
+        if (!active) return null;
+        LostKeys.Entry l = lost.get(key);
+        if (l != null) return "LOST " + printable(key) + " " + l.txId();
+        UnfinishedKeys u = unfinished;
+        if (u == null || u.isEmpty()) return null;
+        UnfinishedKeys.Pending p = u.newest(key);
+        if (p == null) return null;
+        if (write || config.readPolicy() == FailoverConfig.ReadPolicy.REJECT) return unfinished(key, p.txId());
+        return null;
+    }
+
+    /** True if a read of {@code key} must wait ({@code block} policy, key unfinished). */
+    public boolean mustWait(byte[] key) {
+        if (!active || config.readPolicy() != FailoverConfig.ReadPolicy.BLOCK) return false;
+        UnfinishedKeys u = unfinished;
+        return u != null && !u.isEmpty() && u.contains(key);
+    }
+
+    /**
+     * Completes when {@code key} leaves the queue, or fails with {@link StillUnfinished} after the
+     * block timeout.
+     */
+    public CompletableFuture<Void> whenReadable(byte[] key) {
+        UnfinishedKeys.Pending p = unfinished.newest(key);
+        String error = p == null ? null : unfinished(key, p.txId());
+        return unfinished
+                .whenResolved(key)
+                .orTimeout(config.blockTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .exceptionallyCompose(e -> CompletableFuture.failedFuture(new StillUnfinished(error)));
+    }
+
+    private static String unfinished(byte[] key, TxId txId) {
+        return "UNFINISHED " + printable(key) + " " + txId;
+    }
+
+    /** A key as it appears in error replies: UTF-8 if printable without spaces, else {@code base64:...}. */
+    public static String printable(byte[] key) {
+        String s = new String(key, StandardCharsets.UTF_8);
+        boolean ok = !s.isEmpty() && s.chars().allMatch(c -> c > ' ' && c != 0x7f && c != 0xfffd);
+        return ok ? s : "base64:" + Base64.getEncoder().encodeToString(key);
+    }
+
+    /** A blocked read timed out; the message is the error reply text. */
+    public static final class StillUnfinished extends RuntimeException {
+        public StillUnfinished(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.kvs.server.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.server.FailoverConfig;
+import dev.kvs.server.FailoverConfig.ReadPolicy;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * Promotion with a value still in flight: the key whose value arrived is served, the one whose value
+ * did not is fenced ({@code -UNFINISHED}, then {@code -LOST} once declared), listed in the manifest,
+ * and writable again once an operator resolves it.
+ */
+class FailoverTest {
+    private static final HttpClient http = HttpClient.newHttpClient();
+
+    private static String post(int port, String pathAndQuery) throws Exception {
+        return http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+    }
+
+    private static String get(int port, String path) throws Exception {
+        return http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+    }
+
+    @ParameterizedTest
+    @EnumSource(ReadPolicy.class)
+    void promotionFencesTheKeyWhoseValueWasInFlight(ReadPolicy policy) throws Exception {
+        FailoverConfig failover = new FailoverConfig(policy, Duration.ofMillis(300), Duration.ZERO);
+        // 2 Mbit/s: a 2 MiB value needs 8 s on the wire
+        try (TwoDc dc = TwoDc.start(
+                        ReplicationMode.ID_FIRST,
+                        Duration.ofMillis(5),
+                        2_000_000,
+                        TwoDc.replication().build(),
+                        failover);
+                Jedis p = dc.primaryClient();
+                Jedis bk = dc.backupClient()) {
+            assertThat(p.set("whole", "arrived")).isEqualTo("OK");
+            await().atMost(Duration.ofSeconds(20)).until(() -> TwoDc.peek(bk, "whole".getBytes()) != null);
+            byte[] big = new byte[2 << 20];
+            new Random(3).nextBytes(big);
+            assertThat(p.set("big".getBytes(), big)).isEqualTo("OK"); // id-first: its key packet is on the backup
+            dc.link.cut(); // the disaster: the value never arrives
+
+            assertThatThrownBy(() -> bk.get("whole")).hasMessageStartingWith("NOTPRIMARY");
+            String promoted = post(dc.backup.adminPort(), "/promote");
+            assertThat(promoted).contains("\"epoch\":2", "\"unfinishedCount\":1");
+
+            assertThat(bk.get("whole")).isEqualTo("arrived");
+            assertThatThrownBy(() -> bk.get("big"))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessage("UNFINISHED big 1:2");
+            assertThatThrownBy(() -> bk.set("big", "overwrite"))
+                    .as("a write would hide the conflict")
+                    .hasMessage("UNFINISHED big 1:2");
+            assertThat(get(dc.backup.adminPort(), "/lost")).contains("\"key\":\"big\"", "\"txId\":\"1:2\"");
+
+            assertThat(post(dc.backup.adminPort(), "/declare-lost")).contains("\"declaredLost\":1");
+            assertThatThrownBy(() -> bk.get("big")).hasMessage("LOST big 1:2");
+            assertThatThrownBy(() -> bk.del("big")).hasMessage("LOST big 1:2");
+            String manifest = get(dc.backup.adminPort(), "/lost");
+            assertThat(manifest).contains("\"lostCount\":1", "\"valueLength\":" + big.length, "\"keyBase64\":\"Ymln\"");
+
+            assertThat(post(dc.backup.adminPort(), "/resolve?key=big")).contains("\"resolved\":1");
+            assertThat(bk.get("big")).isNull();
+            assertThat(bk.set("big", "new")).isEqualTo("OK");
+            assertThat(bk.get("big")).isEqualTo("new");
+            assertThat(bk.info("replication")).contains("kvs_epoch:2", "kvs_last_txid:2:1");
+            assertThat(get(dc.backup.adminPort(), "/lost")).contains("\"lostCount\":0", "\"unfinishedCount\":0");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ReadPolicy.class)
+    void promotingTwiceAndDeclaringLossOnABackupAreRefused(ReadPolicy policy) throws Exception {
+        FailoverConfig failover = new FailoverConfig(policy, Duration.ofMillis(100), Duration.ZERO);
+        try (TwoDc dc = TwoDc.start(
+                        ReplicationMode.ID_FIRST,
+                        Duration.ofMillis(1),
+                        0,
+                        TwoDc.replication().build(),
+                        failover);
+                Jedis bk = dc.backupClient()) {
+            assertThat(post(dc.backup.adminPort(), "/declare-lost")).contains("needs a promoted node");
+            assertThat(bk.sendCommand(() -> "KVS.PROMOTE".getBytes(StandardCharsets.US_ASCII)))
+                    .isEqualTo("OK promoted to primary in epoch 2".getBytes());
+            assertThatThrownBy(() -> bk.sendCommand(() -> "KVS.PROMOTE".getBytes(StandardCharsets.US_ASCII)))
+                    .hasMessageContaining("already the primary");
+            assertThat(post(dc.backup.adminPort(), "/promote")).contains("already the primary");
+        }
+    }
+}
