@@ -13,6 +13,7 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
+import dev.kvs.server.FailoverConfig;
 import dev.kvs.server.NodeConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -120,6 +121,7 @@ public final class NodeConfigLoader {
             if (y.ioThreads() != null) b.ioThreads(toInt("ioThreads", y.ioThreads()));
             b.store(toStore(y.store(), y.dataDir()));
             if (y.replication() != null) b.replication(toReplication(y.replication()));
+            if (y.failover() != null) b.failover(toFailover(y.failover()));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }
@@ -153,6 +155,18 @@ public final class NodeConfigLoader {
             throw new IllegalArgumentException(m.startsWith("store.") ? m : "store." + m, e);
         }
         return b.build();
+    }
+
+    private static FailoverConfig toFailover(FailoverYaml f) {
+        FailoverConfig d = FailoverConfig.defaults();
+        try {
+            return new FailoverConfig(
+                    f.readPolicy() == null ? d.readPolicy() : FailoverConfig.ReadPolicy.parse(f.readPolicy()),
+                    f.blockTimeoutMs() == null ? d.blockTimeout() : Duration.ofMillis(f.blockTimeoutMs()),
+                    f.lostAfterMs() == null ? d.lostAfter() : Duration.ofMillis(f.lostAfterMs()));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("failover." + e.getMessage(), e);
+        }
     }
 
     private static ReplicatorConfig toReplication(ReplicationYaml r) {
@@ -260,7 +274,9 @@ public final class NodeConfigLoader {
     private static String describe(Class<?> type) {
         if (type == Long.class || type == Integer.class) return "an integer";
         if (type == String.class) return "a string";
-        if (type == StoreYaml.class || type == ReplicationYaml.class) return "a mapping of field: value";
+        if (type == StoreYaml.class || type == ReplicationYaml.class || type == FailoverYaml.class) {
+            return "a mapping of field: value";
+        }
         return type == null ? "valid" : "a " + type.getSimpleName();
     }
 
@@ -311,7 +327,11 @@ public final class NodeConfigLoader {
             Long ioThreads,
             String dataDir,
             StoreYaml store,
-            ReplicationYaml replication) {}
+            ReplicationYaml replication,
+            FailoverYaml failover) {}
+
+    /** The {@code failover:} section. */
+    record FailoverYaml(String readPolicy, Long blockTimeoutMs, Long lostAfterMs) {}
 
     /** The {@code replication:} section (a primary's replication limits). */
     record ReplicationYaml(

@@ -169,6 +169,17 @@ class NodeConfigLoaderTest {
     }
 
     @Test
+    void failoverSectionSetsTheReadPolicyAndTimeouts() {
+        NodeConfig c = NodeConfigLoader.parse(
+                "failover:\n  readPolicy: reject\n  blockTimeoutMs: 250\n  lostAfterMs: 60000\n", "kvs.yaml");
+        assertThat(c.failover().readPolicy()).isEqualTo(dev.kvs.server.FailoverConfig.ReadPolicy.REJECT);
+        assertThat(c.failover().blockTimeout()).isEqualTo(java.time.Duration.ofMillis(250));
+        assertThat(c.failover().lostAfter()).isEqualTo(java.time.Duration.ofMinutes(1));
+        assertThatThrownBy(() -> NodeConfigLoader.parse("failover:\n  readPolicy: wait\n", "kvs.yaml"))
+                .hasMessageContaining("failover.readPolicy is not block|reject: wait");
+    }
+
+    @Test
     void badReplicationFieldIsNamedWithItsSection() {
         assertThatThrownBy(() -> NodeConfigLoader.parse("replication:\n  valueStreams: 0\n", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
@@ -180,7 +191,7 @@ class NodeConfigLoaderTest {
         assertThatThrownBy(() -> NodeConfigLoader.parse("prot: 6380", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("config error: unknown field 'prot' in kvs.yaml (known: adminPort, bind, cluster,"
-                        + " dataDir, ioThreads, maxBulkBytes, maxClients, maxMultibulkLength, mode, name, peer,"
+                        + " dataDir, failover, ioThreads, maxBulkBytes, maxClients, maxMultibulkLength, mode, name, peer,"
                         + " port, replPort, replication, requirepass, role, store)");
     }
 

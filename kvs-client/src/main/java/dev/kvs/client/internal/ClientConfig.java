@@ -1,0 +1,28 @@
+package dev.kvs.client.internal;
+
+import dev.kvs.client.ReplicationMode;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The client's configuration, as validated by {@code KvsClient.Builder}. Not an API type.
+ *
+ * @param endpoints in order of preference
+ * @param user AUTH user, or null for the default user
+ * @param password AUTH password, or null for no AUTH
+ * @param mode KVS.MODE to send on connect ({@link ReplicationMode#SERVER_DEFAULT}: none)
+ * @param clientName CLIENT SETNAME to send on connect, or null
+ */
+public record ClientConfig(
+        List<Endpoint> endpoints,
+        String user,
+        String password,
+        Duration connectTimeout,
+        Duration requestTimeout,
+        Duration unfinishedRetryDeadline,
+        Duration endpointRecheckInterval,
+        ReplicationMode mode,
+        int connectionsPerEndpoint,
+        int maxPending,
+        String clientName,
+        int eventLoopThreads) {}

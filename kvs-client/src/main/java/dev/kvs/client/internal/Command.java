@@ -1,0 +1,134 @@
+package dev.kvs.client.internal;
+
+import dev.kvs.client.ReplicationMode;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
+import io.netty.handler.codec.redis.RedisMessage;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One command to send: its arguments, the keys it names (for error messages), whether it may be
+ * resent after an ambiguous failure, and how its reply is decoded. Immutable; the argument arrays are
+ * the caller's and are not copied.
+ */
+final class Command<T> {
+    private static final byte[] GET = ascii("GET");
+    private static final byte[] SET = ascii("SET");
+    private static final byte[] NX = ascii("NX");
+    private static final byte[] DEL = ascii("DEL");
+    private static final byte[] EXISTS = ascii("EXISTS");
+    private static final byte[] MGET = ascii("MGET");
+    private static final byte[] MSET = ascii("MSET");
+    private static final byte[] PING = ascii("PING");
+
+    final String name;
+    private final byte[][] args;
+    final List<byte[]> keys;
+    /** True if executing it twice is harmless: it may be resent after a connection loss. */
+    final boolean readOnly;
+
+    final ReplyDecoder<T> decoder;
+
+    private Command(String name, byte[][] args, List<byte[]> keys, boolean readOnly, ReplyDecoder<T> decoder) {
+        this.name = name;
+        this.args = args;
+        this.keys = keys;
+        this.readOnly = readOnly;
+        this.decoder = decoder;
+    }
+
+    static Command<byte[]> get(byte[] key) {
+        return new Command<>("GET", new byte[][] {GET, key}, List.of(key), true, Replies.BULK);
+    }
+
+    static Command<Void> set(byte[] key, byte[] value) {
+        return new Command<>("SET", new byte[][] {SET, key, value}, List.of(key), false, Replies.OK);
+    }
+
+    static Command<Boolean> setIfAbsent(byte[] key, byte[] value) {
+        return new Command<>("SET", new byte[][] {SET, key, value, NX}, List.of(key), false, Replies.OK_OR_NIL);
+    }
+
+    static Command<Boolean> delete(byte[] key) {
+        return new Command<>("DEL", new byte[][] {DEL, key}, List.of(key), false, Replies.POSITIVE);
+    }
+
+    static Command<Boolean> exists(byte[] key) {
+        return new Command<>("EXISTS", new byte[][] {EXISTS, key}, List.of(key), true, Replies.POSITIVE);
+    }
+
+    static Command<List<byte[]>> getAll(List<byte[]> keys) {
+        byte[][] args = new byte[keys.size() + 1][];
+        args[0] = MGET;
+        for (int i = 0; i < keys.size(); i++) args[i + 1] = keys.get(i);
+        return new Command<>("MGET", args, keys, true, Replies.BULK_ARRAY);
+    }
+
+    static Command<Void> putAll(List<byte[]> keys, List<byte[]> values) {
+        byte[][] args = new byte[keys.size() * 2 + 1][];
+        args[0] = MSET;
+        for (int i = 0; i < keys.size(); i++) {
+            args[2 * i + 1] = keys.get(i);
+            args[2 * i + 2] = values.get(i);
+        }
+        return new Command<>("MSET", args, keys, false, Replies.OK);
+    }
+
+    static Command<String> ping() {
+        return new Command<>("PING", new byte[][] {PING}, List.of(), true, Replies.SIMPLE);
+    }
+
+    static Command<Void> auth(String user, String password) {
+        byte[][] args = user == null
+                ? new byte[][] {ascii("AUTH"), utf8(password)}
+                : new byte[][] {ascii("AUTH"), utf8(user), utf8(password)};
+        return new Command<>("AUTH", args, List.of(), true, Replies.OK);
+    }
+
+    static Command<Void> clientSetName(String name) {
+        return new Command<>(
+                "CLIENT SETNAME",
+                new byte[][] {ascii("CLIENT"), ascii("SETNAME"), utf8(name)},
+                List.of(),
+                true,
+                Replies.OK);
+    }
+
+    static Command<Void> mode(ReplicationMode mode) {
+        return new Command<>(
+                "KVS.MODE", new byte[][] {ascii("KVS.MODE"), ascii(mode.label())}, List.of(), true, Replies.OK);
+    }
+
+    /** A new message for the encoder, which releases it once written. */
+    ArrayRedisMessage toMessage() {
+        List<RedisMessage> children = new ArrayList<>(args.length);
+        for (byte[] a : args) {
+            children.add(
+                    a.length == 0
+                            ? FullBulkStringRedisMessage.EMPTY_INSTANCE
+                            : new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(a)));
+        }
+        return new ArrayRedisMessage(children);
+    }
+
+    /** The command and its first key, for messages: {@code GET user:42}. */
+    String describe() {
+        return keys.isEmpty() ? name : name + " " + Keys.printable(keys.get(0)) + (keys.size() > 1 ? " ..." : "");
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
