@@ -281,8 +281,7 @@ public interface KvsClient extends AutoCloseable {
          */
         public Builder unfinishedRetryDeadline(Duration deadline) {
             Objects.requireNonNull(deadline, "unfinishedRetryDeadline");
-            if (deadline.isNegative())
-                throw new IllegalArgumentException("unfinishedRetryDeadline < 0: " + deadline);
+            if (deadline.isNegative()) throw new IllegalArgumentException("unfinishedRetryDeadline < 0: " + deadline);
             unfinishedRetryDeadline = deadline;
             return this;
         }

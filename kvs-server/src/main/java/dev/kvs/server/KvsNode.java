@@ -65,6 +65,7 @@ public final class KvsNode implements AutoCloseable {
             epoch = Math.max(1, known);
             lastSeq = last.epoch() == epoch ? last.seq() : 0;
         }
+        boolean hadState = known > 0;
         if (epochFile != null) epochFile.write(epoch);
         this.context = new NodeContext(config, store, epoch, lastSeq);
         this.context.epochFile(epochFile);
@@ -91,7 +92,27 @@ public final class KvsNode implements AutoCloseable {
                     context.lastTxId().seq(),
                     address,
                     replicationGroup,
-                    newer -> log.warn("backup reports epoch {} > {}: this primary is stale", newer, epoch)));
+                    newer -> {
+                        log.error(
+                                "the peer refuses this primary (its epoch {}, ours {}): demoting to backup;"
+                                        + " writes now answer -NOTPRIMARY",
+                                newer,
+                                epoch);
+                        // off the I/O thread: demotion closes the replicator that is calling us
+                        new Thread(() -> context.demote(newer), "kvs-demote").start();
+                    },
+                    () -> {
+                        if (context.writeFence() != null) {
+                            log.info("the backup confirmed this node is the primary; accepting writes");
+                            context.writeFence(null);
+                        }
+                    }));
+            if (hadState) {
+                // a restarted primary may have been replaced while it was down: it takes no write until
+                // its backup confirms that it is still the primary (else it is told it is stale)
+                context.writeFence("FENCED " + epoch + " restarted primary waiting for its backup at " + peer
+                        + " to confirm it is still the primary");
+            }
         } else if (config.role() == Role.BACKUP) {
             this.replicationGroup = Transport.NIO.group(1, "kvs-repl");
         } else {

@@ -61,6 +61,7 @@ final class Command<T> {
     }
 
     static Command<List<byte[]>> getAll(List<byte[]> keys) {
+        keys = List.copyOf(keys);
         byte[][] args = new byte[keys.size() + 1][];
         args[0] = MGET;
         for (int i = 0; i < keys.size(); i++) args[i + 1] = keys.get(i);
@@ -68,6 +69,7 @@ final class Command<T> {
     }
 
     static Command<Void> putAll(List<byte[]> keys, List<byte[]> values) {
+        keys = List.copyOf(keys);
         byte[][] args = new byte[keys.size() * 2 + 1][];
         args[0] = MSET;
         for (int i = 0; i < keys.size(); i++) {

@@ -24,7 +24,8 @@ public record Endpoint(String host, int port) {
         } catch (NumberFormatException e) {
             throw notHostPort(hostPort);
         }
-        if (port < 1 || port > 65535) throw new IllegalArgumentException("endpoint port is not in 1..65535: " + hostPort);
+        if (port < 1 || port > 65535)
+            throw new IllegalArgumentException("endpoint port is not in 1..65535: " + hostPort);
         return new Endpoint(host, port);
     }
 

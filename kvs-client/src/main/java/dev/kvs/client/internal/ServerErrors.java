@@ -9,7 +9,6 @@ import dev.kvs.client.NotReplicatedException;
 import dev.kvs.client.StoreFullException;
 import dev.kvs.client.UnfinishedKeyException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -92,7 +91,8 @@ final class ServerErrors {
             txId = rest;
         }
         for (byte[] k : keys) {
-            if (new String(k, StandardCharsets.UTF_8).equals(keyText) || Keys.printable(k).equals(keyText)) {
+            if (new String(k, StandardCharsets.UTF_8).equals(keyText)
+                    || Keys.printable(k).equals(keyText)) {
                 return new KeyedError(k, txId);
             }
         }
@@ -117,11 +117,6 @@ final class ServerErrors {
 
     private static String afterFirstWord(String text) {
         int space = text.indexOf(' ');
-        return space < 0 ? "" : text.substring(space + 1).trim();
-    }
-
-    @Override
-    public String toString() {
-        return Arrays.toString(Kind.values());
+        return space < 0 ? "" : text.substring(space + 1);
     }
 }

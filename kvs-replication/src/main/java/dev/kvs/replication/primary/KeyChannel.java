@@ -111,6 +111,7 @@ final class KeyChannel {
 
     private void onWelcome(Channel ch, Frame.Welcome w) {
         reconnector.reset();
+        link.onConfirmed().run();
         connections.incrementAndGet();
         KeyLog keyLog = link.keyLog();
         TxId acked = keyLog.ackedTxId();
@@ -218,7 +219,7 @@ final class KeyChannel {
                 ctx.writeAndFlush(new Frame.Heartbeat(h.nanos(), true));
             } else if (f instanceof Frame.Reject r) {
                 log.warn("backup {} rejected the key channel: {} ({})", link.peer(), r.reason(), r.message());
-                if (r.reason() == Frame.RejectReason.STALE_EPOCH)
+                if (r.reason() == Frame.RejectReason.STALE_EPOCH || r.reason() == Frame.RejectReason.NOT_BACKUP)
                     link.onStaleEpoch().staleEpoch(r.epoch());
                 ctx.close();
             }

@@ -13,9 +13,14 @@ record PrimaryLink(
         String cluster,
         String node,
         InetSocketAddress peer,
-        StaleEpochListener onStaleEpoch) {
+        StaleEpochListener onStaleEpoch,
+        Runnable onConfirmed) {
 
-    /** Called when the backup says a higher epoch exists: this primary has been deposed. */
+    /**
+     * Called when the backup refuses this primary: it has seen a newer epoch ({@code STALE_EPOCH}), or it
+     * is a primary itself ({@code NOT_BACKUP}, reported with the peer's epoch). Either way this node must
+     * stop accepting writes.
+     */
     @FunctionalInterface
     interface StaleEpochListener {
         void staleEpoch(long newerEpoch);

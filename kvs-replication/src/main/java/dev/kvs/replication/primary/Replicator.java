@@ -42,7 +42,9 @@ public final class Replicator implements Replication {
      * Starts replicating to {@code peer}; connects in the background and keeps reconnecting.
      *
      * @param lastSeq the last seq of {@code epoch} already used (writes continue after it)
-     * @param onStaleEpoch called (on an I/O thread) when the backup reports a higher epoch
+     * @param onStaleEpoch called (on an I/O thread) when the backup reports a higher epoch, or that it is
+     *     a primary itself
+     * @param onConfirmed called (on an I/O thread) at every successful handshake with the backup
      */
     public Replicator(
             ReplicatorConfig config,
@@ -53,12 +55,14 @@ public final class Replicator implements Replication {
             long lastSeq,
             InetSocketAddress peer,
             EventLoopGroup group,
-            LongConsumer onStaleEpoch) {
+            LongConsumer onStaleEpoch,
+            Runnable onConfirmed) {
         this.config = config;
         this.keyLog = new KeyLog(epoch, lastSeq, config.maxUnackedKeys());
         this.pending = new PendingValues(config.maxPendingValues(), config.maxPendingValueBytes());
         this.peerText = peer.getHostString() + ":" + peer.getPort();
-        PrimaryLink link = new PrimaryLink(config, store, keyLog, pending, cluster, node, peer, onStaleEpoch::accept);
+        PrimaryLink link =
+                new PrimaryLink(config, store, keyLog, pending, cluster, node, peer, onStaleEpoch::accept, onConfirmed);
         this.resyncExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "kvs-resync"));
         this.keyChannel = new KeyChannel(link, group, resyncExecutor);
         for (int i = 0; i < config.valueStreams(); i++) valueChannels.add(new ValueChannel(link, group, i));

@@ -84,6 +84,35 @@ public final class NodeContext {
     private final ReadGate gate;
     private final Failover failover;
 
+    private volatile String writeFence;
+
+    /**
+     * Why this node refuses writes although it is the primary (a restarted primary that has not yet
+     * confirmed with its backup that it is still the primary), or null.
+     */
+    public String writeFence() {
+        return writeFence;
+    }
+
+    public void writeFence(String reason) {
+        writeFence = reason;
+    }
+
+    /**
+     * Another node holds a newer epoch, or is the primary: stop accepting writes at once and become a
+     * backup, remembering the newer epoch so that a restart does not come back in an old one.
+     */
+    public synchronized void demote(long newerEpoch) {
+        if (role() == Role.BACKUP) return;
+        role(Role.BACKUP);
+        long epoch = Math.max(newerEpoch, epoch());
+        if (epochFile != null) epochFile.write(epoch);
+        Replication old = replication;
+        replication = new LocalReplication(epoch, 0);
+        writeFence = null;
+        old.close();
+    }
+
     /** Fences unfinished and lost keys after promotion. */
     public ReadGate gate() {
         return gate;

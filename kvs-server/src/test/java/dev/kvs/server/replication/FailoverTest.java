@@ -111,4 +111,69 @@ class FailoverTest {
             assertThat(post(dc.backup.adminPort(), "/promote")).contains("already the primary");
         }
     }
+
+    @org.junit.jupiter.api.Test
+    void theOldPrimaryLearnsItIsStaleWhenTheLinkHealsAndStopsTakingWrites() throws Exception {
+        try (TwoDc dc = TwoDc.start(
+                        ReplicationMode.ASYNC,
+                        Duration.ofMillis(1),
+                        0,
+                        TwoDc.replication().build());
+                Jedis p = dc.primaryClient()) {
+            assertThat(p.set("k", "1")).isEqualTo("OK");
+            dc.link.cut();
+            assertThat(post(dc.backup.adminPort(), "/promote")).contains("\"epoch\":2");
+            assertThat(p.set("k", "written during the partition")).isEqualTo("OK"); // async: the baseline's risk
+            dc.link.heal();
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThatThrownBy(() -> p.set("k", "2"))
+                    .hasMessageStartingWith("NOTPRIMARY"));
+            assertThat(p.info("replication")).contains("kvs_role:backup", "kvs_epoch:2");
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aRestartedPrimaryTakesNoWriteUntilItsBackupConfirmsAndThenNoneIfItWasReplaced(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        dev.kvs.server.KvsNode backup = dev.kvs.server.KvsNode.start(dev.kvs.server.NodeConfig.builder()
+                .name("b")
+                .role(dev.kvs.replication.Role.BACKUP)
+                .port(0)
+                .adminPort(0)
+                .replPort(0)
+                .build());
+        dev.kvs.replication.wan.WanLink link = dev.kvs.replication.wan.WanLink.builder()
+                .target("127.0.0.1", backup.replPort())
+                .build();
+        dev.kvs.server.NodeConfig primaryConfig = dev.kvs.server.NodeConfig.builder()
+                .name("p")
+                .port(0)
+                .adminPort(0)
+                .replPort(0)
+                .mode(ReplicationMode.ASYNC)
+                .peer("127.0.0.1:" + link.port())
+                .replication(TwoDc.replication().build())
+                .dataDir(dir)
+                .build();
+        try (backup;
+                link) {
+            try (dev.kvs.server.KvsNode primary = dev.kvs.server.KvsNode.start(primaryConfig);
+                    Jedis p = new Jedis("127.0.0.1", primary.port())) {
+                assertThat(p.set("k", "1")).isEqualTo("OK"); // a fresh cluster: no fence
+            }
+            // while the primary is down, its link is cut and the backup is promoted
+            link.cut();
+            try (Jedis bk = new Jedis("127.0.0.1", backup.port())) {
+                bk.sendCommand(() -> "KVS.PROMOTE".getBytes());
+            }
+            try (dev.kvs.server.KvsNode primary = dev.kvs.server.KvsNode.start(primaryConfig);
+                    Jedis p = new Jedis("127.0.0.1", primary.port())) {
+                assertThatThrownBy(() -> p.set("k", "2")).hasMessageStartingWith("FENCED");
+                assertThat(p.get("k")).isEqualTo("1");
+                link.heal();
+                await().atMost(Duration.ofSeconds(20))
+                        .untilAsserted(() -> assertThat(p.info("replication")).contains("kvs_role:backup"));
+                assertThatThrownBy(() -> p.set("k", "3")).hasMessageStartingWith("NOTPRIMARY");
+            }
+        }
+    }
 }

@@ -167,6 +167,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             return Replies.error(
                     "NOTPRIMARY " + node.config().peer().orElse("-") + " this node is a backup; write to the primary");
         }
+        if (spec.has(CommandSpec.WRITE)) {
+            String fence = node.writeFence();
+            if (fence != null) return Replies.error(fence);
+        }
         long start = System.nanoTime();
         Object result;
         try {

@@ -1,0 +1,187 @@
+package dev.kvs.client.internal;
+
+import dev.kvs.client.ConnectionLostException;
+import dev.kvs.client.KvsClientException;
+import dev.kvs.client.NoPrimaryException;
+import dev.kvs.client.TooManyPendingRequestsException;
+import dev.kvs.client.UnfinishedKeyException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One request from the caller's point of view, across its attempts: it is sent to the endpoint the
+ * {@link Router} picks, moved on when that endpoint refuses it or is unreachable, resent after a
+ * connection loss only if it is a read, and retried with {@link Backoff} while it is answered
+ * {@code -UNFINISHED}. Attempts never overlap, so its state needs no lock: each attempt is handed over
+ * through an event loop's task queue or a completed future, which orders the accesses.
+ */
+final class Call<T> implements Connection.Listener {
+    private final Dispatcher dispatcher;
+    final Command<T> command;
+    final CompletableFuture<T> result = new CompletableFuture<>();
+    private final boolean[] refused;
+    private final boolean[] droppedOnce;
+    private final StringBuilder passedOver = new StringBuilder();
+    private Throwable lastCause;
+    private int hops;
+    private EndpointPool at;
+    private int unfinishedRetries;
+    private long unfinishedDeadlineNanos;
+
+    Call(Dispatcher dispatcher, Command<T> command) {
+        this.dispatcher = dispatcher;
+        this.command = command;
+        this.refused = new boolean[dispatcher.router.size()];
+        this.droppedOnce = new boolean[refused.length];
+    }
+
+    /** Sends the request to the endpoint the router picks now. */
+    void attempt() {
+        if (result.isDone()) return;
+        if (dispatcher.isClosed()) {
+            fail(new KvsClientException("client is closed"));
+            return;
+        }
+        // each endpoint may cost two hops (dropped once, then refused): a bound against a loop
+        EndpointPool p = ++hops > 2 * refused.length + 2 ? null : dispatcher.router.select(refused);
+        if (p == null) {
+            fail(new NoPrimaryException(
+                    "no endpoint is up and primary for " + command.describe() + ":" + passedOver, lastCause));
+            return;
+        }
+        at = p;
+        if (!p.connection().send(command, this)) {
+            fail(new TooManyPendingRequestsException(
+                    dispatcher.maxPending + " requests already in flight on a connection to " + p.endpoint + "; "
+                            + command.describe() + " was not sent"));
+        }
+    }
+
+    @Override
+    public void onValue(Object value) {
+        dispatcher.router.served(at);
+        @SuppressWarnings("unchecked")
+        T t = (T) value;
+        if (result.complete(t)) dispatcher.done(this);
+    }
+
+    @Override
+    public void onError(String text) {
+        ServerErrors.Kind kind = ServerErrors.kind(text);
+        if (kind == ServerErrors.Kind.NOTPRIMARY) {
+            at.suspend(text);
+            refuse(text, null);
+            attempt();
+            return;
+        }
+        dispatcher.router.served(at);
+        if (kind == ServerErrors.Kind.UNFINISHED) {
+            retryUnfinished(text);
+        } else {
+            fail(ServerErrors.toException(text, command.keys));
+        }
+    }
+
+    @Override
+    public void onFailure(Connection.Failure failure, Throwable cause) {
+        boolean maybeApplied = failure == Connection.Failure.LOST
+                || failure == Connection.Failure.UNRESPONSIVE
+                || failure == Connection.Failure.TIMEOUT;
+        if (dispatcher.isClosed()) {
+            fail(
+                    maybeApplied && !command.readOnly
+                            ? new ConnectionLostException(
+                                    "client closed with " + command.describe()
+                                            + " in flight: it may or may not have been applied",
+                                    cause)
+                            : new KvsClientException("client is closed", cause));
+            return;
+        }
+        switch (failure) {
+            case CONNECT_FAILED:
+                at.suspend("cannot connect: " + EndpointPool.describe(cause));
+                refuse("cannot connect: " + EndpointPool.describe(cause), cause);
+                attempt();
+                break;
+            case NOT_SENT:
+                dropped("connection closed before the request was sent", cause);
+                attempt();
+                break;
+            case LOST:
+                if (command.readOnly) {
+                    dropped("connection lost", cause);
+                    attempt();
+                } else {
+                    fail(new ConnectionLostException(
+                            "connection to " + at.endpoint + " lost with " + command.describe()
+                                    + " in flight: it may or may not have been applied",
+                            cause));
+                }
+                break;
+            case UNRESPONSIVE:
+                at.suspend("sent nothing for a whole request timeout");
+                if (command.readOnly) {
+                    note("no reply in time", cause);
+                    attempt();
+                } else {
+                    fail(cause);
+                }
+                break;
+            default: // TIMEOUT, FATAL
+                fail(cause);
+        }
+    }
+
+    private void retryUnfinished(String text) {
+        long now = System.nanoTime();
+        if (unfinishedRetries == 0) unfinishedDeadlineNanos = now + dispatcher.unfinishedRetryDeadlineNanos;
+        long remaining = unfinishedDeadlineNanos - now;
+        if (remaining <= 0) {
+            UnfinishedKeyException e = (UnfinishedKeyException) ServerErrors.toException(text, command.keys);
+            fail(
+                    unfinishedRetries == 0
+                            ? e
+                            : new UnfinishedKeyException(
+                                    text + " (still unfinished after " + unfinishedRetries + " retries over "
+                                            + Duration.ofNanos(dispatcher.unfinishedRetryDeadlineNanos) + ")",
+                                    e.key(),
+                                    e.txId()));
+            return;
+        }
+        long delay = Math.min(Backoff.delayNanos(unfinishedRetries++), remaining);
+        // a fresh start: the key is served by a primary, only not yet whole
+        hops = 0;
+        Arrays.fill(refused, false);
+        Arrays.fill(droppedOnce, false);
+        passedOver.setLength(0);
+        lastCause = null;
+        if (!dispatcher.schedule(this::attempt, delay)) fail(new KvsClientException("client is closed"));
+    }
+
+    /** A connection dropped: reconnecting once is worth it (the node may be fine), twice is not. */
+    private void dropped(String why, Throwable cause) {
+        if (droppedOnce[at.index]) {
+            at.suspend(why + " twice");
+            refuse(why + " twice", cause);
+        } else {
+            droppedOnce[at.index] = true;
+            note(why, cause);
+        }
+    }
+
+    private void refuse(String why, Throwable cause) {
+        refused[at.index] = true;
+        note(why, cause);
+    }
+
+    private void note(String why, Throwable cause) {
+        passedOver.append(' ').append(at.endpoint).append(" (").append(why).append(')');
+        if (cause != null) lastCause = cause;
+    }
+
+    /** Fails the request unless it already completed. */
+    void fail(Throwable e) {
+        if (result.completeExceptionally(e)) dispatcher.done(this);
+    }
+}

@@ -1,0 +1,126 @@
+package dev.kvs.client.internal;
+
+import io.netty.bootstrap.Bootstrap;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connections to one endpoint, opened lazily and used in turn, and whether the endpoint is
+ * currently passed over ("suspended") because it was unreachable or not primary. A suspension lasts
+ * the recheck interval; then the endpoint is eligible again at once if a connection to it is open (a
+ * backup: the next request finds out whether it was promoted), or once a background connect to it
+ * succeeds, so that no request waits on a connect to an endpoint that was just down.
+ */
+final class EndpointPool {
+    private static final Logger log = LoggerFactory.getLogger(EndpointPool.class);
+
+    final Endpoint endpoint;
+    final int index;
+    private final Bootstrap bootstrap;
+    private final List<Command<?>> handshake;
+    private final int maxPending;
+    private final long requestTimeoutNanos;
+    private final long recheckNanos;
+    private final AtomicReferenceArray<Connection> slots;
+    private final AtomicInteger nextSlot = new AtomicInteger();
+    private final AtomicBoolean probing = new AtomicBoolean();
+    private volatile boolean suspended;
+    private volatile long suspendedUntilNanos;
+
+    EndpointPool(Endpoint endpoint, int index, Bootstrap bootstrap, List<Command<?>> handshake, ClientConfig config) {
+        this.endpoint = endpoint;
+        this.index = index;
+        this.bootstrap = bootstrap;
+        this.handshake = handshake;
+        this.maxPending = config.maxPending();
+        this.requestTimeoutNanos = config.requestTimeout().toNanos();
+        this.recheckNanos = config.endpointRecheckInterval().toNanos();
+        this.slots = new AtomicReferenceArray<>(config.connectionsPerEndpoint());
+    }
+
+    /** The next connection in turn, opening a new one in its slot if it is closed or was never opened. */
+    Connection connection() {
+        int i = slots.length() == 1 ? 0 : Math.floorMod(nextSlot.getAndIncrement(), slots.length());
+        while (true) {
+            Connection c = slots.get(i);
+            if (c != null && c.isOpen()) return c;
+            Connection fresh = new Connection(endpoint, maxPending, requestTimeoutNanos);
+            if (slots.compareAndSet(i, c, fresh)) {
+                fresh.open(bootstrap, handshake);
+                return fresh;
+            }
+        }
+    }
+
+    /** Whether requests may go here now; may start a background connect when a suspension ends. */
+    boolean eligible(long nowNanos) {
+        if (!suspended) return true;
+        if (nowNanos - suspendedUntilNanos < 0) return false;
+        if (hasReadyConnection()) {
+            suspended = false;
+            return true;
+        }
+        probe();
+        return false;
+    }
+
+    /** Passes this endpoint over for the recheck interval. */
+    void suspend(String why) {
+        suspendedUntilNanos = System.nanoTime() + recheckNanos;
+        if (!suspended) {
+            suspended = true;
+            log.info("kvs endpoint {} passed over for now: {}", endpoint, why);
+        }
+    }
+
+    /** It answered as a primary (or a background connect succeeded): eligible again. */
+    void available() {
+        suspended = false;
+    }
+
+    boolean isSuspended() {
+        return suspended;
+    }
+
+    void close() {
+        for (int i = 0; i < slots.length(); i++) {
+            Connection c = slots.get(i);
+            if (c != null) c.close();
+        }
+    }
+
+    private boolean hasReadyConnection() {
+        for (int i = 0; i < slots.length(); i++) {
+            Connection c = slots.get(i);
+            if (c != null && c.isReady()) return true;
+        }
+        return false;
+    }
+
+    private void probe() {
+        if (!probing.compareAndSet(false, true)) return;
+        connection().ready().whenComplete((c, e) -> {
+            probing.set(false);
+            if (e == null) {
+                available();
+            } else {
+                suspend(describe(e));
+            }
+        });
+    }
+
+    static String describe(Throwable e) {
+        Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+    }
+
+    @Override
+    public String toString() {
+        return endpoint.toString();
+    }
+}

@@ -1,0 +1,218 @@
+package dev.kvs.client.internal;
+
+import dev.kvs.client.KvsClient;
+import dev.kvs.client.KvsClientException;
+import dev.kvs.client.ReplicationMode;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** The {@link KvsClient} over Netty: commands built here, run by a {@link Dispatcher}. */
+public final class RealKvsClient implements KvsClient {
+    private final Dispatcher dispatcher;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private RealKvsClient(Dispatcher dispatcher) {
+        this.dispatcher = dispatcher;
+    }
+
+    /** A client for {@code config} (validated by the builder); opens no connection yet. */
+    public static KvsClient create(ClientConfig config) {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(
+                config.eventLoopThreads(), new DefaultThreadFactory("kvs-client", true), NioIoHandler.newFactory());
+        Bootstrap bootstrap = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(
+                        Integer.MAX_VALUE, Math.max(1, config.connectTimeout().toMillis())));
+        List<Command<?>> handshake = new ArrayList<>();
+        if (config.password() != null) handshake.add(Command.auth(config.user(), config.password()));
+        if (config.clientName() != null) handshake.add(Command.clientSetName(config.clientName()));
+        if (config.mode() != ReplicationMode.SERVER_DEFAULT) handshake.add(Command.mode(config.mode()));
+        List<EndpointPool> pools = new ArrayList<>();
+        for (Endpoint e : config.endpoints()) {
+            pools.add(new EndpointPool(e, pools.size(), bootstrap, List.copyOf(handshake), config));
+        }
+        return new RealKvsClient(new Dispatcher(new Router(pools), group, config));
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+        return await(getAsync(key));
+    }
+
+    @Override
+    public String get(String key) {
+        byte[] v = get(utf8(key, "key"));
+        return v == null ? null : new String(v, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) {
+        await(putAsync(key, value));
+    }
+
+    @Override
+    public void put(String key, String value) {
+        put(utf8(key, "key"), utf8(value, "value"));
+    }
+
+    @Override
+    public boolean putIfAbsent(byte[] key, byte[] value) {
+        return await(putIfAbsentAsync(key, value));
+    }
+
+    @Override
+    public boolean delete(byte[] key) {
+        return await(deleteAsync(key));
+    }
+
+    @Override
+    public boolean delete(String key) {
+        return delete(utf8(key, "key"));
+    }
+
+    @Override
+    public boolean exists(byte[] key) {
+        return await(existsAsync(key));
+    }
+
+    @Override
+    public List<byte[]> getAll(List<byte[]> keys) {
+        return await(getAllAsync(keys));
+    }
+
+    @Override
+    public void putAll(List<byte[]> keys, List<byte[]> values) {
+        await(putAllAsync(keys, values));
+    }
+
+    @Override
+    public void putAll(Map<String, byte[]> entries) {
+        Objects.requireNonNull(entries, "entries");
+        List<byte[]> keys = new ArrayList<>(entries.size());
+        List<byte[]> values = new ArrayList<>(entries.size());
+        entries.forEach((k, v) -> {
+            keys.add(utf8(k, "key"));
+            values.add(Objects.requireNonNull(v, "value"));
+        });
+        putAll(keys, values);
+    }
+
+    @Override
+    public String ping() {
+        return await(pingAsync());
+    }
+
+    @Override
+    public CompletableFuture<byte[]> getAsync(byte[] key) {
+        return dispatcher.submit(Command.get(Objects.requireNonNull(key, "key")));
+    }
+
+    @Override
+    public CompletableFuture<Void> putAsync(byte[] key, byte[] value) {
+        return dispatcher.submit(
+                Command.set(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value")));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> putIfAbsentAsync(byte[] key, byte[] value) {
+        return dispatcher.submit(
+                Command.setIfAbsent(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value")));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> deleteAsync(byte[] key) {
+        return dispatcher.submit(Command.delete(Objects.requireNonNull(key, "key")));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> existsAsync(byte[] key) {
+        return dispatcher.submit(Command.exists(Objects.requireNonNull(key, "key")));
+    }
+
+    @Override
+    public CompletableFuture<List<byte[]>> getAllAsync(List<byte[]> keys) {
+        List<byte[]> k = noNulls(keys, "keys");
+        if (k.isEmpty()) return CompletableFuture.completedFuture(List.of());
+        return dispatcher.submit(Command.getAll(k));
+    }
+
+    @Override
+    public CompletableFuture<Void> putAllAsync(List<byte[]> keys, List<byte[]> values) {
+        List<byte[]> k = noNulls(keys, "keys");
+        List<byte[]> v = noNulls(values, "values");
+        if (k.size() != v.size())
+            throw new IllegalArgumentException("keys.size() != values.size(): " + k.size() + " != " + v.size());
+        if (k.isEmpty()) return CompletableFuture.completedFuture(null);
+        return dispatcher.submit(Command.putAll(k, v));
+    }
+
+    @Override
+    public CompletableFuture<String> pingAsync() {
+        return dispatcher.submit(Command.ping());
+    }
+
+    @Override
+    public String activeEndpoint() {
+        return dispatcher.router.activeEndpoint();
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) dispatcher.close();
+    }
+
+    /** Waits for {@code future}, throwing what it failed with as is (never wrapped). */
+    private <T> T await(CompletableFuture<T> future) {
+        if (!future.isDone() && dispatcher.inEventLoop()) {
+            throw new IllegalStateException("a blocking KvsClient method was called on one of the client's I/O"
+                    + " threads (from an async callback): use the async methods or thenApplyAsync");
+        }
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KvsClientException("interrupted while waiting for a reply", e);
+        } catch (ExecutionException e) {
+            throw rethrow(e.getCause());
+        } catch (CancellationException e) {
+            throw new KvsClientException("cancelled", e);
+        }
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof CompletionException && t.getCause() != null) t = t.getCause();
+        if (t instanceof RuntimeException r) return r;
+        if (t instanceof Error e) throw e;
+        return new KvsClientException(String.valueOf(t.getMessage()), t);
+    }
+
+    private static List<byte[]> noNulls(List<byte[]> list, String name) {
+        Objects.requireNonNull(list, name);
+        for (int i = 0; i < list.size(); i++) {
+            if (list.get(i) == null) throw new NullPointerException(name + "[" + i + "] == null");
+        }
+        return list;
+    }
+
+    private static byte[] utf8(String s, String name) {
+        return Objects.requireNonNull(s, name).getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,56 @@
+package dev.kvs.client.internal;
+
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Picks the endpoint for each attempt of a request: the most preferred one that is eligible and has
+ * not refused this request; if every such one is suspended, the most preferred one that has not
+ * refused it (so a request is never failed without trying each endpoint at least once).
+ */
+final class Router {
+    private static final Logger log = LoggerFactory.getLogger(Router.class);
+
+    private final List<EndpointPool> pools;
+    private volatile EndpointPool active;
+
+    Router(List<EndpointPool> pools) {
+        this.pools = List.copyOf(pools);
+        this.active = pools.get(0);
+    }
+
+    int size() {
+        return pools.size();
+    }
+
+    List<EndpointPool> pools() {
+        return pools;
+    }
+
+    /** The endpoint for the next attempt, or null if every endpoint refused this request. */
+    EndpointPool select(boolean[] refused) {
+        long now = System.nanoTime();
+        for (EndpointPool p : pools) {
+            if (!refused[p.index] && p.eligible(now)) return p;
+        }
+        for (EndpointPool p : pools) {
+            if (!refused[p.index]) return p;
+        }
+        return null;
+    }
+
+    /** {@code p} answered a request as a primary. */
+    void served(EndpointPool p) {
+        p.available();
+        EndpointPool previous = active;
+        if (previous != p) {
+            active = p;
+            log.info("kvs requests now go to {} (were going to {})", p.endpoint, previous.endpoint);
+        }
+    }
+
+    String activeEndpoint() {
+        return active.endpoint.toString();
+    }
+}
