@@ -23,8 +23,10 @@ class AuthTest {
 
     @Test
     void rightPasswordIsSentOnConnect() {
-        try (KvsClient client =
-                KvsClient.builder().endpoints(Nodes.endpoint(node)).password("s3cret").build()) {
+        try (KvsClient client = KvsClient.builder()
+                .endpoints(Nodes.endpoint(node))
+                .password("s3cret")
+                .build()) {
             client.put("k", "v");
             assertThat(client.get("k")).isEqualTo("v");
         }
@@ -42,8 +44,10 @@ class AuthTest {
 
     @Test
     void wrongPasswordFailsWithAuthenticationException() {
-        try (KvsClient client =
-                KvsClient.builder().endpoints(Nodes.endpoint(node)).password("nope").build()) {
+        try (KvsClient client = KvsClient.builder()
+                .endpoints(Nodes.endpoint(node))
+                .password("nope")
+                .build()) {
             assertThatThrownBy(() -> client.get("k"))
                     .isInstanceOf(AuthenticationException.class)
                     .hasMessageStartingWith("WRONGPASS");
@@ -53,7 +57,8 @@ class AuthTest {
 
     @Test
     void noPasswordFailsWithAuthenticationException() {
-        try (KvsClient client = KvsClient.builder().endpoints(Nodes.endpoint(node)).build()) {
+        try (KvsClient client =
+                KvsClient.builder().endpoints(Nodes.endpoint(node)).build()) {
             assertThatThrownBy(() -> client.get("k"))
                     .isInstanceOf(AuthenticationException.class)
                     .hasMessageStartingWith("NOAUTH");

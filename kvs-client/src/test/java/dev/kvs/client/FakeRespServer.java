@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -42,6 +43,13 @@ final class FakeRespServer implements AutoCloseable {
     /** Close the connection without answering. */
     static final String CLOSE = "<close>";
 
+    private static final String AFTER = "<after ";
+
+    /** {@code reply}, sent {@code millis} later (other commands on the connection are answered meanwhile). */
+    static String after(long millis, String reply) {
+        return AFTER + millis + ">" + reply;
+    }
+
     private final EventLoopGroup group;
     private final Channel server;
     private final ConcurrentLinkedQueue<List<String>> received = new ConcurrentLinkedQueue<>();
@@ -60,29 +68,47 @@ final class FakeRespServer implements AutoCloseable {
                                 .addLast(new RedisDecoder())
                                 .addLast(new RedisBulkStringAggregator())
                                 .addLast(new RedisArrayAggregator())
-                                .addLast(new SimpleChannelInboundHandler<ArrayRedisMessage>() {
-                                    @Override
-                                    protected void channelRead0(ChannelHandlerContext ctx, ArrayRedisMessage msg) {
-                                        List<String> command = new ArrayList<>();
-                                        for (RedisMessage child : msg.children()) {
-                                            command.add(((FullBulkStringRedisMessage) child)
-                                                    .content()
-                                                    .toString(StandardCharsets.UTF_8));
-                                        }
-                                        received.add(command);
-                                        String reply = script.reply(command, n);
-                                        if (CLOSE.equals(reply)) {
-                                            ctx.close();
-                                        } else if (!NO_REPLY.equals(reply)) {
-                                            ctx.writeAndFlush(Unpooled.copiedBuffer(reply, StandardCharsets.UTF_8));
-                                        }
-                                    }
-                                });
+                                .addLast(new Responder(script, n));
                     }
                 })
                 .bind("127.0.0.1", 0)
                 .sync()
                 .channel();
+    }
+
+    /** Answers each command as the script says. */
+    private final class Responder extends SimpleChannelInboundHandler<ArrayRedisMessage> {
+        private final Script script;
+        private final int connection;
+
+        Responder(Script script, int connection) {
+            this.script = script;
+            this.connection = connection;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, ArrayRedisMessage msg) {
+            List<String> command = new ArrayList<>();
+            for (RedisMessage child : msg.children()) {
+                command.add(((FullBulkStringRedisMessage) child).content().toString(StandardCharsets.UTF_8));
+            }
+            received.add(command);
+            String reply = script.reply(command, connection);
+            if (CLOSE.equals(reply)) {
+                ctx.close();
+            } else if (reply.startsWith(AFTER)) {
+                int end = reply.indexOf('>');
+                long millis = Long.parseLong(reply.substring(AFTER.length(), end));
+                String later = reply.substring(end + 1);
+                ctx.executor().schedule(() -> send(ctx, later), millis, TimeUnit.MILLISECONDS);
+            } else if (!NO_REPLY.equals(reply)) {
+                send(ctx, reply);
+            }
+        }
+
+        private void send(ChannelHandlerContext ctx, String reply) {
+            ctx.writeAndFlush(Unpooled.copiedBuffer(reply, StandardCharsets.UTF_8));
+        }
     }
 
     static FakeRespServer start(Script script) {
@@ -115,6 +141,6 @@ final class FakeRespServer implements AutoCloseable {
     @Override
     public void close() {
         server.close().syncUninterruptibly();
-        group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

@@ -14,12 +14,7 @@ final class Nodes {
 
     /** A lone primary's configuration, with a store small enough for tests. */
     static NodeConfig.Builder primary(String name) {
-        return NodeConfig.builder()
-                .name(name)
-                .port(0)
-                .adminPort(0)
-                .replPort(0)
-                .store(store().build());
+        return NodeConfig.builder().name(name).port(0).adminPort(0).replPort(0).store(store().build());
     }
 
     static StoreConfig.Builder store() {

@@ -177,7 +177,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
             return true;
         }
         try {
-            ch.eventLoop().execute(() -> write(command, listener));
+            ch.eventLoop().execute(() -> write(command, listener, true));
         } catch (RejectedExecutionException e) {
             inFlight.decrementAndGet();
             listener.onFailure(Failure.NOT_SENT, e);
@@ -192,6 +192,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
             ch = channel;
         }
         if (ch != null) {
+            closing();
             ch.close();
         } else {
             openFailed(Failure.NOT_SENT, new ClosedChannelException());
@@ -214,17 +215,20 @@ final class Connection extends ChannelInboundHandlerAdapter {
         }
         Handshake h = new Handshake(handshake.size());
         for (Command<?> c : handshake) {
-            inFlight.incrementAndGet();
-            write(c, h.step(c));
+            write(c, h.step(c), false); // not counted against maxPending: the caller did not send it
         }
     }
 
     private void becomeReady() {
+        if (!channel.isActive()) { // closed during the handshake: fail what waited, write nothing
+            openFailed(Failure.CONNECT_FAILED, new ClosedChannelException());
+            return;
+        }
         synchronized (this) {
             if (state != State.CONNECTING) return;
             state = State.READY;
             // still under the lock, so that nothing sent from now on overtakes what waited
-            for (Waiting w : waiting) write(w.command, w.listener);
+            for (Waiting w : waiting) write(w.command, w.listener, true);
             waiting.clear();
         }
         ready.complete(this);
@@ -250,13 +254,14 @@ final class Connection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void write(Command<?> command, Listener listener) {
+    private void write(Command<?> command, Listener listener, boolean counted) {
         if (!channel.isActive()) {
-            inFlight.decrementAndGet();
+            closing();
+            if (counted) inFlight.decrementAndGet();
             listener.onFailure(Failure.NOT_SENT, new ClosedChannelException());
             return;
         }
-        Exchange x = new Exchange(command, listener, System.nanoTime());
+        Exchange x = new Exchange(command, listener, System.nanoTime(), counted);
         pending.add(x);
         x.timeout = channel.eventLoop().schedule(() -> timedOut(x), requestTimeoutNanos, TimeUnit.NANOSECONDS);
         channel.write(command.toMessage()).addListener(f -> {
@@ -264,6 +269,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
                 x.written = true;
             } else {
                 x.writeFailed = true; // never reached the server whole: it cannot have been executed
+                closing();
                 channel.close();
             }
         });
@@ -281,10 +287,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private void timedOut(Exchange x) {
         if (x.done) return;
         x.done = true; // stays in the FIFO: its reply may still come and must be matched, then dropped
-        boolean silent = lastReadNanos - x.sentNanos < 0;
+        boolean silent = lastReadNanos - x.sentNanos <= 0; // nothing at all received since it was sent
         String ambiguity = x.command.readOnly ? "" : "; it may or may not have been applied";
         if (silent) {
             log.info("kvs endpoint {} sent nothing for {} ms; closing the connection", endpoint, millis());
+            closing();
             x.listener.onFailure(
                     Failure.UNRESPONSIVE,
                     new KvsTimeoutException("no reply to " + x.command.describe() + " from " + endpoint + " within "
@@ -302,16 +309,31 @@ final class Connection extends ChannelInboundHandlerAdapter {
         return TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos);
     }
 
+    /**
+     * The channel is (about to be) closed: from now on requests go to a new connection instead of
+     * being queued behind the close, even before {@link #channelInactive} runs.
+     */
+    private void closing() {
+        synchronized (this) {
+            if (state == State.READY) {
+                state = State.CLOSED;
+                closedAs = Failure.NOT_SENT;
+                closedCause = new ClosedChannelException();
+            }
+        }
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
             Exchange x = pending.poll();
             if (x == null) {
                 log.warn("kvs endpoint {} sent a reply with no request pending; closing the connection", endpoint);
+                closing();
                 ctx.close();
                 return;
             }
-            inFlight.decrementAndGet();
+            if (x.counted) inFlight.decrementAndGet();
             if (x.done) return;
             x.done = true;
             x.timeout.cancel(false);
@@ -341,16 +363,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         ClosedChannelException closed = new ClosedChannelException();
-        synchronized (this) {
-            if (state == State.READY) {
-                state = State.CLOSED;
-                closedAs = Failure.NOT_SENT;
-                closedCause = closed;
-            }
-        }
+        closing();
         Exchange x;
         while ((x = pending.poll()) != null) {
-            inFlight.decrementAndGet();
+            if (x.counted) inFlight.decrementAndGet();
             if (x.done) continue;
             x.done = true;
             x.timeout.cancel(false);
@@ -368,6 +384,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         } else {
             log.warn("kvs endpoint {}: closing the connection", endpoint, cause);
         }
+        closing();
         ctx.close();
     }
 
@@ -383,16 +400,20 @@ final class Connection extends ChannelInboundHandlerAdapter {
         final Command<?> command;
         final Listener listener;
         final long sentNanos;
+        /** Counted in {@code inFlight} (a caller's request, not a handshake step). */
+        final boolean counted;
+
         ScheduledFuture<?> timeout;
         boolean written;
         boolean writeFailed;
         /** The listener has been told; a reply still to come is dropped. */
         boolean done;
 
-        Exchange(Command<?> command, Listener listener, long sentNanos) {
+        Exchange(Command<?> command, Listener listener, long sentNanos, boolean counted) {
             this.command = command;
             this.listener = listener;
             this.sentNanos = sentNanos;
+            this.counted = counted;
         }
     }
 
