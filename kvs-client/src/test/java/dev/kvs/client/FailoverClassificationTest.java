@@ -1,0 +1,126 @@
+package dev.kvs.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.replication.Role;
+import dev.kvs.replication.wan.WanLink;
+import dev.kvs.server.FailoverConfig;
+import dev.kvs.server.KvsNode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The paper's consistency evaluation as a test: write through the SDK at full speed over a slow link,
+ * kill the primary at a random moment, promote the backup, and classify every write that was
+ * acknowledged: complete (the backup serves it), error-detect (the backup fences it), or data loss
+ * (the backup serves something else, and does not know). Zero loss in {@code id-first}; the {@code
+ * async} baseline loses data, which shows the test can fail. Seed printed; replay with -Dkvs.seed.
+ */
+class FailoverClassificationTest {
+    private static final long BASE_SEED = Long.getLong("kvs.seed", System.nanoTime());
+
+    @ParameterizedTest
+    @EnumSource(
+            value = ReplicationMode.class,
+            names = {"ID_FIRST", "ASYNC"})
+    void acknowledgedWritesAreCompleteOrFencedNeverSilentlyLost(ReplicationMode mode) throws Exception {
+        long seed = BASE_SEED + mode.ordinal();
+        System.out.println("FailoverClassificationTest " + mode + " seed " + seed);
+        Random rnd = new Random(seed);
+        KvsNode backup = KvsNode.start(Nodes.primary("dc-backup")
+                .role(Role.BACKUP)
+                .failover(new FailoverConfig(FailoverConfig.ReadPolicy.REJECT, Duration.ZERO, Duration.ZERO))
+                .build());
+        // 8 Mbit/s: values (16 KiB each) queue up behind the key packets
+        WanLink link = WanLink.builder()
+                .target("127.0.0.1", backup.replPort())
+                .delay(Duration.ofMillis(2))
+                .bandwidthBitsPerSecond(8_000_000)
+                .build();
+        KvsNode primary = KvsNode.start(Nodes.primary("dc-main")
+                .peer("127.0.0.1:" + link.port())
+                .replication(ReplicatorConfig.builder()
+                        .writeTimeout(Duration.ofSeconds(3))
+                        .build())
+                .build());
+        Map<String, byte[]> acked = new ConcurrentHashMap<>();
+        int killAt = 50 + rnd.nextInt(300);
+        try (backup;
+                link;
+                KvsClient client = KvsClient.builder()
+                        .endpoints(Nodes.endpoint(primary))
+                        .mode(mode)
+                        .maxPending(1000)
+                        .requestTimeout(Duration.ofSeconds(10))
+                        .build()) {
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (int i = 0; i < 400; i++) {
+                String key = "w" + i;
+                byte[] value = new byte[16 * 1024];
+                rnd.nextBytes(value);
+                writes.add(client.putAsync(key.getBytes(), value).thenRun(() -> acked.put(key, value)));
+                if (i == killAt) primary.close(); // the disaster, mid-workload
+                if (i % 50 == 49)
+                    CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0]))
+                            .handle((v, e) -> null)
+                            .join();
+            }
+            CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0]))
+                    .handle((v, e) -> null)
+                    .join();
+            primary.close();
+
+            HttpClient http = HttpClient.newHttpClient();
+            String promoted = http.send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + backup.adminPort() + "/promote"))
+                                    .POST(HttpRequest.BodyPublishers.noBody())
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
+            assertThat(promoted).contains("\"role\":\"primary\"");
+
+            int complete = 0, detected = 0, lost = 0;
+            try (KvsClient reader = KvsClient.builder()
+                    .endpoints(Nodes.endpoint(backup))
+                    .unfinishedRetryDeadline(Duration.ZERO)
+                    .build()) {
+                for (Map.Entry<String, byte[]> e : acked.entrySet()) {
+                    try {
+                        byte[] onBackup = reader.get(e.getKey().getBytes());
+                        if (Arrays.equals(onBackup, e.getValue())) complete++;
+                        else lost++;
+                    } catch (UnfinishedKeyException | DataLostException fenced) {
+                        detected++;
+                    }
+                }
+            }
+            System.out.printf(
+                    "%s: %d acknowledged, %d complete, %d error-detect, %d data loss (killed after write %d)%n",
+                    mode, acked.size(), complete, detected, lost, killAt);
+            assertThat(acked).isNotEmpty();
+            if (mode == ReplicationMode.ID_FIRST) {
+                assertThat(lost).as("silent data loss in id-first").isZero();
+                assertThat(detected)
+                        .as("values in flight at the disaster are fenced")
+                        .isPositive();
+            } else {
+                assertThat(lost)
+                        .as("the async baseline loses acknowledged writes silently")
+                        .isPositive();
+            }
+        }
+    }
+}
