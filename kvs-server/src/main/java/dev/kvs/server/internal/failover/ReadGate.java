@@ -3,8 +3,6 @@ package dev.kvs.server.internal.failover;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.backup.UnfinishedKeys;
 import dev.kvs.server.FailoverConfig;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -83,11 +81,18 @@ public final class ReadGate {
         return "UNFINISHED " + printable(key) + " " + txId;
     }
 
-    /** A key as it appears in error replies: UTF-8 if printable without spaces, else {@code base64:...}. */
+    /**
+     * A key as it appears in error replies: printable ASCII as is, every other byte (space, controls,
+     * non-ASCII) as {@code \\xNN}, so the reply stays one line of words a client can parse back.
+     */
     public static String printable(byte[] key) {
-        String s = new String(key, StandardCharsets.UTF_8);
-        boolean ok = !s.isEmpty() && s.chars().allMatch(c -> c > ' ' && c != 0x7f && c != 0xfffd);
-        return ok ? s : "base64:" + Base64.getEncoder().encodeToString(key);
+        StringBuilder b = new StringBuilder(key.length + 8);
+        for (byte x : key) {
+            int c = x & 0xFF;
+            if (c > ' ' && c < 0x7f && c != '\\') b.append((char) c);
+            else b.append(String.format("\\x%02x", c));
+        }
+        return b.toString();
     }
 
     /** A blocked read timed out; the message is the error reply text. */
