@@ -73,7 +73,16 @@ class FailoverClassificationTest {
                 byte[] value = new byte[16 * 1024];
                 rnd.nextBytes(value);
                 writes.add(client.putAsync(key.getBytes(), value).thenRun(() -> acked.put(key, value)));
-                if (i == killAt) primary.close(); // the disaster, mid-workload
+                if (i == killAt) {
+                    // some writes must have been answered for there to be anything to classify
+                    org.awaitility.Awaitility.await()
+                            .atMost(Duration.ofSeconds(20))
+                            .until(() -> acked.size() >= 20);
+                    // the disaster, mid-workload: the main DC and its link go down together, so what
+                    // was still on the wire never arrives
+                    link.cut();
+                    primary.close();
+                }
                 if (i % 50 == 49)
                     CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0]))
                             .handle((v, e) -> null)
