@@ -112,7 +112,7 @@ class FailoverClassificationTest {
                         byte[] onBackup = reader.get(e.getKey().getBytes());
                         if (Arrays.equals(onBackup, e.getValue())) complete++;
                         else lost++;
-                    } catch (UnfinishedKeyException | DataLostException fenced) {
+                    } catch (FencedKeyException fenced) {
                         detected++;
                     }
                 }

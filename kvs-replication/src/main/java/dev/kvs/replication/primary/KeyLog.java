@@ -121,11 +121,6 @@ final class KeyLog {
         return out;
     }
 
-    /** True if {@link #drainSendable} would return something. */
-    synchronized boolean hasSendable() {
-        return sentSeq < lastSeq && ring[index(sentSeq + 1)].state != RESERVED;
-    }
-
     /** Highest seq such that every seq up to it is committed or aborted (all in the store). */
     synchronized long sendablePrefix() {
         long s = Math.max(sentSeq, ackedSeq);

@@ -103,11 +103,6 @@ final class PendingValues {
         return k.bytes();
     }
 
-    /** True if a key is waiting to be shipped. */
-    synchronized boolean hasQueued() {
-        return !queue.isEmpty();
-    }
-
     /** The newest TxId tracked for {@code key}, or null if none is pending. */
     synchronized TxId newest(byte[] key) {
         State s = byKey.get(new ByteKey(key));
