@@ -9,8 +9,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class LocalReplication implements Replication {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
+    private static final long SEALED = Long.MIN_VALUE / 2;
+
     private final long epoch;
     private final AtomicLong lastSeq;
+    private volatile long sealedAt;
 
     public LocalReplication(long epoch, long lastSeq) {
         this.epoch = epoch;
@@ -22,7 +25,11 @@ public final class LocalReplication implements Replication {
         return new WriteOrder() {
             @Override
             public TxId order(Op op, byte[] key, byte[] value) {
-                return new TxId(epoch, lastSeq.incrementAndGet());
+                long seq = lastSeq.incrementAndGet();
+                if (seq < 0) { // sealed
+                    throw new ReplicationBusyException("this node is starting to replicate; retry the write");
+                }
+                return new TxId(epoch, seq);
             }
 
             @Override
@@ -37,6 +44,18 @@ public final class LocalReplication implements Replication {
         };
     }
 
+    /**
+     * Stops ordering, so that a replicator can take over the seq space without a gap or a duplicate:
+     * every later {@code order} throws {@link ReplicationBusyException}.
+     *
+     * @return the last seq ordered; the next owner of the epoch continues after it
+     */
+    public synchronized long seal() {
+        long last = lastSeq.getAndSet(SEALED);
+        if (last >= 0) sealedAt = last;
+        return sealedAt;
+    }
+
     @Override
     public boolean hasRoom() {
         return true;
@@ -49,7 +68,8 @@ public final class LocalReplication implements Replication {
 
     @Override
     public TxId lastTxId() {
-        return new TxId(epoch, lastSeq.get());
+        long seq = lastSeq.get();
+        return new TxId(epoch, seq < 0 ? sealedAt : seq);
     }
 
     @Override

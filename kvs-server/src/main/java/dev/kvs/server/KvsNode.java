@@ -2,6 +2,7 @@ package dev.kvs.server;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
+import dev.kvs.replication.LocalReplication;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.primary.Replicator;
@@ -77,46 +78,19 @@ public final class KvsNode implements AutoCloseable {
         this.workers = transport.group(threads, "kvs-io");
         this.adminGroup =
                 new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kvs-admin"), NioIoHandler.newFactory());
+        this.replicationGroup = config.peer().isPresent() || config.role() == Role.BACKUP
+                ? Transport.NIO.group(1, "kvs-repl") // the replication client and listener are NIO
+                : null;
+        context.failover().group(replicationGroup);
+        context.wiring(this::replicateToPeer, this::serveAsBackup);
         if (config.role() == Role.PRIMARY && config.peer().isPresent()) {
-            String peer = config.peer().get();
-            int colon = peer.lastIndexOf(':');
-            InetSocketAddress address = InetSocketAddress.createUnresolved(
-                    peer.substring(0, colon), Integer.parseInt(peer.substring(colon + 1)));
-            this.replicationGroup = Transport.NIO.group(1, "kvs-repl"); // the replication client is NIO
-            context.replication(new Replicator(
-                    config.replication(),
-                    store,
-                    config.cluster(),
-                    config.name(),
-                    epoch,
-                    context.lastTxId().seq(),
-                    address,
-                    replicationGroup,
-                    newer -> {
-                        log.error(
-                                "the peer refuses this primary (its epoch {}, ours {}): demoting to backup;"
-                                        + " writes now answer -NOTPRIMARY",
-                                newer,
-                                epoch);
-                        // off the I/O thread: demotion closes the replicator that is calling us
-                        new Thread(() -> context.demote(newer), "kvs-demote").start();
-                    },
-                    () -> {
-                        if (context.writeFence() != null) {
-                            log.info("the backup confirmed this node is the primary; accepting writes");
-                            context.writeFence(null);
-                        }
-                    }));
+            context.replication(newReplicator(epoch, context.lastTxId().seq()));
             if (hadState) {
                 // a restarted primary may have been replaced while it was down: it takes no write until
                 // its backup confirms that it is still the primary (else it is told it is stale)
-                context.writeFence("FENCED " + epoch + " restarted primary waiting for its backup at " + peer
-                        + " to confirm it is still the primary");
+                context.writeFence("FENCED " + epoch + " restarted primary waiting for its backup at "
+                        + config.peer().get() + " to confirm it is still the primary");
             }
-        } else if (config.role() == Role.BACKUP) {
-            this.replicationGroup = Transport.NIO.group(1, "kvs-repl");
-        } else {
-            this.replicationGroup = null;
         }
         this.resp = new RespServer(context);
         this.admin = new AdminServer(context, adminGroup);
@@ -125,14 +99,7 @@ public final class KvsNode implements AutoCloseable {
         try {
             this.port = resp.start(config.bind(), config.port(), boss, workers, transport);
             this.adminPort = admin.start(config.bind(), config.adminPort());
-            if (config.role() == Role.BACKUP) {
-                context.backupServer(ReplicationServer.builder()
-                        .store(store)
-                        .node(new NodeAsBackup(context))
-                        .group(replicationGroup)
-                        .listen(config.bind(), config.replPort())
-                        .start());
-            }
+            if (config.role() == Role.BACKUP) serveAsBackup();
             started = true;
         } finally {
             if (!started) shutdown();
@@ -167,6 +134,63 @@ public final class KvsNode implements AutoCloseable {
             if (e instanceof dev.kvs.core.KvsException k) throw k;
             throw new NodeStartException("cannot start node '" + config.name() + "': " + e.getMessage(), e);
         }
+    }
+
+    private Replicator newReplicator(long epoch, long lastSeq) {
+        String peer = config.peer().orElseThrow();
+        int colon = peer.lastIndexOf(':');
+        InetSocketAddress address = InetSocketAddress.createUnresolved(
+                peer.substring(0, colon), Integer.parseInt(peer.substring(colon + 1)));
+        return new Replicator(
+                config.replication(),
+                store,
+                config.cluster(),
+                config.name(),
+                epoch,
+                lastSeq,
+                address,
+                replicationGroup,
+                newer -> {
+                    log.error(
+                            "the peer refuses this primary (its epoch {}, ours {}): demoting to backup;"
+                                    + " writes now answer -NOTPRIMARY",
+                            newer,
+                            epoch);
+                    // off the I/O thread: demotion closes the replicator that is calling us
+                    Thread t = new Thread(
+                            () -> {
+                                if (context.demote(newer)) context.failover().afterDemotion();
+                            },
+                            "kvs-demote");
+                    t.setDaemon(true);
+                    t.start();
+                },
+                () -> {
+                    if (context.writeFence() != null && context.role() == Role.PRIMARY) {
+                        log.info("the backup confirmed this node is the primary; accepting writes");
+                        context.writeFence(null);
+                    }
+                });
+    }
+
+    /** After promotion (or a switchover), replicate to the peer, the old primary, as the backup. */
+    private synchronized void replicateToPeer() {
+        if (closed.get() || config.peer().isEmpty() || context.role() != Role.PRIMARY) return;
+        if (!(context.replication() instanceof LocalReplication local)) return; // already replicating
+        long last = local.seal();
+        context.replication(newReplicator(local.epoch(), last));
+        log.info("replicating to the new backup at {} from {}:{}", config.peer().get(), local.epoch(), last);
+    }
+
+    /** Start the replication listener (a backup at start, or a demoted primary after its failback). */
+    private synchronized void serveAsBackup() {
+        if (closed.get() || context.backupServer() != null || context.role() != Role.BACKUP) return;
+        context.backupServer(ReplicationServer.builder()
+                .store(store)
+                .node(new NodeAsBackup(context))
+                .group(replicationGroup)
+                .listen(config.bind(), config.replPort())
+                .start());
     }
 
     private static TxId lastTxId(KvStore store) {

@@ -26,4 +26,18 @@ public interface BackupNode {
      * {@link #epoch()} returns at least {@code epoch}.
      */
     void adoptEpoch(long epoch);
+
+    /**
+     * What this node offers a deposed primary that dials in to hand back values (failback), or null if
+     * it is not a promoted primary. Default: null.
+     */
+    default Handback handback() {
+        return null;
+    }
+
+    /**
+     * The primary handed over (planned switchover, every key and value acknowledged): become the
+     * primary in {@code epoch}. Called on an event loop; must not block. Default: ignored.
+     */
+    default void handover(long epoch) {}
 }

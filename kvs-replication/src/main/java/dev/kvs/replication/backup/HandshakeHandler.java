@@ -39,6 +39,10 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
+        if (hello.kind() == Frame.ChannelKind.HANDBACK) {
+            handback(ctx, hello);
+            return;
+        }
         Frame answer = server.handshake(hello, ctx.channel());
         if (answer instanceof Frame.Reject) {
             rejected = true;
@@ -58,6 +62,23 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
                 hello.node(),
                 hello.epoch(),
                 ctx.channel().remoteAddress());
+    }
+
+    private void handback(ChannelHandlerContext ctx, Frame.Hello hello) {
+        Object answer = server.handback(hello);
+        if (answer instanceof Frame.Reject reject) {
+            rejected = true;
+            ctx.writeAndFlush(reject).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        HandbackHandler h = new HandbackHandler(server, (Handback) answer, hello.node());
+        ctx.pipeline().replace(this, HandbackHandler.NAME, h);
+        log.info(
+                "handback from deposed primary {} (epoch {}) at {}",
+                hello.node(),
+                hello.epoch(),
+                ctx.channel().remoteAddress());
+        h.sendWants(ctx.pipeline().context(h));
     }
 
     @Override

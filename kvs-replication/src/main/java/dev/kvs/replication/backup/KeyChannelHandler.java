@@ -43,6 +43,12 @@ final class KeyChannelHandler extends ChannelInboundHandlerAdapter {
         } else if (msg instanceof Frame.ResyncEnd r) {
             applier.onResyncEnd(r.upTo());
             ackDue = true;
+        } else if (msg instanceof Frame.Handover h) {
+            log.warn(
+                    "primary at {} hands over: taking over in epoch {}",
+                    ctx.channel().remoteAddress(),
+                    h.epoch());
+            server.node.handover(h.epoch());
         } else if (msg instanceof Frame.Heartbeat h) {
             if (!h.reply()) {
                 ctx.write(new Frame.Heartbeat(h.nanos(), true));

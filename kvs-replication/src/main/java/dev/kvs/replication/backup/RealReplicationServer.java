@@ -151,6 +151,19 @@ final class RealReplicationServer implements ReplicationServer {
         return new Frame.Welcome(node.cluster(), node.name(), Role.BACKUP.label(), node.epoch(), contiguous, empty);
     }
 
+    /** A deposed primary offers a handback: the node's {@link Handback}, or a {@code Reject}. */
+    synchronized Object handback(Hello h) {
+        if (closed.get()) return reject(RejectReason.BUSY, "shutting down");
+        if (!node.cluster().equals(h.cluster())) {
+            return reject(RejectReason.CLUSTER_MISMATCH, "cluster " + h.cluster() + " != " + node.cluster());
+        }
+        Handback handback = node.handback();
+        if (handback == null) {
+            return reject(RejectReason.NOT_PRIMARY, node.name() + " is not a promoted primary: nothing to hand back");
+        }
+        return handback;
+    }
+
     private Frame reject(RejectReason reason, String message) {
         log.warn("refused a replication channel: {} ({})", reason, message);
         return new Frame.Reject(reason, node.epoch(), message);

@@ -103,6 +103,18 @@ final class KeyChannel {
         if (wrote) ch.flush();
     }
 
+    /**
+     * Tells the backup to take over in {@code epoch} (planned switchover).
+     *
+     * @return true if the frame was written to a streaming key channel
+     */
+    boolean handOver(long epoch, long timeoutMillis) throws InterruptedException {
+        Channel ch = channel;
+        if (state != State.STREAMING || ch == null || !ch.isActive()) return false;
+        var f = ch.writeAndFlush(new Frame.Handover(epoch));
+        return f.await(timeoutMillis) && f.isSuccess();
+    }
+
     void close() {
         state = State.CLOSED;
         Channel ch = channel;

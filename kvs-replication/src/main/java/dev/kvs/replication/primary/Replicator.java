@@ -13,6 +13,7 @@ import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.wire.Frame.Op;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -208,6 +209,16 @@ public final class Replicator implements Replication {
                 keyChannel.resyncs(),
                 keyChannel.connections(),
                 keyLog.ackLatencyMicros());
+    }
+
+    /**
+     * Planned switchover: asks the backup to take over as primary in {@code epoch}. Call it only once
+     * writes are stopped and {@link #status()} shows every key and value acknowledged.
+     *
+     * @return true if the request reached a streaming key channel
+     */
+    public boolean handOver(long epoch, Duration timeout) throws InterruptedException {
+        return keyChannel.handOver(epoch, timeout.toMillis());
     }
 
     @Override

@@ -13,11 +13,17 @@ import java.util.List;
  * {@link Hello} from the primary answered by a {@link Welcome} or a {@link Reject} from the backup.
  *
  * <pre>
- * key channel   primary -> backup: Hello, KeyBatch, ResyncBegin, ResyncEnd, Heartbeat
+ * key channel   primary -> backup: Hello, KeyBatch, ResyncBegin, ResyncEnd, Handover, Heartbeat
  *               backup -> primary: Welcome, Reject, KeyAck, Resend, Heartbeat
  * value channel primary -> backup: Hello, ValueBatch, Heartbeat
  *               backup -> primary: Welcome, Reject, ValueAck, ValueNack, Heartbeat
+ * handback      old primary -> new primary: Hello, ValueBatch, HandbackEnd
+ *               new primary -> old primary: HandbackWants..., Reject, ValueAck
  * </pre>
+ *
+ * <p>A <b>handback</b> connection is failback: a deposed primary dials the node that replaced it,
+ * is told which fenced keys (TxId, length, checksum) the new primary misses, sends the values it
+ * still holds for them, and learns which were accepted.
  */
 public sealed interface Frame {
     /** Protocol version written in every frame; a peer speaking another version is rejected. */
@@ -26,7 +32,9 @@ public sealed interface Frame {
     /** The kind of connection a {@link Hello} opens. */
     enum ChannelKind {
         KEY,
-        VALUE
+        VALUE,
+        /** A deposed primary handing back values the new primary lacks (failback). */
+        HANDBACK
     }
 
     /** What a key packet or value chunk does to its key. */
@@ -53,7 +61,9 @@ public sealed interface Frame {
         /** The peer speaks another protocol version. */
         VERSION,
         /** The backup is out of resources (e.g. too many connections). */
-        BUSY
+        BUSY,
+        /** A handback was offered to a node that is not a promoted primary. */
+        NOT_PRIMARY
     }
 
     /** Opens a channel. {@code stream} numbers value channels from 0; 0 for the key channel. */
@@ -186,6 +196,24 @@ public sealed interface Frame {
             return "ValueNack[" + txId + " key=" + key.length + "B " + reason + "]";
         }
     }
+
+    /**
+     * Planned switchover, primary to backup on the key channel once every key and value is
+     * acknowledged: take over as primary in {@code epoch}; the sender has stopped accepting writes.
+     */
+    record Handover(long epoch) implements Frame {}
+
+    /**
+     * On a handback connection, the new primary's answer to {@code Hello}: fenced keys it wants values
+     * for (one frame per batch; {@code last} ends the list), and {@code keysUpTo}, the TxId up to
+     * which it received every key packet of the deposed primary's epoch. The deposed primary's writes
+     * after {@code keysUpTo} that are not wanted were never acknowledged to a client in id-first: they
+     * are rolled back.
+     */
+    record HandbackWants(TxId keysUpTo, List<KeyPacket> wanted, boolean last) implements Frame {}
+
+    /** The deposed primary has sent every wanted value it holds ({@code values} of them). */
+    record HandbackEnd(int values) implements Frame {}
 
     /** Liveness probe, echoed by the other side with the same {@code nanos}. */
     record Heartbeat(long nanos, boolean reply) implements Frame {}

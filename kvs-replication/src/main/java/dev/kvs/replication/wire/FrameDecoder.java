@@ -77,7 +77,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             throw new FrameException("frame version " + version + " != " + Frame.VERSION);
         }
         byte type = in.getByte(start + LENGTH_BYTES + 1);
-        if (type < HELLO || type > HEARTBEAT) throw new FrameException("unknown frame type " + type);
+        if (type < HELLO || type > HANDBACK_END) throw new FrameException("unknown frame type " + type);
         if (in.readableBytes() < LENGTH_BYTES + length) return null;
 
         in.skipBytes(LENGTH_BYTES + HEADER_BYTES);
@@ -133,6 +133,12 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 return new Frame.ValueNack(readTxId(in, "TxId"), readBytes(in, "key"), readString(in, "reason"));
             case HEARTBEAT:
                 return new Frame.Heartbeat(readLong(in, "nanos"), readBoolean(in, "reply"));
+            case HANDOVER:
+                return new Frame.Handover(readLong(in, "epoch"));
+            case HANDBACK_WANTS:
+                return new Frame.HandbackWants(readTxId(in, "keysUpTo"), readKeyPackets(in), readBoolean(in, "last"));
+            case HANDBACK_END:
+                return new Frame.HandbackEnd(readInt(in, "values"));
             default:
                 throw new FrameException("unknown frame type " + type);
         }

@@ -76,6 +76,9 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         if (frame instanceof Frame.ValueAck) return VALUE_ACK;
         if (frame instanceof Frame.ValueNack) return VALUE_NACK;
         if (frame instanceof Frame.Heartbeat) return HEARTBEAT;
+        if (frame instanceof Frame.Handover) return HANDOVER;
+        if (frame instanceof Frame.HandbackWants) return HANDBACK_WANTS;
+        if (frame instanceof Frame.HandbackEnd) return HANDBACK_END;
         throw new IllegalArgumentException("unknown frame: " + frame);
     }
 
@@ -107,6 +110,17 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         }
         if (frame instanceof Frame.Heartbeat) {
             return 8 + 1;
+        }
+        if (frame instanceof Frame.Handover) {
+            return 8;
+        }
+        if (frame instanceof Frame.HandbackWants w) {
+            long size = TXID_BYTES + 4 + 1;
+            for (Frame.KeyPacket p : w.wanted()) size += keyPacketSize(p);
+            return size;
+        }
+        if (frame instanceof Frame.HandbackEnd) {
+            return 4;
         }
         return TXID_BYTES; // KeyAck, Resend, ResyncBegin, ResyncEnd
     }
@@ -154,6 +168,15 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         } else if (frame instanceof Frame.Heartbeat h) {
             out.writeLong(h.nanos());
             writeBoolean(out, h.reply());
+        } else if (frame instanceof Frame.Handover h) {
+            out.writeLong(h.epoch());
+        } else if (frame instanceof Frame.HandbackWants w) {
+            writeTxId(out, w.keysUpTo());
+            out.writeInt(w.wanted().size());
+            for (Frame.KeyPacket p : w.wanted()) writeKeyPacket(out, p);
+            writeBoolean(out, w.last());
+        } else if (frame instanceof Frame.HandbackEnd e) {
+            out.writeInt(e.values());
         }
     }
 }

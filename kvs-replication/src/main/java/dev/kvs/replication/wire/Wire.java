@@ -36,6 +36,9 @@ final class Wire {
     static final byte VALUE_ACK = 10;
     static final byte VALUE_NACK = 11;
     static final byte HEARTBEAT = 12;
+    static final byte HANDOVER = 13;
+    static final byte HANDBACK_WANTS = 14;
+    static final byte HANDBACK_END = 15;
 
     private static final Frame.ChannelKind[] CHANNEL_KINDS = Frame.ChannelKind.values();
     private static final Frame.Op[] OPS = Frame.Op.values();

@@ -100,7 +100,7 @@ class FrameDecoderTest {
 
     @Test
     void rejectsTypeAfterHeartbeat() {
-        assertRejected(raw(13, b -> b.writeLong(1).writeByte(0)), "unknown frame type 13");
+        assertRejected(raw(16, b -> b.writeLong(1).writeByte(0)), "unknown frame type 16");
     }
 
     @Test
@@ -210,15 +210,15 @@ class FrameDecoderTest {
                         .writeShort(0)
                         .writeShort(0)
                         .writeLong(1)
-                        .writeByte(2)
+                        .writeByte(3)
                         .writeInt(0)),
-                "channel kind ordinal 2 >= 2");
+                "channel kind ordinal 3 >= 3");
     }
 
     @Test
     void rejectsRejectReasonOrdinalOutOfRange() {
         assertRejected(
-                raw(Wire.REJECT, b -> b.writeByte(5).writeLong(0).writeShort(0)), "reject reason ordinal 5 >= 5");
+                raw(Wire.REJECT, b -> b.writeByte(6).writeLong(0).writeShort(0)), "reject reason ordinal 6 >= 6");
     }
 
     @Test

@@ -51,7 +51,12 @@ final class Samples {
                 new Frame.ValueNack(t, bytes("user:1"), "checksum mismatch"),
                 new Frame.ValueNack(TxId.ZERO, new byte[0], ""),
                 new Frame.Heartbeat(123_456_789L, false),
-                new Frame.Heartbeat(Long.MIN_VALUE, true));
+                new Frame.Heartbeat(Long.MIN_VALUE, true),
+                new Frame.Handover(7),
+                new Frame.HandbackWants(t, List.of(), true),
+                new Frame.HandbackWants(big, List.of(new Frame.KeyPacket(t, Op.PUT, bytes("user:1"), 5, 7)), false),
+                new Frame.HandbackEnd(0),
+                new Frame.HandbackEnd(Integer.MAX_VALUE));
     }
 
     static byte[] bytes(String s) {
@@ -90,7 +95,7 @@ final class Samples {
 
     /** A valid frame chosen at random, with random contents, every type equally likely. */
     static Frame random(Random r) {
-        switch (r.nextInt(12)) {
+        switch (r.nextInt(15)) {
             case 0:
                 return new Frame.Hello(
                         string(r), string(r), string(r), r.nextLong(), pick(r, ChannelKind.values()), r.nextInt());
@@ -133,6 +138,17 @@ final class Samples {
             }
             case 10:
                 return new Frame.ValueNack(txId(r), bytes(r, 20), string(r));
+            case 11:
+                return new Frame.Handover(r.nextLong());
+            case 12: {
+                List<Frame.KeyPacket> packets = new ArrayList<>();
+                for (int i = r.nextInt(3); i > 0; i--) {
+                    packets.add(new Frame.KeyPacket(txId(r), Op.PUT, bytes(r, 20), r.nextInt(1 << 20), r.nextInt()));
+                }
+                return new Frame.HandbackWants(txId(r), packets, r.nextBoolean());
+            }
+            case 13:
+                return new Frame.HandbackEnd(r.nextInt());
             default:
                 return new Frame.Heartbeat(r.nextLong(), r.nextBoolean());
         }

@@ -163,7 +163,8 @@ public final class NodeConfigLoader {
             return new FailoverConfig(
                     f.readPolicy() == null ? d.readPolicy() : FailoverConfig.ReadPolicy.parse(f.readPolicy()),
                     f.blockTimeoutMs() == null ? d.blockTimeout() : Duration.ofMillis(f.blockTimeoutMs()),
-                    f.lostAfterMs() == null ? d.lostAfter() : Duration.ofMillis(f.lostAfterMs()));
+                    f.lostAfterMs() == null ? d.lostAfter() : Duration.ofMillis(f.lostAfterMs()),
+                    f.autoPromoteAfterMs() == null ? d.autoPromoteAfter() : Duration.ofMillis(f.autoPromoteAfterMs()));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("failover." + e.getMessage(), e);
         }
@@ -331,7 +332,7 @@ public final class NodeConfigLoader {
             FailoverYaml failover) {}
 
     /** The {@code failover:} section. */
-    record FailoverYaml(String readPolicy, Long blockTimeoutMs, Long lostAfterMs) {}
+    record FailoverYaml(String readPolicy, Long blockTimeoutMs, Long lostAfterMs, Long autoPromoteAfterMs) {}
 
     /** The {@code replication:} section (a primary's replication limits). */
     record ReplicationYaml(

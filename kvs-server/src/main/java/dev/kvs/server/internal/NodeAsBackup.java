@@ -3,6 +3,7 @@ package dev.kvs.server.internal;
 import dev.kvs.replication.LocalReplication;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.BackupNode;
+import dev.kvs.replication.backup.Handback;
 
 /** The node as its replication listener sees it. */
 public final class NodeAsBackup implements BackupNode {
@@ -38,5 +39,15 @@ public final class NodeAsBackup implements BackupNode {
             if (node.epochFile() != null) node.epochFile().write(epoch); // durable before it is used
             node.replication(new LocalReplication(epoch, 0));
         }
+    }
+
+    @Override
+    public Handback handback() {
+        return node.failover().handback();
+    }
+
+    @Override
+    public void handover(long epoch) {
+        node.failover().handover(epoch);
     }
 }

@@ -101,9 +101,11 @@ public final class NodeContext {
     /**
      * Another node holds a newer epoch, or is the primary: stop accepting writes at once and become a
      * backup, remembering the newer epoch so that a restart does not come back in an old one.
+     *
+     * @return true if this node was the primary until now
      */
-    public synchronized void demote(long newerEpoch) {
-        if (role() == Role.BACKUP) return;
+    public synchronized boolean demote(long newerEpoch) {
+        if (role() == Role.BACKUP) return false;
         role(Role.BACKUP);
         long epoch = Math.max(newerEpoch, epoch());
         if (epochFile != null) epochFile.write(epoch);
@@ -111,6 +113,30 @@ public final class NodeContext {
         replication = new LocalReplication(epoch, 0);
         writeFence = null;
         old.close();
+        return true;
+    }
+
+    private volatile Runnable replicateToPeer = () -> {};
+    private volatile Runnable serveAsBackup = () -> {};
+
+    /** What {@link #replicateToPeer()} and {@link #serveAsBackup()} do; set by the node at start. */
+    public void wiring(Runnable replicateToPeer, Runnable serveAsBackup) {
+        this.replicateToPeer = replicateToPeer;
+        this.serveAsBackup = serveAsBackup;
+    }
+
+    /**
+     * On a primary ordering writes locally (after promotion), starts replicating them to the
+     * configured peer, which is to serve as the backup; does nothing without a peer or if already
+     * replicating.
+     */
+    public void replicateToPeer() {
+        replicateToPeer.run();
+    }
+
+    /** On a demoted node, starts the replication listener so the new primary can replicate to it. */
+    public void serveAsBackup() {
+        serveAsBackup.run();
     }
 
     /** Fences unfinished and lost keys after promotion. */

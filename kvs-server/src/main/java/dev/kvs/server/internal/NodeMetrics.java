@@ -85,6 +85,12 @@ public final class NodeMetrics implements AutoCloseable {
         Gauge.builder("kvs.role.primary", node, n -> n.role() == Role.PRIMARY ? 1 : 0)
                 .description("1 if this node is the primary, 0 if it is a backup")
                 .register(registry);
+        Gauge.builder("kvs.failover.lost.keys", node, n -> n.gate().lost().size())
+                .description("Keys declared lost after promotion and not yet resolved or handed back")
+                .register(registry);
+        Gauge.builder("kvs.failover.blocked.reads", node, n -> n.gate().blockedReads())
+                .description("Reads waiting now for the value of an unfinished key (read policy block)")
+                .register(registry);
     }
 
     private void registerReplicationGauges() {

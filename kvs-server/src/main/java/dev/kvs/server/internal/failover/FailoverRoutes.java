@@ -1,12 +1,14 @@
 package dev.kvs.server.internal.failover;
 
 import dev.kvs.replication.backup.UnfinishedKeys;
+import dev.kvs.replication.primary.HandbackReport;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.admin.AdminRequest;
 import dev.kvs.server.internal.admin.AdminResponse;
 import dev.kvs.server.internal.admin.AdminRoute;
 import dev.kvs.server.internal.admin.AdminServer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -15,7 +17,9 @@ import java.util.Map;
 
 /**
  * The admin API of failover: {@code POST /promote[?lost=true]}, {@code POST /declare-lost}, {@code GET
- * /lost} (the loss manifest), {@code POST /resolve?key=K|key64=B64|all=true}.
+ * /lost} (the loss manifest), {@code POST /resolve?key=K|key64=B64|all=true}, {@code POST
+ * /switchover[?timeoutMs=N]} (planned, on the primary), {@code POST /demote?epoch=N} (tell a deposed
+ * primary), and {@code GET /failback} (a deposed primary's handback report).
  */
 public final class FailoverRoutes {
     private FailoverRoutes() {}
@@ -38,6 +42,40 @@ public final class FailoverRoutes {
                     return AdminResponse.ok(Map.of("declaredLost", n, "manifest", manifest(node)));
                 })));
         admin.route("GET", "/lost", AdminRoute.of(r -> AdminResponse.ok(manifest(node))));
+        admin.route(
+                "POST",
+                "/switchover",
+                AdminRoute.of(r -> guarded(() -> {
+                    long timeoutMs;
+                    try {
+                        timeoutMs = Long.parseLong(r.param("timeoutMs").orElse("30000"));
+                    } catch (NumberFormatException e) {
+                        return AdminResponse.error(
+                                400,
+                                "timeoutMs is not a number: "
+                                        + r.param("timeoutMs").get());
+                    }
+                    if (timeoutMs <= 0) return AdminResponse.error(400, "timeoutMs <= 0: " + timeoutMs);
+                    return AdminResponse.ok(f.switchover(Duration.ofMillis(timeoutMs)));
+                })));
+        admin.route(
+                "POST",
+                "/demote",
+                AdminRoute.of(r -> guarded(() -> {
+                    long epoch;
+                    try {
+                        epoch = Long.parseLong(r.param("epoch").orElse(""));
+                    } catch (NumberFormatException e) {
+                        return AdminResponse.error(400, "demote needs epoch=N, the new primary's epoch");
+                    }
+                    if (epoch <= node.epoch()) {
+                        return AdminResponse.error(
+                                409, "epoch " + epoch + " is not newer than this node's " + node.epoch());
+                    }
+                    if (node.demote(epoch)) f.afterDemotion();
+                    return AdminResponse.ok(Map.of("role", node.role().label(), "epoch", node.epoch()));
+                })));
+        admin.route("GET", "/failback", AdminRoute.of(r -> AdminResponse.ok(failback(f))));
         admin.route("POST", "/resolve", AdminRoute.of(r -> guarded(() -> resolve(r, f, node))));
     }
 
@@ -69,6 +107,30 @@ public final class FailoverRoutes {
         } catch (Failover.FailoverException e) {
             return AdminResponse.error(409, e.getMessage());
         }
+    }
+
+    /** The deposed primary's handback report: what it handed back and which writes it rolled back. */
+    public static Map<String, Object> failback(Failover f) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("state", f.handbackState());
+        HandbackReport r = f.handbackReport();
+        if (r != null) {
+            m.put("newPrimary", r.newPrimary());
+            m.put("keysUpTo", r.keysUpTo().toString());
+            m.put("wanted", r.wanted());
+            m.put("sent", r.sent());
+            m.put("accepted", r.accepted());
+            m.put("rolledBackCount", r.rolledBack().size());
+            List<Map<String, Object>> rolledBack = new ArrayList<>();
+            for (HandbackReport.RolledBack b : r.rolledBack()) {
+                Map<String, Object> e = entry(b.key(), b.txId().toString(), b.valueLength(), b.checksum(), 0);
+                e.remove("sinceMillis");
+                e.put("op", b.delete() ? "delete" : "put");
+                rolledBack.add(e);
+            }
+            m.put("rolledBack", rolledBack);
+        }
+        return m;
     }
 
     /** The loss manifest: every lost or unfinished key with its TxId, value length and checksum. */

@@ -17,6 +17,8 @@ public final class ReadGate {
     private volatile UnfinishedKeys unfinished;
     private final LostKeys lost = new LostKeys();
     private volatile boolean active;
+    private final java.util.concurrent.atomic.AtomicInteger blockedReads =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     public ReadGate(FailoverConfig config) {
         this.config = config;
@@ -71,10 +73,17 @@ public final class ReadGate {
     public CompletableFuture<Void> whenReadable(byte[] key) {
         UnfinishedKeys.Pending p = unfinished.newest(key);
         String error = p == null ? null : unfinished(key, p.txId());
+        blockedReads.incrementAndGet();
         return unfinished
                 .whenResolved(key)
                 .orTimeout(config.blockTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete((v, e) -> blockedReads.decrementAndGet())
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(new StillUnfinished(error)));
+    }
+
+    /** Reads waiting now for an unfinished key's value ({@code block} policy). */
+    public int blockedReads() {
+        return blockedReads.get();
     }
 
     private static String unfinished(byte[] key, TxId txId) {

@@ -155,6 +155,11 @@ final class InfoCommand implements Command {
         line(b, "kvs_value_streams_up", r.valueStreamsUp());
         line(b, "kvs_resyncs", r.resyncs());
         line(b, "connected_slaves", r.state().equals("streaming") ? 1 : 0);
+        if (node.gate().active()) {
+            line(b, "kvs_lost_keys", node.gate().lost().size());
+            line(b, "kvs_blocked_reads", node.gate().blockedReads());
+        }
+        line(b, "kvs_failback", node.failover().handbackState());
         ReplicationServer server = node.backupServer();
         if (server != null) {
             BackupStatus bs = server.status();
