@@ -36,9 +36,11 @@ import java.util.concurrent.CompletableFuture;
  *   <li>{@code -UNFINISHED key txid} (after a failover the key's value has not arrived yet): the same
  *       request is retried with exponential backoff (10 ms doubling up to 500 ms) until {@link
  *       Builder#unfinishedRetryDeadline(Duration) unfinishedRetryDeadline}, then fails with {@link
- *       UnfinishedKeyException}.
+ *       UnfinishedKeyException}. {@code -FENCED} (a switchover in progress, or a restarted primary
+ *       waiting for its backup; nothing was written) is retried the same way, then fails with {@link
+ *       FencedException}.
  *   <li>Everything else fails at once with a typed exception: {@link DataLostException} ({@code
- *       -LOST}), {@link FencedException}, {@link BusyException}, {@link NotReplicatedException}
+ *       -LOST}), {@link BusyException}, {@link NotReplicatedException}
  *       (the write <i>is</i> on the primary), {@link StoreFullException}, {@link
  *       AuthenticationException}, {@link NoPrimaryException} (no endpoint up and primary), {@link
  *       TooManyPendingRequestsException}, and {@link KvsClientException} with the server's message

@@ -89,7 +89,6 @@ class ErrorRepliesTest {
     @Test
     void everyOtherErrorMapsToItsTypeWithoutRetry() {
         String[][] cases = {
-            {"-FENCED 4\r\n", FencedException.class.getName()},
             {"-BUSY value bound full for 5000 ms; nothing written\r\n", BusyException.class.getName()},
             {"-NOREPLICA not acknowledged by the backup in 5000 ms\r\n", NotReplicatedException.class.getName()},
             {"-OOM store is full\r\n", StoreFullException.class.getName()},
@@ -109,12 +108,35 @@ class ErrorRepliesTest {
     }
 
     @Test
-    void fencedCarriesTheEpoch() {
+    void fencedCarriesTheEpochOnceTheDeadlinePassed() {
         try (FakeRespServer server = FakeRespServer.start((cmd, conn) -> "-FENCED 4\r\n");
-                KvsClient client = client(server, Duration.ofSeconds(10))) {
+                KvsClient client = client(server, Duration.ZERO)) {
             assertThatThrownBy(() -> client.delete("k"))
                     .isInstanceOfSatisfying(
                             FencedException.class, e -> assertThat(e.epoch()).isEqualTo(4));
+            assertThat(server.count("DEL")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aWriteFencedDuringASwitchoverIsRetriedUntilItIsTaken() {
+        AtomicInteger sets = new AtomicInteger();
+        try (FakeRespServer server = FakeRespServer.start((cmd, conn) ->
+                        sets.incrementAndGet() <= 2 ? "-FENCED 1 switchover in progress\r\n" : "+OK\r\n");
+                KvsClient client = client(server, Duration.ofSeconds(10))) {
+            client.put("k", "v");
+            assertThat(server.count("SET")).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aWriteStillFencedAtTheDeadlineFailsWithTheRetriesCounted() {
+        try (FakeRespServer server = FakeRespServer.start((cmd, conn) -> "-FENCED 4\r\n");
+                KvsClient client = client(server, Duration.ofMillis(100))) {
+            assertThatThrownBy(() -> client.put("k", "v"))
+                    .isInstanceOf(FencedException.class)
+                    .hasMessageContaining("still fenced after");
+            assertThat(server.count("SET")).isGreaterThan(1);
         }
     }
 }

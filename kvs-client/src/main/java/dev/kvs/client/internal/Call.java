@@ -76,7 +76,9 @@ final class Call<T> implements Connection.Listener {
             return;
         }
         dispatcher.router.served(at);
-        if (kind == ServerErrors.Kind.UNFINISHED) {
+        if (kind == ServerErrors.Kind.UNFINISHED || kind == ServerErrors.Kind.FENCED) {
+            // both pass: a value still arriving; a switchover in progress or a restarted primary
+            // waiting for its backup (nothing was written; then -NOTPRIMARY moves us on)
             retryUnfinished(text);
         } else {
             fail(ServerErrors.toException(text, command.keys));
@@ -137,6 +139,12 @@ final class Call<T> implements Connection.Listener {
         long now = System.nanoTime();
         if (unfinishedRetries == 0) unfinishedDeadlineNanos = now + dispatcher.unfinishedRetryDeadlineNanos;
         long remaining = unfinishedDeadlineNanos - now;
+        if (remaining <= 0 && ServerErrors.kind(text) == ServerErrors.Kind.FENCED) {
+            fail(ServerErrors.toException(
+                    unfinishedRetries == 0 ? text : text + " (still fenced after " + unfinishedRetries + " retries)",
+                    command.keys));
+            return;
+        }
         if (remaining <= 0) {
             UnfinishedKeyException e = (UnfinishedKeyException) ServerErrors.toException(text, command.keys);
             fail(
