@@ -8,7 +8,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,13 +38,7 @@ final class HandbackHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        lease = server.budget.open(() -> {
-            try {
-                ctx.executor().execute(() -> ctx.channel().config().setAutoRead(!lease.isPaused()));
-            } catch (RejectedExecutionException e) {
-                // shutting down
-            }
-        });
+        lease = server.lease(ctx);
         assembler = new ValueAssembler(lease, server.store.config().maxValueBytes());
     }
 

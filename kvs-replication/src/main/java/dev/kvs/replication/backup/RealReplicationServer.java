@@ -10,6 +10,7 @@ import dev.kvs.replication.wire.FrameCodec;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
@@ -27,6 +28,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -149,6 +151,22 @@ final class RealReplicationServer implements ReplicationServer {
         TxId contiguous = applier.contiguous();
         boolean empty = contiguous.equals(TxId.ZERO) && store.stats().entries() == 0;
         return new Frame.Welcome(node.cluster(), node.name(), Role.BACKUP.label(), node.epoch(), contiguous, empty);
+    }
+
+    /**
+     * A share of the assembly memory for the channel of {@code ctx}: while the budget is over its
+     * bound the channel stops reading, and it reads again once the budget has room.
+     */
+    AssemblyBudget.Lease lease(ChannelHandlerContext ctx) {
+        AssemblyBudget.Lease[] lease = new AssemblyBudget.Lease[1];
+        lease[0] = budget.open(() -> {
+            try {
+                ctx.executor().execute(() -> ctx.channel().config().setAutoRead(!lease[0].isPaused()));
+            } catch (RejectedExecutionException e) {
+                // shutting down
+            }
+        });
+        return lease[0];
     }
 
     /** A deposed primary offers a handback: the node's {@link Handback}, or a {@code Reject}. */

@@ -97,6 +97,10 @@ class HandbackClientTest {
     }
 
     private ReplicationServer serve(boolean promotedPrimary) {
+        return serve(promotedPrimary, dev.kvs.replication.backup.BackupConfig.defaults());
+    }
+
+    private ReplicationServer serve(boolean promotedPrimary, dev.kvs.replication.backup.BackupConfig config) {
         BackupNode node = new BackupNode() {
             @Override
             public String cluster() {
@@ -130,6 +134,7 @@ class HandbackClientTest {
                 .store(promoted)
                 .node(node)
                 .group(group)
+                .config(config)
                 .start();
         return server;
     }
@@ -237,42 +242,11 @@ class HandbackClientTest {
             recorder.wanted.add(want("key-" + "x".repeat(200) + i, v));
         }
         recorder.keysUpTo = TxId.of(1, 3000);
-        server = ReplicationServer.builder()
-                .store(promoted)
-                .node(new BackupNode() {
-                    @Override
-                    public String cluster() {
-                        return "dc";
-                    }
-
-                    @Override
-                    public String name() {
-                        return "n";
-                    }
-
-                    @Override
-                    public boolean isBackup() {
-                        return false;
-                    }
-
-                    @Override
-                    public long epoch() {
-                        return 2;
-                    }
-
-                    @Override
-                    public void adoptEpoch(long epoch) {}
-
-                    @Override
-                    public Handback handback() {
-                        return recorder;
-                    }
-                })
-                .group(group)
-                .config(dev.kvs.replication.backup.BackupConfig.builder()
+        serve(
+                true,
+                dev.kvs.replication.backup.BackupConfig.builder()
                         .maxFrameBytes(512 * 1024)
-                        .build())
-                .start();
+                        .build());
 
         HandbackReport report = handBack();
 

@@ -15,10 +15,6 @@ import dev.kvs.server.KvsNode;
 import dev.kvs.server.NodeConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -33,7 +29,6 @@ import redis.clients.jedis.Jedis;
  * back what the backup never acknowledged, and then serves as the backup.
  */
 class FailbackTest {
-    private static final HttpClient http = HttpClient.newHttpClient();
 
     /** Node A (first primary) and B (first backup); {@code toB} carries A's replication, {@code toA} B's. */
     private static final class Pair implements AutoCloseable {
@@ -109,23 +104,6 @@ class FailbackTest {
         }
     }
 
-    private static String post(int port, String pathAndQuery) throws Exception {
-        return http.send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
-                                .POST(HttpRequest.BodyPublishers.noBody())
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString())
-                .body();
-    }
-
-    private static String get(int port, String path) throws Exception {
-        return http.send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString())
-                .body();
-    }
-
     private static ReplicatorConfig replication() {
         return ReplicatorConfig.builder()
                 .writeTimeout(Duration.ofMillis(500))
@@ -160,7 +138,7 @@ class FailbackTest {
                 Jedis b = dc.clientB();
                 Jedis reader = dc.clientB()) {
             byte[] big = cutWithAValueInFlight(dc, a, b);
-            assertThat(post(dc.b.adminPort(), "/promote")).contains("\"epoch\":2", "\"unfinishedCount\":1");
+            assertThat(Admin.post(dc.b.adminPort(), "/promote")).contains("\"epoch\":2", "\"unfinishedCount\":1");
             assertThat(b.get("whole")).isEqualTo("arrived");
 
             CompletableFuture<byte[]> blocked = CompletableFuture.supplyAsync(() -> reader.get("big".getBytes()));
@@ -170,11 +148,12 @@ class FailbackTest {
 
             dc.toB.heal(); // A redials, learns it is stale, demotes itself and hands "big" back
             assertThat(blocked.get(30, TimeUnit.SECONDS)).isEqualTo(big);
-            assertThat(get(dc.b.adminPort(), "/lost")).contains("\"lostCount\":0", "\"unfinishedCount\":0");
+            assertThat(Admin.get(dc.b.adminPort(), "/lost")).contains("\"lostCount\":0", "\"unfinishedCount\":0");
 
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(get(dc.a.adminPort(), "/failback"))
-                    .contains("\"state\":\"done\"", "\"wanted\":1", "\"accepted\":1", "\"rolledBackCount\":1")
-                    .contains("\"key\":\"orphan\"", "\"txId\":\"1:3\"", "\"op\":\"put\""));
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(Admin.get(dc.a.adminPort(), "/failback"))
+                            .contains("\"state\":\"done\"", "\"wanted\":1", "\"accepted\":1", "\"rolledBackCount\":1")
+                            .contains("\"key\":\"orphan\"", "\"txId\":\"1:3\"", "\"op\":\"put\""));
             assertThat(a.info("replication")).contains("kvs_role:backup", "kvs_epoch:2");
 
             // A now serves as B's backup: B's writes reach it, and the rolled-back write is gone
@@ -196,15 +175,15 @@ class FailbackTest {
                 Jedis a = dc.clientA();
                 Jedis b = dc.clientB()) {
             byte[] big = cutWithAValueInFlight(dc, a, b);
-            assertThat(post(dc.b.adminPort(), "/promote?lost=true")).contains("\"lostCount\":1");
+            assertThat(Admin.post(dc.b.adminPort(), "/promote?lost=true")).contains("\"lostCount\":1");
             assertThatThrownBy(() -> b.get("big")).hasMessage("LOST big 1:2");
-            assertThat(get(dc.b.adminPort(), "/lost")).contains("\"key\":\"big\"");
+            assertThat(Admin.get(dc.b.adminPort(), "/lost")).contains("\"key\":\"big\"");
 
             dc.toB.heal();
             await().atMost(Duration.ofSeconds(30))
                     .ignoreException(redis.clients.jedis.exceptions.JedisDataException.class) // LOST until then
                     .untilAsserted(() -> assertThat(b.get("big".getBytes())).isEqualTo(big));
-            assertThat(get(dc.b.adminPort(), "/lost")).contains("\"lostCount\":0", "\"unfinishedCount\":0");
+            assertThat(Admin.get(dc.b.adminPort(), "/lost")).contains("\"lostCount\":0", "\"unfinishedCount\":0");
             assertThat(b.set("big", "writable again")).isEqualTo("OK");
         }
     }
@@ -218,18 +197,19 @@ class FailbackTest {
             for (int i = 0; i < 50; i++) assertThat(a.set("k" + i, "v" + i)).isEqualTo("OK");
             assertThat(a.set("big".getBytes(), big)).isEqualTo("OK");
 
-            String answer = post(dc.a.adminPort(), "/switchover?timeoutMs=30000");
+            String answer = Admin.post(dc.a.adminPort(), "/switchover?timeoutMs=30000");
             assertThat(answer).contains("\"epoch\":2", "\"handedOverUpTo\":\"1:51\"");
             assertThatThrownBy(() -> a.set("k0", "late")).hasMessageStartingWith("NOTPRIMARY");
 
             await().atMost(Duration.ofSeconds(20))
                     .untilAsserted(() -> assertThat(b.info("replication")).contains("kvs_role:primary"));
-            assertThat(get(dc.b.adminPort(), "/lost")).contains("\"lostCount\":0", "\"unfinishedCount\":0");
+            assertThat(Admin.get(dc.b.adminPort(), "/lost")).contains("\"lostCount\":0", "\"unfinishedCount\":0");
             for (int i = 0; i < 50; i++) assertThat(b.get("k" + i)).isEqualTo("v" + i);
             assertThat(b.get("big".getBytes())).isEqualTo(big);
 
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(get(dc.a.adminPort(), "/failback"))
-                    .contains("\"state\":\"done\"", "\"rolledBackCount\":0"));
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(Admin.get(dc.a.adminPort(), "/failback"))
+                            .contains("\"state\":\"done\"", "\"rolledBackCount\":0"));
             assertThat(b.set("after", "switchover")).isEqualTo("OK");
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(TwoDc.peek(a, "after".getBytes()))
                     .isNotNull());
@@ -241,8 +221,8 @@ class FailbackTest {
         try (KvsNode alone = KvsNode.start(
                         NodeConfig.builder().port(0).adminPort(0).replPort(0).build());
                 Jedis j = new Jedis("127.0.0.1", alone.port())) {
-            assertThat(post(alone.adminPort(), "/switchover")).contains("no backup to hand over to");
-            assertThat(post(alone.adminPort(), "/switchover?timeoutMs=x")).contains("timeoutMs is not a number");
+            assertThat(Admin.post(alone.adminPort(), "/switchover")).contains("no backup to hand over to");
+            assertThat(Admin.post(alone.adminPort(), "/switchover?timeoutMs=x")).contains("timeoutMs is not a number");
             assertThat(j.set("k", "v")).isEqualTo("OK");
         }
     }
@@ -267,9 +247,9 @@ class FailbackTest {
     void anOperatorCanTellADeposedPrimaryItsSuccessorsEpoch() throws Exception {
         try (Pair dc = new Pair(ReplicationMode.ID_FIRST, 0, replication(), FailoverConfig.defaults());
                 Jedis a = dc.clientA()) {
-            assertThat(post(dc.a.adminPort(), "/demote?epoch=1")).contains("not newer");
-            assertThat(post(dc.a.adminPort(), "/demote")).contains("demote needs epoch=N");
-            assertThat(post(dc.a.adminPort(), "/demote?epoch=7")).contains("\"role\":\"backup\"", "\"epoch\":7");
+            assertThat(Admin.post(dc.a.adminPort(), "/demote?epoch=1")).contains("not newer");
+            assertThat(Admin.post(dc.a.adminPort(), "/demote")).contains("demote needs epoch=N");
+            assertThat(Admin.post(dc.a.adminPort(), "/demote?epoch=7")).contains("\"role\":\"backup\"", "\"epoch\":7");
             assertThatThrownBy(() -> a.set("k", "v")).hasMessageStartingWith("NOTPRIMARY");
         }
     }

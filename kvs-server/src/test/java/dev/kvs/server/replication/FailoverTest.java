@@ -7,10 +7,6 @@ import static org.awaitility.Awaitility.await;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.FailoverConfig;
 import dev.kvs.server.FailoverConfig.ReadPolicy;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Random;
@@ -25,24 +21,6 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * and writable again once an operator resolves it.
  */
 class FailoverTest {
-    private static final HttpClient http = HttpClient.newHttpClient();
-
-    private static String post(int port, String pathAndQuery) throws Exception {
-        return http.send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
-                                .POST(HttpRequest.BodyPublishers.noBody())
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString())
-                .body();
-    }
-
-    private static String get(int port, String path) throws Exception {
-        return http.send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString())
-                .body();
-    }
 
     @ParameterizedTest
     @EnumSource(ReadPolicy.class)
@@ -65,7 +43,7 @@ class FailoverTest {
             dc.link.cut(); // the disaster: the value never arrives
 
             assertThatThrownBy(() -> bk.get("whole")).hasMessageStartingWith("NOTPRIMARY");
-            String promoted = post(dc.backup.adminPort(), "/promote");
+            String promoted = Admin.post(dc.backup.adminPort(), "/promote");
             assertThat(promoted).contains("\"epoch\":2", "\"unfinishedCount\":1");
 
             assertThat(bk.get("whole")).isEqualTo("arrived");
@@ -75,20 +53,20 @@ class FailoverTest {
             assertThatThrownBy(() -> bk.set("big", "overwrite"))
                     .as("a write would hide the conflict")
                     .hasMessage("UNFINISHED big 1:2");
-            assertThat(get(dc.backup.adminPort(), "/lost")).contains("\"key\":\"big\"", "\"txId\":\"1:2\"");
+            assertThat(Admin.get(dc.backup.adminPort(), "/lost")).contains("\"key\":\"big\"", "\"txId\":\"1:2\"");
 
-            assertThat(post(dc.backup.adminPort(), "/declare-lost")).contains("\"declaredLost\":1");
+            assertThat(Admin.post(dc.backup.adminPort(), "/declare-lost")).contains("\"declaredLost\":1");
             assertThatThrownBy(() -> bk.get("big")).hasMessage("LOST big 1:2");
             assertThatThrownBy(() -> bk.del("big")).hasMessage("LOST big 1:2");
-            String manifest = get(dc.backup.adminPort(), "/lost");
+            String manifest = Admin.get(dc.backup.adminPort(), "/lost");
             assertThat(manifest).contains("\"lostCount\":1", "\"valueLength\":" + big.length, "\"keyBase64\":\"Ymln\"");
 
-            assertThat(post(dc.backup.adminPort(), "/resolve?key=big")).contains("\"resolved\":1");
+            assertThat(Admin.post(dc.backup.adminPort(), "/resolve?key=big")).contains("\"resolved\":1");
             assertThat(bk.get("big")).isNull();
             assertThat(bk.set("big", "new")).isEqualTo("OK");
             assertThat(bk.get("big")).isEqualTo("new");
             assertThat(bk.info("replication")).contains("kvs_epoch:2", "kvs_last_txid:2:1");
-            assertThat(get(dc.backup.adminPort(), "/lost")).contains("\"lostCount\":0", "\"unfinishedCount\":0");
+            assertThat(Admin.get(dc.backup.adminPort(), "/lost")).contains("\"lostCount\":0", "\"unfinishedCount\":0");
         }
     }
 
@@ -103,12 +81,12 @@ class FailoverTest {
                         TwoDc.replication().build(),
                         failover);
                 Jedis bk = dc.backupClient()) {
-            assertThat(post(dc.backup.adminPort(), "/declare-lost")).contains("needs a promoted node");
+            assertThat(Admin.post(dc.backup.adminPort(), "/declare-lost")).contains("needs a promoted node");
             assertThat(bk.sendCommand(() -> "KVS.PROMOTE".getBytes(StandardCharsets.US_ASCII)))
                     .isEqualTo("OK promoted to primary in epoch 2".getBytes());
             assertThatThrownBy(() -> bk.sendCommand(() -> "KVS.PROMOTE".getBytes(StandardCharsets.US_ASCII)))
                     .hasMessageContaining("already the primary");
-            assertThat(post(dc.backup.adminPort(), "/promote")).contains("already the primary");
+            assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("already the primary");
         }
     }
 
@@ -122,7 +100,7 @@ class FailoverTest {
                 Jedis p = dc.primaryClient()) {
             assertThat(p.set("k", "1")).isEqualTo("OK");
             dc.link.cut();
-            assertThat(post(dc.backup.adminPort(), "/promote")).contains("\"epoch\":2");
+            assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("\"epoch\":2");
             assertThat(p.set("k", "written during the partition")).isEqualTo("OK"); // async: the baseline's risk
             dc.link.heal();
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThatThrownBy(() -> p.set("k", "2"))
