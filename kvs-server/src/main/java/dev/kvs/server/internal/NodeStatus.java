@@ -21,6 +21,7 @@ import dev.kvs.replication.backup.BackupStatus;
  * @param version kvs version
  * @param replication replication state (a primary's link to its backup)
  * @param backup what a backup has received (unfinished keys, contiguous TxId...), or null on a primary
+ * @param failover fencing after promotion, a refusal of writes, and failback
  */
 public record NodeStatus(
         String name,
@@ -35,7 +36,20 @@ public record NodeStatus(
         long uptimeSeconds,
         String version,
         ReplicatorStatus replication,
-        BackupStatus backup) {
+        BackupStatus backup,
+        Failover failover) {
+
+    /**
+     * Failover state.
+     *
+     * @param promoted whether this node was promoted and fences unfinished and lost keys
+     * @param lostKeys keys declared lost, not yet resolved or handed back
+     * @param blockedReads reads waiting now for an unfinished key's value
+     * @param writeFence why writes are refused now ({@code FENCED ...}), or null
+     * @param failback a deposed primary's failback: {@code none}, {@code running}, {@code retrying:
+     *     why}, {@code done} (details at {@code GET /failback})
+     */
+    public record Failover(boolean promoted, int lostKeys, int blockedReads, String writeFence, String failback) {}
 
     /**
      * Memory use.
@@ -89,7 +103,13 @@ public record NodeStatus(
                 KvsVersion.get(),
                 withConfiguredPeer(
                         node.replication().status(), node.config().peer().orElse("")),
-                node.backupServer() == null ? null : node.backupServer().status());
+                node.backupServer() == null ? null : node.backupServer().status(),
+                new Failover(
+                        node.gate().active(),
+                        node.gate().lost().size(),
+                        node.gate().blockedReads(),
+                        node.writeFence(),
+                        node.failover().handbackState()));
     }
 
     /** A node that does not replicate (a backup, or a lone primary) still shows the peer it is set up with. */

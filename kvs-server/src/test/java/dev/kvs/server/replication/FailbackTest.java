@@ -154,7 +154,10 @@ class FailbackTest {
                     .untilAsserted(() -> assertThat(Admin.get(dc.a.adminPort(), "/failback"))
                             .contains("\"state\":\"done\"", "\"wanted\":1", "\"accepted\":1", "\"rolledBackCount\":1")
                             .contains("\"key\":\"orphan\"", "\"txId\":\"1:3\"", "\"op\":\"put\""));
-            assertThat(a.info("replication")).contains("kvs_role:backup", "kvs_epoch:2");
+            assertThat(a.info("replication")).contains("kvs_role:backup", "kvs_epoch:2", "kvs_failback:done");
+            assertThat(Admin.get(dc.a.adminPort(), "/status")).contains("\"failback\":\"done\"");
+            assertThat(Admin.get(dc.b.adminPort(), "/status"))
+                    .contains("\"promoted\":true", "\"lostKeys\":0", "\"blockedReads\":0");
 
             // A now serves as B's backup: B's writes reach it, and the rolled-back write is gone
             assertThat(b.set("after", "failback")).isEqualTo("OK");
