@@ -158,7 +158,8 @@ public final class Replicator implements Replication {
                             last,
                             "NOREPLICA write " + last + " is on the primary but the backup did not confirm its "
                                     + (mode == ReplicationMode.SYNC ? "value" : "key packet") + " within " + ms
-                                    + " ms; it will be replicated when the link heals"));
+                                    + " ms; it is replicated when the link heals; if the backup is promoted"
+                                    + " before that, failback hands it over or rolls it back (GET /failback)"));
                 }
                 return CompletableFuture.failedFuture(cause);
             });
