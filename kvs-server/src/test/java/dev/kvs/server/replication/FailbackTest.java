@@ -247,6 +247,39 @@ class FailbackTest {
     }
 
     @Test
+    void aPromotedPrimaryReplicatesToAWipedOldPrimaryRestartedAsABackupWhenTold() throws Exception {
+        try (Pair dc = new Pair(ReplicationMode.ID_FIRST, 0, replication(), FailoverConfig.defaults());
+                Jedis a = dc.clientA();
+                Jedis b = dc.clientB()) {
+            assertThat(a.set("k", "v")).isEqualTo("OK");
+            NodeConfig old = dc.a.config();
+            dc.a.close(); // the main DC is lost with its data
+            dc.toB.cut();
+            assertThat(Admin.post(dc.b.adminPort(), "/promote?lost=true")).contains("\"epoch\":2");
+            assertThat(b.set("while-alone", "1")).isEqualTo("OK"); // no backup: answered at once
+            try (KvsNode fresh = KvsNode.start(old.toBuilder().role(Role.BACKUP).build());
+                    Jedis f = new Jedis("127.0.0.1", fresh.port(), 30_000)) {
+                assertThat(Admin.post(dc.b.adminPort(), "/replicate")).contains("\"peer\"");
+                await().atMost(Duration.ofSeconds(20))
+                        .untilAsserted(() -> assertThat(b.info("replication")).contains("kvs_link_state:streaming"));
+                assertThat(b.set("after", "attach")).isEqualTo("OK"); // id-first: the new backup acked it
+                for (String key : List.of("k", "while-alone", "after")) {
+                    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(TwoDc.peek(f, key.getBytes()))
+                            .isNotNull());
+                }
+            }
+            assertThat(Admin.post(dc.b.adminPort(), "/replicate")).contains("\"link\"");
+        }
+    }
+
+    @Test
+    void replicateIsRefusedOnABackup() throws Exception {
+        try (Pair dc = new Pair(ReplicationMode.ID_FIRST, 0, replication(), FailoverConfig.defaults())) {
+            assertThat(Admin.post(dc.b.adminPort(), "/replicate")).contains("replicate needs the primary");
+        }
+    }
+
+    @Test
     void anOperatorCanTellADeposedPrimaryItsSuccessorsEpoch() throws Exception {
         try (Pair dc = new Pair(ReplicationMode.ID_FIRST, 0, replication(), FailoverConfig.defaults());
                 Jedis a = dc.clientA()) {

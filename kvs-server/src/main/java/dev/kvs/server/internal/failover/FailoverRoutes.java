@@ -19,7 +19,8 @@ import java.util.Map;
  * The admin API of failover: {@code POST /promote[?lost=true]}, {@code POST /declare-lost}, {@code GET
  * /lost} (the loss manifest), {@code POST /resolve?key=K|key64=B64|all=true}, {@code POST
  * /switchover[?timeoutMs=N]} (planned, on the primary), {@code POST /demote?epoch=N} (tell a deposed
- * primary), and {@code GET /failback} (a deposed primary's handback report).
+ * primary), {@code GET /failback} (a deposed primary's handback report), and {@code POST /replicate}
+ * (a promoted primary starts replicating to its peer, e.g. a wiped old primary restarted as a backup).
  */
 public final class FailoverRoutes {
     private FailoverRoutes() {}
@@ -76,6 +77,23 @@ public final class FailoverRoutes {
                     return AdminResponse.ok(Map.of("role", node.role().label(), "epoch", node.epoch()));
                 })));
         admin.route("GET", "/failback", AdminRoute.of(r -> AdminResponse.ok(failback(f))));
+        admin.route(
+                "POST",
+                "/replicate",
+                AdminRoute.of(r -> guarded(() -> {
+                    if (node.role() != dev.kvs.replication.Role.PRIMARY) {
+                        throw new Failover.FailoverException("replicate needs the primary");
+                    }
+                    if (node.config().peer().isEmpty()) {
+                        throw new Failover.FailoverException("no peer is configured to replicate to");
+                    }
+                    node.replicateToPeer();
+                    return AdminResponse.ok(Map.of(
+                            "peer",
+                            node.config().peer().get(),
+                            "link",
+                            node.replication().status().state()));
+                })));
         admin.route("POST", "/resolve", AdminRoute.of(r -> guarded(() -> resolve(r, f, node))));
     }
 
