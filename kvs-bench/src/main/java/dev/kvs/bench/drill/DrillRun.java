@@ -103,8 +103,9 @@ final class DrillRun {
                                         s.disaster().label(),
                                         disasterAt[0]))) {
                     sleepUntil(gen, s.disasterAt().toMillis() / 1000.0);
+                    double at = gen.elapsedSeconds();
                     cluster.disaster(s.disaster());
-                    disasterAt[0] = gen.elapsedSeconds();
+                    disasterAt[0] = at;
                     sleepUntil(gen, seconds);
                     load = gen.stop(DRAIN);
                 }
