@@ -1,5 +1,7 @@
 package dev.kvs.bench.cli;
 
+import dev.kvs.bench.drill.DemoCommand;
+import dev.kvs.bench.drill.DrillCommand;
 import dev.kvs.server.cli.CliErrorHandler;
 import dev.kvs.server.cli.KvsVersionProvider;
 import dev.kvs.server.cli.ServerCommand;
@@ -11,16 +13,16 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code kvs} command line: {@code kvs server} runs a node, {@code kvs wan} a WAN link emulator;
- * later versions add {@code drill} (disaster drill), {@code demo} and {@code bench}. Run through the
- * {@code ./kvs} launcher, which passes the JVM flags the store needs.
+ * The {@code kvs} command line: {@code kvs demo} shows what kvs is for, {@code kvs server} runs a
+ * node, {@code kvs wan} a WAN link emulator, {@code kvs drill} a failover drill; a later version adds
+ * {@code bench}. Run through the {@code ./kvs} launcher, which passes the JVM flags the store needs.
  */
 @Command(
         name = "kvs",
         mixinStandardHelpOptions = true,
         versionProvider = KvsVersionProvider.class,
-        // New commands (wan, drill, demo, bench) go here, before HelpCommand.
-        subcommands = {ServerCommand.class, WanCommand.class, HelpCommand.class},
+        // New commands (bench) go here, before HelpCommand.
+        subcommands = {DemoCommand.class, ServerCommand.class, WanCommand.class, DrillCommand.class, HelpCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         headerHeading = "%n",
         header = "kvs: an in-memory key-value store with identifier-first cross-DC replication.",
@@ -33,7 +35,7 @@ import picocli.CommandLine.Spec;
         commandListHeading = "%nCommands:%n",
         footerHeading = "%n",
         footer = {
-            "Run 'kvs COMMAND --help' for a command's options.",
+            "Start with 'kvs demo' (under a minute, no options). Run 'kvs COMMAND --help' for a command's options.",
             "Java options: set KVS_JAVA_OPTS, e.g. KVS_JAVA_OPTS='-Xmx4g' ./kvs server"
         })
 public final class KvsCli implements Runnable {
@@ -42,7 +44,7 @@ public final class KvsCli implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "missing COMMAND (server, wan, help)");
+        throw new ParameterException(spec.commandLine(), "missing COMMAND (demo, server, wan, drill, help)");
     }
 
     /** The command line with kvs's error handling, creating commands with {@code factory}. */

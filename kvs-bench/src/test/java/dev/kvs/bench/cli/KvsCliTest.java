@@ -60,7 +60,8 @@ class KvsCliTest {
     void noCommandIsAUsageError() {
         assertThat(run()).isEqualTo(2);
         assertThat(err.toString())
-                .isEqualTo("kvs: missing COMMAND (server, wan, help); see 'kvs --help'" + System.lineSeparator());
+                .isEqualTo("kvs: missing COMMAND (demo, server, wan, drill, help); see 'kvs --help'"
+                        + System.lineSeparator());
     }
 
     @Test

@@ -1,0 +1,218 @@
+package dev.kvs.bench.drill;
+
+import dev.kvs.server.cli.KvsVersionProvider;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code kvs drill}: a failover drill on one machine. Starts a primary and a backup as separate
+ * processes joined by an emulated WAN link, writes at full speed, kills the primary or cuts the link
+ * mid-load, promotes the backup and classifies every acknowledged write. {@code drill load} and
+ * {@code drill verify} are the two halves, for nodes started elsewhere.
+ */
+@Command(
+        name = "drill",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        versionProvider = KvsVersionProvider.class,
+        subcommands = {LoadCommand.class, VerifyCommand.class},
+        headerHeading = "%n",
+        header = "Failover drill: write at full speed, cause a disaster, promote the backup, check every"
+                + " acknowledged write.",
+        descriptionHeading = "%n",
+        description = {
+            "Starts dc-main (primary) and dc-backup as separate JVMs on loopback, joined by an in-process"
+                    + " WAN link emulator (--delay-ms each way, --bandwidth-mbit, fair queueing). Clients of the"
+                    + " Java SDK write unique keys at full speed; at a moment in the second half of --duration"
+                    + " (chosen by --seed) the disaster strikes: kill-primary (kill -9) or cut-link (the primary"
+                    + " lives on, cut off). Then the backup is promoted with POST /promote?lost=true and every"
+                    + " acknowledged write is read back from it and classified:",
+            "  complete      the new primary serves the acknowledged value;",
+            "  error-detect  it answers -UNFINISHED or -LOST: it knows the value is missing;",
+            "  data loss     it serves nothing or another value, and does not know (silent loss).",
+            "",
+            "sync and id-first must show no data loss; async shows why they exist. Each mode gets fresh"
+                    + " processes. Node logs, configs and ack files go to a run directory (printed). Ctrl-C stops"
+                    + " every process the drill started.",
+            "",
+            "For nodes started elsewhere (containers, two machines): 'kvs drill load' and 'kvs drill verify'."
+        },
+        optionListHeading = "%nOptions:%n",
+        commandListHeading = "%nCommands:%n",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:every acknowledged write complete or detected in sync and id-first",
+            "1:the drill could not run (a node did not start, a write could not be read back)",
+            "2:bad flag",
+            "3:silent data loss in sync or id-first"
+        })
+public final class DrillCommand implements Callable<Integer> {
+    /** Exit code: the drill could not run, or some writes could not be classified. */
+    static final int FAILURE = 1;
+    /** Exit code: acknowledged writes were silently lost in {@code sync} or {@code id-first}. */
+    static final int DATA_LOSS = 3;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(
+            names = "--mode",
+            paramLabel = "MODE",
+            converter = LoadOptions.ModesConverter.class,
+            description = "sync, id-first, id-first-after-reply, async, a comma-separated list, or all"
+                    + " (default: id-first)")
+    private LoadOptions.ModeList modes = new LoadOptions.ModeList(LoadOptions.modes("id-first"));
+
+    @Option(
+            names = "--disaster",
+            paramLabel = "kill-primary|cut-link",
+            converter = LoadOptions.DisasterConverter.class,
+            description = "kill-primary: kill -9 the primary; cut-link: cut the WAN link, the primary"
+                    + " stays up (default: kill-primary)")
+    private Disaster disaster = Disaster.KILL_PRIMARY;
+
+    @Mixin
+    private LoadOptions load;
+
+    @Option(
+            names = "--delay-ms",
+            paramLabel = "MS",
+            description = "One-way WAN delay in ms, fractions allowed (default: ${DEFAULT-VALUE})")
+    private double delayMs = 5;
+
+    @Option(
+            names = "--bandwidth-mbit",
+            paramLabel = "MBIT",
+            description = "WAN bandwidth each way in Mbit/s, 0 for unlimited (default: ${DEFAULT-VALUE})")
+    private double bandwidthMbit = 1000;
+
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
+            description = "Chooses when the disaster strikes; printed, so a run can be replayed (default: random)")
+    private Long seed;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write the results to FILE as JSON")
+    private Path json;
+
+    @Option(
+            names = "--dir",
+            paramLabel = "DIR",
+            description = "Run directory for node logs, configs and ack files (default: a new temporary one)")
+    private Path dir;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        String problem = load.problem();
+        if (problem == null && (delayMs < 0 || delayMs > 60_000 || Double.isNaN(delayMs))) {
+            problem = "--delay-ms is not in 0..60000: " + delayMs;
+        }
+        if (problem == null && (bandwidthMbit < 0 || Double.isNaN(bandwidthMbit))) {
+            problem = "--bandwidth-mbit < 0: " + bandwidthMbit;
+        }
+        if (problem != null) throw new ParameterException(spec.commandLine(), problem);
+        long s = seed != null ? seed : System.nanoTime();
+        Drill drill = new Drill(
+                modes.modes(),
+                disaster,
+                s,
+                load.shape(),
+                Duration.ofNanos(Math.round(delayMs * 1e6)),
+                Math.round(bandwidthMbit * 1e6),
+                dir != null ? dir : Drill.newRunDir());
+        return run(
+                drill,
+                "drill",
+                spec.qualifiedName(),
+                json,
+                spec.commandLine().getOut(),
+                spec.commandLine().getErr());
+    }
+
+    /** Runs {@code drill}, prints what it does and the table, writes the JSON; returns the exit code. */
+    static int run(Drill drill, String command, String name, Path json, PrintWriter out, PrintWriter err)
+            throws InterruptedException {
+        err.println(name + ": " + describe(drill));
+        err.println(name + ": run directory " + drill.runDir() + " (node logs, configs, acknowledged writes)");
+        err.flush();
+        DrillReport report;
+        try {
+            report = drill.run(command, err, Progress.stderrIsTerminal());
+        } catch (IllegalStateException | UncheckedIOException e) {
+            err.println(name + ": " + e.getMessage());
+            err.flush();
+            return FAILURE;
+        }
+        out.println();
+        out.print(ResultTable.render(report.modes()));
+        out.flush();
+        if (json != null) report.write(json);
+        return verdict(report, name, out, err);
+    }
+
+    static String describe(Drill d) {
+        return String.format(
+                Locale.ROOT,
+                "%s %s at %.1f s into %.1f s of load (seed %d); %d clients x %d writes in flight, %s values;"
+                        + " WAN %s ms each way, %s, fair queueing",
+                d.modes().stream().map(m -> m.label()).collect(Collectors.joining(", ")),
+                d.disaster().label(),
+                d.disasterAt().toMillis() / 1000.0,
+                d.load().duration().toMillis() / 1000.0,
+                d.seed(),
+                d.load().clients(),
+                d.load().pipeline(),
+                size(d.load().valueSize()),
+                number(d.delay().toNanos() / 1e6),
+                d.bandwidthBitsPerSecond() == 0 ? "unlimited" : number(d.bandwidthBitsPerSecond() / 1e6) + " Mbit/s");
+    }
+
+    /** Prints what the report means and returns the exit code. */
+    static int verdict(DrillReport report, String name, PrintWriter out, PrintWriter err) {
+        int code = 0;
+        for (ModeResult m : report.modes()) {
+            if (m.unreadable() > 0) {
+                err.printf("%s: %s: %,d acknowledged writes could not be read back%n", name, m.mode(), m.unreadable());
+                code = FAILURE;
+            }
+        }
+        for (ModeResult m : report.modes()) {
+            if (m.lossForbidden() && m.dataLoss() > 0) {
+                err.printf(
+                        "%s: %s SILENTLY LOST %,d acknowledged writes (e.g. %s): a bug%n",
+                        name, m.mode(), m.dataLoss(), String.join(", ", m.lossExamples()));
+                code = DATA_LOSS;
+            }
+        }
+        if (code == 0) {
+            out.println("No acknowledged write was silently lost in sync or id-first"
+                    + (report.modes().stream().anyMatch(m -> !m.lossForbidden() && m.dataLoss() > 0)
+                            ? "; the other modes' data loss is what they trade for speed."
+                            : "."));
+        }
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    static String size(long bytes) {
+        if (bytes >= 1 << 20 && bytes % (1 << 20) == 0) return (bytes >> 20) + " MiB";
+        if (bytes >= 1 << 10 && bytes % (1 << 10) == 0) return (bytes >> 10) + " KiB";
+        return bytes + " B";
+    }
+
+    private static String number(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+}

@@ -1,0 +1,133 @@
+package dev.kvs.bench.drill;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kvs.client.ReplicationMode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One drill in one mode: start two DCs, write at full speed, strike with the disaster in the middle of
+ * the load, stop the load, promote the backup (declaring unfinished keys lost), and classify every
+ * acknowledged write by reading it back from the new primary. The load and the check are those of
+ * {@code kvs drill load} and {@code kvs drill verify}, joined by the same ack file.
+ */
+final class DrillRun {
+    /** How long writes still in flight at the end of the load may take to be answered. */
+    static final Duration DRAIN = Duration.ofSeconds(5);
+    /** How long one write may wait for its answer (above the nodes' 3 s write timeout). */
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(8);
+
+    /**
+     * One drill's settings.
+     *
+     * @param mode the replication mode
+     * @param disaster what happens to the main DC
+     * @param disasterAt when, into the load
+     * @param load clients, value size, duration and pipeline
+     * @param delay one-way WAN delay
+     * @param bandwidthBitsPerSecond WAN bandwidth, 0 for unlimited
+     * @param startTimeout how long the nodes may take to start
+     */
+    record Settings(
+            ReplicationMode mode,
+            Disaster disaster,
+            Duration disasterAt,
+            LoadShape load,
+            Duration delay,
+            long bandwidthBitsPerSecond,
+            Duration startTimeout) {}
+
+    /**
+     * The load's shape.
+     *
+     * @param clients clients
+     * @param valueSize bytes per value
+     * @param duration how long to write
+     * @param pipeline writes in flight per client
+     */
+    record LoadShape(int clients, int valueSize, Duration duration, int pipeline) {}
+
+    private DrillRun() {}
+
+    /** Runs the drill in {@code dir} (logs, configs, ack file) and returns its line of the report. */
+    static ModeResult run(
+            Settings s, Path dir, JavaCommand java, ChildProcesses children, PrintWriter err, boolean terminal)
+            throws InterruptedException {
+        String mode = s.mode().label();
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
+        }
+        err.printf("%s: starting dc-main and dc-backup (logs in %s)%n", mode, dir);
+        err.flush();
+        try (DrillCluster cluster = DrillCluster.start(
+                new DrillCluster.Settings(s.mode(), s.delay(), s.bandwidthBitsPerSecond(), s.startTimeout()),
+                dir,
+                java,
+                children)) {
+            Path ackFile = dir.resolve("acked.tsv");
+            LoadResult load;
+            double[] disasterAt = {-1};
+            try (AckLog.Writer acks = new AckLog.Writer(ackFile, mode)) {
+                LoadGenerator gen = new LoadGenerator(
+                        new LoadGenerator.Settings(
+                                List.of(cluster.primaryEndpoint()),
+                                s.mode(),
+                                s.load().clients(),
+                                s.load().valueSize(),
+                                s.load().pipeline(),
+                                REQUEST_TIMEOUT,
+                                "drill-" + mode + "-" + Long.toHexString(System.nanoTime() & 0xffffff)),
+                        acks);
+                double seconds = s.load().duration().toMillis() / 1000.0;
+                gen.start();
+                try (Progress p = new Progress(
+                        err,
+                        terminal,
+                        String.format(Locale.ROOT, "%-20s", mode),
+                        seconds,
+                        gen,
+                        () -> disasterAt[0] < 0
+                                ? ""
+                                : String.format(
+                                        Locale.ROOT,
+                                        "  %s at %.1f s",
+                                        s.disaster().label(),
+                                        disasterAt[0]))) {
+                    sleepUntil(gen, s.disasterAt().toMillis() / 1000.0);
+                    double at = gen.elapsedSeconds();
+                    cluster.disaster(s.disaster());
+                    disasterAt[0] = at;
+                    sleepUntil(gen, seconds);
+                    load = gen.stop(DRAIN);
+                }
+                acks.summary(load);
+            }
+            JsonNode promoted = cluster.promote();
+            err.printf(
+                    "%s: dc-backup promoted (epoch %s, %d keys declared lost); reading back %,d acknowledged writes%n",
+                    mode,
+                    promoted.path("epoch").asText(),
+                    promoted.path("manifest").path("lostCount").asLong(),
+                    load.acked());
+            err.flush();
+            Classification c = VerifyCommand.verify(
+                    List.of(cluster.backupEndpoint()), AckLog.read(ackFile).writes());
+            return ModeResult.of(mode, load, c, disasterAt[0]);
+        }
+    }
+
+    /** Waits until the load has run {@code seconds}; the drill's own schedule, not a synchronisation. */
+    private static void sleepUntil(LoadGenerator gen, double seconds) throws InterruptedException {
+        long ms = Math.round((seconds - gen.elapsedSeconds()) * 1000);
+        if (ms > 0) TimeUnit.MILLISECONDS.sleep(ms);
+    }
+}

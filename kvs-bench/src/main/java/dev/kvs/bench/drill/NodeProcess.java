@@ -1,0 +1,113 @@
+package dev.kvs.bench.drill;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One kvs node running as a child process ({@code kvs server --config FILE}), its output in a log
+ * file. {@link #awaitReady} reads the ports it bound from the line {@code kvs server} prints.
+ */
+final class NodeProcess {
+    private static final Pattern READY = Pattern.compile(
+            "listening on (\\S+): clients (\\d+), replication (\\d+), admin http://\\S+?:(\\d+)/status");
+
+    /** The ports a started node bound. */
+    record Ports(String host, int client, int repl, int admin) {}
+
+    private final String name;
+    private final Path log;
+    private final Process process;
+
+    private NodeProcess(String name, Path log, Process process) {
+        this.name = name;
+        this.log = log;
+        this.process = process;
+    }
+
+    /** Starts {@code command} with its stdout and stderr going to {@code log}. */
+    static NodeProcess start(String name, List<String> command, Path log, ChildProcesses children) {
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .redirectInput(ProcessBuilder.Redirect.PIPE);
+        return new NodeProcess(name, log, children.start(pb));
+    }
+
+    String name() {
+        return name;
+    }
+
+    Path log() {
+        return log;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Waits until the node printed the ports it listens on.
+     *
+     * @throws IllegalStateException with the tail of the log if it exits or does not start in time
+     */
+    Ports awaitReady(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            Matcher m = READY.matcher(read());
+            if (m.find()) {
+                return new Ports(
+                        m.group(1),
+                        Integer.parseInt(m.group(2)),
+                        Integer.parseInt(m.group(3)),
+                        Integer.parseInt(m.group(4)));
+            }
+            if (!process.isAlive()) {
+                throw new IllegalStateException("node " + name + " exited with code " + process.exitValue()
+                        + " before it was ready; " + log + " ends with:\n" + tail(20));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("node " + name + " did not start within " + timeout.toSeconds() + " s; "
+                        + log + " ends with:\n" + tail(20));
+            }
+            // the child writes its log as it starts; there is no other signal to wait on
+            process.waitFor(50, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Kills the node at once ({@code SIGKILL}): it cannot ship or flush anything more. */
+    void kill() {
+        ChildProcesses.kill(process);
+    }
+
+    /** Asks the node to stop ({@code SIGTERM}), then kills it if it has not stopped in {@code grace}. */
+    void stop(Duration grace) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) kill();
+    }
+
+    /** The last {@code lines} lines of the log. */
+    String tail(int lines) {
+        List<String> all = read().lines().toList();
+        return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    }
+
+    private String read() {
+        try {
+            return Files.exists(log) ? new String(Files.readAllBytes(log), StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + log + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package dev.kvs.bench.drill;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kvs.bench.cli.KvsCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class DrillCommandTest {
+    @TempDir
+    Path dir;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        CommandLine cl = KvsCli.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        return cl.execute(args);
+    }
+
+    @Test
+    void helpNamesEveryOptionAndTheHalves() {
+        assertThat(run("drill", "--help")).isZero();
+        assertThat(out.toString())
+                .contains("Usage: kvs drill")
+                .contains("--mode=MODE", "--disaster=kill-primary|cut-link", "--clients=N", "--value-size=SIZE")
+                .contains("--duration=TIME", "--delay-ms=MS", "--bandwidth-mbit=MBIT", "--seed=N", "--json=FILE")
+                .contains("load", "verify");
+    }
+
+    @Test
+    void loadAndVerifyHaveTheOptionsScriptsUse() {
+        assertThat(run("drill", "load", "--help")).isZero();
+        assertThat(out.toString())
+                .contains("--endpoints=HOST:PORT[,HOST:PORT]", "--clients=N", "--value-size=SIZE", "--duration=TIME")
+                .contains("--mode=MODE", "--out=FILE");
+        assertThat(run("drill", "verify", "--help")).isZero();
+        assertThat(out.toString()).contains("--endpoints=HOST:PORT", "--in=FILE", "--json=FILE");
+    }
+
+    @Test
+    void aBadSizeIsAUsageError() {
+        assertThat(run("drill", "--value-size", "12XB")).isEqualTo(2);
+        assertThat(err.toString())
+                .startsWith("kvs drill: Invalid value for option '--value-size': not a byte size")
+                .contains("12XB");
+    }
+
+    @Test
+    void aTooLargeSizeIsAUsageError() {
+        assertThat(run("drill", "--value-size", "1GiB")).isEqualTo(2);
+        assertThat(err.toString()).contains("size is not in 1B..64MiB: 1GiB");
+    }
+
+    @Test
+    void aBadModeIsAUsageError() {
+        assertThat(run("drill", "--mode", "id-first,fast")).isEqualTo(2);
+        assertThat(err.toString())
+                .contains("Invalid value for option '--mode'")
+                .contains("mode is not sync, id-first, id-first-after-reply or async: fast (or all)");
+    }
+
+    @Test
+    void allMeansEveryModeStrongestFirst() {
+        assertThat(LoadOptions.modes("all").stream().map(m -> m.label()))
+                .containsExactly("sync", "id-first", "id-first-after-reply", "async");
+        assertThat(LoadOptions.modes("async, id-first").stream().map(m -> m.label()))
+                .containsExactly("async", "id-first");
+    }
+
+    @Test
+    void aBadDisasterIsAUsageError() {
+        assertThat(run("drill", "--disaster", "flood")).isEqualTo(2);
+        assertThat(err.toString()).contains("disaster is not kill-primary or cut-link: flood");
+    }
+
+    @Test
+    void badNumbersAreUsageErrors() {
+        assertThat(run("drill", "--duration", "10 parsecs")).isEqualTo(2);
+        assertThat(err.toString()).contains("not a duration (e.g. 10s, 500ms, 2m): 10 parsecs");
+        assertThat(run("drill", "--clients", "0")).isEqualTo(2);
+        assertThat(err.toString()).contains("--clients is not in 1..1024: 0");
+        assertThat(run("drill", "--delay-ms", "-1")).isEqualTo(2);
+        assertThat(err.toString()).contains("--delay-ms is not in 0..60000: -1.0");
+    }
+
+    @Test
+    void durationsTakeUnits() {
+        LoadOptions.DurationConverter c = new LoadOptions.DurationConverter();
+        assertThat(c.convert("10s")).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.convert("2")).isEqualTo(Duration.ofSeconds(2));
+        assertThat(c.convert("1.5s")).isEqualTo(Duration.ofMillis(1500));
+        assertThat(c.convert("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(c.convert("2m")).isEqualTo(Duration.ofMinutes(2));
+    }
+
+    @Test
+    void loadNeedsEndpointsAndAFile() {
+        assertThat(run("drill", "load", "--out", dir.resolve("a.tsv").toString()))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("Missing required option: '--endpoints=HOST:PORT[,HOST:PORT]'");
+        assertThat(run("drill", "load", "--endpoints", "nope", "--out", "x")).isEqualTo(2);
+        assertThat(err.toString()).contains("--endpoints:").contains("nope");
+    }
+
+    @Test
+    void verifyOfAMissingFileFails() {
+        assertThat(run(
+                        "drill",
+                        "verify",
+                        "--endpoints",
+                        "127.0.0.1:1",
+                        "--in",
+                        dir.resolve("none.tsv").toString()))
+                .isEqualTo(1);
+        assertThat(err.toString()).contains("cannot read").contains("none.tsv");
+    }
+
+    /**
+     * The whole drill, in-process: real node processes, a real kill, zero silent loss, nothing left
+     * running afterwards.
+     */
+    @Test
+    @Timeout(120)
+    void idFirstDrillKillsThePrimaryAndLosesNothingSilently() throws Exception {
+        Path json = dir.resolve("drill.json");
+
+        int code = run(
+                "drill",
+                "--mode",
+                "id-first",
+                "--disaster",
+                "kill-primary",
+                "--duration",
+                "2s",
+                "--value-size",
+                "2KiB",
+                "--clients",
+                "2",
+                "--bandwidth-mbit",
+                "20",
+                "--seed",
+                "42",
+                "--json",
+                json.toString(),
+                "--dir",
+                dir.resolve("run").toString());
+
+        assertThat(code).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
+        JsonNode report = new ObjectMapper().readTree(json.toFile());
+        JsonNode idFirst = report.get("modes").get(0);
+        assertThat(idFirst.get("mode").asText()).isEqualTo("id-first");
+        assertThat(idFirst.get("acked").asLong()).isPositive();
+        assertThat(idFirst.get("dataLoss").asLong()).isZero();
+        assertThat(idFirst.get("unreadable").asLong()).isZero();
+        assertThat(idFirst.get("complete").asLong() + idFirst.get("errorDetect").asLong())
+                .isEqualTo(idFirst.get("acked").asLong());
+        assertThat(report.get("ok").asBoolean()).isTrue();
+        assertThat(out.toString()).contains("id-first").contains("No acknowledged write was silently lost");
+        assertThat(err.toString()).contains("seed 42").contains("run directory");
+        assertThat(Files.readString(dir.resolve("run/id-first/dc-main.log"))).contains("listening on");
+        assertThat(ProcessHandle.current().descendants())
+                .as("processes left running")
+                .isEmpty();
+    }
+}
