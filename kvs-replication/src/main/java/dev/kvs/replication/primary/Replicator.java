@@ -139,6 +139,13 @@ public final class Replicator implements Replication {
             CompletableFuture<Void> f;
             switch (mode) {
                 case ID_FIRST -> f = keyLog.whenAcked(txIds.get(txIds.size() - 1));
+                case ID_FIRST_AFTER_REPLY -> {
+                    // answered at once only while key packets flow: with the link down, answering would
+                    // make the undetected-loss window as long as the outage, so wait like id-first
+                    if (keyChannel.state() == KeyChannel.State.STREAMING)
+                        return CompletableFuture.completedFuture(null);
+                    f = keyLog.whenAcked(txIds.get(txIds.size() - 1));
+                }
                 case SYNC -> {
                     CompletableFuture<?>[] all = new CompletableFuture<?>[txIds.size()];
                     for (int i = 0; i < all.length; i++) all[i] = pending.whenApplied(keys.get(i), txIds.get(i));
