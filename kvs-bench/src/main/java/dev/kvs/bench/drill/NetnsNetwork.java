@@ -233,11 +233,11 @@ final class NetnsNetwork implements AutoCloseable {
                 .toList();
     }
 
-    /** Interface names in the root namespace, without the {@code @peer} suffix. */
+    /** Veth names in the root namespace, without the {@code @peer} suffix. */
     private static List<String> links(String ip) {
         List<String> names = new ArrayList<>();
         for (String line :
-                run(List.of(ip, "-o", "link", "show")).output().lines().toList()) {
+                run(List.of(ip, "-o", "link", "show", "type", "veth")).output().lines().toList()) {
             // "12: khNNNm@if11: <BROADCAST,..."
             String[] parts = line.split(":\\s+", 3);
             if (parts.length < 2) continue;
