@@ -236,8 +236,10 @@ final class NetnsNetwork implements AutoCloseable {
     /** Veth names in the root namespace, without the {@code @peer} suffix. */
     private static List<String> links(String ip) {
         List<String> names = new ArrayList<>();
-        for (String line :
-                run(List.of(ip, "-o", "link", "show", "type", "veth")).output().lines().toList()) {
+        for (String line : run(List.of(ip, "-o", "link", "show", "type", "veth"))
+                .output()
+                .lines()
+                .toList()) {
             // "12: khNNNm@if11: <BROADCAST,..."
             String[] parts = line.split(":\\s+", 3);
             if (parts.length < 2) continue;
