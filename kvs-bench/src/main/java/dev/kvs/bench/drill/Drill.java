@@ -25,6 +25,8 @@ import java.util.Random;
  * @param delay one-way WAN delay
  * @param bandwidthBitsPerSecond WAN bandwidth per direction, 0 for unlimited
  * @param runDir where logs, configs and ack files go (created if absent)
+ * @param netns whether each DC runs in its own network namespace ({@link NetnsNetwork}, root only)
+ *     rather than on loopback
  */
 record Drill(
         List<ReplicationMode> modes,
@@ -33,13 +35,26 @@ record Drill(
         DrillRun.LoadShape load,
         Duration delay,
         long bandwidthBitsPerSecond,
-        Path runDir) {
+        Path runDir,
+        boolean netns) {
 
     /** How long a node may take to start (two JVMs starting at once on a loaded 2-core machine). */
     static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     Drill {
         modes = List.copyOf(modes);
+    }
+
+    /** A drill on loopback. */
+    Drill(
+            List<ReplicationMode> modes,
+            Disaster disaster,
+            long seed,
+            DrillRun.LoadShape load,
+            Duration delay,
+            long bandwidthBitsPerSecond,
+            Path runDir) {
+        this(modes, disaster, seed, load, delay, bandwidthBitsPerSecond, runDir, false);
     }
 
     /** When the disaster strikes, into the load: the same for every mode of a run. */
@@ -57,12 +72,29 @@ record Drill(
         }
         JavaCommand java = JavaCommand.current();
         List<ModeResult> results = new ArrayList<>();
+        NetnsNetwork.Wan wan = null;
         try (QuietLogs quiet = new QuietLogs();
                 ChildProcesses children = new ChildProcesses()) {
+            NetnsNetwork net = null;
+            if (netns) {
+                net = NetnsNetwork.open(err);
+                // after the processes are killed, on close and in the shutdown hook (Ctrl-C)
+                children.onClose(net::close);
+            }
             for (ReplicationMode m : modes) {
                 DrillRun.Settings s = new DrillRun.Settings(
                         m, disaster, disasterAt(), load, delay, bandwidthBitsPerSecond, START_TIMEOUT);
-                results.add(DrillRun.run(s, runDir.resolve(m.label()), java, children, err, terminal));
+                Path dir = runDir.resolve(m.label());
+                if (net == null) {
+                    results.add(DrillRun.run(s, dir, java, children, null, null, err, terminal));
+                    continue;
+                }
+                try {
+                    wan = net.build(delay, bandwidthBitsPerSecond);
+                    results.add(DrillRun.run(s, dir, java, children, net, wan, err, terminal));
+                } finally {
+                    net.tearDown();
+                }
             }
         }
         return new DrillReport(
@@ -75,6 +107,8 @@ record Drill(
                 delay.toNanos() / 1e6,
                 bandwidthBitsPerSecond / 1e6,
                 runDir.toString(),
+                netns ? "netns" : "loopback",
+                wan == NetnsNetwork.Wan.NETEM ? "netem" : "wanlink",
                 OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString(),
                 System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors(),

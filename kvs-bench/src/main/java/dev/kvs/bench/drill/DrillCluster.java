@@ -17,16 +17,21 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
- * Two DCs on one machine: a backup node and a primary node as separate processes, joined by an
- * in-process {@link WanLink} (the primary's {@code peer} is the link, the link's target is the
- * backup's replication port). The nodes start in parallel: the backup's replication port is chosen
- * up front so the link and the primary can be set up before the backup is listening.
+ * Two DCs on one machine: a backup node and a primary node as separate processes. On loopback they
+ * are joined by an in-process {@link WanLink} (the primary's {@code peer} is the link, the link's
+ * target is the backup's replication port). With {@code --netns} each node runs in its own network
+ * namespace ({@link NetnsNetwork}) and the primary's peer is the backup's address across the inter-DC
+ * veth pair, delayed there by {@code tc netem}, or by a {@code kvs wan} process in the backup's
+ * namespace. The nodes start in parallel: the backup's replication port is chosen up front so the
+ * link and the primary can be set up before the backup is listening.
  */
 final class DrillCluster implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String HOST = "127.0.0.1";
+    private static final Pattern WAN_READY = Pattern.compile("WAN link listening on ");
 
     /**
      * How to set the cluster up.
@@ -43,6 +48,10 @@ final class DrillCluster implements AutoCloseable {
     private final NodeProcess primary;
     private final NodeProcess backup;
     private final WanLink link;
+    private final NodeProcess wanProcess;
+    private final NetnsNetwork net;
+    private final String primaryHost;
+    private final String backupHost;
     private final NodeProcess.Ports primaryPorts;
     private final NodeProcess.Ports backupPorts;
 
@@ -50,17 +59,26 @@ final class DrillCluster implements AutoCloseable {
             NodeProcess primary,
             NodeProcess backup,
             WanLink link,
+            NodeProcess wanProcess,
+            NetnsNetwork net,
+            String primaryHost,
+            String backupHost,
             NodeProcess.Ports primaryPorts,
             NodeProcess.Ports backupPorts) {
         this.primary = primary;
         this.backup = backup;
         this.link = link;
+        this.wanProcess = wanProcess;
+        this.net = net;
+        this.primaryHost = primaryHost;
+        this.backupHost = backupHost;
         this.primaryPorts = primaryPorts;
         this.backupPorts = backupPorts;
     }
 
     /**
-     * Starts the backup, the link and the primary, and waits until the primary streams to the backup.
+     * Starts the backup, the link and the primary on loopback, and waits until the primary streams to
+     * the backup.
      *
      * @throws IllegalStateException naming the node and quoting its log if a node does not start
      */
@@ -76,21 +94,93 @@ final class DrillCluster implements AutoCloseable {
         NodeProcess backup = null;
         NodeProcess primary = null;
         try {
-            Path backupConfig = writeConfig(dir, "dc-backup", "backup", backupRepl, null, s.mode());
-            Path primaryConfig = writeConfig(dir, "dc-main", "primary", 0, HOST + ":" + link.port(), s.mode());
+            Path backupConfig = writeConfig(dir, "dc-backup", "backup", HOST, 0, backupRepl, 0, null, s.mode());
+            Path primaryConfig =
+                    writeConfig(dir, "dc-main", "primary", HOST, 0, 0, 0, HOST + ":" + link.port(), s.mode());
             backup = NodeProcess.start(
                     "dc-backup", java.kvs(serverArgs(backupConfig)), dir.resolve("dc-backup.log"), children);
             primary = NodeProcess.start(
                     "dc-main", java.kvs(serverArgs(primaryConfig)), dir.resolve("dc-main.log"), children);
             NodeProcess.Ports b = backup.awaitReady(s.startTimeout());
             NodeProcess.Ports p = primary.awaitReady(s.startTimeout());
-            DrillCluster c = new DrillCluster(primary, backup, link, p, b);
+            DrillCluster c = new DrillCluster(primary, backup, link, null, null, HOST, HOST, p, b);
             c.awaitLinkUp(s.startTimeout());
             return c;
         } catch (InterruptedException | RuntimeException e) {
             if (primary != null) primary.kill();
             if (backup != null) backup.kill();
             link.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Starts the backup, the WAN emulator if {@code wan} says so, and the primary in the namespaces of
+     * {@code net} (already built), and waits until the primary streams to the backup. Every node binds
+     * all the addresses of its namespace on fixed ports: the namespaces are fresh.
+     *
+     * @throws IllegalStateException naming the process and quoting its log if one does not start
+     */
+    static DrillCluster startInNamespaces(
+            Settings s, Path dir, JavaCommand java, ChildProcesses children, NetnsNetwork net, NetnsNetwork.Wan wan)
+            throws InterruptedException {
+        NetnsPlan plan = net.plan();
+        String peer = plan.backupLinkAddress() + ":"
+                + (wan == NetnsNetwork.Wan.WAN_LINK ? NetnsPlan.WAN_PORT : NetnsPlan.REPL_PORT);
+        NodeProcess backup = null;
+        NodeProcess primary = null;
+        NodeProcess wanProcess = null;
+        String any = "0.0.0.0";
+        try {
+            Path backupConfig = writeConfig(
+                    dir,
+                    "dc-backup",
+                    "backup",
+                    any,
+                    NetnsPlan.CLIENT_PORT,
+                    NetnsPlan.REPL_PORT,
+                    NetnsPlan.ADMIN_PORT,
+                    null,
+                    s.mode());
+            Path primaryConfig = writeConfig(
+                    dir,
+                    "dc-main",
+                    "primary",
+                    any,
+                    NetnsPlan.CLIENT_PORT,
+                    NetnsPlan.REPL_PORT,
+                    NetnsPlan.ADMIN_PORT,
+                    peer,
+                    s.mode());
+            backup = NodeProcess.start(
+                    "dc-backup",
+                    plan.inNamespace(plan.backupNamespace(), java.kvs(serverArgs(backupConfig))),
+                    dir.resolve("dc-backup.log"),
+                    children);
+            if (wan == NetnsNetwork.Wan.WAN_LINK) {
+                wanProcess = NodeProcess.start(
+                        "kvs wan",
+                        plan.inNamespace(
+                                plan.backupNamespace(), java.kvs(plan.wanArgs(s.delay(), s.bandwidthBitsPerSecond()))),
+                        dir.resolve("wan.log"),
+                        children);
+            }
+            primary = NodeProcess.start(
+                    "dc-main",
+                    plan.inNamespace(plan.mainNamespace(), java.kvs(serverArgs(primaryConfig))),
+                    dir.resolve("dc-main.log"),
+                    children);
+            NodeProcess.Ports b = backup.awaitReady(s.startTimeout());
+            NodeProcess.Ports p = primary.awaitReady(s.startTimeout());
+            if (wanProcess != null) wanProcess.awaitLine(WAN_READY, s.startTimeout());
+            DrillCluster c = new DrillCluster(
+                    primary, backup, null, wanProcess, net, plan.mainAddress(), plan.backupAddress(), p, b);
+            c.awaitLinkUp(s.startTimeout());
+            return c;
+        } catch (InterruptedException | RuntimeException e) {
+            if (primary != null) primary.kill();
+            if (wanProcess != null) wanProcess.kill();
+            if (backup != null) backup.kill();
             throw e;
         }
     }
@@ -105,14 +195,22 @@ final class DrillCluster implements AutoCloseable {
      * fenced keys at once.
      */
     private static Path writeConfig(
-            Path dir, String name, String role, int replPort, String peer, ReplicationMode mode) {
+            Path dir,
+            String name,
+            String role,
+            String bind,
+            int port,
+            int replPort,
+            int adminPort,
+            String peer,
+            ReplicationMode mode) {
         String yaml = "cluster: kvs-drill\n"
                 + "name: " + name + "\n"
                 + "role: " + role + "\n"
-                + "bind: " + HOST + "\n"
-                + "port: 0\n"
+                + "bind: " + bind + "\n"
+                + "port: " + port + "\n"
                 + "replPort: " + replPort + "\n"
-                + "adminPort: 0\n"
+                + "adminPort: " + adminPort + "\n"
                 + (peer == null ? "" : "peer: " + peer + "\n")
                 + "mode: " + mode.label() + "\n"
                 + "store:\n"
@@ -142,11 +240,11 @@ final class DrillCluster implements AutoCloseable {
     }
 
     String primaryEndpoint() {
-        return HOST + ":" + primaryPorts.client();
+        return primaryHost + ":" + primaryPorts.client();
     }
 
     String backupEndpoint() {
-        return HOST + ":" + backupPorts.client();
+        return backupHost + ":" + backupPorts.client();
     }
 
     NodeProcess primary() {
@@ -157,18 +255,14 @@ final class DrillCluster implements AutoCloseable {
         return backup;
     }
 
-    WanLink link() {
-        return link;
-    }
-
     /** Waits until the primary's replication to the backup is {@code streaming}. */
     void awaitLinkUp(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         String state = "unknown";
         while (System.nanoTime() < deadline) {
-            if (!primary.isAlive() || !backup.isAlive()) break;
+            if (!primary.isAlive() || !backup.isAlive() || (wanProcess != null && !wanProcess.isAlive())) break;
             try {
-                JsonNode status = get(primaryPorts.admin(), "/status");
+                JsonNode status = get(primaryHost, primaryPorts.admin(), "/status");
                 state = status.path("replication").path("state").asText();
                 if (state.equals("streaming")) return;
             } catch (UncheckedIOException e) {
@@ -179,32 +273,36 @@ final class DrillCluster implements AutoCloseable {
         }
         throw new IllegalStateException("the primary's link to the backup is not up after " + timeout.toSeconds()
                 + " s (state: " + state + "); " + primary.log() + " ends with:\n" + primary.tail(10) + "\n"
-                + backup.log() + " ends with:\n" + backup.tail(10));
+                + backup.log() + " ends with:\n" + backup.tail(10)
+                + (wanProcess == null ? "" : "\n" + wanProcess.log() + " ends with:\n" + wanProcess.tail(10)));
     }
 
-    /** The disaster: kills the primary or cuts the link. */
+    /** The disaster: kills the primary or cuts the link (with {@code --netns}: the veth goes down). */
     void disaster(Disaster d) {
         switch (d) {
             case KILL_PRIMARY -> primary.kill();
-            case CUT_LINK -> link.cut();
+            case CUT_LINK -> {
+                if (net != null) net.cut();
+                else link.cut();
+            }
         }
     }
 
     /** {@code POST /promote?lost=true} on the backup: it becomes the primary, unfinished keys lost. */
     JsonNode promote() {
-        return post(backupPorts.admin(), "/promote?lost=true");
+        return post(backupHost, backupPorts.admin(), "/promote?lost=true");
     }
 
-    private JsonNode get(int port, String path) {
-        return send(HttpRequest.newBuilder(uri(port, path)).GET());
+    private JsonNode get(String host, int port, String path) {
+        return send(HttpRequest.newBuilder(uri(host, port, path)).GET());
     }
 
-    private JsonNode post(int port, String path) {
-        return send(HttpRequest.newBuilder(uri(port, path)).POST(HttpRequest.BodyPublishers.noBody()));
+    private JsonNode post(String host, int port, String path) {
+        return send(HttpRequest.newBuilder(uri(host, port, path)).POST(HttpRequest.BodyPublishers.noBody()));
     }
 
-    private static URI uri(int port, String path) {
-        return URI.create("http://" + HOST + ":" + port + path);
+    private static URI uri(String host, int port, String path) {
+        return URI.create("http://" + host + ":" + port + path);
     }
 
     private JsonNode send(HttpRequest.Builder request) {
@@ -224,11 +322,12 @@ final class DrillCluster implements AutoCloseable {
         }
     }
 
-    /** Kills both nodes and closes the link. */
+    /** Kills both nodes and the WAN emulator; the network namespaces are their owner's to remove. */
     @Override
     public void close() {
         primary.kill();
+        if (wanProcess != null) wanProcess.kill();
         backup.kill();
-        link.close();
+        if (link != null) link.close();
     }
 }

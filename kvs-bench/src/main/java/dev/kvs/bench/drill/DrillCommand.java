@@ -54,12 +54,14 @@ import picocli.CommandLine.Spec;
         exitCodeList = {
             "0:every acknowledged write complete or detected in sync and id-first",
             "1:the drill could not run (a node did not start, a write could not be read back)",
-            "2:bad flag",
+            "2:bad flag, or --netns without root or the ip command",
             "3:silent data loss in sync or id-first"
         })
 public final class DrillCommand implements Callable<Integer> {
     /** Exit code: the drill could not run, or some writes could not be classified. */
     static final int FAILURE = 1;
+    /** Exit code: a bad flag, or {@code --netns} without root or {@code ip}. */
+    static final int USAGE = 2;
     /** Exit code: acknowledged writes were silently lost in {@code sync} or {@code id-first}. */
     static final int DATA_LOSS = 3;
 
@@ -103,6 +105,13 @@ public final class DrillCommand implements Callable<Integer> {
             description = "Chooses when the disaster strikes; printed, so a run can be replayed (default: random)")
     private Long seed;
 
+    @Option(
+            names = "--netns",
+            description = "Root only: run each DC in its own network namespace, joined by a veth pair;"
+                    + " the delay by tc netem where the kernel has it, else by a kvs wan process; cut-link"
+                    + " takes the veth down. Removes its namespaces, veths and processes when done.")
+    private boolean netns;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results to FILE as JSON")
     private Path json;
 
@@ -122,6 +131,15 @@ public final class DrillCommand implements Callable<Integer> {
             problem = "--bandwidth-mbit < 0: " + bandwidthMbit;
         }
         if (problem != null) throw new ParameterException(spec.commandLine(), problem);
+        if (netns) {
+            String missing = NetnsNetwork.precondition(NetnsNetwork.isRoot(), NetnsNetwork.which("ip"));
+            if (missing != null) {
+                PrintWriter err = spec.commandLine().getErr();
+                err.println(spec.qualifiedName() + ": " + missing);
+                err.flush();
+                return USAGE;
+            }
+        }
         long s = seed != null ? seed : System.nanoTime();
         Drill drill = new Drill(
                 modes.modes(),
@@ -130,7 +148,8 @@ public final class DrillCommand implements Callable<Integer> {
                 load.shape(),
                 Duration.ofNanos(Math.round(delayMs * 1e6)),
                 Math.round(bandwidthMbit * 1e6),
-                dir != null ? dir : Drill.newRunDir());
+                dir != null ? dir : Drill.newRunDir(),
+                netns);
         return run(
                 drill,
                 "drill",
@@ -165,7 +184,7 @@ public final class DrillCommand implements Callable<Integer> {
         return String.format(
                 Locale.ROOT,
                 "%s %s at %.1f s into %.1f s of load (seed %d); %d clients x %d writes in flight, %s values;"
-                        + " WAN %s ms each way, %s, fair queueing",
+                        + " WAN %s ms each way, %s, %s",
                 d.modes().stream().map(m -> m.label()).collect(Collectors.joining(", ")),
                 d.disaster().label(),
                 d.disasterAt().toMillis() / 1000.0,
@@ -175,7 +194,10 @@ public final class DrillCommand implements Callable<Integer> {
                 d.load().pipeline(),
                 size(d.load().valueSize()),
                 number(d.delay().toNanos() / 1e6),
-                d.bandwidthBitsPerSecond() == 0 ? "unlimited" : number(d.bandwidthBitsPerSecond() / 1e6) + " Mbit/s");
+                d.bandwidthBitsPerSecond() == 0 ? "unlimited" : number(d.bandwidthBitsPerSecond() / 1e6) + " Mbit/s",
+                d.netns()
+                        ? "a network namespace per DC joined by a veth pair (tc netem, or kvs wan with fair queueing)"
+                        : "fair queueing");
     }
 
     /** Prints what the report means and returns the exit code. */

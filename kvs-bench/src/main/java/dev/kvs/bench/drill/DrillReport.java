@@ -20,6 +20,10 @@ import java.util.List;
  * @param delayMs one-way WAN delay, or null if unknown
  * @param bandwidthMbit WAN bandwidth per direction (0: unlimited), or null if unknown
  * @param runDir where the nodes' logs and the ack files are, or null
+ * @param network where the nodes ran: {@code loopback}, or {@code netns} (a network namespace each,
+ *     joined by a veth pair); null if unknown
+ * @param wan what emulated the WAN: {@code netem} ({@code tc netem} on the veth pair) or {@code
+ *     wanlink} (kvs's WanLink, in-process or a {@code kvs wan} process); null if unknown
  * @param date when the report was made (ISO-8601)
  * @param java the Java runtime version
  * @param cores available processors
@@ -37,6 +41,8 @@ record DrillReport(
         Double delayMs,
         Double bandwidthMbit,
         String runDir,
+        String network,
+        String wan,
         String date,
         String java,
         int cores,

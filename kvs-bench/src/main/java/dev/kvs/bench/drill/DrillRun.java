@@ -56,9 +56,20 @@ final class DrillRun {
 
     private DrillRun() {}
 
-    /** Runs the drill in {@code dir} (logs, configs, ack file) and returns its line of the report. */
+    /**
+     * Runs the drill in {@code dir} (logs, configs, ack file) and returns its line of the report. With
+     * {@code net} (built, emulating the WAN with {@code wan}) the nodes run in its namespaces, else on
+     * loopback.
+     */
     static ModeResult run(
-            Settings s, Path dir, JavaCommand java, ChildProcesses children, PrintWriter err, boolean terminal)
+            Settings s,
+            Path dir,
+            JavaCommand java,
+            ChildProcesses children,
+            NetnsNetwork net,
+            NetnsNetwork.Wan wan,
+            PrintWriter err,
+            boolean terminal)
             throws InterruptedException {
         String mode = s.mode().label();
         try {
@@ -66,13 +77,29 @@ final class DrillRun {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
         }
-        err.printf("%s: starting dc-main and dc-backup (logs in %s)%n", mode, dir);
+        if (net == null) {
+            err.printf("%s: starting dc-main and dc-backup (logs in %s)%n", mode, dir);
+        } else {
+            NetnsPlan p = net.plan();
+            err.printf(
+                    "%s: starting dc-main in %s (%s) and dc-backup in %s (%s), joined by veth %s-%s, WAN by %s"
+                            + " (logs in %s)%n",
+                    mode,
+                    p.mainNamespace(),
+                    p.mainAddress(),
+                    p.backupNamespace(),
+                    p.backupAddress(),
+                    p.mainLink(),
+                    p.backupLink(),
+                    wan == NetnsNetwork.Wan.NETEM ? "tc netem" : "kvs wan in " + p.backupNamespace(),
+                    dir);
+        }
         err.flush();
-        try (DrillCluster cluster = DrillCluster.start(
-                new DrillCluster.Settings(s.mode(), s.delay(), s.bandwidthBitsPerSecond(), s.startTimeout()),
-                dir,
-                java,
-                children)) {
+        DrillCluster.Settings cs =
+                new DrillCluster.Settings(s.mode(), s.delay(), s.bandwidthBitsPerSecond(), s.startTimeout());
+        try (DrillCluster cluster = net == null
+                ? DrillCluster.start(cs, dir, java, children)
+                : DrillCluster.startInNamespaces(cs, dir, java, children, net, wan)) {
             Path ackFile = dir.resolve("acked.tsv");
             LoadResult load;
             double[] disasterAt = {-1};

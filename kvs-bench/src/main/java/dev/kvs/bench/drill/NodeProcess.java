@@ -8,12 +8,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One kvs node running as a child process ({@code kvs server --config FILE}), its output in a log
- * file. {@link #awaitReady} reads the ports it bound from the line {@code kvs server} prints.
+ * One kvs node running as a child process ({@code kvs server --config FILE}), or another {@code kvs}
+ * process of the drill ({@code kvs wan}), its output in a log file. {@link #awaitReady} reads the
+ * ports a node bound from the line {@code kvs server} prints.
  */
 final class NodeProcess {
     private static final Pattern READY = Pattern.compile(
@@ -63,23 +65,28 @@ final class NodeProcess {
      * @throws IllegalStateException with the tail of the log if it exits or does not start in time
      */
     Ports awaitReady(Duration timeout) throws InterruptedException {
+        MatchResult m = awaitLine(READY, timeout);
+        return new Ports(
+                m.group(1), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)), Integer.parseInt(m.group(4)));
+    }
+
+    /**
+     * Waits until the process printed something matching {@code ready}.
+     *
+     * @throws IllegalStateException with the tail of the log if it exits or does not print it in time
+     */
+    MatchResult awaitLine(Pattern ready, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            Matcher m = READY.matcher(read());
-            if (m.find()) {
-                return new Ports(
-                        m.group(1),
-                        Integer.parseInt(m.group(2)),
-                        Integer.parseInt(m.group(3)),
-                        Integer.parseInt(m.group(4)));
-            }
+            Matcher m = ready.matcher(read());
+            if (m.find()) return m.toMatchResult();
             if (!process.isAlive()) {
-                throw new IllegalStateException("node " + name + " exited with code " + process.exitValue()
+                throw new IllegalStateException(name + " exited with code " + process.exitValue()
                         + " before it was ready; " + log + " ends with:\n" + tail(20));
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("node " + name + " did not start within " + timeout.toSeconds() + " s; "
-                        + log + " ends with:\n" + tail(20));
+                throw new IllegalStateException(name + " did not start within " + timeout.toSeconds() + " s; " + log
+                        + " ends with:\n" + tail(20));
             }
             // the child writes its log as it starts; there is no other signal to wait on
             process.waitFor(50, TimeUnit.MILLISECONDS);

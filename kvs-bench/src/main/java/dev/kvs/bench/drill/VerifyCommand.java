@@ -110,6 +110,8 @@ public final class VerifyCommand implements Callable<Integer> {
                 null,
                 null,
                 null,
+                null,
+                null,
                 OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString(),
                 System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors(),

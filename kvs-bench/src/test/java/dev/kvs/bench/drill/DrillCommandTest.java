@@ -36,6 +36,7 @@ class DrillCommandTest {
                 .contains("Usage: kvs drill")
                 .contains("--mode=MODE", "--disaster=kill-primary|cut-link", "--clients=N", "--value-size=SIZE")
                 .contains("--duration=TIME", "--delay-ms=MS", "--bandwidth-mbit=MBIT", "--seed=N", "--json=FILE")
+                .contains("--netns", "Root only")
                 .contains("load", "verify");
     }
 

@@ -50,6 +50,8 @@ class DrillReportTest {
                 5.0,
                 1000.0,
                 "/tmp/x",
+                "loopback",
+                "wanlink",
                 "2026-11-21T00:00:00Z",
                 "17",
                 2,
