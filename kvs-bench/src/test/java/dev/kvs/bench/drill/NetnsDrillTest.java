@@ -48,7 +48,7 @@ class NetnsDrillTest {
                 "--disaster",
                 "cut-link",
                 "--duration",
-                "3s",
+                "6s",
                 "--value-size",
                 "16KiB",
                 "--clients",
@@ -56,7 +56,7 @@ class NetnsDrillTest {
                 "--bandwidth-mbit",
                 "50",
                 "--seed",
-                // the cut at 87% of the load (2.6 s): writes are acknowledged before it on a slow machine too
+                // the cut at 87% of the load (5.2 s): writes are acknowledged before it on a slow machine too
                 "2048",
                 "--json",
                 json.toString(),
