@@ -11,9 +11,13 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -205,6 +209,40 @@ final class KeyChannel {
     }
 
     private final class Handler extends SimpleChannelInboundHandler<Frame> {
+        /**
+         * Probes the link: a heartbeat after {@code heartbeatInterval} without a write, and the channel
+         * closed (so it reconnects, and modes that answer at once stop doing so) when nothing at all came
+         * back for {@code max(5 x heartbeatInterval, writeTimeout)}: a link that fails silently (no RST,
+         * e.g. an interface down) is otherwise never noticed.
+         */
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            long interval = link.config().heartbeatInterval().toMillis();
+            if (interval <= 0) return;
+            long dead = Math.max(5 * interval, link.config().writeTimeout().toMillis());
+            ctx.pipeline()
+                    .addBefore(
+                            ctx.name(), "link-probe", new IdleStateHandler(dead, interval, 0, TimeUnit.MILLISECONDS));
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (!(evt instanceof IdleStateEvent e)) {
+                ctx.fireUserEventTriggered(evt);
+            } else if (e.state() == IdleState.WRITER_IDLE) {
+                ctx.writeAndFlush(new Frame.Heartbeat(System.nanoTime(), false));
+            } else if (e.state() == IdleState.READER_IDLE && state != State.RESYNCING) {
+                // during a resync the backup is silent until ResyncEnd; a big listing may take long
+                log.warn(
+                        "nothing from backup {} for {} ms: the link is dead; closing the key channel",
+                        link.peer(),
+                        Math.max(
+                                5 * link.config().heartbeatInterval().toMillis(),
+                                link.config().writeTimeout().toMillis()));
+                ctx.close();
+            }
+        }
+
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             channel = ctx.channel();
