@@ -3,17 +3,27 @@ package dev.kvs.replication;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.wire.Frame.Op;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 
-/** Ordering without replication: a primary with no peer. Every write is answered at once. */
+/**
+ * Ordering without replication: a primary with no peer. Every write is answered at once.
+ *
+ * <p>{@link #handOff} passes the epoch's seq space to a successor (a replicator, once a backup is
+ * there) without a gap or a duplicate: writes that began here and order after the hand-off are
+ * ordered, and answered, by the successor.
+ */
 public final class LocalReplication implements Replication {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
-
-    private static final long SEALED = Long.MIN_VALUE / 2;
+    private static final long HANDED_OFF = Long.MIN_VALUE / 2;
 
     private final long epoch;
     private final AtomicLong lastSeq;
-    private volatile long sealedAt;
+    private final CompletableFuture<Replication> successor = new CompletableFuture<>();
+    private volatile long handedOffAt;
 
     public LocalReplication(long epoch, long lastSeq) {
         this.epoch = epoch;
@@ -22,38 +32,64 @@ public final class LocalReplication implements Replication {
 
     @Override
     public WriteOrder begin(ReplicationMode mode) {
+        if (successor.isDone() && !successor.isCompletedExceptionally())
+            return successor.join().begin(mode);
         return new WriteOrder() {
+            private WriteOrder delegate;
+
             @Override
             public TxId order(Op op, byte[] key, byte[] value) {
-                long seq = lastSeq.incrementAndGet();
-                if (seq < 0) { // sealed
-                    throw new ReplicationBusyException("this node is starting to replicate; retry the write");
+                if (delegate == null) {
+                    long seq = lastSeq.incrementAndGet();
+                    if (seq >= 0) return new TxId(epoch, seq);
+                    delegate = awaitSuccessor().begin(mode); // handed off since this write began
                 }
-                return new TxId(epoch, seq);
+                return delegate.order(op, key, value);
             }
 
             @Override
             public CompletableFuture<Void> commit() {
-                return DONE;
+                return delegate == null ? DONE : delegate.commit();
             }
 
             @Override
             public void abort() {
-                // a seq without a write leaves a gap no one reads: there is no backup
+                // without a backup, a seq without a write leaves a gap no one reads
+                if (delegate != null) delegate.abort();
             }
         };
     }
 
+    private Replication awaitSuccessor() {
+        try {
+            return successor.get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationBusyException("BUSY interrupted while replication starts; nothing was written");
+        } catch (ExecutionException | TimeoutException e) {
+            throw new ReplicationBusyException("BUSY replication could not start (" + e + "); nothing was written");
+        }
+    }
+
     /**
-     * Stops ordering, so that a replicator can take over the seq space without a gap or a duplicate:
-     * every later {@code order} throws {@link ReplicationBusyException}.
+     * Stops ordering here and hands the epoch's seq space to the replication {@code next} makes from
+     * the last seq ordered here. Writes that began here and order later are ordered by it.
      *
-     * @return the last seq ordered; the next owner of the epoch continues after it
+     * @return the successor
+     * @throws IllegalStateException if already handed off
      */
-    public synchronized long seal() {
-        long last = lastSeq.getAndSet(SEALED);
-        if (last >= 0) sealedAt = last;
-        return sealedAt;
+    public synchronized Replication handOff(LongFunction<Replication> next) {
+        if (successor.isDone()) throw new IllegalStateException("already handed off");
+        long last = lastSeq.getAndSet(HANDED_OFF);
+        handedOffAt = last;
+        try {
+            Replication r = next.apply(last);
+            successor.complete(r);
+            return r;
+        } catch (RuntimeException e) {
+            successor.completeExceptionally(e);
+            throw e;
+        }
     }
 
     @Override
@@ -69,7 +105,7 @@ public final class LocalReplication implements Replication {
     @Override
     public TxId lastTxId() {
         long seq = lastSeq.get();
-        return new TxId(epoch, seq < 0 ? sealedAt : seq);
+        return new TxId(epoch, seq < 0 ? handedOffAt : seq);
     }
 
     @Override

@@ -177,9 +177,8 @@ public final class KvsNode implements AutoCloseable {
     private synchronized void replicateToPeer() {
         if (closed.get() || config.peer().isEmpty() || context.role() != Role.PRIMARY) return;
         if (!(context.replication() instanceof LocalReplication local)) return; // already replicating
-        long last = local.seal();
-        context.replication(newReplicator(local.epoch(), last));
-        log.info("replicating to the new backup at {} from {}:{}", config.peer().get(), local.epoch(), last);
+        context.replication(local.handOff(last -> newReplicator(local.epoch(), last)));
+        log.info("replicating to the new backup at {} after {}", config.peer().get(), local.lastTxId());
     }
 
     /** Start the replication listener (a backup at start, or a demoted primary after its failback). */
