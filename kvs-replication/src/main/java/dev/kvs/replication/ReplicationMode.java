@@ -7,9 +7,10 @@ public enum ReplicationMode {
     /** Answered when the backup acked the key packet. Missing values are detected and fenced. */
     ID_FIRST("id-first"),
     /**
-     * Answered at once while the key channel streams; the key packet is sent right after. Small window
-     * of undetected loss: the packets in flight when the link fails. While the link is down, a write
-     * waits for its key packet's acknowledgement like {@link #ID_FIRST}.
+     * Answered at once while the key channel streams and key acks keep coming (the oldest unacked key
+     * packet is younger than the heartbeat interval, 1 s by default); the key packet is sent right
+     * after. Small window of undetected loss: about one heartbeat interval of writes when the link
+     * fails. Otherwise a write waits for its key packet's acknowledgement like {@link #ID_FIRST}.
      */
     ID_FIRST_AFTER_REPLY("id-first-after-reply"),
     /** Answered at once; key and value shipped together later. Silent loss on disaster. */

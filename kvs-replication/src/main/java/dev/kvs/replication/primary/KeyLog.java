@@ -121,6 +121,13 @@ final class KeyLog {
         return out;
     }
 
+    /** How long the oldest key packet sent and not yet acknowledged has been waiting; 0 if none. */
+    synchronized long oldestUnackedAgeNanos() {
+        if (sentSeq <= ackedSeq) return 0;
+        Entry e = ring[index(ackedSeq + 1)];
+        return e.sentNanos == 0 ? 0 : System.nanoTime() - e.sentNanos;
+    }
+
     /** Highest seq such that every seq up to it is committed or aborted (all in the store). */
     synchronized long sendablePrefix() {
         long s = Math.max(sentSeq, ackedSeq);

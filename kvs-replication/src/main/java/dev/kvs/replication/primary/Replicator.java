@@ -32,6 +32,9 @@ public final class Replicator implements Replication {
     private final ReplicatorConfig config;
     private final KeyLog keyLog;
     private final PendingValues pending;
+    /** {@code id-first-after-reply} answers at once only while key acks are this recent. */
+    private final long afterReplyWindowNanos;
+
     private final KeyChannel keyChannel;
     private final List<ValueChannel> valueChannels = new ArrayList<>();
     private final ValueShipper shipper;
@@ -65,6 +68,9 @@ public final class Replicator implements Replication {
         PrimaryLink link =
                 new PrimaryLink(config, store, keyLog, pending, cluster, node, peer, onStaleEpoch::accept, onConfirmed);
         this.resyncExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "kvs-resync"));
+        this.afterReplyWindowNanos = config.heartbeatInterval().isZero()
+                ? java.util.concurrent.TimeUnit.SECONDS.toNanos(1)
+                : config.heartbeatInterval().toNanos();
         this.keyChannel = new KeyChannel(link, group, resyncExecutor);
         for (int i = 0; i < config.valueStreams(); i++) valueChannels.add(new ValueChannel(link, group, i));
         this.shipper = new ValueShipper(link, valueChannels);
@@ -140,9 +146,11 @@ public final class Replicator implements Replication {
             switch (mode) {
                 case ID_FIRST -> f = keyLog.whenAcked(txIds.get(txIds.size() - 1));
                 case ID_FIRST_AFTER_REPLY -> {
-                    // answered at once only while key packets flow: with the link down, answering would
-                    // make the undetected-loss window as long as the outage, so wait like id-first
-                    if (keyChannel.state() == KeyChannel.State.STREAMING)
+                    // answered at once only while key packets flow (streaming, and the oldest unacked one
+                    // sent less than a heartbeat interval ago): otherwise answering would make the
+                    // undetected-loss window as long as the outage, so wait like id-first
+                    if (keyChannel.state() == KeyChannel.State.STREAMING
+                            && keyLog.oldestUnackedAgeNanos() < afterReplyWindowNanos)
                         return CompletableFuture.completedFuture(null);
                     f = keyLog.whenAcked(txIds.get(txIds.size() - 1));
                 }

@@ -25,6 +25,20 @@ class KeyLogTest {
     }
 
     @Test
+    void theOldestUnackedAgeCountsFromSendingUntilTheAck() {
+        KeyLog log = new KeyLog(1, 0, 16);
+        TxId a = log.reserve(Op.PUT, key("a"), 1, 7);
+        log.commit(a);
+        assertThat(log.oldestUnackedAgeNanos()).as("not sent yet").isZero();
+        long before = System.nanoTime();
+        assertThat(log.drainSendable(10)).hasSize(1);
+        while (System.nanoTime() - before < 2_000_000) Thread.onSpinWait(); // 2 ms pass
+        assertThat(log.oldestUnackedAgeNanos()).isGreaterThanOrEqualTo(1_000_000);
+        log.ack(a);
+        assertThat(log.oldestUnackedAgeNanos()).isZero();
+    }
+
+    @Test
     void onlyTheCommittedPrefixIsSentAndAbortsBecomeSkips() {
         KeyLog log = new KeyLog(1, 0, 16);
         TxId a = log.reserve(Op.PUT, key("a"), 1, 7);
