@@ -65,17 +65,28 @@ class SwitchoverTest {
             int switchAt = 100 + rnd.nextInt(200);
             List<CompletableFuture<Void>> writes = new ArrayList<>();
             CompletableFuture<String> switchover = null;
-            for (int i = 0; i < 500; i++) {
+            int afterSwitchover = 0;
+            // keep writing until the switchover has answered and 100 more writes were sent after it
+            for (int i = 0; afterSwitchover < 100; i++) {
                 String key = "s" + i;
                 byte[] value = new byte[1 + rnd.nextInt(8 * 1024)];
                 rnd.nextBytes(value);
                 writes.add(client.putAsync(key.getBytes(), value).thenRun(() -> acked.put(key, value)));
                 if (i == switchAt) switchover = post(a.adminPort(), "/switchover?timeoutMs=20000");
+                if (switchover != null && switchover.isDone()) afterSwitchover++;
                 if (i % 50 == 0) writes.get(writes.size() - 1).join(); // keep a bounded window in flight
             }
             CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0])).join();
             assertThat(switchover.join()).contains("\"epoch\":2");
-            assertThat(acked).hasSize(500);
+            assertThat(acked).hasSize(writes.size());
+            // the workload spanned the switchover: the new primary ordered writes in its epoch
+            String status = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + b.adminPort() + "/status"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
+            assertThat(status).containsPattern("\"lastTxId\":\"2:[1-9]");
 
             try (KvsClient reader =
                     KvsClient.builder().endpoints(Nodes.endpoint(b)).build()) {

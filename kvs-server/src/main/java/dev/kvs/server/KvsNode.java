@@ -137,10 +137,7 @@ public final class KvsNode implements AutoCloseable {
     }
 
     private Replicator newReplicator(long epoch, long lastSeq) {
-        String peer = config.peer().orElseThrow();
-        int colon = peer.lastIndexOf(':');
-        InetSocketAddress address = InetSocketAddress.createUnresolved(
-                peer.substring(0, colon), Integer.parseInt(peer.substring(colon + 1)));
+        InetSocketAddress address = config.peerAddress().orElseThrow();
         return new Replicator(
                 config.replication(),
                 store,

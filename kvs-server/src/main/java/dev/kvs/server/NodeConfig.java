@@ -101,6 +101,15 @@ public record NodeConfig(
         return hostPort;
     }
 
+    /** The peer's replication address (unresolved: resolved when dialled), if a peer is set. */
+    public Optional<java.net.InetSocketAddress> peerAddress() {
+        return peer.map(p -> {
+            int colon = p.lastIndexOf(':');
+            return java.net.InetSocketAddress.createUnresolved(
+                    p.substring(0, colon), Integer.parseInt(p.substring(colon + 1)));
+        });
+    }
+
     public static Builder builder() {
         return new Builder();
     }

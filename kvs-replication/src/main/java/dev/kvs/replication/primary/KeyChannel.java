@@ -209,6 +209,10 @@ final class KeyChannel {
     }
 
     private final class Handler extends SimpleChannelInboundHandler<Frame> {
+        private final long heartbeatMillis = link.config().heartbeatInterval().toMillis();
+        private final long deadMillis =
+                Math.max(5 * heartbeatMillis, link.config().writeTimeout().toMillis());
+
         /**
          * Probes the link: a heartbeat after {@code heartbeatInterval} without a write, and the channel
          * closed (so it reconnects, and modes that answer at once stop doing so) when nothing at all came
@@ -217,12 +221,12 @@ final class KeyChannel {
          */
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
-            long interval = link.config().heartbeatInterval().toMillis();
-            if (interval <= 0) return;
-            long dead = Math.max(5 * interval, link.config().writeTimeout().toMillis());
+            if (heartbeatMillis <= 0) return;
             ctx.pipeline()
                     .addBefore(
-                            ctx.name(), "link-probe", new IdleStateHandler(dead, interval, 0, TimeUnit.MILLISECONDS));
+                            ctx.name(),
+                            "link-probe",
+                            new IdleStateHandler(deadMillis, heartbeatMillis, 0, TimeUnit.MILLISECONDS));
         }
 
         @Override
@@ -236,9 +240,7 @@ final class KeyChannel {
                 log.warn(
                         "nothing from backup {} for {} ms: the link is dead; closing the key channel",
                         link.peer(),
-                        Math.max(
-                                5 * link.config().heartbeatInterval().toMillis(),
-                                link.config().writeTimeout().toMillis()));
+                        deadMillis);
                 ctx.close();
             }
         }

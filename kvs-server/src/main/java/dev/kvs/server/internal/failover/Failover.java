@@ -301,10 +301,7 @@ public final class Failover {
             node.serveAsBackup();
             return;
         }
-        String peer = node.config().peer().get();
-        int colon = peer.lastIndexOf(':');
-        InetSocketAddress address = InetSocketAddress.createUnresolved(
-                peer.substring(0, colon), Integer.parseInt(peer.substring(colon + 1)));
+        InetSocketAddress address = node.config().peerAddress().orElseThrow();
         handbackState = "running";
         Thread t = new Thread(() -> handBackUntilDone(address), "kvs-failback");
         t.setDaemon(true);
