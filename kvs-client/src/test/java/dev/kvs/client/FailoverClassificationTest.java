@@ -49,7 +49,7 @@ class FailoverClassificationTest {
                 .target("127.0.0.1", backup.replPort())
                 .delay(Duration.ofMillis(2))
                 .bandwidthBitsPerSecond(8_000_000)
-                .queueing(WanLink.Queueing.FAIR)
+                .queueing(WanLink.Queueing.FIFO)
                 .build();
         KvsNode primary = KvsNode.start(Nodes.primary("dc-main")
                 .peer("127.0.0.1:" + link.port())

@@ -49,7 +49,7 @@ class SwitchoverTest {
                         .target("127.0.0.1", b.replPort())
                         .delay(Duration.ofMillis(2))
                         .bandwidthBitsPerSecond(50_000_000)
-                        .queueing(WanLink.Queueing.FAIR)
+                        .queueing(WanLink.Queueing.FIFO)
                         .build();
                 KvsNode a = KvsNode.start(Nodes.primary("dc-a")
                         .replPort(replA)

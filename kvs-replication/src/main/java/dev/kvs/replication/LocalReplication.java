@@ -116,7 +116,7 @@ public final class LocalReplication implements Replication {
     @Override
     public ReplicatorStatus status() {
         TxId last = lastTxId();
-        return new ReplicatorStatus("none", "", last, last, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        return new ReplicatorStatus("none", "", last, last, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, FlowControlStatus.off());
     }
 
     @Override

@@ -18,6 +18,7 @@ import java.time.Duration;
  * @param reconnectMax longest reconnect delay (the delay doubles up to it)
  * @param heartbeatInterval how often an idle link is probed
  * @param maxFrameBytes longest replication frame accepted
+ * @param flowControl delay-based flow control of the value traffic
  */
 public record ReplicatorConfig(
         int maxUnackedKeys,
@@ -32,9 +33,11 @@ public record ReplicatorConfig(
         Duration reconnectMin,
         Duration reconnectMax,
         Duration heartbeatInterval,
-        int maxFrameBytes) {
+        int maxFrameBytes,
+        FlowControlConfig flowControl) {
 
     public ReplicatorConfig {
+        if (flowControl == null) throw new IllegalArgumentException("flowControl is missing");
         positive("maxUnackedKeys", maxUnackedKeys);
         positive("maxPendingValues", maxPendingValues);
         positive("maxPendingValueBytes", maxPendingValueBytes);
@@ -65,6 +68,11 @@ public record ReplicatorConfig(
         if (d.isNegative()) throw new IllegalArgumentException(field + " < 0: " + d);
     }
 
+    /** This configuration with {@code flowControl} instead of its own. */
+    public ReplicatorConfig withFlowControl(FlowControlConfig flowControl) {
+        return new Builder(this).flowControl(flowControl).build();
+    }
+
     public static ReplicatorConfig defaults() {
         return builder().build();
     }
@@ -88,8 +96,27 @@ public record ReplicatorConfig(
         private Duration reconnectMax = Duration.ofSeconds(2);
         private Duration heartbeatInterval = Duration.ofSeconds(1);
         private int maxFrameBytes = 8 * 1024 * 1024;
+        private FlowControlConfig flowControl = FlowControlConfig.defaults();
 
         Builder() {}
+
+        /** A builder holding {@code c}'s settings. */
+        Builder(ReplicatorConfig c) {
+            maxUnackedKeys = c.maxUnackedKeys;
+            maxPendingValues = c.maxPendingValues;
+            maxPendingValueBytes = c.maxPendingValueBytes;
+            valueBatchBytes = c.valueBatchBytes;
+            valueLinger = c.valueLinger;
+            chunkBytes = c.chunkBytes;
+            valueStreams = c.valueStreams;
+            valueRateBytesPerSecond = c.valueRateBytesPerSecond;
+            writeTimeout = c.writeTimeout;
+            reconnectMin = c.reconnectMin;
+            reconnectMax = c.reconnectMax;
+            heartbeatInterval = c.heartbeatInterval;
+            maxFrameBytes = c.maxFrameBytes;
+            flowControl = c.flowControl;
+        }
 
         public Builder maxUnackedKeys(int v) {
             maxUnackedKeys = v;
@@ -152,6 +179,11 @@ public record ReplicatorConfig(
             return this;
         }
 
+        public Builder flowControl(FlowControlConfig v) {
+            flowControl = v;
+            return this;
+        }
+
         public ReplicatorConfig build() {
             return new ReplicatorConfig(
                     maxUnackedKeys,
@@ -166,7 +198,8 @@ public record ReplicatorConfig(
                     reconnectMin,
                     reconnectMax,
                     heartbeatInterval,
-                    maxFrameBytes);
+                    maxFrameBytes,
+                    flowControl);
         }
     }
 }

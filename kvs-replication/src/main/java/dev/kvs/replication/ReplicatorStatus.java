@@ -19,6 +19,8 @@ import dev.kvs.core.TxId;
  * @param resyncs full resyncs started
  * @param reconnects key channel connections made
  * @param keyAckLatencyMicros last observed key-packet round trip (send to cumulative ack), micros
+ * @param oldestPendingValueMillis age of the oldest value not yet acknowledged by the backup (0 if none)
+ * @param flowControl the value traffic's flow control
  */
 public record ReplicatorStatus(
         String state,
@@ -34,4 +36,6 @@ public record ReplicatorStatus(
         int valueStreamsUp,
         long resyncs,
         long reconnects,
-        long keyAckLatencyMicros) {}
+        long keyAckLatencyMicros,
+        long oldestPendingValueMillis,
+        FlowControlStatus flowControl) {}

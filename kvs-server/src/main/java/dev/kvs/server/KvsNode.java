@@ -41,6 +41,9 @@ public final class KvsNode implements AutoCloseable {
     private final EventLoopGroup workers;
     private final EventLoopGroup adminGroup;
     private final EventLoopGroup replicationGroup;
+    /** A backup's value channels: applying values never holds up its key channel. */
+    private final EventLoopGroup replicationValueGroup;
+
     private final RespServer resp;
     private final AdminServer admin;
     private final int port;
@@ -79,8 +82,9 @@ public final class KvsNode implements AutoCloseable {
         this.adminGroup =
                 new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kvs-admin"), NioIoHandler.newFactory());
         this.replicationGroup = config.peer().isPresent() || config.role() == Role.BACKUP
-                ? Transport.NIO.group(1, "kvs-repl") // the replication client and listener are NIO
+                ? transport.group(1, "kvs-repl") // epoll gives value sockets TCP_NOTSENT_LOWAT
                 : null;
+        this.replicationValueGroup = replicationGroup == null ? null : transport.group(1, "kvs-repl-values");
         context.failover().group(replicationGroup);
         context.wiring(this::replicateToPeer, this::serveAsBackup);
         if (config.role() == Role.PRIMARY && config.peer().isPresent()) {
@@ -185,6 +189,7 @@ public final class KvsNode implements AutoCloseable {
                 .store(store)
                 .node(new NodeAsBackup(context))
                 .group(replicationGroup)
+                .valueGroup(replicationValueGroup)
                 .listen(config.bind(), config.replPort())
                 .start());
     }
@@ -241,7 +246,8 @@ public final class KvsNode implements AutoCloseable {
                     if (context.backupServer() != null) context.backupServer().close();
                 },
                 failure);
-        for (EventLoopGroup g : new EventLoopGroup[] {boss, workers, adminGroup, replicationGroup}) {
+        for (EventLoopGroup g :
+                new EventLoopGroup[] {boss, workers, adminGroup, replicationGroup, replicationValueGroup}) {
             if (g != null)
                 run(() -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly(), failure);
         }

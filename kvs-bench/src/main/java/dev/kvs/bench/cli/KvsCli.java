@@ -2,6 +2,7 @@ package dev.kvs.bench.cli;
 
 import dev.kvs.bench.drill.DemoCommand;
 import dev.kvs.bench.drill.DrillCommand;
+import dev.kvs.bench.latency.BenchCommand;
 import dev.kvs.server.cli.CliErrorHandler;
 import dev.kvs.server.cli.KvsVersionProvider;
 import dev.kvs.server.cli.ServerCommand;
@@ -14,15 +15,23 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code kvs} command line: {@code kvs demo} shows what kvs is for, {@code kvs server} runs a
- * node, {@code kvs wan} a WAN link emulator, {@code kvs drill} a failover drill; a later version adds
- * {@code bench}. Run through the {@code ./kvs} launcher, which passes the JVM flags the store needs.
+ * node, {@code kvs wan} a WAN link emulator, {@code kvs drill} a failover drill, {@code kvs bench}
+ * latency benchmarks with acceptance bounds. Run through the {@code ./kvs} launcher, which passes the
+ * JVM flags the store needs.
  */
 @Command(
         name = "kvs",
         mixinStandardHelpOptions = true,
         versionProvider = KvsVersionProvider.class,
-        // New commands (bench) go here, before HelpCommand.
-        subcommands = {DemoCommand.class, ServerCommand.class, WanCommand.class, DrillCommand.class, HelpCommand.class},
+        // New commands go here, before HelpCommand.
+        subcommands = {
+            DemoCommand.class,
+            ServerCommand.class,
+            WanCommand.class,
+            DrillCommand.class,
+            BenchCommand.class,
+            HelpCommand.class
+        },
         synopsisSubcommandLabel = "COMMAND",
         headerHeading = "%n",
         header = "kvs: an in-memory key-value store with identifier-first cross-DC replication.",
@@ -44,7 +53,7 @@ public final class KvsCli implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "missing COMMAND (demo, server, wan, drill, help)");
+        throw new ParameterException(spec.commandLine(), "missing COMMAND (demo, server, wan, drill, bench, help)");
     }
 
     /** The command line with kvs's error handling, creating commands with {@code factory}. */

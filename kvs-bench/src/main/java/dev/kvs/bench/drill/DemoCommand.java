@@ -1,5 +1,6 @@
 package dev.kvs.bench.drill;
 
+import dev.kvs.bench.cli.ProgressLine;
 import dev.kvs.client.ReplicationMode;
 import dev.kvs.server.cli.KvsVersionProvider;
 import java.io.PrintWriter;
@@ -72,7 +73,7 @@ public final class DemoCommand implements Callable<Integer> {
         long started = System.nanoTime();
         DrillReport report;
         try {
-            report = drill.run("demo", err, Progress.stderrIsTerminal());
+            report = drill.run("demo", err, ProgressLine.stderrIsTerminal());
         } catch (IllegalStateException | UncheckedIOException e) {
             err.println(name + ": " + e.getMessage());
             err.flush();

@@ -1,5 +1,7 @@
 package dev.kvs.bench.drill;
 
+import dev.kvs.bench.cluster.ChildProcesses;
+import dev.kvs.bench.cluster.JavaCommand;
 import dev.kvs.client.ReplicationMode;
 import java.io.IOException;
 import java.io.PrintWriter;

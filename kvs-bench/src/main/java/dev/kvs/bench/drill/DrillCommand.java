@@ -1,5 +1,7 @@
 package dev.kvs.bench.drill;
 
+import dev.kvs.bench.cli.DelayOption;
+import dev.kvs.bench.cli.ProgressLine;
 import dev.kvs.server.cli.KvsVersionProvider;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -33,7 +35,7 @@ import picocli.CommandLine.Spec;
         descriptionHeading = "%n",
         description = {
             "Starts dc-main (primary) and dc-backup as separate JVMs on loopback, joined by an in-process"
-                    + " WAN link emulator (--delay-ms each way, --bandwidth-mbit, fair queueing). Clients of the"
+                    + " WAN link emulator (--delay-ms each way, --bandwidth-mbit, FIFO queueing). Clients of the"
                     + " Java SDK write unique keys at full speed; at a moment in the second half of --duration"
                     + " (chosen by --seed) the disaster strikes: kill-primary (kill -9) or cut-link (the primary"
                     + " lives on, cut off). Then the backup is promoted with POST /promote?lost=true and every"
@@ -87,11 +89,8 @@ public final class DrillCommand implements Callable<Integer> {
     @Mixin
     private LoadOptions load;
 
-    @Option(
-            names = "--delay-ms",
-            paramLabel = "MS",
-            description = "One-way WAN delay in ms, fractions allowed (default: ${DEFAULT-VALUE})")
-    private double delayMs = 5;
+    @Mixin
+    private final DelayOption delay = new DelayOption(5);
 
     @Option(
             names = "--bandwidth-mbit",
@@ -124,13 +123,16 @@ public final class DrillCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         String problem = load.problem();
-        if (problem == null && (delayMs < 0 || delayMs > 60_000 || Double.isNaN(delayMs))) {
-            problem = "--delay-ms is not in 0..60000: " + delayMs;
-        }
-        if (problem == null && (bandwidthMbit < 0 || Double.isNaN(bandwidthMbit))) {
-            problem = "--bandwidth-mbit < 0: " + bandwidthMbit;
-        }
         if (problem != null) throw new ParameterException(spec.commandLine(), problem);
+        Duration oneWayDelay;
+        try {
+            oneWayDelay = delay.delay();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (bandwidthMbit < 0 || Double.isNaN(bandwidthMbit)) {
+            throw new ParameterException(spec.commandLine(), "--bandwidth-mbit < 0: " + bandwidthMbit);
+        }
         if (netns) {
             String missing = NetnsNetwork.precondition(NetnsNetwork.isRoot(), NetnsNetwork.which("ip"));
             if (missing != null) {
@@ -146,7 +148,7 @@ public final class DrillCommand implements Callable<Integer> {
                 disaster,
                 s,
                 load.shape(),
-                Duration.ofNanos(Math.round(delayMs * 1e6)),
+                oneWayDelay,
                 Math.round(bandwidthMbit * 1e6),
                 dir != null ? dir : Drill.newRunDir(),
                 netns);
@@ -167,7 +169,7 @@ public final class DrillCommand implements Callable<Integer> {
         err.flush();
         DrillReport report;
         try {
-            report = drill.run(command, err, Progress.stderrIsTerminal());
+            report = drill.run(command, err, ProgressLine.stderrIsTerminal());
         } catch (IllegalStateException | UncheckedIOException e) {
             err.println(name + ": " + e.getMessage());
             err.flush();
@@ -196,8 +198,8 @@ public final class DrillCommand implements Callable<Integer> {
                 number(d.delay().toNanos() / 1e6),
                 d.bandwidthBitsPerSecond() == 0 ? "unlimited" : number(d.bandwidthBitsPerSecond() / 1e6) + " Mbit/s",
                 d.netns()
-                        ? "a network namespace per DC joined by a veth pair (tc netem, or kvs wan with fair queueing)"
-                        : "fair queueing");
+                        ? "a network namespace per DC joined by a veth pair (tc netem, or kvs wan with FIFO queueing)"
+                        : "FIFO queueing");
     }
 
     /** Prints what the report means and returns the exit code. */

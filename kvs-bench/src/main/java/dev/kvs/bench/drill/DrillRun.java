@@ -1,6 +1,9 @@
 package dev.kvs.bench.drill;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.kvs.bench.cli.ProgressLine;
+import dev.kvs.bench.cluster.ChildProcesses;
+import dev.kvs.bench.cluster.JavaCommand;
 import dev.kvs.client.ReplicationMode;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -116,12 +119,11 @@ final class DrillRun {
                         acks);
                 double seconds = s.load().duration().toMillis() / 1000.0;
                 gen.start();
-                try (Progress p = new Progress(
+                try (ProgressLine p = gen.showProgress(
                         err,
                         terminal,
                         String.format(Locale.ROOT, "%-20s", mode),
                         seconds,
-                        gen,
                         () -> disasterAt[0] < 0
                                 ? ""
                                 : String.format(

@@ -1,5 +1,6 @@
 package dev.kvs.bench.drill;
 
+import dev.kvs.bench.cli.ProgressLine;
 import dev.kvs.client.ReplicationMode;
 import dev.kvs.server.cli.KvsVersionProvider;
 import java.io.PrintWriter;
@@ -86,7 +87,8 @@ public final class LoadCommand implements Callable<Integer> {
                     acks);
             double seconds = load.duration.toMillis() / 1000.0;
             gen.start();
-            try (Progress p = new Progress(err, Progress.stderrIsTerminal(), mode.label(), seconds, gen, () -> "")) {
+            try (ProgressLine p =
+                    gen.showProgress(err, ProgressLine.stderrIsTerminal(), mode.label(), seconds, () -> "")) {
                 TimeUnit.MILLISECONDS.sleep(load.duration.toMillis());
                 result = gen.stop(DrillRun.DRAIN);
             }

@@ -1,11 +1,14 @@
 package dev.kvs.bench.drill;
 
+import dev.kvs.bench.cli.ProgressLine;
 import dev.kvs.client.KvsClient;
 import dev.kvs.client.ReplicationMode;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionException;
@@ -14,6 +17,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -96,6 +100,29 @@ final class LoadGenerator {
     /** Seconds since {@link #start()}. */
     double elapsedSeconds() {
         return (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    /**
+     * Shows on {@code err} how far the load has got of its {@code seconds}, until closed: {@code LABEL
+     * [####......]  2.5/10.0 s  acked 1,234  493 w/s  failed 0}, then {@code note} (e.g. when the
+     * disaster struck; may return ""). A plain line every second where {@code err} is not a terminal.
+     */
+    ProgressLine showProgress(PrintWriter err, boolean terminal, String label, double seconds, Supplier<String> note) {
+        return new ProgressLine(err, terminal, Duration.ofSeconds(1), () -> {
+            double t = Math.min(elapsedSeconds(), seconds);
+            long n = acked();
+            return String.format(
+                    Locale.ROOT,
+                    "%s %s %4.1f/%.1f s  acked %,d  %,.0f w/s  failed %,d%s",
+                    label,
+                    ProgressLine.bar(t, seconds),
+                    t,
+                    seconds,
+                    n,
+                    t > 0 ? n / t : 0.0,
+                    failed(),
+                    note.get());
+        });
     }
 
     /**

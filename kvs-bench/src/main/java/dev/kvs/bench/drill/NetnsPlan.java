@@ -196,7 +196,7 @@ record NetnsPlan(long pid, String ip) {
                 "--bandwidth-mbit",
                 number(bandwidthBitsPerSecond / 1e6),
                 "--queueing",
-                "fair",
+                "fifo",
                 "--no-stdin");
     }
 

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.cli.ServerCommand;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
@@ -19,23 +17,23 @@ class KvsCliTest {
     Path dir;
 
     private final AtomicReference<NodeConfig> started = new AtomicReference<>();
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
+    private final InProcessKvs kvs = new InProcessKvs(new StubFactory());
 
     @Test
     void helpListsTheCommands() {
-        assertThat(run("--help")).isZero();
-        assertThat(out.toString())
+        assertThat(kvs.run("--help")).isZero();
+        assertThat(kvs.out())
                 .contains("Usage: kvs [-hV] COMMAND")
                 .contains("server")
+                .contains("bench")
                 .contains("help")
                 .contains("KVS_JAVA_OPTS");
     }
 
     @Test
     void serverHelpExplainsEveryOption() {
-        assertThat(run("server", "--help")).isZero();
-        assertThat(out.toString())
+        assertThat(kvs.run("server", "--help")).isZero();
+        assertThat(kvs.out())
                 .contains("Usage: kvs server")
                 .contains("--config=FILE", "--name=NAME", "--cluster=NAME", "--role=primary|backup")
                 .contains("--bind=ADDRESS", "--port=PORT", "--repl-port=PORT", "--admin-port=PORT")
@@ -46,29 +44,29 @@ class KvsCliTest {
 
     @Test
     void helpCommandShowsServerHelp() {
-        assertThat(run("help", "server")).isZero();
-        assertThat(out.toString()).contains("Usage: kvs server").contains("--repl-port");
+        assertThat(kvs.run("help", "server")).isZero();
+        assertThat(kvs.out()).contains("Usage: kvs server").contains("--repl-port");
     }
 
     @Test
     void versionNamesKvsAndTheJvm() {
-        assertThat(run("--version")).isZero();
-        assertThat(out.toString()).startsWith("kvs ").contains("JVM: " + System.getProperty("java.version"));
+        assertThat(kvs.run("--version")).isZero();
+        assertThat(kvs.out()).startsWith("kvs ").contains("JVM: " + System.getProperty("java.version"));
     }
 
     @Test
     void noCommandIsAUsageError() {
-        assertThat(run()).isEqualTo(2);
-        assertThat(err.toString())
-                .isEqualTo("kvs: missing COMMAND (demo, server, wan, drill, help); see 'kvs --help'"
+        assertThat(kvs.run()).isEqualTo(2);
+        assertThat(kvs.err())
+                .isEqualTo("kvs: missing COMMAND (demo, server, wan, drill, bench, help); see 'kvs --help'"
                         + System.lineSeparator());
     }
 
     @Test
     void unknownCommandIsAUsageError() {
-        assertThat(run("serve")).isEqualTo(2);
-        assertThat(err.toString()).startsWith("kvs: Unmatched argument").contains("serve");
-        assertThat(err.toString().lines()).hasSize(1);
+        assertThat(kvs.run("serve")).isEqualTo(2);
+        assertThat(kvs.err()).startsWith("kvs: Unmatched argument").contains("serve");
+        assertThat(kvs.err().lines()).hasSize(1);
     }
 
     @Test
@@ -76,28 +74,22 @@ class KvsCliTest {
         Path file = dir.resolve("kvs.yaml");
         Files.writeString(file, "name: dc1\nport: 7000\nadminPort: 7001\n");
 
-        assertThat(run("server", "--config", file.toString(), "--port", "0")).isZero();
+        assertThat(kvs.run("server", "--config", file.toString(), "--port", "0"))
+                .isZero();
 
         assertThat(started.get().name()).isEqualTo("dc1");
         assertThat(started.get().port()).isZero();
         assertThat(started.get().adminPort()).isEqualTo(7001);
-        assertThat(out.toString()).startsWith("kvs node 'dc1' ");
+        assertThat(kvs.out()).startsWith("kvs node 'dc1' ");
     }
 
     @Test
     void serverBadFlagExitsWithCode2() {
-        assertThat(run("server", "--mode", "fast")).isEqualTo(2);
-        assertThat(err.toString())
+        assertThat(kvs.run("server", "--mode", "fast")).isEqualTo(2);
+        assertThat(kvs.err())
                 .isEqualTo("kvs server: Invalid value for option '--mode': mode is not"
                         + " id-first|id-first-after-reply|sync|async: fast; see 'kvs server --help'"
                         + System.lineSeparator());
-    }
-
-    private int run(String... args) {
-        CommandLine cl = KvsCli.commandLine(new StubFactory());
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
     }
 
     /** Creates the server command with a stub node that stops at once. */

@@ -4,35 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kvs.bench.cli.KvsCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.kvs.bench.cli.InProcessKvs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class DrillCommandTest {
     @TempDir
     Path dir;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int run(String... args) {
-        CommandLine cl = KvsCli.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
-    }
+    private final InProcessKvs kvs = new InProcessKvs();
 
     @Test
     void helpNamesEveryOptionAndTheHalves() {
-        assertThat(run("drill", "--help")).isZero();
-        assertThat(out.toString())
+        assertThat(kvs.run("drill", "--help")).isZero();
+        assertThat(kvs.out())
                 .contains("Usage: kvs drill")
                 .contains("--mode=MODE", "--disaster=kill-primary|cut-link", "--clients=N", "--value-size=SIZE")
                 .contains("--duration=TIME", "--delay-ms=MS", "--bandwidth-mbit=MBIT", "--seed=N", "--json=FILE")
@@ -42,32 +31,32 @@ class DrillCommandTest {
 
     @Test
     void loadAndVerifyHaveTheOptionsScriptsUse() {
-        assertThat(run("drill", "load", "--help")).isZero();
-        assertThat(out.toString())
+        assertThat(kvs.run("drill", "load", "--help")).isZero();
+        assertThat(kvs.out())
                 .contains("--endpoints=HOST:PORT[,HOST:PORT]", "--clients=N", "--value-size=SIZE", "--duration=TIME")
                 .contains("--mode=MODE", "--out=FILE");
-        assertThat(run("drill", "verify", "--help")).isZero();
-        assertThat(out.toString()).contains("--endpoints=HOST:PORT", "--in=FILE", "--json=FILE");
+        assertThat(kvs.run("drill", "verify", "--help")).isZero();
+        assertThat(kvs.out()).contains("--endpoints=HOST:PORT", "--in=FILE", "--json=FILE");
     }
 
     @Test
     void aBadSizeIsAUsageError() {
-        assertThat(run("drill", "--value-size", "12XB")).isEqualTo(2);
-        assertThat(err.toString())
+        assertThat(kvs.run("drill", "--value-size", "12XB")).isEqualTo(2);
+        assertThat(kvs.err())
                 .startsWith("kvs drill: Invalid value for option '--value-size': not a byte size")
                 .contains("12XB");
     }
 
     @Test
     void aTooLargeSizeIsAUsageError() {
-        assertThat(run("drill", "--value-size", "1GiB")).isEqualTo(2);
-        assertThat(err.toString()).contains("size is not in 1B..64MiB: 1GiB");
+        assertThat(kvs.run("drill", "--value-size", "1GiB")).isEqualTo(2);
+        assertThat(kvs.err()).contains("size is not in 1B..64MiB: 1GiB");
     }
 
     @Test
     void aBadModeIsAUsageError() {
-        assertThat(run("drill", "--mode", "id-first,fast")).isEqualTo(2);
-        assertThat(err.toString())
+        assertThat(kvs.run("drill", "--mode", "id-first,fast")).isEqualTo(2);
+        assertThat(kvs.err())
                 .contains("Invalid value for option '--mode'")
                 .contains("mode is not sync, id-first, id-first-after-reply or async: fast (or all)");
     }
@@ -82,18 +71,18 @@ class DrillCommandTest {
 
     @Test
     void aBadDisasterIsAUsageError() {
-        assertThat(run("drill", "--disaster", "flood")).isEqualTo(2);
-        assertThat(err.toString()).contains("disaster is not kill-primary or cut-link: flood");
+        assertThat(kvs.run("drill", "--disaster", "flood")).isEqualTo(2);
+        assertThat(kvs.err()).contains("disaster is not kill-primary or cut-link: flood");
     }
 
     @Test
     void badNumbersAreUsageErrors() {
-        assertThat(run("drill", "--duration", "10 parsecs")).isEqualTo(2);
-        assertThat(err.toString()).contains("not a duration (e.g. 10s, 500ms, 2m): 10 parsecs");
-        assertThat(run("drill", "--clients", "0")).isEqualTo(2);
-        assertThat(err.toString()).contains("--clients is not in 1..1024: 0");
-        assertThat(run("drill", "--delay-ms", "-1")).isEqualTo(2);
-        assertThat(err.toString()).contains("--delay-ms is not in 0..60000: -1.0");
+        assertThat(kvs.run("drill", "--duration", "10 parsecs")).isEqualTo(2);
+        assertThat(kvs.err()).contains("not a duration (e.g. 10s, 500ms, 2m): 10 parsecs");
+        assertThat(kvs.run("drill", "--clients", "0")).isEqualTo(2);
+        assertThat(kvs.err()).contains("--clients is not in 1..1024: 0");
+        assertThat(kvs.run("drill", "--delay-ms", "-1")).isEqualTo(2);
+        assertThat(kvs.err()).contains("--delay-ms is not in 0..60000: -1.0");
     }
 
     @Test
@@ -108,16 +97,17 @@ class DrillCommandTest {
 
     @Test
     void loadNeedsEndpointsAndAFile() {
-        assertThat(run("drill", "load", "--out", dir.resolve("a.tsv").toString()))
+        assertThat(kvs.run("drill", "load", "--out", dir.resolve("a.tsv").toString()))
                 .isEqualTo(2);
-        assertThat(err.toString()).contains("Missing required option: '--endpoints=HOST:PORT[,HOST:PORT]'");
-        assertThat(run("drill", "load", "--endpoints", "nope", "--out", "x")).isEqualTo(2);
-        assertThat(err.toString()).contains("--endpoints:").contains("nope");
+        assertThat(kvs.err()).contains("Missing required option: '--endpoints=HOST:PORT[,HOST:PORT]'");
+        assertThat(kvs.run("drill", "load", "--endpoints", "nope", "--out", "x"))
+                .isEqualTo(2);
+        assertThat(kvs.err()).contains("--endpoints:").contains("nope");
     }
 
     @Test
     void verifyOfAMissingFileFails() {
-        assertThat(run(
+        assertThat(kvs.run(
                         "drill",
                         "verify",
                         "--endpoints",
@@ -125,7 +115,7 @@ class DrillCommandTest {
                         "--in",
                         dir.resolve("none.tsv").toString()))
                 .isEqualTo(1);
-        assertThat(err.toString()).contains("cannot read").contains("none.tsv");
+        assertThat(kvs.err()).contains("cannot read").contains("none.tsv");
     }
 
     /**
@@ -137,7 +127,7 @@ class DrillCommandTest {
     void idFirstDrillKillsThePrimaryAndLosesNothingSilently() throws Exception {
         Path json = dir.resolve("drill.json");
 
-        int code = run(
+        int code = kvs.run(
                 "drill",
                 "--mode",
                 "id-first",
@@ -158,7 +148,7 @@ class DrillCommandTest {
                 "--dir",
                 dir.resolve("run").toString());
 
-        assertThat(code).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
+        assertThat(code).as("%s", kvs).isZero();
         JsonNode report = new ObjectMapper().readTree(json.toFile());
         JsonNode idFirst = report.get("modes").get(0);
         assertThat(idFirst.get("mode").asText()).isEqualTo("id-first");
@@ -168,11 +158,9 @@ class DrillCommandTest {
         assertThat(idFirst.get("complete").asLong() + idFirst.get("errorDetect").asLong())
                 .isEqualTo(idFirst.get("acked").asLong());
         assertThat(report.get("ok").asBoolean()).isTrue();
-        assertThat(out.toString()).contains("id-first").contains("No acknowledged write was silently lost");
-        assertThat(err.toString()).contains("seed 42").contains("run directory");
+        assertThat(kvs.out()).contains("id-first").contains("No acknowledged write was silently lost");
+        assertThat(kvs.err()).contains("seed 42").contains("run directory");
         assertThat(Files.readString(dir.resolve("run/id-first/dc-main.log"))).contains("listening on");
-        assertThat(ProcessHandle.current().descendants())
-                .as("processes left running")
-                .isEmpty();
+        InProcessKvs.assertNothingLeftRunning();
     }
 }

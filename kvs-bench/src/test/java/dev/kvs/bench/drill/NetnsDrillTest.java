@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kvs.bench.cli.KvsCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.kvs.bench.cli.InProcessKvs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,7 +13,6 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code kvs drill --netns} end to end: real namespaces, veths and node processes. Root only (CI runs
@@ -25,8 +22,7 @@ class NetnsDrillTest {
     @TempDir
     Path dir;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
+    private final InProcessKvs kvs = new InProcessKvs();
 
     @Test
     @Timeout(90)
@@ -36,11 +32,8 @@ class NetnsDrillTest {
         assumeTrue(ip.isPresent(), "needs ip (iproute2)");
         assumeTrue(NetnsNetwork.run(List.of(ip.get(), "netns", "list")).ok(), "needs ip netns");
         Path json = dir.resolve("drill.json");
-        CommandLine cl = KvsCli.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
 
-        int code = cl.execute(
+        int code = kvs.run(
                 "drill",
                 "--netns",
                 "--mode",
@@ -63,22 +56,20 @@ class NetnsDrillTest {
                 "--dir",
                 dir.resolve("run").toString());
 
-        assertThat(code).as("stdout:%n%s%nstderr:%n%s", out, err).isZero();
+        assertThat(code).as("%s", kvs).isZero();
         JsonNode report = new ObjectMapper().readTree(json.toFile());
         assertThat(report.get("network").asText()).isEqualTo("netns");
         assertThat(report.get("wan").asText()).isIn("netem", "wanlink");
         JsonNode idFirst = report.get("modes").get(0);
         assertThat(idFirst.get("acked").asLong())
-                .as("%s%nstderr:%n%s", idFirst, err)
+                .as("%s%nstderr:%n%s", idFirst, kvs.err())
                 .isPositive();
         assertThat(idFirst.get("dataLoss").asLong()).isZero();
         assertThat(idFirst.get("unreadable").asLong()).isZero();
         NetnsPlan plan = new NetnsPlan(ProcessHandle.current().pid(), ip.get());
-        assertThat(err.toString()).contains("dc-main in " + plan.mainNamespace());
+        assertThat(kvs.err()).contains("dc-main in " + plan.mainNamespace());
         assertThat(Files.readString(dir.resolve("run/id-first/dc-main.log"))).contains("listening on 0.0.0.0");
         NetnsNetworkTest.assertNothingLeft(plan);
-        assertThat(ProcessHandle.current().descendants())
-                .as("processes left running")
-                .isEmpty();
+        InProcessKvs.assertNothingLeftRunning();
     }
 }

@@ -111,7 +111,7 @@ class NetnsPlanTest {
                         "--bandwidth-mbit",
                         "50",
                         "--queueing",
-                        "fair",
+                        "fifo",
                         "--no-stdin");
         assertThat(plan.wanArgs(Duration.ofNanos(2_500_000), 0)).contains("2.5", "0");
     }

@@ -1,6 +1,7 @@
 package dev.kvs.replication.backup;
 
 import dev.kvs.replication.wire.Frame;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -49,12 +50,15 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
             return;
         }
+        Channel ch = ctx.channel();
         if (hello.kind() == Frame.ChannelKind.KEY) {
             ctx.pipeline().replace(this, KeyChannelHandler.NAME, new KeyChannelHandler(server));
+            ch.writeAndFlush(answer);
         } else {
             ctx.pipeline().replace(this, ValueChannelHandler.NAME, new ValueChannelHandler(server));
+            // welcomed only once on its own loop: the primary sends nothing before the Welcome
+            server.moveToValueLoop(ch, () -> ch.writeAndFlush(answer));
         }
-        ctx.channel().writeAndFlush(answer);
         log.info(
                 "{} channel {} from primary {} (epoch {}) at {}",
                 hello.kind(),

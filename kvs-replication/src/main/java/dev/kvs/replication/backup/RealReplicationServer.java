@@ -7,6 +7,7 @@ import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.Hello;
 import dev.kvs.replication.wire.Frame.RejectReason;
 import dev.kvs.replication.wire.FrameCodec;
+import dev.kvs.replication.wire.Transports;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -14,11 +15,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
@@ -46,6 +47,9 @@ final class RealReplicationServer implements ReplicationServer {
     final AssemblyBudget budget;
     private final ReceivedBytes received;
     private final EventLoopGroup group;
+    /** Where value channels move after their handshake; null: they stay on {@link #group}. */
+    private final EventLoopGroup valueGroup;
+
     private final Channel server;
     private final ChannelGroup all = new DefaultChannelGroup("kvs-replication", GlobalEventExecutor.INSTANCE);
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -65,9 +69,10 @@ final class RealReplicationServer implements ReplicationServer {
         this.budget = new AssemblyBudget(config.maxAssemblyBytes(), config.maxAssemblyBytesPerChannel());
         this.received = new ReceivedBytes(counters.bytesReceived);
         this.group = b.group;
+        this.valueGroup = b.valueGroup;
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(b.group)
-                .channel(NioServerSocketChannel.class)
+                .channel(Transports.serverChannel(b.group))
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -96,6 +101,7 @@ final class RealReplicationServer implements ReplicationServer {
         all.add(ch);
         ChannelPipeline p = ch.pipeline();
         p.addLast("received-bytes", received);
+        p.addLast(ReadClock.NAME, new ReadClock());
         FrameCodec.install(p, config.maxFrameBytes());
         p.addLast(HandshakeHandler.NAME, new HandshakeHandler(this));
     }
@@ -289,5 +295,33 @@ final class RealReplicationServer implements ReplicationServer {
     @Override
     public String toString() {
         return "ReplicationServer[" + server.localAddress() + "]";
+    }
+
+    /**
+     * Moves a value channel, handshake done, to an event loop of the value group, so that applying
+     * its values never holds up the key channel, then runs {@code then} there; without a value group
+     * just runs {@code then}.
+     */
+    void moveToValueLoop(Channel ch, Runnable then) {
+        if (valueGroup == null) {
+            then.run();
+            return;
+        }
+        EventLoop target = valueGroup.next();
+        ch.deregister().addListener(d -> {
+            if (!d.isSuccess()) {
+                ch.close();
+                return;
+            }
+            // reading resumes on the new loop (autoRead); bytes already decoded went through the old one
+            target.register(ch).addListener(r -> {
+                if (r.isSuccess()) {
+                    then.run();
+                } else {
+                    log.warn("value channel {} could not move to its event loop; closing it", ch.remoteAddress());
+                    ch.close();
+                }
+            });
+        });
     }
 }

@@ -68,6 +68,7 @@ public interface ReplicationServer extends AutoCloseable {
         KvStore store;
         BackupNode node;
         EventLoopGroup group;
+        EventLoopGroup valueGroup;
         String host = InetAddress.getLoopbackAddress().getHostAddress();
         int port;
         BackupConfig config = BackupConfig.defaults();
@@ -87,9 +88,23 @@ public interface ReplicationServer extends AutoCloseable {
             return this;
         }
 
-        /** The event loops to run on (required): a {@code MultiThreadIoEventLoopGroup} with NIO. */
+        /**
+         * The event loops to run on (required): a {@code MultiThreadIoEventLoopGroup} with the NIO or
+         * the epoll transport.
+         */
         public Builder group(EventLoopGroup group) {
             this.group = Objects.requireNonNull(group, "group == null");
+            return this;
+        }
+
+        /**
+         * Event loops for the value channels, of the same transport as {@link #group} (optional): a value
+         * channel moves there after its handshake, so applying values (a 10 MiB value takes
+         * milliseconds) never delays the key packets and acks of the key channel. Default: the value
+         * channels stay on {@link #group}.
+         */
+        public Builder valueGroup(EventLoopGroup valueGroup) {
+            this.valueGroup = Objects.requireNonNull(valueGroup, "valueGroup == null");
             return this;
         }
 

@@ -3,6 +3,7 @@ package dev.kvs.replication.backup;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.wire.Frame;
+import dev.kvs.replication.wire.FrameCodec;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -17,6 +18,9 @@ import org.slf4j.LoggerFactory;
  * frame), flushed once. Stops reading while assembly memory is over its bound (see {@link
  * AssemblyBudget}).
  *
+ * <p>Each batch that asks for one gets a {@code ValueReceipt} at once, flushed before its values are
+ * applied, stamped with the time its bytes were read (flow control measures the link with it).
+ *
  * <p>Values are written to the store on this event loop: a value of tens of MiB blocks it for
  * milliseconds, accepted for now.
  */
@@ -28,6 +32,7 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
     private final BackupApplier applier;
     private final BackupCounters counters;
     private final int maxAcksPerFrame;
+    private ReadClock clock;
     private AssemblyBudget.Lease lease;
     private ValueAssembler assembler;
     private List<TxId> acks = new ArrayList<>();
@@ -44,12 +49,18 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         lease = server.lease(ctx);
+        clock = ctx.pipeline().get(ReadClock.class);
         assembler = new ValueAssembler(lease, server.store.config().maxValueBytes());
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof Frame.ValueBatch b) {
+            if (b.sentNanos() != 0) {
+                // the receipt goes before the values are applied: it measures the link, not the store
+                long at = clock != null ? clock.lastReadNanos() : System.nanoTime();
+                ctx.writeAndFlush(new Frame.ValueReceipt(b.sentNanos(), at, FrameCodec.encodedSize(b)));
+            }
             for (Frame.ValueChunk c : b.chunks()) {
                 ValueAssembler.Result r = assembler.accept(c);
                 if (r instanceof ValueAssembler.Whole w) apply(ctx, w);

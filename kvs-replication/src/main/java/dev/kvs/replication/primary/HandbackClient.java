@@ -11,6 +11,7 @@ import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.replication.wire.FrameCodec;
+import dev.kvs.replication.wire.Transports;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -20,7 +21,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -88,7 +88,7 @@ public final class HandbackClient {
         BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
         ChannelFuture connect = new Bootstrap()
                 .group(group)
-                .channel(NioSocketChannel.class)
+                .channel(Transports.socketChannel(group))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()))
                 .handler(new ChannelInitializer<SocketChannel>() {

@@ -75,7 +75,7 @@ final class KeyChannel {
     void connect() {
         if (state == State.CLOSED) return;
         if (state != State.DIVERGED) state = State.CONNECTING;
-        Dialer.dial(link, group, 256 << 10, 1 << 20, new Handler()).addListener(f -> {
+        Dialer.dial(link, group, Dialer.Kind.KEY, new Handler()).addListener(f -> {
             if (!f.isSuccess()) retry();
         });
     }

@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +23,9 @@ import java.util.concurrent.TimeUnit;
 final class PendingValues {
     private final int maxCount;
     private final long maxBytes;
-    private final Map<ByteKey, State> byKey = new HashMap<>();
+    /** In the order keys became pending: the first is the oldest. */
+    private final Map<ByteKey, State> byKey = new LinkedHashMap<>();
+
     private final ArrayDeque<ByteKey> queue = new ArrayDeque<>();
     private final Map<TxId, ByteKey> inFlight = new HashMap<>();
     private long bytes;
@@ -33,6 +36,7 @@ final class PendingValues {
     private volatile long bytesMirror;
 
     private static final class State {
+        final long since = System.nanoTime();
         TxId newest;
         int newestLength;
         boolean queued;
@@ -107,6 +111,12 @@ final class PendingValues {
     synchronized TxId newest(byte[] key) {
         State s = byKey.get(new ByteKey(key));
         return s == null ? null : s.newest;
+    }
+
+    /** The length of the newest value tracked for {@code key}, or 0 if none is pending. */
+    synchronized int newestLength(byte[] key) {
+        State s = byKey.get(new ByteKey(key));
+        return s == null ? 0 : s.newestLength;
     }
 
     /** The value of {@code key} with {@code txId} was sent; its ack will name {@code txId}. */
@@ -189,6 +199,13 @@ final class PendingValues {
 
     synchronized long bytes() {
         return bytes;
+    }
+
+    /** How long the oldest value not yet acknowledged by the backup has been pending; 0 if none. */
+    synchronized long oldestAgeMillis() {
+        if (byKey.isEmpty()) return 0;
+        State oldest = byKey.values().iterator().next();
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - oldest.since);
     }
 
     synchronized long conflated() {

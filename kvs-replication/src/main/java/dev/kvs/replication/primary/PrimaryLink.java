@@ -10,6 +10,7 @@ record PrimaryLink(
         KvStore store,
         KeyLog keyLog,
         PendingValues pending,
+        FlowController flow,
         String cluster,
         String node,
         InetSocketAddress peer,

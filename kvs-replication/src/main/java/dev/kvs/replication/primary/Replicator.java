@@ -65,8 +65,11 @@ public final class Replicator implements Replication {
         this.keyLog = new KeyLog(epoch, lastSeq, config.maxUnackedKeys());
         this.pending = new PendingValues(config.maxPendingValues(), config.maxPendingValueBytes());
         this.peerText = peer.getHostString() + ":" + peer.getPort();
-        PrimaryLink link =
-                new PrimaryLink(config, store, keyLog, pending, cluster, node, peer, onStaleEpoch::accept, onConfirmed);
+        int maxQuantum = Math.min(config.chunkBytes(), config.valueBatchBytes());
+        FlowController flow =
+                new FlowController(config.flowControl(), maxQuantum, config.valueStreams(), System.nanoTime());
+        PrimaryLink link = new PrimaryLink(
+                config, store, keyLog, pending, flow, cluster, node, peer, onStaleEpoch::accept, onConfirmed);
         this.resyncExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "kvs-resync"));
         this.afterReplyWindowNanos = config.heartbeatInterval().isZero()
                 ? java.util.concurrent.TimeUnit.SECONDS.toNanos(1)
@@ -224,7 +227,9 @@ public final class Replicator implements Replication {
                 up,
                 keyChannel.resyncs(),
                 keyChannel.connections(),
-                keyLog.ackLatencyMicros());
+                keyLog.ackLatencyMicros(),
+                pending.oldestAgeMillis(),
+                shipper.flowControlStatus());
     }
 
     /**

@@ -29,6 +29,11 @@ final class ValueChannel {
         this.reconnector = new Reconnector(link.config());
     }
 
+    /** This stream's number, from 0. */
+    int stream() {
+        return stream;
+    }
+
     /** Handshake done and the connection is up. */
     boolean ready() {
         Channel ch = channel;
@@ -42,7 +47,7 @@ final class ValueChannel {
 
     void connect() {
         if (closed) return;
-        Dialer.dial(link, group, 1 << 20, 4 << 20, new Handler()).addListener(f -> {
+        Dialer.dial(link, group, Dialer.Kind.VALUE, new Handler()).addListener(f -> {
             if (!f.isSuccess() && !closed) reconnector.schedule(group.next(), this::connect);
         });
     }
@@ -68,7 +73,9 @@ final class ValueChannel {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
-            if (f instanceof Frame.ValueAck a) {
+            if (f instanceof Frame.ValueReceipt r) {
+                link.flow().received(stream, r.bytes(), r.sentNanos(), r.receivedNanos(), System.nanoTime());
+            } else if (f instanceof Frame.ValueAck a) {
                 for (TxId t : a.txIds()) link.pending().acked(t);
             } else if (f instanceof Frame.ValueNack n) {
                 log.warn("backup re-requests value {}: {}", n.txId(), n.reason());
@@ -93,6 +100,7 @@ final class ValueChannel {
         public void channelInactive(ChannelHandlerContext ctx) {
             ready = false;
             if (channel == ctx.channel()) channel = null;
+            link.flow().streamReset(stream, System.nanoTime());
             // whatever was sent and not acknowledged is shipped again once a stream is back
             link.pending().requeueInFlight();
             if (!closed) reconnector.schedule(group.next(), ValueChannel.this::connect);

@@ -3,9 +3,11 @@ package dev.kvs.replication.primary;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.replication.FlowControlStatus;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.replication.wire.Frame.ValueChunk;
+import dev.kvs.replication.wire.FrameCodec;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,9 +21,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Ships values on the value streams, on its own thread. Each round it batches small values (up to the
  * batch size, waiting at most the linger for more) and sends one chunk of every large value in
- * progress, so a 10 MiB value advances chunk by chunk without holding back the small values queued
- * behind it. Reads the current value from the store at send time (conflation). Honors the rate cap
- * and each stream's write buffer (backpressure).
+ * progress (at most one per stream), so a 10 MiB value advances chunk by chunk without holding back the small values queued
+ * behind it. Reads the current value from the store at send time (conflation). Every frame waits for
+ * the {@link FlowController}'s window and pacing, and is cut to its quantum, so value bytes never
+ * build a queue in front of the key packets; then the rate cap, then each stream's write buffer
+ * (backpressure).
  */
 final class ValueShipper implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ValueShipper.class);
@@ -67,12 +71,18 @@ final class ValueShipper implements Runnable {
         return bytesShipped.get();
     }
 
+    FlowControlStatus flowControlStatus() {
+        return link.flow().status(System.nanoTime());
+    }
+
     void stop() {
         running = false;
+        link.flow().waiter(null);
     }
 
     @Override
     public void run() {
+        link.flow().waiter(Thread.currentThread());
         while (running) {
             try {
                 round();
@@ -96,13 +106,21 @@ final class ValueShipper implements Runnable {
         int batchBytes = 0;
         long lingerNanos = link.config().valueLinger().toNanos();
         long deadline = 0;
-        while (batchBytes < link.config().valueBatchBytes()) {
+        int quantum = link.flow().quantum();
+        int batchLimit = Math.min(link.config().valueBatchBytes(), quantum);
+        while (batchBytes < batchLimit) {
             long wait;
             if (batch.isEmpty()) wait = large.isEmpty() ? 50_000_000L : 0;
             else wait = Math.max(0, deadline - System.nanoTime());
             byte[] key = link.pending().poll(wait);
             if (key == null) break;
-            ValueChunk small = prepare(key);
+            if (large.size() >= streams.size() && link.pending().newestLength(key) > quantum) {
+                // one large value in progress per stream: values complete in turn rather than all
+                // at once, which would hold every one of them half-assembled on the backup
+                link.pending().requeue(key);
+                break;
+            }
+            ValueChunk small = prepare(key, quantum);
             if (small != null) {
                 if (batch.isEmpty()) deadline = System.nanoTime() + lingerNanos;
                 batch.add(small);
@@ -115,8 +133,7 @@ final class ValueShipper implements Runnable {
                 link.pending().requeueInFlight();
                 return;
             }
-            send(s.channel(), new Frame.ValueBatch(batch), batchBytes);
-            valuesShipped.addAndGet(batch.size());
+            if (send(s, batch)) valuesShipped.addAndGet(batch.size());
         }
         for (Iterator<Large> it = large.iterator(); it.hasNext(); ) {
             Large l = it.next();
@@ -126,10 +143,10 @@ final class ValueShipper implements Runnable {
                 link.pending().requeue(l.key); // its stream dropped: start it again on another
                 continue;
             }
-            int n = Math.min(link.config().chunkBytes(), l.value.length - l.offset);
+            int n = Math.min(Math.min(link.config().chunkBytes(), link.flow().quantum()), l.value.length - l.offset);
             byte[] data = Arrays.copyOfRange(l.value, l.offset, l.offset + n);
             ValueChunk c = new ValueChunk(l.txId, Op.PUT, l.key, l.value.length, l.checksum, l.offset, data);
-            send(ch, new Frame.ValueBatch(List.of(c)), n + l.key.length + 48);
+            send(l.stream, List.of(c));
             l.offset += n;
             if (l.offset == l.value.length) {
                 it.remove();
@@ -139,7 +156,7 @@ final class ValueShipper implements Runnable {
     }
 
     /** Reads the key's current value; returns it as one chunk if small, else starts sending it in chunks. */
-    private ValueChunk prepare(byte[] key) {
+    private ValueChunk prepare(byte[] key, int quantum) {
         TxId newest = link.pending().newest(key);
         if (newest == null) return null; // acknowledged meanwhile
         StoredValue v = link.store().get(key);
@@ -150,7 +167,7 @@ final class ValueShipper implements Runnable {
                 return null;
             }
             byte[] value = v.value();
-            if (value.length > link.config().chunkBytes()) {
+            if (value.length > Math.min(link.config().chunkBytes(), quantum)) {
                 ValueChannel s = pickStream();
                 if (s == null) {
                     link.pending().requeue(key); // every stream is down: ship it when one is back
@@ -178,11 +195,27 @@ final class ValueShipper implements Runnable {
         return null;
     }
 
-    private void send(Channel ch, Frame f, int bytes) throws InterruptedException {
+    /** Sends {@code chunks} as one frame on {@code stream} once the flow control lets it go. */
+    private boolean send(ValueChannel stream, List<ValueChunk> chunks) throws InterruptedException {
+        int bytes = FrameCodec.encodedSize(new Frame.ValueBatch(chunks));
+        FlowController flow = link.flow();
+        while (true) {
+            long now = System.nanoTime();
+            long at = flow.sendAt(bytes, now);
+            if (at - now <= 0) break;
+            LockSupport.parkNanos(at - now); // a receipt unparks it sooner
+            if (Thread.interrupted()) throw new InterruptedException();
+            if (!running) return false;
+        }
         rate.acquire(bytes);
-        ch.writeAndFlush(f);
+        Channel ch = stream.channel();
+        if (ch == null) return false; // dropped meanwhile: what it carried is requeued by the drop
+        long now = System.nanoTime();
+        flow.sent(stream.stream(), bytes, now);
+        ch.writeAndFlush(new Frame.ValueBatch(now, chunks));
         bytesShipped.addAndGet(bytes);
         while (running && ch.isActive() && !ch.isWritable()) LockSupport.parkNanos(200_000);
         if (Thread.interrupted()) throw new InterruptedException();
+        return true;
     }
 }

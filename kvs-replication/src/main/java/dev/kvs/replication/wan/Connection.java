@@ -7,6 +7,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +23,14 @@ final class Connection {
     private Flow up;
     private Flow down;
     private int closedChannels;
+    /**
+     * What the client sent before the target connection was up, oldest first. Reading is off until
+     * then, but native epoll reads a socket whose peer has closed regardless, so a client that sends
+     * and closes at once is read early.
+     */
+    private final ArrayDeque<Chunk> early = new ArrayDeque<>();
+    /** The client closed before the target connection was up, after sending {@link #early}. */
+    private boolean inboundClosedEarly;
 
     private Connection(Channel inbound) {
         this.inbound = inbound;
@@ -53,13 +62,16 @@ final class Connection {
                         "cannot connect to {}: {}",
                         connector.config().remoteAddress(),
                         f.cause().toString());
+                c.dropEarly();
                 inbound.close();
-            } else if (!inbound.isActive()) {
+            } else if (!inbound.isActive() && c.early.isEmpty()) {
                 c.outbound.close();
             } else {
                 c.up = new Flow(toTarget, inbound, c.outbound);
                 c.down = new Flow(toClient, c.outbound, inbound);
-                inbound.config().setAutoRead(true);
+                for (Chunk early; (early = c.early.poll()) != null; ) c.up.read(early.buf, early.arrivedAt);
+                if (c.inboundClosedEarly) c.onClose(inbound);
+                else inbound.config().setAutoRead(true);
                 c.outbound.config().setAutoRead(true);
             }
         });
@@ -70,12 +82,18 @@ final class Connection {
     void reset() {
         if (up != null) up.discard();
         if (down != null) down.discard();
+        dropEarly();
         inbound.close();
         outbound.close();
     }
 
     private void onClose(Channel channel) {
         if (up == null) { // not connected yet, or never will be
+            if (channel == inbound && !early.isEmpty() && outbound.isOpen()) {
+                inboundClosedEarly = true; // relayed, then closed, once connected
+                return;
+            }
+            dropEarly();
             (channel == inbound ? outbound : inbound).close();
             return;
         }
@@ -85,16 +103,24 @@ final class Connection {
         from.end(); // the other side is closed once what was sent before the close arrives
     }
 
+    private void dropEarly() {
+        for (Chunk c; (c = early.poll()) != null; ) c.buf.release();
+    }
+
     /** The handler of both channels: hands reads to the flow leaving from that channel. */
     private final class Relay extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             Flow flow = ctx.channel() == inbound ? up : down;
-            if (flow == null || !(msg instanceof ByteBuf buf)) {
+            if (!(msg instanceof ByteBuf buf)) {
                 ReferenceCountUtil.release(msg);
-                return;
+            } else if (flow != null) {
+                flow.read(buf, System.nanoTime());
+            } else if (ctx.channel() == inbound && outbound.isOpen()) {
+                early.add(Chunk.of(buf, System.nanoTime()));
+            } else {
+                buf.release();
             }
-            flow.read(buf);
         }
 
         @Override

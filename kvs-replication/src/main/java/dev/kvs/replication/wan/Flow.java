@@ -43,13 +43,13 @@ final class Flow {
         wire.add(this);
     }
 
-    /** Takes {@code buf} (and its reference) read from the source. */
-    void read(ByteBuf buf) {
+    /** Takes {@code buf} (and its reference) read from the source at {@code readAt}. */
+    void read(ByteBuf buf, long readAt) {
         if (!open || ended || !buf.isReadable()) {
             buf.release();
             return;
         }
-        wire.arrive(this, Chunk.of(buf, System.nanoTime()));
+        wire.arrive(this, Chunk.of(buf, readAt));
     }
 
     /** The source closed: close the destination once every byte before this point is delivered. */
@@ -93,6 +93,7 @@ final class Flow {
                 destination.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
                 return;
             }
+            wire.delivered(c.deliverAt, now);
             int n = c.bytes;
             destination.write(c.buf).addListener(f -> wire.written(this, n, f.isSuccess()));
             wrote = true;

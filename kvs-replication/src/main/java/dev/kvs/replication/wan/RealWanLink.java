@@ -9,12 +9,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -22,6 +17,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class RealWanLink implements WanLink {
     private final EventLoopGroup ownGroup;
     private final EventLoop loop;
+    private final LinkTransport transport;
     private final InetSocketAddress target;
     private final Wire toTarget;
     private final Wire toClient;
@@ -56,10 +53,9 @@ final class RealWanLink implements WanLink {
         }
         this.delay = b.delay;
         this.bitsPerSecond = b.bitsPerSecond;
-        this.ownGroup = b.group != null
-                ? null
-                : new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kvs-wan"), NioIoHandler.newFactory());
+        this.ownGroup = b.group != null ? null : LinkTransport.best().newGroup("kvs-wan");
         this.loop = (b.group != null ? b.group : ownGroup).next();
+        this.transport = LinkTransport.of(loop);
         this.toTarget = new Wire(loop, b.queueing, b.bufferBytes, delay.toNanos(), bitsPerSecond);
         this.toClient = new Wire(loop, b.queueing, b.bufferBytes, delay.toNanos(), bitsPerSecond);
 
@@ -67,14 +63,14 @@ final class RealWanLink implements WanLink {
         AdaptiveRecvByteBufAllocator reads = new AdaptiveRecvByteBufAllocator(64, Math.min(2048, chunk), chunk);
         this.connector = new Bootstrap()
                 .group(loop)
-                .channel(NioSocketChannel.class)
+                .channel(transport.socketChannel())
                 .remoteAddress(target)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.AUTO_READ, false)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, reads);
         ServerBootstrap server = new ServerBootstrap()
                 .group(loop)
-                .channel(NioServerSocketChannel.class)
+                .channel(transport.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.AUTO_READ, false)
@@ -223,7 +219,8 @@ final class RealWanLink implements WanLink {
     @Override
     public String toString() {
         return "WanLink[" + server.localAddress() + " -> " + target + ", delay " + delay + ", "
-                + (bitsPerSecond == 0 ? "unlimited" : bitsPerSecond + " bit/s") + "]";
+                + (bitsPerSecond == 0 ? "unlimited" : bitsPerSecond + " bit/s") + ", "
+                + transport.name().toLowerCase(Locale.ROOT) + "]";
     }
 
     private void resetAll() {

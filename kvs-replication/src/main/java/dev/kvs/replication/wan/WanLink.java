@@ -207,9 +207,11 @@ public interface WanLink extends AutoCloseable {
         }
 
         /**
-         * Runs the link on one event loop of {@code group} (which must use {@code NioIoHandler}) and
-         * leaves the group running on {@link WanLink#close()}. Default: the link creates its own
-         * single-thread group and shuts it down on close.
+         * Runs the link on one event loop of {@code group} and leaves the group running on {@link
+         * WanLink#close()}. The group must use {@code EpollIoHandler} or {@code NioIoHandler}; the link
+         * opens channels of that kind. Only epoll times deliveries precisely: on NIO they are up to half
+         * a millisecond late (see the package documentation). Default: the link creates its own
+         * single-thread group, epoll where available, and shuts it down on close.
          */
         public Builder eventLoopGroup(EventLoopGroup group) {
             this.group = Objects.requireNonNull(group, "group == null");

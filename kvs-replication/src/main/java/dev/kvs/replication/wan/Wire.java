@@ -39,6 +39,10 @@ final class Wire {
     private final Set<Flow> flows = new LinkedHashSet<>();
     private final List<Flow> stalled = new ArrayList<>();
     private ScheduledFuture<?> wake;
+    /** When the last pause ended: chunks due before then were held by it, not late. */
+    private long resumedAt = System.nanoTime();
+
+    private final LatenessHistogram lateness = new LatenessHistogram();
 
     private volatile long queued;
     private volatile long peakQueued;
@@ -178,6 +182,11 @@ final class Wire {
         }
     }
 
+    /** A chunk due at {@code deliverAt} was written to its receiver at {@code now}. */
+    void delivered(long deliverAt, long now) {
+        if (deliverAt - resumedAt >= 0) lateness.record(now - deliverAt);
+    }
+
     void delayNanos(long nanos) {
         delayNanos = nanos;
     }
@@ -200,12 +209,13 @@ final class Wire {
         if (!paused) return;
         paused = false;
         long now = System.nanoTime();
+        resumedAt = now;
         if (wireFreeAt - now < 0) wireFreeAt = now;
         serve();
         for (Flow f : List.copyOf(flows)) f.kick();
     }
 
     WanLinkStats.Direction stats() {
-        return new WanLinkStats.Direction(relayed, queued, peakQueued, stalledCount);
+        return new WanLinkStats.Direction(relayed, queued, peakQueued, stalledCount, lateness.snapshot());
     }
 }

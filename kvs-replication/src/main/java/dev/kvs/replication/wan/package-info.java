@@ -34,9 +34,11 @@
  *       then pushes back on it) and resumes every stopped sender once the queue drains to half.
  *       Bytes are never dropped. With one connection the queue never exceeds {@code bufferBytes};
  *       with several, it may exceed it by one chunk per connection that was mid-read when the buffer
- *       filled. Under {@code FAIR} a connection holding less than its fair share ({@code bufferBytes}
- *       divided by the busy connections) keeps reading, as {@code fq_codel} drops from the fattest
- *       flow rather than from a thin one, so the queue may reach twice {@code bufferBytes}.
+ *       filled, and on native epoll by what a stopped sender's socket holds when it closes (epoll
+ *       reads a closed connection to its end at once). Under {@code FAIR} a connection holding less
+ *       than its fair share ({@code bufferBytes} divided by the busy connections) keeps reading, as
+ *       {@code fq_codel} drops from the fattest flow rather than from a thin one, so the queue may
+ *       reach twice {@code bufferBytes}.
  *   <li><b>Cut and pause.</b> A cut resets every connection (queued bytes are discarded) and refuses
  *       new ones until healed. A pause stops delivery, as a partition during which TCP stays up:
  *       connections stay open, bytes queue until backpressure stops the senders, and on resume
@@ -50,8 +52,23 @@
  *
  * <p>Accuracy: bytes are never delivered before the model's time, so lower bounds (a round trip
  * takes at least twice the delay, {@code n} bytes take at least {@code n * 8 / B}) hold exactly. They
- * arrive a little later than the model's time: the event loop's timer typically fires 0.1 to 0.5 ms
- * late, more on a busy machine, so keep emulated round trips well above a millisecond.
+ * arrive a little later; {@link dev.kvs.replication.wan.WanLinkStats.Lateness} reports how much, per
+ * direction. On Linux the link runs on Netty's native epoll transport, which sleeps until the
+ * nanosecond it is asked to, so what remains is the time to wake a sleeping thread. Measured on a
+ * two-core VM with 4.6 and 5 ms delays: 0.10 to 0.15 ms at the median, idle or under two parallel
+ * Maven builds, of which 0.05 ms is the thread's timer slack that {@code epoll_pwait2}, Netty's way
+ * to sleep under 10 ms, adds. A timerfd adds none: with {@code
+ * -Dio.netty.channel.epoll.epollWaitThreshold=0} Netty uses one for every sleep and the median is
+ * 0.07 to 0.09 ms idle, 0.04 ms under load (busy cores wake faster). That setting is JVM-wide, so a
+ * link leaves it alone and {@code kvs wan}, a process of its own, sets it. A PING through {@code kvs
+ * wan --delay-ms 5} takes 10.2 to 10.4 ms at the median. The p99 is about 0.2 ms idle and 1 to 30 ms
+ * on a busy machine, where the event loop waits for a core.
+ *
+ * <p>Elsewhere (other platforms, {@code -Dkvs.transport=nio}, or an external NIO event loop) the link
+ * runs on NIO, whose selector sleeps whole milliseconds rounded to the nearest: a delivery is up to
+ * 0.5 ms later, depending on the delay's fraction of a millisecond (0.54 ms at the median with a 4.6
+ * ms delay, 0.12 ms with 5 ms), and the event loop polls without sleeping for the last half
+ * millisecond before each.
  *
  * <p>A link runs on a single event loop thread. On a small two-core machine that relays a few hundred
  * MB/s (several Gbit/s) with the sender and receiver on the same cores: enough for emulated WAN

@@ -16,7 +16,7 @@ import java.util.List;
  * key channel   primary -> backup: Hello, KeyBatch, ResyncBegin, ResyncEnd, Handover, Heartbeat
  *               backup -> primary: Welcome, Reject, KeyAck, Resend, Heartbeat
  * value channel primary -> backup: Hello, ValueBatch, Heartbeat
- *               backup -> primary: Welcome, Reject, ValueAck, ValueNack, Heartbeat
+ *               backup -> primary: Welcome, Reject, ValueReceipt, ValueAck, ValueNack, Heartbeat
  * handback      old primary -> new primary: Hello, ValueBatch, HandbackEnd
  *               new primary -> old primary: HandbackWants..., Reject, ValueAck
  * </pre>
@@ -27,7 +27,7 @@ import java.util.List;
  */
 public sealed interface Frame {
     /** Protocol version written in every frame; a peer speaking another version is rejected. */
-    byte VERSION = 1;
+    byte VERSION = 2;
 
     /** The kind of connection a {@link Hello} opens. */
     enum ChannelKind {
@@ -167,8 +167,29 @@ public sealed interface Frame {
         }
     }
 
-    /** Value chunks batched into one frame. */
-    record ValueBatch(List<ValueChunk> chunks) implements Frame {}
+    /**
+     * Value chunks batched into one frame. {@code sentNanos} is the sender's clock ({@link
+     * System#nanoTime()}) when the frame was written, which a backup echoes in a {@link ValueReceipt}
+     * for flow control; 0 asks for no receipt (handback).
+     */
+    record ValueBatch(long sentNanos, List<ValueChunk> chunks) implements Frame {
+        /** A batch that asks for no receipt. */
+        public ValueBatch(List<ValueChunk> chunks) {
+            this(0, chunks);
+        }
+    }
+
+    /**
+     * The backup received a {@link ValueBatch} of {@code bytes} (encoded, length prefix included) that
+     * was sent at {@code sentNanos} (the primary's clock), at {@code receivedNanos} (the backup's
+     * clock), before applying it. Sent at once, so the primary measures one-way delay (up to the clock
+     * offset, which cancels against the base delay) and the bytes no longer in flight.
+     */
+    record ValueReceipt(long sentNanos, long receivedNanos, int bytes) implements Frame {
+        public ValueReceipt {
+            if (bytes < 0) throw new IllegalArgumentException("bytes < 0: " + bytes);
+        }
+    }
 
     /**
      * The backup applied these values (or found a newer TxId of the same key already applied, which

@@ -77,7 +77,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             throw new FrameException("frame version " + version + " != " + Frame.VERSION);
         }
         byte type = in.getByte(start + LENGTH_BYTES + 1);
-        if (type < HELLO || type > HANDBACK_END) throw new FrameException("unknown frame type " + type);
+        if (type < HELLO || type > VALUE_RECEIPT) throw new FrameException("unknown frame type " + type);
         if (in.readableBytes() < LENGTH_BYTES + length) return null;
 
         in.skipBytes(LENGTH_BYTES + HEADER_BYTES);
@@ -126,7 +126,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             case RESYNC_END:
                 return new Frame.ResyncEnd(readTxId(in, "upTo"));
             case VALUE_BATCH:
-                return new Frame.ValueBatch(readValueChunks(in));
+                return new Frame.ValueBatch(readLong(in, "sentNanos"), readValueChunks(in));
             case VALUE_ACK:
                 return new Frame.ValueAck(readTxIds(in));
             case VALUE_NACK:
@@ -139,6 +139,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 return new Frame.HandbackWants(readTxId(in, "keysUpTo"), readKeyPackets(in), readBoolean(in, "last"));
             case HANDBACK_END:
                 return new Frame.HandbackEnd(readInt(in, "values"));
+            case VALUE_RECEIPT:
+                return new Frame.ValueReceipt(
+                        readLong(in, "sentNanos"), readLong(in, "receivedNanos"), readInt(in, "bytes"));
             default:
                 throw new FrameException("unknown frame type " + type);
         }

@@ -79,6 +79,7 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         if (frame instanceof Frame.Handover) return HANDOVER;
         if (frame instanceof Frame.HandbackWants) return HANDBACK_WANTS;
         if (frame instanceof Frame.HandbackEnd) return HANDBACK_END;
+        if (frame instanceof Frame.ValueReceipt) return VALUE_RECEIPT;
         throw new IllegalArgumentException("unknown frame: " + frame);
     }
 
@@ -98,7 +99,7 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
             return size;
         }
         if (frame instanceof Frame.ValueBatch b) {
-            long size = 4;
+            long size = 8 + 4;
             for (Frame.ValueChunk c : b.chunks()) size += valueChunkSize(c);
             return size;
         }
@@ -121,6 +122,9 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         }
         if (frame instanceof Frame.HandbackEnd) {
             return 4;
+        }
+        if (frame instanceof Frame.ValueReceipt) {
+            return 8 + 8 + 4;
         }
         return TXID_BYTES; // KeyAck, Resend, ResyncBegin, ResyncEnd
     }
@@ -156,6 +160,7 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         } else if (frame instanceof Frame.ResyncEnd r) {
             writeTxId(out, r.upTo());
         } else if (frame instanceof Frame.ValueBatch b) {
+            out.writeLong(b.sentNanos());
             out.writeInt(b.chunks().size());
             for (Frame.ValueChunk c : b.chunks()) writeValueChunk(out, c);
         } else if (frame instanceof Frame.ValueAck a) {
@@ -177,6 +182,10 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
             writeBoolean(out, w.last());
         } else if (frame instanceof Frame.HandbackEnd e) {
             out.writeInt(e.values());
+        } else if (frame instanceof Frame.ValueReceipt r) {
+            out.writeLong(r.sentNanos());
+            out.writeLong(r.receivedNanos());
+            out.writeInt(r.bytes());
         }
     }
 }

@@ -39,6 +39,7 @@ final class Wire {
     static final byte HANDOVER = 13;
     static final byte HANDBACK_WANTS = 14;
     static final byte HANDBACK_END = 15;
+    static final byte VALUE_RECEIPT = 16;
 
     private static final Frame.ChannelKind[] CHANNEL_KINDS = Frame.ChannelKind.values();
     private static final Frame.Op[] OPS = Frame.Op.values();

@@ -22,6 +22,7 @@ import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.replication.wire.Frame.RejectReason;
 import dev.kvs.replication.wire.Frame.ValueBatch;
 import dev.kvs.replication.wire.Frame.ValueChunk;
+import dev.kvs.replication.wire.FrameCodec;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -29,6 +30,7 @@ import io.netty.channel.nio.NioIoHandler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -351,6 +353,75 @@ class ReplicationServerTest {
         assertThat(s.valuesApplied()).isEqualTo(3);
         assertThat(s.assemblyBytes()).isZero();
         assertThat(s.valueChannels()).isEqualTo(1);
+    }
+
+    @Test
+    void aTimedValueBatchGetsAReceiptAtOnceEchoingItsSendTimeAndSize() {
+        start();
+        TestPrimary keys = keyChannel();
+        TestPrimary values = valueChannel(0);
+        keys.send(new KeyBatch(List.of(putKey(tx(1), "a", bytes("1")))));
+        keys.next(Frame.KeyAck.class);
+        long before = System.nanoTime();
+        ValueBatch timed = new ValueBatch(12345, List.of(putChunk(tx(1), "a", bytes("1"))));
+        values.send(timed);
+        Frame.ValueReceipt r = values.next(Frame.ValueReceipt.class);
+        assertThat(r.sentNanos()).isEqualTo(12345);
+        assertThat(r.receivedNanos()).isBetween(before, System.nanoTime());
+        assertThat(r.bytes()).isEqualTo(FrameCodec.encodedSize(timed));
+        assertThat(values.next(Frame.ValueAck.class).txIds()).containsExactly(tx(1));
+        // a batch that asks for no receipt (handback) gets none
+        keys.send(new KeyBatch(List.of(putKey(tx(2), "b", bytes("2")))));
+        keys.next(Frame.KeyAck.class);
+        values.send(new ValueBatch(List.of(putChunk(tx(2), "b", bytes("2")))));
+        assertThat(values.next(Frame.ValueAck.class).txIds()).containsExactly(tx(2));
+    }
+
+    @Test
+    void withAValueGroupKeyPacketsAreAckedWhileTheValueLoopIsBusy() throws Exception {
+        EventLoopGroup values = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        CountDownLatch busy = new CountDownLatch(1);
+        try {
+            server = ReplicationServer.builder()
+                    .store(store)
+                    .node(node)
+                    .group(group)
+                    .valueGroup(values)
+                    .start();
+            TestPrimary keys = keyChannel();
+            TestPrimary value = valueChannel(0);
+            keys.send(new KeyBatch(List.of(putKey(tx(1), "a", bytes("1")))));
+            keys.next(Frame.KeyAck.class);
+            value.send(new ValueBatch(List.of(putChunk(tx(1), "a", bytes("1")))));
+            assertThat(value.next(Frame.ValueAck.class).txIds()).containsExactly(tx(1));
+
+            CountDownLatch blocked = new CountDownLatch(1);
+            values.execute(
+                    () -> { // a value channel applying a huge value, say
+                        blocked.countDown();
+                        try {
+                            busy.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    });
+            // the loop must be inside the task before the value arrives, or it may read the value first
+            assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
+            value.send(new ValueBatch(List.of(putChunk(tx(2), "b", bytes("2")))));
+            keys.send(new KeyBatch(List.of(putKey(tx(2), "b", bytes("2")))));
+            assertThat(keys.next(Frame.KeyAck.class).upTo()).isEqualTo(tx(2)); // not held up
+            assertThat(value.received().poll(200, TimeUnit.MILLISECONDS)).isNull(); // the value loop is busy
+            busy.countDown();
+            assertThat(value.next(Frame.ValueAck.class).txIds()).containsExactly(tx(2));
+            assertThat(store.get(bytes("b"))).isEqualTo(StoredValue.complete(tx(2), bytes("2")));
+        } finally {
+            busy.countDown();
+            for (int i = resources.size() - 1; i >= 0; i--) resources.get(i).close();
+            resources.clear();
+            server.close();
+            server = null;
+            values.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
     }
 
     @Test

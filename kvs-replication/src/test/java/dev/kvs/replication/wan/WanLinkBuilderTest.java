@@ -87,8 +87,8 @@ class WanLinkBuilderTest {
                             0,
                             0,
                             0,
-                            new WanLinkStats.Direction(0, 0, 0, 0),
-                            new WanLinkStats.Direction(0, 0, 0, 0)));
+                            new WanLinkStats.Direction(0, 0, 0, 0, WanLinkStats.Lateness.NONE),
+                            new WanLinkStats.Direction(0, 0, 0, 0, WanLinkStats.Lateness.NONE)));
         }
     }
 }

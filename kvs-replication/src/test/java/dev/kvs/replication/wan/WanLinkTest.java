@@ -5,12 +5,15 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kvs.replication.wan.LoopbackServer.Received;
 import dev.kvs.replication.wan.LoopbackServer.Sink;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.nio.NioIoHandler;
 import java.io.IOException;
 import java.io.InputStream;
@@ -363,6 +366,52 @@ class WanLinkTest {
     }
 
     @Test
+    void bytesHeldByAPauseAreNotCountedAsLate() throws IOException {
+        LoopbackServer echo = echo();
+        WanLink link = link(WanLink.builder().target("127.0.0.1", echo.port()));
+        Socket s = connect(link);
+        roundTripNanos(s);
+        link.pause();
+        LoopbackServer.write(s, new byte[] {1});
+        await().atMost(TIMEOUT).until(() -> link.stats().toTarget().queuedBytes() == 1);
+
+        link.resume();
+        assertThat(s.getInputStream().read()).isEqualTo(1);
+
+        assertThat(link.stats().toTarget().lateness().chunks())
+                .as("chunks not held")
+                .isEqualTo(1);
+        await().atMost(TIMEOUT).until(() -> link.stats().toClient().lateness().chunks() == 2);
+    }
+
+    @Test
+    void bytesSentAndClosedBeforeTheTargetConnectionIsUpArriveInFull() throws IOException {
+        try (ServerSocket target = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            // two unaccepted connections fill a backlog of 1: the link's SYN is dropped and resent after 1 s
+            List<Socket> queued = new ArrayList<>();
+            for (int i = 0; i < 2; i++) queued.add(new Socket(InetAddress.getLoopbackAddress(), target.getLocalPort()));
+            WanLink link = link(WanLink.builder().target("127.0.0.1", target.getLocalPort()));
+            byte[] data = new byte[10_000];
+            new Random(7).nextBytes(data);
+
+            try (Socket s = connect(link)) {
+                LoopbackServer.write(s, data);
+            }
+            for (Socket q : queued) {
+                q.close();
+                target.accept().close();
+            }
+
+            target.setSoTimeout((int) TIMEOUT.toMillis());
+            try (Socket relayed = target.accept()) {
+                relayed.setSoTimeout((int) TIMEOUT.toMillis());
+                assertThat(relayed.getInputStream().readAllBytes()).isEqualTo(data);
+            }
+            await().atMost(TIMEOUT).until(() -> link.stats().openConnections() == 0);
+        }
+    }
+
+    @Test
     void delayAndBandwidthChangeAtRuntime() throws IOException {
         LoopbackServer echo = echo();
         WanLink link = link(WanLink.builder().target("127.0.0.1", echo.port()));
@@ -458,6 +507,20 @@ class WanLinkTest {
 
         assertThat(group.isShuttingDown()).isFalse();
         roundTripNanos(connect(second));
+    }
+
+    @Test
+    void externalEpollEventLoopGroupRelaysToo() throws IOException {
+        assumeTrue(Epoll.isAvailable(), "native epoll not available here");
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+        resources.add(() -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
+        LoopbackServer echo = echo();
+        WanLink link = link(WanLink.builder()
+                .target("127.0.0.1", echo.port())
+                .delay(Duration.ofMillis(5))
+                .eventLoopGroup(group));
+
+        assertThat(roundTripNanos(connect(link))).isGreaterThanOrEqualTo(MILLISECONDS.toNanos(10));
     }
 
     private WanLink link(WanLink.Builder builder) {

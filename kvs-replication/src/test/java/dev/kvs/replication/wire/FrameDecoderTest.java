@@ -84,13 +84,13 @@ class FrameDecoderTest {
 
     @Test
     void rejectsOtherVersionAsSoonAsTheHeaderArrives() {
-        ByteBuf header = Unpooled.buffer().writeInt(1000).writeByte(2).writeByte(Wire.HEARTBEAT);
-        assertRejected(header, "frame version 2 != 1");
+        ByteBuf header = Unpooled.buffer().writeInt(1000).writeByte(1).writeByte(Wire.HEARTBEAT);
+        assertRejected(header, "frame version 1 != 2");
     }
 
     @Test
     void rejectsVersionZero() {
-        assertRejected(raw(0, Wire.HEARTBEAT, b -> b.writeLong(1).writeByte(0)), "frame version 0 != 1");
+        assertRejected(raw(0, Wire.HEARTBEAT, b -> b.writeLong(1).writeByte(0)), "frame version 0 != 2");
     }
 
     @Test
@@ -99,8 +99,8 @@ class FrameDecoderTest {
     }
 
     @Test
-    void rejectsTypeAfterHeartbeat() {
-        assertRejected(raw(16, b -> b.writeLong(1).writeByte(0)), "unknown frame type 16");
+    void rejectsTypeAfterValueReceipt() {
+        assertRejected(raw(17, b -> b.writeLong(1).writeByte(0)), "unknown frame type 17");
     }
 
     @Test
@@ -150,7 +150,12 @@ class FrameDecoderTest {
     void rejectsNegativeChunkDataLength() {
         assertRejected(
                 raw(Wire.VALUE_BATCH, b -> {
-                    b.writeInt(1).writeLong(0).writeLong(0).writeByte(0).writeInt(0);
+                    b.writeLong(0)
+                            .writeInt(1)
+                            .writeLong(0)
+                            .writeLong(0)
+                            .writeByte(0)
+                            .writeInt(0);
                     b.writeInt(5)
                             .writeInt(0)
                             .writeInt(0)
@@ -200,7 +205,7 @@ class FrameDecoderTest {
 
     @Test
     void rejectsNegativeCount() {
-        assertRejected(raw(Wire.VALUE_BATCH, b -> b.writeInt(-1)), "value chunk count < 0: -1");
+        assertRejected(raw(Wire.VALUE_BATCH, b -> b.writeLong(0).writeInt(-1)), "value chunk count < 0: -1");
     }
 
     @Test
@@ -247,7 +252,8 @@ class FrameDecoderTest {
     @Test
     void rejectsChunkOutsideItsValue() {
         ByteBuf bad = raw(Wire.VALUE_BATCH, b -> {
-            b.writeInt(1)
+            b.writeLong(0)
+                    .writeInt(1)
                     .writeLong(0)
                     .writeLong(1)
                     .writeByte(Frame.Op.PUT.ordinal())
@@ -265,7 +271,8 @@ class FrameDecoderTest {
     void rejectsChunkAtNegativeOffset() {
         assertRejected(
                 raw(Wire.VALUE_BATCH, b -> {
-                    b.writeInt(1)
+                    b.writeLong(0)
+                            .writeInt(1)
                             .writeLong(0)
                             .writeLong(1)
                             .writeByte(Frame.Op.PUT.ordinal())
@@ -279,7 +286,8 @@ class FrameDecoderTest {
     void rejectsSkipChunk() {
         assertRejected(
                 raw(Wire.VALUE_BATCH, b -> {
-                    b.writeInt(1)
+                    b.writeLong(0)
+                            .writeInt(1)
                             .writeLong(0)
                             .writeLong(1)
                             .writeByte(Frame.Op.SKIP.ordinal())

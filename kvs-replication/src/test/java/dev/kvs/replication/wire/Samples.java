@@ -56,7 +56,9 @@ final class Samples {
                 new Frame.HandbackWants(t, List.of(), true),
                 new Frame.HandbackWants(big, List.of(new Frame.KeyPacket(t, Op.PUT, bytes("user:1"), 5, 7)), false),
                 new Frame.HandbackEnd(0),
-                new Frame.HandbackEnd(Integer.MAX_VALUE));
+                new Frame.HandbackEnd(Integer.MAX_VALUE),
+                new Frame.ValueBatch(Long.MIN_VALUE, List.of()),
+                new Frame.ValueReceipt(Long.MAX_VALUE, Long.MIN_VALUE, Integer.MAX_VALUE));
     }
 
     static byte[] bytes(String s) {
@@ -95,7 +97,7 @@ final class Samples {
 
     /** A valid frame chosen at random, with random contents, every type equally likely. */
     static Frame random(Random r) {
-        switch (r.nextInt(15)) {
+        switch (r.nextInt(16)) {
             case 0:
                 return new Frame.Hello(
                         string(r), string(r), string(r), r.nextLong(), pick(r, ChannelKind.values()), r.nextInt());
@@ -129,7 +131,7 @@ final class Samples {
                     Op op = r.nextBoolean() ? Op.PUT : Op.DELETE;
                     chunks.add(new Frame.ValueChunk(txId(r), op, bytes(r, 20), total, r.nextInt(), offset, data));
                 }
-                return new Frame.ValueBatch(chunks);
+                return new Frame.ValueBatch(r.nextLong(), chunks);
             }
             case 9: {
                 List<TxId> txIds = new ArrayList<>();
@@ -149,6 +151,8 @@ final class Samples {
             }
             case 13:
                 return new Frame.HandbackEnd(r.nextInt());
+            case 14:
+                return new Frame.ValueReceipt(r.nextLong(), r.nextLong(), r.nextInt() & Integer.MAX_VALUE);
             default:
                 return new Frame.Heartbeat(r.nextLong(), r.nextBoolean());
         }

@@ -2,6 +2,7 @@ package dev.kvs.server.cli;
 
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.NodeConfig;
@@ -172,6 +173,19 @@ public final class ServerCommand implements Callable<Integer> {
             description = "Most bytes of keys plus values the store holds, like 4GiB (default: 1GiB)")
     private ByteSize maxBytes;
 
+    @Option(
+            names = "--flow-control",
+            paramLabel = "on|off",
+            converter = OnOffConverter.class,
+            description = {
+                "Delay-based flow control of a primary's value traffic (replication.flowControl.enabled):"
+                        + " on keeps the queue its values build at the WAN bottleneck near"
+                        + " replication.flowControl.targetMs, so key packets do not wait behind values;"
+                        + " off sends values as fast as the sockets take them (default: the --config file's"
+                        + " setting, else on)"
+            })
+    private OnOff flowControl;
+
     /** A command that starts a real {@link KvsNode}. */
     public ServerCommand() {
         this(ServerCommand::startKvsNode);
@@ -243,10 +257,16 @@ public final class ServerCommand implements Callable<Integer> {
             if (maxBytes != null) store.maxBytes(maxBytes.bytes());
             if (dataDir != null) store.dataDir(dataDir);
             b.store(store.build());
+            if (flowControl != null) b.replication(withFlowControl(base.replication(), flowControl == OnOff.ON));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }
         return NodeConfigLoader.build(b);
+    }
+
+    /** {@code r} with flow control switched on or off, every other setting kept. */
+    static ReplicatorConfig withFlowControl(ReplicatorConfig r, boolean on) {
+        return r.withFlowControl(r.flowControl().withEnabled(on));
     }
 
     private static RunningNode startKvsNode(NodeConfig config) {
@@ -298,6 +318,24 @@ public final class ServerCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new TypeConversionException(e.getMessage());
             }
+        }
+    }
+
+    /** A switch; not a {@code Boolean}, which picocli would read as {@code true|false}. */
+    enum OnOff {
+        ON,
+        OFF
+    }
+
+    /** {@code on} or {@code off}, in any case. */
+    static final class OnOffConverter implements ITypeConverter<OnOff> {
+        @Override
+        public OnOff convert(String value) {
+            return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+                case "on" -> OnOff.ON;
+                case "off" -> OnOff.OFF;
+                default -> throw new TypeConversionException("not on or off: " + value);
+            };
         }
     }
 

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.kvs.core.StoreConfig;
+import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
@@ -32,8 +33,10 @@ import java.util.stream.Collectors;
  *
  * <p>The fields are those of {@link NodeConfig} ({@code cluster, name, role, bind, port, replPort,
  * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, ioThreads}) plus
- * {@code dataDir} and {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}. Byte sizes
- * take a number or a {@link ByteSize} string like {@code 64MiB}. See {@code config/kvs.example.yaml}.
+ * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
+ * replication:} section (with its {@code flowControl:} subsection) and the {@code failover:} section.
+ * Byte sizes take a number or a {@link ByteSize} string like {@code 64MiB}. See {@code
+ * config/kvs.example.yaml}.
  */
 public final class NodeConfigLoader {
     private static final YAMLMapper MAPPER = YAMLMapper.builder()
@@ -191,11 +194,44 @@ public final class NodeConfigLoader {
             if (r.writeTimeoutMs() != null) b.writeTimeout(Duration.ofMillis(r.writeTimeoutMs()));
             if (r.maxFrameBytes() != null)
                 b.maxFrameBytes(byteSize("maxFrameBytes", r.maxFrameBytes()).toInt("maxFrameBytes"));
+            if (r.flowControl() != null) b.flowControl(toFlowControl(r.flowControl()));
             return b.build();
         } catch (IllegalArgumentException e) {
             String m = e.getMessage();
             throw new IllegalArgumentException(m.startsWith("replication.") ? m : "replication." + m, e);
         }
+    }
+
+    /** The {@code replication.flowControl:} section; messages name {@code flowControl.FIELD}. */
+    private static FlowControlConfig toFlowControl(FlowControlYaml f) {
+        FlowControlConfig.Builder b = FlowControlConfig.builder();
+        try {
+            if (f.enabled() != null) b.enabled(f.enabled());
+            if (f.targetMs() != null) b.target(targetMs(f.targetMs()));
+            if (f.minRateBytesPerSecond() != null)
+                b.minRateBytesPerSecond(byteSize("minRateBytesPerSecond", f.minRateBytesPerSecond())
+                        .bytes());
+            if (f.baseHistoryMinutes() != null) {
+                long m = f.baseHistoryMinutes();
+                if (m < 1 || m > 60) throw new IllegalArgumentException("baseHistoryMinutes is not in 1..60: " + m);
+                b.baseHistory(Duration.ofMinutes(m));
+            }
+            if (f.notSentLowWatermarkBytes() != null)
+                b.notSentLowWatermarkBytes(byteSize("notSentLowWatermarkBytes", f.notSentLowWatermarkBytes())
+                        .toInt("notSentLowWatermarkBytes"));
+            if (f.dscp() != null) b.dscp(f.dscp());
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("flowControl." + e.getMessage(), e);
+        }
+    }
+
+    /** A target queueing delay in milliseconds, fractions allowed down to 0.1 (100 us). */
+    private static Duration targetMs(double ms) {
+        if (!(ms >= 0.1 && ms <= 10_000)) {
+            throw new IllegalArgumentException("targetMs is not in 0.1..10000: " + ms);
+        }
+        return Duration.ofNanos(Math.round(ms * 1e6));
     }
 
     private static int toInt(String field, long value) {
@@ -274,8 +310,13 @@ public final class NodeConfigLoader {
 
     private static String describe(Class<?> type) {
         if (type == Long.class || type == Integer.class) return "an integer";
+        if (type == Double.class) return "a number";
+        if (type == Boolean.class) return "true or false";
         if (type == String.class) return "a string";
-        if (type == StoreYaml.class || type == ReplicationYaml.class || type == FailoverYaml.class) {
+        if (type == StoreYaml.class
+                || type == ReplicationYaml.class
+                || type == FlowControlYaml.class
+                || type == FailoverYaml.class) {
             return "a mapping of field: value";
         }
         return type == null ? "valid" : "a " + type.getSimpleName();
@@ -345,7 +386,17 @@ public final class NodeConfigLoader {
             Long valueStreams,
             Object valueRateBytesPerSecond,
             Long writeTimeoutMs,
-            Object maxFrameBytes) {}
+            Object maxFrameBytes,
+            FlowControlYaml flowControl) {}
+
+    /** The {@code replication.flowControl:} section (delay-based flow control of the value traffic). */
+    record FlowControlYaml(
+            Boolean enabled,
+            Double targetMs,
+            Object minRateBytesPerSecond,
+            Long baseHistoryMinutes,
+            Object notSentLowWatermarkBytes,
+            Boolean dscp) {}
 
     /** The {@code store:} section. */
     record StoreYaml(Long maxEntries, Object maxBytes, Object maxKeyBytes, Object maxValueBytes) {}

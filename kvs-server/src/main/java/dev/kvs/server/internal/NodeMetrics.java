@@ -1,6 +1,7 @@
 package dev.kvs.server.internal;
 
 import dev.kvs.core.StoreStats;
+import dev.kvs.replication.FlowControlStatus;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.BackupStatus;
@@ -134,6 +135,71 @@ public final class NodeMetrics implements AutoCloseable {
         replicationGauge("kvs.replication.resyncs", null, "Full resyncs started", ReplicatorStatus::resyncs);
         replicationGauge(
                 "kvs.replication.connections", null, "Key channel connections made", ReplicatorStatus::reconnects);
+        replicationGauge(
+                "kvs.replication.value.lag.oldest",
+                "seconds",
+                "Age of the oldest value not yet acknowledged by the backup",
+                r -> r.oldestPendingValueMillis() / 1000.0);
+        registerFlowControlGauges();
+    }
+
+    /** The value traffic's flow control ({@code FlowControlStatus}); all 0 while it is off. */
+    private void registerFlowControlGauges() {
+        flowGauge(
+                "kvs.replication.flow.control.enabled",
+                null,
+                "1 while the value traffic is flow controlled",
+                f -> f.enabled() ? 1 : 0);
+        flowGauge(
+                "kvs.replication.flow.window",
+                "bytes",
+                "Value bytes the flow control allows in flight",
+                FlowControlStatus::windowBytes);
+        flowGauge(
+                "kvs.replication.flow.in.flight",
+                "bytes",
+                "Value bytes sent whose receipt has not come back",
+                FlowControlStatus::inFlightBytes);
+        flowGauge(
+                "kvs.replication.flow.pacing.rate",
+                "bytes.per.second",
+                "Rate value frames are paced at",
+                FlowControlStatus::pacingRateBytesPerSecond);
+        flowGauge(
+                "kvs.replication.flow.base.delay",
+                "seconds",
+                "Base one-way delay of the value traffic (minimum over the history; includes the clock offset)",
+                f -> f.baseDelayMicros() / 1e6);
+        flowGauge(
+                "kvs.replication.flow.queueing.delay",
+                "seconds",
+                "Queueing delay the value traffic sees at the bottleneck (one-way delay minus the base)",
+                f -> f.queueingDelayMicros() / 1e6);
+        flowGauge(
+                "kvs.replication.flow.target",
+                "seconds",
+                "Queueing delay the flow control aims at",
+                f -> f.targetMicros() / 1e6);
+        flowGauge(
+                "kvs.replication.value.goodput",
+                "bytes.per.second",
+                "Value bytes the backup received per second, recently",
+                FlowControlStatus::goodputBytesPerSecond);
+        flowGauge(
+                "kvs.replication.flow.min.rate.alarm",
+                null,
+                "1 while the measured delay holds the value traffic at its minimum rate (a competing flow fills"
+                        + " the bottleneck)",
+                f -> f.minRateAlarm() ? 1 : 0);
+        flowGauge(
+                "kvs.replication.flow.slowdowns",
+                null,
+                "Periodic slowdowns done to re-measure the base delay",
+                FlowControlStatus::slowdowns);
+    }
+
+    private void flowGauge(String name, String unit, String description, ToDoubleFunction<FlowControlStatus> f) {
+        replicationGauge(name, unit, description, r -> f.applyAsDouble(r.flowControl()));
     }
 
     private void registerBackupGauges() {

@@ -129,6 +129,8 @@ public record NodeStatus(
                 r.valueStreamsUp(),
                 r.resyncs(),
                 r.reconnects(),
-                r.keyAckLatencyMicros());
+                r.keyAckLatencyMicros(),
+                r.oldestPendingValueMillis(),
+                r.flowControl());
     }
 }

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
+import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.NodeStartException;
+import dev.kvs.server.config.NodeConfigLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -112,6 +114,66 @@ class ServerCommandTest {
     }
 
     @Test
+    void flowControlFlagOverridesTheConfigFileAndKeepsItsOtherSettings() throws IOException {
+        Path file = dir.resolve("kvs.yaml");
+        Files.writeString(
+                file,
+                """
+                replication:
+                  valueStreams: 3
+                  flowControl:
+                    enabled: true
+                    targetMs: 2.5
+                    dscp: true
+                """);
+
+        assertThat(run("--config", file.toString(), "--flow-control", "off"))
+                .as("%s", err)
+                .isZero();
+
+        NodeConfig c = started.get();
+        assertThat(c.replication().flowControl())
+                .isEqualTo(FlowControlConfig.builder()
+                        .enabled(false)
+                        .target(Duration.ofNanos(2_500_000))
+                        .dscp(true)
+                        .build());
+        assertThat(c.replication().valueStreams()).isEqualTo(3);
+        assertThat(c.replication().toString().replace("enabled=false", "enabled=true"))
+                .as("only enabled changes")
+                .isEqualTo(NodeConfigLoader.load(file).replication().toString());
+    }
+
+    @Test
+    void flowControlFlagTurnsItOnOverTheConfigFile() throws IOException {
+        Path file = dir.resolve("kvs.yaml");
+        Files.writeString(file, "replication:\n  flowControl:\n    enabled: false\n");
+
+        assertThat(run("--config", file.toString(), "--flow-control", "ON"))
+                .as("%s", err)
+                .isZero();
+
+        assertThat(started.get().replication().flowControl().enabled()).isTrue();
+    }
+
+    @Test
+    void withoutTheFlowControlFlagTheConfigFileDecides() throws IOException {
+        Path file = dir.resolve("kvs.yaml");
+        Files.writeString(file, "replication:\n  flowControl:\n    enabled: false\n");
+
+        assertThat(run("--config", file.toString())).isZero();
+
+        assertThat(started.get().replication().flowControl().enabled()).isFalse();
+    }
+
+    @Test
+    void badFlowControlValueIsQuoted() {
+        assertThat(run("--flow-control", "maybe")).isEqualTo(2);
+        assertOneLineError("kvs-test server: Invalid value for option '--flow-control': not on or off: maybe;"
+                + " see 'kvs-test server --help'");
+    }
+
+    @Test
     void printsOneLineSayingWhereItListens() {
         run("--name", "n1", "--bind", "127.0.0.1");
         assertThat(out.toString())
@@ -206,6 +268,7 @@ class ServerCommandTest {
                 "--max-bulk-bytes",
                 "--max-entries",
                 "--max-bytes",
+                "--flow-control",
                 "--help",
                 "--version");
         assertThat(help).contains(expected);

@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.StoreConfig;
+import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -166,6 +168,80 @@ class NodeConfigLoaderTest {
         assertThat(c.replication().valueStreams()).isEqualTo(3);
         assertThat(c.replication().valueRateBytesPerSecond()).isEqualTo(1 << 20);
         assertThat(c.replication().writeTimeout()).isEqualTo(java.time.Duration.ofMillis(250));
+    }
+
+    @Test
+    void flowControlSectionSetsEveryFlowControlField() {
+        NodeConfig c = NodeConfigLoader.parse(
+                """
+                replication:
+                  valueStreams: 3
+                  flowControl:
+                    enabled: false
+                    targetMs: 2.5
+                    minRateBytesPerSecond: 128KiB
+                    baseHistoryMinutes: 10
+                    notSentLowWatermarkBytes: 16KiB
+                    dscp: true
+                """,
+                "kvs.yaml");
+
+        assertThat(c.replication().valueStreams()).isEqualTo(3);
+        assertThat(c.replication().flowControl())
+                .isEqualTo(new FlowControlConfig(
+                        false, Duration.ofNanos(2_500_000), 128 * 1024, Duration.ofMinutes(10), 16 * 1024, true));
+    }
+
+    @Test
+    void flowControlFieldsLeftOutKeepTheirDefaults() {
+        NodeConfig c = NodeConfigLoader.parse("replication:\n  flowControl:\n    targetMs: 20\n", "kvs.yaml");
+
+        FlowControlConfig f = c.replication().flowControl();
+        FlowControlConfig defaults = FlowControlConfig.defaults();
+        assertThat(f.target()).isEqualTo(Duration.ofMillis(20));
+        assertThat(f.enabled()).isEqualTo(defaults.enabled()).isTrue();
+        assertThat(f.minRateBytesPerSecond()).isEqualTo(defaults.minRateBytesPerSecond());
+        assertThat(f.baseHistory()).isEqualTo(defaults.baseHistory());
+        assertThat(f.notSentLowWatermarkBytes()).isEqualTo(defaults.notSentLowWatermarkBytes());
+        assertThat(f.dscp()).isEqualTo(defaults.dscp());
+        assertThat(NodeConfigLoader.parse("replication:\n  flowControl: {}\n", "kvs.yaml")
+                        .replication()
+                        .flowControl())
+                .isEqualTo(defaults);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiterString = " => ",
+            textBlock =
+                    """
+            enabled: maybe => replication.flowControl.enabled is not true or false: maybe
+            targetMs: fast => replication.flowControl.targetMs is not a number: fast
+            targetMs: 0.05 => replication.flowControl.targetMs is not in 0.1..10000: 0.05
+            targetMs: 20000 => replication.flowControl.targetMs is not in 0.1..10000: 20000.0
+            targetMs: 0 => replication.flowControl.targetMs is not in 0.1..10000: 0.0
+            minRateBytesPerSecond: 0 => replication.flowControl.minRateBytesPerSecond <= 0: 0
+            minRateBytesPerSecond: lots => replication.flowControl.minRateBytesPerSecond is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): lots
+            baseHistoryMinutes: 0 => replication.flowControl.baseHistoryMinutes is not in 1..60: 0
+            baseHistoryMinutes: 1.5 => replication.flowControl.baseHistoryMinutes is not an integer: 1.5
+            notSentLowWatermarkBytes: 512 => replication.flowControl.notSentLowWatermarkBytes < 1024: 512
+            notSentLowWatermarkBytes: 4GiB => replication.flowControl.notSentLowWatermarkBytes is larger than 2147483647 bytes: 4GiB (4294967296)
+            dscp: [1] => replication.flowControl.dscp is not true or false: a list
+            """)
+    void badFlowControlFieldsAreNamedWithTheirValue(String field, String message) {
+        assertThatThrownBy(
+                        () -> NodeConfigLoader.parse("replication:\n  flowControl:\n    " + field + "\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("config error: " + message);
+    }
+
+    @Test
+    void unknownFlowControlFieldIsNamedWithItsSection() {
+        assertThatThrownBy(() -> NodeConfigLoader.parse("replication:\n  flowControl:\n    target: 5\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("config error: unknown field 'replication.flowControl.target' in kvs.yaml (known:"
+                        + " baseHistoryMinutes, dscp, enabled, minRateBytesPerSecond, notSentLowWatermarkBytes,"
+                        + " targetMs)");
     }
 
     @Test

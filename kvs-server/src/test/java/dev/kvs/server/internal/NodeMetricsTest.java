@@ -123,6 +123,38 @@ class NodeMetricsTest {
     }
 
     @Test
+    void scrapeShowsTheFlowControlAndTheValueLag() {
+        node.replication(new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL));
+
+        String text = metrics.scrape();
+
+        assertThat(text)
+                .contains("kvs_replication_flow_control_enabled 1")
+                .contains("kvs_replication_flow_window_bytes 262144")
+                .contains("kvs_replication_flow_in_flight_bytes 131072")
+                .contains("kvs_replication_flow_pacing_rate_bytes_per_second 1000000")
+                .contains("kvs_replication_flow_base_delay_seconds 0.02015")
+                .contains("kvs_replication_flow_queueing_delay_seconds 0.0035")
+                .contains("kvs_replication_flow_target_seconds 0.01")
+                .contains("kvs_replication_value_goodput_bytes_per_second 987654")
+                .contains("kvs_replication_flow_min_rate_alarm 1")
+                .contains("kvs_replication_flow_slowdowns 7")
+                .contains("kvs_replication_value_lag_bytes 5242880")
+                .contains("kvs_replication_value_lag_oldest_seconds 1.25");
+    }
+
+    @Test
+    void flowControlGaugesAreZeroWhileItIsOff() {
+        String text = metrics.scrape();
+
+        assertThat(text)
+                .contains("kvs_replication_flow_control_enabled 0")
+                .contains("kvs_replication_flow_window_bytes 0")
+                .contains("kvs_replication_flow_min_rate_alarm 0")
+                .contains("kvs_replication_value_lag_oldest_seconds 0");
+    }
+
+    @Test
     void scrapeStillWorksWhenTheStoreIsClosed() {
         store.close();
         assertThatCode(metrics::scrape).doesNotThrowAnyException();

@@ -47,7 +47,7 @@ class FailbackTest {
             toA = WanLink.builder()
                     .target("127.0.0.1", replA)
                     .delay(Duration.ofMillis(2))
-                    .queueing(WanLink.Queueing.FAIR)
+                    .queueing(WanLink.Queueing.FIFO)
                     .build();
             b = KvsNode.start(NodeConfig.builder()
                     .name("dc-b")
@@ -65,7 +65,7 @@ class FailbackTest {
                     .target("127.0.0.1", b.replPort())
                     .delay(Duration.ofMillis(5))
                     .bandwidthBitsPerSecond(bitsPerSecond)
-                    .queueing(WanLink.Queueing.FAIR)
+                    .queueing(WanLink.Queueing.FIFO)
                     .build();
             a = KvsNode.start(NodeConfig.builder()
                     .name("dc-a")
@@ -252,6 +252,13 @@ class FailbackTest {
                 Jedis a = dc.clientA();
                 Jedis b = dc.clientB()) {
             assertThat(a.set("k", "v")).isEqualTo("OK");
+            // id-first acknowledged the key packet; wait for the value too, or k is lost with dc-a and
+            // never reaches the new backup (that case is the loss manifest's, tested above)
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                List<Object> k = TwoDc.peek(b, "k".getBytes());
+                assertThat(k).isNotNull();
+                assertThat(new String((byte[]) k.get(0))).isEqualTo("complete");
+            });
             NodeConfig old = dc.a.config();
             dc.a.close(); // the main DC is lost with its data
             dc.toB.cut();

@@ -3,6 +3,7 @@ package dev.kvs.server.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicationMode;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -97,6 +98,51 @@ class ReplicationTest {
                     .isTrue();
             assertThat(Integer.parseInt(TwoDc.info(bk, "kvs_unfinished_keys"))).isGreaterThanOrEqualTo(1);
             awaitConverged(dc, List.of(b("big"), b("small")));
+        }
+    }
+
+    @Test
+    void valuesCrossAFifoLinkUnderFlowControlWhichMeasuresTheLinksOneWayDelay() {
+        try (TwoDc dc = TwoDc.start(
+                        ReplicationMode.ID_FIRST,
+                        Duration.ofMillis(10),
+                        20_000_000,
+                        TwoDc.replication().build());
+                Jedis p = dc.primaryClient()) {
+            List<byte[]> keys = new ArrayList<>();
+            Random rnd = new Random(3);
+            for (int i = 0; i < 8; i++) {
+                byte[] v = new byte[i == 0 ? 2 << 20 : 50_000];
+                rnd.nextBytes(v);
+                keys.add(b("fc" + i));
+                assertThat(p.set(keys.get(i), v)).isEqualTo("OK");
+            }
+            awaitConverged(dc, keys);
+            assertThat(TwoDc.info(p, "kvs_flow_control")).isEqualTo("on");
+            // the base one-way delay comes from the receipts of value frames: at least the link's 10 ms
+            assertThat(Long.parseLong(TwoDc.info(p, "kvs_flow_base_delay_us"))).isBetween(10_000L, 60_000L);
+            assertThat(Long.parseLong(TwoDc.info(p, "kvs_flow_window_bytes"))).isGreaterThanOrEqualTo(4096);
+            // every frame sent was receipted: nothing is left counted in flight
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(TwoDc.info(p, "kvs_flow_in_flight_bytes"))
+                            .isEqualTo("0"));
+        }
+    }
+
+    @Test
+    void withFlowControlOffValuesStillArriveAndTheStatusSaysOff() {
+        try (TwoDc dc = TwoDc.start(
+                        ReplicationMode.ID_FIRST,
+                        Duration.ofMillis(5),
+                        20_000_000,
+                        TwoDc.replication().flowControl(FlowControlConfig.off()).build());
+                Jedis p = dc.primaryClient()) {
+            List<byte[]> keys = List.of(b("off-big"), b("off-small"));
+            p.set(keys.get(0), new byte[1 << 20]);
+            p.set(keys.get(1), b("x"));
+            awaitConverged(dc, keys);
+            assertThat(TwoDc.info(p, "kvs_flow_control")).isEqualTo("off");
+            assertThat(TwoDc.info(p, "kvs_flow_phase")).isEqualTo("off");
         }
     }
 

@@ -12,8 +12,9 @@ import java.util.List;
 import redis.clients.jedis.Jedis;
 
 /**
- * The in-process two-DC fixture: a backup node, a {@link WanLink} (fair queueing) in front of its
- * replication port, and a primary replicating through the link. Loopback, ephemeral ports.
+ * The in-process two-DC fixture: a backup node, a {@link WanLink} (FIFO queueing, like a plain WAN
+ * link) in front of its replication port, and a primary replicating through the link. Loopback,
+ * ephemeral ports.
  */
 final class TwoDc implements AutoCloseable {
     KvsNode backup;
@@ -51,9 +52,9 @@ final class TwoDc implements AutoCloseable {
                 .target("127.0.0.1", backup.replPort())
                 .delay(oneWayDelay)
                 .bandwidthBitsPerSecond(bitsPerSecond)
-                // like fq_codel or a DSCP class on a real WAN: key packets are not queued behind
-                // megabytes of values (on a plain FIFO link they are; see BENCHMARKS.md)
-                .queueing(WanLink.Queueing.FAIR)
+                // a plain WAN link: the primary's flow control keeps value bytes from queueing
+                // in front of key packets
+                .queueing(WanLink.Queueing.FIFO)
                 .build();
         KvsNode primary = KvsNode.start(NodeConfig.builder()
                 .name("dc-main")

@@ -7,6 +7,7 @@ import dev.kvs.core.Write;
 import dev.kvs.replication.LocalReplication;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.replication.backup.Handback;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.backup.UnfinishedKeys;
@@ -182,11 +183,14 @@ public final class Failover {
                 linkDownSinceNanos = -1;
                 return;
             }
-            if (server.status().keyChannelConnected()) {
+            BackupStatus status = server.status();
+            if (status.keyChannelConnected()) {
                 linkEverUp = true;
                 linkDownSinceNanos = -1;
                 return;
             }
+            // a key channel that came and went between two checks still counts: it resynced or sent keys
+            if (status.resyncs() > 0 || status.keyPackets() > 0) linkEverUp = true;
             if (!linkEverUp) return; // never promote before having had a primary
             long now = System.nanoTime();
             if (linkDownSinceNanos < 0) {

@@ -1,6 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.StoreStats;
+import dev.kvs.replication.FlowControlStatus;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.BackupStatus;
@@ -150,10 +151,12 @@ final class InfoCommand implements Command {
         line(b, "kvs_key_ack_latency_us", r.keyAckLatencyMicros());
         line(b, "kvs_value_lag_count", r.pendingValues());
         line(b, "kvs_value_lag_bytes", r.pendingValueBytes());
+        line(b, "kvs_value_lag_oldest_ms", r.oldestPendingValueMillis());
         line(b, "kvs_conflated_values", r.conflatedValues());
         line(b, "kvs_values_shipped", r.valuesShipped());
         line(b, "kvs_value_streams_up", r.valueStreamsUp());
         line(b, "kvs_resyncs", r.resyncs());
+        flowControl(b, r.flowControl());
         line(b, "connected_slaves", r.state().equals("streaming") ? 1 : 0);
         if (node.gate().active()) {
             line(b, "kvs_lost_keys", node.gate().lost().size());
@@ -175,6 +178,21 @@ final class InfoCommand implements Command {
             line(b, "kvs_backup_bytes_received", bs.bytesReceived());
             line(b, "kvs_backup_resyncs", bs.resyncs());
         }
+    }
+
+    /** The value traffic's flow control; rates are in bytes per second, as Redis's {@code *_kbps} count bytes. */
+    private static void flowControl(StringBuilder b, FlowControlStatus f) {
+        line(b, "kvs_flow_control", f.enabled() ? "on" : "off");
+        line(b, "kvs_flow_phase", f.phase());
+        line(b, "kvs_flow_window_bytes", f.windowBytes());
+        line(b, "kvs_flow_in_flight_bytes", f.inFlightBytes());
+        line(b, "kvs_flow_pacing_rate_bps", f.pacingRateBytesPerSecond());
+        line(b, "kvs_flow_base_delay_us", f.baseDelayMicros());
+        line(b, "kvs_flow_queueing_delay_us", f.queueingDelayMicros());
+        line(b, "kvs_flow_target_us", f.targetMicros());
+        line(b, "kvs_flow_goodput_bps", f.goodputBytesPerSecond());
+        line(b, "kvs_flow_min_rate_alarm", f.minRateAlarm() ? 1 : 0);
+        line(b, "kvs_flow_slowdowns", f.slowdowns());
     }
 
     private void keyspace(StringBuilder b) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.FixedStatusReplication;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.StubStore;
 import io.netty.channel.EventLoopGroup;
@@ -127,6 +128,29 @@ class AdminServerTest {
                 .isGreaterThanOrEqualTo(m.path("heapUsedBytes").asLong());
         assertThat(s.path("replication").path("state").asText()).isEqualTo("none");
         assertThat(s.path("replication").path("peer").asText()).isEqualTo("dc2.example:7380");
+    }
+
+    @Test
+    void statusShowsTheFlowControlAndTheValueLag() throws Exception {
+        node.replication(new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL));
+
+        JsonNode r = JSON.readTree(get("/status").body()).path("replication");
+
+        assertThat(r.path("pendingValueBytes").asLong()).isEqualTo(5_242_880);
+        assertThat(r.path("oldestPendingValueMillis").asLong()).isEqualTo(1_250);
+        assertThat(r.path("valueBytesShipped").asLong()).isEqualTo(10_485_760);
+        JsonNode f = r.path("flowControl");
+        assertThat(f.path("enabled").asBoolean()).isTrue();
+        assertThat(f.path("phase").asText()).isEqualTo("steady");
+        assertThat(f.path("windowBytes").asLong()).isEqualTo(262_144);
+        assertThat(f.path("inFlightBytes").asLong()).isEqualTo(131_072);
+        assertThat(f.path("pacingRateBytesPerSecond").asLong()).isEqualTo(1_000_000);
+        assertThat(f.path("baseDelayMicros").asLong()).isEqualTo(20_150);
+        assertThat(f.path("queueingDelayMicros").asLong()).isEqualTo(3_500);
+        assertThat(f.path("targetMicros").asLong()).isEqualTo(10_000);
+        assertThat(f.path("goodputBytesPerSecond").asLong()).isEqualTo(987_654);
+        assertThat(f.path("minRateAlarm").asBoolean()).isTrue();
+        assertThat(f.path("slowdowns").asLong()).isEqualTo(7);
     }
 
     @Test

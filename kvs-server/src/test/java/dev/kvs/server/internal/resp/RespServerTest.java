@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.FixedStatusReplication;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -260,6 +261,36 @@ class RespServerTest {
                 .contains("kvs_last_txid:1:1");
         String one = resp.command("INFO", "keyspace");
         assertThat(one).contains("# Keyspace").doesNotContain("# Server");
+    }
+
+    @Test
+    void infoReplicationShowsTheFlowControlAndTheValueLag() {
+        resp.node.replication(new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL));
+
+        String info = resp.command("INFO", "replication");
+
+        assertThat(info)
+                .contains("\r\nkvs_flow_control:on\r\n")
+                .contains("\r\nkvs_flow_phase:steady\r\n")
+                .contains("\r\nkvs_flow_window_bytes:262144\r\n")
+                .contains("\r\nkvs_flow_in_flight_bytes:131072\r\n")
+                .contains("\r\nkvs_flow_pacing_rate_bps:1000000\r\n")
+                .contains("\r\nkvs_flow_base_delay_us:20150\r\n")
+                .contains("\r\nkvs_flow_queueing_delay_us:3500\r\n")
+                .contains("\r\nkvs_flow_target_us:10000\r\n")
+                .contains("\r\nkvs_flow_goodput_bps:987654\r\n")
+                .contains("\r\nkvs_flow_min_rate_alarm:1\r\n")
+                .contains("\r\nkvs_flow_slowdowns:7\r\n")
+                .contains("\r\nkvs_value_lag_bytes:5242880\r\n")
+                .contains("\r\nkvs_value_lag_oldest_ms:1250\r\n");
+    }
+
+    @Test
+    void infoReplicationSaysFlowControlIsOffWithoutABackup() {
+        assertThat(resp.command("INFO", "replication"))
+                .contains("\r\nkvs_flow_control:off\r\n")
+                .contains("\r\nkvs_flow_min_rate_alarm:0\r\n")
+                .contains("\r\nkvs_value_lag_oldest_ms:0\r\n");
     }
 
     @Test

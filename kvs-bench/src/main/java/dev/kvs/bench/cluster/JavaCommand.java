@@ -1,4 +1,4 @@
-package dev.kvs.bench.drill;
+package dev.kvs.bench.cluster;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -9,7 +9,7 @@ import java.util.List;
  * JVM flags as this process (so the flags Chronicle Map needs, and those of newer JDKs, carry over),
  * minus debugging and profiling agents.
  */
-final class JavaCommand {
+public final class JavaCommand {
     private final String java;
     private final List<String> flags;
     private final String classPath;
@@ -21,7 +21,7 @@ final class JavaCommand {
     }
 
     /** The command of this JVM. */
-    static JavaCommand current() {
+    public static JavaCommand current() {
         String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
         List<String> flags = new ArrayList<>();
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -41,7 +41,7 @@ final class JavaCommand {
     }
 
     /** {@code java FLAGS -cp CLASSPATH dev.kvs.bench.cli.KvsCli ARGS}. */
-    List<String> kvs(List<String> args) {
+    public List<String> kvs(List<String> args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(java);
         cmd.addAll(flags);

@@ -1,4 +1,4 @@
-package dev.kvs.bench.drill;
+package dev.kvs.bench.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,15 +14,22 @@ import java.util.regex.Pattern;
 
 /**
  * One kvs node running as a child process ({@code kvs server --config FILE}), or another {@code kvs}
- * process of the drill ({@code kvs wan}), its output in a log file. {@link #awaitReady} reads the
+ * process of a drill ({@code kvs wan}), its output in a log file. {@link #awaitReady} reads the
  * ports a node bound from the line {@code kvs server} prints.
  */
-final class NodeProcess {
+public final class NodeProcess {
     private static final Pattern READY = Pattern.compile(
             "listening on (\\S+): clients (\\d+), replication (\\d+), admin http://\\S+?:(\\d+)/status");
 
-    /** The ports a started node bound. */
-    record Ports(String host, int client, int repl, int admin) {}
+    /**
+     * The ports a started node bound.
+     *
+     * @param host the address it bound them on
+     * @param client RESP client port
+     * @param repl replication port
+     * @param admin admin HTTP port
+     */
+    public record Ports(String host, int client, int repl, int admin) {}
 
     private final String name;
     private final Path log;
@@ -34,8 +41,12 @@ final class NodeProcess {
         this.process = process;
     }
 
-    /** Starts {@code command} with its stdout and stderr going to {@code log}. */
-    static NodeProcess start(String name, List<String> command, Path log, ChildProcesses children) {
+    /**
+     * Starts {@code command} with its stdout and stderr going to {@code log}, tracked by {@code children}.
+     *
+     * @throws java.io.UncheckedIOException if the process cannot be started
+     */
+    public static NodeProcess start(String name, List<String> command, Path log, ChildProcesses children) {
         ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
@@ -43,11 +54,13 @@ final class NodeProcess {
         return new NodeProcess(name, log, children.start(pb));
     }
 
-    String name() {
+    /** The name messages give the process. */
+    public String name() {
         return name;
     }
 
-    Path log() {
+    /** The file its output goes to. */
+    public Path log() {
         return log;
     }
 
@@ -55,7 +68,8 @@ final class NodeProcess {
         return process.pid();
     }
 
-    boolean isAlive() {
+    /** Whether the process is running. */
+    public boolean isAlive() {
         return process.isAlive();
     }
 
@@ -64,7 +78,7 @@ final class NodeProcess {
      *
      * @throws IllegalStateException with the tail of the log if it exits or does not start in time
      */
-    Ports awaitReady(Duration timeout) throws InterruptedException {
+    public Ports awaitReady(Duration timeout) throws InterruptedException {
         MatchResult m = awaitLine(READY, timeout);
         return new Ports(
                 m.group(1), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)), Integer.parseInt(m.group(4)));
@@ -75,7 +89,7 @@ final class NodeProcess {
      *
      * @throws IllegalStateException with the tail of the log if it exits or does not print it in time
      */
-    MatchResult awaitLine(Pattern ready, Duration timeout) throws InterruptedException {
+    public MatchResult awaitLine(Pattern ready, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             Matcher m = ready.matcher(read());
@@ -94,7 +108,7 @@ final class NodeProcess {
     }
 
     /** Kills the node at once ({@code SIGKILL}): it cannot ship or flush anything more. */
-    void kill() {
+    public void kill() {
         ChildProcesses.kill(process);
     }
 
@@ -105,7 +119,7 @@ final class NodeProcess {
     }
 
     /** The last {@code lines} lines of the log. */
-    String tail(int lines) {
+    public String tail(int lines) {
         List<String> all = read().lines().toList();
         return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
     }

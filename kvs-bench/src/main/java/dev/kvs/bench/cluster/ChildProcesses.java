@@ -1,4 +1,4 @@
-package dev.kvs.bench.drill;
+package dev.kvs.bench.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,16 +9,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The processes a drill started. A shutdown hook kills them, and every other descendant of this JVM,
- * if the JVM stops early (Ctrl-C, SIGTERM); {@link #close()} kills them on the normal path and
- * removes the hook. Thread-safe.
+ * The processes a drill or a benchmark started. A shutdown hook kills them, and every other
+ * descendant of this JVM, if the JVM stops early (Ctrl-C, SIGTERM); {@link #close()} kills them on
+ * the normal path and removes the hook. Thread-safe.
  */
-final class ChildProcesses implements AutoCloseable {
+public final class ChildProcesses implements AutoCloseable {
     private final Set<Process> processes = ConcurrentHashMap.newKeySet();
     private final List<Runnable> cleanups = new ArrayList<>();
-    private final Thread hook = new Thread(this::onShutdown, "kvs-drill-cleanup");
+    private final Thread hook = new Thread(this::onShutdown, "kvs-child-cleanup");
 
-    ChildProcesses() {
+    /** Tracks no process yet; installs the shutdown hook. */
+    public ChildProcesses() {
         Runtime.getRuntime().addShutdownHook(hook);
     }
 
@@ -35,7 +36,7 @@ final class ChildProcesses implements AutoCloseable {
     }
 
     /** Runs {@code cleanup} after the processes are killed, on close or at shutdown (e.g. removing namespaces). */
-    synchronized void onClose(Runnable cleanup) {
+    public synchronized void onClose(Runnable cleanup) {
         cleanups.add(cleanup);
     }
 
@@ -62,7 +63,7 @@ final class ChildProcesses implements AutoCloseable {
             try {
                 r.run();
             } catch (RuntimeException e) {
-                System.err.println("kvs drill: cleanup failed: " + e.getMessage());
+                System.err.println("kvs: cleanup failed: " + e.getMessage());
             }
         }
     }
@@ -73,6 +74,7 @@ final class ChildProcesses implements AutoCloseable {
         ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
     }
 
+    /** Kills every process started through this object, runs the clean-ups, removes the hook. */
     @Override
     public void close() {
         killAll();

@@ -1,0 +1,55 @@
+package dev.kvs.bench.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** Requests to the nodes' admin HTTP ports, answered with JSON. Thread-safe. */
+final class AdminClient {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    /**
+     * {@code GET http://host:port/path}.
+     *
+     * @throws UncheckedIOException if the request fails
+     * @throws IllegalStateException if the answer is not 200, or the thread is interrupted
+     */
+    JsonNode get(String host, int port, String path) {
+        return send(HttpRequest.newBuilder(uri(host, port, path)).GET());
+    }
+
+    /** {@code POST http://host:port/path} without a body; fails as {@link #get} does. */
+    JsonNode post(String host, int port, String path) {
+        return send(HttpRequest.newBuilder(uri(host, port, path)).POST(HttpRequest.BodyPublishers.noBody()));
+    }
+
+    private static URI uri(String host, int port, String path) {
+        return URI.create("http://" + host + ":" + port + path);
+    }
+
+    private JsonNode send(HttpRequest.Builder request) {
+        HttpRequest r = request.timeout(Duration.ofSeconds(10)).build();
+        try {
+            HttpResponse<String> response = http.send(r, HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException(
+                        r.method() + " " + r.uri() + " answered " + response.statusCode() + ": " + response.body());
+            }
+            return JSON.readTree(response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(r.method() + " " + r.uri() + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted: " + r.method() + " " + r.uri(), e);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.kvs.bench.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * What the YAML of both nodes of two DCs says besides where each listens: one per drill or benchmark,
+ * each writing its nodes' files with {@link #write}.
+ *
+ * @param cluster the nodes' cluster name, e.g. {@code kvs-drill}
+ * @param mode the nodes' default replication mode label, e.g. {@code id-first}
+ * @param tuning the YAML the file ends with, whole lines: the {@code store}, {@code replication} and
+ *     {@code failover} sections, e.g. {@code "store:\n  maxBytes: 2GiB\n"}
+ */
+public record NodeYaml(String cluster, String mode, String tuning) {
+    /**
+     * Writes {@code dir/name.yaml} for one node and returns its path.
+     *
+     * @param role {@code primary} or {@code backup}
+     * @param bind the address the node binds its ports on
+     * @param port its RESP port, 0 for any free one (likewise {@code replPort} and {@code adminPort})
+     * @param peer the primary's replication peer {@code host:port}, null for the backup
+     * @throws UncheckedIOException if the file cannot be written
+     */
+    public Path write(
+            Path dir, String name, String role, String bind, int port, int replPort, int adminPort, String peer) {
+        String yaml = "cluster: " + cluster + "\n"
+                + "name: " + name + "\n"
+                + "role: " + role + "\n"
+                + "bind: " + bind + "\n"
+                + "port: " + port + "\n"
+                + "replPort: " + replPort + "\n"
+                + "adminPort: " + adminPort + "\n"
+                + (peer == null ? "" : "peer: " + peer + "\n")
+                + "mode: " + mode + "\n"
+                + tuning;
+        Path file = dir.resolve(name + ".yaml");
+        try {
+            Files.writeString(file, yaml, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+        return file;
+    }
+}

@@ -1,0 +1,173 @@
+package dev.kvs.bench.latency;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kvs.bench.cluster.ChildProcesses;
+import dev.kvs.bench.cluster.JavaCommand;
+import dev.kvs.bench.cluster.LinkSettings;
+import dev.kvs.bench.cluster.NodeProcess;
+import dev.kvs.bench.cluster.NodeYaml;
+import dev.kvs.bench.cluster.TwoDcs;
+import dev.kvs.replication.FlowControlStatus;
+import dev.kvs.replication.wan.WanLink;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Two DCs on loopback for a benchmark ({@link TwoDcs}): a backup node process, a {@link WanLink} in
+ * this process in front of the backup's replication port, and a primary node process whose peer is
+ * the link. Closing it kills both nodes, closes every link it made, and removes the shutdown hook that
+ * kills the nodes if the JVM is stopped first.
+ */
+final class BenchCluster implements AutoCloseable {
+    static final String HOST = TwoDcs.LOOPBACK;
+    /** How long a node may take to start (three JVMs at once on a loaded 2-core machine). */
+    static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    private static final ObjectMapper JSON =
+            new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    /**
+     * The nodes' YAML after their mode: memory only, room for the benchmark's values, and a write
+     * timeout long enough that a key acknowledgement stuck behind a full link queue is measured rather
+     * than refused.
+     */
+    private static final String TUNING =
+            "store:\n" + "  maxBytes: 2GiB\n" + "replication:\n" + "  writeTimeoutMs: 10000\n";
+
+    /**
+     * What the primary reports about its replication ({@code GET /status}, {@code replication}).
+     *
+     * @param state link state, e.g. {@code streaming}
+     * @param unackedKeys key packets not yet acknowledged
+     * @param pendingValues values not yet acknowledged by the backup
+     * @param pendingValueBytes their bytes: the value lag
+     * @param oldestPendingValueMillis the value lag's age
+     * @param valueBytesShipped value bytes the primary sent
+     * @param flowControl the value traffic's flow control
+     */
+    record Replication(
+            String state,
+            long unackedKeys,
+            long pendingValues,
+            long pendingValueBytes,
+            long oldestPendingValueMillis,
+            long valueBytesShipped,
+            FlowControlStatus flowControl) {}
+
+    private final ChildProcesses children;
+    private final TwoDcs dcs;
+    private final LinkSettings linkSettings;
+    private final List<WanLink> probes = new ArrayList<>();
+
+    private BenchCluster(ChildProcesses children, TwoDcs dcs, LinkSettings linkSettings) {
+        this.children = children;
+        this.dcs = dcs;
+        this.linkSettings = linkSettings;
+    }
+
+    /**
+     * Starts the backup, the link and the primary in {@code dir} (node configs and logs), and waits
+     * until the primary streams to the backup.
+     *
+     * @param mode the nodes' default replication mode label
+     * @param flowControl {@code on} or {@code off}: the primary's {@code --flow-control}
+     * @throws IllegalStateException naming the node and quoting its log if a node does not start
+     */
+    static BenchCluster start(LinkSettings link, String mode, String flowControl, Path dir)
+            throws InterruptedException {
+        ChildProcesses children = new ChildProcesses();
+        try {
+            TwoDcs dcs = TwoDcs.startOnLoopback(
+                    new TwoDcs.Settings(
+                            new NodeYaml("kvs-bench", mode, TUNING),
+                            List.of("--flow-control", flowControl),
+                            link,
+                            START_TIMEOUT),
+                    dir,
+                    JavaCommand.current(),
+                    children);
+            return new BenchCluster(children, dcs, link);
+        } catch (InterruptedException | RuntimeException e) {
+            children.close();
+            throw e;
+        }
+    }
+
+    /** The primary's RESP port. */
+    int primaryPort() {
+        return dcs.primary().ports().client();
+    }
+
+    /** The backup's RESP port. */
+    int backupPort() {
+        return dcs.backup().ports().client();
+    }
+
+    /** Bytes the link delivered to the backup since it started: what the backup received. */
+    long relayedToBackup() {
+        return dcs.link().stats().toTarget().relayedBytes();
+    }
+
+    /**
+     * A new link with the replication link's settings in front of the backup's RESP port, for
+     * measuring the link's own round trip with {@code PING}; closed with the cluster.
+     */
+    synchronized WanLink probeLink() {
+        WanLink probe = linkSettings.start(HOST, backupPort());
+        probes.add(probe);
+        return probe;
+    }
+
+    /** The primary's replication, from {@code GET /status}. */
+    Replication primaryReplication() {
+        JsonNode r = dcs.get(dcs.primary(), "/status").path("replication");
+        try {
+            return JSON.treeToValue(r, Replication.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException("unexpected GET /status replication: " + r, e);
+        }
+    }
+
+    /**
+     * Waits until the backup has acknowledged every key packet and value the primary ordered.
+     *
+     * @throws IllegalStateException if it has not after {@code timeout}
+     */
+    void awaitDrained(Duration timeout) throws InterruptedException {
+        NodeProcess primary = dcs.primary().node();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Replication r;
+        while (true) {
+            r = primaryReplication();
+            if (r.unackedKeys() == 0 && r.pendingValues() == 0) return;
+            if (System.nanoTime() > deadline || !primary.isAlive()) break;
+            // the admin port is the only way to learn the value lag from outside
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+        throw new IllegalStateException("the backup has not caught up after " + timeout.toSeconds() + " s: "
+                + r.unackedKeys() + " key packets and " + r.pendingValues() + " values (" + r.pendingValueBytes()
+                + " bytes) not acknowledged; " + primary.log() + " ends with:\n" + primary.tail(10));
+    }
+
+    /** Fails with both nodes' last log lines if either node has exited. */
+    void checkAlive() {
+        dcs.checkAlive();
+    }
+
+    /** Kills both nodes and closes every link. */
+    @Override
+    public void close() {
+        dcs.close();
+        synchronized (this) {
+            probes.forEach(WanLink::close);
+        }
+        children.close();
+    }
+}

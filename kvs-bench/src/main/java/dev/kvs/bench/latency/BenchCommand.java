@@ -1,0 +1,48 @@
+package dev.kvs.bench.latency;
+
+import dev.kvs.server.cli.KvsVersionProvider;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code kvs bench}: benchmarks that start their own two DCs on this machine, joined by an emulated
+ * WAN link, and check the results against acceptance bounds.
+ */
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
+        versionProvider = KvsVersionProvider.class,
+        subcommands = {KeysUnderLoadCommand.class, IdFirstOverheadCommand.class},
+        synopsisSubcommandLabel = "COMMAND",
+        headerHeading = "%n",
+        header = "Benchmarks of identifier-first replication over an emulated WAN, with PASS/FAIL bounds.",
+        descriptionHeading = "%n",
+        description = {
+            "Each benchmark starts a backup and a primary node as separate JVMs on loopback, joined by a"
+                    + " WAN link emulator in this process, runs for a bounded time, prints a table and PASS or"
+                    + " FAIL, and stops every process it started (Ctrl-C too). --json writes the same as JSON."
+        },
+        commandListHeading = "%nCommands:%n",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:PASS",
+            "1:the benchmark could not run",
+            "2:bad flag",
+            "3:FAIL: the run completed and a bound was not met"
+        })
+public final class BenchCommand implements Runnable {
+    /** Exit code: the benchmark could not run. */
+    static final int FAILURE = 1;
+    /** Exit code: the benchmark ran and a bound was not met. */
+    static final int BOUND_NOT_MET = 3;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "missing COMMAND (keys-under-load, id-first-overhead)");
+    }
+}

@@ -1,0 +1,34 @@
+package dev.kvs.bench.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NodeYamlTest {
+    @TempDir
+    Path dir;
+
+    private final NodeYaml yaml = new NodeYaml("kvs-test", "id-first", "store:\n  maxBytes: 2GiB\n");
+
+    @Test
+    void thePrimaryNamesItsPeerAndTheTuningComesLast() throws Exception {
+        Path file = yaml.write(dir, "dc-main", "primary", "127.0.0.1", 0, 0, 0, "127.0.0.1:7001");
+
+        assertThat(file).isEqualTo(dir.resolve("dc-main.yaml"));
+        assertThat(Files.readString(file))
+                .isEqualTo("cluster: kvs-test\nname: dc-main\nrole: primary\nbind: 127.0.0.1\nport: 0\nreplPort: 0\n"
+                        + "adminPort: 0\npeer: 127.0.0.1:7001\nmode: id-first\nstore:\n  maxBytes: 2GiB\n");
+    }
+
+    @Test
+    void theBackupHasNoPeer() throws Exception {
+        Path file = yaml.write(dir, "dc-backup", "backup", "0.0.0.0", 6379, 7000, 8080, null);
+
+        assertThat(Files.readString(file))
+                .contains("bind: 0.0.0.0\nport: 6379\nreplPort: 7000\nadminPort: 8080\nmode: id-first\n")
+                .doesNotContain("peer");
+    }
+}

@@ -1,0 +1,174 @@
+package dev.kvs.bench.latency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvs.bench.cli.InProcessKvs;
+import dev.kvs.bench.cluster.LinkSettings;
+import dev.kvs.replication.wan.WanLink;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** Option parsing of {@code kvs bench}; the runs themselves are in {@link BenchEndToEndTest}. */
+class BenchCommandTest {
+    private final InProcessKvs kvs = new InProcessKvs();
+
+    @Test
+    void benchWithoutACommandIsAUsageError() {
+        assertThat(kvs.run("bench")).isEqualTo(2);
+        assertThat(kvs.err())
+                .startsWith("kvs bench: missing COMMAND (keys-under-load, id-first-overhead); see 'kvs bench --help'");
+    }
+
+    @Test
+    void benchHelpListsBothBenchmarks() {
+        assertThat(kvs.run("bench", "--help")).isZero();
+        assertThat(kvs.out()).contains("keys-under-load", "id-first-overhead", "Exit codes");
+    }
+
+    @Test
+    void keysUnderLoadHelpNamesEveryOption() {
+        assertThat(kvs.run("bench", "keys-under-load", "--help")).isZero();
+        assertThat(kvs.out())
+                .contains("--delay-ms=MS", "--bandwidth-mbit=MBIT", "--buffer=SIZE", "--queueing=fifo|fair")
+                .contains("--writers=N", "--value-size=SIZE", "--small-size=SIZE", "--interval-ms=MS")
+                .contains("--idle-seconds=S", "--ramp-seconds=S", "--loaded-seconds=S", "--mode=MODE")
+                .contains("--flow-control=on|off", "--json[=FILE]", "--dir=DIR")
+                .contains("loaded p50 <= idle p50 + 15 ms", ">= 80%");
+    }
+
+    @Test
+    void idFirstOverheadHelpNamesEveryOption() {
+        assertThat(kvs.run("bench", "id-first-overhead", "--help")).isZero();
+        assertThat(kvs.out())
+                .contains("--delay-ms=MS", "--bandwidth-mbit=MBIT", "--buffer=SIZE", "--queueing=fifo|fair")
+                .contains("--sizes=SIZE[,SIZE...]", "--count=N", "--large-count=N", "--warm-up=N", "--pings=N")
+                .contains("--flow-control=on|off", "--json[=FILE]", "--dir=DIR")
+                .contains("1.2 round trips");
+    }
+
+    @Test
+    void onlyIdFirstOverheadOffersAnUnlimitedLink() {
+        assertThat(kvs.run("bench", "keys-under-load", "--help")).isZero();
+        assertThat(kvs.out()).doesNotContain("0 for unlimited");
+        assertThat(kvs.run("bench", "id-first-overhead", "--help")).isZero();
+        assertThat(kvs.out()).contains("0 for unlimited");
+    }
+
+    @Test
+    void keysUnderLoadDefaultsAreTheAcceptanceCase() {
+        assertKeysUnderLoad(
+                new LinkSettings(Duration.ofMillis(20), 8_000_000, 4 << 20, WanLink.Queueing.FIFO),
+                new KeysUnderLoadReport.Settings(
+                        20, 8, 4 << 20, "fifo", "id-first", "on", 100, 50, 10, 4, 1 << 20, 2, 20));
+    }
+
+    @Test
+    void keysUnderLoadOptionsTakeTheirForms() {
+        // parsing only, nothing runs: every option set away from its default, fair queueing included
+        assertKeysUnderLoad(
+                new LinkSettings(Duration.ofMillis(50), 50_000_000, 1 << 20, WanLink.Queueing.FAIR),
+                new KeysUnderLoadReport.Settings(
+                        50, 50, 1 << 20, "fair", "async", "off", 1000, 12.5, 3, 2, 10 << 20, 0, 4.5),
+                "--delay-ms=50",
+                "--bandwidth-mbit=50",
+                "--buffer=1MiB",
+                "--queueing=FAIR",
+                "--writers=2",
+                "--value-size=10MiB",
+                "--small-size=1kB",
+                "--interval-ms=12.5",
+                "--idle-seconds=3",
+                "--ramp-seconds=0",
+                "--loaded-seconds=4.5",
+                "--mode=async",
+                "--flow-control=OFF");
+    }
+
+    private static void assertKeysUnderLoad(LinkSettings link, KeysUnderLoadReport.Settings settings, String... args) {
+        KeysUnderLoad benchmark = parse(new KeysUnderLoadCommand(), args).benchmark();
+        assertThat(benchmark.link()).isEqualTo(link);
+        assertThat(benchmark.settings()).isEqualTo(settings);
+    }
+
+    @Test
+    void idFirstOverheadDefaults() {
+        IdFirstOverhead benchmark = parse(new IdFirstOverheadCommand()).benchmark();
+
+        assertThat(benchmark.link())
+                .isEqualTo(new LinkSettings(Duration.ofMillis(5), 1_000_000_000, 4 << 20, WanLink.Queueing.FIFO));
+        assertThat(benchmark.settings())
+                .isEqualTo(new IdFirstOverheadReport.Settings(
+                        5, 1000, 4 << 20, "fifo", "on", List.of(100L, 100_000L, 1L << 20, 10L << 20), 30, 30, 3, 30));
+    }
+
+    @Test
+    void sizesAreAListInTheOrderGiven() {
+        IdFirstOverheadCommand c = parse(new IdFirstOverheadCommand(), "--sizes", "1MiB, 100B,64KiB");
+        assertThat(c.benchmark().settings().valueSizes()).containsExactly(1L << 20, 100L, 64L << 10);
+    }
+
+    @Test
+    void badValuesAreUsageErrorsQuotingTheValue() {
+        assertUsageError(
+                "Invalid value for option '--queueing': queueing is not fifo or fair: lifo",
+                "keys-under-load",
+                "--queueing",
+                "lifo");
+        assertUsageError(
+                "Invalid value for option '--value-size': not a byte size", "keys-under-load", "--value-size", "12XB");
+        assertUsageError("--value-size is not in 1B..64MiB: 1073741824", "keys-under-load", "--value-size", "1GiB");
+        assertUsageError(
+                "Invalid value for option '--flow-control': not on or off: maybe",
+                "keys-under-load",
+                "--flow-control",
+                "maybe");
+        assertUsageError(
+                "mode is not id-first|id-first-after-reply|sync|async: fast", "keys-under-load", "--mode", "fast");
+        assertUsageError("--writers is not in 1..64: 0", "keys-under-load", "--writers", "0");
+        assertUsageError(
+                "--bandwidth-mbit must be above 0: goodput is a share of it",
+                "keys-under-load",
+                "--bandwidth-mbit",
+                "0");
+        assertUsageError("--delay-ms is not in 0..60000: -1.0", "keys-under-load", "--delay-ms", "-1");
+        assertUsageError("--buffer is not in 16KiB..1GiB: 1024", "keys-under-load", "--buffer", "1KiB");
+        assertUsageError("--idle-seconds is not in 0.5..600: 0.1", "keys-under-load", "--idle-seconds", "0.1");
+        assertUsageError("--interval-ms is not in 1..10000: 0.5", "keys-under-load", "--interval-ms", "0.5");
+        assertUsageError(
+                "--bandwidth-mbit is not in 0..1000000: 2000000.0", "id-first-overhead", "--bandwidth-mbit", "2e6");
+        assertUsageError("size is not in 1B..64MiB: 0", "id-first-overhead", "--sizes", "100B,0");
+        assertUsageError("--count is not in 1..10000: 0", "id-first-overhead", "--count", "0");
+        assertUsageError("--pings is not in 1..10000: 0", "id-first-overhead", "--pings", "0");
+    }
+
+    private void assertUsageError(String message, String... args) {
+        String[] all = new String[args.length + 1];
+        all[0] = "bench";
+        System.arraycopy(args, 0, all, 1, args.length);
+        kvs.clear();
+        assertThat(kvs.run(all)).as(String.join(" ", all)).isEqualTo(2);
+        assertThat(kvs.err())
+                .as(String.join(" ", all))
+                .startsWith("kvs bench " + args[0] + ": ")
+                .contains(message);
+        assertThat(kvs.err().lines()).hasSize(1);
+    }
+
+    private static <T> T parse(T command, String... args) {
+        new CommandLine(command).parseArgs(args);
+        return command;
+    }
+
+    @Test
+    void jsonWithoutAFileMeansStdout() {
+        KeysUnderLoadCommand c = new KeysUnderLoadCommand();
+        CommandLine cl = new CommandLine(c);
+        cl.parseArgs("--json");
+        assertThat((Path) cl.getCommandSpec().findOption("--json").getValue()).isEqualTo(Report.STDOUT);
+        cl.parseArgs("--json", "out.json");
+        assertThat((Path) cl.getCommandSpec().findOption("--json").getValue()).isEqualTo(Path.of("out.json"));
+    }
+}

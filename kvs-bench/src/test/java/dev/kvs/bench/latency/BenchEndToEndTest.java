@@ -1,0 +1,97 @@
+package dev.kvs.bench.latency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kvs.bench.cli.InProcessKvs;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Each benchmark once, end to end with tiny settings: real node processes, a real link, every field of
+ * the report filled, nothing left running. No bound is asserted: a loaded 2-core machine decides
+ * those, and without flow control keys-under-load is meant to fail them.
+ */
+class BenchEndToEndTest {
+    @TempDir
+    Path dir;
+
+    private final InProcessKvs kvs = new InProcessKvs();
+
+    @Test
+    @Timeout(120)
+    void keysUnderLoadRunsBothPhasesAndReportsEveryField() throws Exception {
+        Path json = dir.resolve("kul.json");
+
+        int code = kvs.run(
+                "bench",
+                "keys-under-load",
+                "--delay-ms=2",
+                "--bandwidth-mbit=40",
+                "--writers=2",
+                "--value-size=256KiB",
+                "--interval-ms=20",
+                "--idle-seconds=1",
+                "--ramp-seconds=0.5",
+                "--loaded-seconds=1.5",
+                "--json=" + json,
+                "--dir=" + dir.resolve("run"));
+
+        assertThat(code).as("%s", kvs).isIn(0, 3);
+        JsonNode r = Report.JSON.readTree(json.toFile());
+        assertThat(r.path("idle").path("ok").asLong()).isPositive();
+        assertThat(r.path("idle").path("p50Ms").isNumber()).isTrue();
+        assertThat(r.path("loaded").path("ok").asLong()).isPositive();
+        assertThat(r.path("loaded").path("p99Ms").isNumber()).isTrue();
+        assertThat(r.path("writers").path("acked").asLong()).isPositive();
+        assertThat(r.path("goodput").path("bytes").asLong()).isPositive();
+        assertThat(r.path("goodput").path("percentOfLink").isNumber()).isTrue();
+        assertThat(r.path("primary").path("state").asText()).isEqualTo("streaming");
+        assertThat(r.path("primary").path("flowControl").has("windowBytes")).isTrue();
+        assertThat(r.path("primary").path("flowControl").has("minRateAlarm")).isTrue();
+        assertThat(r.path("verdict").path("checks")).hasSize(4);
+        assertThat(r.path("verdict").path("pass").asBoolean()).isEqualTo(code == 0);
+        assertThat(kvs.out())
+                .contains("idle", "loaded", "value goodput", "flow control", "value lag")
+                .containsPattern("(?m)^(PASS|FAIL): ");
+        assertThat(kvs.err()).contains("run directory").contains("loaded  [");
+        assertThat(Files.readString(dir.resolve("run/dc-main.log"))).contains("listening on");
+        InProcessKvs.assertNothingLeftRunning();
+    }
+
+    @Test
+    @Timeout(120)
+    void idFirstOverheadMeasuresEverySizeInBothModesWithJsonOnStdout() throws Exception {
+        int code = kvs.run(
+                "bench",
+                "id-first-overhead",
+                "--delay-ms=1",
+                "--bandwidth-mbit=100",
+                "--sizes=100B,64KiB,2MiB",
+                "--count=3",
+                "--large-count=2",
+                "--warm-up=1",
+                "--pings=3",
+                "--json",
+                "--dir=" + dir.resolve("run"));
+
+        assertThat(code).as("%s", kvs).isIn(0, 3);
+        JsonNode r = Report.JSON.readTree(kvs.out());
+        assertThat(r.path("linkRoundTrip").path("ok").asLong()).isEqualTo(3);
+        assertThat(r.path("linkRoundTrip").path("p50Ms").asDouble()).isPositive();
+        assertThat(r.path("sizes")).hasSize(3);
+        for (JsonNode s : r.path("sizes")) {
+            assertThat(s.path("async").path("p50Ms").isNumber()).as("%s", s).isTrue();
+            assertThat(s.path("idFirst").path("p50Ms").isNumber()).as("%s", s).isTrue();
+            assertThat(s.path("overheadRoundTrips").isNumber()).as("%s", s).isTrue();
+        }
+        assertThat(r.path("sizes").get(2).path("idFirst").path("sent").asLong())
+                .as("over 1 MiB: --large-count")
+                .isEqualTo(2);
+        assertThat(kvs.err()).contains("value size").containsPattern("(?m)^(PASS|FAIL): ");
+        InProcessKvs.assertNothingLeftRunning();
+    }
+}

@@ -1,0 +1,70 @@
+package dev.kvs.server.internal;
+
+import dev.kvs.core.TxId;
+import dev.kvs.replication.FlowControlStatus;
+import dev.kvs.replication.Replication;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.ReplicatorStatus;
+import dev.kvs.replication.WriteOrder;
+
+/** A replication that only reports a fixed status: for what {@code INFO}, {@code /status} and metrics show. */
+public final class FixedStatusReplication implements Replication {
+    /** A streaming primary whose flow control is on, every number distinct. */
+    public static final ReplicatorStatus STREAMING_WITH_FLOW_CONTROL = new ReplicatorStatus(
+            "streaming",
+            "dc2.example:7380",
+            TxId.of(3, 9),
+            TxId.of(3, 8),
+            1,
+            5,
+            5_242_880,
+            2,
+            10,
+            10_485_760,
+            2,
+            0,
+            1,
+            40_000,
+            1_250,
+            new FlowControlStatus(
+                    true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 10_000, 987_654, true, 7));
+
+    private final ReplicatorStatus status;
+
+    public FixedStatusReplication(ReplicatorStatus status) {
+        this.status = status;
+    }
+
+    @Override
+    public WriteOrder begin(ReplicationMode mode) {
+        throw new UnsupportedOperationException("reports a status only");
+    }
+
+    @Override
+    public boolean hasRoom() {
+        return true;
+    }
+
+    @Override
+    public long writeTimeoutMillis() {
+        return 0;
+    }
+
+    @Override
+    public TxId lastTxId() {
+        return status.lastTxId();
+    }
+
+    @Override
+    public long epoch() {
+        return status.lastTxId().epoch();
+    }
+
+    @Override
+    public ReplicatorStatus status() {
+        return status;
+    }
+
+    @Override
+    public void close() {}
+}
