@@ -108,15 +108,24 @@ final class KeyChannel {
     }
 
     /**
-     * Tells the backup to take over in {@code epoch} (planned switchover).
+     * Tells the backup to take over in {@code epoch} (planned switchover), then waits, within the same
+     * timeout, until the backup closes this channel: it does so once it has promoted itself, so the
+     * caller demotes this node only when clients already find the new primary.
      *
-     * @return true if the frame was written to a streaming key channel
+     * @return true if the frame was written to a streaming key channel (the backup may then take over
+     *     even if it did not close the channel in time)
      */
     boolean handOver(long epoch, long timeoutMillis) throws InterruptedException {
         Channel ch = channel;
         if (state != State.STREAMING || ch == null || !ch.isActive()) return false;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         var f = ch.writeAndFlush(new Frame.Handover(epoch));
-        return f.await(timeoutMillis) && f.isSuccess();
+        if (!f.await(timeoutMillis) || !f.isSuccess()) return false;
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (!ch.closeFuture().await(Math.max(1, left))) {
+            log.warn("backup {} did not confirm the handover within {} ms; demoting anyway", link.peer(), timeoutMillis);
+        }
+        return true;
     }
 
     void close() {

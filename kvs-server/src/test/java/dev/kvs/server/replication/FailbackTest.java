@@ -200,12 +200,17 @@ class FailbackTest {
             for (int i = 0; i < 50; i++) assertThat(a.set("k" + i, "v" + i)).isEqualTo("OK");
             assertThat(a.set("big".getBytes(), big)).isEqualTo("OK");
 
+            // a slow link makes a gap between the old primary's demotion and the new one's promotion visible;
+            // slowed once the values are across (a sudden 20x delay would hold the flow control at its minimum)
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(Admin.get(dc.a.adminPort(), "/status"))
+                            .contains("\"pendingValues\":0"));
+            dc.toB.delay(Duration.ofMillis(100));
             String answer = Admin.post(dc.a.adminPort(), "/switchover?timeoutMs=30000");
             assertThat(answer).contains("\"epoch\":2", "\"handedOverUpTo\":\"1:51\"");
             assertThatThrownBy(() -> a.set("k0", "late")).hasMessageStartingWith("NOTPRIMARY");
-
-            await().atMost(Duration.ofSeconds(20))
-                    .untilAsserted(() -> assertThat(b.info("replication")).contains("kvs_role:primary"));
+            // no moment without a primary: the old one demoted itself only once the new one had taken over
+            assertThat(b.info("replication")).contains("kvs_role:primary");
             assertThat(Admin.get(dc.b.adminPort(), "/lost")).contains("\"lostCount\":0", "\"unfinishedCount\":0");
             for (int i = 0; i < 50; i++) assertThat(b.get("k" + i)).isEqualTo("v" + i);
             assertThat(b.get("big".getBytes())).isEqualTo(big);

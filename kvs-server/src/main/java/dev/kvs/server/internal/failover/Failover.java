@@ -267,8 +267,8 @@ public final class Failover {
                 st.peer(),
                 epoch + 1,
                 st.lastTxId());
-        node.demote(epoch + 1);
-        afterDemotion();
+        // the backup's refusal of a redial may have demoted this node already (and started the failback)
+        if (node.demote(epoch + 1)) afterDemotion();
         return Map.of("epoch", epoch + 1, "handedOverUpTo", st.lastTxId().toString(), "role", "backup");
     }
 
