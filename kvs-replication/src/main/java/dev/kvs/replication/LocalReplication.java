@@ -78,12 +78,12 @@ public final class LocalReplication implements Replication {
      * @return the successor
      * @throws IllegalStateException if already handed off
      */
-    public synchronized Replication handOff(LongFunction<Replication> next) {
+    public synchronized <R extends Replication> R handOff(LongFunction<R> next) {
         if (successor.isDone()) throw new IllegalStateException("already handed off");
         long last = lastSeq.getAndSet(HANDED_OFF);
         handedOffAt = last;
         try {
-            Replication r = next.apply(last);
+            R r = next.apply(last);
             successor.complete(r);
             return r;
         } catch (RuntimeException e) {
@@ -115,8 +115,7 @@ public final class LocalReplication implements Replication {
 
     @Override
     public ReplicatorStatus status() {
-        TxId last = lastTxId();
-        return new ReplicatorStatus("none", "", last, last, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, FlowControlStatus.off());
+        return ReplicatorStatus.none(lastTxId());
     }
 
     @Override

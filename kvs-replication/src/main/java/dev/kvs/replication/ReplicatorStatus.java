@@ -38,4 +38,19 @@ public record ReplicatorStatus(
         long reconnects,
         long keyAckLatencyMicros,
         long oldestPendingValueMillis,
-        FlowControlStatus flowControl) {}
+        FlowControlStatus flowControl) {
+    /** The status of a node that orders writes without replicating them, up to {@code last}. */
+    public static ReplicatorStatus none(TxId last) {
+        return new ReplicatorStatus("none", "", last, last, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, FlowControlStatus.off());
+    }
+
+    /** True while the key channel streams. */
+    public boolean streaming() {
+        return state.equals("streaming");
+    }
+
+    /** Streaming, with every key and every value ordered so far acknowledged by the backup. */
+    public boolean caughtUp() {
+        return streaming() && unackedKeys == 0 && pendingValues == 0 && ackedTxId.equals(lastTxId);
+    }
+}

@@ -1,23 +1,26 @@
 package dev.kvs.server;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.core.KvsException;
 import dev.kvs.core.TxId;
-import dev.kvs.replication.LocalReplication;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.ReplicationServer;
-import dev.kvs.replication.primary.Replicator;
-import dev.kvs.server.internal.EpochFile;
-import dev.kvs.server.internal.NodeAsBackup;
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.NodeMetrics;
 import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.admin.AdminServer;
+import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.failover.FailoverRoutes;
 import dev.kvs.server.internal.resp.RespServer;
+import dev.kvs.server.internal.role.EpochFile;
+import dev.kvs.server.internal.role.NodeRole;
+import dev.kvs.server.internal.role.ReplicationLinks;
+import dev.kvs.server.internal.role.RoleMachine;
+import dev.kvs.server.internal.write.Writes;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import java.net.InetSocketAddress;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,6 +39,8 @@ public final class KvsNode implements AutoCloseable {
 
     private final NodeConfig config;
     private final KvStore store;
+    private final RoleMachine roles;
+    private final Failover failover;
     private final NodeContext context;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
@@ -70,9 +75,6 @@ public final class KvsNode implements AutoCloseable {
             lastSeq = last.epoch() == epoch ? last.seq() : 0;
         }
         boolean hadState = known > 0;
-        if (epochFile != null) epochFile.write(epoch);
-        this.context = new NodeContext(config, store, epoch, lastSeq);
-        this.context.epochFile(epochFile);
         Transport transport = Transport.best();
         this.boss = transport.group(1, "kvs-accept");
         int threads = config.ioThreads() > 0
@@ -85,25 +87,19 @@ public final class KvsNode implements AutoCloseable {
                 ? transport.group(1, "kvs-repl") // epoll gives value sockets TCP_NOTSENT_LOWAT
                 : null;
         this.replicationValueGroup = replicationGroup == null ? null : transport.group(1, "kvs-repl-values");
-        context.failover().group(replicationGroup);
-        context.wiring(this::replicateToPeer, this::serveAsBackup);
-        if (config.role() == Role.PRIMARY && config.peer().isPresent()) {
-            context.replication(newReplicator(epoch, context.lastTxId().seq()));
-            if (hadState) {
-                // a restarted primary may have been replaced while it was down: it takes no write until
-                // its backup confirms that it is still the primary (else it is told it is stale)
-                context.writeFence("FENCED " + epoch + " restarted primary waiting for its backup at "
-                        + config.peer().get() + " to confirm it is still the primary");
-            }
-        }
+        this.roles = new RoleMachine(
+                config, epochFile, new ReplicationLinks(config, store, replicationGroup, replicationValueGroup));
+        Writes writes = new Writes(store, roles);
+        this.failover = new Failover(config, store, roles, writes, replicationGroup);
+        this.context = new NodeContext(config, store, roles, writes, failover, new NodeMetrics(store, roles));
         this.resp = new RespServer(context);
         this.admin = new AdminServer(context, adminGroup);
-        FailoverRoutes.register(admin, context);
+        FailoverRoutes.register(admin, roles, failover);
         boolean started = false;
         try {
+            roles.start(epoch, lastSeq, hadState, failover);
             this.port = resp.start(config.bind(), config.port(), boss, workers, transport);
             this.adminPort = admin.start(config.bind(), config.adminPort());
-            if (config.role() == Role.BACKUP) serveAsBackup();
             started = true;
         } finally {
             if (!started) shutdown();
@@ -113,7 +109,7 @@ public final class KvsNode implements AutoCloseable {
     /**
      * Opens the store (recovering a persisted one) and starts serving.
      *
-     * @throws dev.kvs.core.KvsException if the store cannot be opened
+     * @throws KvsException if the store cannot be opened
      * @throws NodeStartException if a port cannot be bound
      */
     public static KvsNode start(NodeConfig config) {
@@ -135,63 +131,9 @@ public final class KvsNode implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new NodeStartException("interrupted while starting", e);
         } catch (Exception e) { // Netty rethrows a BindException undeclared
-            if (e instanceof dev.kvs.core.KvsException k) throw k;
+            if (e instanceof KvsException k) throw k;
             throw new NodeStartException("cannot start node '" + config.name() + "': " + e.getMessage(), e);
         }
-    }
-
-    private Replicator newReplicator(long epoch, long lastSeq) {
-        InetSocketAddress address = config.peerAddress().orElseThrow();
-        return new Replicator(
-                config.replication(),
-                store,
-                config.cluster(),
-                config.name(),
-                epoch,
-                lastSeq,
-                address,
-                replicationGroup,
-                newer -> {
-                    log.error(
-                            "the peer refuses this primary (its epoch {}, ours {}): demoting to backup;"
-                                    + " writes now answer -NOTPRIMARY",
-                            newer,
-                            epoch);
-                    // off the I/O thread: demotion closes the replicator that is calling us
-                    Thread t = new Thread(
-                            () -> {
-                                if (context.demote(newer)) context.failover().afterDemotion();
-                            },
-                            "kvs-demote");
-                    t.setDaemon(true);
-                    t.start();
-                },
-                () -> {
-                    if (context.writeFence() != null && context.role() == Role.PRIMARY) {
-                        log.info("the backup confirmed this node is the primary; accepting writes");
-                        context.writeFence(null);
-                    }
-                });
-    }
-
-    /** After promotion (or a switchover), replicate to the peer, the old primary, as the backup. */
-    private synchronized void replicateToPeer() {
-        if (closed.get() || config.peer().isEmpty() || context.role() != Role.PRIMARY) return;
-        if (!(context.replication() instanceof LocalReplication local)) return; // already replicating
-        context.replication(local.handOff(last -> newReplicator(local.epoch(), last)));
-        log.info("replicating to the new backup at {} after {}", config.peer().get(), local.lastTxId());
-    }
-
-    /** Start the replication listener (a backup at start, or a demoted primary after its failback). */
-    private synchronized void serveAsBackup() {
-        if (closed.get() || context.backupServer() != null || context.role() != Role.BACKUP) return;
-        context.backupServer(ReplicationServer.builder()
-                .store(store)
-                .node(new NodeAsBackup(context))
-                .group(replicationGroup)
-                .valueGroup(replicationValueGroup)
-                .listen(config.bind(), config.replPort())
-                .start());
     }
 
     private static TxId lastTxId(KvStore store) {
@@ -213,7 +155,8 @@ public final class KvsNode implements AutoCloseable {
 
     /** The bound replication port of a backup; the configured one on a primary. */
     public int replPort() {
-        ReplicationServer s = context.backupServer();
+        NodeRole r = roles.current();
+        ReplicationServer s = r == null ? null : r.listener();
         return s != null ? s.port() : config.replPort();
     }
 
@@ -240,19 +183,14 @@ public final class KvsNode implements AutoCloseable {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         run(resp::close, failure);
         run(admin::close, failure);
-        run(() -> context.replication().close(), failure);
-        run(
-                () -> {
-                    if (context.backupServer() != null) context.backupServer().close();
-                },
-                failure);
+        run(roles::close, failure);
         for (EventLoopGroup g :
                 new EventLoopGroup[] {boss, workers, adminGroup, replicationGroup, replicationValueGroup}) {
             if (g != null)
                 run(() -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly(), failure);
         }
         run(() -> context.metrics().close(), failure);
-        run(() -> context.failover().close(), failure);
+        run(failover::close, failure);
         run(store::close, failure);
         terminated.countDown();
         if (failure.get() != null) log.warn("error while stopping node '{}'", config.name(), failure.get());

@@ -3,8 +3,8 @@ package dev.kvs.replication.primary;
 import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
-import dev.kvs.replication.Replication;
 import dev.kvs.replication.ReplicationBusyException;
+import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicationTimeoutException;
 import dev.kvs.replication.ReplicatorConfig;
@@ -28,7 +28,7 @@ import java.util.function.LongConsumer;
  * on the key channel and their values on the value streams, and answers each write when its mode
  * allows. Thread-safe.
  */
-public final class Replicator implements Replication {
+public final class Replicator implements ReplicationLink {
     private final ReplicatorConfig config;
     private final KeyLog keyLog;
     private final PendingValues pending;
@@ -238,6 +238,7 @@ public final class Replicator implements Replication {
      *
      * @return true if the request reached a streaming key channel
      */
+    @Override
     public boolean handOver(long epoch, Duration timeout) throws InterruptedException {
         return keyChannel.handOver(epoch, timeout.toMillis());
     }

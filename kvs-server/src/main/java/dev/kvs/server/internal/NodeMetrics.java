@@ -1,10 +1,12 @@
 package dev.kvs.server.internal;
 
+import dev.kvs.core.KvStore;
 import dev.kvs.core.StoreStats;
 import dev.kvs.replication.FlowControlStatus;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.BackupStatus;
+import dev.kvs.server.internal.role.RoleMachine;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -37,7 +39,9 @@ public final class NodeMetrics implements AutoCloseable {
     static final String OTHER = "other";
     private static final long STATS_TTL_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
-    private final NodeContext node;
+    private final KvStore store;
+    private final RoleMachine node;
+    private final long startedAtMillis = System.currentTimeMillis();
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
     private final ConcurrentHashMap<String, Timer> commandTimers = new ConcurrentHashMap<>();
@@ -46,9 +50,10 @@ public final class NodeMetrics implements AutoCloseable {
     private final Counter connectionsAccepted;
     private volatile CachedStats cachedStats;
 
-    /** Called from the {@link NodeContext} constructor: reads nothing from {@code node} until scraped. */
-    public NodeMetrics(NodeContext node) {
-        this.node = node;
+    /** Reads nothing from {@code store} or {@code roles} until scraped. */
+    public NodeMetrics(KvStore store, RoleMachine roles) {
+        this.store = store;
+        this.node = roles;
         new JvmMemoryMetrics().bindTo(registry);
         gcMetrics.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
@@ -71,19 +76,16 @@ public final class NodeMetrics implements AutoCloseable {
 
     private void registerNodeGauges() {
         TimeGauge.builder(
-                        "kvs.uptime",
-                        node,
-                        TimeUnit.MILLISECONDS,
-                        n -> System.currentTimeMillis() - n.startedAtMillis())
+                        "kvs.uptime", this, TimeUnit.MILLISECONDS, m -> System.currentTimeMillis() - m.startedAtMillis)
                 .description("Time since the node started")
                 .register(registry);
-        Gauge.builder("kvs.epoch", node, NodeContext::epoch)
+        Gauge.builder("kvs.epoch", node, n -> n.current().epoch())
                 .description("Current epoch (grows by one at every promotion)")
                 .register(registry);
-        Gauge.builder("kvs.txid.seq", node, n -> n.lastTxId().seq())
+        Gauge.builder("kvs.txid.seq", node, n -> n.current().lastTxId().seq())
                 .description("Sequence number of the last write ordered in the current epoch")
                 .register(registry);
-        Gauge.builder("kvs.role.primary", node, n -> n.role() == Role.PRIMARY ? 1 : 0)
+        Gauge.builder("kvs.role.primary", node, n -> n.current().role() == Role.PRIMARY ? 1 : 0)
                 .description("1 if this node is the primary, 0 if it is a backup")
                 .register(registry);
         Gauge.builder("kvs.failover.lost.keys", node, n -> n.gate().lost().size())
@@ -99,7 +101,7 @@ public final class NodeMetrics implements AutoCloseable {
                 "kvs.replication.link.up",
                 null,
                 "1 while the key channel streams to the backup",
-                r -> r.state().equals("streaming") ? 1 : 0);
+                r -> r.streaming() ? 1 : 0);
         replicationGauge(
                 "kvs.replication.unacked.keys",
                 null,
@@ -238,7 +240,7 @@ public final class NodeMetrics implements AutoCloseable {
 
     private void backupGauge(String name, String unit, String description, ToDoubleFunction<BackupStatus> f) {
         Gauge.builder(name, node, n -> {
-                    var server = n.backupServer();
+                    var server = n.current().listener();
                     return server == null ? Double.NaN : f.applyAsDouble(server.status());
                 })
                 .baseUnit(unit)
@@ -247,7 +249,7 @@ public final class NodeMetrics implements AutoCloseable {
     }
 
     private void replicationGauge(String name, String unit, String description, ToDoubleFunction<ReplicatorStatus> f) {
-        Gauge.builder(name, node, n -> f.applyAsDouble(n.replication().status()))
+        Gauge.builder(name, node, n -> f.applyAsDouble(n.current().replicationStatus()))
                 .baseUnit(unit)
                 .description(description)
                 .register(registry);
@@ -280,7 +282,7 @@ public final class NodeMetrics implements AutoCloseable {
         if (c != null && now - c.atNanos < STATS_TTL_NANOS) return c.stats;
         StoreStats s;
         try {
-            s = node.store().stats();
+            s = store.stats();
         } catch (RuntimeException e) {
             s = null;
         }
@@ -289,6 +291,11 @@ public final class NodeMetrics implements AutoCloseable {
     }
 
     private record CachedStats(long atNanos, StoreStats stats) {}
+
+    /** When the node started (wall clock, ms). */
+    public long startedAtMillis() {
+        return startedAtMillis;
+    }
 
     /** The registry, for meters other parts of the node add (replication: {@code kvs.replication.*}). */
     public MeterRegistry registry() {

@@ -3,6 +3,7 @@ package dev.kvs.server.internal;
 import dev.kvs.core.StoreStats;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.backup.BackupStatus;
+import dev.kvs.server.internal.role.NodeRole;
 
 /**
  * A snapshot of one node's state: what {@code GET /status} returns as JSON and what the RESP
@@ -77,6 +78,7 @@ public record NodeStatus(
 
     /** Reads the node's current state. Cheap enough for every {@code INFO}, not for the hot path. */
     public static NodeStatus of(NodeContext node) {
+        NodeRole role = node.roles().current();
         StoreStats s = node.store().stats();
         Runtime rt = Runtime.getRuntime();
         Memory memory = new Memory(
@@ -92,23 +94,23 @@ public record NodeStatus(
         return new NodeStatus(
                 node.config().name(),
                 node.config().cluster(),
-                node.role().label(),
-                node.epoch(),
+                role.role().label(),
+                role.epoch(),
                 node.mode().label(),
-                node.lastTxId().toString(),
+                role.lastTxId().toString(),
                 s.liveEntries(),
                 memory,
                 node.metrics().connections(),
                 node.uptimeSeconds(),
                 KvsVersion.get(),
                 withConfiguredPeer(
-                        node.replication().status(), node.config().peer().orElse("")),
-                node.backupServer() == null ? null : node.backupServer().status(),
+                        role.replicationStatus(), node.config().peer().orElse("")),
+                role.listener() == null ? null : role.listener().status(),
                 new Failover(
                         node.gate().active(),
                         node.gate().lost().size(),
                         node.gate().blockedReads(),
-                        node.writeFence(),
+                        role instanceof NodeRole.Primary p ? p.writeFence() : null,
                         node.failover().handbackState()));
     }
 

@@ -2,13 +2,13 @@ package dev.kvs.server.internal;
 
 import dev.kvs.core.TxId;
 import dev.kvs.replication.FlowControlStatus;
-import dev.kvs.replication.Replication;
+import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.WriteOrder;
 
 /** A replication that only reports a fixed status: for what {@code INFO}, {@code /status} and metrics show. */
-public final class FixedStatusReplication implements Replication {
+public final class FixedStatusReplication implements ReplicationLink {
     /** A streaming primary whose flow control is on, every number distinct. */
     public static final ReplicatorStatus STREAMING_WITH_FLOW_CONTROL = new ReplicatorStatus(
             "streaming",
@@ -33,6 +33,11 @@ public final class FixedStatusReplication implements Replication {
 
     public FixedStatusReplication(ReplicatorStatus status) {
         this.status = status;
+    }
+
+    @Override
+    public boolean handOver(long epoch, java.time.Duration timeout) {
+        throw new UnsupportedOperationException("reports a status only");
     }
 
     @Override

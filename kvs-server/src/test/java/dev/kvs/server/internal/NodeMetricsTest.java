@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 class NodeMetricsTest {
     private final StubStore store = StubStore.withDistinctStats();
-    private final NodeContext node = new NodeContext(NodeConfig.builder().build(), store, 2, 5);
-    private final NodeMetrics metrics = node.metrics();
+    private final NodeContext node = TestContexts.primary(NodeConfig.builder().build(), store, 2, 5);
+    private NodeMetrics metrics = node.metrics();
 
     @AfterEach
     void close() {
@@ -124,7 +124,14 @@ class NodeMetricsTest {
 
     @Test
     void scrapeShowsTheFlowControlAndTheValueLag() {
-        node.replication(new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL));
+        metrics.close();
+        metrics = TestContexts.primary(
+                        NodeConfig.builder().peer("dc2.example:7380").build(),
+                        store,
+                        2,
+                        5,
+                        new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL))
+                .metrics();
 
         String text = metrics.scrape();
 

@@ -1,11 +1,9 @@
 package dev.kvs.server.internal.failover;
 
-import dev.kvs.core.KvsException;
+import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
-import dev.kvs.replication.LocalReplication;
-import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.replication.backup.Handback;
@@ -13,15 +11,20 @@ import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.backup.UnfinishedKeys;
 import dev.kvs.replication.primary.HandbackClient;
 import dev.kvs.replication.primary.HandbackReport;
-import dev.kvs.replication.primary.Replicator;
 import dev.kvs.replication.wire.Frame;
-import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.role.LostKeys;
+import dev.kvs.server.internal.role.NodeRole;
+import dev.kvs.server.internal.role.ReadGate;
+import dev.kvs.server.internal.role.RoleChangeException;
+import dev.kvs.server.internal.role.RoleEvents;
+import dev.kvs.server.internal.role.RoleMachine;
+import dev.kvs.server.internal.write.Writes;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -29,15 +32,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Promotion of a backup (by an operator, by a planned switchover, or automatically if configured),
- * declaring the old primary lost, resolving lost keys, and failback: on the new primary, taking back
- * values of fenced keys from the deposed one; on the deposed one, handing them back and rolling back
- * its writes the backup never acknowledged before serving as the backup. Thread-safe.
+ * Failover policy over the {@link RoleMachine}: when to promote (by an operator, by a planned
+ * switchover, or automatically if configured), declaring the old primary's missing values lost,
+ * resolving lost keys, and failback: on the new primary, taking back values of fenced keys from the
+ * deposed one; on the deposed one, handing them back and rolling back its writes the backup never
+ * acknowledged before serving as the backup. The machine makes the role changes; this class decides
+ * them. Thread-safe.
  */
-public final class Failover {
+public final class Failover implements RoleEvents, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Failover.class);
 
-    private final NodeContext node;
+    private final NodeConfig config;
+    private final KvStore store;
+    private final RoleMachine roles;
+    private final ReadGate gate;
+    private final Writes writes;
+    private final EventLoopGroup group;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "kvs-failover");
         t.setDaemon(true);
@@ -45,7 +55,6 @@ public final class Failover {
     });
 
     private volatile TxId keysUpTo = TxId.ZERO;
-    private volatile EventLoopGroup group;
     private volatile HandbackReport handbackReport;
     private volatile String handbackState = "none";
     private volatile boolean closed;
@@ -53,24 +62,21 @@ public final class Failover {
     private long linkDownSinceNanos = -1; // guarded by this
     private boolean linkEverUp; // guarded by this
 
-    public Failover(NodeContext node) {
-        this.node = node;
-        Duration auto = node.config().failover().autoPromoteAfter();
+    /**
+     * @param group the event loops of the handback connection (the node's replication group), or null
+     *     for a node without replication
+     */
+    public Failover(NodeConfig config, KvStore store, RoleMachine roles, Writes writes, EventLoopGroup group) {
+        this.config = config;
+        this.store = store;
+        this.roles = roles;
+        this.gate = roles.gate();
+        this.writes = writes;
+        this.group = group;
+        Duration auto = config.failover().autoPromoteAfter();
         if (!auto.isZero()) {
             long period = Math.max(10, Math.min(1000, auto.toMillis() / 10));
             timer.scheduleAtFixedRate(this::autoPromoteCheck, period, period, TimeUnit.MILLISECONDS);
-        }
-    }
-
-    /** The event loops the handback connection runs on (the node's replication group). */
-    public void group(EventLoopGroup group) {
-        this.group = group;
-    }
-
-    /** A failover action that cannot be done in the node's state. */
-    public static final class FailoverException extends KvsException {
-        public FailoverException(String message) {
-            super(message);
         }
     }
 
@@ -79,30 +85,18 @@ public final class Failover {
      * ({@code -UNFINISHED}); with {@code declareLost} they become {@code LOST} at once.
      *
      * @return the new epoch
-     * @throws FailoverException if the node is not a backup
+     * @throws RoleChangeException if the node is the primary
      */
     public synchronized long promote(boolean declareLost) {
-        if (node.role() != Role.BACKUP) throw new FailoverException("this node is already the primary");
-        ReplicationServer server = node.backupServer();
-        long epoch = node.epoch() + 1;
-        if (node.epochFile() != null) node.epochFile().write(epoch); // durable before any write uses it
-        UnfinishedKeys queue = server != null ? server.unfinishedKeys() : new UnfinishedKeys();
-        keysUpTo = server != null ? server.status().contiguous() : TxId.ZERO;
-        node.gate().activate(queue);
-        node.replication(new LocalReplication(epoch, 0));
-        node.role(Role.PRIMARY);
-        // cut the old primary off; when it dials again it is told it is stale
-        if (server != null) server.fence(epoch);
-        log.warn("promoted to primary in epoch {}; {} keys unfinished", epoch, queue.size());
+        RoleMachine.Promotion p = roles.promote();
+        keysUpTo = p.keysUpTo();
         if (declareLost) {
             declareLost();
-        } else if (!node.config().failover().lostAfter().isZero()) {
+        } else if (!config.failover().lostAfter().isZero()) {
             timer.schedule(
-                    this::declareLostQuietly,
-                    node.config().failover().lostAfter().toMillis(),
-                    TimeUnit.MILLISECONDS);
+                    this::declareLostQuietly, config.failover().lostAfter().toMillis(), TimeUnit.MILLISECONDS);
         }
-        return epoch;
+        return p.epoch();
     }
 
     private void declareLostQuietly() {
@@ -120,19 +114,18 @@ public final class Failover {
      * @return how many keys became lost
      */
     public synchronized int declareLost() {
-        if (!node.gate().active()) throw new FailoverException("declare-lost needs a promoted node");
-        UnfinishedKeys queue = node.gate().unfinished();
+        if (!gate.active()) throw new RoleChangeException("declare-lost needs a promoted node");
+        UnfinishedKeys queue = gate.unfinished();
         int n = 0;
         for (UnfinishedKeys.Pending p : queue.snapshot()) {
             UnfinishedKeys.Pending newest = queue.newest(p.key());
             if (newest == null || !newest.txId().equals(p.txId())) continue; // an older entry of the key
-            node.gate()
-                    .lost()
+            gate.lost()
                     .add(new LostKeys.Entry(
                             p.key(), p.txId(), p.valueLength(), p.checksum(), System.currentTimeMillis()));
             n++;
         }
-        for (LostKeys.Entry e : node.gate().lost().snapshot()) queue.resolve(e.key(), e.txId());
+        for (LostKeys.Entry e : gate.lost().snapshot()) queue.resolve(e.key(), e.txId());
         return n;
     }
 
@@ -143,8 +136,8 @@ public final class Failover {
      * @return true if the key was lost or unfinished
      */
     public synchronized boolean resolve(byte[] key) {
-        boolean was = node.gate().lost().remove(key);
-        UnfinishedKeys queue = node.gate().unfinished();
+        boolean was = gate.lost().remove(key);
+        UnfinishedKeys queue = gate.unfinished();
         if (queue != null) {
             UnfinishedKeys.Pending p = queue.newest(key);
             if (p != null) {
@@ -153,33 +146,29 @@ public final class Failover {
             }
         }
         if (was) {
-            var order = node.replication().begin(node.mode());
-            try {
-                node.store().update(key, h -> {
-                    if (h == null) return Write.keep();
-                    order.order(dev.kvs.replication.wire.Frame.Op.DELETE, key, null);
-                    return Write.remove();
-                });
-            } catch (RuntimeException e) {
-                order.abort();
-                throw e;
-            }
-            order.commit();
+            // the stale older value, if any, goes: an ordered (replicated) delete
+            writes.update(config.mode(), key, (h, order) -> h == null ? Write.keep() : order.remove(key))
+                    .replicated()
+                    .whenComplete((v, e) -> {
+                        if (e != null)
+                            log.warn("resolve: the delete of a resolved key is not replicated yet: {}", e.toString());
+                    });
         }
         return was;
     }
 
     /** Resolves every lost key; returns how many. */
     public synchronized int resolveAll() {
-        List<LostKeys.Entry> all = node.gate().lost().snapshot();
+        List<LostKeys.Entry> all = gate.lost().snapshot();
         for (LostKeys.Entry e : all) resolve(e.key());
         return all.size();
     }
 
     private synchronized void autoPromoteCheck() {
         try {
-            ReplicationServer server = node.backupServer();
-            if (node.role() != Role.BACKUP || server == null) {
+            NodeRole r = roles.current();
+            ReplicationServer server = r.listener();
+            if (r.role() != Role.BACKUP || server == null) {
                 linkDownSinceNanos = -1;
                 return;
             }
@@ -197,7 +186,7 @@ public final class Failover {
                 linkDownSinceNanos = now;
                 return;
             }
-            Duration after = node.config().failover().autoPromoteAfter();
+            Duration after = config.failover().autoPromoteAfter();
             if (now - linkDownSinceNanos >= after.toNanos()) {
                 log.error(
                         "the primary's key channel has been down for {} ms (failover.autoPromoteAfter): promoting"
@@ -213,79 +202,36 @@ public final class Failover {
     }
 
     /** The offer to a deposed primary that dials in to hand back values, or null if not promoted. */
+    @Override
     public Handback handback() {
-        return node.role() == Role.PRIMARY && node.gate().active() ? handback : null;
+        return roles.current() instanceof NodeRole.Primary p && p.promoted() ? handback : null;
     }
 
     /**
-     * Planned switchover, on the primary: stops accepting writes ({@code -FENCED}), waits until the
-     * backup has acknowledged every key and every value, hands over (the backup becomes the primary in
-     * the next epoch with zero unfinished keys), and demotes this node, which then serves as the
-     * backup. If the backup does not catch up within {@code timeout}, writes resume and nothing changes.
+     * Planned switchover, on the primary (see {@link RoleMachine#handOver}); then this node, deposed,
+     * hands back nothing (the backup had everything) and serves as the backup.
      *
-     * @return the new primary's epoch and the last TxId handed over
-     * @throws FailoverException if this node is not a replicating primary, or did not drain in time
+     * @throws RoleChangeException if this node is not a replicating primary, or did not drain in time
      */
-    public synchronized Map<String, Object> switchover(Duration timeout) {
-        if (node.role() != Role.PRIMARY) throw new FailoverException("switchover needs the primary");
-        if (!(node.replication() instanceof Replicator replicator)) {
-            throw new FailoverException("this primary has no backup to hand over to (no peer)");
-        }
-        if (node.writeFence() != null) throw new FailoverException("writes are fenced: " + node.writeFence());
-        long epoch = node.epoch();
-        node.writeFence("FENCED " + epoch + " switchover in progress: writes resume on the new primary");
-        long deadline = System.nanoTime() + timeout.toNanos();
-        ReplicatorStatus st;
-        try {
-            while (true) {
-                st = replicator.status();
-                if (st.state().equals("streaming")
-                        && st.unackedKeys() == 0
-                        && st.pendingValues() == 0
-                        && st.ackedTxId().equals(st.lastTxId())) break;
-                if (System.nanoTime() > deadline) {
-                    throw new FailoverException("the backup did not catch up within " + timeout.toMillis() + " ms ("
-                            + st.state() + ", " + st.unackedKeys() + " keys and " + st.pendingValues()
-                            + " values unacknowledged): writes resume here");
-                }
-                Thread.sleep(5); // polling a status snapshot, bounded by the deadline
-            }
-            if (!replicator.handOver(epoch + 1, timeout)) {
-                throw new FailoverException(
-                        "the key channel to the backup closed before the handover: writes resume here");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            node.writeFence(null);
-            throw new FailoverException("interrupted: writes resume here");
-        } catch (FailoverException e) {
-            node.writeFence(null);
-            throw e;
-        }
-        log.warn(
-                "switchover: handed over to the backup at {} in epoch {} after {}",
-                st.peer(),
-                epoch + 1,
-                st.lastTxId());
-        // the backup's refusal of a redial may have demoted this node already (and started the failback)
-        if (node.demote(epoch + 1)) afterDemotion();
-        return Map.of("epoch", epoch + 1, "handedOverUpTo", st.lastTxId().toString(), "role", "backup");
+    public RoleMachine.Handover switchover(Duration timeout) {
+        return roles.handOver(timeout);
     }
 
     /**
      * The primary asked this backup to take over (switchover): promotes it and starts replicating to
      * the old primary, which becomes the backup.
      */
-    public void handover(long epoch) {
+    @Override
+    public void handoverRequested(long epoch) {
         Thread t = new Thread(
                 () -> {
                     try {
                         synchronized (this) {
-                            if (node.role() != Role.BACKUP) return;
+                            if (roles.current().role() != Role.BACKUP) return;
                             long now = promote(false);
                             if (now != epoch) log.warn("handover asked for epoch {}; promoted to {}", epoch, now);
                         }
-                        node.replicateToPeer();
+                        roles.attachBackup();
                     } catch (RuntimeException e) {
                         log.error("handover failed: promote this node or the old primary by hand", e);
                     }
@@ -300,12 +246,13 @@ public final class Failover {
      * fenced, rolls back writes it never received, and serves as its backup. Retries until done or the
      * node closes. Runs on its own thread.
      */
-    public void afterDemotion() {
-        if (node.config().peer().isEmpty() || group == null) {
-            node.serveAsBackup();
+    @Override
+    public void demoted(NodeRole.Deposed now) {
+        if (config.peer().isEmpty() || group == null) {
+            roles.serveAsBackup();
             return;
         }
-        InetSocketAddress address = node.config().peerAddress().orElseThrow();
+        InetSocketAddress address = config.peerAddress().orElseThrow();
         handbackState = "running";
         Thread t = new Thread(() -> handBackUntilDone(address), "kvs-failback");
         t.setDaemon(true);
@@ -314,20 +261,20 @@ public final class Failover {
 
     private void handBackUntilDone(InetSocketAddress address) {
         long delay = 200;
-        while (!closed && node.role() == Role.BACKUP) {
+        while (!closed && roles.current() instanceof NodeRole.Deposed deposed) {
             try {
                 HandbackReport report = HandbackClient.handBack(
-                        node.store(),
-                        node.config().replication(),
-                        node.config().cluster(),
-                        node.config().name(),
-                        node.epoch(),
+                        store,
+                        config.replication(),
+                        config.cluster(),
+                        config.name(),
+                        deposed.epoch(),
                         address,
                         group,
                         Duration.ofSeconds(30));
                 handbackReport = report;
                 handbackState = "done";
-                node.serveAsBackup();
+                roles.serveAsBackup();
                 return;
             } catch (HandbackClient.HandbackException e) {
                 handbackState = "retrying: " + e.getMessage();
@@ -367,7 +314,7 @@ public final class Failover {
         @Override
         public List<Frame.KeyPacket> wanted() {
             List<Frame.KeyPacket> wanted = new ArrayList<>();
-            UnfinishedKeys queue = node.gate().unfinished();
+            UnfinishedKeys queue = gate.unfinished();
             if (queue != null) {
                 for (UnfinishedKeys.Pending p : queue.snapshot()) {
                     UnfinishedKeys.Pending newest = queue.newest(p.key());
@@ -375,7 +322,7 @@ public final class Failover {
                     wanted.add(new Frame.KeyPacket(p.txId(), Frame.Op.PUT, p.key(), p.valueLength(), p.checksum()));
                 }
             }
-            for (LostKeys.Entry e : node.gate().lost().snapshot()) {
+            for (LostKeys.Entry e : gate.lost().snapshot()) {
                 wanted.add(new Frame.KeyPacket(e.txId(), Frame.Op.PUT, e.key(), e.valueLength(), e.checksum()));
             }
             return wanted;
@@ -384,9 +331,9 @@ public final class Failover {
         @Override
         public boolean accept(byte[] key, TxId txId, boolean delete, int checksum, byte[] value) {
             synchronized (Failover.this) {
-                UnfinishedKeys queue = node.gate().unfinished();
+                UnfinishedKeys queue = gate.unfinished();
                 UnfinishedKeys.Pending p = queue == null ? null : queue.newest(key);
-                LostKeys.Entry lost = node.gate().lost().get(key);
+                LostKeys.Entry lost = gate.lost().get(key);
                 boolean matches = p != null
                         ? p.txId().equals(txId) && p.valueLength() == value.length && p.checksum() == checksum
                         : lost != null
@@ -395,9 +342,9 @@ public final class Failover {
                                 && lost.checksum() == checksum;
                 if (!matches) return false;
                 StoredValue record = delete ? StoredValue.tombstone(txId) : StoredValue.complete(txId, value);
-                node.store().update(key, h -> h == null || h.txId().isBefore(txId) ? Write.put(record) : Write.keep());
+                store.update(key, h -> h == null || h.txId().isBefore(txId) ? Write.put(record) : Write.keep());
                 if (p != null) queue.resolve(key, txId);
-                else node.gate().lost().remove(key);
+                else gate.lost().remove(key);
                 return true;
             }
         }
@@ -409,16 +356,15 @@ public final class Failover {
                     from,
                     offered,
                     accepted,
-                    node.gate().lost().size(),
-                    node.gate().unfinished() == null
-                            ? 0
-                            : node.gate().unfinished().size());
-            Thread t = new Thread(node::replicateToPeer, "kvs-attach-backup");
+                    gate.lost().size(),
+                    gate.unfinished() == null ? 0 : gate.unfinished().size());
+            Thread t = new Thread(roles::attachBackup, "kvs-attach-backup");
             t.setDaemon(true);
             t.start();
         }
     }
 
+    @Override
     public void close() {
         closed = true;
         timer.shutdownNow();

@@ -2,11 +2,15 @@ package dev.kvs.server.internal.failover;
 
 import dev.kvs.replication.backup.UnfinishedKeys;
 import dev.kvs.replication.primary.HandbackReport;
-import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.admin.AdminRequest;
 import dev.kvs.server.internal.admin.AdminResponse;
 import dev.kvs.server.internal.admin.AdminRoute;
 import dev.kvs.server.internal.admin.AdminServer;
+import dev.kvs.server.internal.role.LostKeys;
+import dev.kvs.server.internal.role.NodeRole;
+import dev.kvs.server.internal.role.ReadGate;
+import dev.kvs.server.internal.role.RoleChangeException;
+import dev.kvs.server.internal.role.RoleMachine;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,24 +29,23 @@ import java.util.Map;
 public final class FailoverRoutes {
     private FailoverRoutes() {}
 
-    public static void register(AdminServer admin, NodeContext node) {
-        Failover f = node.failover();
+    public static void register(AdminServer admin, RoleMachine roles, Failover f) {
         admin.route(
                 "POST",
                 "/promote",
                 AdminRoute.of(r -> guarded(() -> {
                     long epoch =
                             f.promote(r.param("lost").map(Boolean::parseBoolean).orElse(false));
-                    return AdminResponse.ok(Map.of("role", "primary", "epoch", epoch, "manifest", manifest(node)));
+                    return AdminResponse.ok(Map.of("role", "primary", "epoch", epoch, "manifest", manifest(roles)));
                 })));
         admin.route(
                 "POST",
                 "/declare-lost",
                 AdminRoute.of(r -> guarded(() -> {
                     int n = f.declareLost();
-                    return AdminResponse.ok(Map.of("declaredLost", n, "manifest", manifest(node)));
+                    return AdminResponse.ok(Map.of("declaredLost", n, "manifest", manifest(roles)));
                 })));
-        admin.route("GET", "/lost", AdminRoute.of(r -> AdminResponse.ok(manifest(node))));
+        admin.route("GET", "/lost", AdminRoute.of(r -> AdminResponse.ok(manifest(roles))));
         admin.route(
                 "POST",
                 "/switchover",
@@ -57,7 +60,9 @@ public final class FailoverRoutes {
                                         + r.param("timeoutMs").get());
                     }
                     if (timeoutMs <= 0) return AdminResponse.error(400, "timeoutMs <= 0: " + timeoutMs);
-                    return AdminResponse.ok(f.switchover(Duration.ofMillis(timeoutMs)));
+                    RoleMachine.Handover h = f.switchover(Duration.ofMillis(timeoutMs));
+                    return AdminResponse.ok(Map.of(
+                            "epoch", h.epoch(), "handedOverUpTo", h.upTo().toString(), "role", "backup"));
                 })));
         admin.route(
                 "POST",
@@ -69,37 +74,38 @@ public final class FailoverRoutes {
                     } catch (NumberFormatException e) {
                         return AdminResponse.error(400, "demote needs epoch=N, the new primary's epoch");
                     }
-                    if (epoch <= node.epoch()) {
-                        return AdminResponse.error(
-                                409, "epoch " + epoch + " is not newer than this node's " + node.epoch());
+                    long current = roles.current().epoch();
+                    if (epoch <= current) {
+                        return AdminResponse.error(409, "epoch " + epoch + " is not newer than this node's " + current);
                     }
-                    if (node.demote(epoch)) f.afterDemotion();
-                    return AdminResponse.ok(Map.of("role", node.role().label(), "epoch", node.epoch()));
+                    roles.demote(epoch);
+                    NodeRole now = roles.current();
+                    return AdminResponse.ok(Map.of("role", now.role().label(), "epoch", now.epoch()));
                 })));
         admin.route("GET", "/failback", AdminRoute.of(r -> AdminResponse.ok(failback(f))));
         admin.route(
                 "POST",
                 "/replicate",
                 AdminRoute.of(r -> guarded(() -> {
-                    if (node.role() != dev.kvs.replication.Role.PRIMARY) {
-                        throw new Failover.FailoverException("replicate needs the primary");
+                    if (!(roles.current() instanceof NodeRole.Primary)) {
+                        throw new RoleChangeException("replicate needs the primary");
                     }
-                    if (node.config().peer().isEmpty()) {
-                        throw new Failover.FailoverException("no peer is configured to replicate to");
+                    if (roles.peer().equals("-")) {
+                        throw new RoleChangeException("no peer is configured to replicate to");
                     }
-                    node.replicateToPeer();
+                    roles.attachBackup();
                     return AdminResponse.ok(Map.of(
                             "peer",
-                            node.config().peer().get(),
+                            roles.peer(),
                             "link",
-                            node.replication().status().state()));
+                            roles.current().replicationStatus().state()));
                 })));
-        admin.route("POST", "/resolve", AdminRoute.of(r -> guarded(() -> resolve(r, f, node))));
+        admin.route("POST", "/resolve", AdminRoute.of(r -> guarded(() -> resolve(r, f, roles))));
     }
 
-    private static AdminResponse resolve(AdminRequest r, Failover f, NodeContext node) {
+    private static AdminResponse resolve(AdminRequest r, Failover f, RoleMachine roles) {
         if (r.param("all").map(Boolean::parseBoolean).orElse(false)) {
-            return AdminResponse.ok(Map.of("resolved", f.resolveAll(), "manifest", manifest(node)));
+            return AdminResponse.ok(Map.of("resolved", f.resolveAll(), "manifest", manifest(roles)));
         }
         byte[] key;
         if (r.param("key64").isPresent()) {
@@ -116,13 +122,13 @@ public final class FailoverRoutes {
         }
         boolean was = f.resolve(key);
         if (!was) return AdminResponse.error(404, "key is neither lost nor unfinished: " + ReadGate.printable(key));
-        return AdminResponse.ok(Map.of("resolved", 1, "manifest", manifest(node)));
+        return AdminResponse.ok(Map.of("resolved", 1, "manifest", manifest(roles)));
     }
 
     private static AdminResponse guarded(java.util.function.Supplier<AdminResponse> action) {
         try {
             return action.get();
-        } catch (Failover.FailoverException e) {
+        } catch (RoleChangeException e) {
             return AdminResponse.error(409, e.getMessage());
         }
     }
@@ -152,14 +158,16 @@ public final class FailoverRoutes {
     }
 
     /** The loss manifest: every lost or unfinished key with its TxId, value length and checksum. */
-    public static Map<String, Object> manifest(NodeContext node) {
+    public static Map<String, Object> manifest(RoleMachine roles) {
+        ReadGate gate = roles.gate();
+        NodeRole node = roles.current();
         List<Map<String, Object>> lost = new ArrayList<>();
-        for (LostKeys.Entry e : node.gate().lost().snapshot()) {
+        for (LostKeys.Entry e : gate.lost().snapshot()) {
             lost.add(entry(e.key(), e.txId().toString(), e.valueLength(), e.checksum(), e.sinceMillis()));
         }
         List<Map<String, Object>> unfinished = new ArrayList<>();
-        UnfinishedKeys q = node.gate().unfinished();
-        if (q == null && node.backupServer() != null) q = node.backupServer().unfinishedKeys();
+        UnfinishedKeys q = gate.unfinished();
+        if (q == null && node.listener() != null) q = node.listener().unfinishedKeys();
         if (q != null) {
             for (UnfinishedKeys.Pending p : q.snapshot()) {
                 unfinished.add(entry(p.key(), p.txId().toString(), p.valueLength(), p.checksum(), p.sinceMillis()));

@@ -1,5 +1,7 @@
 package dev.kvs.server.internal.resp;
 
+import io.netty.handler.codec.redis.RedisMessage;
+
 /** One RESP command's implementation. */
 @FunctionalInterface
 interface Command {
@@ -7,8 +9,7 @@ interface Command {
      * Executes the command; {@code args[0]} is the command name. Runs on the connection's event loop
      * and must not block.
      *
-     * @return a {@link io.netty.handler.codec.redis.RedisMessage}, or a {@link
-     *     java.util.concurrent.CompletionStage} of one when the reply waits for replication
+     * @return the reply, or a {@link LaterReply} when the reply waits for replication
      */
-    Object execute(Session session, byte[][] args);
+    RedisMessage execute(Session session, byte[][] args);
 }

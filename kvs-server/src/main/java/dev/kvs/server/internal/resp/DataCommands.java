@@ -11,27 +11,31 @@ import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicationTimeoutException;
-import dev.kvs.replication.WriteOrder;
-import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.server.internal.NodeContext;
-import dev.kvs.server.internal.failover.ReadGate;
+import dev.kvs.server.internal.role.ReadGate;
+import dev.kvs.server.internal.write.NotWritableException;
+import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /** GET, SET, DEL, EXISTS, MGET, MSET, STRLEN, DBSIZE: the commands that touch the store. */
 final class DataCommands {
     private final NodeContext node;
     private final KvStore store;
+    private final Writes writes;
 
     DataCommands(NodeContext node) {
         this.node = node;
         this.store = node.store();
+        this.writes = node.writes();
     }
 
     void register(CommandTable t) {
@@ -59,7 +63,7 @@ final class DataCommands {
         return (s, a) -> {
             ReadGate gate = node.gate();
             if (!gate.active()) return command.execute(s, a);
-            List<java.util.concurrent.CompletableFuture<Void>> waits = null;
+            List<CompletableFuture<Void>> waits = null;
             for (int i = 1; i < a.length; i += step) {
                 String refusal = gate.refusal(a[i], write);
                 if (refusal != null) return Replies.error(refusal);
@@ -69,23 +73,22 @@ final class DataCommands {
                 }
             }
             if (waits == null) return command.execute(s, a);
-            return java.util.concurrent.CompletableFuture.allOf(
-                            waits.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+            return new LaterReply(CompletableFuture.allOf(waits.toArray(new CompletableFuture<?>[0]))
                     .handle((v, e) -> {
-                        if (e == null) return (RedisMessage) command.execute(s, a); // reads answer at once
-                        Throwable c = e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
-                        return (RedisMessage) Replies.error(c.getMessage());
-                    });
+                        if (e == null) return command.execute(s, a); // reads answer at once
+                        Throwable c = e instanceof CompletionException ? e.getCause() : e;
+                        return Replies.error(c.getMessage());
+                    }));
         };
     }
 
-    private Object get(Session s, byte[][] a) {
+    private RedisMessage get(Session s, byte[][] a) {
         StoredValue v = store.get(a[1]);
         if (v == null || v.state() != RecordState.COMPLETE) return Replies.NIL;
         return Replies.bulk(v.value());
     }
 
-    private Object set(Session s, byte[][] a) {
+    private RedisMessage set(Session s, byte[][] a) {
         boolean nx = false, xx = false;
         for (int i = 3; i < a.length; i++) {
             String opt = Args.upper(a[i]);
@@ -107,70 +110,43 @@ final class DataCommands {
         if (nx && xx) return Replies.SYNTAX;
         byte[] value = a[2];
         byte[] key = a[1];
-        WriteOrder order = node.replication().begin(mode(s));
-        if (!nx && !xx) {
-            // plain SET: one store operation, no read of the old record
-            try {
-                store.upsert(key, () -> StoredValue.complete(order.order(Op.PUT, key, value), value));
-            } catch (RuntimeException e) {
-                order.abort();
-                throw e;
-            }
-            return answer(order.commit(), Replies.OK);
-        }
+        if (!nx && !xx) return answer(writes.put(mode(s), key, value), Replies.OK); // no read of the old record
         boolean onlyIfAbsent = nx, onlyIfPresent = xx;
-        Write w;
-        try {
-            w = store.update(key, h -> {
-                boolean present = live(h);
-                if ((onlyIfAbsent && present) || (onlyIfPresent && !present)) return Write.keep();
-                return Write.put(StoredValue.complete(order.order(Op.PUT, key, value), value));
-            });
-        } catch (RuntimeException e) {
-            order.abort();
-            throw e;
-        }
-        return answer(order.commit(), w instanceof Write.Put ? Replies.OK : Replies.NIL);
+        Writes.Done<Write> w = writes.update(mode(s), key, (h, order) -> {
+            boolean present = live(h);
+            if ((onlyIfAbsent && present) || (onlyIfPresent && !present)) return Write.keep();
+            return order.put(key, value);
+        });
+        return answer(w.replicated(), w.result() instanceof Write.Put ? Replies.OK : Replies.NIL);
     }
 
-    private Object del(Session s, byte[][] a) {
-        WriteOrder order = node.replication().begin(mode(s));
+    private RedisMessage del(Session s, byte[][] a) {
         if (a.length == 2) {
-            Write w;
-            try {
-                w = store.update(a[1], h -> live(h) ? remove(order, a[1]) : Write.keep());
-            } catch (RuntimeException e) {
-                order.abort();
-                throw e;
-            }
-            return answer(order.commit(), w == Write.remove() ? Replies.ONE : Replies.ZERO);
+            Writes.Done<Write> w =
+                    writes.update(mode(s), a[1], (h, order) -> live(h) ? order.remove(a[1]) : Write.keep());
+            return answer(w.replicated(), w.result() == Write.remove() ? Replies.ONE : Replies.ZERO);
         }
         List<byte[]> keys = Arrays.asList(a).subList(1, a.length);
         long[] removed = new long[1];
-        try {
-            store.updateAll(keys, headers -> {
-                List<Write> writes = new ArrayList<>(headers.size());
-                // a key named twice is removed once
-                Set<ByteBuffer> seen = new HashSet<>();
-                for (int i = 0; i < headers.size(); i++) {
-                    boolean first = seen.add(ByteBuffer.wrap(keys.get(i)));
-                    if (first && live(headers.get(i))) {
-                        removed[0]++;
-                        writes.add(remove(order, keys.get(i)));
-                    } else {
-                        writes.add(Write.keep());
-                    }
+        Writes.Done<List<Write>> w = writes.updateAll(mode(s), keys, (headers, order) -> {
+            List<Write> out = new ArrayList<>(headers.size());
+            // a key named twice is removed once
+            Set<ByteBuffer> seen = new HashSet<>();
+            for (int i = 0; i < headers.size(); i++) {
+                boolean first = seen.add(ByteBuffer.wrap(keys.get(i)));
+                if (first && live(headers.get(i))) {
+                    removed[0]++;
+                    out.add(order.remove(keys.get(i)));
+                } else {
+                    out.add(Write.keep());
                 }
-                return writes;
-            });
-        } catch (RuntimeException e) {
-            order.abort();
-            throw e;
-        }
-        return answer(order.commit(), Replies.integer(removed[0]));
+            }
+            return out;
+        });
+        return answer(w.replicated(), Replies.integer(removed[0]));
     }
 
-    private Object exists(Session s, byte[][] a) {
+    private RedisMessage exists(Session s, byte[][] a) {
         long n = 0;
         for (int i = 1; i < a.length; i++) {
             if (store.exists(a[i])) n++;
@@ -178,7 +154,7 @@ final class DataCommands {
         return Replies.integer(n);
     }
 
-    private Object mget(Session s, byte[][] a) {
+    private RedisMessage mget(Session s, byte[][] a) {
         List<StoredValue> values = store.getAll(Arrays.asList(a).subList(1, a.length));
         List<RedisMessage> out = new ArrayList<>(values.size());
         for (StoredValue v : values) {
@@ -187,48 +163,33 @@ final class DataCommands {
         return Replies.array(out);
     }
 
-    private Object mset(Session s, byte[][] a) {
+    private RedisMessage mset(Session s, byte[][] a) {
         if ((a.length - 1) % 2 != 0) return Replies.wrongArity("MSET");
         int n = (a.length - 1) / 2;
         List<byte[]> keys = new ArrayList<>(n);
         for (int i = 0; i < n; i++) keys.add(a[1 + 2 * i]);
-        WriteOrder order = node.replication().begin(mode(s));
-        try {
-            store.updateAll(keys, headers -> {
-                List<Write> writes = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    byte[] value = a[2 + 2 * i];
-                    writes.add(Write.put(StoredValue.complete(order.order(Op.PUT, keys.get(i), value), value)));
-                }
-                return writes;
-            });
-        } catch (RuntimeException e) {
-            order.abort();
-            throw e;
-        }
-        return answer(order.commit(), Replies.OK);
+        Writes.Done<List<Write>> w = writes.updateAll(mode(s), keys, (headers, order) -> {
+            List<Write> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) out.add(order.put(keys.get(i), a[2 + 2 * i]));
+            return out;
+        });
+        return answer(w.replicated(), Replies.OK);
     }
 
-    private Object peek(Session s, byte[][] a) {
+    private RedisMessage peek(Session s, byte[][] a) {
         StoredValue v = store.get(a[1]);
         if (v == null) return Replies.NIL;
         return Replies.array(List.of(
-                Replies.bulk(v.state().name().toLowerCase(java.util.Locale.ROOT)),
+                Replies.bulk(v.state().name().toLowerCase(Locale.ROOT)),
                 Replies.bulk(v.txId().toString()),
                 Replies.integer(v.header().valueLength()),
                 Replies.integer(Integer.toUnsignedLong(v.header().checksum())),
                 v.state() == RecordState.COMPLETE ? Replies.bulk(v.value()) : Replies.NIL));
     }
 
-    private Object strlen(Session s, byte[][] a) {
+    private RedisMessage strlen(Session s, byte[][] a) {
         RecordHeader h = store.header(a[1]);
         return Replies.integer(h == null || h.state() != RecordState.COMPLETE ? 0 : h.valueLength());
-    }
-
-    /** A delete is ordered like any write: it takes a TxId (replication ships it as a tombstone). */
-    private static Write remove(WriteOrder order, byte[] key) {
-        order.order(Op.DELETE, key, null);
-        return Write.remove();
     }
 
     private ReplicationMode mode(Session s) {
@@ -236,9 +197,9 @@ final class DataCommands {
     }
 
     /** {@code reply} now if the write may be answered already, else when replication allows. */
-    private static Object answer(CompletableFuture<Void> replicated, RedisMessage reply) {
+    private static RedisMessage answer(CompletableFuture<Void> replicated, RedisMessage reply) {
         if (replicated.isDone() && !replicated.isCompletedExceptionally()) return reply;
-        return replicated.thenApply(v -> reply);
+        return new LaterReply(replicated.thenApply(v -> reply));
     }
 
     private static boolean live(RecordHeader h) {
@@ -247,8 +208,10 @@ final class DataCommands {
 
     /** The reply for a store failure a client can act on; anything else is a bug and propagates. */
     static RedisMessage storeError(KvsException e) {
-        if (e instanceof ReplicationBusyException || e instanceof ReplicationTimeoutException) {
-            return Replies.error(e.getMessage()); // already starts with BUSY / NOREPLICA
+        if (e instanceof ReplicationBusyException
+                || e instanceof ReplicationTimeoutException
+                || e instanceof NotWritableException) {
+            return Replies.error(e.getMessage()); // already starts with BUSY / NOREPLICA / NOTPRIMARY / FENCED
         }
         if (e instanceof StoreFullException) return Replies.error("OOM " + e.getMessage());
         if (e instanceof EntryTooLargeException) return Replies.error("ERR " + e.getMessage());

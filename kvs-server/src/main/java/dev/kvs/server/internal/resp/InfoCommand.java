@@ -7,6 +7,7 @@ import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.server.internal.NodeContext;
+import io.netty.handler.codec.redis.RedisMessage;
 import java.util.List;
 import java.util.Locale;
 
@@ -31,7 +32,7 @@ final class InfoCommand implements Command {
     }
 
     @Override
-    public Object execute(Session s, byte[][] a) {
+    public RedisMessage execute(Session s, byte[][] a) {
         List<String> sections;
         if (a.length == 1) {
             sections = DEFAULT_SECTIONS;
@@ -144,7 +145,7 @@ final class InfoCommand implements Command {
         line(b, "kvs_mode", node.mode().label());
         line(b, "kvs_last_txid", node.lastTxId());
         line(b, "kvs_peer", node.config().peer().orElse(""));
-        ReplicatorStatus r = node.replication().status();
+        ReplicatorStatus r = node.roles().current().replicationStatus();
         line(b, "kvs_link_state", r.state());
         line(b, "kvs_acked_txid", r.ackedTxId());
         line(b, "kvs_unacked_keys", r.unackedKeys());
@@ -157,13 +158,13 @@ final class InfoCommand implements Command {
         line(b, "kvs_value_streams_up", r.valueStreamsUp());
         line(b, "kvs_resyncs", r.resyncs());
         flowControl(b, r.flowControl());
-        line(b, "connected_slaves", r.state().equals("streaming") ? 1 : 0);
+        line(b, "connected_slaves", r.streaming() ? 1 : 0);
         if (node.gate().active()) {
             line(b, "kvs_lost_keys", node.gate().lost().size());
             line(b, "kvs_blocked_reads", node.gate().blockedReads());
         }
         line(b, "kvs_failback", node.failover().handbackState());
-        ReplicationServer server = node.backupServer();
+        ReplicationServer server = node.roles().current().listener();
         if (server != null) {
             BackupStatus bs = server.status();
             line(b, "master_link_status", bs.keyChannelConnected() ? "up" : "down");

@@ -1,9 +1,9 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.KvsException;
-import dev.kvs.replication.Role;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeMetrics;
+import dev.kvs.server.internal.role.NodeRole;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -112,14 +111,20 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
      * with BUSY once the write timeout has passed.
      */
     private boolean mustWaitForRoom(RespCommand command) {
-        if (node.replication().hasRoom()) return false;
+        if (!(node.roles().current() instanceof NodeRole.Primary p)
+                || p.writes().hasRoom()) return false;
         CommandSpec spec = table.lookup(command.args()[0]);
-        return spec != null && spec.has(CommandSpec.WRITE) && node.role() == Role.PRIMARY;
+        return spec != null && spec.has(CommandSpec.WRITE);
+    }
+
+    /** How long a write may wait for replication room (0 unless this node is a replicating primary). */
+    private long writeTimeoutMillis() {
+        return node.roles().current() instanceof NodeRole.Primary p ? p.writes().writeTimeoutMillis() : 0;
     }
 
     private void hold(ChannelHandlerContext ctx, RespCommand command) {
         held.addFirst(command);
-        holdDeadlineNanos = System.nanoTime() + node.replication().writeTimeoutMillis() * 1_000_000;
+        holdDeadlineNanos = System.nanoTime() + writeTimeoutMillis() * 1_000_000;
         ctx.channel().config().setAutoRead(false);
         ctx.executor().schedule(() -> retryHeld(ctx), 1, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
@@ -140,9 +145,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 held.poll();
                 reply(
                         ctx,
-                        Replies.error("BUSY replication to the backup is behind its bounds for "
-                                + node.replication().writeTimeoutMillis() + " ms; nothing was written"));
-                holdDeadlineNanos = System.nanoTime() + node.replication().writeTimeoutMillis() * 1_000_000;
+                        Replies.error("BUSY replication to the backup is behind its bounds for " + writeTimeoutMillis()
+                                + " ms; nothing was written"));
+                holdDeadlineNanos = System.nanoTime() + writeTimeoutMillis() * 1_000_000;
                 continue;
             }
             handle(ctx, held.poll());
@@ -158,21 +163,20 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private Object dispatch(byte[][] args) {
+    private RedisMessage dispatch(byte[][] args) {
         CommandSpec spec = table.lookup(args[0]);
         if (spec == null) return unknown(args);
         if (!spec.arityOk(args.length)) return Replies.wrongArity(spec.name());
         if (!session.authenticated && !spec.has(CommandSpec.NOAUTH)) return Replies.NOAUTH;
-        if (spec.has(CommandSpec.DATA) && node.role() != Role.PRIMARY) {
-            return Replies.error(
-                    "NOTPRIMARY " + node.config().peer().orElse("-") + " this node is a backup; write to the primary");
-        }
-        if (spec.has(CommandSpec.WRITE)) {
-            String fence = node.writeFence();
-            if (fence != null) return Replies.error(fence);
+        if (spec.has(CommandSpec.DATA)) {
+            if (!(node.roles().current() instanceof NodeRole.Primary p)) {
+                return Replies.error(
+                        "NOTPRIMARY " + node.roles().peer() + " this node is a backup; write to the primary");
+            }
+            if (spec.has(CommandSpec.WRITE) && p.writeFence() != null) return Replies.error(p.writeFence());
         }
         long start = System.nanoTime();
-        Object result;
+        RedisMessage result;
         try {
             result = spec.command().execute(session, args);
         } catch (KvsException e) {
@@ -183,7 +187,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         return result;
     }
 
-    private static Object unknown(byte[][] args) {
+    private static RedisMessage unknown(byte[][] args) {
         StringBuilder b = new StringBuilder("ERR unknown command '")
                 .append(printable(args[0]))
                 .append("', with args beginning with: ");
@@ -197,15 +201,14 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         return s.replaceAll("[\\p{Cntrl}]", "?");
     }
 
-    @SuppressWarnings("unchecked")
-    private void reply(ChannelHandlerContext ctx, Object result) {
-        if (result instanceof RedisMessage m && pending.isEmpty()) {
-            write(ctx, m);
+    private void reply(ChannelHandlerContext ctx, RedisMessage result) {
+        if (!(result instanceof LaterReply) && pending.isEmpty()) {
+            write(ctx, result);
             return;
         }
-        CompletableFuture<RedisMessage> f = result instanceof RedisMessage m
-                ? CompletableFuture.completedFuture(m)
-                : ((CompletionStage<RedisMessage>) result).toCompletableFuture();
+        CompletableFuture<RedisMessage> f = result instanceof LaterReply later
+                ? later.reply().toCompletableFuture()
+                : CompletableFuture.completedFuture(result);
         pending.add(f);
         if (pending.size() == 1 || !f.isDone()) {
             f.whenComplete((r, e) -> {

@@ -3,6 +3,7 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.role.RoleChangeException;
 import io.netty.handler.codec.redis.IntegerRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.util.ArrayList;
@@ -41,13 +42,13 @@ final class ServerCommands {
         table.add("KVS.PROMOTE", -1, 0, 0, 0, 0, this::promote);
     }
 
-    private Object ping(Session s, byte[][] a) {
+    private RedisMessage ping(Session s, byte[][] a) {
         if (a.length == 1) return Replies.PONG;
         if (a.length == 2) return Replies.bulk(a[1]);
         return Replies.wrongArity("PING");
     }
 
-    private Object auth(Session s, byte[][] a) {
+    private RedisMessage auth(Session s, byte[][] a) {
         if (a.length > 3) return Replies.SYNTAX;
         if (node.config().requirepass().isEmpty()) {
             return Replies.error("ERR AUTH <password> called without any password configured for the default user."
@@ -63,13 +64,13 @@ final class ServerCommands {
         return Replies.WRONGPASS;
     }
 
-    private Object select(Session s, byte[][] a) {
+    private RedisMessage select(Session s, byte[][] a) {
         Long db = Args.parseLong(a[1]);
         if (db == null) return Replies.error("ERR value is not an integer or out of range");
         return db == 0 ? Replies.OK : Replies.error("ERR DB index is out of range (kvs has only db 0)");
     }
 
-    private Object hello(Session s, byte[][] a) {
+    private RedisMessage hello(Session s, byte[][] a) {
         int i = 1;
         if (a.length > 1) {
             Long proto = Args.parseLong(a[1]);
@@ -80,7 +81,7 @@ final class ServerCommands {
         while (i < a.length) {
             String opt = Args.upper(a[i]);
             if (opt.equals("AUTH") && i + 2 < a.length) {
-                Object r = auth(s, new byte[][] {a[0], a[i + 1], a[i + 2]});
+                RedisMessage r = auth(s, new byte[][] {a[0], a[i + 1], a[i + 2]});
                 if (r != Replies.OK) return r;
                 i += 3;
             } else if (opt.equals("SETNAME") && i + 1 < a.length) {
@@ -109,7 +110,7 @@ final class ServerCommands {
         return Replies.array(m);
     }
 
-    private Object client(Session s, byte[][] a) {
+    private RedisMessage client(Session s, byte[][] a) {
         String sub = Args.upper(a[1]);
         switch (sub) {
             case "ID":
@@ -139,7 +140,7 @@ final class ServerCommands {
                 + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0";
     }
 
-    private Object config(Session s, byte[][] a) {
+    private RedisMessage config(Session s, byte[][] a) {
         String sub = Args.upper(a[1]);
         if (sub.equals("GET")) {
             if (a.length < 3) return Replies.wrongArity("CONFIG|GET");
@@ -185,7 +186,7 @@ final class ServerCommands {
         return Pattern.compile(re.toString());
     }
 
-    private Object command(Session s, byte[][] a) {
+    private RedisMessage command(Session s, byte[][] a) {
         if (a.length == 1) {
             List<RedisMessage> out = new ArrayList<>();
             for (CommandSpec spec : table.all()) out.add(info(spec));
@@ -234,18 +235,18 @@ final class ServerCommands {
     }
 
     /** KVS.PROMOTE [LOST]: for operators with only redis-cli; same as POST /promote. */
-    private Object promote(Session s, byte[][] a) {
+    private RedisMessage promote(Session s, byte[][] a) {
         if (a.length > 2 || (a.length == 2 && !Args.upper(a[1]).equals("LOST"))) return Replies.SYNTAX;
         try {
             long epoch = node.failover().promote(a.length == 2);
             return new io.netty.handler.codec.redis.SimpleStringRedisMessage(
                     "OK promoted to primary in epoch " + epoch);
-        } catch (dev.kvs.server.internal.failover.Failover.FailoverException e) {
+        } catch (RoleChangeException e) {
             return Replies.error("ERR " + e.getMessage());
         }
     }
 
-    private Object mode(Session s, byte[][] a) {
+    private RedisMessage mode(Session s, byte[][] a) {
         if (a.length == 1) return Replies.bulk((s.mode != null ? s.mode : node.mode()).label());
         if (a.length != 2) return Replies.wrongArity("KVS.MODE");
         String m = Args.text(a[1]);

@@ -11,6 +11,7 @@ import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.FixedStatusReplication;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.StubStore;
+import dev.kvs.server.internal.TestContexts;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -69,7 +70,11 @@ class AdminServerTest {
                 .mode(ReplicationMode.SYNC)
                 .peer("dc2.example:7380")
                 .build();
-        node = new NodeContext(config, store, 3, 7);
+        serve(TestContexts.primary(config, store, 3, 7));
+    }
+
+    private void serve(NodeContext context) {
+        node = context;
         server = new AdminServer(node, group);
         port = server.start("127.0.0.1", 0);
     }
@@ -132,7 +137,13 @@ class AdminServerTest {
 
     @Test
     void statusShowsTheFlowControlAndTheValueLag() throws Exception {
-        node.replication(new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL));
+        stop();
+        serve(TestContexts.primary(
+                node.config(),
+                store,
+                3,
+                7,
+                new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL)));
 
         JsonNode r = JSON.readTree(get("/status").body()).path("replication");
 
@@ -155,7 +166,7 @@ class AdminServerTest {
 
     @Test
     void statusFollowsRoleChanges() throws Exception {
-        node.role(Role.BACKUP);
+        assertThat(node.roles().demote(4)).isTrue();
         assertThat(JSON.readTree(get("/status").body()).path("role").asText()).isEqualTo("backup");
     }
 

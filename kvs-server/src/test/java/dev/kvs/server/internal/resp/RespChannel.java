@@ -2,8 +2,10 @@ package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoreConfig;
+import dev.kvs.replication.ReplicationLink;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.TestContexts;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -16,20 +18,32 @@ final class RespChannel implements AutoCloseable {
     final EmbeddedChannel channel;
 
     RespChannel(NodeConfig config) {
+        this(config, null);
+    }
+
+    /** A primary whose replication to the backup is {@code link} (null: alone). */
+    RespChannel(NodeConfig config, ReplicationLink link) {
         store = KvStore.builder().config(config.store()).open();
-        node = new NodeContext(config, store, 1, 0);
+        node = TestContexts.primary(config, store, 1, 0, link);
         channel = new EmbeddedChannel();
         new RespServer(node).configure(channel.pipeline());
         channel.pipeline().fireChannelActive(); // the channel was active before the handlers were added
     }
 
     static RespChannel withDefaults() {
-        return new RespChannel(NodeConfig.builder()
-                .store(StoreConfig.builder()
-                        .maxEntries(10_000)
-                        .maxBytes(256L << 20)
-                        .build())
-                .build());
+        return withDefaults(null);
+    }
+
+    /** A primary with the default test store whose replication to the backup is {@code link}. */
+    static RespChannel withDefaults(ReplicationLink link) {
+        return new RespChannel(
+                NodeConfig.builder()
+                        .store(StoreConfig.builder()
+                                .maxEntries(10_000)
+                                .maxBytes(256L << 20)
+                                .build())
+                        .build(),
+                link);
     }
 
     /** Writes raw bytes and returns every reply byte written back so far, as ISO-8859-1 text. */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.kvs.core.StoreConfig;
-import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.FixedStatusReplication;
 import org.junit.jupiter.api.AfterEach;
@@ -265,7 +264,8 @@ class RespServerTest {
 
     @Test
     void infoReplicationShowsTheFlowControlAndTheValueLag() {
-        resp.node.replication(new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL));
+        resp.close();
+        resp = RespChannel.withDefaults(new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL));
 
         String info = resp.command("INFO", "replication");
 
@@ -320,8 +320,8 @@ class RespServerTest {
     @Test
     void backupRefusesDataCommandsWithNotPrimary() {
         resp.close();
-        resp = new RespChannel(
-                NodeConfig.builder().role(Role.BACKUP).peer("main:7380").build());
+        resp = new RespChannel(NodeConfig.builder().peer("main:7380").build());
+        assertThat(resp.node.roles().demote(2)).isTrue(); // a primary told of a newer one: a backup to clients
         assertThat(resp.command("GET", "k")).startsWith("-NOTPRIMARY main:7380");
         assertThat(resp.command("SET", "k", "v")).startsWith("-NOTPRIMARY");
         assertThat(resp.command("PING")).isEqualTo("+PONG\r\n");

@@ -1,4 +1,4 @@
-package dev.kvs.server.internal;
+package dev.kvs.server.internal.role;
 
 import dev.kvs.core.StorageException;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.kvs.server.internal.failover;
+package dev.kvs.server.internal.role;
 
 import dev.kvs.core.ByteKey;
 import dev.kvs.core.TxId;

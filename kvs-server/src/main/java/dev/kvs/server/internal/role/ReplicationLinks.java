@@ -1,0 +1,60 @@
+package dev.kvs.server.internal.role;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.replication.ReplicationLink;
+import dev.kvs.replication.backup.BackupNode;
+import dev.kvs.replication.backup.ReplicationServer;
+import dev.kvs.replication.primary.Replicator;
+import dev.kvs.server.NodeConfig;
+import io.netty.channel.EventLoopGroup;
+import java.util.function.LongConsumer;
+
+/** The real {@link Links}: a {@link Replicator} to the configured peer, a {@link ReplicationServer}. */
+public final class ReplicationLinks implements Links {
+    private final NodeConfig config;
+    private final KvStore store;
+    private final EventLoopGroup group;
+    private final EventLoopGroup valueGroup;
+
+    /**
+     * @param group the event loops of replication connections (null for a lone primary)
+     * @param valueGroup the event loops of a backup's value channels
+     */
+    public ReplicationLinks(NodeConfig config, KvStore store, EventLoopGroup group, EventLoopGroup valueGroup) {
+        this.config = config;
+        this.store = store;
+        this.group = group;
+        this.valueGroup = valueGroup;
+    }
+
+    @Override
+    public boolean hasPeer() {
+        return config.peer().isPresent();
+    }
+
+    @Override
+    public ReplicationLink replicate(long epoch, long lastSeq, LongConsumer onStaleEpoch, Runnable onConfirmed) {
+        return new Replicator(
+                config.replication(),
+                store,
+                config.cluster(),
+                config.name(),
+                epoch,
+                lastSeq,
+                config.peerAddress().orElseThrow(),
+                group,
+                onStaleEpoch,
+                onConfirmed);
+    }
+
+    @Override
+    public ReplicationServer listen(BackupNode node) {
+        return ReplicationServer.builder()
+                .store(store)
+                .node(node)
+                .group(group)
+                .valueGroup(valueGroup)
+                .listen(config.bind(), config.replPort())
+                .start();
+    }
+}

@@ -1,0 +1,347 @@
+package dev.kvs.server.internal.role;
+
+import dev.kvs.core.TxId;
+import dev.kvs.replication.LocalReplication;
+import dev.kvs.replication.ReplicationLink;
+import dev.kvs.replication.ReplicatorStatus;
+import dev.kvs.replication.Role;
+import dev.kvs.replication.backup.BackupNode;
+import dev.kvs.replication.backup.Handback;
+import dev.kvs.replication.backup.ReplicationServer;
+import dev.kvs.replication.backup.UnfinishedKeys;
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.role.NodeRole.Backup;
+import dev.kvs.server.internal.role.NodeRole.Deposed;
+import dev.kvs.server.internal.role.NodeRole.Primary;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one owner of a node's role and epoch. Its transitions are the only code that builds or closes
+ * the replication to a backup or the replication listener, and that writes the epoch file:
+ *
+ * <pre>
+ *            start ──► Primary ◄── promote ── Backup ◄── start
+ *                        │  ▲                   ▲
+ *   demote / handOver    │  └ attachBackup      │ serveAsBackup (after failback)
+ *                        ▼                      │
+ *                      Deposed ─────────────────┘
+ * </pre>
+ *
+ * Readers take {@link #current()} (one volatile read) and see one consistent {@link NodeRole};
+ * transitions are serialised. Policy (when to promote, failback, the loss manifest) lives in the
+ * failover package and hears of transitions through {@link RoleEvents}. Thread-safe.
+ */
+public final class RoleMachine implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RoleMachine.class);
+
+    private final NodeConfig config;
+    private final EpochFile epochFile;
+    private final Links links;
+    private final ReadGate gate;
+    private final BackupNode asBackup = new AsBackup();
+    private volatile NodeRole current;
+    private volatile RoleEvents events;
+    /** The fence of a restarted primary, lifted when its backup confirms it (guarded by this). */
+    private String restartFence;
+
+    private boolean closed; // guarded by this
+
+    /**
+     * @param epochFile where the epoch is kept, or null for a memory-only node
+     */
+    public RoleMachine(NodeConfig config, EpochFile epochFile, Links links) {
+        this.config = config;
+        this.epochFile = epochFile;
+        this.links = links;
+        this.gate = new ReadGate(config.failover());
+    }
+
+    /** What this node is now. */
+    public NodeRole current() {
+        return current;
+    }
+
+    /** Fences unfinished and lost keys once this node has been promoted. */
+    public ReadGate gate() {
+        return gate;
+    }
+
+    /** The peer as configured ({@code host:port}), or {@code -}. */
+    public String peer() {
+        return config.peer().orElse("-");
+    }
+
+    /**
+     * Starts in the configured role: a primary (replicating to its peer, if any) or a backup
+     * (listening). A primary that restarted with state refuses writes until its backup confirms that it
+     * is still the primary.
+     *
+     * @param lastSeq the last seq of {@code epoch} already used
+     * @param restarted true if the node had state from an earlier run
+     * @param events the failover policy
+     */
+    public synchronized void start(long epoch, long lastSeq, boolean restarted, RoleEvents events) {
+        if (current != null) throw new IllegalStateException("already started");
+        this.events = events;
+        writeEpoch(epoch);
+        if (config.role() == Role.BACKUP) {
+            current = new Deposed(epoch, null); // what the listener sees until it is up
+            current = new Backup(epoch, links.listen(asBackup));
+            return;
+        }
+        LocalReplication local = new LocalReplication(epoch, lastSeq);
+        ReplicationLink link = null;
+        String fence = null;
+        if (links.hasPeer()) {
+            link = local.handOff(last -> newLink(epoch, last));
+            if (restarted) {
+                // it may have been replaced while it was down: the backup tells it so, or confirms it
+                fence = restartFence = "FENCED " + epoch + " restarted primary waiting for its backup at "
+                        + config.peer().get() + " to confirm it is still the primary";
+            }
+        }
+        current = new Primary(epoch, local, link, null, fence, false);
+    }
+
+    /**
+     * Makes this backup the primary of the next epoch. Keys whose values have not arrived stay in the
+     * read gate; the listener stays open (a deposed primary dials it to hand values back) and the old
+     * primary is cut off.
+     *
+     * @throws RoleChangeException if this node is the primary
+     */
+    public synchronized Promotion promote() {
+        if (current instanceof Primary) throw new RoleChangeException("this node is already the primary");
+        long epoch = current.epoch() + 1;
+        writeEpoch(epoch); // durable before any write uses it
+        ReplicationServer server = current.listener();
+        UnfinishedKeys queue = server != null ? server.unfinishedKeys() : new UnfinishedKeys();
+        TxId keysUpTo = server != null ? server.status().contiguous() : TxId.ZERO;
+        gate.activate(queue);
+        current = new Primary(epoch, new LocalReplication(epoch, 0), null, server, null, true);
+        if (server != null) server.fence(epoch); // when the old primary dials again it is told it is stale
+        log.warn("promoted to primary in epoch {}; {} keys unfinished", epoch, queue.size());
+        return new Promotion(epoch, keysUpTo);
+    }
+
+    /**
+     * The outcome of a promotion.
+     *
+     * @param epoch the new epoch
+     * @param keysUpTo the TxId up to which every key packet of the old primary was received
+     */
+    public record Promotion(long epoch, TxId keysUpTo) {}
+
+    /**
+     * Another node holds a newer epoch, or is the primary: stops taking writes at once, closes the
+     * replication to the backup and remembers the newer epoch, so that a restart does not come back in
+     * an old one. Then tells the policy ({@link RoleEvents#demoted}).
+     *
+     * @return true if this node was the primary until now
+     */
+    public boolean demote(long newerEpoch) {
+        Deposed now;
+        synchronized (this) {
+            if (!(current instanceof Primary p)) return false;
+            long epoch = Math.max(newerEpoch, p.epoch());
+            writeEpoch(epoch);
+            current = now = new Deposed(epoch, p.listener());
+            p.writes().close();
+        }
+        events.demoted(now);
+        return true;
+    }
+
+    /** A deposed node has handed back what it could (failback): it serves as the backup. */
+    public synchronized void serveAsBackup() {
+        if (closed || !(current instanceof Deposed d)) return;
+        ReplicationServer server = d.listener() != null ? d.listener() : links.listen(asBackup);
+        current = new Backup(d.epoch(), server);
+    }
+
+    /**
+     * A primary without a backup (after promotion or switchover) starts replicating to its peer, which
+     * is to serve as the backup. Does nothing without a peer, if already replicating, or if not primary.
+     */
+    public synchronized void attachBackup() {
+        if (closed || !links.hasPeer() || !(current instanceof Primary p) || p.link() != null) return;
+        ReplicationLink link = p.local().handOff(last -> newLink(p.epoch(), last));
+        current = p.withLink(link);
+        log.info(
+                "replicating to the new backup at {} after {}",
+                config.peer().get(),
+                p.local().lastTxId());
+    }
+
+    /**
+     * Planned switchover, on the primary: stops taking writes ({@code -FENCED}), waits until the backup
+     * has acknowledged every key and every value, tells it to take over in the next epoch, and demotes
+     * this node once it has. If the backup does not catch up within {@code timeout}, writes resume and
+     * nothing changes.
+     *
+     * @throws RoleChangeException if this node is not a replicating primary, or the backup did not catch
+     *     up in time
+     */
+    public Handover handOver(Duration timeout) {
+        Primary p;
+        synchronized (this) {
+            if (!(current instanceof Primary q)) throw new RoleChangeException("switchover needs the primary");
+            if (q.link() == null) {
+                throw new RoleChangeException("this primary has no backup to hand over to (no peer)");
+            }
+            if (q.writeFence() != null) throw new RoleChangeException("writes are fenced: " + q.writeFence());
+            p = q.withFence("FENCED " + q.epoch() + " switchover in progress: writes resume on the new primary");
+            current = p;
+        }
+        long next = p.epoch() + 1;
+        boolean handed = false;
+        ReplicatorStatus st;
+        try {
+            st = awaitCaughtUp(p.link(), timeout);
+            if (!p.link().handOver(next, timeout)) {
+                throw new RoleChangeException(
+                        "the key channel to the backup closed before the handover: writes resume here");
+            }
+            handed = true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RoleChangeException("interrupted: writes resume here");
+        } finally {
+            if (!handed) lift(p);
+        }
+        log.warn("switchover: handed over to the backup at {} in epoch {} after {}", st.peer(), next, st.lastTxId());
+        demote(next);
+        return new Handover(next, st.lastTxId());
+    }
+
+    /**
+     * The outcome of a switchover.
+     *
+     * @param epoch the new primary's epoch
+     * @param upTo the last TxId handed over
+     */
+    public record Handover(long epoch, TxId upTo) {}
+
+    private static ReplicatorStatus awaitCaughtUp(ReplicationLink link, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            ReplicatorStatus st = link.status();
+            if (st.caughtUp()) return st;
+            if (System.nanoTime() > deadline) {
+                throw new RoleChangeException("the backup did not catch up within " + timeout.toMillis() + " ms ("
+                        + st.state() + ", " + st.unackedKeys() + " keys and " + st.pendingValues()
+                        + " values unacknowledged): writes resume here");
+            }
+            Thread.sleep(5); // polling a status snapshot, bounded by the deadline
+        }
+    }
+
+    /** Lifts the fence of {@code fenced} if it is still the current role. */
+    private synchronized void lift(Primary fenced) {
+        if (current == fenced) current = fenced.withFence(null);
+    }
+
+    /** A backup sees a primary of a newer epoch: adopts it (durably first). */
+    private synchronized void adoptEpoch(long epoch) {
+        NodeRole r = current;
+        if (epoch <= r.epoch()) return;
+        if (r instanceof Backup b) {
+            writeEpoch(epoch);
+            current = new Backup(epoch, b.server());
+        } else if (r instanceof Deposed d) {
+            writeEpoch(epoch);
+            current = new Deposed(epoch, d.listener());
+        }
+    }
+
+    private ReplicationLink newLink(long epoch, long lastSeq) {
+        return links.replicate(epoch, lastSeq, newer -> stale(newer, epoch), this::confirmed);
+    }
+
+    /** The backup refuses this primary: demote, off the I/O thread (demotion closes the caller). */
+    private void stale(long newer, long epoch) {
+        log.error(
+                "the peer refuses this primary (its epoch {}, ours {}): demoting to backup;"
+                        + " writes now answer -NOTPRIMARY",
+                newer,
+                epoch);
+        Thread t = new Thread(() -> demote(newer), "kvs-demote");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** The backup accepted this node as its primary: a restarted primary takes writes again. */
+    private synchronized void confirmed() {
+        if (current instanceof Primary p && p.writeFence() != null && p.writeFence() == restartFence) {
+            log.info("the backup confirmed this node is the primary; accepting writes");
+            current = p.withFence(null);
+            restartFence = null;
+        }
+    }
+
+    private void writeEpoch(long epoch) {
+        if (epochFile != null) epochFile.write(epoch);
+    }
+
+    /** Closes the replication to the backup and the listener; idempotent. */
+    @Override
+    public void close() {
+        NodeRole r;
+        synchronized (this) {
+            if (closed) return;
+            closed = true;
+            r = current;
+        }
+        if (r == null) return;
+        RuntimeException failure = null;
+        if (r instanceof Primary p) {
+            try {
+                p.writes().close();
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        }
+        if (r.listener() != null) r.listener().close();
+        if (failure != null) throw failure;
+    }
+
+    /** The node as its replication listener sees it. */
+    private final class AsBackup implements BackupNode {
+        @Override
+        public String cluster() {
+            return config.cluster();
+        }
+
+        @Override
+        public String name() {
+            return config.name();
+        }
+
+        @Override
+        public boolean isBackup() {
+            return current.role() == Role.BACKUP;
+        }
+
+        @Override
+        public long epoch() {
+            return current.epoch();
+        }
+
+        @Override
+        public void adoptEpoch(long epoch) {
+            RoleMachine.this.adoptEpoch(epoch);
+        }
+
+        @Override
+        public Handback handback() {
+            return events.handback();
+        }
+
+        @Override
+        public void handover(long epoch) {
+            events.handoverRequested(epoch);
+        }
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * A node's role and epoch, owned by one state machine ({@link dev.kvs.server.internal.role.RoleMachine}):
+ * primary, backup or deposed ({@link dev.kvs.server.internal.role.NodeRole}), the transitions between
+ * them, the epoch file, and the read gate that fences unfinished and lost keys after promotion.
+ */
+package dev.kvs.server.internal.role;

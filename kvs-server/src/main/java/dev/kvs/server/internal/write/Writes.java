@@ -1,0 +1,113 @@
+package dev.kvs.server.internal.write;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.Write;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.WriteOrder;
+import dev.kvs.replication.wire.Frame.Op;
+import dev.kvs.server.internal.role.NodeRole;
+import dev.kvs.server.internal.role.RoleMachine;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
+
+/**
+ * The one way a command writes the store on the primary. It owns the write protocol: take an order
+ * from the primary's replication, give each written key its TxId <em>inside</em> the store's lock for
+ * that key (so per key, TxId order is store order), then commit, or abort if the store write failed
+ * (so the TxId sequence stays gap-free for the backup). A command only decides, per key, to keep it
+ * or to write it through {@link Ordering}; it never sees a TxId. Thread-safe.
+ */
+public final class Writes {
+    private final KvStore store;
+    private final RoleMachine roles;
+
+    public Writes(KvStore store, RoleMachine roles) {
+        this.store = store;
+        this.roles = roles;
+    }
+
+    /** How a command's decision writes a key: each call orders one write (a TxId) of it. */
+    public interface Ordering {
+        /** Writes {@code value} to {@code key}. */
+        Write put(byte[] key, byte[] value);
+
+        /** Deletes {@code key} (replicated as a tombstone). */
+        Write remove(byte[] key);
+    }
+
+    /**
+     * A command's writes, in the store.
+     *
+     * @param result what the store did
+     * @param replicated completes when the command may be answered in its replication mode, or fails
+     *     with a {@link dev.kvs.replication.ReplicationTimeoutException}
+     */
+    public record Done<T>(T result, CompletableFuture<Void> replicated) {}
+
+    /** Writes {@code value} to {@code key} whatever it held: one store operation, no read. */
+    public CompletableFuture<Void> put(ReplicationMode mode, byte[] key, byte[] value) {
+        WriteOrder order = begin(mode);
+        try {
+            store.upsert(key, () -> StoredValue.complete(order.order(Op.PUT, key, value), value));
+        } catch (RuntimeException e) {
+            order.abort();
+            throw e;
+        }
+        return order.commit();
+    }
+
+    /** Decides, from its current header (null if absent), what to do with {@code key}. */
+    public Done<Write> update(ReplicationMode mode, byte[] key, BiFunction<RecordHeader, Ordering, Write> decide) {
+        WriteOrder order = begin(mode);
+        Ordering ordering = new OrderingOf(order);
+        Write w;
+        try {
+            w = store.update(key, h -> decide.apply(h, ordering));
+        } catch (RuntimeException e) {
+            order.abort();
+            throw e;
+        }
+        return new Done<>(w, order.commit());
+    }
+
+    /** Decides, from their headers, what to do with several keys, atomically. */
+    public Done<List<Write>> updateAll(
+            ReplicationMode mode, List<byte[]> keys, BiFunction<List<RecordHeader>, Ordering, List<Write>> decide) {
+        WriteOrder order = begin(mode);
+        Ordering ordering = new OrderingOf(order);
+        List<Write> w;
+        try {
+            w = store.updateAll(keys, h -> decide.apply(h, ordering));
+        } catch (RuntimeException e) {
+            order.abort();
+            throw e;
+        }
+        return new Done<>(w, order.commit());
+    }
+
+    private WriteOrder begin(ReplicationMode mode) {
+        NodeRole r = roles.current();
+        if (!(r instanceof NodeRole.Primary p)) {
+            throw new NotWritableException(
+                    "NOTPRIMARY " + roles.peer() + " this node is a backup; write to the primary");
+        }
+        if (p.writeFence() != null) throw new NotWritableException(p.writeFence());
+        return p.writes().begin(mode);
+    }
+
+    private record OrderingOf(WriteOrder order) implements Ordering {
+        @Override
+        public Write put(byte[] key, byte[] value) {
+            return Write.put(StoredValue.complete(order.order(Op.PUT, key, value), value));
+        }
+
+        @Override
+        public Write remove(byte[] key) {
+            order.order(Op.DELETE, key, null);
+            return Write.remove();
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package dev.kvs.server.internal;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.replication.ReplicationLink;
+import dev.kvs.replication.backup.BackupNode;
+import dev.kvs.replication.backup.Handback;
+import dev.kvs.replication.backup.ReplicationServer;
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.failover.Failover;
+import dev.kvs.server.internal.role.Links;
+import dev.kvs.server.internal.role.NodeRole;
+import dev.kvs.server.internal.role.RoleEvents;
+import dev.kvs.server.internal.role.RoleMachine;
+import dev.kvs.server.internal.write.Writes;
+import java.util.function.LongConsumer;
+
+/** Node contexts for tests of one server (RESP, admin, metrics) without a network to a peer. */
+public final class TestContexts {
+    private TestContexts() {}
+
+    /** A started primary, alone (a configured peer is only shown, never dialled). */
+    public static NodeContext primary(NodeConfig config, KvStore store, long epoch, long lastSeq) {
+        return primary(config, store, epoch, lastSeq, null);
+    }
+
+    /** A started primary whose replication to the backup is {@code link} (null: alone). */
+    public static NodeContext primary(
+            NodeConfig config, KvStore store, long epoch, long lastSeq, ReplicationLink link) {
+        RoleMachine roles = new RoleMachine(config, null, new FixedLinks(link));
+        Writes writes = new Writes(store, roles);
+        Failover failover = new Failover(config, store, roles, writes, null);
+        roles.start(epoch, lastSeq, false, NO_EVENTS);
+        return new NodeContext(config, store, roles, writes, failover, new NodeMetrics(store, roles));
+    }
+
+    /** Nothing happens after a demotion: the node stays deposed (a backup to clients). */
+    private static final RoleEvents NO_EVENTS = new RoleEvents() {
+        @Override
+        public void demoted(NodeRole.Deposed now) {}
+
+        @Override
+        public void handoverRequested(long epoch) {}
+
+        @Override
+        public Handback handback() {
+            return null;
+        }
+    };
+
+    private record FixedLinks(ReplicationLink link) implements Links {
+        @Override
+        public boolean hasPeer() {
+            return link != null;
+        }
+
+        @Override
+        public ReplicationLink replicate(long epoch, long lastSeq, LongConsumer onStaleEpoch, Runnable onConfirmed) {
+            return link;
+        }
+
+        @Override
+        public ReplicationServer listen(BackupNode node) {
+            throw new UnsupportedOperationException("no replication listener in this test");
+        }
+    }
+}
