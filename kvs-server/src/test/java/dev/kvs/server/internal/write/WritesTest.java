@@ -1,0 +1,181 @@
+package dev.kvs.server.internal.write;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.StoreFullException;
+import dev.kvs.core.TxId;
+import dev.kvs.core.Write;
+import dev.kvs.replication.ReplicationLink;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.ReplicatorStatus;
+import dev.kvs.replication.WriteOrder;
+import dev.kvs.replication.backup.BackupNode;
+import dev.kvs.replication.backup.Handback;
+import dev.kvs.replication.backup.ReplicationServer;
+import dev.kvs.replication.wire.Frame.Op;
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.role.Links;
+import dev.kvs.server.internal.role.NodeRole;
+import dev.kvs.server.internal.role.RoleEvents;
+import dev.kvs.server.internal.role.RoleMachine;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The write protocol: TxIds taken inside the store's lock, in order; commit after, abort on failure. */
+class WritesTest {
+    private final KvStore store =
+            KvStore.builder().maxEntries(2).maxBytes(1 << 20).open();
+    private final RecordingLink link = new RecordingLink();
+    private final RoleMachine roles =
+            new RoleMachine(NodeConfig.builder().peer("127.0.0.1:7380").build(), null, new OneLink(link));
+    private final Writes writes = new Writes(store, roles);
+
+    WritesTest() {
+        roles.start(1, 0, false, new NoEvents());
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void eachWrittenKeyGetsTheNextTxIdAndTheCommandCommitsOnce() {
+        writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes());
+        Writes.Done<List<Write>> d = writes.updateAll(
+                ReplicationMode.SYNC,
+                List.of("a".getBytes(), "b".getBytes()),
+                (headers, order) -> List.of(order.remove("a".getBytes()), Write.keep()));
+
+        assertThat(link.log)
+                .containsExactly("begin id-first", "PUT a 1:1", "commit", "begin sync", "DELETE a 1:2", "commit");
+        assertThat(d.result().get(0)).isSameAs(Write.remove());
+        assertThat(store.get("a".getBytes())).isNull();
+    }
+
+    @Test
+    void aFailedStoreWriteAbortsItsOrderAndWritesNothing() {
+        writes.put(ReplicationMode.ASYNC, "a".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ASYNC, "b".getBytes(), "1".getBytes());
+        link.log.clear();
+
+        assertThatThrownBy(() -> writes.put(ReplicationMode.ASYNC, "c".getBytes(), "1".getBytes()))
+                .isInstanceOf(StoreFullException.class);
+
+        assertThat(link.log).last().isEqualTo("abort");
+        assertThat(link.log).doesNotContain("commit");
+        assertThat(store.get("c".getBytes())).isNull();
+    }
+
+    @Test
+    void aNodeThatIsNotThePrimaryRefusesBeforeOrderingAnything() {
+        roles.demote(2);
+        link.log.clear();
+
+        assertThatThrownBy(() -> writes.put(ReplicationMode.ASYNC, "a".getBytes(), "1".getBytes()))
+                .isInstanceOf(NotWritableException.class)
+                .hasMessageStartingWith("NOTPRIMARY 127.0.0.1:7380");
+        assertThat(link.log).isEmpty();
+        assertThat(store.get("a".getBytes())).isNull();
+    }
+
+    /** Records the protocol calls; orders seqs from 1. */
+    private static final class RecordingLink implements ReplicationLink {
+        final List<String> log = new ArrayList<>();
+        long seq;
+
+        @Override
+        public WriteOrder begin(ReplicationMode mode) {
+            log.add("begin " + mode.label());
+            return new WriteOrder() {
+                @Override
+                public TxId order(Op op, byte[] key, byte[] value) {
+                    TxId t = TxId.of(1, ++seq);
+                    log.add(op + " " + new String(key) + " " + t);
+                    return t;
+                }
+
+                @Override
+                public CompletableFuture<Void> commit() {
+                    log.add("commit");
+                    return CompletableFuture.completedFuture(null);
+                }
+
+                @Override
+                public void abort() {
+                    log.add("abort");
+                }
+            };
+        }
+
+        @Override
+        public boolean handOver(long epoch, Duration timeout) {
+            return false;
+        }
+
+        @Override
+        public boolean hasRoom() {
+            return true;
+        }
+
+        @Override
+        public long writeTimeoutMillis() {
+            return 0;
+        }
+
+        @Override
+        public TxId lastTxId() {
+            return TxId.of(1, seq);
+        }
+
+        @Override
+        public long epoch() {
+            return 1;
+        }
+
+        @Override
+        public ReplicatorStatus status() {
+            return ReplicatorStatus.none(lastTxId());
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    private record OneLink(ReplicationLink link) implements Links {
+        @Override
+        public boolean hasPeer() {
+            return true;
+        }
+
+        @Override
+        public ReplicationLink replicate(long epoch, long lastSeq, LongConsumer onStaleEpoch, Runnable onConfirmed) {
+            return link;
+        }
+
+        @Override
+        public ReplicationServer listen(BackupNode node) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    private static final class NoEvents implements RoleEvents {
+        @Override
+        public void demoted(NodeRole.Deposed now) {}
+
+        @Override
+        public void handoverRequested(long epoch) {}
+
+        @Override
+        public Handback handback() {
+            return null;
+        }
+    }
+}
