@@ -1,7 +1,6 @@
 package dev.kvs.replication;
 
 import dev.kvs.core.TxId;
-import dev.kvs.replication.wire.Frame.Op;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -38,13 +37,24 @@ public final class LocalReplication implements Replication {
             private WriteOrder delegate;
 
             @Override
-            public TxId order(Op op, byte[] key, byte[] value) {
-                if (delegate == null) {
-                    long seq = lastSeq.incrementAndGet();
-                    if (seq >= 0) return new TxId(epoch, seq);
-                    delegate = awaitSuccessor().begin(mode); // handed off since this write began
-                }
-                return delegate.order(op, key, value);
+            public TxId put(byte[] key, byte[] value) {
+                TxId t = orderHere();
+                return t != null ? t : delegate.put(key, value);
+            }
+
+            @Override
+            public TxId delete(byte[] key) {
+                TxId t = orderHere();
+                return t != null ? t : delegate.delete(key);
+            }
+
+            /** The next TxId of this epoch, or null if handed off since this write began (then: delegate). */
+            private TxId orderHere() {
+                if (delegate != null) return null;
+                long seq = lastSeq.incrementAndGet();
+                if (seq >= 0) return new TxId(epoch, seq);
+                delegate = awaitSuccessor().begin(mode);
+                return null;
             }
 
             @Override
@@ -65,9 +75,9 @@ public final class LocalReplication implements Replication {
             return successor.get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ReplicationBusyException("BUSY interrupted while replication starts; nothing was written");
+            throw new ReplicationBusyException("interrupted while replication starts; nothing was written");
         } catch (ExecutionException | TimeoutException e) {
-            throw new ReplicationBusyException("BUSY replication could not start (" + e + "); nothing was written");
+            throw new ReplicationBusyException("replication could not start (" + e + "); nothing was written");
         }
     }
 

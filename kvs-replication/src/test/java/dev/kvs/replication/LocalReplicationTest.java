@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.TxId;
-import dev.kvs.replication.wire.Frame.Op;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -20,7 +19,7 @@ class LocalReplicationTest {
     @Test
     void ordersGapFreeAndHandsOffAfterTheLastSeq() {
         LocalReplication local = new LocalReplication(3, 10);
-        assertThat(local.begin(ReplicationMode.ID_FIRST).order(Op.PUT, K, K)).isEqualTo(TxId.of(3, 11));
+        assertThat(local.begin(ReplicationMode.ID_FIRST).put(K, K)).isEqualTo(TxId.of(3, 11));
         WriteOrder begunBefore = local.begin(ReplicationMode.ID_FIRST);
 
         long[] handedAt = {-1};
@@ -32,9 +31,9 @@ class LocalReplicationTest {
         assertThat(handedAt[0]).isEqualTo(11);
         assertThat(local.lastTxId()).isEqualTo(TxId.of(3, 11));
         // a write that began before the hand-off and orders after it is ordered by the successor
-        assertThat(begunBefore.order(Op.PUT, K, K)).isEqualTo(TxId.of(3, 12));
+        assertThat(begunBefore.put(K, K)).isEqualTo(TxId.of(3, 12));
         assertThat(begunBefore.commit()).isCompleted();
-        assertThat(local.begin(ReplicationMode.ID_FIRST).order(Op.PUT, K, K)).isEqualTo(TxId.of(3, 13));
+        assertThat(local.begin(ReplicationMode.ID_FIRST).put(K, K)).isEqualTo(TxId.of(3, 13));
         assertThat(next.lastTxId()).isEqualTo(TxId.of(3, 13));
         assertThatThrownBy(() -> local.handOff(last -> next)).isInstanceOf(IllegalStateException.class);
     }
@@ -47,9 +46,9 @@ class LocalReplicationTest {
                     throw new IllegalStateException("cannot dial");
                 }))
                 .hasMessage("cannot dial");
-        assertThatThrownBy(() -> begunBefore.order(Op.PUT, K, K))
+        assertThatThrownBy(() -> begunBefore.put(K, K))
                 .isInstanceOf(ReplicationBusyException.class)
-                .hasMessageStartingWith("BUSY replication could not start");
+                .hasMessageStartingWith("replication could not start");
     }
 
     @Test
@@ -69,7 +68,7 @@ class LocalReplicationTest {
                     start.await();
                     for (int i = 0; i < each; i++) {
                         WriteOrder o = local.begin(ReplicationMode.ID_FIRST);
-                        mine.add(o.order(Op.PUT, K, K));
+                        mine.add(o.put(K, K));
                         o.commit();
                     }
                 } catch (Throwable e) {

@@ -1,7 +1,6 @@
 package dev.kvs.replication.backup;
 
 import dev.kvs.core.TxId;
-import dev.kvs.replication.wire.Frame.KeyPacket;
 import java.util.List;
 
 /**
@@ -18,7 +17,7 @@ public interface Handback {
     TxId keysUpTo();
 
     /** The fenced keys (unfinished or lost), each with the TxId, length and checksum it must have. */
-    List<KeyPacket> wanted();
+    List<WantedValue> wanted();
 
     /**
      * A value (or, with {@code delete}, a tombstone) the deposed primary holds for a wanted key, its

@@ -45,18 +45,18 @@ final class HandbackHandler extends ChannelInboundHandlerAdapter {
     /** Sends the wanted keys, as many frames as they need. */
     void sendWants(ChannelHandlerContext ctx) {
         TxId upTo = handback.keysUpTo();
-        List<Frame.KeyPacket> wanted = handback.wanted();
+        List<WantedValue> wanted = handback.wanted();
         long budget = Math.max(64 * 1024, server.config.maxFrameBytes() / 2);
         List<Frame.KeyPacket> batch = new ArrayList<>();
         long size = 0;
-        for (Frame.KeyPacket p : wanted) {
-            long packet = 32L + p.key().length;
+        for (WantedValue w : wanted) {
+            long packet = 32L + w.key().length;
             if (!batch.isEmpty() && size + packet > budget) {
                 ctx.write(new Frame.HandbackWants(upTo, batch, false));
                 batch = new ArrayList<>();
                 size = 0;
             }
-            batch.add(p);
+            batch.add(new Frame.KeyPacket(w.txId(), Frame.Op.PUT, w.key(), w.valueLength(), w.checksum()));
             size += packet;
         }
         ctx.writeAndFlush(new Frame.HandbackWants(upTo, batch, true));

@@ -16,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -42,25 +43,100 @@ public final class Replicator implements ReplicationLink {
     private final ExecutorService resyncExecutor;
     private final String peerText;
 
-    /**
-     * Starts replicating to {@code peer}; connects in the background and keeps reconnecting.
-     *
-     * @param lastSeq the last seq of {@code epoch} already used (writes continue after it)
-     * @param onStaleEpoch called (on an I/O thread) when the backup reports a higher epoch, or that it is
-     *     a primary itself
-     * @param onConfirmed called (on an I/O thread) at every successful handshake with the backup
-     */
-    public Replicator(
-            ReplicatorConfig config,
-            KvStore store,
-            String cluster,
-            String node,
-            long epoch,
-            long lastSeq,
-            InetSocketAddress peer,
-            EventLoopGroup group,
-            LongConsumer onStaleEpoch,
-            Runnable onConfirmed) {
+    /** A builder of a {@link Replicator}: what to replicate, to whom, and who hears of the peer's answers. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds and starts a {@link Replicator}. */
+    public static final class Builder {
+        private ReplicatorConfig config = ReplicatorConfig.defaults();
+        private KvStore store;
+        private String cluster = "kvs";
+        private String node = "kvs";
+        private long epoch = 1;
+        private long lastSeq;
+        private InetSocketAddress peer;
+        private EventLoopGroup group;
+        private LongConsumer onStaleEpoch = e -> {};
+        private Runnable onConfirmed = () -> {};
+
+        private Builder() {}
+
+        /** Default {@link ReplicatorConfig#defaults()}. */
+        public Builder config(ReplicatorConfig config) {
+            this.config = Objects.requireNonNull(config, "config == null");
+            return this;
+        }
+
+        /** The store values are read from (required). */
+        public Builder store(KvStore store) {
+            this.store = Objects.requireNonNull(store, "store == null");
+            return this;
+        }
+
+        /** The cluster and this node's name, sent in the handshake. Default {@code kvs}, {@code kvs}. */
+        public Builder identity(String cluster, String node) {
+            this.cluster = Objects.requireNonNull(cluster, "cluster == null");
+            this.node = Objects.requireNonNull(node, "node == null");
+            return this;
+        }
+
+        /** The epoch and the last seq of it already used; writes continue after it. Default 1, 0. */
+        public Builder startAfter(long epoch, long lastSeq) {
+            if (epoch < 1 || lastSeq < 0) throw new IllegalArgumentException("epoch < 1 or lastSeq < 0");
+            this.epoch = epoch;
+            this.lastSeq = lastSeq;
+            return this;
+        }
+
+        /** The backup's replication address (required). */
+        public Builder peer(InetSocketAddress peer) {
+            this.peer = Objects.requireNonNull(peer, "peer == null");
+            return this;
+        }
+
+        /** The event loops of the key and value channels (required). */
+        public Builder group(EventLoopGroup group) {
+            this.group = Objects.requireNonNull(group, "group == null");
+            return this;
+        }
+
+        /**
+         * Called (on an I/O thread) when the backup reports a higher epoch, or that it is a primary
+         * itself. Default: nothing.
+         */
+        public Builder onStaleEpoch(LongConsumer onStaleEpoch) {
+            this.onStaleEpoch = Objects.requireNonNull(onStaleEpoch, "onStaleEpoch == null");
+            return this;
+        }
+
+        /** Called (on an I/O thread) at every successful handshake with the backup. Default: nothing. */
+        public Builder onConfirmed(Runnable onConfirmed) {
+            this.onConfirmed = Objects.requireNonNull(onConfirmed, "onConfirmed == null");
+            return this;
+        }
+
+        /**
+         * Starts replicating; connects in the background and keeps reconnecting.
+         *
+         * @throws IllegalStateException if the store, peer or group is missing
+         */
+        public Replicator start() {
+            if (store == null) throw new IllegalStateException("store is missing");
+            if (peer == null) throw new IllegalStateException("peer is missing");
+            if (group == null) throw new IllegalStateException("group is missing");
+            return new Replicator(this);
+        }
+    }
+
+    private Replicator(Builder b) {
+        ReplicatorConfig config = b.config;
+        KvStore store = b.store;
+        InetSocketAddress peer = b.peer;
+        EventLoopGroup group = b.group;
+        long epoch = b.epoch;
+        long lastSeq = b.lastSeq;
         this.config = config;
         this.keyLog = new KeyLog(epoch, lastSeq, config.maxUnackedKeys());
         this.pending = new PendingValues(config.maxPendingValues(), config.maxPendingValueBytes());
@@ -69,7 +145,7 @@ public final class Replicator implements ReplicationLink {
         FlowController flow =
                 new FlowController(config.flowControl(), maxQuantum, config.valueStreams(), System.nanoTime());
         PrimaryLink link = new PrimaryLink(
-                config, store, keyLog, pending, flow, cluster, node, peer, onStaleEpoch::accept, onConfirmed);
+                config, store, keyLog, pending, flow, b.cluster, b.node, peer, b.onStaleEpoch::accept, b.onConfirmed);
         this.resyncExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "kvs-resync"));
         this.afterReplyWindowNanos = config.heartbeatInterval().isZero()
                 ? java.util.concurrent.TimeUnit.SECONDS.toNanos(1)
@@ -95,20 +171,20 @@ public final class Replicator implements ReplicationLink {
         long timeout = config.writeTimeout().toNanos();
         try {
             if (!keyLog.awaitRoom(timeout)) {
-                throw new ReplicationBusyException("BUSY " + config.maxUnackedKeys()
+                throw new ReplicationBusyException("" + config.maxUnackedKeys()
                         + " key packets unacknowledged by the backup for "
                         + config.writeTimeout().toMillis()
                         + " ms (maxUnackedKeys); nothing was written");
             }
             if (!pending.awaitRoom(timeout)) {
-                throw new ReplicationBusyException("BUSY " + pending.count() + " values (" + pending.bytes()
+                throw new ReplicationBusyException("" + pending.count() + " values (" + pending.bytes()
                         + " bytes) not yet on the backup for "
                         + config.writeTimeout().toMillis()
                         + " ms (maxPendingValues/maxPendingValueBytes); nothing was written");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ReplicationBusyException("BUSY interrupted while waiting for replication room");
+            throw new ReplicationBusyException("interrupted while waiting for replication room");
         }
         return new Order(mode);
     }
@@ -124,7 +200,16 @@ public final class Replicator implements ReplicationLink {
         }
 
         @Override
-        public TxId order(Op op, byte[] key, byte[] value) {
+        public TxId put(byte[] key, byte[] value) {
+            return order(Op.PUT, key, value);
+        }
+
+        @Override
+        public TxId delete(byte[] key) {
+            return order(Op.DELETE, key, null);
+        }
+
+        private TxId order(Op op, byte[] key, byte[] value) {
             int len = value == null ? 0 : value.length;
             int crc = value == null ? 0 : Checksums.crc32c(value);
             // in async mode the backup learns of the key only with its value: that is the baseline's risk
@@ -174,7 +259,7 @@ public final class Replicator implements ReplicationLink {
                 if (cause instanceof TimeoutException) {
                     return CompletableFuture.failedFuture(new ReplicationTimeoutException(
                             last,
-                            "NOREPLICA write " + last + " is on the primary but the backup did not confirm its "
+                            "write " + last + " is on the primary but the backup did not confirm its "
                                     + (mode == ReplicationMode.SYNC ? "value" : "key packet") + " within " + ms
                                     + " ms; it is replicated when the link heals; if the backup is promoted"
                                     + " before that, failback hands it over or rolls it back (GET /failback)"));

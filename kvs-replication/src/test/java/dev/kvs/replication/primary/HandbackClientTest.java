@@ -11,8 +11,8 @@ import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.Handback;
 import dev.kvs.replication.backup.ReplicationServer;
+import dev.kvs.replication.backup.WantedValue;
 import dev.kvs.replication.wire.Frame;
-import dev.kvs.replication.wire.Frame.KeyPacket;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -62,7 +62,7 @@ class HandbackClientTest {
     /** Wants what the test says; accepts a value if its TxId, length and checksum match a want. */
     static final class Recorder implements Handback {
         volatile TxId keysUpTo = TxId.ZERO;
-        final List<KeyPacket> wanted = new ArrayList<>();
+        final List<WantedValue> wanted = new ArrayList<>();
         final Map<ByteKey, byte[]> accepted = new ConcurrentHashMap<>();
         volatile String finished;
 
@@ -72,13 +72,13 @@ class HandbackClientTest {
         }
 
         @Override
-        public List<KeyPacket> wanted() {
+        public List<WantedValue> wanted() {
             return wanted;
         }
 
         @Override
         public boolean accept(byte[] key, TxId txId, boolean delete, int checksum, byte[] value) {
-            for (KeyPacket p : wanted) {
+            for (WantedValue p : wanted) {
                 if (new ByteKey(p.key()).equals(new ByteKey(key))
                         && p.txId().equals(txId)
                         && p.checksum() == checksum
@@ -143,13 +143,9 @@ class HandbackClientTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static KeyPacket want(String key, StoredValue v) {
-        return new KeyPacket(
-                v.txId(),
-                Frame.Op.PUT,
-                b(key),
-                v.header().valueLength(),
-                v.header().checksum());
+    private static WantedValue want(String key, StoredValue v) {
+        return new WantedValue(
+                v.txId(), b(key), v.header().valueLength(), v.header().checksum());
     }
 
     private HandbackReport handBack() throws Exception {
@@ -178,8 +174,8 @@ class HandbackClientTest {
         recorder.keysUpTo = TxId.of(1, 8);
         recorder.wanted.add(want("big", bigValue));
         recorder.wanted.add(want("small", small));
-        recorder.wanted.add(new KeyPacket(TxId.of(1, 8), Frame.Op.PUT, b("changed"), 3, 42));
-        recorder.wanted.add(new KeyPacket(TxId.of(1, 4), Frame.Op.PUT, b("absent"), 3, 42));
+        recorder.wanted.add(new WantedValue(TxId.of(1, 8), b("changed"), 3, 42));
+        recorder.wanted.add(new WantedValue(TxId.of(1, 4), b("absent"), 3, 42));
         serve(true);
 
         HandbackReport report = handBack();

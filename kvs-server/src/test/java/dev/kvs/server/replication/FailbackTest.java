@@ -244,6 +244,13 @@ class FailbackTest {
                 Jedis b = dc.clientB()) {
             assertThat(a.set("k", "v")).isEqualTo("OK");
             assertThat(b.info("replication")).contains("kvs_role:backup");
+            // id-first acknowledged the key; the value may still be in flight: let it land, or k is
+            // rightly UNFINISHED after the promotion (that case is the loss manifest's, tested above)
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                List<Object> k = TwoDc.peek(b, "k".getBytes());
+                assertThat(k).isNotNull();
+                assertThat(new String((byte[]) k.get(0))).isEqualTo("complete");
+            });
             dc.toB.cut();
             await().atMost(Duration.ofSeconds(20))
                     .untilAsserted(() -> assertThat(b.info("replication")).contains("kvs_role:primary", "kvs_epoch:2"));

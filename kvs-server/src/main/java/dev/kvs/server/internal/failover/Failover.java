@@ -9,9 +9,9 @@ import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.replication.backup.Handback;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.backup.UnfinishedKeys;
+import dev.kvs.replication.backup.WantedValue;
 import dev.kvs.replication.primary.HandbackClient;
 import dev.kvs.replication.primary.HandbackReport;
-import dev.kvs.replication.wire.Frame;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.NodeRole;
@@ -312,18 +312,18 @@ public final class Failover implements RoleEvents, AutoCloseable {
         }
 
         @Override
-        public List<Frame.KeyPacket> wanted() {
-            List<Frame.KeyPacket> wanted = new ArrayList<>();
+        public List<WantedValue> wanted() {
+            List<WantedValue> wanted = new ArrayList<>();
             UnfinishedKeys queue = gate.unfinished();
             if (queue != null) {
                 for (UnfinishedKeys.Pending p : queue.snapshot()) {
                     UnfinishedKeys.Pending newest = queue.newest(p.key());
                     if (newest == null || !newest.txId().equals(p.txId())) continue;
-                    wanted.add(new Frame.KeyPacket(p.txId(), Frame.Op.PUT, p.key(), p.valueLength(), p.checksum()));
+                    wanted.add(new WantedValue(p.txId(), p.key(), p.valueLength(), p.checksum()));
                 }
             }
             for (LostKeys.Entry e : gate.lost().snapshot()) {
-                wanted.add(new Frame.KeyPacket(e.txId(), Frame.Op.PUT, e.key(), e.valueLength(), e.checksum()));
+                wanted.add(new WantedValue(e.txId(), e.key(), e.valueLength(), e.checksum()));
             }
             return wanted;
         }

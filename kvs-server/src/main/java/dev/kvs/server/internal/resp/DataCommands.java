@@ -208,11 +208,9 @@ final class DataCommands {
 
     /** The reply for a store failure a client can act on; anything else is a bug and propagates. */
     static RedisMessage storeError(KvsException e) {
-        if (e instanceof ReplicationBusyException
-                || e instanceof ReplicationTimeoutException
-                || e instanceof NotWritableException) {
-            return Replies.error(e.getMessage()); // already starts with BUSY / NOREPLICA / NOTPRIMARY / FENCED
-        }
+        if (e instanceof ReplicationBusyException) return Replies.error("BUSY " + e.getMessage());
+        if (e instanceof ReplicationTimeoutException) return Replies.error("NOREPLICA " + e.getMessage());
+        if (e instanceof NotWritableException) return Replies.error(e.getMessage()); // NOTPRIMARY / FENCED
         if (e instanceof StoreFullException) return Replies.error("OOM " + e.getMessage());
         if (e instanceof EntryTooLargeException) return Replies.error("ERR " + e.getMessage());
         return Replies.error("ERR storage error: " + e.getMessage());

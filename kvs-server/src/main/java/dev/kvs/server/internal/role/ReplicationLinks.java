@@ -34,17 +34,16 @@ public final class ReplicationLinks implements Links {
 
     @Override
     public ReplicationLink replicate(long epoch, long lastSeq, LongConsumer onStaleEpoch, Runnable onConfirmed) {
-        return new Replicator(
-                config.replication(),
-                store,
-                config.cluster(),
-                config.name(),
-                epoch,
-                lastSeq,
-                config.peerAddress().orElseThrow(),
-                group,
-                onStaleEpoch,
-                onConfirmed);
+        return Replicator.builder()
+                .config(config.replication())
+                .store(store)
+                .identity(config.cluster(), config.name())
+                .startAfter(epoch, lastSeq)
+                .peer(config.peerAddress().orElseThrow())
+                .group(group)
+                .onStaleEpoch(onStaleEpoch)
+                .onConfirmed(onConfirmed)
+                .start();
     }
 
     @Override

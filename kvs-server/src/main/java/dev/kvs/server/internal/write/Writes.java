@@ -6,7 +6,6 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.WriteOrder;
-import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
 import java.util.List;
@@ -51,7 +50,7 @@ public final class Writes {
     public CompletableFuture<Void> put(ReplicationMode mode, byte[] key, byte[] value) {
         WriteOrder order = begin(mode);
         try {
-            store.upsert(key, () -> StoredValue.complete(order.order(Op.PUT, key, value), value));
+            store.upsert(key, () -> StoredValue.complete(order.put(key, value), value));
         } catch (RuntimeException e) {
             order.abort();
             throw e;
@@ -101,12 +100,12 @@ public final class Writes {
     private record OrderingOf(WriteOrder order) implements Ordering {
         @Override
         public Write put(byte[] key, byte[] value) {
-            return Write.put(StoredValue.complete(order.order(Op.PUT, key, value), value));
+            return Write.put(StoredValue.complete(order.put(key, value), value));
         }
 
         @Override
         public Write remove(byte[] key) {
-            order.order(Op.DELETE, key, null);
+            order.delete(key);
             return Write.remove();
         }
     }

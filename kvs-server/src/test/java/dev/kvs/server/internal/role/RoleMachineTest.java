@@ -149,7 +149,7 @@ class RoleMachineTest {
         m.promote();
         LocalReplication local = ((Primary) m.current()).local();
         WriteOrder w = local.begin(ReplicationMode.ID_FIRST);
-        w.order(dev.kvs.replication.wire.Frame.Op.PUT, "a".getBytes(), "1".getBytes());
+        w.put("a".getBytes(), "1".getBytes());
         w.commit();
 
         m.attachBackup();

@@ -14,7 +14,6 @@ import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.Handback;
 import dev.kvs.replication.backup.ReplicationServer;
-import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.role.Links;
 import dev.kvs.server.internal.role.NodeRole;
@@ -96,7 +95,16 @@ class WritesTest {
             log.add("begin " + mode.label());
             return new WriteOrder() {
                 @Override
-                public TxId order(Op op, byte[] key, byte[] value) {
+                public TxId put(byte[] key, byte[] value) {
+                    return record("PUT", key);
+                }
+
+                @Override
+                public TxId delete(byte[] key) {
+                    return record("DELETE", key);
+                }
+
+                private TxId record(String op, byte[] key) {
                     TxId t = TxId.of(1, ++seq);
                     log.add(op + " " + new String(key) + " " + t);
                     return t;
