@@ -4,6 +4,7 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -102,11 +103,10 @@ public record NodeConfig(
     }
 
     /** The peer's replication address (unresolved: resolved when dialled), if a peer is set. */
-    public Optional<java.net.InetSocketAddress> peerAddress() {
+    public Optional<InetSocketAddress> peerAddress() {
         return peer.map(p -> {
             int colon = p.lastIndexOf(':');
-            return java.net.InetSocketAddress.createUnresolved(
-                    p.substring(0, colon), Integer.parseInt(p.substring(colon + 1)));
+            return InetSocketAddress.createUnresolved(p.substring(0, colon), Integer.parseInt(p.substring(colon + 1)));
         });
     }
 

@@ -1,5 +1,7 @@
 package dev.kvs.replication.primary;
 
+import java.util.Arrays;
+
 /**
  * The delay estimates of RFC 6817 (LEDBAT) §3.4: the <em>base</em> delay, the minimum over a sliding
  * history of one-minute buckets (so a longer route becomes the base once the shorter one has rolled
@@ -39,7 +41,7 @@ final class DelayHistory {
     void add(long delay, long now) {
         if (empty) {
             empty = false;
-            java.util.Arrays.fill(buckets, Long.MAX_VALUE);
+            Arrays.fill(buckets, Long.MAX_VALUE);
             bucketStart = now;
         }
         roll(now);
@@ -57,7 +59,7 @@ final class DelayHistory {
             bucket = (bucket + 1) % buckets.length;
             buckets[bucket] = Long.MAX_VALUE;
             if (now - bucketStart >= BUCKET_NANOS * buckets.length) { // idle for longer than the history
-                java.util.Arrays.fill(buckets, Long.MAX_VALUE);
+                Arrays.fill(buckets, Long.MAX_VALUE);
                 bucketStart = now;
             }
         }

@@ -16,8 +16,10 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -148,7 +150,7 @@ public final class Replicator implements ReplicationLink {
                 config, store, keyLog, pending, flow, b.cluster, b.node, peer, b.onStaleEpoch::accept, b.onConfirmed);
         this.resyncExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "kvs-resync"));
         this.afterReplyWindowNanos = config.heartbeatInterval().isZero()
-                ? java.util.concurrent.TimeUnit.SECONDS.toNanos(1)
+                ? TimeUnit.SECONDS.toNanos(1)
                 : config.heartbeatInterval().toNanos();
         this.keyChannel = new KeyChannel(link, group, resyncExecutor);
         for (int i = 0; i < config.valueStreams(); i++) valueChannels.add(new ValueChannel(link, group, i));
@@ -255,7 +257,7 @@ public final class Replicator implements ReplicationLink {
             TxId last = txIds.get(txIds.size() - 1);
             long ms = config.writeTimeout().toMillis();
             return f.orTimeout(ms, TimeUnit.MILLISECONDS).exceptionallyCompose(e -> {
-                Throwable cause = e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
+                Throwable cause = e instanceof CompletionException ? e.getCause() : e;
                 if (cause instanceof TimeoutException) {
                     return CompletableFuture.failedFuture(new ReplicationTimeoutException(
                             last,
@@ -299,7 +301,7 @@ public final class Replicator implements ReplicationLink {
     public ReplicatorStatus status() {
         int up = (int) valueChannels.stream().filter(ValueChannel::ready).count();
         return new ReplicatorStatus(
-                keyChannel.state().name().toLowerCase(java.util.Locale.ROOT),
+                keyChannel.state().name().toLowerCase(Locale.ROOT),
                 peerText,
                 keyLog.lastTxId(),
                 keyLog.ackedTxId(),

@@ -11,6 +11,7 @@ import dev.kvs.server.config.ConfigException;
 import dev.kvs.server.config.NodeConfigLoader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -331,7 +332,7 @@ public final class ServerCommand implements Callable<Integer> {
     static final class OnOffConverter implements ITypeConverter<OnOff> {
         @Override
         public OnOff convert(String value) {
-            return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+            return switch (value.toLowerCase(Locale.ROOT)) {
                 case "on" -> OnOff.ON;
                 case "off" -> OnOff.OFF;
                 default -> throw new TypeConversionException("not on or off: " + value);

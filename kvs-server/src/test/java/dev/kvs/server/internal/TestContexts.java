@@ -34,7 +34,7 @@ public final class TestContexts {
     }
 
     /** Nothing happens after a demotion: the node stays deposed (a backup to clients). */
-    private static final RoleEvents NO_EVENTS = new RoleEvents() {
+    public static final RoleEvents NO_EVENTS = new RoleEvents() {
         @Override
         public void demoted(NodeRole.Deposed now) {}
 

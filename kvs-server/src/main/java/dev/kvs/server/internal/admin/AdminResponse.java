@@ -2,6 +2,7 @@ package dev.kvs.server.internal.admin;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kvs.core.TxId;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -23,9 +24,7 @@ public record AdminResponse(int status, String contentType, byte[] body, Map<Str
     // TxIds read as "epoch:seq" everywhere (status, INFO, error replies), JSON included
     static final ObjectMapper MAPPER = new ObjectMapper()
             .registerModule(new com.fasterxml.jackson.databind.module.SimpleModule("kvs")
-                    .addSerializer(
-                            dev.kvs.core.TxId.class,
-                            com.fasterxml.jackson.databind.ser.std.ToStringSerializer.instance));
+                    .addSerializer(TxId.class, com.fasterxml.jackson.databind.ser.std.ToStringSerializer.instance));
 
     public AdminResponse {
         if (status < 100 || status > 599) throw new IllegalArgumentException("status is not in 100..599: " + status);

@@ -18,6 +18,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The admin API of failover: {@code POST /promote[?lost=true]}, {@code POST /declare-lost}, {@code GET
@@ -125,7 +126,7 @@ public final class FailoverRoutes {
         return AdminResponse.ok(Map.of("resolved", 1, "manifest", manifest(roles)));
     }
 
-    private static AdminResponse guarded(java.util.function.Supplier<AdminResponse> action) {
+    private static AdminResponse guarded(Supplier<AdminResponse> action) {
         try {
             return action.get();
         } catch (RoleChangeException e) {

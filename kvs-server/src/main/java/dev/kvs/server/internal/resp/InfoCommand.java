@@ -6,8 +6,10 @@ import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.replication.backup.ReplicationServer;
+import dev.kvs.server.internal.KvsVersion;
 import dev.kvs.server.internal.NodeContext;
 import io.netty.handler.codec.redis.RedisMessage;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -37,7 +39,7 @@ final class InfoCommand implements Command {
         if (a.length == 1) {
             sections = DEFAULT_SECTIONS;
         } else {
-            sections = new java.util.ArrayList<>();
+            sections = new ArrayList<>();
             for (int i = 1; i < a.length; i++) {
                 String sec = Args.text(a[i]).toLowerCase(Locale.ROOT);
                 if (sec.equals("all") || sec.equals("everything") || sec.equals("default")) {
@@ -74,7 +76,7 @@ final class InfoCommand implements Command {
     private void server(StringBuilder b) {
         b.append("# Server\r\n");
         line(b, "redis_version", REDIS_COMPAT_VERSION);
-        line(b, "kvs_version", dev.kvs.server.internal.KvsVersion.get());
+        line(b, "kvs_version", KvsVersion.get());
         line(b, "redis_mode", "standalone");
         line(
                 b,

@@ -7,6 +7,7 @@ import dev.kvs.server.internal.role.NodeRole;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.CodecException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
@@ -16,6 +17,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,7 +128,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         held.addFirst(command);
         holdDeadlineNanos = System.nanoTime() + writeTimeoutMillis() * 1_000_000;
         ctx.channel().config().setAutoRead(false);
-        ctx.executor().schedule(() -> retryHeld(ctx), 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+        ctx.executor().schedule(() -> retryHeld(ctx), 1, TimeUnit.MILLISECONDS);
     }
 
     private void retryHeld(ChannelHandlerContext ctx) {
@@ -138,7 +140,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             RespCommand next = held.peek();
             if (next.error() == null && next.args().length > 0 && mustWaitForRoom(next)) {
                 if (System.nanoTime() < holdDeadlineNanos) {
-                    ctx.executor().schedule(() -> retryHeld(ctx), 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    ctx.executor().schedule(() -> retryHeld(ctx), 1, TimeUnit.MILLISECONDS);
                     flushIfWritten(ctx);
                     return;
                 }
@@ -275,9 +277,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
      * error reply before the client reads it.
      */
     private static void closeGracefully(ChannelHandlerContext ctx) {
-        if (ctx.channel() instanceof io.netty.channel.socket.DuplexChannel duplex && duplex.isActive()) {
+        if (ctx.channel() instanceof DuplexChannel duplex && duplex.isActive()) {
             duplex.shutdownOutput();
-            ctx.executor().schedule(() -> ctx.close(), CLOSE_GRACE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+            ctx.executor().schedule(() -> ctx.close(), CLOSE_GRACE_SECONDS, TimeUnit.SECONDS);
         } else {
             ctx.close();
         }

@@ -4,8 +4,12 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.role.RoleChangeException;
+import io.netty.handler.codec.redis.ArrayRedisMessage;
 import io.netty.handler.codec.redis.IntegerRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.handler.codec.redis.SimpleStringRedisMessage;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -55,8 +59,8 @@ final class ServerCommands {
                     + " Are you sure your configuration is correct?");
         }
         boolean userOk = a.length == 2 || Args.text(a[1]).equals("default");
-        boolean passOk = java.security.MessageDigest.isEqual(
-                a[a.length - 1], node.config().requirepass().get().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        boolean passOk = MessageDigest.isEqual(
+                a[a.length - 1], node.config().requirepass().get().getBytes(StandardCharsets.UTF_8));
         if (userOk && passOk) {
             s.authenticated = true;
             return Replies.OK;
@@ -200,7 +204,7 @@ final class ServerCommands {
                 List<RedisMessage> out = new ArrayList<>();
                 for (int i = 2; i < a.length; i++) {
                     CommandSpec spec = table.lookup(a[i]);
-                    out.add(spec == null ? io.netty.handler.codec.redis.ArrayRedisMessage.NULL_INSTANCE : info(spec));
+                    out.add(spec == null ? ArrayRedisMessage.NULL_INSTANCE : info(spec));
                 }
                 return Replies.array(out);
             }
@@ -221,10 +225,8 @@ final class ServerCommands {
 
     private static RedisMessage info(CommandSpec spec) {
         List<RedisMessage> flags = new ArrayList<>();
-        flags.add(new io.netty.handler.codec.redis.SimpleStringRedisMessage(
-                spec.has(CommandSpec.WRITE) ? "write" : "readonly"));
-        if (spec.has(CommandSpec.NOAUTH))
-            flags.add(new io.netty.handler.codec.redis.SimpleStringRedisMessage("no_auth"));
+        flags.add(new SimpleStringRedisMessage(spec.has(CommandSpec.WRITE) ? "write" : "readonly"));
+        if (spec.has(CommandSpec.NOAUTH)) flags.add(new SimpleStringRedisMessage("no_auth"));
         return Replies.array(List.of(
                 Replies.bulk(spec.name().toLowerCase(Locale.ROOT)),
                 new IntegerRedisMessage(spec.arity()),
@@ -239,8 +241,7 @@ final class ServerCommands {
         if (a.length > 2 || (a.length == 2 && !Args.upper(a[1]).equals("LOST"))) return Replies.SYNTAX;
         try {
             long epoch = node.failover().promote(a.length == 2);
-            return new io.netty.handler.codec.redis.SimpleStringRedisMessage(
-                    "OK promoted to primary in epoch " + epoch);
+            return new SimpleStringRedisMessage("OK promoted to primary in epoch " + epoch);
         } catch (RoleChangeException e) {
             return Replies.error("ERR " + e.getMessage());
         }

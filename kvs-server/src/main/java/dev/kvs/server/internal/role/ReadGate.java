@@ -5,6 +5,7 @@ import dev.kvs.replication.backup.UnfinishedKeys;
 import dev.kvs.server.FailoverConfig;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Fences keys a promoted node does not hold whole: a key in the unfinished-key queue answers {@code
@@ -17,8 +18,7 @@ public final class ReadGate {
     private volatile UnfinishedKeys unfinished;
     private final LostKeys lost = new LostKeys();
     private volatile boolean active;
-    private final java.util.concurrent.atomic.AtomicInteger blockedReads =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger blockedReads = new AtomicInteger();
 
     public ReadGate(FailoverConfig config) {
         this.config = config;

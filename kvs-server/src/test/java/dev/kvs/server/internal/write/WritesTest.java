@@ -12,12 +12,10 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.backup.BackupNode;
-import dev.kvs.replication.backup.Handback;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.TestContexts;
 import dev.kvs.server.internal.role.Links;
-import dev.kvs.server.internal.role.NodeRole;
-import dev.kvs.server.internal.role.RoleEvents;
 import dev.kvs.server.internal.role.RoleMachine;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +35,7 @@ class WritesTest {
     private final Writes writes = new Writes(store, roles);
 
     WritesTest() {
-        roles.start(1, 0, false, new NoEvents());
+        roles.start(1, 0, false, TestContexts.NO_EVENTS);
     }
 
     @AfterEach
@@ -171,19 +169,6 @@ class WritesTest {
         @Override
         public ReplicationServer listen(BackupNode node) {
             throw new UnsupportedOperationException();
-        }
-    }
-
-    private static final class NoEvents implements RoleEvents {
-        @Override
-        public void demoted(NodeRole.Deposed now) {}
-
-        @Override
-        public void handoverRequested(long epoch) {}
-
-        @Override
-        public Handback handback() {
-            return null;
         }
     }
 }
