@@ -123,7 +123,8 @@ final class KeyChannel {
         if (!f.await(timeoutMillis) || !f.isSuccess()) return false;
         long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
         if (!ch.closeFuture().await(Math.max(1, left))) {
-            log.warn("backup {} did not confirm the handover within {} ms; demoting anyway", link.peer(), timeoutMillis);
+            log.warn(
+                    "backup {} did not confirm the handover within {} ms; demoting anyway", link.peer(), timeoutMillis);
         }
         return true;
     }
