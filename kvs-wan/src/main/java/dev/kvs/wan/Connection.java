@@ -1,4 +1,4 @@
-package dev.kvs.replication.wan;
+package dev.kvs.wan;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -40,7 +40,8 @@ final class Connection {
      * Relays {@code inbound}, already accepted and not reading yet: connects to the target, then reads
      * both ways. {@code onClosed} runs once both channels are closed.
      */
-    static Connection open(Channel inbound, Bootstrap connector, Wire toTarget, Wire toClient, Runnable onClosed) {
+    static Connection open(
+            Channel inbound, Bootstrap connector, LinkDirection toTarget, LinkDirection toClient, Runnable onClosed) {
         Connection c = new Connection(inbound);
         inbound.pipeline().addLast(c.new Relay());
         ChannelFuture connect = connector.clone().handler(c.new Relay()).connect();

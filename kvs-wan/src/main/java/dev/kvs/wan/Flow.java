@@ -1,4 +1,4 @@
-package dev.kvs.replication.wan;
+package dev.kvs.wan;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -9,12 +9,12 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One direction of one connection: bytes read from {@code source}, waiting for the {@link Wire}, then
- * propagating until their delivery time, then written to {@code destination}. Confined to the link's
+ * One direction of one connection: bytes read from {@code source}, waiting for the wire of
+ * their {@link LinkDirection}, then propagating until their delivery time, then written to {@code destination}. Confined to the link's
  * event loop.
  */
 final class Flow {
-    final Wire wire;
+    final LinkDirection direction;
     final Channel source;
     final Channel destination;
 
@@ -25,7 +25,7 @@ final class Flow {
 
     /** Bytes read and not yet written to {@code destination}'s socket. */
     long queued;
-    /** Whether the wire has stopped reading from {@code source}. */
+    /** Whether the direction has stopped reading from {@code source}. */
     boolean stalled;
     /** Whether this flow has a turn in the wire's round robin ({@link WanLink.Queueing#FAIR}). */
     boolean hasTurn;
@@ -35,12 +35,12 @@ final class Flow {
     private long lastDeliverAt;
     private ScheduledFuture<?> timer;
 
-    Flow(Wire wire, Channel source, Channel destination) {
-        this.wire = wire;
+    Flow(LinkDirection direction, Channel source, Channel destination) {
+        this.direction = direction;
         this.source = source;
         this.destination = destination;
         this.lastDeliverAt = System.nanoTime();
-        wire.add(this);
+        direction.add(this);
     }
 
     /** Takes {@code buf} (and its reference) read from the source at {@code readAt}. */
@@ -49,17 +49,17 @@ final class Flow {
             buf.release();
             return;
         }
-        wire.arrive(this, Chunk.of(buf, readAt));
+        direction.arrive(this, Chunk.of(buf, readAt));
     }
 
     /** The source closed: close the destination once every byte before this point is delivered. */
     void end() {
         if (!open || ended) return;
         ended = true;
-        wire.arrive(this, Chunk.end(System.nanoTime()));
+        direction.arrive(this, Chunk.end(System.nanoTime()));
     }
 
-    /** Called by the wire when {@code chunk} leaves it; it reaches the destination at {@code deliverAt}. */
+    /** Called by the direction when {@code chunk} leaves it; it reaches the destination at {@code deliverAt}. */
     void propagate(Chunk chunk, long deliverAt) {
         if (deliverAt - lastDeliverAt < 0) deliverAt = lastDeliverAt; // keep byte order if the delay shrank
         lastDeliverAt = deliverAt;
@@ -80,7 +80,7 @@ final class Flow {
     /** Writes every chunk that is due, with one flush, and sets the timer for the next one. */
     private void deliver() {
         timer = null;
-        if (!open || wire.isPaused()) return;
+        if (!open || direction.isPaused()) return;
         long now = System.nanoTime();
         boolean wrote = false;
         Chunk c;
@@ -88,14 +88,14 @@ final class Flow {
             propagating.poll();
             if (c.isEnd()) {
                 open = false;
-                wire.remove(this);
+                direction.remove(this);
                 // after the writes before it: close() would discard them
                 destination.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
                 return;
             }
-            wire.delivered(c.deliverAt, now);
+            direction.delivered(c.deliverAt, now);
             int n = c.bytes;
-            destination.write(c.buf).addListener(f -> wire.written(this, n, f.isSuccess()));
+            destination.write(c.buf).addListener(f -> direction.written(this, n, f.isSuccess()));
             wrote = true;
         }
         if (wrote) destination.flush();
@@ -111,8 +111,8 @@ final class Flow {
             timer = null;
         }
         long dropped = drain(waiting) + drain(propagating);
-        wire.dropped(this, dropped);
-        wire.remove(this);
+        direction.dropped(this, dropped);
+        direction.remove(this);
     }
 
     boolean isOpen() {

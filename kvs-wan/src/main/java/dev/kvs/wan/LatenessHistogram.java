@@ -1,4 +1,4 @@
-package dev.kvs.replication.wan;
+package dev.kvs.wan;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 

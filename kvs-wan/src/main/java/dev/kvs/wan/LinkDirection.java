@@ -1,4 +1,4 @@
-package dev.kvs.replication.wan;
+package dev.kvs.wan;
 
 import io.netty.channel.EventLoop;
 import java.util.ArrayDeque;
@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * bounds the bytes queued in that direction. Confined to the link's event loop, except the stats
  * fields, which only that thread writes.
  */
-final class Wire {
+final class LinkDirection {
     /** Largest chunk: the grain at which connections interleave on the wire. */
     static final int MAX_CHUNK_BYTES = 16 * 1024;
 
@@ -49,7 +49,7 @@ final class Wire {
     private volatile long relayed;
     private volatile int stalledCount;
 
-    Wire(EventLoop loop, WanLink.Queueing queueing, int bufferBytes, long delayNanos, long bitsPerSecond) {
+    LinkDirection(EventLoop loop, WanLink.Queueing queueing, int bufferBytes, long delayNanos, long bitsPerSecond) {
         this.loop = loop;
         this.fair = queueing == WanLink.Queueing.FAIR;
         this.bufferBytes = bufferBytes;

@@ -1,4 +1,4 @@
-package dev.kvs.replication.wan;
+package dev.kvs.wan;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;

@@ -1,4 +1,4 @@
-package dev.kvs.replication.wan;
+package dev.kvs.wan;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -23,14 +23,14 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** The {@link WanLink}: a listener, its connections and a {@link Wire} each way, on one event loop. */
+/** The {@link WanLink}: a listener, its connections and a {@link LinkDirection} each way, on one event loop. */
 final class RealWanLink implements WanLink {
     private final EventLoopGroup ownGroup;
     private final EventLoop loop;
     private final LinkTransport transport;
     private final InetSocketAddress target;
-    private final Wire toTarget;
-    private final Wire toClient;
+    private final LinkDirection toTarget;
+    private final LinkDirection toClient;
     private final Bootstrap connector;
     private final Channel server;
     /** Event loop only. */
@@ -56,8 +56,8 @@ final class RealWanLink implements WanLink {
         this.ownGroup = b.group != null ? null : LinkTransport.best().newGroup("kvs-wan");
         this.loop = (b.group != null ? b.group : ownGroup).next();
         this.transport = LinkTransport.of(loop);
-        this.toTarget = new Wire(loop, b.queueing, b.bufferBytes, delay.toNanos(), bitsPerSecond);
-        this.toClient = new Wire(loop, b.queueing, b.bufferBytes, delay.toNanos(), bitsPerSecond);
+        this.toTarget = new LinkDirection(loop, b.queueing, b.bufferBytes, delay.toNanos(), bitsPerSecond);
+        this.toClient = new LinkDirection(loop, b.queueing, b.bufferBytes, delay.toNanos(), bitsPerSecond);
 
         int chunk = toTarget.chunkBytes;
         AdaptiveRecvByteBufAllocator reads = new AdaptiveRecvByteBufAllocator(64, Math.min(2048, chunk), chunk);

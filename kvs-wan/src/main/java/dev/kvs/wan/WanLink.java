@@ -1,4 +1,4 @@
-package dev.kvs.replication.wan;
+package dev.kvs.wan;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
@@ -10,7 +10,7 @@ import java.util.Objects;
 /**
  * An emulated WAN link: a TCP proxy from a local port to a target that adds one-way delay, limits
  * bandwidth, bounds the bytes in flight with backpressure, and can be cut, healed, paused and resumed.
- * The model is described in the {@linkplain dev.kvs.replication.wan package documentation}.
+ * The model is described in the {@linkplain dev.kvs.wan package documentation}.
  *
  * <pre>{@code
  * try (WanLink link = WanLink.builder()

@@ -1,4 +1,4 @@
-package dev.kvs.replication.wan;
+package dev.kvs.wan;
 
 /**
  * A snapshot of a {@link WanLink}'s state and traffic, from {@link WanLink#stats()}. Immutable.
@@ -34,7 +34,7 @@ public record WanLinkStats(
     /**
      * How late a direction delivered its chunks since the link started: for each chunk, the time the
      * link wrote it to the receiver's socket minus the time the model delivers it (see the {@linkplain
-     * dev.kvs.replication.wan package documentation}). Never negative, as nothing is delivered early.
+     * dev.kvs.wan package documentation}). Never negative, as nothing is delivered early.
      * Chunks held by a {@linkplain WanLink#pause() pause} past their time are not counted. Percentiles
      * come from a histogram that is exact below 32 µs and rounds up by at most 1/16 above.
      *

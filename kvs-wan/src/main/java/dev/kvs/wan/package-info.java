@@ -2,8 +2,8 @@
  * A WAN link emulator: a TCP proxy that makes a loopback connection behave like a link between two
  * datacenters, for tests, drills and benchmarks on machines without {@code tc netem}.
  *
- * <p>Start one with {@link dev.kvs.replication.wan.WanLink#builder()}; point clients at {@link
- * dev.kvs.replication.wan.WanLink#port()} instead of the target. Every accepted connection gets its
+ * <p>Start one with {@link dev.kvs.wan.WanLink#builder()}; point clients at {@link
+ * dev.kvs.wan.WanLink#port()} instead of the target. Every accepted connection gets its
  * own connection to the target, and bytes are relayed both ways through the model below.
  *
  * <h2>The model</h2>
@@ -22,10 +22,10 @@
  *       the wire, never earlier. Per connection and direction bytes arrive in the order they were
  *       sent (if the delay is lowered at run time, later bytes wait for earlier ones).
  *   <li><b>Queueing</b> decides which waiting chunk goes on the wire next. {@link
- *       dev.kvs.replication.wan.WanLink.Queueing#FIFO} (the default, like {@code tc netem} and a
+ *       dev.kvs.wan.WanLink.Queueing#FIFO} (the default, like {@code tc netem} and a
  *       drop-tail router) sends chunks in arrival order: a small packet waits behind every byte
  *       queued before it, so a connection that fills the buffer delays all the others by up to
- *       {@code bufferBytes * 8 / B}. {@link dev.kvs.replication.wan.WanLink.Queueing#FAIR} (like
+ *       {@code bufferBytes * 8 / B}. {@link dev.kvs.wan.WanLink.Queueing#FAIR} (like
  *       {@code fq_codel}, the Linux default qdisc) takes turns between connections, one chunk each:
  *       a small packet waits for at most one chunk per other busy connection.
  *   <li><b>Buffer and backpressure.</b> Bytes read but not yet handed to the receiver's socket are
@@ -52,7 +52,7 @@
  *
  * <p>Accuracy: bytes are never delivered before the model's time, so lower bounds (a round trip
  * takes at least twice the delay, {@code n} bytes take at least {@code n * 8 / B}) hold exactly. They
- * arrive a little later; {@link dev.kvs.replication.wan.WanLinkStats.Lateness} reports how much, per
+ * arrive a little later; {@link dev.kvs.wan.WanLinkStats.Lateness} reports how much, per
  * direction. On Linux the link runs on Netty's native epoll transport, which sleeps until the
  * nanosecond it is asked to, so what remains is the time to wake a sleeping thread. Measured on a
  * two-core VM with 4.6 and 5 ms delays: 0.10 to 0.15 ms at the median, idle or under two parallel
@@ -74,4 +74,4 @@
  * MB/s (several Gbit/s) with the sender and receiver on the same cores: enough for emulated WAN
  * rates, not for 10 Gbit/s and up.
  */
-package dev.kvs.replication.wan;
+package dev.kvs.wan;

@@ -1,4 +1,4 @@
-package dev.kvs.replication.wan;
+package dev.kvs.wan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

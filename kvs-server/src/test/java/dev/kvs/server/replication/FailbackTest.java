@@ -8,11 +8,11 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
-import dev.kvs.replication.wan.WanLink;
 import dev.kvs.server.FailoverConfig;
 import dev.kvs.server.FailoverConfig.ReadPolicy;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.wan.WanLink;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -203,8 +203,8 @@ class FailbackTest {
             // a slow link makes a gap between the old primary's demotion and the new one's promotion visible;
             // slowed once the values are across (a sudden 20x delay would hold the flow control at its minimum)
             await().atMost(Duration.ofSeconds(20))
-                    .untilAsserted(() -> assertThat(Admin.get(dc.a.adminPort(), "/status"))
-                            .contains("\"pendingValues\":0"));
+                    .untilAsserted(() ->
+                            assertThat(Admin.get(dc.a.adminPort(), "/status")).contains("\"pendingValues\":0"));
             dc.toB.delay(Duration.ofMillis(100));
             String answer = Admin.post(dc.a.adminPort(), "/switchover?timeoutMs=30000");
             assertThat(answer).contains("\"epoch\":2", "\"handedOverUpTo\":\"1:51\"");
