@@ -1,10 +1,12 @@
-package dev.kvs.bench.cli;
+package dev.kvs.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.cli.ServerCommand;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
@@ -17,12 +19,13 @@ class KvsCliTest {
     Path dir;
 
     private final AtomicReference<NodeConfig> started = new AtomicReference<>();
-    private final InProcessKvs kvs = new InProcessKvs(new StubFactory());
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
 
     @Test
     void helpListsTheCommands() {
-        assertThat(kvs.run("--help")).isZero();
-        assertThat(kvs.out())
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString())
                 .contains("Usage: kvs [-hV] COMMAND")
                 .contains("server")
                 .contains("bench")
@@ -32,8 +35,8 @@ class KvsCliTest {
 
     @Test
     void serverHelpExplainsEveryOption() {
-        assertThat(kvs.run("server", "--help")).isZero();
-        assertThat(kvs.out())
+        assertThat(run("server", "--help")).isZero();
+        assertThat(out.toString())
                 .contains("Usage: kvs server")
                 .contains("--config=FILE", "--name=NAME", "--cluster=NAME", "--role=primary|backup")
                 .contains("--bind=ADDRESS", "--port=PORT", "--repl-port=PORT", "--admin-port=PORT")
@@ -44,29 +47,29 @@ class KvsCliTest {
 
     @Test
     void helpCommandShowsServerHelp() {
-        assertThat(kvs.run("help", "server")).isZero();
-        assertThat(kvs.out()).contains("Usage: kvs server").contains("--repl-port");
+        assertThat(run("help", "server")).isZero();
+        assertThat(out.toString()).contains("Usage: kvs server").contains("--repl-port");
     }
 
     @Test
     void versionNamesKvsAndTheJvm() {
-        assertThat(kvs.run("--version")).isZero();
-        assertThat(kvs.out()).startsWith("kvs ").contains("JVM: " + System.getProperty("java.version"));
+        assertThat(run("--version")).isZero();
+        assertThat(out.toString()).startsWith("kvs ").contains("JVM: " + System.getProperty("java.version"));
     }
 
     @Test
     void noCommandIsAUsageError() {
-        assertThat(kvs.run()).isEqualTo(2);
-        assertThat(kvs.err())
+        assertThat(run()).isEqualTo(2);
+        assertThat(err.toString())
                 .isEqualTo("kvs: missing COMMAND (demo, server, wan, drill, bench, help); see 'kvs --help'"
                         + System.lineSeparator());
     }
 
     @Test
     void unknownCommandIsAUsageError() {
-        assertThat(kvs.run("serve")).isEqualTo(2);
-        assertThat(kvs.err()).startsWith("kvs: Unmatched argument").contains("serve");
-        assertThat(kvs.err().lines()).hasSize(1);
+        assertThat(run("serve")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("kvs: Unmatched argument").contains("serve");
+        assertThat(err.toString().lines()).hasSize(1);
     }
 
     @Test
@@ -74,22 +77,29 @@ class KvsCliTest {
         Path file = dir.resolve("kvs.yaml");
         Files.writeString(file, "name: dc1\nport: 7000\nadminPort: 7001\n");
 
-        assertThat(kvs.run("server", "--config", file.toString(), "--port", "0"))
-                .isZero();
+        assertThat(run("server", "--config", file.toString(), "--port", "0")).isZero();
 
         assertThat(started.get().name()).isEqualTo("dc1");
         assertThat(started.get().port()).isZero();
         assertThat(started.get().adminPort()).isEqualTo(7001);
-        assertThat(kvs.out()).startsWith("kvs node 'dc1' ");
+        assertThat(out.toString()).startsWith("kvs node 'dc1' ");
     }
 
     @Test
     void serverBadFlagExitsWithCode2() {
-        assertThat(kvs.run("server", "--mode", "fast")).isEqualTo(2);
-        assertThat(kvs.err())
+        assertThat(run("server", "--mode", "fast")).isEqualTo(2);
+        assertThat(err.toString())
                 .isEqualTo("kvs server: Invalid value for option '--mode': mode is not"
                         + " id-first|id-first-after-reply|sync|async: fast; see 'kvs server --help'"
                         + System.lineSeparator());
+    }
+
+    /** Runs {@code kvs ARGS} in this JVM, the server stubbed, and returns its exit code. */
+    private int run(String... args) {
+        CommandLine cl = KvsCli.commandLine(new StubFactory());
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        return cl.execute(args);
     }
 
     /** Creates the server command with a stub node that stops at once. */

@@ -1,5 +1,6 @@
-package dev.kvs.bench.cli;
+package dev.kvs.cli;
 
+import dev.kvs.bench.cli.WanCommand;
 import dev.kvs.bench.drill.DemoCommand;
 import dev.kvs.bench.drill.DrillCommand;
 import dev.kvs.bench.latency.BenchCommand;
