@@ -21,17 +21,35 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The reference store: records in a {@link ConcurrentHashMap} on the heap, with the same limits,
- * locking and contract as {@link ChronicleKvStore}. Memory only; meant for tests and as a second
- * implementation the contract suite checks the Chronicle store against.
+ * The reference store, a test double: records in a {@link ConcurrentHashMap} on the heap, with the
+ * same limits, locking and contract as {@link ChronicleKvStore}. Memory only; for tests, and as a
+ * second implementation the contract suite checks the Chronicle store against.
+ *
+ * <p>It lives in kvs-core's test sources, in this package because it shares the Chronicle store's
+ * package-private limits, capacity and lock stripes; other modules' tests get it from kvs-core's
+ * test-jar. Open one with {@link #open(StoreConfig)}.
  */
-final class HeapKvStore implements KvStore {
+public final class HeapKvStore implements KvStore {
     private final StoreConfig config;
     private final SizeLimits limits;
     private final Capacity capacity;
     private final KeyStripes stripes = new KeyStripes();
     private final OpenGate gate = new OpenGate();
     private final ConcurrentHashMap<ByteKey, StoredValue> map = new ConcurrentHashMap<>();
+
+    /**
+     * Opens a heap store with {@code config}'s limits.
+     *
+     * @throws IllegalArgumentException if {@code config} has a dataDir: a heap store cannot persist
+     */
+    public static KvStore open(StoreConfig config) {
+        return new HeapKvStore(config);
+    }
+
+    /** Opens a heap store with the limits of {@link StoreConfig#defaults()}. */
+    public static KvStore open() {
+        return open(StoreConfig.defaults());
+    }
 
     HeapKvStore(StoreConfig config) {
         if (config.dataDir().isPresent()) {
