@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
-import dev.kvs.replication.wan.WanLink;
 import dev.kvs.server.FailoverConfig;
 import dev.kvs.server.KvsNode;
+import dev.kvs.wan.WanLink;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -113,7 +113,6 @@ public interface KvStore extends Closeable {
      */
     final class Builder {
         private final StoreConfig.Builder config = StoreConfig.builder();
-        private boolean heap;
 
         Builder() {}
 
@@ -153,24 +152,13 @@ public interface KvStore extends Closeable {
         }
 
         /**
-         * Opens the simple reference implementation on the Java heap instead of the off-heap Chronicle
-         * store: same contract and limits, memory only (no {@code dataDir}). For tests.
-         */
-        public Builder heap() {
-            heap = true;
-            return this;
-        }
-
-        /**
          * Opens the store (recovering its files if {@code dataDir} holds some).
          *
          * @throws StorageException if the backing memory or files cannot be opened, or the data dir is
          *     in use by another open store
-         * @throws IllegalArgumentException if {@link #heap()} was chosen with a {@code dataDir}
          */
         public KvStore open() {
-            StoreConfig c = config.build();
-            return heap ? dev.kvs.core.internal.Stores.heap(c) : dev.kvs.core.internal.Stores.open(c);
+            return dev.kvs.core.internal.Stores.open(config.build());
         }
     }
 }

@@ -40,14 +40,17 @@ public final class JavaCommand {
                 || arg.startsWith("-XX:+StartFlightRecording");
     }
 
-    /** {@code java FLAGS -cp CLASSPATH dev.kvs.bench.cli.KvsCli ARGS}. */
+    /**
+     * {@code java FLAGS -cp CLASSPATH dev.kvs.bench.cluster.ChildKvs ARGS}, where {@code ARGS} start
+     * with {@code server} or {@code wan}.
+     */
     public List<String> kvs(List<String> args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(java);
         cmd.addAll(flags);
         cmd.add("-cp");
         cmd.add(classPath);
-        cmd.add("dev.kvs.bench.cli.KvsCli");
+        cmd.add(ChildKvs.class.getName());
         cmd.addAll(args);
         return cmd;
     }

@@ -1,6 +1,6 @@
 package dev.kvs.bench.cluster;
 
-import dev.kvs.replication.wan.WanLink;
+import dev.kvs.wan.WanLink;
 import java.time.Duration;
 
 /**

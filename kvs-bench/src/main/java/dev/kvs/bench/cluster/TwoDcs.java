@@ -1,7 +1,7 @@
 package dev.kvs.bench.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.kvs.replication.wan.WanLink;
+import dev.kvs.wan.WanLink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

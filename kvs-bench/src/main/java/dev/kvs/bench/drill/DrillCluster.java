@@ -8,7 +8,7 @@ import dev.kvs.bench.cluster.NodeProcess;
 import dev.kvs.bench.cluster.NodeYaml;
 import dev.kvs.bench.cluster.TwoDcs;
 import dev.kvs.client.ReplicationMode;
-import dev.kvs.replication.wan.WanLink;
+import dev.kvs.wan.WanLink;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

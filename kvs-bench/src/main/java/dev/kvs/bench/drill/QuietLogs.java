@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * Restores the levels on close. Does nothing if logging is not Logback.
  */
 final class QuietLogs implements AutoCloseable {
-    private static final String[] NAMES = {"dev.kvs.client", "dev.kvs.replication.wan"};
+    private static final String[] NAMES = {"dev.kvs.client", "dev.kvs.wan"};
 
     private final Map<Logger, Level> saved = new LinkedHashMap<>();
 

@@ -10,7 +10,7 @@ import dev.kvs.bench.cluster.NodeProcess;
 import dev.kvs.bench.cluster.NodeYaml;
 import dev.kvs.bench.cluster.TwoDcs;
 import dev.kvs.replication.FlowControlStatus;
-import dev.kvs.replication.wan.WanLink;
+import dev.kvs.wan.WanLink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

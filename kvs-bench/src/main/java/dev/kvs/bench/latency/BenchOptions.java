@@ -1,8 +1,8 @@
 package dev.kvs.bench.latency;
 
 import dev.kvs.replication.ReplicationMode;
-import dev.kvs.replication.wan.WanLink;
 import dev.kvs.server.config.ByteSize;
+import dev.kvs.wan.WanLink;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

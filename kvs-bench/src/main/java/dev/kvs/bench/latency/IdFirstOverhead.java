@@ -1,7 +1,7 @@
 package dev.kvs.bench.latency;
 
 import dev.kvs.bench.cluster.LinkSettings;
-import dev.kvs.replication.wan.WanLink;
+import dev.kvs.wan.WanLink;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

@@ -2,7 +2,7 @@ package dev.kvs.bench.latency;
 
 import dev.kvs.bench.cli.DelayOption;
 import dev.kvs.bench.cluster.LinkSettings;
-import dev.kvs.replication.wan.WanLink;
+import dev.kvs.wan.WanLink;
 import java.time.Duration;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -2,32 +2,28 @@ package dev.kvs.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvs.bench.drill.DemoCommand;
+import dev.kvs.bench.drill.DrillCommand;
+import dev.kvs.bench.latency.BenchCommand;
+import dev.kvs.server.cli.CliErrorHandler;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
 /**
  * {@code kvs} command lines run in this JVM, keeping what they print for the assertions: the fixture of
- * the command tests. {@link #toString()} shows both outputs, for a failed assertion's message.
+ * the command tests. The commands of kvs-bench run under a {@code kvs} parent with the launcher's error
+ * handling, as under kvs-cli's {@code KvsCli}. {@link #toString()} shows both outputs, for a failed
+ * assertion's message.
  */
 public final class InProcessKvs {
-    private final CommandLine.IFactory factory;
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
 
-    /** Commands made by picocli's default factory. */
-    public InProcessKvs() {
-        this(CommandLine.defaultFactory());
-    }
-
-    /** Commands made by {@code factory}, e.g. one that stubs the server. */
-    public InProcessKvs(CommandLine.IFactory factory) {
-        this.factory = factory;
-    }
-
     /** Runs {@code kvs ARGS} and returns its exit code. */
     public int run(String... args) {
-        CommandLine cl = KvsCli.commandLine(factory);
+        CommandLine cl = CliErrorHandler.install(new CommandLine(new Kvs()));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         return cl.execute(args);
@@ -60,4 +56,10 @@ public final class InProcessKvs {
     public String toString() {
         return "stdout:%n%s%nstderr:%n%s".formatted(out, err);
     }
+
+    /** The {@code kvs} parent of kvs-bench's commands. */
+    @Command(
+            name = "kvs",
+            subcommands = {DemoCommand.class, WanCommand.class, DrillCommand.class, BenchCommand.class})
+    static final class Kvs {}
 }

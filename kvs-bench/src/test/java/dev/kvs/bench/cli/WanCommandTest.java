@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.kvs.bench.cluster.ChildKvs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PipedInputStream;
@@ -96,7 +97,7 @@ class WanCommandTest {
     }
 
     private int run(String... args) {
-        var cl = KvsCli.commandLine();
+        var cl = ChildKvs.commandLine();
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         return cl.execute(args);

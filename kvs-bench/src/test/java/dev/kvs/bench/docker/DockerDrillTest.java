@@ -59,7 +59,9 @@ class DockerDrillTest {
     private static final int DELAY_MS = 5;
     private static final int WRITES = 400;
     private static final int VALUE_BYTES = 64 * 1024;
-    private static final String[] MODULES = {"kvs-core", "kvs-replication", "kvs-client", "kvs-server", "kvs-bench"};
+    private static final String[] MODULES = {
+        "kvs-core", "kvs-wan", "kvs-replication", "kvs-client", "kvs-server", "kvs-bench"
+    };
     private static final long SEED = Long.getLong("kvs.seed", System.nanoTime());
 
     private final HttpClient http =

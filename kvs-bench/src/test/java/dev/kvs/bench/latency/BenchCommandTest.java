@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.bench.cli.InProcessKvs;
 import dev.kvs.bench.cluster.LinkSettings;
-import dev.kvs.replication.wan.WanLink;
+import dev.kvs.wan.WanLink;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

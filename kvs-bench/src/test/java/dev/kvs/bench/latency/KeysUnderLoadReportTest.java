@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kvs.bench.cluster.LinkSettings;
 import dev.kvs.replication.FlowControlStatus;
-import dev.kvs.replication.wan.WanLink;
+import dev.kvs.wan.WanLink;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

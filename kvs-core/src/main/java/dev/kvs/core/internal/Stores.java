@@ -15,13 +15,4 @@ public final class Stores {
     public static KvStore open(StoreConfig config) {
         return ChronicleKvStore.open(config);
     }
-
-    /**
-     * Opens the reference store on the Java heap, for tests: same contract, memory only.
-     *
-     * @throws IllegalArgumentException if {@code config} has a dataDir
-     */
-    public static KvStore heap(StoreConfig config) {
-        return new HeapKvStore(config);
-    }
 }

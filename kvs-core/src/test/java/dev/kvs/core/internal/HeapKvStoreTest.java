@@ -11,7 +11,15 @@ import org.junit.jupiter.api.Test;
 class HeapKvStoreTest extends KvStoreContractTest {
     @Override
     KvStore open(StoreConfig.Builder config) {
-        return Stores.heap(config.build());
+        return HeapKvStore.open(config.build());
+    }
+
+    @Test
+    void keepsTheConfigItWasOpenedWith() {
+        try (KvStore s = HeapKvStore.open(StoreConfig.builder().maxEntries(10).build())) {
+            assertThat(s).isInstanceOf(HeapKvStore.class);
+            assertThat(s.config().maxEntries()).isEqualTo(10);
+        }
     }
 
     @Test

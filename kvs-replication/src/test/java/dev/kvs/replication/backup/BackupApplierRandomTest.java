@@ -7,6 +7,7 @@ import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.internal.HeapKvStore;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.replication.wire.Frame.ValueChunk;
@@ -46,7 +47,7 @@ class BackupApplierRandomTest {
     @RepeatedTest(40)
     void aRandomHistoryConvergesToThePrimarysStateOnTheHeapStore() {
         long seed = FIXED_SEED != null ? FIXED_SEED : new Random().nextLong();
-        try (KvStore store = KvStore.builder().heap().open()) {
+        try (KvStore store = HeapKvStore.open()) {
             run(seed, store);
         }
     }
@@ -83,7 +84,7 @@ class BackupApplierRandomTest {
         for (int i = 0; i < values.size(); i += 32) { // shipped soon after their writes: the threads race
             Collections.shuffle(values.subList(i, Math.min(values.size(), i + 32)), random);
         }
-        try (KvStore store = KvStore.builder().heap().open()) {
+        try (KvStore store = HeapKvStore.open()) {
             UnfinishedKeys unfinished = new UnfinishedKeys();
             BackupApplier applier = new BackupApplier(store, unfinished, new BackupCounters(), 1000);
             int valueThreads = 3;

@@ -13,8 +13,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kvs.core.EntryTooLargeException;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordState;
+import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.internal.HeapKvStore;
 import dev.kvs.replication.backup.BackupApplier.KeyResult;
 import dev.kvs.replication.backup.BackupApplier.Outcome;
 import dev.kvs.replication.wire.Frame.KeyPacket;
@@ -23,7 +25,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class BackupApplierTest {
-    private final KvStore store = KvStore.builder().heap().maxValueBytes(1024).open();
+    private final KvStore store =
+            HeapKvStore.open(StoreConfig.builder().maxValueBytes(1024).build());
     private final UnfinishedKeys unfinished = new UnfinishedKeys();
     private final BackupCounters counters = new BackupCounters();
     private final BackupApplier applier = new BackupApplier(store, unfinished, counters, 1000);

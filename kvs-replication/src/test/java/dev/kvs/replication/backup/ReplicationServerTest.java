@@ -14,6 +14,7 @@ import static org.awaitility.Awaitility.await;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.internal.HeapKvStore;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.ChannelKind;
 import dev.kvs.replication.wire.Frame.Hello;
@@ -42,7 +43,7 @@ class ReplicationServerTest {
     private static EventLoopGroup group;
 
     private final TestNode node = new TestNode("dc", "backup-1", 1);
-    private final KvStore store = KvStore.builder().heap().open();
+    private final KvStore store = HeapKvStore.open();
     private final List<AutoCloseable> resources = new ArrayList<>();
     private ReplicationServer server;
 

@@ -7,6 +7,7 @@ import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.internal.HeapKvStore;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.Handback;
@@ -37,8 +38,8 @@ import org.junit.jupiter.api.Test;
 class HandbackClientTest {
     private static EventLoopGroup group;
 
-    private final KvStore deposed = KvStore.builder().heap().open();
-    private final KvStore promoted = KvStore.builder().heap().open();
+    private final KvStore deposed = HeapKvStore.open();
+    private final KvStore promoted = HeapKvStore.open();
     private final Recorder recorder = new Recorder();
     private ReplicationServer server;
 

@@ -119,7 +119,7 @@ class FailoverTest {
                 .adminPort(0)
                 .replPort(0)
                 .build());
-        dev.kvs.replication.wan.WanLink link = dev.kvs.replication.wan.WanLink.builder()
+        dev.kvs.wan.WanLink link = dev.kvs.wan.WanLink.builder()
                 .target("127.0.0.1", backup.replPort())
                 .build();
         dev.kvs.server.NodeConfig primaryConfig = dev.kvs.server.NodeConfig.builder()

@@ -1,0 +1,7 @@
+/**
+ * {@code kvs drill} and {@code kvs demo}, the failover drill: two DCs as child processes, load at
+ * full speed through the Java SDK, a disaster (the primary killed or the link cut), promotion of
+ * the backup, and every acknowledged write classified as complete, error-detect or data loss; also
+ * {@code drill load} and {@code drill verify} against nodes started elsewhere.
+ */
+package dev.kvs.bench.drill;

@@ -1,0 +1,7 @@
+/**
+ * The Chronicle Map implementation of {@link dev.kvs.core.KvStore}: record and value-chunk maps,
+ * their marshallers and sizing, the data directory of a persisted store, and the limits, capacity
+ * counters and key locks every write goes through. Not an API: other modules open a store through
+ * {@link dev.kvs.core.KvStore#builder()}.
+ */
+package dev.kvs.core.internal;

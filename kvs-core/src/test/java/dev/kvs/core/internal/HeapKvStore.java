@@ -1,0 +1,241 @@
+package dev.kvs.core.internal;
+
+import dev.kvs.core.ByteKey;
+import dev.kvs.core.KvStore;
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
+import dev.kvs.core.StoreConfig;
+import dev.kvs.core.StoreStats;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.Write;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The reference store, a test double: records in a {@link ConcurrentHashMap} on the heap, with the
+ * same limits, locking and contract as {@link ChronicleKvStore}. Memory only; for tests, and as a
+ * second implementation the contract suite checks the Chronicle store against.
+ *
+ * <p>It lives in kvs-core's test sources, in this package because it shares the Chronicle store's
+ * package-private limits, capacity and lock stripes; other modules' tests get it from kvs-core's
+ * test-jar. Open one with {@link #open(StoreConfig)}.
+ */
+public final class HeapKvStore implements KvStore {
+    private final StoreConfig config;
+    private final SizeLimits limits;
+    private final Capacity capacity;
+    private final KeyStripes stripes = new KeyStripes();
+    private final OpenGate gate = new OpenGate();
+    private final ConcurrentHashMap<ByteKey, StoredValue> map = new ConcurrentHashMap<>();
+
+    /**
+     * Opens a heap store with {@code config}'s limits.
+     *
+     * @throws IllegalArgumentException if {@code config} has a dataDir: a heap store cannot persist
+     */
+    public static KvStore open(StoreConfig config) {
+        return new HeapKvStore(config);
+    }
+
+    /** Opens a heap store with the limits of {@link StoreConfig#defaults()}. */
+    public static KvStore open() {
+        return open(StoreConfig.defaults());
+    }
+
+    HeapKvStore(StoreConfig config) {
+        if (config.dataDir().isPresent()) {
+            throw new IllegalArgumentException(
+                    "a heap store cannot persist: dataDir " + config.dataDir().get());
+        }
+        this.config = config;
+        this.limits = new SizeLimits(config);
+        this.capacity = new Capacity(config);
+    }
+
+    @Override
+    public StoredValue get(byte[] key) {
+        limits.checkKey(key);
+        return guarded(() -> map.get(new ByteKey(key)));
+    }
+
+    @Override
+    public RecordHeader header(byte[] key) {
+        StoredValue v = get(key);
+        return v == null ? null : v.header();
+    }
+
+    @Override
+    public boolean exists(byte[] key) {
+        StoredValue v = get(key);
+        return v != null && v.state() != RecordState.TOMBSTONE;
+    }
+
+    @Override
+    public List<StoredValue> getAll(List<byte[]> keys) {
+        limits.checkKeys(keys);
+        return guarded(() -> {
+            int[] locked = stripes.lock(keys);
+            try {
+                List<StoredValue> values = new ArrayList<>(keys.size());
+                for (byte[] key : keys) values.add(map.get(new ByteKey(key)));
+                return values;
+            } finally {
+                stripes.unlock(locked);
+            }
+        });
+    }
+
+    @Override
+    public void put(byte[] key, StoredValue value) {
+        limits.checkKey(key);
+        limits.checkValue(value);
+        update(key, old -> Write.put(value));
+    }
+
+    @Override
+    public StoredValue upsert(byte[] key, java.util.function.Supplier<StoredValue> value) {
+        Objects.requireNonNull(value, "value == null");
+        Write w = update(key, old -> Write.put(Objects.requireNonNull(value.get(), "value supplied null")));
+        return ((Write.Put) w).value();
+    }
+
+    @Override
+    public boolean delete(byte[] key) {
+        limits.checkKey(key);
+        return guarded(() -> {
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                ByteKey k = new ByteKey(key);
+                StoredValue old = map.remove(k);
+                if (old == null) return false;
+                capacity.commit(deltaOf(key, old, null));
+                return true;
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
+    @Override
+    public Write update(byte[] key, Function<RecordHeader, Write> fn) {
+        limits.checkKey(key);
+        Objects.requireNonNull(fn, "fn == null");
+        return updateAll(List.of(key), headers -> List.of(fn.apply(headers.get(0))))
+                .get(0);
+    }
+
+    @Override
+    public List<Write> updateAll(List<byte[]> keys, Function<List<RecordHeader>, List<Write>> fn) {
+        limits.checkKeys(keys);
+        Objects.requireNonNull(fn, "fn == null");
+        return guarded(() -> {
+            int[] locked = stripes.lock(keys);
+            try {
+                List<RecordHeader> headers = new ArrayList<>(keys.size());
+                for (byte[] key : keys) {
+                    StoredValue old = map.get(new ByteKey(key));
+                    headers.add(old == null ? null : old.header());
+                }
+                List<Write> writes = fn.apply(Collections.unmodifiableList(headers));
+                LinkedHashMap<ByteKey, Write> effective = BatchWrites.effective(keys, writes, limits);
+                Delta total = Delta.NONE;
+                for (Map.Entry<ByteKey, Write> e : effective.entrySet()) {
+                    StoredValue next = e.getValue() instanceof Write.Put put ? put.value() : null;
+                    total = total.plus(deltaOf(e.getKey().bytes(), map.get(e.getKey()), next));
+                }
+                capacity.reserve(total); // the heap map cannot fail after this: no undo needed
+                for (Map.Entry<ByteKey, Write> e : effective.entrySet()) {
+                    if (e.getValue() instanceof Write.Put put) map.put(e.getKey(), put.value());
+                    else map.remove(e.getKey());
+                }
+                capacity.commit(total);
+                return writes;
+            } finally {
+                stripes.unlock(locked);
+            }
+        });
+    }
+
+    private static Delta deltaOf(byte[] key, StoredValue old, StoredValue next) {
+        return Delta.of(
+                key.length,
+                old != null,
+                old != null && old.state() != RecordState.TOMBSTONE,
+                old == null ? 0 : old.value().length,
+                next);
+    }
+
+    @Override
+    public long size() {
+        return guarded(capacity::live);
+    }
+
+    @Override
+    public void forEach(BiConsumer<byte[], StoredValue> visitor) {
+        Objects.requireNonNull(visitor, "visitor == null");
+        guarded(() -> {
+            map.forEach((k, v) -> visitor.accept(k.bytes(), v));
+            return null;
+        });
+    }
+
+    @Override
+    public void clear() {
+        guarded(() -> {
+            int[] all = stripes.lockAll();
+            try {
+                map.clear();
+                capacity.reset(0, 0, 0, 0);
+                return null;
+            } finally {
+                stripes.unlock(all);
+            }
+        });
+    }
+
+    @Override
+    public StoreStats stats() {
+        return guarded(() -> new StoreStats(
+                capacity.entries(),
+                capacity.live(),
+                capacity.keyBytes(),
+                capacity.valueBytes(),
+                capacity.maxEntries(),
+                capacity.maxBytes(),
+                0,
+                false));
+    }
+
+    @Override
+    public StoreConfig config() {
+        return config;
+    }
+
+    @Override
+    public void close() {
+        if (gate.close()) map.clear();
+    }
+
+    private <T> T guarded(Supplier<T> op) {
+        int slot = gate.enter();
+        try {
+            return op.get();
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HeapKvStore[" + map.size() + " records]";
+    }
+}
