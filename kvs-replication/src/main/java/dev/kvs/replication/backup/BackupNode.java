@@ -1,5 +1,7 @@
 package dev.kvs.replication.backup;
 
+import dev.kvs.replication.failback.Handback;
+
 /**
  * What the replication listener needs to know about the node it runs in: identity, role and epoch.
  * The node owns these; the listener only reads them and, when a primary of a newer epoch dials in,

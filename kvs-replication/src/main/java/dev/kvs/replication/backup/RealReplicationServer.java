@@ -3,6 +3,7 @@ package dev.kvs.replication.backup;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.failback.Handback;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.Hello;
 import dev.kvs.replication.wire.Frame.RejectReason;

@@ -1,7 +1,10 @@
 /**
- * The backup side of identifier-first replication.
+ * The replication listener: the backup side of identifier-first replication, and the new primary's
+ * end of a failback.
  *
- * <p>{@link dev.kvs.replication.backup.ReplicationServer} listens on the replication port. On the key
+ * <p>{@link dev.kvs.replication.backup.ReplicationServer} listens on the replication port. On a backup
+ * it takes the primary's key and value channels; on a promoted primary it keeps listening for the
+ * deposed primary's handback channel ({@code HandbackHandler}). On the key
  * channel, key packets arrive in TxId order; the backup tracks the highest contiguous TxId, asks for
  * a resend when it sees a gap, puts each announced key in the {@link
  * dev.kvs.replication.backup.UnfinishedKeys unfinished-key queue} (unless the store already holds a

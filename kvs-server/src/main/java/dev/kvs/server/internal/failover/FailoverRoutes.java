@@ -1,7 +1,7 @@
 package dev.kvs.server.internal.failover;
 
 import dev.kvs.replication.backup.UnfinishedKeys;
-import dev.kvs.replication.primary.HandbackReport;
+import dev.kvs.replication.failback.HandbackReport;
 import dev.kvs.server.internal.admin.AdminRequest;
 import dev.kvs.server.internal.admin.AdminResponse;
 import dev.kvs.server.internal.admin.AdminRoute;

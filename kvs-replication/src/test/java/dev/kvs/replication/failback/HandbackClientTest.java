@@ -1,4 +1,4 @@
-package dev.kvs.replication.primary;
+package dev.kvs.replication.failback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,9 +10,7 @@ import dev.kvs.core.TxId;
 import dev.kvs.core.internal.HeapKvStore;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.backup.BackupNode;
-import dev.kvs.replication.backup.Handback;
 import dev.kvs.replication.backup.ReplicationServer;
-import dev.kvs.replication.backup.WantedValue;
 import dev.kvs.replication.wire.Frame;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;

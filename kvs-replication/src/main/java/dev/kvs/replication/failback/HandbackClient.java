@@ -1,4 +1,4 @@
-package dev.kvs.replication.primary;
+package dev.kvs.replication.failback;
 
 import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;

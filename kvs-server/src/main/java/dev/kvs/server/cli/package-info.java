@@ -1,0 +1,2 @@
+/** The {@code kvs server} command: options and YAML configuration to a running node. */
+package dev.kvs.server.cli;

@@ -1,0 +1,5 @@
+/**
+ * A kvs node: {@link dev.kvs.server.KvsNode} starts one from a {@link dev.kvs.server.NodeConfig} (its
+ * store, RESP client port, admin HTTP port and replication) and stops it cleanly.
+ */
+package dev.kvs.server;
