@@ -3,6 +3,7 @@ package dev.kvs.server.internal.write;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.WriteOrder;
@@ -11,6 +12,7 @@ import dev.kvs.server.internal.role.RoleMachine;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * The one way a command writes the store on the primary. It owns the write protocol: take an order
@@ -48,43 +50,32 @@ public final class Writes {
 
     /** Writes {@code value} to {@code key} whatever it held: one store operation, no read. */
     public CompletableFuture<Void> put(ReplicationMode mode, byte[] key, byte[] value) {
-        WriteOrder order = begin(mode);
-        try {
-            store.upsert(key, () -> StoredValue.complete(order.put(key, value), value));
-        } catch (RuntimeException e) {
-            order.abort();
-            throw e;
-        }
-        return order.commit();
+        return run(mode, order -> store.upsert(key, () -> StoredValue.complete(order.txIdOf(key, value), value)))
+                .replicated();
     }
 
     /** Decides, from its current header (null if absent), what to do with {@code key}. */
     public Done<Write> update(ReplicationMode mode, byte[] key, BiFunction<RecordHeader, Ordering, Write> decide) {
-        WriteOrder order = begin(mode);
-        Ordering ordering = new OrderingOf(order);
-        Write w;
-        try {
-            w = store.update(key, h -> decide.apply(h, ordering));
-        } catch (RuntimeException e) {
-            order.abort();
-            throw e;
-        }
-        return new Done<>(w, order.commit());
+        return run(mode, order -> store.update(key, h -> decide.apply(h, order)));
     }
 
     /** Decides, from their headers, what to do with several keys, atomically. */
     public Done<List<Write>> updateAll(
             ReplicationMode mode, List<byte[]> keys, BiFunction<List<RecordHeader>, Ordering, List<Write>> decide) {
+        return run(mode, order -> store.updateAll(keys, h -> decide.apply(h, order)));
+    }
+
+    /** The write protocol: begin, the store write (ordering inside it), then commit, or abort if it failed. */
+    private <T> Done<T> run(ReplicationMode mode, Function<OrderingOf, T> storeWrite) {
         WriteOrder order = begin(mode);
-        Ordering ordering = new OrderingOf(order);
-        List<Write> w;
+        T result;
         try {
-            w = store.updateAll(keys, h -> decide.apply(h, ordering));
+            result = storeWrite.apply(new OrderingOf(order));
         } catch (RuntimeException e) {
             order.abort();
             throw e;
         }
-        return new Done<>(w, order.commit());
+        return new Done<>(result, order.commit());
     }
 
     private WriteOrder begin(ReplicationMode mode) {
@@ -98,9 +89,13 @@ public final class Writes {
     }
 
     private record OrderingOf(WriteOrder order) implements Ordering {
+        TxId txIdOf(byte[] key, byte[] value) {
+            return order.put(key, value);
+        }
+
         @Override
         public Write put(byte[] key, byte[] value) {
-            return Write.put(StoredValue.complete(order.put(key, value), value));
+            return Write.put(StoredValue.complete(txIdOf(key, value), value));
         }
 
         @Override
