@@ -4,7 +4,10 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.auth.ClusterSecret;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -29,6 +32,10 @@ import java.util.Optional;
  * @param store the store's limits and data directory
  * @param replication the primary's replication limits (batching, bounds, timeouts)
  * @param failover read policy and timeouts for unfinished keys after promotion
+ * @param clusterSecret the secret both nodes prove to each other on every replication connection
+ *     (at least 16 bytes), if any
+ * @param insecureReplication true to let a node whose ports bind a non-loopback address replicate
+ *     without a cluster secret (anyone who reaches its replication port could then act as its peer)
  */
 public record NodeConfig(
         String cluster,
@@ -47,7 +54,9 @@ public record NodeConfig(
         int ioThreads,
         StoreConfig store,
         ReplicatorConfig replication,
-        FailoverConfig failover) {
+        FailoverConfig failover,
+        Optional<String> clusterSecret,
+        boolean insecureReplication) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -77,6 +86,29 @@ public record NodeConfig(
         if (store == null) throw new IllegalArgumentException("store is missing");
         if (replication == null) throw new IllegalArgumentException("replication is missing");
         if (failover == null) throw new IllegalArgumentException("failover is missing");
+        if (clusterSecret == null) throw new IllegalArgumentException("clusterSecret == null (use Optional.empty())");
+        clusterSecret.ifPresent(secret -> ClusterSecret.of(secret, cluster)); // checks its length
+        boolean replicates = role == Role.BACKUP || peer.isPresent();
+        if (replicates && clusterSecret.isEmpty() && !insecureReplication && !isLoopback(bind)) {
+            throw new IllegalArgumentException("bind is " + bind + ", not a loopback address, and replication has no"
+                    + " clusterSecret: anyone who reaches the replication port could act as this node's peer. Set"
+                    + " the same clusterSecret (or clusterSecretFile) on both nodes, or insecureReplication: true to"
+                    + " accept that");
+        }
+    }
+
+    /** The cluster secret as the replication code takes it, if one is set. */
+    public Optional<ClusterSecret> replicationSecret() {
+        return clusterSecret.map(s -> ClusterSecret.of(s, cluster));
+    }
+
+    private static boolean isLoopback(String host) {
+        if (host.equals("localhost")) return true;
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 
     private static void requireText(String field, String value) {
@@ -137,6 +169,8 @@ public record NodeConfig(
         private StoreConfig store = StoreConfig.defaults();
         private ReplicatorConfig replication = ReplicatorConfig.defaults();
         private FailoverConfig failover = FailoverConfig.defaults();
+        private String clusterSecret;
+        private boolean insecureReplication;
 
         Builder() {}
 
@@ -233,6 +267,18 @@ public record NodeConfig(
             return this;
         }
 
+        /** {@code null} for none. At least 16 bytes; both nodes of a cluster must use the same one. */
+        public Builder clusterSecret(String v) {
+            clusterSecret = v;
+            return this;
+        }
+
+        /** Replicate without a cluster secret even though the ports bind a non-loopback address. */
+        public Builder insecureReplication(boolean v) {
+            insecureReplication = v;
+            return this;
+        }
+
         public Builder from(NodeConfig c) {
             cluster = c.cluster;
             name = c.name;
@@ -251,6 +297,8 @@ public record NodeConfig(
             store = c.store;
             replication = c.replication;
             failover = c.failover;
+            clusterSecret = c.clusterSecret.orElse(null);
+            insecureReplication = c.insecureReplication;
             return this;
         }
 
@@ -273,7 +321,9 @@ public record NodeConfig(
                     ioThreads,
                     store,
                     replication,
-                    failover);
+                    failover,
+                    Optional.ofNullable(clusterSecret),
+                    insecureReplication);
         }
     }
 }

@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 
 /**
  * What the YAML of both nodes of two DCs says besides where each listens: one per drill or benchmark,
@@ -16,6 +18,18 @@ import java.nio.file.Path;
  *     {@code failover} sections, e.g. {@code "store:\n  maxBytes: 2GiB\n"}
  */
 public record NodeYaml(String cluster, String mode, String tuning) {
+    /**
+     * The cluster secret of every node this process starts: fresh per run, so the nodes prove it to
+     * each other on every replication connection, as a production pair does.
+     */
+    static final String RUN_SECRET = HexFormat.of().formatHex(randomBytes(24));
+
+    private static byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        new SecureRandom().nextBytes(b);
+        return b;
+    }
+
     /**
      * Writes {@code dir/name.yaml} for one node and returns its path.
      *
@@ -36,6 +50,7 @@ public record NodeYaml(String cluster, String mode, String tuning) {
                 + "adminPort: " + adminPort + "\n"
                 + (peer == null ? "" : "peer: " + peer + "\n")
                 + "mode: " + mode + "\n"
+                + "clusterSecret: " + RUN_SECRET + "\n"
                 + tuning;
         Path file = dir.resolve(name + ".yaml");
         try {

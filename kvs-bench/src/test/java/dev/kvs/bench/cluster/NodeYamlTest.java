@@ -20,7 +20,8 @@ class NodeYamlTest {
         assertThat(file).isEqualTo(dir.resolve("dc-main.yaml"));
         assertThat(Files.readString(file))
                 .isEqualTo("cluster: kvs-test\nname: dc-main\nrole: primary\nbind: 127.0.0.1\nport: 0\nreplPort: 0\n"
-                        + "adminPort: 0\npeer: 127.0.0.1:7001\nmode: id-first\nstore:\n  maxBytes: 2GiB\n");
+                        + "adminPort: 0\npeer: 127.0.0.1:7001\nmode: id-first\nclusterSecret: " + NodeYaml.RUN_SECRET
+                        + "\nstore:\n  maxBytes: 2GiB\n");
     }
 
     @Test
@@ -30,5 +31,16 @@ class NodeYamlTest {
         assertThat(Files.readString(file))
                 .contains("bind: 0.0.0.0\nport: 6379\nreplPort: 7000\nadminPort: 8080\nmode: id-first\n")
                 .doesNotContain("peer");
+    }
+
+    @Test
+    void everyNodeOfARunSharesOneFreshClusterSecret() throws Exception {
+        String a = Files.readString(yaml.write(dir, "a", "primary", "127.0.0.1", 0, 0, 0, "127.0.0.1:7001"));
+        String b = Files.readString(
+                new NodeYaml("kvs-test", "sync", "").write(dir, "b", "backup", "127.0.0.1", 0, 0, 0, null));
+
+        assertThat(NodeYaml.RUN_SECRET).hasSize(48).isNotEqualTo("0".repeat(48));
+        assertThat(a).contains("clusterSecret: " + NodeYaml.RUN_SECRET + "\n");
+        assertThat(b).contains("clusterSecret: " + NodeYaml.RUN_SECRET + "\n");
     }
 }

@@ -1,5 +1,7 @@
 package dev.kvs.replication.backup;
 
+import java.time.Duration;
+
 /**
  * Immutable, validated settings of a backup's replication listener.
  *
@@ -12,6 +14,8 @@ package dev.kvs.replication.backup;
  *     until values drain it
  * @param maxHeldKeyPackets key packets received beyond a gap and held until it is filled
  * @param maxValueChannels value channels accepted at once; more are refused {@code BUSY}
+ * @param maxHandshakes connections accepted whose handshake is not done yet; more are closed at once
+ * @param handshakeTimeout how long a connection may take to authenticate and say {@code Hello}
  */
 public record BackupConfig(
         int maxFrameBytes,
@@ -19,7 +23,9 @@ public record BackupConfig(
         long maxAssemblyBytesPerChannel,
         long maxUnfinishedKeys,
         int maxHeldKeyPackets,
-        int maxValueChannels) {
+        int maxValueChannels,
+        int maxHandshakes,
+        Duration handshakeTimeout) {
 
     /** Default {@link #maxFrameBytes()}: 8 MiB, as the primary's default. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
@@ -43,6 +49,10 @@ public record BackupConfig(
         positive("maxUnfinishedKeys", maxUnfinishedKeys);
         positive("maxHeldKeyPackets", maxHeldKeyPackets);
         positive("maxValueChannels", maxValueChannels);
+        positive("maxHandshakes", maxHandshakes);
+        if (handshakeTimeout == null || handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+            throw new IllegalArgumentException("handshakeTimeout must be positive: " + handshakeTimeout);
+        }
     }
 
     private static void positive(String field, long v) {
@@ -67,6 +77,8 @@ public record BackupConfig(
         private long maxUnfinishedKeys = UnfinishedKeys.DEFAULT_MAX_KEYS;
         private int maxHeldKeyPackets = 100_000;
         private int maxValueChannels = 64;
+        private int maxHandshakes = 16;
+        private Duration handshakeTimeout = Duration.ofSeconds(10);
 
         Builder() {}
 
@@ -107,6 +119,18 @@ public record BackupConfig(
             return this;
         }
 
+        /** Default 16. */
+        public Builder maxHandshakes(int v) {
+            maxHandshakes = v;
+            return this;
+        }
+
+        /** Default 10 s. */
+        public Builder handshakeTimeout(Duration v) {
+            handshakeTimeout = v;
+            return this;
+        }
+
         /**
          * @throws IllegalArgumentException naming the first invalid setting and its value
          */
@@ -117,7 +141,9 @@ public record BackupConfig(
                     maxAssemblyBytesPerChannel == 0 ? maxAssemblyBytes : maxAssemblyBytesPerChannel,
                     maxUnfinishedKeys,
                     maxHeldKeyPackets,
-                    maxValueChannels);
+                    maxValueChannels,
+                    maxHandshakes,
+                    handshakeTimeout);
         }
     }
 }

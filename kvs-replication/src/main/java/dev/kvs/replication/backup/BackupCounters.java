@@ -13,4 +13,5 @@ final class BackupCounters {
     final LongAdder bytesReceived = new LongAdder();
     final LongAdder resyncs = new LongAdder();
     final LongAdder keysRemovedByResync = new LongAdder();
+    final LongAdder refusedConnections = new LongAdder();
 }

@@ -26,6 +26,8 @@ import dev.kvs.core.TxId;
  * @param bytesReceived bytes read from every replication connection
  * @param resyncs full resyncs completed
  * @param keysRemovedByResync records replaced by a tombstone because a resync did not list them
+ * @param refusedConnections connections closed before or at their handshake: no or a wrong proof of the
+ *     cluster secret, no handshake in time, too many handshakes at once, or a {@code Reject}
  */
 public record BackupStatus(
         boolean keyChannelConnected,
@@ -46,4 +48,5 @@ public record BackupStatus(
         boolean keyChannelPaused,
         long bytesReceived,
         long resyncs,
-        long keysRemovedByResync) {}
+        long keysRemovedByResync,
+        long refusedConnections) {}

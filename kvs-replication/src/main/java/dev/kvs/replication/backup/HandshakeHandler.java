@@ -7,6 +7,8 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,15 +23,58 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private final RealReplicationServer server;
     private boolean rejected;
+    private boolean over;
+    private ScheduledFuture<?> timeout;
 
     HandshakeHandler(RealReplicationServer server) {
         this.server = server;
     }
 
     @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        long ms = server.config.handshakeTimeout().toMillis();
+        timeout = ctx.executor()
+                .schedule(
+                        () -> {
+                            if (!over) {
+                                log.warn(
+                                        "replication connection from {} closed: no handshake within {} ms",
+                                        ctx.channel().remoteAddress(),
+                                        ms);
+                                ctx.close();
+                            }
+                        },
+                        ms,
+                        TimeUnit.MILLISECONDS);
+    }
+
+    /** The handshake is over: the connection no longer counts as one in its handshake. */
+    private void over(ChannelHandlerContext ctx, boolean welcomed) {
+        if (over) return;
+        over = true;
+        timeout.cancel(false);
+        server.handshakeOver(ctx.channel(), welcomed);
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (rejected) {
             ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof Frame.AuthInit) {
+            // the peer has a cluster secret and this node has none: it could not prove it is ours either
+            rejected = true;
+            over(ctx, false);
+            log.warn(
+                    "refused a replication connection from {}: it authenticates with a cluster secret and this"
+                            + " node has none configured",
+                    ctx.channel().remoteAddress());
+            ctx.writeAndFlush(new Frame.Reject(
+                            Frame.RejectReason.AUTH,
+                            server.node.epoch(),
+                            "this node has no cluster secret configured: set the same one on both nodes"))
+                    .addListener(ChannelFutureListener.CLOSE);
             return;
         }
         if (!(msg instanceof Frame.Hello hello)) {
@@ -48,10 +93,12 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         Frame answer = server.handshake(hello, ctx.channel());
         if (answer instanceof Frame.Reject) {
             rejected = true;
+            over(ctx, false);
             ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
             return;
         }
         Channel ch = ctx.channel();
+        over(ctx, true);
         if (hello.kind() == Frame.ChannelKind.KEY) {
             ctx.pipeline().replace(this, KeyChannelHandler.NAME, new KeyChannelHandler(server));
             ch.writeAndFlush(answer);
@@ -73,9 +120,11 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         Object answer = server.handback(hello);
         if (answer instanceof Frame.Reject reject) {
             rejected = true;
+            over(ctx, false);
             ctx.writeAndFlush(reject).addListener(ChannelFutureListener.CLOSE);
             return;
         }
+        over(ctx, true);
         HandbackHandler h = new HandbackHandler(server, (Handback) answer, hello.node());
         ctx.pipeline().replace(this, HandbackHandler.NAME, h);
         log.info(
@@ -88,6 +137,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        over(ctx, false);
         server.channelClosed(ctx.channel());
         ctx.fireChannelInactive();
     }

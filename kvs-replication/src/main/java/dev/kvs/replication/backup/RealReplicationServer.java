@@ -3,6 +3,8 @@ package dev.kvs.replication.backup;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.auth.ClusterSecret;
+import dev.kvs.replication.auth.ListenerAuth;
 import dev.kvs.replication.failback.Handback;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.Hello;
@@ -32,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +50,10 @@ final class RealReplicationServer implements ReplicationServer {
     final BackupApplier applier;
     final AssemblyBudget budget;
     private final ReceivedBytes received;
+    private final ClusterSecret secret;
+    /** Connections accepted whose handshake has not finished: bounded by the config. */
+    private final AtomicInteger handshaking = new AtomicInteger();
+
     private final EventLoopGroup group;
     /** Where value channels move after their handshake; null: they stay on {@link #group}. */
     private final EventLoopGroup valueGroup;
@@ -69,6 +76,7 @@ final class RealReplicationServer implements ReplicationServer {
         this.applier = new BackupApplier(store, unfinished, counters, config.maxHeldKeyPackets());
         this.budget = new AssemblyBudget(config.maxAssemblyBytes(), config.maxAssemblyBytesPerChannel());
         this.received = new ReceivedBytes(counters.bytesReceived);
+        this.secret = b.secret;
         this.group = b.group;
         this.valueGroup = b.valueGroup;
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -99,12 +107,37 @@ final class RealReplicationServer implements ReplicationServer {
             ch.close();
             return;
         }
+        if (handshaking.incrementAndGet() > config.maxHandshakes()) {
+            handshaking.decrementAndGet();
+            counters.refusedConnections.increment();
+            log.warn(
+                    "refused a replication connection from {}: {} connections are already in their handshake",
+                    ch.remoteAddress(),
+                    config.maxHandshakes());
+            ch.close();
+            return;
+        }
         all.add(ch);
         ChannelPipeline p = ch.pipeline();
         p.addLast("received-bytes", received);
         p.addLast(ReadClock.NAME, new ReadClock());
-        FrameCodec.install(p, config.maxFrameBytes());
+        // until the handshake is done a frame is a handshake frame: small
+        FrameCodec.install(p, Math.min(config.maxFrameBytes(), HANDSHAKE_FRAME_BYTES));
+        if (secret != null) p.addLast(ListenerAuth.NAME, new ListenerAuth(secret, node.epoch()));
         p.addLast(HandshakeHandler.NAME, new HandshakeHandler(this));
+    }
+
+    /** The largest frame read before the handshake is done. */
+    static final int HANDSHAKE_FRAME_BYTES = 256 * 1024;
+
+    /**
+     * The handshake of {@code ch} is over (welcomed, refused, or closed before): it no longer counts
+     * against {@link BackupConfig#maxHandshakes()}, and its frames may be as large as the config allows.
+     */
+    void handshakeOver(Channel ch, boolean welcomed) {
+        handshaking.decrementAndGet();
+        if (!welcomed) counters.refusedConnections.increment();
+        if (welcomed) FrameCodec.maxFrameBytes(ch.pipeline(), config.maxFrameBytes());
     }
 
     /**
@@ -275,7 +308,8 @@ final class RealReplicationServer implements ReplicationServer {
                 keyConnected && keyChannelPaused,
                 counters.bytesReceived.sum(),
                 counters.resyncs.sum(),
-                counters.keysRemovedByResync.sum());
+                counters.keysRemovedByResync.sum(),
+                counters.refusedConnections.sum());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.kvs.replication.backup;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.replication.auth.ClusterSecret;
 import io.netty.channel.EventLoopGroup;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -73,8 +74,19 @@ public interface ReplicationServer extends AutoCloseable {
         int port;
         BackupConfig config = BackupConfig.defaults();
         UnfinishedKeys unfinished;
+        ClusterSecret secret;
 
         Builder() {}
+
+        /**
+         * The cluster secret every connection must prove before its {@code Hello} is read (see {@link
+         * ClusterSecret}). Default: none; then a peer that offers to authenticate is refused, since
+         * only a peer with the same secret could be the cluster's primary.
+         */
+        public Builder secret(ClusterSecret secret) {
+            this.secret = Objects.requireNonNull(secret, "secret == null");
+            return this;
+        }
 
         /** The store values are applied to (required). */
         public Builder store(KvStore store) {

@@ -7,6 +7,8 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.replication.auth.ClusterSecret;
+import dev.kvs.replication.auth.DiallerAuth;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
@@ -73,6 +75,7 @@ public final class HandbackClient {
      *
      * @param epoch this node's epoch, sent in the {@code Hello}
      * @param timeout the longest wait for any one answer of the new primary
+     * @param secret the cluster secret the connection proves before its {@code Hello}, or null
      * @throws HandbackException if it was refused or did not complete; nothing was rolled back
      */
     public static HandbackReport handBack(
@@ -83,7 +86,8 @@ public final class HandbackClient {
             long epoch,
             InetSocketAddress newPrimary,
             EventLoopGroup group,
-            Duration timeout)
+            Duration timeout,
+            ClusterSecret secret)
             throws HandbackException, InterruptedException {
         BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
         ChannelFuture connect = new Bootstrap()
@@ -95,6 +99,9 @@ public final class HandbackClient {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         FrameCodec.install(ch.pipeline(), config.maxFrameBytes());
+                        if (secret != null) {
+                            ch.pipeline().addLast(DiallerAuth.NAME, new DiallerAuth(secret, timeout.toMillis()));
+                        }
                         ch.pipeline().addLast(new Inbox(inbox));
                     }
                 })

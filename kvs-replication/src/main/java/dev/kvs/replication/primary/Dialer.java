@@ -1,5 +1,6 @@
 package dev.kvs.replication.primary;
 
+import dev.kvs.replication.auth.DiallerAuth;
 import dev.kvs.replication.wire.FrameCodec;
 import dev.kvs.replication.wire.Transports;
 import io.netty.bootstrap.Bootstrap;
@@ -12,7 +13,10 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.socket.SocketChannel;
 
-/** Opens a replication connection to the backup: frame codec, then {@code handler}. */
+/**
+ * Opens a replication connection to the backup: frame codec, authentication if there is a cluster
+ * secret, then {@code handler}.
+ */
 final class Dialer {
     /** DSCP Expedited Forwarding, shifted into the IP TOS byte: key packets. */
     static final int TOS_EF = 46 << 2;
@@ -32,6 +36,9 @@ final class Dialer {
             this.highWaterMark = highWaterMark;
         }
     }
+
+    /** How long the backup may take to answer the authentication. */
+    static final long AUTH_TIMEOUT_MILLIS = 10_000;
 
     private Dialer() {}
 
@@ -54,6 +61,10 @@ final class Dialer {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         FrameCodec.install(ch.pipeline(), link.config().maxFrameBytes());
+                        if (link.secret() != null) {
+                            ch.pipeline()
+                                    .addLast(DiallerAuth.NAME, new DiallerAuth(link.secret(), AUTH_TIMEOUT_MILLIS));
+                        }
                         ch.pipeline().addLast(handler);
                     }
                 })

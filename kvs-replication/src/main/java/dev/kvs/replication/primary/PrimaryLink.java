@@ -2,9 +2,10 @@ package dev.kvs.replication.primary;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.replication.auth.ClusterSecret;
 import java.net.InetSocketAddress;
 
-/** What the key and value channels of one primary share. */
+/** What the key and value channels of one primary share; {@code secret} is null without one. */
 record PrimaryLink(
         ReplicatorConfig config,
         KvStore store,
@@ -15,7 +16,8 @@ record PrimaryLink(
         String node,
         InetSocketAddress peer,
         StaleEpochListener onStaleEpoch,
-        Runnable onConfirmed) {
+        Runnable onConfirmed,
+        ClusterSecret secret) {
 
     /**
      * Called when the backup refuses this primary: it has seen a newer epoch ({@code STALE_EPOCH}), or it

@@ -10,6 +10,7 @@ import dev.kvs.replication.ReplicationTimeoutException;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.WriteOrder;
+import dev.kvs.replication.auth.ClusterSecret;
 import dev.kvs.replication.wire.Frame.Op;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
@@ -62,8 +63,15 @@ public final class Replicator implements ReplicationLink {
         private EventLoopGroup group;
         private LongConsumer onStaleEpoch = e -> {};
         private Runnable onConfirmed = () -> {};
+        private ClusterSecret secret;
 
         private Builder() {}
+
+        /** The cluster secret each connection proves before its {@code Hello}. Default: none. */
+        public Builder secret(ClusterSecret secret) {
+            this.secret = Objects.requireNonNull(secret, "secret == null");
+            return this;
+        }
 
         /** Default {@link ReplicatorConfig#defaults()}. */
         public Builder config(ReplicatorConfig config) {
@@ -147,7 +155,17 @@ public final class Replicator implements ReplicationLink {
         FlowController flow =
                 new FlowController(config.flowControl(), maxQuantum, config.valueStreams(), System.nanoTime());
         PrimaryLink link = new PrimaryLink(
-                config, store, keyLog, pending, flow, b.cluster, b.node, peer, b.onStaleEpoch::accept, b.onConfirmed);
+                config,
+                store,
+                keyLog,
+                pending,
+                flow,
+                b.cluster,
+                b.node,
+                peer,
+                b.onStaleEpoch::accept,
+                b.onConfirmed,
+                b.secret);
         this.resyncExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "kvs-resync"));
         this.afterReplyWindowNanos = config.heartbeatInterval().isZero()
                 ? TimeUnit.SECONDS.toNanos(1)

@@ -21,13 +21,19 @@ import java.util.List;
  *               new primary -> old primary: HandbackWants..., Reject, ValueAck
  * </pre>
  *
+ * <p>With a cluster secret configured, every connection first proves it, in both directions, before
+ * its {@code Hello}: the dialler sends {@link AuthInit} with a fresh nonce, the listener answers
+ * {@link AuthChallenge} with its own nonce and an HMAC over both, and the dialler answers {@link
+ * AuthProof}, an HMAC over both nonces in the other order. A peer that cannot prove the secret never
+ * gets its {@code Hello} read, and an old proof is worthless on a new connection.
+ *
  * <p>A <b>handback</b> connection is failback: a deposed primary dials the node that replaced it,
  * is told which fenced keys (TxId, length, checksum) the new primary misses, sends the values it
  * still holds for them, and learns which were accepted.
  */
 public sealed interface Frame {
     /** Protocol version written in every frame; a peer speaking another version is rejected. */
-    byte VERSION = 2;
+    byte VERSION = 3;
 
     /** The kind of connection a {@link Hello} opens. */
     enum ChannelKind {
@@ -63,7 +69,9 @@ public sealed interface Frame {
         /** The backup is out of resources (e.g. too many connections). */
         BUSY,
         /** A handback was offered to a node that is not a promoted primary. */
-        NOT_PRIMARY
+        NOT_PRIMARY,
+        /** The peer did not prove the cluster secret (or one side has none configured). */
+        AUTH
     }
 
     /** Opens a channel. {@code stream} numbers value channels from 0; 0 for the key channel. */
@@ -238,4 +246,83 @@ public sealed interface Frame {
 
     /** Liveness probe, echoed by the other side with the same {@code nanos}. */
     record Heartbeat(long nanos, boolean reply) implements Frame {}
+
+    /** Bytes of an authentication nonce. */
+    int NONCE_BYTES = 32;
+
+    /** Bytes of an authentication proof (HMAC-SHA256). */
+    int PROOF_BYTES = 32;
+
+    /** Dialler to listener, first frame when a cluster secret is set: a fresh random nonce. */
+    record AuthInit(byte[] nonce) implements Frame {
+        public AuthInit {
+            checkLength(nonce, NONCE_BYTES, "nonce");
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof AuthInit a && Arrays.equals(nonce, a.nonce);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(nonce);
+        }
+
+        @Override
+        public String toString() {
+            return "AuthInit[]";
+        }
+    }
+
+    /** Listener to dialler: its own fresh nonce, and its proof of the secret over both nonces. */
+    record AuthChallenge(byte[] nonce, byte[] proof) implements Frame {
+        public AuthChallenge {
+            checkLength(nonce, NONCE_BYTES, "nonce");
+            checkLength(proof, PROOF_BYTES, "proof");
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof AuthChallenge a && Arrays.equals(nonce, a.nonce) && Arrays.equals(proof, a.proof);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(nonce) * 31 + Arrays.hashCode(proof);
+        }
+
+        @Override
+        public String toString() {
+            return "AuthChallenge[]";
+        }
+    }
+
+    /** Dialler to listener: its proof of the secret over both nonces. */
+    record AuthProof(byte[] proof) implements Frame {
+        public AuthProof {
+            checkLength(proof, PROOF_BYTES, "proof");
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof AuthProof a && Arrays.equals(proof, a.proof);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(proof);
+        }
+
+        @Override
+        public String toString() {
+            return "AuthProof[]";
+        }
+    }
+
+    private static void checkLength(byte[] b, int length, String what) {
+        if (b == null || b.length != length) {
+            throw new IllegalArgumentException(what + " must be " + length + " bytes");
+        }
+    }
 }

@@ -27,6 +27,14 @@ public final class FrameCodec {
     }
 
     /**
+     * Changes the largest frame the decoder installed in {@code pipeline} accepts from now on. Call it
+     * on the channel's event loop.
+     */
+    public static void maxFrameBytes(ChannelPipeline pipeline, int maxFrameBytes) {
+        ((FrameDecoder) pipeline.get(DECODER)).maxFrameBytes(maxFrameBytes);
+    }
+
+    /**
      * The exact number of bytes {@code frame} takes on the wire, its 4-byte length prefix included.
      *
      * @throws IllegalArgumentException if the frame cannot be encoded (a string over 65535 UTF-8

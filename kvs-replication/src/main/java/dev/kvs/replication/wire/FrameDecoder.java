@@ -25,7 +25,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         DISCARDING
     }
 
-    private final int maxFrameBytes;
+    private int maxFrameBytes;
     private State state = State.DECODING;
 
     /**
@@ -34,6 +34,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
      * @throws IllegalArgumentException if {@code maxFrameBytes < 6}
      */
     public FrameDecoder(int maxFrameBytes) {
+        this.maxFrameBytes = checkMax(maxFrameBytes);
+    }
+
+    /** Changes the largest frame accepted from now on (e.g. raised once a handshake is done). */
+    void maxFrameBytes(int maxFrameBytes) {
         this.maxFrameBytes = checkMax(maxFrameBytes);
     }
 
@@ -77,7 +82,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             throw new FrameException("frame version " + version + " != " + Frame.VERSION);
         }
         byte type = in.getByte(start + LENGTH_BYTES + 1);
-        if (type < HELLO || type > VALUE_RECEIPT) throw new FrameException("unknown frame type " + type);
+        if (type < HELLO || type > LAST_TYPE) throw new FrameException("unknown frame type " + type);
         if (in.readableBytes() < LENGTH_BYTES + length) return null;
 
         in.skipBytes(LENGTH_BYTES + HEADER_BYTES);
@@ -142,6 +147,12 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             case VALUE_RECEIPT:
                 return new Frame.ValueReceipt(
                         readLong(in, "sentNanos"), readLong(in, "receivedNanos"), readInt(in, "bytes"));
+            case AUTH_INIT:
+                return new Frame.AuthInit(readBytes(in, "nonce"));
+            case AUTH_CHALLENGE:
+                return new Frame.AuthChallenge(readBytes(in, "nonce"), readBytes(in, "proof"));
+            case AUTH_PROOF:
+                return new Frame.AuthProof(readBytes(in, "proof"));
             default:
                 throw new FrameException("unknown frame type " + type);
         }

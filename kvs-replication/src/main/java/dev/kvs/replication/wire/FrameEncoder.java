@@ -80,6 +80,9 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         if (frame instanceof Frame.HandbackWants) return HANDBACK_WANTS;
         if (frame instanceof Frame.HandbackEnd) return HANDBACK_END;
         if (frame instanceof Frame.ValueReceipt) return VALUE_RECEIPT;
+        if (frame instanceof Frame.AuthInit) return AUTH_INIT;
+        if (frame instanceof Frame.AuthChallenge) return AUTH_CHALLENGE;
+        if (frame instanceof Frame.AuthProof) return AUTH_PROOF;
         throw new IllegalArgumentException("unknown frame: " + frame);
     }
 
@@ -125,6 +128,15 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         }
         if (frame instanceof Frame.ValueReceipt) {
             return 8 + 8 + 4;
+        }
+        if (frame instanceof Frame.AuthInit a) {
+            return bytesSize(a.nonce());
+        }
+        if (frame instanceof Frame.AuthChallenge c) {
+            return bytesSize(c.nonce()) + bytesSize(c.proof());
+        }
+        if (frame instanceof Frame.AuthProof a) {
+            return bytesSize(a.proof());
         }
         return TXID_BYTES; // KeyAck, Resend, ResyncBegin, ResyncEnd
     }
@@ -186,6 +198,13 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
             out.writeLong(r.sentNanos());
             out.writeLong(r.receivedNanos());
             out.writeInt(r.bytes());
+        } else if (frame instanceof Frame.AuthInit a) {
+            writeBytes(out, a.nonce());
+        } else if (frame instanceof Frame.AuthChallenge c) {
+            writeBytes(out, c.nonce());
+            writeBytes(out, c.proof());
+        } else if (frame instanceof Frame.AuthProof a) {
+            writeBytes(out, a.proof());
         }
     }
 }

@@ -40,6 +40,11 @@ final class Wire {
     static final byte HANDBACK_WANTS = 14;
     static final byte HANDBACK_END = 15;
     static final byte VALUE_RECEIPT = 16;
+    static final byte AUTH_INIT = 17;
+    static final byte AUTH_CHALLENGE = 18;
+    static final byte AUTH_PROOF = 19;
+    /** The highest frame type. */
+    static final byte LAST_TYPE = AUTH_PROOF;
 
     private static final Frame.ChannelKind[] CHANNEL_KINDS = Frame.ChannelKind.values();
     private static final Frame.Op[] OPS = Frame.Op.values();

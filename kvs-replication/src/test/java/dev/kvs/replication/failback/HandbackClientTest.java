@@ -151,7 +151,7 @@ class HandbackClientTest {
         ReplicatorConfig config =
                 ReplicatorConfig.builder().chunkBytes(64 * 1024).build();
         return HandbackClient.handBack(
-                deposed, config, "dc", "old-primary", 1, server.address(), group, Duration.ofSeconds(10));
+                deposed, config, "dc", "old-primary", 1, server.address(), group, Duration.ofSeconds(10), null);
     }
 
     @Test
@@ -220,8 +220,8 @@ class HandbackClientTest {
         StoredValue orphan = StoredValue.complete(TxId.of(1, 10), b("never announced"));
         deposed.put(b("orphan"), orphan);
         ReplicatorConfig config = ReplicatorConfig.builder().build();
-        assertThatThrownBy(() ->
-                        HandbackClient.handBack(deposed, config, "dc", "old", 1, address, group, Duration.ofSeconds(2)))
+        assertThatThrownBy(() -> HandbackClient.handBack(
+                        deposed, config, "dc", "old", 1, address, group, Duration.ofSeconds(2), null))
                 .isInstanceOf(HandbackClient.HandbackException.class)
                 .hasMessageContaining("cannot connect");
         assertThat(deposed.get(b("orphan"))).isEqualTo(orphan);

@@ -24,7 +24,7 @@ class DialerTest {
             throws InterruptedException {
         ReplicatorConfig config = ReplicatorConfig.builder().flowControl(flow).build();
         InetSocketAddress peer = new InetSocketAddress("127.0.0.1", server.getLocalPort());
-        PrimaryLink link = new PrimaryLink(config, null, null, null, null, "c", "n", peer, e -> {}, () -> {});
+        PrimaryLink link = new PrimaryLink(config, null, null, null, null, "c", "n", peer, e -> {}, () -> {}, null);
         return Dialer.dial(link, group, kind, new ChannelInboundHandlerAdapter())
                 .sync()
                 .channel();

@@ -85,12 +85,12 @@ class FrameDecoderTest {
     @Test
     void rejectsOtherVersionAsSoonAsTheHeaderArrives() {
         ByteBuf header = Unpooled.buffer().writeInt(1000).writeByte(1).writeByte(Wire.HEARTBEAT);
-        assertRejected(header, "frame version 1 != 2");
+        assertRejected(header, "frame version 1 != " + Frame.VERSION);
     }
 
     @Test
     void rejectsVersionZero() {
-        assertRejected(raw(0, Wire.HEARTBEAT, b -> b.writeLong(1).writeByte(0)), "frame version 0 != 2");
+        assertRejected(raw(0, Wire.HEARTBEAT, b -> b.writeLong(1).writeByte(0)), "frame version 0 != " + Frame.VERSION);
     }
 
     @Test
@@ -100,7 +100,7 @@ class FrameDecoderTest {
 
     @Test
     void rejectsTypeAfterValueReceipt() {
-        assertRejected(raw(17, b -> b.writeLong(1).writeByte(0)), "unknown frame type 17");
+        assertRejected(raw(20, b -> b.writeLong(1).writeByte(0)), "unknown frame type 20");
     }
 
     @Test
@@ -223,7 +223,7 @@ class FrameDecoderTest {
     @Test
     void rejectsRejectReasonOrdinalOutOfRange() {
         assertRejected(
-                raw(Wire.REJECT, b -> b.writeByte(6).writeLong(0).writeShort(0)), "reject reason ordinal 6 >= 6");
+                raw(Wire.REJECT, b -> b.writeByte(7).writeLong(0).writeShort(0)), "reject reason ordinal 7 >= 7");
     }
 
     @Test

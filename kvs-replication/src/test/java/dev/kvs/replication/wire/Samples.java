@@ -58,7 +58,17 @@ final class Samples {
                 new Frame.HandbackEnd(0),
                 new Frame.HandbackEnd(Integer.MAX_VALUE),
                 new Frame.ValueBatch(Long.MIN_VALUE, List.of()),
-                new Frame.ValueReceipt(Long.MAX_VALUE, Long.MIN_VALUE, Integer.MAX_VALUE));
+                new Frame.ValueReceipt(Long.MAX_VALUE, Long.MIN_VALUE, Integer.MAX_VALUE),
+                new Frame.AuthInit(filled(Frame.NONCE_BYTES, 1)),
+                new Frame.AuthChallenge(filled(Frame.NONCE_BYTES, 2), filled(Frame.PROOF_BYTES, 3)),
+                new Frame.AuthProof(filled(Frame.PROOF_BYTES, 4)),
+                new Frame.Reject(RejectReason.AUTH, 1, "no proof"));
+    }
+
+    private static byte[] filled(int n, int v) {
+        byte[] b = new byte[n];
+        java.util.Arrays.fill(b, (byte) v);
+        return b;
     }
 
     static byte[] bytes(String s) {

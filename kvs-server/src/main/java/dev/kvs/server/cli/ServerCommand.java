@@ -155,6 +155,19 @@ public final class ServerCommand implements Callable<Integer> {
     private String requirepass;
 
     @Option(
+            names = "--cluster-secret-file",
+            paramLabel = "FILE",
+            description = "File holding the cluster secret (at least 16 bytes) both nodes prove on every"
+                    + " replication connection; same as clusterSecretFile in the --config file (default: none)")
+    private String clusterSecretFile;
+
+    @Option(
+            names = "--insecure-replication",
+            description = "Replicate without a cluster secret although the ports bind a non-loopback address:"
+                    + " anyone who reaches the replication port could act as this node's peer")
+    private boolean insecureReplication;
+
+    @Option(
             names = "--max-bulk-bytes",
             paramLabel = "SIZE",
             converter = ByteSizeConverter.class,
@@ -251,7 +264,9 @@ public final class ServerCommand implements Callable<Integer> {
         if (peer != null) b.peer(peer);
         if (mode != null) b.mode(mode);
         if (requirepass != null) b.requirepass(requirepass);
+        if (insecureReplication) b.insecureReplication(true);
         try {
+            if (clusterSecretFile != null) b.clusterSecret(NodeConfigLoader.readSecretFile(clusterSecretFile));
             if (maxBulkBytes != null) b.maxBulkBytes(maxBulkBytes.toInt("maxBulkBytes"));
             StoreConfig.Builder store = StoreConfig.builder().from(base.store());
             if (maxEntries != null) store.maxEntries(maxEntries);

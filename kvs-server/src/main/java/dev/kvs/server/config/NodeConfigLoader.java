@@ -17,6 +17,7 @@ import dev.kvs.replication.Role;
 import dev.kvs.server.FailoverConfig;
 import dev.kvs.server.NodeConfig;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -32,7 +33,8 @@ import java.util.stream.Collectors;
  * as one {@link ConfigException} naming the field and quoting the value. Thread-safe.
  *
  * <p>The fields are those of {@link NodeConfig} ({@code cluster, name, role, bind, port, replPort,
- * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, ioThreads}) plus
+ * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, ioThreads,
+ * clusterSecret, insecureReplication}; {@code clusterSecretFile} reads the secret from a file) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
  * replication:} section (with its {@code flowControl:} subsection) and the {@code failover:} section.
  * Byte sizes take a number or a {@link ByteSize} string like {@code 64MiB}. See {@code
@@ -125,10 +127,28 @@ public final class NodeConfigLoader {
             b.store(toStore(y.store(), y.dataDir()));
             if (y.replication() != null) b.replication(toReplication(y.replication()));
             if (y.failover() != null) b.failover(toFailover(y.failover()));
+            if (y.clusterSecret() != null && y.clusterSecretFile() != null) {
+                throw new IllegalArgumentException("set clusterSecret or clusterSecretFile, not both");
+            }
+            if (y.clusterSecret() != null) b.clusterSecret(y.clusterSecret());
+            if (y.clusterSecretFile() != null) b.clusterSecret(readSecretFile(y.clusterSecretFile()));
+            if (y.insecureReplication() != null) b.insecureReplication(y.insecureReplication());
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }
         return b;
+    }
+
+    /** The secret in {@code file}: its content without surrounding whitespace. */
+    public static String readSecretFile(String file) {
+        try {
+            String secret =
+                    Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+            if (secret.isEmpty()) throw new IllegalArgumentException("clusterSecretFile " + file + " is empty");
+            return secret;
+        } catch (IOException | InvalidPathException e) {
+            throw new IllegalArgumentException("cannot read clusterSecretFile " + file + ": " + e.getMessage());
+        }
     }
 
     private static StoreConfig toStore(StoreYaml s, String dataDir) {
@@ -370,7 +390,10 @@ public final class NodeConfigLoader {
             String dataDir,
             StoreYaml store,
             ReplicationYaml replication,
-            FailoverYaml failover) {}
+            FailoverYaml failover,
+            String clusterSecret,
+            String clusterSecretFile,
+            Boolean insecureReplication) {}
 
     /** The {@code failover:} section. */
     record FailoverYaml(String readPolicy, Long blockTimeoutMs, Long lostAfterMs, Long autoPromoteAfterMs) {}

@@ -217,6 +217,12 @@ public final class NodeMetrics implements AutoCloseable {
                 b -> b.oldestUnfinishedAgeMillis() / 1000.0);
         backupGauge("kvs.replication.values.applied", null, "Values applied (backup)", BackupStatus::valuesApplied);
         backupGauge(
+                "kvs.replication.refused.connections",
+                null,
+                "Replication connections refused at their handshake: no or a wrong cluster secret proof, no"
+                        + " handshake in time, too many at once, or rejected (backup)",
+                BackupStatus::refusedConnections);
+        backupGauge(
                 "kvs.replication.values.superseded",
                 null,
                 "Values found older than what is held (backup)",

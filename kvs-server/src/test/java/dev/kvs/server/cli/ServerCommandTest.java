@@ -72,7 +72,7 @@ class ServerCommandTest {
     }
 
     @Test
-    void everyFlagSetsItsField() {
+    void everyFlagSetsItsField() throws Exception {
         assertThat(run(
                         "--name=b1",
                         "--cluster=c1",
@@ -87,7 +87,9 @@ class ServerCommandTest {
                         "--requirepass=pw",
                         "--max-bulk-bytes=1MiB",
                         "--max-entries=99",
-                        "--max-bytes=10MB"))
+                        "--max-bytes=10MB",
+                        "--cluster-secret-file=" + secretFile(),
+                        "--insecure-replication"))
                 .isZero();
 
         NodeConfig c = started.get();
@@ -103,6 +105,8 @@ class ServerCommandTest {
                         .peer("p:4")
                         .mode(ReplicationMode.ASYNC)
                         .requirepass("pw")
+                        .clusterSecret("a-secret-of-sixteen+")
+                        .insecureReplication(true)
                         .maxBulkBytes(1 << 20)
                         .store(new StoreConfig(
                                 99,
@@ -345,5 +349,11 @@ class ServerCommandTest {
         public void close() {
             closed.countDown();
         }
+    }
+
+    private Path secretFile() throws java.io.IOException {
+        Path f = dir.resolve("cluster-secret");
+        java.nio.file.Files.writeString(f, "a-secret-of-sixteen+\n");
+        return f;
     }
 }

@@ -40,6 +40,7 @@ class NodeConfigLoaderTest {
                 maxMultibulkLength: 4096
                 maxClients: 200
                 ioThreads: 4
+                clusterSecret: sixteen-bytes-or-more
                 dataDir: /var/lib/kvs
                 store:
                   maxEntries: 5000
@@ -64,8 +65,44 @@ class NodeConfigLoaderTest {
         assertThat(c.maxMultibulkLength()).isEqualTo(4096);
         assertThat(c.maxClients()).isEqualTo(200);
         assertThat(c.ioThreads()).isEqualTo(4);
+        assertThat(c.clusterSecret()).hasValue("sixteen-bytes-or-more");
         assertThat(c.store())
                 .isEqualTo(new StoreConfig(5000, 2L << 30, 1024, 10_000_000, Optional.of(Path.of("/var/lib/kvs"))));
+    }
+
+    @Test
+    void aReplicatingNodeOnANonLoopbackAddressNeedsAClusterSecretOrToBeToldInsecure() {
+        assertThatThrownBy(() -> NodeConfigLoader.parse("role: backup\nbind: 0.0.0.0\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("bind is 0.0.0.0, not a loopback address, and replication has no clusterSecret");
+        assertThat(NodeConfigLoader.parse("role: backup\nbind: 0.0.0.0\ninsecureReplication: true\n", "x")
+                        .insecureReplication())
+                .isTrue();
+        // a lone primary does not replicate; loopback is only reachable from this machine
+        assertThat(NodeConfigLoader.parse("bind: 0.0.0.0\n", "x").clusterSecret())
+                .isEmpty();
+        assertThat(NodeConfigLoader.parse("role: backup\n", "x").clusterSecret())
+                .isEmpty();
+    }
+
+    @Test
+    void theClusterSecretIsReadFromAFileAndMustBeLongEnough() throws IOException {
+        Path secret = dir.resolve("secret");
+        Files.writeString(secret, "  from-a-file-0123456789\n");
+
+        NodeConfig c = NodeConfigLoader.parse("role: backup\nbind: 0.0.0.0\nclusterSecretFile: " + secret + "\n", "x");
+
+        assertThat(c.clusterSecret()).hasValue("from-a-file-0123456789");
+        assertThat(c.replicationSecret()).isPresent();
+        assertThat(c.replicationSecret().get().toString()).doesNotContain("from-a-file");
+        assertThatThrownBy(() -> NodeConfigLoader.parse("clusterSecret: short\n", "x"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("at least 16 bytes");
+        assertThatThrownBy(() -> NodeConfigLoader.parse(
+                        "clusterSecret: sixteen-bytes-or-more\nclusterSecretFile: " + secret + "\n", "x"))
+                .hasMessageContaining("not both");
+        assertThatThrownBy(() -> NodeConfigLoader.parse("clusterSecretFile: " + dir.resolve("absent") + "\n", "x"))
+                .hasMessageContaining("cannot read clusterSecretFile");
     }
 
     @Test
@@ -267,7 +304,7 @@ class NodeConfigLoaderTest {
         assertThatThrownBy(() -> NodeConfigLoader.parse("prot: 6380", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("config error: unknown field 'prot' in kvs.yaml (known: adminPort, bind, cluster,"
-                        + " dataDir, failover, ioThreads, maxBulkBytes, maxClients, maxMultibulkLength, mode, name, peer,"
+                        + " clusterSecret, clusterSecretFile, dataDir, failover, insecureReplication, ioThreads, maxBulkBytes, maxClients, maxMultibulkLength, mode, name, peer,"
                         + " port, replPort, replication, requirepass, role, store)");
     }
 

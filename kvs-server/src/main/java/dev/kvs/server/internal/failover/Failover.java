@@ -271,7 +271,8 @@ public final class Failover implements RoleEvents, AutoCloseable {
                         deposed.epoch(),
                         address,
                         group,
-                        Duration.ofSeconds(30));
+                        Duration.ofSeconds(30),
+                        config.replicationSecret().orElse(null));
                 handbackReport = report;
                 handbackState = "done";
                 roles.serveAsBackup();

@@ -180,6 +180,7 @@ final class InfoCommand implements Command {
             line(b, "kvs_value_channels", bs.valueChannels());
             line(b, "kvs_backup_bytes_received", bs.bytesReceived());
             line(b, "kvs_backup_resyncs", bs.resyncs());
+            line(b, "kvs_replication_refused_connections", bs.refusedConnections());
         }
     }
 

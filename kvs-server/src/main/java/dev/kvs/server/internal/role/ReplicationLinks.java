@@ -2,6 +2,7 @@ package dev.kvs.server.internal.role;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.replication.ReplicationLink;
+import dev.kvs.replication.backup.BackupConfig;
 import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.primary.Replicator;
@@ -34,7 +35,7 @@ public final class ReplicationLinks implements Links {
 
     @Override
     public ReplicationLink replicate(long epoch, long lastSeq, LongConsumer onStaleEpoch, Runnable onConfirmed) {
-        return Replicator.builder()
+        Replicator.Builder b = Replicator.builder()
                 .config(config.replication())
                 .store(store)
                 .identity(config.cluster(), config.name())
@@ -42,18 +43,23 @@ public final class ReplicationLinks implements Links {
                 .peer(config.peerAddress().orElseThrow())
                 .group(group)
                 .onStaleEpoch(onStaleEpoch)
-                .onConfirmed(onConfirmed)
-                .start();
+                .onConfirmed(onConfirmed);
+        config.replicationSecret().ifPresent(b::secret);
+        return b.start();
     }
 
     @Override
     public ReplicationServer listen(BackupNode node) {
-        return ReplicationServer.builder()
+        ReplicationServer.Builder b = ReplicationServer.builder()
                 .store(store)
                 .node(node)
                 .group(group)
                 .valueGroup(valueGroup)
-                .listen(config.bind(), config.replPort())
-                .start();
+                .config(BackupConfig.builder()
+                        .maxFrameBytes(config.replication().maxFrameBytes())
+                        .build())
+                .listen(config.bind(), config.replPort());
+        config.replicationSecret().ifPresent(b::secret);
+        return b.start();
     }
 }

@@ -364,7 +364,7 @@ class RoleMachineTest {
         @Override
         public BackupStatus status() {
             return new BackupStatus(
-                    false, 0, node.epoch(), TxId.of(1, 5), false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0, 0, 0);
+                    false, 0, node.epoch(), TxId.of(1, 5), false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0, 0, 0, 0);
         }
 
         @Override
