@@ -136,8 +136,6 @@ final class KeyChannel {
     }
 
     private void onWelcome(Channel ch, Frame.Welcome w) {
-        reconnector.reset();
-        link.onConfirmed().run();
         connections.incrementAndGet();
         KeyLog keyLog = link.keyLog();
         TxId acked = keyLog.ackedTxId();
@@ -152,9 +150,11 @@ final class KeyChannel {
                     link.peer(),
                     has,
                     keyLog.lastTxId());
-            ch.close();
+            ch.close(); // redialled with a growing backoff: the backoff is reset only by a good Welcome
             return;
         }
+        reconnector.reset();
+        link.onConfirmed().run();
         boolean resendable = !w.empty() && has.epoch() == keyLog.epoch() && has.seq() >= acked.seq();
         if (resendable) {
             keyLog.ack(has);
@@ -258,6 +258,10 @@ final class KeyChannel {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             channel = ctx.channel();
+            if (state == State.CLOSED) { // closed while this connection was being made
+                ctx.close();
+                return;
+            }
             ctx.writeAndFlush(new Frame.Hello(
                     link.cluster(),
                     link.node(),

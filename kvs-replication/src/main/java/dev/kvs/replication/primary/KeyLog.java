@@ -136,22 +136,30 @@ final class KeyLog {
     }
 
     /** The backup has every key packet up to {@code upTo}. */
-    synchronized void ack(TxId upTo) {
-        if (upTo.epoch() != epoch) return;
-        long target = Math.min(upTo.seq(), lastSeq);
-        long now = System.nanoTime();
-        while (ackedSeq < target) {
-            Entry e = ring[index(++ackedSeq)];
-            if (e.sentNanos != 0) ackLatencyMicros = (now - e.sentNanos) / 1000;
-            if (e.acked != null) e.acked.complete(null);
-            e.acked = null;
-            e.key = null;
-            e.sentNanos = 0;
+    void ack(TxId upTo) {
+        List<CompletableFuture<Void>> acked = null;
+        synchronized (this) {
+            if (upTo.epoch() != epoch) return;
+            long target = Math.min(upTo.seq(), lastSeq);
+            long now = System.nanoTime();
+            while (ackedSeq < target) {
+                Entry e = ring[index(++ackedSeq)];
+                if (e.sentNanos != 0) ackLatencyMicros = (now - e.sentNanos) / 1000;
+                if (e.acked != null) {
+                    if (acked == null) acked = new ArrayList<>();
+                    acked.add(e.acked);
+                }
+                e.acked = null;
+                e.key = null;
+                e.sentNanos = 0;
+            }
+            if (sentSeq < ackedSeq) sentSeq = ackedSeq;
+            unackedMirror = lastSeq - ackedSeq;
+            lastAckNanos = now;
+            notifyAll();
         }
-        if (sentSeq < ackedSeq) sentSeq = ackedSeq;
-        unackedMirror = lastSeq - ackedSeq;
-        lastAckNanos = now;
-        notifyAll();
+        // outside the lock: what depends on these (replies) must not hold up writers ordering keys
+        if (acked != null) for (CompletableFuture<Void> f : acked) f.complete(null);
     }
 
     /** Resend everything after {@code after} (a reconnect, or the backup saw a gap). */

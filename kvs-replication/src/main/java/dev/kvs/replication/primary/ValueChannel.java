@@ -62,6 +62,10 @@ final class ValueChannel {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             channel = ctx.channel();
+            if (closed) { // closed while this connection was being made
+                ctx.close();
+                return;
+            }
             ctx.writeAndFlush(new Frame.Hello(
                     link.cluster(),
                     link.node(),

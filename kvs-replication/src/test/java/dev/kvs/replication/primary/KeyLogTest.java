@@ -113,4 +113,20 @@ class KeyLogTest {
         }
         assertThat(log.lastTxId()).isEqualTo(TxId.of(1, 10));
     }
+
+    @Test
+    void whatWaitsForAnAckRunsOutsideTheLogsLock() {
+        KeyLog log = new KeyLog(1, 0, 16);
+        TxId t = log.reserve(Op.PUT, "k".getBytes(), 1, 0);
+        log.commit(t);
+        boolean[] heldLock = {true};
+        CompletableFuture<Void> done = log.whenAcked(t).thenRun(() -> heldLock[0] = Thread.holdsLock(log));
+
+        log.ack(t);
+
+        assertThat(done).isDone();
+        assertThat(heldLock[0])
+                .as("the ack's dependents ran holding the key log's lock")
+                .isFalse();
+    }
 }
