@@ -5,6 +5,9 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.auth.ClusterSecret;
+import dev.kvs.replication.auth.LinkSecurity;
+import dev.kvs.replication.auth.ReplicationTls;
+import dev.kvs.replication.auth.TlsFiles;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -35,7 +38,9 @@ import java.util.Optional;
  * @param clusterSecret the secret both nodes prove to each other on every replication connection
  *     (at least 16 bytes), if any
  * @param insecureReplication true to let a node whose ports bind a non-loopback address replicate
- *     without a cluster secret (anyone who reaches its replication port could then act as its peer)
+ *     without a cluster secret or TLS (anyone who reaches its replication port could then act as its
+ *     peer)
+ * @param tls this node's certificate, key and trusted CA: replication connections then use mutual TLS
  */
 public record NodeConfig(
         String cluster,
@@ -56,7 +61,8 @@ public record NodeConfig(
         ReplicatorConfig replication,
         FailoverConfig failover,
         Optional<String> clusterSecret,
-        boolean insecureReplication) {
+        boolean insecureReplication,
+        Optional<TlsFiles> tls) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -89,12 +95,19 @@ public record NodeConfig(
         if (clusterSecret == null) throw new IllegalArgumentException("clusterSecret == null (use Optional.empty())");
         clusterSecret.ifPresent(secret -> ClusterSecret.of(secret, cluster)); // checks its length
         boolean replicates = role == Role.BACKUP || peer.isPresent();
-        if (replicates && clusterSecret.isEmpty() && !insecureReplication && !isLoopback(bind)) {
+        if (tls == null) throw new IllegalArgumentException("tls == null (use Optional.empty())");
+        if (replicates && clusterSecret.isEmpty() && tls.isEmpty() && !insecureReplication && !isLoopback(bind)) {
             throw new IllegalArgumentException("bind is " + bind + ", not a loopback address, and replication has no"
-                    + " clusterSecret: anyone who reaches the replication port could act as this node's peer. Set"
-                    + " the same clusterSecret (or clusterSecretFile) on both nodes, or insecureReplication: true to"
-                    + " accept that");
+                    + " clusterSecret and no tls: anyone who reaches the replication port could act as this node's"
+                    + " peer. Set the same clusterSecret (or clusterSecretFile) on both nodes, or tls, or"
+                    + " insecureReplication: true to accept that");
         }
+    }
+
+    /** How replication connections are secured, as this configuration says (reads the TLS files). */
+    public LinkSecurity linkSecurity() {
+        return new LinkSecurity(
+                replicationSecret().orElse(null), tls.map(ReplicationTls::of).orElse(null));
     }
 
     /** The cluster secret as the replication code takes it, if one is set. */
@@ -171,6 +184,7 @@ public record NodeConfig(
         private FailoverConfig failover = FailoverConfig.defaults();
         private String clusterSecret;
         private boolean insecureReplication;
+        private TlsFiles tls;
 
         Builder() {}
 
@@ -279,6 +293,12 @@ public record NodeConfig(
             return this;
         }
 
+        /** {@code null} for none: then replication connections are plain TCP. */
+        public Builder tls(TlsFiles v) {
+            tls = v;
+            return this;
+        }
+
         public Builder from(NodeConfig c) {
             cluster = c.cluster;
             name = c.name;
@@ -299,6 +319,7 @@ public record NodeConfig(
             failover = c.failover;
             clusterSecret = c.clusterSecret.orElse(null);
             insecureReplication = c.insecureReplication;
+            tls = c.tls.orElse(null);
             return this;
         }
 
@@ -323,7 +344,8 @@ public record NodeConfig(
                     replication,
                     failover,
                     Optional.ofNullable(clusterSecret),
-                    insecureReplication);
+                    insecureReplication,
+                    Optional.ofNullable(tls));
         }
     }
 }

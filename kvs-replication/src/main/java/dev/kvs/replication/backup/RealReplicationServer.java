@@ -3,8 +3,7 @@ package dev.kvs.replication.backup;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.Role;
-import dev.kvs.replication.auth.ClusterSecret;
-import dev.kvs.replication.auth.ListenerAuth;
+import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.failback.Handback;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.Hello;
@@ -50,7 +49,7 @@ final class RealReplicationServer implements ReplicationServer {
     final BackupApplier applier;
     final AssemblyBudget budget;
     private final ReceivedBytes received;
-    private final ClusterSecret secret;
+    private final LinkSecurity security;
     /** Connections accepted whose handshake has not finished: bounded by the config. */
     private final AtomicInteger handshaking = new AtomicInteger();
 
@@ -76,7 +75,7 @@ final class RealReplicationServer implements ReplicationServer {
         this.applier = new BackupApplier(store, unfinished, counters, config.maxHeldKeyPackets());
         this.budget = new AssemblyBudget(config.maxAssemblyBytes(), config.maxAssemblyBytesPerChannel());
         this.received = new ReceivedBytes(counters.bytesReceived);
-        this.secret = b.secret;
+        this.security = b.security;
         this.group = b.group;
         this.valueGroup = b.valueGroup;
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -119,11 +118,12 @@ final class RealReplicationServer implements ReplicationServer {
         }
         all.add(ch);
         ChannelPipeline p = ch.pipeline();
+        security.addListenerTls(ch);
         p.addLast("received-bytes", received);
         p.addLast(ReadClock.NAME, new ReadClock());
         // until the handshake is done a frame is a handshake frame: small
         FrameCodec.install(p, Math.min(config.maxFrameBytes(), HANDSHAKE_FRAME_BYTES));
-        if (secret != null) p.addLast(ListenerAuth.NAME, new ListenerAuth(secret, node.epoch()));
+        security.addListenerAuth(ch, node.epoch());
         p.addLast(HandshakeHandler.NAME, new HandshakeHandler(this));
     }
 

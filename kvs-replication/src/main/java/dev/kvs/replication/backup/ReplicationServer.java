@@ -2,6 +2,7 @@ package dev.kvs.replication.backup;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.replication.auth.ClusterSecret;
+import dev.kvs.replication.auth.LinkSecurity;
 import io.netty.channel.EventLoopGroup;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -74,17 +75,18 @@ public interface ReplicationServer extends AutoCloseable {
         int port;
         BackupConfig config = BackupConfig.defaults();
         UnfinishedKeys unfinished;
-        ClusterSecret secret;
+        LinkSecurity security = LinkSecurity.NONE;
 
         Builder() {}
 
         /**
-         * The cluster secret every connection must prove before its {@code Hello} is read (see {@link
-         * ClusterSecret}). Default: none; then a peer that offers to authenticate is refused, since
-         * only a peer with the same secret could be the cluster's primary.
+         * How every connection is secured: mutual TLS, and/or the cluster secret it must prove before
+         * its {@code Hello} is read (see {@link ClusterSecret}). Default: {@link LinkSecurity#NONE}; then
+         * a peer that offers to prove a secret is refused, since only a peer with the same secret could
+         * be the cluster's primary.
          */
-        public Builder secret(ClusterSecret secret) {
-            this.secret = Objects.requireNonNull(secret, "secret == null");
+        public Builder security(LinkSecurity security) {
+            this.security = Objects.requireNonNull(security, "security == null");
             return this;
         }
 

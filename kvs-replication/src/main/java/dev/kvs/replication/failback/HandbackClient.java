@@ -7,8 +7,7 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicatorConfig;
-import dev.kvs.replication.auth.ClusterSecret;
-import dev.kvs.replication.auth.DiallerAuth;
+import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
@@ -75,7 +74,7 @@ public final class HandbackClient {
      *
      * @param epoch this node's epoch, sent in the {@code Hello}
      * @param timeout the longest wait for any one answer of the new primary
-     * @param secret the cluster secret the connection proves before its {@code Hello}, or null
+     * @param security TLS and the cluster secret the connection uses
      * @throws HandbackException if it was refused or did not complete; nothing was rolled back
      */
     public static HandbackReport handBack(
@@ -87,7 +86,7 @@ public final class HandbackClient {
             InetSocketAddress newPrimary,
             EventLoopGroup group,
             Duration timeout,
-            ClusterSecret secret)
+            LinkSecurity security)
             throws HandbackException, InterruptedException {
         BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
         ChannelFuture connect = new Bootstrap()
@@ -98,10 +97,9 @@ public final class HandbackClient {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        security.addDiallerTls(ch, newPrimary);
                         FrameCodec.install(ch.pipeline(), config.maxFrameBytes());
-                        if (secret != null) {
-                            ch.pipeline().addLast(DiallerAuth.NAME, new DiallerAuth(secret, timeout.toMillis()));
-                        }
+                        security.addDiallerAuth(ch, timeout.toMillis());
                         ch.pipeline().addLast(new Inbox(inbox));
                     }
                 })

@@ -1,6 +1,5 @@
 package dev.kvs.replication.primary;
 
-import dev.kvs.replication.auth.DiallerAuth;
 import dev.kvs.replication.wire.FrameCodec;
 import dev.kvs.replication.wire.Transports;
 import io.netty.bootstrap.Bootstrap;
@@ -14,8 +13,8 @@ import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.socket.SocketChannel;
 
 /**
- * Opens a replication connection to the backup: frame codec, authentication if there is a cluster
- * secret, then {@code handler}.
+ * Opens a replication connection to the backup: TLS if configured, frame codec, the cluster secret
+ * proof if configured, then {@code handler}.
  */
 final class Dialer {
     /** DSCP Expedited Forwarding, shifted into the IP TOS byte: key packets. */
@@ -60,11 +59,9 @@ final class Dialer {
         return b.handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        link.security().addDiallerTls(ch, link.peer());
                         FrameCodec.install(ch.pipeline(), link.config().maxFrameBytes());
-                        if (link.secret() != null) {
-                            ch.pipeline()
-                                    .addLast(DiallerAuth.NAME, new DiallerAuth(link.secret(), AUTH_TIMEOUT_MILLIS));
-                        }
+                        link.security().addDiallerAuth(ch, AUTH_TIMEOUT_MILLIS);
                         ch.pipeline().addLast(handler);
                     }
                 })

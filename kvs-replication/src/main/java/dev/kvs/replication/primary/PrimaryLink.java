@@ -2,10 +2,10 @@ package dev.kvs.replication.primary;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.replication.ReplicatorConfig;
-import dev.kvs.replication.auth.ClusterSecret;
+import dev.kvs.replication.auth.LinkSecurity;
 import java.net.InetSocketAddress;
 
-/** What the key and value channels of one primary share; {@code secret} is null without one. */
+/** What the key and value channels of one primary share. */
 record PrimaryLink(
         ReplicatorConfig config,
         KvStore store,
@@ -17,7 +17,7 @@ record PrimaryLink(
         InetSocketAddress peer,
         StaleEpochListener onStaleEpoch,
         Runnable onConfirmed,
-        ClusterSecret secret) {
+        LinkSecurity security) {
 
     /**
      * Called when the backup refuses this primary: it has seen a newer epoch ({@code STALE_EPOCH}), or it

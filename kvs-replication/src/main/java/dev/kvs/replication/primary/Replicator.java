@@ -10,7 +10,7 @@ import dev.kvs.replication.ReplicationTimeoutException;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.WriteOrder;
-import dev.kvs.replication.auth.ClusterSecret;
+import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.wire.Frame.Op;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
@@ -63,13 +63,16 @@ public final class Replicator implements ReplicationLink {
         private EventLoopGroup group;
         private LongConsumer onStaleEpoch = e -> {};
         private Runnable onConfirmed = () -> {};
-        private ClusterSecret secret;
+        private LinkSecurity security = LinkSecurity.NONE;
 
         private Builder() {}
 
-        /** The cluster secret each connection proves before its {@code Hello}. Default: none. */
-        public Builder secret(ClusterSecret secret) {
-            this.secret = Objects.requireNonNull(secret, "secret == null");
+        /**
+         * How each connection is secured: mutual TLS and/or the cluster secret proven before its {@code
+         * Hello}. Default: {@link LinkSecurity#NONE}.
+         */
+        public Builder security(LinkSecurity security) {
+            this.security = Objects.requireNonNull(security, "security == null");
             return this;
         }
 
@@ -165,7 +168,7 @@ public final class Replicator implements ReplicationLink {
                 peer,
                 b.onStaleEpoch::accept,
                 b.onConfirmed,
-                b.secret);
+                b.security);
         this.resyncExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "kvs-resync"));
         this.afterReplyWindowNanos = config.heartbeatInterval().isZero()
                 ? TimeUnit.SECONDS.toNanos(1)

@@ -10,6 +10,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.auth.ClusterSecret;
+import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.primary.Replicator;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.ChannelKind;
@@ -64,7 +65,7 @@ class ReplicationAuthTest {
     private ReplicationServer listen(ClusterSecret secret, BackupConfig config) {
         ReplicationServer.Builder b =
                 ReplicationServer.builder().store(store).node(node).group(group).config(config);
-        if (secret != null) b.secret(secret);
+        if (secret != null) b.security(new LinkSecurity(secret, null));
         ReplicationServer s = b.start();
         resources.add(s);
         return s;
@@ -84,7 +85,7 @@ class ReplicationAuthTest {
                 .startAfter(epoch, 0)
                 .peer(new InetSocketAddress("127.0.0.1", server.port()))
                 .group(group);
-        if (secret != null) b.secret(secret);
+        if (secret != null) b.security(new LinkSecurity(secret, null));
         Replicator r = b.start();
         resources.add(r);
         return r;

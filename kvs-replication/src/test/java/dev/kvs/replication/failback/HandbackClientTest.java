@@ -9,6 +9,7 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.internal.HeapKvStore;
 import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.wire.Frame;
@@ -151,7 +152,15 @@ class HandbackClientTest {
         ReplicatorConfig config =
                 ReplicatorConfig.builder().chunkBytes(64 * 1024).build();
         return HandbackClient.handBack(
-                deposed, config, "dc", "old-primary", 1, server.address(), group, Duration.ofSeconds(10), null);
+                deposed,
+                config,
+                "dc",
+                "old-primary",
+                1,
+                server.address(),
+                group,
+                Duration.ofSeconds(10),
+                LinkSecurity.NONE);
     }
 
     @Test
@@ -221,7 +230,7 @@ class HandbackClientTest {
         deposed.put(b("orphan"), orphan);
         ReplicatorConfig config = ReplicatorConfig.builder().build();
         assertThatThrownBy(() -> HandbackClient.handBack(
-                        deposed, config, "dc", "old", 1, address, group, Duration.ofSeconds(2), null))
+                        deposed, config, "dc", "old", 1, address, group, Duration.ofSeconds(2), LinkSecurity.NONE))
                 .isInstanceOf(HandbackClient.HandbackException.class)
                 .hasMessageContaining("cannot connect");
         assertThat(deposed.get(b("orphan"))).isEqualTo(orphan);

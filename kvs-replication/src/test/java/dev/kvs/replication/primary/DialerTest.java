@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.replication.auth.LinkSecurity;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
@@ -24,7 +25,8 @@ class DialerTest {
             throws InterruptedException {
         ReplicatorConfig config = ReplicatorConfig.builder().flowControl(flow).build();
         InetSocketAddress peer = new InetSocketAddress("127.0.0.1", server.getLocalPort());
-        PrimaryLink link = new PrimaryLink(config, null, null, null, null, "c", "n", peer, e -> {}, () -> {}, null);
+        PrimaryLink link =
+                new PrimaryLink(config, null, null, null, null, "c", "n", peer, e -> {}, () -> {}, LinkSecurity.NONE);
         return Dialer.dial(link, group, kind, new ChannelInboundHandlerAdapter())
                 .sync()
                 .channel();

@@ -14,6 +14,7 @@ import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.auth.TlsFiles;
 import dev.kvs.server.FailoverConfig;
 import dev.kvs.server.NodeConfig;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -34,7 +36,8 @@ import java.util.stream.Collectors;
  *
  * <p>The fields are those of {@link NodeConfig} ({@code cluster, name, role, bind, port, replPort,
  * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, ioThreads,
- * clusterSecret, insecureReplication}; {@code clusterSecretFile} reads the secret from a file) plus
+ * clusterSecret, insecureReplication}; {@code clusterSecretFile} reads the secret from a file), the
+ * {@code tls:} section ({@code certFile, keyFile, caFile, peerName}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
  * replication:} section (with its {@code flowControl:} subsection) and the {@code failover:} section.
  * Byte sizes take a number or a {@link ByteSize} string like {@code 64MiB}. See {@code
@@ -133,10 +136,26 @@ public final class NodeConfigLoader {
             if (y.clusterSecret() != null) b.clusterSecret(y.clusterSecret());
             if (y.clusterSecretFile() != null) b.clusterSecret(readSecretFile(y.clusterSecretFile()));
             if (y.insecureReplication() != null) b.insecureReplication(y.insecureReplication());
+            if (y.tls() != null) b.tls(toTls(y.tls()));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }
         return b;
+    }
+
+    private static TlsFiles toTls(TlsYaml t) {
+        if (t.certFile() == null || t.keyFile() == null || t.caFile() == null) {
+            throw new IllegalArgumentException("tls needs certFile, keyFile and caFile");
+        }
+        try {
+            return new TlsFiles(
+                    Path.of(t.certFile()),
+                    Path.of(t.keyFile()),
+                    Path.of(t.caFile()),
+                    Optional.ofNullable(t.peerName()));
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException("tls: not a valid path: " + e.getInput());
+        }
     }
 
     /** The secret in {@code file}: its content without surrounding whitespace. */
@@ -393,7 +412,11 @@ public final class NodeConfigLoader {
             FailoverYaml failover,
             String clusterSecret,
             String clusterSecretFile,
-            Boolean insecureReplication) {}
+            Boolean insecureReplication,
+            TlsYaml tls) {}
+
+    /** The {@code tls:} section: PEM files of this node's identity and the CA it trusts. */
+    record TlsYaml(String certFile, String keyFile, String caFile, String peerName) {}
 
     /** The {@code failover:} section. */
     record FailoverYaml(String readPolicy, Long blockTimeoutMs, Long lostAfterMs, Long autoPromoteAfterMs) {}

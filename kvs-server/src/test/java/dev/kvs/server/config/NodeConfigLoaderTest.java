@@ -305,7 +305,7 @@ class NodeConfigLoaderTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("config error: unknown field 'prot' in kvs.yaml (known: adminPort, bind, cluster,"
                         + " clusterSecret, clusterSecretFile, dataDir, failover, insecureReplication, ioThreads, maxBulkBytes, maxClients, maxMultibulkLength, mode, name, peer,"
-                        + " port, replPort, replication, requirepass, role, store)");
+                        + " port, replPort, replication, requirepass, role, store, tls)");
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.backup.UnfinishedKeys;
@@ -48,6 +49,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
     private final ReadGate gate;
     private final Writes writes;
     private final EventLoopGroup group;
+    private final LinkSecurity security;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "kvs-failover");
         t.setDaemon(true);
@@ -73,6 +75,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
         this.gate = roles.gate();
         this.writes = writes;
         this.group = group;
+        this.security = group == null ? LinkSecurity.NONE : config.linkSecurity();
         Duration auto = config.failover().autoPromoteAfter();
         if (!auto.isZero()) {
             long period = Math.max(10, Math.min(1000, auto.toMillis() / 10));
@@ -272,7 +275,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
                         address,
                         group,
                         Duration.ofSeconds(30),
-                        config.replicationSecret().orElse(null));
+                        security);
                 handbackReport = report;
                 handbackState = "done";
                 roles.serveAsBackup();

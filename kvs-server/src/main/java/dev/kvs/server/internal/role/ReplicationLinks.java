@@ -2,6 +2,7 @@ package dev.kvs.server.internal.role;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.replication.ReplicationLink;
+import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.backup.BackupConfig;
 import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.ReplicationServer;
@@ -16,6 +17,7 @@ public final class ReplicationLinks implements Links {
     private final KvStore store;
     private final EventLoopGroup group;
     private final EventLoopGroup valueGroup;
+    private final LinkSecurity security;
 
     /**
      * @param group the event loops of replication connections (null for a lone primary)
@@ -26,6 +28,7 @@ public final class ReplicationLinks implements Links {
         this.store = store;
         this.group = group;
         this.valueGroup = valueGroup;
+        this.security = config.linkSecurity();
     }
 
     @Override
@@ -44,8 +47,7 @@ public final class ReplicationLinks implements Links {
                 .group(group)
                 .onStaleEpoch(onStaleEpoch)
                 .onConfirmed(onConfirmed);
-        config.replicationSecret().ifPresent(b::secret);
-        return b.start();
+        return b.security(security).start();
     }
 
     @Override
@@ -59,7 +61,6 @@ public final class ReplicationLinks implements Links {
                         .maxFrameBytes(config.replication().maxFrameBytes())
                         .build())
                 .listen(config.bind(), config.replPort());
-        config.replicationSecret().ifPresent(b::secret);
-        return b.start();
+        return b.security(security).start();
     }
 }

@@ -1,0 +1,37 @@
+package dev.kvs.replication.auth;
+
+import io.netty.channel.Channel;
+import java.net.InetSocketAddress;
+
+/**
+ * How replication connections are secured: mutual TLS, a cluster secret proven by both sides, both,
+ * or (loopback and tests) neither. Installs the handlers in a connection's pipeline: TLS first of all,
+ * the secret's challenge-response right after the frame codec. Thread-safe.
+ *
+ * @param secret the cluster secret, or null
+ * @param tls mutual TLS, or null
+ */
+public record LinkSecurity(ClusterSecret secret, ReplicationTls tls) {
+    /** Neither TLS nor a secret. */
+    public static final LinkSecurity NONE = new LinkSecurity(null, null);
+
+    /** A dialled connection to {@code peer}: TLS, to be added first. */
+    public void addDiallerTls(Channel ch, InetSocketAddress peer) {
+        if (tls != null) ch.pipeline().addLast(ReplicationTls.NAME, tls.clientHandler(ch.alloc(), ch, peer));
+    }
+
+    /** A dialled connection: the secret's challenge-response, to be added right after the frame codec. */
+    public void addDiallerAuth(Channel ch, long timeoutMillis) {
+        if (secret != null) ch.pipeline().addLast(DiallerAuth.NAME, new DiallerAuth(secret, timeoutMillis));
+    }
+
+    /** An accepted connection: TLS, to be added first. */
+    public void addListenerTls(Channel ch) {
+        if (tls != null) ch.pipeline().addLast(ReplicationTls.NAME, tls.serverHandler(ch));
+    }
+
+    /** An accepted connection: the secret's challenge-response, right after the frame codec. */
+    public void addListenerAuth(Channel ch, long epoch) {
+        if (secret != null) ch.pipeline().addLast(ListenerAuth.NAME, new ListenerAuth(secret, epoch));
+    }
+}
