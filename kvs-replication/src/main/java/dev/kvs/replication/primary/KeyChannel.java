@@ -299,14 +299,17 @@ final class KeyChannel {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            if (channel == ctx.channel()) {
+            // also a connection closed before it became active here (it failed its authentication or
+            // TLS, say): each connection has its own handler, so this redials once per connection
+            boolean wasCurrent = channel == ctx.channel();
+            if (wasCurrent) {
                 channel = null;
                 link.keyLog().rewind(TxId.ZERO);
-                if (state != State.CLOSED) {
-                    if (state != State.DIVERGED) state = State.CONNECTING;
-                    log.info("key channel to {} lost; reconnecting", link.peer());
-                    retry();
-                }
+            }
+            if (state != State.CLOSED && (wasCurrent || channel == null)) {
+                if (state != State.DIVERGED) state = State.CONNECTING;
+                log.info("key channel to {} lost; reconnecting", link.peer());
+                retry();
             }
         }
 

@@ -8,8 +8,10 @@ import dev.kvs.replication.Role;
 import dev.kvs.replication.auth.TlsFiles;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.wan.WanLink;
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -112,6 +114,39 @@ class ReplicationSecurityTest {
             assertThat(ja.set("k", "v")).isEqualTo("OK");
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(TwoDc.peek(jb, "k".getBytes()))
                     .isNotNull());
+        }
+    }
+
+    @Test
+    void aPrimaryWhoseFirstConnectionsCloseBeforeAuthenticatingKeepsRedialling() throws Exception {
+        int backupPort;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            backupPort = probe.getLocalPort();
+        }
+        // the link accepts, then closes each connection while nothing listens behind it yet
+        try (WanLink link = WanLink.builder().target("127.0.0.1", backupPort).build();
+                KvsNode a = KvsNode.start(NodeConfig.builder()
+                        .name("dc-a")
+                        .port(0)
+                        .adminPort(0)
+                        .replPort(0)
+                        .peer("127.0.0.1:" + link.port())
+                        .replication(FAST_RECONNECT)
+                        .clusterSecret("shared-secret-0123456789")
+                        .build());
+                Jedis ja = new Jedis("127.0.0.1", a.port())) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> link.stats().acceptedConnections() >= 6);
+            try (KvsNode b = KvsNode.start(NodeConfig.builder()
+                    .name("dc-b")
+                    .role(Role.BACKUP)
+                    .port(0)
+                    .adminPort(0)
+                    .replPort(backupPort)
+                    .clusterSecret("shared-secret-0123456789")
+                    .build())) {
+                await().atMost(Duration.ofSeconds(20))
+                        .untilAsserted(() -> assertThat(ja.info("replication")).contains("kvs_link_state:streaming"));
+            }
         }
     }
 
