@@ -35,6 +35,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private final CommandTable table;
     private final ClientStats stats;
     private final NodeMetrics metrics;
+    private final RespCommandDecoder decoder;
     private Session session;
     /** Replies not yet written because an earlier one is still pending; in request order. */
     private final ArrayDeque<CompletableFuture<RedisMessage>> pending = new ArrayDeque<>();
@@ -45,8 +46,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     private long holdDeadlineNanos;
 
-    RespHandler(NodeContext node, CommandTable table, ClientStats stats) {
+    RespHandler(NodeContext node, CommandTable table, ClientStats stats, RespCommandDecoder decoder) {
         this.node = node;
+        this.decoder = decoder;
         this.table = table;
         this.stats = stats;
         this.metrics = node.metrics();
@@ -103,7 +105,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 hold(ctx, command);
                 return;
             }
+            boolean wasAuthenticated = session.authenticated;
             reply(ctx, dispatch(command.args()));
+            if (!wasAuthenticated && session.authenticated) decoder.authenticated();
         }
     }
 
@@ -113,7 +117,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
      * with BUSY once the write timeout has passed.
      */
     private boolean mustWaitForRoom(RespCommand command) {
-        if (!(node.roles().current() instanceof NodeRole.Primary p)
+        if (!session.authenticated
+                || !(node.roles().current() instanceof NodeRole.Primary p)
                 || p.writes().hasRoom()) return false;
         CommandSpec spec = table.lookup(command.args()[0]);
         return spec != null && spec.has(CommandSpec.WRITE);
@@ -287,7 +292,15 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof DecoderException || cause instanceof CodecException) {
+        if (cause instanceof RespCommandDecoder.CrossProtocolException) {
+            // as Redis: no reply (the attacker's page would see it), nothing run, the connection closed
+            stats.crossProtocolAttacks.increment();
+            log.warn(
+                    "Possible SECURITY ATTACK detected from client {}: it sent POST or Host: to the client port, as"
+                            + " an HTTP request does (cross-protocol scripting?). Connection aborted.",
+                    session.remoteAddress);
+            ctx.close();
+        } else if (cause instanceof DecoderException || cause instanceof CodecException) {
             // the byte stream cannot be resynchronised: say why, then close
             stats.protocolErrors.increment();
             Throwable root = cause.getCause() != null ? cause.getCause() : cause;

@@ -56,11 +56,19 @@ public final class RespServer {
     /** Installs the client protocol handlers; also used by tests on an {@code EmbeddedChannel}. */
     void configure(ChannelPipeline p) {
         p.addLast("encoder", new RespReplyEncoder());
-        p.addLast(
-                "decoder",
-                new RespCommandDecoder(
-                        node.config().maxBulkBytes(), node.config().maxMultibulkLength(), MAX_INLINE_BYTES));
-        p.addLast("handler", new RespHandler(node, table, stats));
+        RespCommandDecoder decoder = new RespCommandDecoder(
+                node.config().maxBulkBytes(),
+                node.config().maxMultibulkLength(),
+                MAX_INLINE_BYTES,
+                node.config().requirepass().isPresent(),
+                stats);
+        p.addLast("decoder", decoder);
+        p.addLast("handler", new RespHandler(node, table, stats, decoder));
+    }
+
+    /** The port's counters; for INFO and tests. */
+    ClientStats stats() {
+        return stats;
     }
 
     /** Client connections open now. */

@@ -16,6 +16,7 @@ final class RespChannel implements AutoCloseable {
     final NodeContext node;
     final KvStore store;
     final EmbeddedChannel channel;
+    final RespServer server;
 
     RespChannel(NodeConfig config) {
         this(config, null);
@@ -26,7 +27,8 @@ final class RespChannel implements AutoCloseable {
         store = KvStore.builder().config(config.store()).open();
         node = TestContexts.primary(config, store, 1, 0, link);
         channel = new EmbeddedChannel();
-        new RespServer(node).configure(channel.pipeline());
+        server = new RespServer(node);
+        server.configure(channel.pipeline());
         channel.pipeline().fireChannelActive(); // the channel was active before the handlers were added
     }
 
