@@ -14,6 +14,14 @@ final class ClientStats {
     final LongAdder protocolErrors = new LongAdder();
     /** Connections closed because they sent an HTTP request ({@code POST}, {@code Host:}). */
     final LongAdder crossProtocolAttacks = new LongAdder();
+    /** Clients refused by protected mode. */
+    final LongAdder protectedModeDenials = new LongAdder();
+    /** Connections closed for not authenticating in time. */
+    final LongAdder authTimeouts = new LongAdder();
+    /** Connections closed for being idle. */
+    final LongAdder idleTimeouts = new LongAdder();
+    /** Connections closed for having more replies queued than clientOutputBufferLimit. */
+    final LongAdder outputBufferLimitDisconnections = new LongAdder();
     /** Bulk strings being received now, on every connection (a gauge). */
     final AtomicInteger inputBulks = new AtomicInteger();
     /** Bytes the decoders hold for the bulk strings being received now (a gauge). */

@@ -137,6 +137,10 @@ final class InfoCommand implements Command {
         line(b, "total_error_replies", stats.errorReplies.sum());
         line(b, "kvs_protocol_errors", stats.protocolErrors.sum());
         line(b, "kvs_cross_protocol_attacks", stats.crossProtocolAttacks.sum());
+        line(b, "client_output_buffer_limit_disconnections", stats.outputBufferLimitDisconnections.sum());
+        line(b, "kvs_protected_mode_denials", stats.protectedModeDenials.sum());
+        line(b, "kvs_auth_timeouts", stats.authTimeouts.sum());
+        line(b, "kvs_idle_timeouts", stats.idleTimeouts.sum());
         line(b, "expired_keys", 0);
         line(b, "evicted_keys", 0);
     }
