@@ -31,6 +31,15 @@ import java.util.Optional;
  * @param maxBulkBytes longest bulk string a client may send
  * @param maxMultibulkLength most elements in one command
  * @param maxClients most client connections at once
+ * @param timeoutSeconds close a client connection idle (no command, no reply owed) this long; 0: never
+ *     (Redis {@code timeout})
+ * @param authTimeoutSeconds with {@code requirepass}, close a connection that has not authenticated
+ *     this long after connecting, so that silent sockets cannot hold {@code maxClients}; 0: never
+ * @param clientOutputBufferLimit most bytes of replies queued for one client (computed but not yet
+ *     sent, e.g. behind a write waiting for replication, or to a client that does not read); over
+ *     it the connection is closed; 0: no limit (Redis {@code client-output-buffer-limit} hard limit)
+ * @param protectedMode with no {@code requirepass} and a non-loopback {@code bind}, refuse client
+ *     connections from other hosts with {@code -DENIED} (Redis {@code protected-mode})
  * @param ioThreads Netty event-loop threads for client connections (0: one per core)
  * @param store the store's limits and data directory
  * @param replication the primary's replication limits (batching, bounds, timeouts)
@@ -56,6 +65,10 @@ public record NodeConfig(
         int maxBulkBytes,
         int maxMultibulkLength,
         int maxClients,
+        int timeoutSeconds,
+        int authTimeoutSeconds,
+        long clientOutputBufferLimit,
+        boolean protectedMode,
         int ioThreads,
         StoreConfig store,
         ReplicatorConfig replication,
@@ -68,6 +81,10 @@ public record NodeConfig(
     public static final int DEFAULT_REPL_PORT = 7380;
     public static final int DEFAULT_ADMIN_PORT = 8380;
     public static final int DEFAULT_MAX_BULK_BYTES = 64 * 1024 * 1024;
+    public static final int DEFAULT_AUTH_TIMEOUT_SECONDS = 10;
+    public static final long DEFAULT_CLIENT_OUTPUT_BUFFER_LIMIT = 256L * 1024 * 1024;
+    /** Smallest non-zero {@link #clientOutputBufferLimit}: below it ordinary replies would close clients. */
+    public static final long MIN_CLIENT_OUTPUT_BUFFER_LIMIT = 1024 * 1024;
 
     public NodeConfig {
         requireText("cluster", cluster);
@@ -88,6 +105,12 @@ public record NodeConfig(
         if (maxMultibulkLength <= 0)
             throw new IllegalArgumentException("maxMultibulkLength <= 0: " + maxMultibulkLength);
         if (maxClients <= 0) throw new IllegalArgumentException("maxClients <= 0: " + maxClients);
+        if (timeoutSeconds < 0) throw new IllegalArgumentException("timeoutSeconds < 0: " + timeoutSeconds);
+        if (authTimeoutSeconds < 0) throw new IllegalArgumentException("authTimeoutSeconds < 0: " + authTimeoutSeconds);
+        if (clientOutputBufferLimit != 0 && clientOutputBufferLimit < MIN_CLIENT_OUTPUT_BUFFER_LIMIT) {
+            throw new IllegalArgumentException(
+                    "clientOutputBufferLimit is neither 0 (no limit) nor at least 1MiB: " + clientOutputBufferLimit);
+        }
         if (ioThreads < 0) throw new IllegalArgumentException("ioThreads < 0: " + ioThreads);
         if (store == null) throw new IllegalArgumentException("store is missing");
         if (replication == null) throw new IllegalArgumentException("replication is missing");
@@ -178,6 +201,10 @@ public record NodeConfig(
         private int maxBulkBytes = DEFAULT_MAX_BULK_BYTES;
         private int maxMultibulkLength = 1024 * 1024;
         private int maxClients = 10_000;
+        private int timeoutSeconds = 0;
+        private int authTimeoutSeconds = DEFAULT_AUTH_TIMEOUT_SECONDS;
+        private long clientOutputBufferLimit = DEFAULT_CLIENT_OUTPUT_BUFFER_LIMIT;
+        private boolean protectedMode = true;
         private int ioThreads = 0;
         private StoreConfig store = StoreConfig.defaults();
         private ReplicatorConfig replication = ReplicatorConfig.defaults();
@@ -255,6 +282,29 @@ public record NodeConfig(
             return this;
         }
 
+        /** 0: idle clients are never closed. */
+        public Builder timeoutSeconds(int v) {
+            timeoutSeconds = v;
+            return this;
+        }
+
+        /** 0: unauthenticated clients are never closed for it. Only applies with {@code requirepass}. */
+        public Builder authTimeoutSeconds(int v) {
+            authTimeoutSeconds = v;
+            return this;
+        }
+
+        /** Bytes; 0: no limit. */
+        public Builder clientOutputBufferLimit(long v) {
+            clientOutputBufferLimit = v;
+            return this;
+        }
+
+        public Builder protectedMode(boolean v) {
+            protectedMode = v;
+            return this;
+        }
+
         public Builder ioThreads(int v) {
             ioThreads = v;
             return this;
@@ -313,6 +363,10 @@ public record NodeConfig(
             maxBulkBytes = c.maxBulkBytes;
             maxMultibulkLength = c.maxMultibulkLength;
             maxClients = c.maxClients;
+            timeoutSeconds = c.timeoutSeconds;
+            authTimeoutSeconds = c.authTimeoutSeconds;
+            clientOutputBufferLimit = c.clientOutputBufferLimit;
+            protectedMode = c.protectedMode;
             ioThreads = c.ioThreads;
             store = c.store;
             replication = c.replication;
@@ -339,6 +393,10 @@ public record NodeConfig(
                     maxBulkBytes,
                     maxMultibulkLength,
                     maxClients,
+                    timeoutSeconds,
+                    authTimeoutSeconds,
+                    clientOutputBufferLimit,
+                    protectedMode,
                     ioThreads,
                     store,
                     replication,

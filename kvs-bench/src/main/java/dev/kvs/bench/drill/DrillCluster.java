@@ -94,7 +94,9 @@ final class DrillCluster implements AutoCloseable {
         NodeProcess wanProcess = null;
         String any = "0.0.0.0";
         try {
-            NodeYaml yaml = s.yaml();
+            // clients reach the nodes from another namespace, not on loopback: protected mode would refuse them
+            NodeYaml yaml =
+                    new NodeYaml(s.yaml().cluster(), s.yaml().mode(), s.yaml().tuning() + "protectedMode: false\n");
             Path backupConfig = yaml.write(
                     dir,
                     "dc-backup",

@@ -1,6 +1,7 @@
 package dev.kvs.replication.primary;
 
 import dev.kvs.core.TxId;
+import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import java.util.ArrayList;
@@ -72,10 +73,17 @@ final class KeyLog {
         return true;
     }
 
-    /** Assigns the next seq. Callers make room first ({@link #awaitRoom}); a full log throws. */
+    /**
+     * Assigns the next seq. Callers make room first ({@link #awaitRoom}), but a command writing several
+     * keys, or writers racing for the last slot, can still find the log full.
+     *
+     * @throws ReplicationBusyException if the log is full; the caller aborts its order, so nothing is written
+     */
     synchronized TxId reserve(Op op, byte[] key, int valueLength, int checksum) {
         if (lastSeq - ackedSeq >= capacity) {
-            throw new IllegalStateException("key log full: " + capacity + " unacknowledged key packets");
+            throw new ReplicationBusyException("key log full: " + capacity
+                    + " key packets unacknowledged by the backup (maxUnackedKeys), no room for this write's"
+                    + " keys; nothing was written");
         }
         long seq = ++lastSeq;
         unackedMirror = lastSeq - ackedSeq;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.TxId;
+import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import java.nio.charset.StandardCharsets;
@@ -63,7 +64,9 @@ class KeyLogTest {
         TxId a = log.reserve(Op.PUT, key("a"), 1, 1);
         TxId b = log.reserve(Op.PUT, key("b"), 1, 1);
         assertThat(log.awaitRoom(1_000_000)).isFalse();
-        assertThatThrownBy(() -> log.reserve(Op.PUT, key("c"), 1, 1)).hasMessageContaining("key log full");
+        assertThatThrownBy(() -> log.reserve(Op.PUT, key("c"), 1, 1))
+                .isInstanceOf(ReplicationBusyException.class)
+                .hasMessageContaining("key log full");
         CompletableFuture<Void> fa = log.whenAcked(a);
         CompletableFuture<Void> fb = log.whenAcked(b);
         log.commit(a);

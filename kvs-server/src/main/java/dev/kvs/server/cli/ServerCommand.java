@@ -200,6 +200,17 @@ public final class ServerCommand implements Callable<Integer> {
             })
     private OnOff flowControl;
 
+    @Option(
+            names = "--protected-mode",
+            paramLabel = "on|off",
+            converter = OnOffConverter.class,
+            description = {
+                "Protected mode (protectedMode): with no requirepass and a non-loopback --bind, client"
+                        + " connections from other hosts are refused with -DENIED; off only on a trusted network"
+                        + " (default: the --config file's setting, else on)"
+            })
+    private OnOff protectedMode;
+
     /** A command that starts a real {@link KvsNode}. */
     public ServerCommand() {
         this(ServerCommand::startKvsNode);
@@ -265,6 +276,7 @@ public final class ServerCommand implements Callable<Integer> {
         if (mode != null) b.mode(mode);
         if (requirepass != null) b.requirepass(requirepass);
         if (insecureReplication) b.insecureReplication(true);
+        if (protectedMode != null) b.protectedMode(protectedMode == OnOff.ON);
         try {
             if (clusterSecretFile != null) b.clusterSecret(NodeConfigLoader.readSecretFile(clusterSecretFile));
             if (maxBulkBytes != null) b.maxBulkBytes(maxBulkBytes.toInt("maxBulkBytes"));

@@ -35,9 +35,10 @@ import java.util.stream.Collectors;
  * as one {@link ConfigException} naming the field and quoting the value. Thread-safe.
  *
  * <p>The fields are those of {@link NodeConfig} ({@code cluster, name, role, bind, port, replPort,
- * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, ioThreads,
- * clusterSecret, insecureReplication}; {@code clusterSecretFile} reads the secret from a file), the
- * {@code tls:} section ({@code certFile, keyFile, caFile, peerName}) plus
+ * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, timeoutSeconds,
+ * authTimeoutSeconds, clientOutputBufferLimit, protectedMode, ioThreads, clusterSecret,
+ * insecureReplication}; {@code clusterSecretFile} reads the secret from a file), the {@code tls:}
+ * section ({@code certFile, keyFile, caFile, peerName}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
  * replication:} section (with its {@code flowControl:} subsection) and the {@code failover:} section.
  * Byte sizes take a number or a {@link ByteSize} string like {@code 64MiB}. See {@code
@@ -126,6 +127,15 @@ public final class NodeConfigLoader {
                 b.maxMultibulkLength(toInt("maxMultibulkLength", y.maxMultibulkLength()));
             }
             if (y.maxClients() != null) b.maxClients(toInt("maxClients", y.maxClients()));
+            if (y.timeoutSeconds() != null) b.timeoutSeconds(toInt("timeoutSeconds", y.timeoutSeconds()));
+            if (y.authTimeoutSeconds() != null) {
+                b.authTimeoutSeconds(toInt("authTimeoutSeconds", y.authTimeoutSeconds()));
+            }
+            if (y.clientOutputBufferLimit() != null) {
+                b.clientOutputBufferLimit(byteSize("clientOutputBufferLimit", y.clientOutputBufferLimit())
+                        .bytes());
+            }
+            if (y.protectedMode() != null) b.protectedMode(y.protectedMode());
             if (y.ioThreads() != null) b.ioThreads(toInt("ioThreads", y.ioThreads()));
             b.store(toStore(y.store(), y.dataDir()));
             if (y.replication() != null) b.replication(toReplication(y.replication()));
@@ -405,6 +415,10 @@ public final class NodeConfigLoader {
             Object maxBulkBytes,
             Long maxMultibulkLength,
             Long maxClients,
+            Long timeoutSeconds,
+            Long authTimeoutSeconds,
+            Object clientOutputBufferLimit,
+            Boolean protectedMode,
             Long ioThreads,
             String dataDir,
             StoreYaml store,

@@ -89,7 +89,8 @@ class ServerCommandTest {
                         "--max-entries=99",
                         "--max-bytes=10MB",
                         "--cluster-secret-file=" + secretFile(),
-                        "--insecure-replication"))
+                        "--insecure-replication",
+                        "--protected-mode=off"))
                 .isZero();
 
         NodeConfig c = started.get();
@@ -108,6 +109,7 @@ class ServerCommandTest {
                         .clusterSecret("a-secret-of-sixteen+")
                         .insecureReplication(true)
                         .maxBulkBytes(1 << 20)
+                        .protectedMode(false)
                         .store(new StoreConfig(
                                 99,
                                 10_000_000,
@@ -273,6 +275,7 @@ class ServerCommandTest {
                 "--max-entries",
                 "--max-bytes",
                 "--flow-control",
+                "--protected-mode",
                 "--help",
                 "--version");
         assertThat(help).contains(expected);

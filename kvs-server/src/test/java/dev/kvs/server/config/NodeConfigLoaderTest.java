@@ -39,6 +39,10 @@ class NodeConfigLoaderTest {
                 maxBulkBytes: 16MiB
                 maxMultibulkLength: 4096
                 maxClients: 200
+                timeoutSeconds: 300
+                authTimeoutSeconds: 5
+                clientOutputBufferLimit: 32MiB
+                protectedMode: false
                 ioThreads: 4
                 clusterSecret: sixteen-bytes-or-more
                 dataDir: /var/lib/kvs
@@ -64,6 +68,10 @@ class NodeConfigLoaderTest {
         assertThat(c.maxBulkBytes()).isEqualTo(16 << 20);
         assertThat(c.maxMultibulkLength()).isEqualTo(4096);
         assertThat(c.maxClients()).isEqualTo(200);
+        assertThat(c.timeoutSeconds()).isEqualTo(300);
+        assertThat(c.authTimeoutSeconds()).isEqualTo(5);
+        assertThat(c.clientOutputBufferLimit()).isEqualTo(32L << 20);
+        assertThat(c.protectedMode()).isFalse();
         assertThat(c.ioThreads()).isEqualTo(4);
         assertThat(c.clusterSecret()).hasValue("sixteen-bytes-or-more");
         assertThat(c.store())
@@ -177,6 +185,11 @@ class NodeConfigLoaderTest {
             maxBulkBytes: {a: 1} => maxBulkBytes is not a byte size (e.g. 64MiB): {a=1}
             maxMultibulkLength: 0 => maxMultibulkLength <= 0: 0
             maxClients: 0 => maxClients <= 0: 0
+            timeoutSeconds: -1 => timeoutSeconds < 0: -1
+            authTimeoutSeconds: -5 => authTimeoutSeconds < 0: -5
+            clientOutputBufferLimit: 1000 => clientOutputBufferLimit is neither 0 (no limit) nor at least 1MiB: 1000
+            clientOutputBufferLimit: lots => clientOutputBufferLimit is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): lots
+            protectedMode: maybe => protectedMode is not true or false: maybe
             ioThreads: -1 => ioThreads < 0: -1
             dataDir: "a\\0b" => dataDir is not a valid path: a\\u0000b
             store: 5 => store is not a mapping of field: value: 5
@@ -303,9 +316,11 @@ class NodeConfigLoaderTest {
     void unknownFieldIsNamedWithTheKnownOnes() {
         assertThatThrownBy(() -> NodeConfigLoader.parse("prot: 6380", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("config error: unknown field 'prot' in kvs.yaml (known: adminPort, bind, cluster,"
-                        + " clusterSecret, clusterSecretFile, dataDir, failover, insecureReplication, ioThreads, maxBulkBytes, maxClients, maxMultibulkLength, mode, name, peer,"
-                        + " port, replPort, replication, requirepass, role, store, tls)");
+                .hasMessage("config error: unknown field 'prot' in kvs.yaml (known: adminPort, authTimeoutSeconds,"
+                        + " bind, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile, dataDir, failover,"
+                        + " insecureReplication, ioThreads, maxBulkBytes, maxClients, maxMultibulkLength, mode, name,"
+                        + " peer, port, protectedMode, replPort, replication, requirepass, role, store, timeoutSeconds,"
+                        + " tls)");
     }
 
     @Test

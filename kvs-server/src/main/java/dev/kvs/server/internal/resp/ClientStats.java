@@ -1,6 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Counters of the client port, for INFO. Thread-safe. */
@@ -11,4 +12,18 @@ final class ClientStats {
     final LongAdder commandsProcessed = new LongAdder();
     final LongAdder errorReplies = new LongAdder();
     final LongAdder protocolErrors = new LongAdder();
+    /** Connections closed because they sent an HTTP request ({@code POST}, {@code Host:}). */
+    final LongAdder crossProtocolAttacks = new LongAdder();
+    /** Clients refused by protected mode. */
+    final LongAdder protectedModeDenials = new LongAdder();
+    /** Connections closed for not authenticating in time. */
+    final LongAdder authTimeouts = new LongAdder();
+    /** Connections closed for being idle. */
+    final LongAdder idleTimeouts = new LongAdder();
+    /** Connections closed for having more replies queued than clientOutputBufferLimit. */
+    final LongAdder outputBufferLimitDisconnections = new LongAdder();
+    /** Bulk strings being received now, on every connection (a gauge). */
+    final AtomicInteger inputBulks = new AtomicInteger();
+    /** Bytes the decoders hold for the bulk strings being received now (a gauge). */
+    final AtomicLong inputBulkBytes = new AtomicLong();
 }

@@ -97,6 +97,7 @@ final class InfoCommand implements Command {
         b.append("# Clients\r\n");
         line(b, "connected_clients", stats.connected.get());
         line(b, "maxclients", node.config().maxClients());
+        line(b, "kvs_input_bulk_bytes", stats.inputBulkBytes.get());
     }
 
     private void memory(StringBuilder b) {
@@ -135,6 +136,11 @@ final class InfoCommand implements Command {
         line(b, "rejected_connections", stats.rejectedConnections.sum());
         line(b, "total_error_replies", stats.errorReplies.sum());
         line(b, "kvs_protocol_errors", stats.protocolErrors.sum());
+        line(b, "kvs_cross_protocol_attacks", stats.crossProtocolAttacks.sum());
+        line(b, "client_output_buffer_limit_disconnections", stats.outputBufferLimitDisconnections.sum());
+        line(b, "kvs_protected_mode_denials", stats.protectedModeDenials.sum());
+        line(b, "kvs_auth_timeouts", stats.authTimeouts.sum());
+        line(b, "kvs_idle_timeouts", stats.idleTimeouts.sum());
         line(b, "expired_keys", 0);
         line(b, "evicted_keys", 0);
     }

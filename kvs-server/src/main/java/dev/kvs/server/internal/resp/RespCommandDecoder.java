@@ -14,19 +14,42 @@ import java.util.List;
  * RespCommand}s. Measured hot path: it replaces codec-redis's decoder and two aggregators, which
  * allocated several messages per argument (see BENCHMARKS.md).
  *
+ * <p>Memory follows the bytes received, never the lengths announced: a bulk string's buffer starts at
+ * what has arrived (at least {@link #MIN_BULK_CHUNK}) and doubles as more arrives, up to its length,
+ * so a client announcing 64 MiB and sending 16 bytes costs 16 KiB, not 64 MiB. {@link ClientStats}
+ * counts the bulk strings being received and the bytes held for them.
+ *
  * <p>Limits: a bulk string longer than {@code maxBulkBytes} is skipped as it streams in (never
  * buffered) and its command answered with an error, so the stream stays in sync; more than {@code
  * maxElements} arguments, a malformed length, or a bulk declared longer than {@link #ABSOLUTE_MAX_BULK}
  * cannot be resynchronised and raise {@link RespProtocolException}, after which the handler answers
  * and closes. Elements of the wrong type (integers, nested arrays...) are read and the command refused.
+ *
+ * <p>Before authentication (only when a password is required; see {@link #authenticated()}) the limits
+ * are Redis's: at most {@link #PRE_AUTH_MAX_ARGS} arguments and bulk strings of at most {@link
+ * #PRE_AUTH_MAX_BULK} bytes; more is a protocol error that closes the connection. Meanwhile commands
+ * are handed on one at a time, so that an {@code AUTH} lifts the limits for the command right after it.
+ *
+ * <p>A command named {@code POST} or {@code Host:} is the start of an HTTP request (a browser made to
+ * post to this port: cross-protocol scripting). It raises {@link CrossProtocolException} and nothing
+ * after it is decoded, as Redis does.
  */
 final class RespCommandDecoder extends ByteToMessageDecoder {
     /** Beyond this a declared bulk length is treated as garbage rather than skipped. */
     static final long ABSOLUTE_MAX_BULK = 512L * 1024 * 1024;
 
+    /** Smallest buffer given to a bulk string still arriving. */
+    static final int MIN_BULK_CHUNK = 16 * 1024;
+    /** Most arguments of a command before authentication (Redis: 10). */
+    static final int PRE_AUTH_MAX_ARGS = 10;
+    /** Longest bulk string before authentication (Redis: 16 KiB). */
+    static final int PRE_AUTH_MAX_BULK = 16 * 1024;
+
     private static final int MAX_LENGTH_LINE = 32;
     /** Stands in for an argument that was skipped; its command is refused. */
     private static final byte[] SKIPPED = new byte[0];
+
+    private static final byte[] EMPTY = new byte[0];
 
     private enum State {
         COMMAND_START,
@@ -40,19 +63,40 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private final int maxElements;
     private final int maxInlineBytes;
 
+    private final ClientStats stats;
+
     private State state = State.COMMAND_START;
     private List<byte[]> args;
     private long remainingElements;
+    /** The bulk string being read: null until its first bytes arrive, then grown as they do. */
     private byte[] bulk;
+    /** Its announced length. */
+    private int bulkLength;
+
     private int bulkFilled;
+    /** True while a bulk string is being buffered (counted in {@link #stats}). */
+    private boolean buffering;
+
     private long skipRemaining;
     private String commandError;
     private boolean failed;
+    private boolean preAuth;
 
-    RespCommandDecoder(int maxBulkBytes, int maxElements, int maxInlineBytes) {
+    /**
+     * @param preAuth true if the connection must authenticate first: the pre-auth limits apply until
+     *     {@link #authenticated()}
+     */
+    RespCommandDecoder(int maxBulkBytes, int maxElements, int maxInlineBytes, boolean preAuth, ClientStats stats) {
         this.maxBulkBytes = maxBulkBytes;
         this.maxElements = maxElements;
         this.maxInlineBytes = maxInlineBytes;
+        this.preAuth = preAuth;
+        this.stats = stats;
+    }
+
+    /** The connection authenticated: the configured limits apply from the next command on. */
+    void authenticated() {
+        preAuth = false;
     }
 
     @Override
@@ -78,22 +122,30 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
                         long n = readLengthLine(in, '*', maxElements, "multibulk");
                         if (n == Long.MIN_VALUE) return;
                         if (n <= 0) continue; // *0 and *-1 are ignored, as Redis does
+                        if (preAuth && n > PRE_AUTH_MAX_ARGS) {
+                            throw new RespProtocolException("unauthenticated multibulk length");
+                        }
                         startArray(n);
                     } else {
                         RespCommand inline = readInline(in);
                         if (inline == null) return;
                         out.add(inline);
+                        if (preAuth) return; // let the handler see it first: it may be AUTH
                     }
                 }
                 case ELEMENT_START -> {
                     if (!readElementHeader(in)) return;
-                    if (state == State.ELEMENT_START && remainingElements == 0) finishCommand(out);
+                    if (state == State.ELEMENT_START && remainingElements == 0) {
+                        finishCommand(out);
+                        if (preAuth) return;
+                    }
                 }
                 case BULK_DATA -> {
-                    int n = Math.min(in.readableBytes(), bulk.length - bulkFilled);
+                    int n = Math.min(in.readableBytes(), bulkLength - bulkFilled);
+                    ensureBulkCapacity(bulkFilled + n);
                     in.readBytes(bulk, bulkFilled, n);
                     bulkFilled += n;
-                    if (bulkFilled == bulk.length) state = State.BULK_CRLF;
+                    if (bulkFilled == bulkLength) state = State.BULK_CRLF;
                 }
                 case BULK_SKIP -> {
                     int n = (int) Math.min(in.readableBytes(), skipRemaining);
@@ -107,12 +159,42 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
                         throw new RespProtocolException("bulk string not terminated by CRLF");
                     }
                     args.add(bulk);
-                    bulk = null;
+                    releaseBulk();
                     state = State.ELEMENT_START;
-                    if (remainingElements == 0) finishCommand(out);
+                    if (remainingElements == 0) {
+                        finishCommand(out);
+                        if (preAuth) return;
+                    }
                 }
             }
         }
+    }
+
+    /** Grows the bulk buffer to hold {@code needed} bytes: doubling, never past the announced length. */
+    private void ensureBulkCapacity(int needed) {
+        int capacity = bulk == null ? 0 : bulk.length;
+        if (needed <= capacity) return;
+        int grown = (int) Math.min(bulkLength, Math.max(needed, Math.max(2L * capacity, MIN_BULK_CHUNK)));
+        byte[] b = new byte[grown];
+        if (bulkFilled > 0) System.arraycopy(bulk, 0, b, 0, bulkFilled);
+        bulk = b;
+        stats.inputBulkBytes.addAndGet(grown - capacity);
+    }
+
+    /** The bulk string was read (or the connection closed): it no longer counts as input held. */
+    private void releaseBulk() {
+        if (buffering) {
+            buffering = false;
+            stats.inputBulks.decrementAndGet();
+            stats.inputBulkBytes.addAndGet(bulk == null ? 0 : -bulk.length);
+        }
+        bulk = null;
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        releaseBulk();
+        args = null;
     }
 
     private void startArray(long n) {
@@ -129,6 +211,9 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             case '$' -> {
                 long len = readLengthLine(in, '$', ABSOLUTE_MAX_BULK, "bulk");
                 if (len == Long.MIN_VALUE) return false;
+                if (preAuth && len > PRE_AUTH_MAX_BULK) {
+                    throw new RespProtocolException("unauthenticated bulk length");
+                }
                 remainingElements--;
                 if (len < 0) {
                     refuse("expected a bulk string, got a null bulk string");
@@ -139,10 +224,16 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
                     bulk = SKIPPED;
                     skipRemaining = len;
                     state = len == 0 ? State.BULK_CRLF : State.BULK_SKIP;
+                } else if (len == 0) {
+                    bulk = EMPTY;
+                    state = State.BULK_CRLF;
                 } else {
-                    bulk = new byte[(int) len];
+                    bulk = null; // allocated as its bytes arrive
+                    bulkLength = (int) len;
                     bulkFilled = 0;
-                    state = len == 0 ? State.BULK_CRLF : State.BULK_DATA;
+                    buffering = true;
+                    stats.inputBulks.incrementAndGet();
+                    state = State.BULK_DATA;
                 }
                 return true;
             }
@@ -152,6 +243,9 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
                 if (n == Long.MIN_VALUE) return false;
                 remainingElements--;
                 if (n > 0) {
+                    if (preAuth && args.size() + remainingElements + n > PRE_AUTH_MAX_ARGS) {
+                        throw new RespProtocolException("unauthenticated multibulk length");
+                    }
                     if (remainingElements + n > maxElements) {
                         throw new RespProtocolException("invalid multibulk length");
                     }
@@ -177,6 +271,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     }
 
     private void finishCommand(List<Object> out) {
+        if (!args.isEmpty() && isHttp(args.get(0))) throw new CrossProtocolException();
         if (commandError != null) {
             out.add(RespCommand.invalid(commandError));
         } else {
@@ -233,10 +328,14 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
 
     private RespCommand readInline(ByteBuf in) {
         int from = in.readerIndex();
-        int searchable = Math.min(in.readableBytes(), maxInlineBytes + 1);
+        int max = preAuth ? Math.min(maxInlineBytes, PRE_AUTH_MAX_BULK) : maxInlineBytes;
+        int searchable = Math.min(in.readableBytes(), max + 1);
         int lf = in.forEachByte(from, searchable, ByteProcessor.FIND_LF);
         if (lf < 0) {
-            if (in.readableBytes() > maxInlineBytes) throw new RespProtocolException("too big inline request");
+            if (in.readableBytes() > max) {
+                throw new RespProtocolException(
+                        preAuth ? "unauthenticated inline request too big" : "too big inline request");
+            }
             return null;
         }
         int end = lf > from && in.getByte(lf - 1) == '\r' ? lf - 1 : lf;
@@ -245,9 +344,30 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
         String trimmed = line.trim();
         if (trimmed.isEmpty()) return new RespCommand(new byte[0][], null);
         String[] words = trimmed.split("\\s+");
+        if (words[0].equalsIgnoreCase("POST") || words[0].equalsIgnoreCase("Host:")) {
+            throw new CrossProtocolException();
+        }
+        if (preAuth && words.length > PRE_AUTH_MAX_ARGS) {
+            throw new RespProtocolException("unauthenticated multibulk length");
+        }
         byte[][] a = new byte[words.length][];
         for (int i = 0; i < words.length; i++) a[i] = words[i].getBytes(StandardCharsets.UTF_8);
         return new RespCommand(a, null);
+    }
+
+    /** True if {@code name} is {@code POST} or {@code Host:}, in any case: an HTTP request's first words. */
+    private static boolean isHttp(byte[] name) {
+        return (name.length == 4 && equalsIgnoreCase(name, "POST"))
+                || (name.length == 5 && equalsIgnoreCase(name, "HOST:"));
+    }
+
+    private static boolean equalsIgnoreCase(byte[] name, String upper) {
+        for (int i = 0; i < name.length; i++) {
+            byte b = name[i];
+            if (b >= 'a' && b <= 'z') b -= 32;
+            if (b != upper.charAt(i)) return false;
+        }
+        return true;
     }
 
     private static String printable(byte b) {
@@ -255,9 +375,16 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     }
 
     /** The byte stream cannot be resynchronised: answer, then close. */
-    static final class RespProtocolException extends DecoderException {
+    static class RespProtocolException extends DecoderException {
         RespProtocolException(String message) {
             super(message);
+        }
+    }
+
+    /** An HTTP request arrived ({@code POST} or {@code Host:}): close without answering or running anything. */
+    static final class CrossProtocolException extends RespProtocolException {
+        CrossProtocolException() {
+            super("POST or Host: sent to the client port: an HTTP request (cross-protocol attack?)");
         }
     }
 }

@@ -1,18 +1,22 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.KvsException;
+import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeMetrics;
 import dev.kvs.server.internal.role.NodeRole;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.CodecException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -25,31 +29,95 @@ import org.slf4j.LoggerFactory;
  * One client connection: turns aggregated RESP arrays into commands, runs them, and writes replies in
  * request order even when some replies wait for replication. Measured hot path; flushes once per read
  * batch.
+ *
+ * <p>Bounds (see {@link NodeConfig}): the bytes of replies queued for the client, computed but not
+ * sent (held behind a reply still waiting for replication, or written to a client that does not
+ * read), are counted; above {@link #REPLY_SOFT_LIMIT} its next commands wait, and reading pauses,
+ * until they drain; above {@code clientOutputBufferLimit} the connection is closed. A connection is
+ * closed when it has not authenticated within {@code authTimeoutSeconds} (with {@code requirepass}),
+ * or has been idle for {@code timeoutSeconds}. {@link ProtectedMode} refuses clients from other hosts
+ * when no password protects a port open to them.
  */
 final class RespHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RespHandler.class);
 
     private static final int CLOSE_GRACE_SECONDS = 2;
 
+    /**
+     * Above this many bytes of replies queued for a client, its next commands wait until they drain.
+     * The same as the client channels' write-buffer high-water mark (see {@link RespServer}).
+     */
+    static final long REPLY_SOFT_LIMIT = 4 << 20;
+
     private final NodeContext node;
     private final CommandTable table;
     private final ClientStats stats;
     private final NodeMetrics metrics;
+    private final RespCommandDecoder decoder;
+    private final ProtectedMode protectedMode;
+    /** {@code clientOutputBufferLimit}; 0: none. */
+    private final long outputLimit;
+
+    private Channel channel;
     private Session session;
+    /** True once the connection is being closed on purpose: what it still sends is ignored. */
+    private boolean closing;
+
     /** Replies not yet written because an earlier one is still pending; in request order. */
-    private final ArrayDeque<CompletableFuture<RedisMessage>> pending = new ArrayDeque<>();
+    private final ArrayDeque<QueuedReply> pending = new ArrayDeque<>();
+    /** Bytes of the replies in {@link #pending} that are known (their futures are done). */
+    private long pendingBytes;
 
     private boolean writtenSinceFlush;
-    /** Commands read while a write waits for replication room, in order; empty normally. */
+    /**
+     * Commands read but not run yet, in order; empty normally. They wait behind a write that waits for
+     * replication room, or for the client's queued replies to drain.
+     */
     private final ArrayDeque<RespCommand> held = new ArrayDeque<>();
 
     private long holdDeadlineNanos;
+    private boolean roomRetryScheduled;
+    private boolean resumeScheduled;
+    private boolean runningHeld;
 
-    RespHandler(NodeContext node, CommandTable table, ClientStats stats) {
+    /**
+     * When the client last sent a command, was last answered after a wait, or last took replies it was
+     * slow to read; on the executor's ticker.
+     */
+    private long lastActivityNanos;
+
+    private ScheduledFuture<?> idleCheck;
+    private ScheduledFuture<?> authCheck;
+
+    /** A reply in {@link #pending}; {@code bytes} counts in {@link #pendingBytes} once known. */
+    private static final class QueuedReply {
+        final CompletableFuture<RedisMessage> reply;
+        long bytes;
+        boolean written;
+
+        QueuedReply(CompletableFuture<RedisMessage> reply) {
+            this.reply = reply;
+        }
+    }
+
+    RespHandler(
+            NodeContext node,
+            CommandTable table,
+            ClientStats stats,
+            RespCommandDecoder decoder,
+            ProtectedMode protectedMode) {
         this.node = node;
         this.table = table;
         this.stats = stats;
         this.metrics = node.metrics();
+        this.decoder = decoder;
+        this.protectedMode = protectedMode;
+        this.outputLimit = node.config().clientOutputBufferLimit();
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
     }
 
     @Override
@@ -61,12 +129,23 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 node.nextClientId(),
                 String.valueOf(ctx.channel().remoteAddress()),
                 node.config().requirepass().isEmpty());
-        if (now > node.config().maxClients()) {
+        if (protectedMode.refuses(ctx.channel().remoteAddress())) {
+            stats.protectedModeDenials.increment();
+            refuse(ctx, ProtectedMode.DENIED);
+        } else if (now > node.config().maxClients()) {
             stats.rejectedConnections.increment();
-            ctx.writeAndFlush(Replies.error("ERR max number of clients reached"))
-                    .addListener(ChannelFutureListener.CLOSE);
+            refuse(ctx, "ERR max number of clients reached");
+        } else {
+            startTimeouts(ctx);
         }
         ctx.fireChannelActive();
+    }
+
+    /** Answers {@code error} to whatever the client sends, then closes. */
+    private void refuse(ChannelHandlerContext ctx, String error) {
+        closing = true;
+        ctx.channel().config().setAutoRead(false);
+        ctx.writeAndFlush(Replies.error(error)).addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override
@@ -74,6 +153,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         stats.connected.decrementAndGet();
         metrics.connectionClosed();
         pending.clear();
+        pendingBytes = 0;
+        held.clear();
+        cancel(idleCheck);
+        cancel(authCheck);
         ctx.fireChannelInactive();
     }
 
@@ -84,8 +167,13 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             throw new IllegalStateException(
                     "not a RespCommand: " + msg.getClass().getName());
         }
-        if (!held.isEmpty()) {
-            held.add(command); // behind a write waiting for replication room: keep the order
+        if (closing) return;
+        touch(ctx);
+        if (!held.isEmpty() || outputFull(ctx)) {
+            // behind a write waiting for replication room, or for the client to read: keep the order
+            held.add(command);
+            ctx.channel().config().setAutoRead(false); // before the flush: it may make the channel writable
+            flushIfWritten(ctx);
             return;
         }
         handle(ctx, command);
@@ -100,10 +188,15 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             reply(ctx, Replies.error(command.error()));
         } else if (command.args().length > 0) {
             if (mustWaitForRoom(command)) {
-                hold(ctx, command);
+                holdForRoom(ctx, command);
                 return;
             }
+            boolean wasAuthenticated = session.authenticated;
             reply(ctx, dispatch(command.args()));
+            if (!wasAuthenticated && session.authenticated) {
+                decoder.authenticated();
+                cancel(authCheck);
+            }
         }
     }
 
@@ -113,7 +206,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
      * with BUSY once the write timeout has passed.
      */
     private boolean mustWaitForRoom(RespCommand command) {
-        if (!(node.roles().current() instanceof NodeRole.Primary p)
+        if (!session.authenticated
+                || !(node.roles().current() instanceof NodeRole.Primary p)
                 || p.writes().hasRoom()) return false;
         CommandSpec spec = table.lookup(command.args()[0]);
         return spec != null && spec.has(CommandSpec.WRITE);
@@ -124,23 +218,55 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         return node.roles().current() instanceof NodeRole.Primary p ? p.writes().writeTimeoutMillis() : 0;
     }
 
-    private void hold(ChannelHandlerContext ctx, RespCommand command) {
+    private void holdForRoom(ChannelHandlerContext ctx, RespCommand command) {
         held.addFirst(command);
         holdDeadlineNanos = System.nanoTime() + writeTimeoutMillis() * 1_000_000;
         ctx.channel().config().setAutoRead(false);
-        ctx.executor().schedule(() -> retryHeld(ctx), 1, TimeUnit.MILLISECONDS);
+        scheduleRoomRetry(ctx);
     }
 
-    private void retryHeld(ChannelHandlerContext ctx) {
-        if (!ctx.channel().isActive()) {
+    private void scheduleRoomRetry(ChannelHandlerContext ctx) {
+        if (roomRetryScheduled) return;
+        roomRetryScheduled = true;
+        ctx.executor()
+                .schedule(
+                        () -> {
+                            roomRetryScheduled = false;
+                            runHeld(ctx);
+                        },
+                        1,
+                        TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Runs the held commands in order until one must wait again: for replication room (retried in a
+     * millisecond), or for the client's replies to drain (resumed by {@link #drain} or {@link
+     * #channelWritabilityChanged}). Reading resumes once none is left.
+     */
+    private void runHeld(ChannelHandlerContext ctx) {
+        if (runningHeld) return; // called back from inside a flush: the outer call goes on
+        if (!ctx.channel().isActive() || closing) {
             held.clear();
             return;
         }
+        runningHeld = true;
+        try {
+            runHeldInOrder(ctx);
+        } finally {
+            runningHeld = false;
+        }
+    }
+
+    private void runHeldInOrder(ChannelHandlerContext ctx) {
         while (!held.isEmpty()) {
+            if (outputFull(ctx)) {
+                flushIfWritten(ctx);
+                if (outputFull(ctx)) return;
+            }
             RespCommand next = held.peek();
             if (next.error() == null && next.args().length > 0 && mustWaitForRoom(next)) {
                 if (System.nanoTime() < holdDeadlineNanos) {
-                    ctx.executor().schedule(() -> retryHeld(ctx), 1, TimeUnit.MILLISECONDS);
+                    scheduleRoomRetry(ctx);
                     flushIfWritten(ctx);
                     return;
                 }
@@ -153,9 +279,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 continue;
             }
             handle(ctx, held.poll());
+            if (closing) return;
         }
         flushIfWritten(ctx);
-        ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !session.closeAfterReply);
+        ctx.channel().config().setAutoRead(!session.closeAfterReply && !outputFull(ctx));
     }
 
     private void flushIfWritten(ChannelHandlerContext ctx) {
@@ -206,27 +333,50 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private void reply(ChannelHandlerContext ctx, RedisMessage result) {
         if (!(result instanceof LaterReply) && pending.isEmpty()) {
             write(ctx, result);
+            closeIfOverOutputLimit(ctx);
             return;
         }
         CompletableFuture<RedisMessage> f = result instanceof LaterReply later
                 ? later.reply().toCompletableFuture()
                 : CompletableFuture.completedFuture(result);
-        pending.add(f);
-        if (pending.size() == 1 || !f.isDone()) {
+        QueuedReply q = new QueuedReply(f);
+        pending.add(q);
+        if (f.isDone()) {
+            count(q);
+            if (pending.size() == 1) drain(ctx);
+        } else {
             f.whenComplete((r, e) -> {
-                if (ctx.executor().inEventLoop()) drain(ctx);
-                else ctx.executor().execute(() -> drain(ctx));
+                if (ctx.executor().inEventLoop()) completed(ctx, q);
+                else ctx.executor().execute(() -> completed(ctx, q));
             });
+        }
+        closeIfOverOutputLimit(ctx);
+    }
+
+    /** A reply that waited for replication is known: count it while it waits its turn, and write what can be. */
+    private void completed(ChannelHandlerContext ctx, QueuedReply q) {
+        if (q.written || !ctx.channel().isActive()) return;
+        count(q);
+        drain(ctx);
+        closeIfOverOutputLimit(ctx);
+    }
+
+    private void count(QueuedReply q) {
+        if (q.bytes == 0 && q.reply.isDone() && !q.reply.isCompletedExceptionally()) {
+            q.bytes = Math.max(1, RespReplyEncoder.estimate(q.reply.join()));
+            pendingBytes += q.bytes;
         }
     }
 
     private void drain(ChannelHandlerContext ctx) {
         boolean wrote = false;
-        while (!pending.isEmpty() && pending.peek().isDone()) {
-            CompletableFuture<RedisMessage> f = pending.poll();
+        while (!pending.isEmpty() && pending.peek().reply.isDone()) {
+            QueuedReply q = pending.poll();
+            q.written = true;
+            pendingBytes -= q.bytes;
             RedisMessage m;
             try {
-                m = f.join();
+                m = q.reply.join();
             } catch (RuntimeException e) {
                 Throwable cause = e.getCause() != null ? e.getCause() : e;
                 m = cause instanceof KvsException k
@@ -237,9 +387,29 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             wrote = true;
         }
         if (wrote) {
+            touch(ctx);
             ctx.flush();
             writtenSinceFlush = false;
+            resumeLater(ctx);
         }
+    }
+
+    /**
+     * Soon, on the event loop: runs the held commands if their wait may be over, and resumes reading
+     * once none is left and the output allows. Deferred so as never to run commands re-entrantly (from
+     * inside a flush or a reply); a no-op task is not even queued in the common case.
+     */
+    private void resumeLater(ChannelHandlerContext ctx) {
+        if (resumeScheduled || (held.isEmpty() && ctx.channel().config().isAutoRead())) return;
+        resumeScheduled = true;
+        ctx.executor().execute(() -> {
+            resumeScheduled = false;
+            if (!held.isEmpty()) {
+                if (!roomRetryScheduled) runHeld(ctx);
+            } else if (ctx.channel().isActive() && !closing) {
+                ctx.channel().config().setAutoRead(!session.closeAfterReply && !outputFull(ctx));
+            }
+        });
     }
 
     private void write(ChannelHandlerContext ctx, RedisMessage m) {
@@ -255,6 +425,41 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         writtenSinceFlush = true;
     }
 
+    /** Bytes of replies queued for this client: waiting their turn, plus written and not yet sent. */
+    long queuedReplyBytes() {
+        return pendingBytes + unsentBytes(channel);
+    }
+
+    private static long unsentBytes(Channel channel) {
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        return out == null ? 0 : out.totalPendingWriteBytes();
+    }
+
+    /** True while the client's next commands must wait for its queued replies to drain. */
+    private boolean outputFull(ChannelHandlerContext ctx) {
+        return pendingBytes > REPLY_SOFT_LIMIT || !ctx.channel().isWritable();
+    }
+
+    /** Closes the connection if more replies are queued for it than {@code clientOutputBufferLimit}. */
+    private void closeIfOverOutputLimit(ChannelHandlerContext ctx) {
+        if (outputLimit == 0 || closing) return;
+        long queued = pendingBytes + unsentBytes(ctx.channel());
+        if (queued <= outputLimit) return;
+        closing = true;
+        stats.outputBufferLimitDisconnections.increment();
+        log.warn(
+                "closing client id={} addr={}: {} bytes of replies queued for it, over clientOutputBufferLimit {}"
+                        + " (it does not read its replies, or asked for too much at once)",
+                session.id,
+                session.remoteAddress,
+                queued,
+                outputLimit);
+        pending.clear();
+        pendingBytes = 0;
+        held.clear();
+        ctx.close();
+    }
+
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         if (writtenSinceFlush) {
@@ -267,8 +472,66 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         // a client that pipelines without reading its replies is paused instead of growing our buffers
-        ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !session.closeAfterReply && held.isEmpty());
+        if (ctx.channel().isWritable()) {
+            touch(ctx); // a slow reader took its replies: not idle
+            resumeLater(ctx);
+        } else {
+            ctx.channel().config().setAutoRead(false);
+        }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    private void startTimeouts(ChannelHandlerContext ctx) {
+        lastActivityNanos = ticker(ctx);
+        NodeConfig c = node.config();
+        if (!session.authenticated && c.authTimeoutSeconds() > 0) {
+            authCheck = ctx.executor().schedule(() -> authTimedOut(ctx), c.authTimeoutSeconds(), TimeUnit.SECONDS);
+        }
+        if (c.timeoutSeconds() > 0) {
+            idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), c.timeoutSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    private void authTimedOut(ChannelHandlerContext ctx) {
+        if (!ctx.channel().isActive() || closing || session.authenticated) return;
+        stats.authTimeouts.increment();
+        log.debug("closing client {}: not authenticated within authTimeoutSeconds", session.remoteAddress);
+        refuse(
+                ctx,
+                "ERR authentication timeout: no AUTH within " + node.config().authTimeoutSeconds()
+                        + " seconds of connecting (authTimeoutSeconds)");
+    }
+
+    /**
+     * Closes the connection if it has been idle for {@code timeoutSeconds}. A client whose command
+     * waits for replication is not idle; one that stopped reading its replies is.
+     */
+    private void checkIdle(ChannelHandlerContext ctx) {
+        if (!ctx.channel().isActive() || closing) return;
+        long timeout = TimeUnit.SECONDS.toNanos(node.config().timeoutSeconds());
+        long idle = ticker(ctx) - lastActivityNanos;
+        if (idle >= timeout && pending.isEmpty() && !roomRetryScheduled) {
+            stats.idleTimeouts.increment();
+            log.debug("closing client {}: idle for timeoutSeconds", session.remoteAddress);
+            closing = true;
+            ctx.close();
+            return;
+        }
+        long next = idle >= timeout ? timeout : timeout - idle;
+        idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), next, TimeUnit.NANOSECONDS);
+    }
+
+    /** The client interacted now (only tracked with an idle timeout: it costs a clock read). */
+    private void touch(ChannelHandlerContext ctx) {
+        if (idleCheck != null) lastActivityNanos = ticker(ctx);
+    }
+
+    private static long ticker(ChannelHandlerContext ctx) {
+        return ctx.executor().ticker().nanoTime();
+    }
+
+    private static void cancel(ScheduledFuture<?> f) {
+        if (f != null) f.cancel(false);
     }
 
     /**
@@ -287,7 +550,16 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof DecoderException || cause instanceof CodecException) {
+        if (cause instanceof RespCommandDecoder.CrossProtocolException) {
+            // as Redis: no reply (the attacker's page would see it), nothing run, the connection closed
+            closing = true;
+            stats.crossProtocolAttacks.increment();
+            log.warn(
+                    "Possible SECURITY ATTACK detected from client {}: it sent POST or Host: to the client port, as"
+                            + " an HTTP request does (cross-protocol scripting?). Connection aborted.",
+                    session.remoteAddress);
+            ctx.close();
+        } else if (cause instanceof DecoderException || cause instanceof CodecException) {
             // the byte stream cannot be resynchronised: say why, then close
             stats.protocolErrors.increment();
             Throwable root = cause.getCause() != null ? cause.getCause() : cause;

@@ -64,7 +64,8 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
         ctx.write(trailer, p);
     }
 
-    private static int estimate(RedisMessage m) {
+    /** About how many bytes {@code m} takes encoded. */
+    static int estimate(RedisMessage m) {
         if (m instanceof FullBulkStringRedisMessage b)
             return b.isNull() ? 5 : b.content().readableBytes() + 16;
         if (m instanceof ArrayRedisMessage a) {

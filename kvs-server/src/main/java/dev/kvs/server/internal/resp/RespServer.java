@@ -11,18 +11,24 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import java.net.InetSocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The RESP2 client port. */
 public final class RespServer {
+    private static final Logger log = LoggerFactory.getLogger(RespServer.class);
+
     private static final int MAX_INLINE_BYTES = 64 * 1024;
 
     private final NodeContext node;
     private final CommandTable table = new CommandTable();
     private final ClientStats stats = new ClientStats();
+    private final ProtectedMode protectedMode;
     private Channel serverChannel;
 
     public RespServer(NodeContext node) {
         this.node = node;
+        this.protectedMode = new ProtectedMode(node.config());
         new DataCommands(node).register(table);
         new ServerCommands(node, table).register();
         table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats));
@@ -42,7 +48,8 @@ public final class RespServer {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, (int)
+                        RespHandler.REPLY_SOFT_LIMIT))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -50,17 +57,31 @@ public final class RespServer {
                     }
                 });
         serverChannel = b.bind(new InetSocketAddress(bind, port)).sync().channel();
+        if (protectedMode.active()) {
+            log.warn(
+                    "protected mode: the client port listens on {} and no requirepass is set, so only loopback"
+                            + " clients are served; set requirepass, or protectedMode: false on a trusted network",
+                    bind);
+        }
         return ((InetSocketAddress) serverChannel.localAddress()).getPort();
     }
 
     /** Installs the client protocol handlers; also used by tests on an {@code EmbeddedChannel}. */
     void configure(ChannelPipeline p) {
         p.addLast("encoder", new RespReplyEncoder());
-        p.addLast(
-                "decoder",
-                new RespCommandDecoder(
-                        node.config().maxBulkBytes(), node.config().maxMultibulkLength(), MAX_INLINE_BYTES));
-        p.addLast("handler", new RespHandler(node, table, stats));
+        RespCommandDecoder decoder = new RespCommandDecoder(
+                node.config().maxBulkBytes(),
+                node.config().maxMultibulkLength(),
+                MAX_INLINE_BYTES,
+                node.config().requirepass().isPresent(),
+                stats);
+        p.addLast("decoder", decoder);
+        p.addLast("handler", new RespHandler(node, table, stats, decoder, protectedMode));
+    }
+
+    /** The port's counters; for INFO and tests. */
+    ClientStats stats() {
+        return stats;
     }
 
     /** Client connections open now. */

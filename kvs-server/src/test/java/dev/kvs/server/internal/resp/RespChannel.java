@@ -9,13 +9,16 @@ import dev.kvs.server.internal.TestContexts;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 
 /** A RESP client port on an {@link EmbeddedChannel}: bytes in, reply text out, no sockets. */
 final class RespChannel implements AutoCloseable {
     final NodeContext node;
     final KvStore store;
     final EmbeddedChannel channel;
+    final RespServer server;
 
     RespChannel(NodeConfig config) {
         this(config, null);
@@ -23,10 +26,28 @@ final class RespChannel implements AutoCloseable {
 
     /** A primary whose replication to the backup is {@code link} (null: alone). */
     RespChannel(NodeConfig config, ReplicationLink link) {
+        this(config, link, null, false);
+    }
+
+    /**
+     * A primary whose replication to the backup is {@code link} (null: alone), serving a client at
+     * {@code remote} (null: the embedded channel's address). With {@code frozenTime} the channel's
+     * clock stands still from before the connection starts: only {@link #advanceTime} moves it.
+     */
+    RespChannel(NodeConfig config, ReplicationLink link, SocketAddress remote, boolean frozenTime) {
         store = KvStore.builder().config(config.store()).open();
         node = TestContexts.primary(config, store, 1, 0, link);
-        channel = new EmbeddedChannel();
-        new RespServer(node).configure(channel.pipeline());
+        channel = remote == null
+                ? new EmbeddedChannel()
+                : new EmbeddedChannel() {
+                    @Override
+                    protected SocketAddress remoteAddress0() {
+                        return remote;
+                    }
+                };
+        if (frozenTime) channel.freezeTime();
+        server = new RespServer(node);
+        server.configure(channel.pipeline());
         channel.pipeline().fireChannelActive(); // the channel was active before the handlers were added
     }
 
@@ -44,6 +65,17 @@ final class RespChannel implements AutoCloseable {
                                 .build())
                         .build(),
                 link);
+    }
+
+    /** Moves the channel's clock (see the constructor's {@code frozenTime}) and runs what came due. */
+    void advanceTime(long amount, TimeUnit unit) {
+        channel.advanceTimeBy(amount, unit);
+        channel.runPendingTasks();
+    }
+
+    /** The connection's handler. */
+    RespHandler handler() {
+        return channel.pipeline().get(RespHandler.class);
     }
 
     /** Writes raw bytes and returns every reply byte written back so far, as ISO-8859-1 text. */

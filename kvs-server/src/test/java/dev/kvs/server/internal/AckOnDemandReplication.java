@@ -1,0 +1,95 @@
+package dev.kvs.server.internal;
+
+import dev.kvs.core.TxId;
+import dev.kvs.replication.ReplicationLink;
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.ReplicatorStatus;
+import dev.kvs.replication.WriteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A replication whose backup acknowledges only when the test says so: a write in any mode but async
+ * is answered after {@link #ackAll()}. Always has room. Thread-safe.
+ */
+public final class AckOnDemandReplication implements ReplicationLink {
+    private final List<CompletableFuture<Void>> unacked = new ArrayList<>();
+    private long seq;
+
+    /** Acknowledges every write committed so far. */
+    public void ackAll() {
+        List<CompletableFuture<Void>> acks;
+        synchronized (this) {
+            acks = new ArrayList<>(unacked);
+            unacked.clear();
+        }
+        acks.forEach(f -> f.complete(null));
+    }
+
+    @Override
+    public WriteOrder begin(ReplicationMode mode) {
+        return new WriteOrder() {
+            @Override
+            public TxId put(byte[] key, byte[] value) {
+                return next();
+            }
+
+            @Override
+            public TxId delete(byte[] key) {
+                return next();
+            }
+
+            @Override
+            public CompletableFuture<Void> commit() {
+                if (mode == ReplicationMode.ASYNC) return CompletableFuture.completedFuture(null);
+                CompletableFuture<Void> ack = new CompletableFuture<>();
+                synchronized (AckOnDemandReplication.this) {
+                    unacked.add(ack);
+                }
+                return ack;
+            }
+
+            @Override
+            public void abort() {}
+        };
+    }
+
+    private synchronized TxId next() {
+        return TxId.of(1, ++seq);
+    }
+
+    @Override
+    public boolean handOver(long epoch, Duration timeout) {
+        throw new UnsupportedOperationException("no backup to hand over to");
+    }
+
+    @Override
+    public boolean hasRoom() {
+        return true;
+    }
+
+    @Override
+    public long writeTimeoutMillis() {
+        return 5_000;
+    }
+
+    @Override
+    public synchronized TxId lastTxId() {
+        return TxId.of(1, seq);
+    }
+
+    @Override
+    public long epoch() {
+        return 1;
+    }
+
+    @Override
+    public ReplicatorStatus status() {
+        return FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL;
+    }
+
+    @Override
+    public void close() {}
+}
