@@ -6,8 +6,9 @@ import java.util.function.Function;
 
 /**
  * Answers one admin endpoint. Routes run on a Netty event loop: they must not block; slow work (a
- * promotion, a manifest of millions of keys) runs elsewhere and completes the returned stage. An
- * exception, thrown or completing the stage, becomes a 500 JSON error.
+ * promotion, a manifest of millions of keys) runs elsewhere and completes the returned stage ({@link
+ * AdminServer#blockingRoute} does that). An {@link AdminException}, thrown or completing the stage,
+ * becomes a JSON error with its status; any other exception or error a 500 JSON error.
  */
 @FunctionalInterface
 public interface AdminRoute {

@@ -19,29 +19,69 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node's admin HTTP server: {@code GET /health}, {@code GET /status} (JSON), {@code GET /metrics}
- * (Prometheus text), plus whatever other parts of the node add with {@link #route}. Unknown paths
- * answer 404, known paths with another method 405, malformed requests 400; all as JSON errors.
+ * (Prometheus text), plus whatever other parts of the node add with {@link #route} and {@link
+ * #blockingRoute}. Unknown paths answer 404, known paths with another method 405, malformed requests
+ * 400; all as JSON errors. Every request is answered: a route that fails answers 500, one that takes longer than {@link
+ * #ANSWER_DEADLINE} 503.
  *
  * <p>Runs on the caller's event loop group, which must be NIO-based and which this server does not
- * shut down. {@link #route} is thread-safe and may be called before or after {@link #start}. Clients
- * are expected not to pipeline requests (no admin client does): an asynchronous route's answer may
- * overtake an earlier one's on the same connection.
+ * shut down; actions that block (role changes) run on a small pool of its own, so that {@code /health}
+ * keeps answering meanwhile. {@link #route} is thread-safe and may be called before or after {@link
+ * #start}. Clients are expected not to pipeline requests (no admin client does): an asynchronous
+ * route's answer may overtake an earlier one's on the same connection.
  */
 public final class AdminServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
+
     /** Largest request body accepted; bigger ones get 413. */
     static final int MAX_BODY_BYTES = 1024 * 1024;
 
+    /** Longest a route may take to answer: beyond the longest action a route allows (a 10-minute switchover). */
+    public static final Duration ANSWER_DEADLINE = Duration.ofMinutes(11);
+
+    /** Blocking actions running at once; more wait in a queue of {@link #ACTIONS_QUEUED}, then get 503. */
+    static final int ACTION_THREADS = 4;
+
+    static final int ACTIONS_QUEUED = 32;
+
     private final EventLoopGroup group;
+    private final Duration deadline;
     private final AdminRoutes routes = new AdminRoutes();
     private final ChannelGroup channels = new DefaultChannelGroup("kvs-admin", GlobalEventExecutor.INSTANCE);
+    private final ThreadPoolExecutor actions;
     private volatile Channel serverChannel;
 
+    /** Serves {@code node}. */
     public AdminServer(NodeContext node, EventLoopGroup group) {
+        this(node, group, ANSWER_DEADLINE);
+    }
+
+    /** As {@link #AdminServer(NodeContext, EventLoopGroup)} with another answer deadline (tests). */
+    AdminServer(NodeContext node, EventLoopGroup group, Duration deadline) {
         this.group = group;
+        this.deadline = deadline;
+        AtomicInteger threads = new AtomicInteger();
+        this.actions = new ThreadPoolExecutor(
+                ACTION_THREADS, ACTION_THREADS, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(ACTIONS_QUEUED), r -> {
+                    Thread t = new Thread(r, "kvs-admin-action-" + threads.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        actions.allowCoreThreadTimeOut(true);
         route("GET", "/health", AdminRoute.of(r -> AdminResponse.ok(Map.of("status", "ok"))));
         route("GET", "/status", AdminRoute.of(r -> AdminResponse.ok(NodeStatus.of(node))));
         route(
@@ -63,6 +103,28 @@ public final class AdminServer implements AutoCloseable {
     }
 
     /**
+     * Serves {@code method path} with {@code action}, which may block (a role change, a switchover
+     * waiting for the backup): it runs on the admin server's own threads, never on the event loop, and
+     * its answer is sent when it returns. An {@link AdminException} it throws answers its status, any
+     * other exception 500. If {@link #ACTION_THREADS} actions run and {@link #ACTIONS_QUEUED} wait
+     * already, or the server is closing, the request is answered 503 at once.
+     *
+     * @throws IllegalStateException if {@code method path} already has a route
+     */
+    public AdminServer blockingRoute(String method, String path, Function<AdminRequest, AdminResponse> action) {
+        return route(method, path, request -> {
+            try {
+                return CompletableFuture.supplyAsync(() -> action.apply(request), actions);
+            } catch (RejectedExecutionException e) {
+                return CompletableFuture.completedFuture(AdminResponse.error(
+                        503,
+                        "the admin port is busy (" + ACTION_THREADS + " actions running, " + ACTIONS_QUEUED
+                                + " waiting) or closing; " + method + " " + path + " not started: retry later"));
+            }
+        });
+    }
+
+    /**
      * Listens on {@code bind:port}; blocks until bound. Not on an event loop thread.
      *
      * @param port the port, 0 for an ephemeral one
@@ -72,7 +134,7 @@ public final class AdminServer implements AutoCloseable {
      */
     public int start(String bind, int port) {
         if (serverChannel != null) throw new IllegalStateException("admin server already started");
-        AdminHttpHandler handler = new AdminHttpHandler(routes);
+        AdminHttpHandler handler = new AdminHttpHandler(routes, deadline);
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
@@ -106,11 +168,23 @@ public final class AdminServer implements AutoCloseable {
         return c == null ? -1 : ((InetSocketAddress) c.localAddress()).getPort();
     }
 
-    /** Stops listening and closes open admin connections; idempotent. Does not shut the group down. */
+    /**
+     * Stops listening, closes open admin connections and interrupts running actions (a switchover gives
+     * up and lifts its fence), waiting a few seconds for them to end; idempotent. Does not shut the
+     * group down.
+     */
     @Override
     public void close() {
         Channel c = serverChannel;
         if (c != null) c.close().syncUninterruptibly();
         channels.close().awaitUninterruptibly();
+        actions.shutdownNow();
+        try {
+            if (!actions.awaitTermination(5, TimeUnit.SECONDS)) {
+                log.warn("admin actions still running 5 s after the admin server closed");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

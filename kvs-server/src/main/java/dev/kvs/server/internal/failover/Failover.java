@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +61,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
     private volatile HandbackReport handbackReport;
     private volatile String handbackState = "none";
     private volatile boolean closed;
+    private final AtomicBoolean switchingOver = new AtomicBoolean();
     private final Handback handback = new TakeBack();
     private long linkDownSinceNanos = -1; // guarded by this
     private boolean linkEverUp; // guarded by this
@@ -212,12 +214,42 @@ public final class Failover implements RoleEvents, AutoCloseable {
 
     /**
      * Planned switchover, on the primary (see {@link RoleMachine#handOver}); then this node, deposed,
-     * hands back nothing (the backup had everything) and serves as the backup.
+     * hands back nothing (the backup had everything) and serves as the backup. Blocks until the backup
+     * has caught up, or {@code timeout}; one at a time.
      *
-     * @throws RoleChangeException if this node is not a replicating primary, or did not drain in time
+     * @throws RoleChangeException if another switchover is under way, this node is not a replicating
+     *     primary, or it did not drain in time
      */
     public RoleMachine.Handover switchover(Duration timeout) {
-        return roles.handOver(timeout);
+        if (!switchingOver.compareAndSet(false, true)) {
+            throw new RoleChangeException("a switchover is already in progress: wait for its answer");
+        }
+        try {
+            return roles.handOver(timeout);
+        } finally {
+            switchingOver.set(false);
+        }
+    }
+
+    /**
+     * An operator tells this primary that a newer primary serves {@code epoch}: it stops taking writes,
+     * hands back what its successor fenced and serves as its backup ({@link #demoted}).
+     *
+     * @return true if this node was the primary until now
+     * @throws RoleChangeException if {@code epoch} is not newer than this node's, or no peer is
+     *     configured: a lone primary has no successor to hand back to or to serve, so demoting it would
+     *     only leave no node taking writes
+     */
+    public boolean demote(long epoch) {
+        long current = roles.current().epoch();
+        if (epoch <= current) {
+            throw new RoleChangeException("epoch " + epoch + " is not newer than this node's " + current);
+        }
+        if (config.peer().isEmpty()) {
+            throw new RoleChangeException("this node has no peer: demoted, it would have no primary to serve and no"
+                    + " node would take writes; a lone primary is not demoted");
+        }
+        return roles.demote(epoch);
     }
 
     /**

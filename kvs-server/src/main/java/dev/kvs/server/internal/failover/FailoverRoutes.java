@@ -2,6 +2,7 @@ package dev.kvs.server.internal.failover;
 
 import dev.kvs.replication.backup.UnfinishedKeys;
 import dev.kvs.replication.failback.HandbackReport;
+import dev.kvs.server.internal.admin.AdminException;
 import dev.kvs.server.internal.admin.AdminRequest;
 import dev.kvs.server.internal.admin.AdminResponse;
 import dev.kvs.server.internal.admin.AdminRoute;
@@ -18,6 +19,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 /**
@@ -26,86 +28,115 @@ import java.util.function.Supplier;
  * /switchover[?timeoutMs=N]} (planned, on the primary), {@code POST /demote?epoch=N} (tell a deposed
  * primary), {@code GET /failback} (a deposed primary's handback report), and {@code POST /replicate}
  * (a promoted primary starts replicating to its peer, e.g. a wiped old primary restarted as a backup).
+ *
+ * <p>Every action runs off the admin event loop ({@link AdminServer#blockingRoute}). Parameters are
+ * checked strictly before anything changes: an unknown or repeated parameter, a boolean other than
+ * {@code true|false}, a number out of range answers 400; a role change the node's state forbids 409.
  */
 public final class FailoverRoutes {
+    /** Default wait of a switchover for the backup to catch up. */
+    static final long DEFAULT_SWITCHOVER_TIMEOUT_MS = 30_000;
+
+    /**
+     * Furthest ahead of this node's epoch that {@code /demote} accepts: epochs grow by one per
+     * promotion, and one near {@link Long#MAX_VALUE} would leave no room for the next.
+     */
+    public static final long MAX_EPOCH_STEP = 1_000_000;
+
     private FailoverRoutes() {}
 
     public static void register(AdminServer admin, RoleMachine roles, Failover f) {
-        admin.route(
-                "POST",
-                "/promote",
-                AdminRoute.of(r -> guarded(() -> {
-                    long epoch =
-                            f.promote(r.param("lost").map(Boolean::parseBoolean).orElse(false));
-                    return AdminResponse.ok(Map.of("role", "primary", "epoch", epoch, "manifest", manifest(roles)));
-                })));
-        admin.route(
-                "POST",
-                "/declare-lost",
-                AdminRoute.of(r -> guarded(() -> {
-                    int n = f.declareLost();
-                    return AdminResponse.ok(Map.of("declaredLost", n, "manifest", manifest(roles)));
-                })));
-        admin.route("GET", "/lost", AdminRoute.of(r -> AdminResponse.ok(manifest(roles))));
-        admin.route(
-                "POST",
-                "/switchover",
-                AdminRoute.of(r -> guarded(() -> {
-                    long timeoutMs;
-                    try {
-                        timeoutMs = Long.parseLong(r.param("timeoutMs").orElse("30000"));
-                    } catch (NumberFormatException e) {
-                        return AdminResponse.error(
-                                400,
-                                "timeoutMs is not a number: "
-                                        + r.param("timeoutMs").get());
-                    }
-                    if (timeoutMs <= 0) return AdminResponse.error(400, "timeoutMs <= 0: " + timeoutMs);
-                    RoleMachine.Handover h = f.switchover(Duration.ofMillis(timeoutMs));
-                    return AdminResponse.ok(Map.of(
-                            "epoch", h.epoch(), "handedOverUpTo", h.upTo().toString(), "role", "backup"));
-                })));
-        admin.route(
-                "POST",
-                "/demote",
-                AdminRoute.of(r -> guarded(() -> {
-                    long epoch;
-                    try {
-                        epoch = Long.parseLong(r.param("epoch").orElse(""));
-                    } catch (NumberFormatException e) {
-                        return AdminResponse.error(400, "demote needs epoch=N, the new primary's epoch");
-                    }
-                    long current = roles.current().epoch();
-                    if (epoch <= current) {
-                        return AdminResponse.error(409, "epoch " + epoch + " is not newer than this node's " + current);
-                    }
-                    roles.demote(epoch);
-                    NodeRole now = roles.current();
-                    return AdminResponse.ok(Map.of("role", now.role().label(), "epoch", now.epoch()));
-                })));
+        admin.blockingRoute("POST", "/promote", r -> {
+            r.allowOnly("lost");
+            boolean lost = r.flag("lost");
+            return guarded(() -> {
+                long epoch = f.promote(lost);
+                return AdminResponse.ok(Map.of("role", "primary", "epoch", epoch, "manifest", manifest(roles)));
+            });
+        });
+        admin.blockingRoute("POST", "/declare-lost", r -> {
+            r.allowOnly();
+            return guarded(() -> {
+                int n = f.declareLost();
+                return AdminResponse.ok(Map.of("declaredLost", n, "manifest", manifest(roles)));
+            });
+        });
+        admin.blockingRoute("GET", "/lost", r -> AdminResponse.ok(manifest(roles)));
+        admin.blockingRoute("POST", "/switchover", r -> {
+            r.allowOnly("timeoutMs");
+            long timeoutMs = r.number(
+                    "timeoutMs", 1, RoleMachine.MAX_HANDOVER_TIMEOUT.toMillis(), DEFAULT_SWITCHOVER_TIMEOUT_MS);
+            return guarded(() -> {
+                RoleMachine.Handover h = f.switchover(Duration.ofMillis(timeoutMs));
+                return AdminResponse.ok(
+                        Map.of("epoch", h.epoch(), "handedOverUpTo", h.upTo().toString(), "role", "backup"));
+            });
+        });
+        admin.blockingRoute("POST", "/demote", r -> {
+            r.allowOnly("epoch");
+            long epoch = demoteEpoch(r, roles.current().epoch());
+            return guarded(() -> {
+                f.demote(epoch);
+                NodeRole now = roles.current();
+                return AdminResponse.ok(Map.of("role", now.role().label(), "epoch", now.epoch()));
+            });
+        });
         admin.route("GET", "/failback", AdminRoute.of(r -> AdminResponse.ok(failback(f))));
-        admin.route(
-                "POST",
-                "/replicate",
-                AdminRoute.of(r -> guarded(() -> {
-                    if (!(roles.current() instanceof NodeRole.Primary)) {
-                        throw new RoleChangeException("replicate needs the primary");
-                    }
-                    if (roles.peer().equals("-")) {
-                        throw new RoleChangeException("no peer is configured to replicate to");
-                    }
-                    roles.attachBackup();
-                    return AdminResponse.ok(Map.of(
-                            "peer",
-                            roles.peer(),
-                            "link",
-                            roles.current().replicationStatus().state()));
-                })));
-        admin.route("POST", "/resolve", AdminRoute.of(r -> guarded(() -> resolve(r, f, roles))));
+        admin.blockingRoute("POST", "/replicate", r -> {
+            r.allowOnly();
+            return guarded(() -> {
+                if (!(roles.current() instanceof NodeRole.Primary)) {
+                    throw new RoleChangeException("replicate needs the primary");
+                }
+                if (roles.peer().equals("-")) {
+                    throw new RoleChangeException("no peer is configured to replicate to");
+                }
+                roles.attachBackup();
+                return AdminResponse.ok(Map.of(
+                        "peer",
+                        roles.peer(),
+                        "link",
+                        roles.current().replicationStatus().state()));
+            });
+        });
+        admin.blockingRoute("POST", "/resolve", r -> {
+            r.allowOnly("key", "key64", "all");
+            return guarded(() -> resolve(r, f, roles));
+        });
+    }
+
+    /**
+     * The {@code epoch} of {@code /demote}: a number newer than {@code current} (409 if not, as for a
+     * stale successor), at most {@link #MAX_EPOCH_STEP} ahead (400: a typo, or an epoch that would
+     * leave no room for the next promotions).
+     */
+    private static long demoteEpoch(AdminRequest r, long current) {
+        OptionalLong given;
+        try {
+            given = r.number("epoch");
+        } catch (AdminException e) {
+            throw AdminException.badRequest("demote needs epoch=N, the new primary's epoch; " + e.getMessage());
+        }
+        if (given.isEmpty()) throw AdminException.badRequest("demote needs epoch=N, the new primary's epoch");
+        long epoch = given.getAsLong();
+        if (epoch <= current)
+            throw AdminException.conflict("epoch " + epoch + " is not newer than this node's " + current);
+        if (epoch - current > MAX_EPOCH_STEP) {
+            throw AdminException.badRequest("epoch " + epoch + " is more than " + MAX_EPOCH_STEP
+                    + " ahead of this node's " + current + ": give the new primary's epoch (its GET /status)");
+        }
+        return epoch;
     }
 
     private static AdminResponse resolve(AdminRequest r, Failover f, RoleMachine roles) {
-        if (r.param("all").map(Boolean::parseBoolean).orElse(false)) {
+        boolean all = r.flag("all");
+        int given = (all ? 1 : 0)
+                + (r.param("key").isPresent() ? 1 : 0)
+                + (r.param("key64").isPresent() ? 1 : 0);
+        if (given != 1) {
+            throw AdminException.badRequest("resolve needs exactly one of key=, key64= or all=true");
+        }
+        if (all) {
             return AdminResponse.ok(Map.of("resolved", f.resolveAll(), "manifest", manifest(roles)));
         }
         byte[] key;
@@ -113,13 +144,11 @@ public final class FailoverRoutes {
             try {
                 key = Base64.getDecoder().decode(r.param("key64").get());
             } catch (IllegalArgumentException e) {
-                return AdminResponse.error(
-                        400, "key64 is not base64: " + r.param("key64").get());
+                throw AdminException.badRequest("key64 is not base64: "
+                        + AdminRequest.quote(r.param("key64").get()));
             }
-        } else if (r.param("key").isPresent()) {
-            key = r.param("key").get().getBytes(StandardCharsets.UTF_8);
         } else {
-            return AdminResponse.error(400, "resolve needs key=, key64= or all=true");
+            key = r.param("key").get().getBytes(StandardCharsets.UTF_8);
         }
         boolean was = f.resolve(key);
         if (!was) return AdminResponse.error(404, "key is neither lost nor unfinished: " + ReadGate.printable(key));

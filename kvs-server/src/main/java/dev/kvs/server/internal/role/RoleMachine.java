@@ -36,6 +36,9 @@ import org.slf4j.LoggerFactory;
 public final class RoleMachine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RoleMachine.class);
 
+    /** Longest a switchover may wait for the backup to catch up. */
+    public static final Duration MAX_HANDOVER_TIMEOUT = Duration.ofMinutes(10);
+
     private final NodeConfig config;
     private final EpochFile epochFile;
     private final Links links;
@@ -114,6 +117,8 @@ public final class RoleMachine implements AutoCloseable {
      */
     public synchronized Promotion promote() {
         if (current instanceof Primary) throw new RoleChangeException("this node is already the primary");
+        if (current.epoch() == Long.MAX_VALUE)
+            throw new RoleChangeException("epoch " + current.epoch() + " is the last");
         long epoch = current.epoch() + 1;
         writeEpoch(epoch); // durable before any write uses it
         ReplicationServer server = current.listener();
@@ -181,10 +186,16 @@ public final class RoleMachine implements AutoCloseable {
      * this node once it has. If the backup does not catch up within {@code timeout}, writes resume and
      * nothing changes.
      *
+     * @param timeout at most {@link #MAX_HANDOVER_TIMEOUT}
      * @throws RoleChangeException if this node is not a replicating primary, or the backup did not catch
      *     up in time
+     * @throws IllegalArgumentException if {@code timeout} is not positive or above the maximum
      */
     public Handover handOver(Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(MAX_HANDOVER_TIMEOUT) > 0) {
+            throw new IllegalArgumentException(
+                    "switchover timeout is not in 1 ms.." + MAX_HANDOVER_TIMEOUT.toMinutes() + " min: " + timeout);
+        }
         Primary p;
         synchronized (this) {
             if (!(current instanceof Primary q)) throw new RoleChangeException("switchover needs the primary");

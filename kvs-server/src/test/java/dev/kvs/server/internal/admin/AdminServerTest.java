@@ -30,6 +30,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -263,6 +264,116 @@ class AdminServerTest {
     }
 
     @Test
+    void routesThrowingAnErrorOrAnsweringNothingAnswer500AndTheServerKeepsServing() throws Exception {
+        server.route("GET", "/error", AdminRoute.of(req -> {
+            throw new AssertionError("oops");
+        }));
+        server.route("GET", "/no-stage", req -> null);
+        server.route("GET", "/no-answer", AdminRoute.of(req -> null));
+
+        for (String path : new String[] {"/error", "/no-stage", "/no-answer"}) {
+            HttpResponse<String> r = get(path);
+            assertThat(r.statusCode()).as(path).isEqualTo(500);
+            assertThat(r.headers().firstValue("content-type")).as(path).hasValue(AdminResponse.JSON_TYPE);
+            assertThat(JSON.readTree(r.body()).path("error").asText()).as(path).startsWith("GET " + path + " failed");
+        }
+        assertThat(JSON.readTree(get("/error").body()).path("error").asText()).contains("oops");
+        assertThat(get("/health").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aRouteRefusingItsInputAnswersItsStatusAsJson() throws Exception {
+        server.route("POST", "/strict", AdminRoute.of(req -> {
+            req.allowOnly("lost");
+            return AdminResponse.ok(Map.of("lost", req.flag("lost")));
+        }));
+        server.blockingRoute("POST", "/busy", req -> {
+            throw AdminException.conflict("not now");
+        });
+
+        HttpResponse<String> bad = post("/strict?lost=maybe");
+        HttpResponse<String> conflict = post("/busy");
+
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(bad.body()).path("error").asText()).isEqualTo("lost is not true or false: \"maybe\"");
+        assertThat(JSON.readTree(bad.body()).path("status").asInt()).isEqualTo(400);
+        assertThat(conflict.statusCode()).isEqualTo(409);
+        assertThat(JSON.readTree(conflict.body()).path("error").asText()).isEqualTo("not now");
+        assertThat(post("/strict?lost=true").body()).isEqualTo("{\"lost\":true}");
+    }
+
+    @Test
+    void healthAnswersWhileABlockingRouteIsBlocked() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        server.blockingRoute("POST", "/block", req -> {
+            entered.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return AdminResponse.ok(Map.of("thread", Thread.currentThread().getName()));
+        });
+
+        CompletableFuture<HttpResponse<String>> blocked = http.sendAsync(
+                HttpRequest.newBuilder(uri("/block"))
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(get("/health").statusCode()).isEqualTo(200);
+        assertThat(blocked).isNotDone();
+        release.countDown();
+        assertThat(JSON.readTree(blocked.get(10, TimeUnit.SECONDS).body())
+                        .path("thread")
+                        .asText())
+                .startsWith("kvs-admin-action-");
+    }
+
+    @Test
+    void closingInterruptsBlockedActions() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+        server.blockingRoute("POST", "/block", req -> {
+            entered.countDown();
+            try {
+                new CountDownLatch(1).await();
+            } catch (InterruptedException e) {
+                interrupted.complete(true);
+            }
+            return AdminResponse.ok("late");
+        });
+        http.sendAsync(
+                HttpRequest.newBuilder(uri("/block"))
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+        server.close();
+
+        assertThat(interrupted).isCompletedWithValue(true);
+    }
+
+    @Test
+    void aRouteThatNeverAnswersGets503AtTheDeadline() throws Exception {
+        stop();
+        node = TestContexts.primary(node.config(), store, 3, 7);
+        server = new AdminServer(node, group, Duration.ofMillis(200));
+        port = server.start("127.0.0.1", 0);
+        server.route("GET", "/never", req -> new CompletableFuture<>());
+
+        HttpResponse<String> r = get("/never");
+
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(JSON.readTree(r.body()).path("error").asText())
+                .isEqualTo("GET /never did not answer within 200 ms; it may still finish: see GET /status");
+        assertThat(get("/health").statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void garbageRequestGets400AndTheServerKeepsServing() throws Exception {
         String reply = raw("\u0000\u0001\u0002 garbage\r\n\r\n");
         assertThat(reply).startsWith("HTTP/1.1 400");
@@ -322,6 +433,12 @@ class AdminServerTest {
     void closeStopsListening() {
         server.close();
         assertThatThrownBy(() -> get("/health")).isInstanceOf(ConnectException.class);
+    }
+
+    private HttpResponse<String> post(String path) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(uri(path))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build());
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {

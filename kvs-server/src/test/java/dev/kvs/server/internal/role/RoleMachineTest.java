@@ -192,6 +192,33 @@ class RoleMachineTest {
     }
 
     @Test
+    void aSwitchoverTimeoutOutOfRangeIsRefusedBeforeAnyFence() {
+        RoleMachine m = machine(Role.PRIMARY, true);
+        m.start(3, 0, false, events);
+
+        for (Duration bad : List.of(
+                Duration.ZERO, Duration.ofMillis(-1), Duration.ofMillis(9_999_999_999_999L), Duration.ofMinutes(11))) {
+            assertThatThrownBy(() -> m.handOver(bad))
+                    .as("%s", bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("switchover timeout is not in 1 ms..10 min");
+        }
+
+        assertThat(((Primary) m.current()).writeFence()).isNull();
+        assertThat(links.built.get(0).handedOverIn).isZero();
+    }
+
+    @Test
+    void thereIsNoEpochAfterTheLast() {
+        RoleMachine m = machine(Role.BACKUP, true);
+        m.start(Long.MAX_VALUE, 0, false, events);
+
+        assertThatThrownBy(m::promote).isInstanceOf(RoleChangeException.class).hasMessageContaining("is the last");
+        assertThat(m.current()).isInstanceOf(Backup.class);
+        assertThat(m.current().epoch()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
     void aSwitchoverNeedsAReplicatingPrimary() {
         RoleMachine alone = machine(Role.PRIMARY, false);
         alone.start(1, 0, false, events);
