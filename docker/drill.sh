@@ -78,6 +78,18 @@ export KVS_MODE="$mode"
 compose() { docker compose -f "$here/compose.yaml" -p "$project" "$@"; }
 # In loadgen, which stays on the network whatever happens to dc-main.
 in_loadgen() { compose exec -T loadgen "$@"; }
+# curl ARGS in loadgen with the nodes' admin token, read from loadgen's environment (not this command line).
+admin_curl() {
+  # shellcheck disable=SC2016 # expanded by the shell in loadgen
+  in_loadgen sh -c 'exec curl -H "Authorization: Bearer $KVS_ADMIN_TOKEN" "$@"' admin_curl "$@"
+}
+
+# The nodes' admin token: compose.yaml hands KVS_ADMIN_TOKEN to every container. The promotion comes
+# from loadgen, not from the node's loopback, so without a token the node would refuse it (403).
+if [[ -z "${KVS_ADMIN_TOKEN:-}" ]]; then
+  KVS_ADMIN_TOKEN="$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')"
+fi
+export KVS_ADMIN_TOKEN
 
 load_pid=
 # shellcheck disable=SC2317 # called by the traps
@@ -113,7 +125,7 @@ compose up -d --wait --wait-timeout 180
 
 log "waiting for dc-main to stream to dc-backup"
 for ((i = 0; ; i++)); do
-  if in_loadgen curl -fsS --max-time 2 http://dc-main:8380/status 2>/dev/null \
+  if admin_curl -fsS --max-time 2 http://dc-main:8380/status 2>/dev/null \
       | grep -Eq '"state" *: *"streaming"'; then
     break
   fi
@@ -167,7 +179,7 @@ case "$disaster" in
 esac
 
 log "promoting dc-backup (POST /promote?lost=true)"
-in_loadgen curl -fsS --max-time 30 -X POST 'http://dc-backup:8380/promote?lost=true' >"$out_dir/promote.json" \
+admin_curl -fsS --max-time 30 -X POST 'http://dc-backup:8380/promote?lost=true' >"$out_dir/promote.json" \
   || die "promotion failed"
 grep -Eo '"(epoch|lostCount|unfinishedCount)":[0-9]+' "$out_dir/promote.json" | awk '!seen[$0]++' | paste -sd' ' - \
   | sed 's/^/promoted: /' >&2 || true
@@ -191,7 +203,7 @@ in_loadgen kvs drill verify \
   --json /drill/verify.json \
   || verify_rc=$?
 
-in_loadgen curl -fsS --max-time 10 http://dc-backup:8380/lost >"$out_dir/lost.json" || true
+admin_curl -fsS --max-time 10 http://dc-backup:8380/lost >"$out_dir/lost.json" || true
 compose cp loadgen:/drill/. "$out_dir/" >/dev/null 2>&1 || log "could not copy /drill out of loadgen"
 if (( verify_rc == 0 )); then
   log "PASS: no acknowledged write was silently lost ($out_dir)"

@@ -50,6 +50,7 @@ import java.util.Optional;
  *     without a cluster secret or TLS (anyone who reaches its replication port could then act as its
  *     peer)
  * @param tls this node's certificate, key and trusted CA: replication connections then use mutual TLS
+ * @param admin who may use the admin HTTP port: its bearer token, and whether reads are open
  */
 public record NodeConfig(
         String cluster,
@@ -75,7 +76,8 @@ public record NodeConfig(
         FailoverConfig failover,
         Optional<String> clusterSecret,
         boolean insecureReplication,
-        Optional<TlsFiles> tls) {
+        Optional<TlsFiles> tls,
+        AdminConfig admin) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -119,6 +121,7 @@ public record NodeConfig(
         clusterSecret.ifPresent(secret -> ClusterSecret.of(secret, cluster)); // checks its length
         boolean replicates = role == Role.BACKUP || peer.isPresent();
         if (tls == null) throw new IllegalArgumentException("tls == null (use Optional.empty())");
+        if (admin == null) throw new IllegalArgumentException("admin is missing");
         if (replicates && clusterSecret.isEmpty() && tls.isEmpty() && !insecureReplication && !isLoopback(bind)) {
             throw new IllegalArgumentException("bind is " + bind + ", not a loopback address, and replication has no"
                     + " clusterSecret and no tls: anyone who reaches the replication port could act as this node's"
@@ -212,6 +215,7 @@ public record NodeConfig(
         private String clusterSecret;
         private boolean insecureReplication;
         private TlsFiles tls;
+        private AdminConfig admin = AdminConfig.defaults();
 
         Builder() {}
 
@@ -315,6 +319,11 @@ public record NodeConfig(
             return this;
         }
 
+        public Builder admin(AdminConfig v) {
+            admin = v;
+            return this;
+        }
+
         public Builder replication(ReplicatorConfig v) {
             replication = v;
             return this;
@@ -374,6 +383,7 @@ public record NodeConfig(
             clusterSecret = c.clusterSecret.orElse(null);
             insecureReplication = c.insecureReplication;
             tls = c.tls.orElse(null);
+            admin = c.admin;
             return this;
         }
 
@@ -403,7 +413,8 @@ public record NodeConfig(
                     failover,
                     Optional.ofNullable(clusterSecret),
                     insecureReplication,
-                    Optional.ofNullable(tls));
+                    Optional.ofNullable(tls),
+                    admin);
         }
     }
 }

@@ -10,12 +10,23 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** Requests to the nodes' admin HTTP ports, answered with JSON. Thread-safe. */
+/**
+ * Requests to the nodes' admin HTTP ports, answered with JSON, with the nodes' admin token if they
+ * have one. Thread-safe.
+ */
 final class AdminClient {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final String token;
+
+    /**
+     * @param token sent as {@code Authorization: Bearer TOKEN} on every request; null for none
+     */
+    AdminClient(String token) {
+        this.token = token;
+    }
 
     /**
      * {@code GET http://host:port/path}.
@@ -37,6 +48,7 @@ final class AdminClient {
     }
 
     private JsonNode send(HttpRequest.Builder request) {
+        if (token != null) request.header("Authorization", "Bearer " + token);
         HttpRequest r = request.timeout(Duration.ofSeconds(10)).build();
         try {
             HttpResponse<String> response = http.send(r, HttpResponse.BodyHandlers.ofString());

@@ -3,8 +3,10 @@ package dev.kvs.bench.cluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 
@@ -16,8 +18,24 @@ import java.util.HexFormat;
  * @param mode the nodes' default replication mode label, e.g. {@code id-first}
  * @param tuning the YAML the file ends with, whole lines: the {@code store}, {@code replication} and
  *     {@code failover} sections, e.g. {@code "store:\n  maxBytes: 2GiB\n"}
+ * @param adminToken the nodes' {@code admin.token}, which {@link TwoDcs} sends on every admin request;
+ *     null for none (then only loopback clients may promote)
  */
-public record NodeYaml(String cluster, String mode, String tuning) {
+public record NodeYaml(String cluster, String mode, String tuning, String adminToken) {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    /** Without an admin token. */
+    public NodeYaml(String cluster, String mode, String tuning) {
+        this(cluster, mode, tuning, null);
+    }
+
+    /** A fresh random admin token (64 hex digits): one per drill or benchmark, never reused. */
+    public static String newAdminToken() {
+        byte[] b = new byte[32];
+        RANDOM.nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
     /**
      * The cluster secret of every node this process starts: fresh per run, so the nodes prove it to
      * each other on every replication connection, as a production pair does.
@@ -31,7 +49,8 @@ public record NodeYaml(String cluster, String mode, String tuning) {
     }
 
     /**
-     * Writes {@code dir/name.yaml} for one node and returns its path.
+     * Writes {@code dir/name.yaml} for one node and returns its path, readable by its owner only (where
+     * the file system has POSIX permissions): it holds the cluster secret and the admin token.
      *
      * @param role {@code primary} or {@code backup}
      * @param bind the address the node binds its ports on
@@ -51,9 +70,15 @@ public record NodeYaml(String cluster, String mode, String tuning) {
                 + (peer == null ? "" : "peer: " + peer + "\n")
                 + "mode: " + mode + "\n"
                 + "clusterSecret: " + RUN_SECRET + "\n"
+                + (adminToken == null ? "" : "admin:\n  token: \"" + adminToken + "\"\n")
                 + tuning;
         Path file = dir.resolve(name + ".yaml");
         try {
+            Files.deleteIfExists(file);
+            if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+                Files.createFile(
+                        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            }
             Files.writeString(file, yaml, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);

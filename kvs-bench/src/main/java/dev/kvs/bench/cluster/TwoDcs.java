@@ -51,13 +51,14 @@ public final class TwoDcs implements AutoCloseable {
         }
     }
 
-    private final AdminClient admin = new AdminClient();
+    private final AdminClient admin;
     private final Dc primary;
     private final Dc backup;
     private final WanLink link;
     private final NodeProcess wan;
 
-    private TwoDcs(Dc primary, Dc backup, WanLink link, NodeProcess wan) {
+    private TwoDcs(Dc primary, Dc backup, WanLink link, NodeProcess wan, String adminToken) {
+        this.admin = new AdminClient(adminToken);
         this.primary = primary;
         this.backup = backup;
         this.link = link;
@@ -89,7 +90,12 @@ public final class TwoDcs implements AutoCloseable {
                     "dc-main", java.kvs(server(primaryConfig, s.primaryFlags())), dir.resolve("dc-main.log"), children);
             NodeProcess.Ports b = backup.awaitReady(s.startTimeout());
             NodeProcess.Ports p = primary.awaitReady(s.startTimeout());
-            TwoDcs dcs = new TwoDcs(new Dc(primary, LOOPBACK, p), new Dc(backup, LOOPBACK, b), link, null);
+            TwoDcs dcs = new TwoDcs(
+                    new Dc(primary, LOOPBACK, p),
+                    new Dc(backup, LOOPBACK, b),
+                    link,
+                    null,
+                    s.yaml().adminToken());
             dcs.awaitStreaming(s.startTimeout());
             return dcs;
         } catch (InterruptedException | RuntimeException e) {
@@ -103,9 +109,11 @@ public final class TwoDcs implements AutoCloseable {
     /**
      * Two DCs whose nodes were started elsewhere and are ready, joined by {@code wan} (a {@code kvs wan}
      * process, killed with the nodes) or by nothing this process runs (null).
+     *
+     * @param adminToken the nodes' {@code admin.token}, sent on every admin request; null for none
      */
-    public static TwoDcs of(Dc primary, Dc backup, NodeProcess wan) {
-        return new TwoDcs(primary, backup, null, wan);
+    public static TwoDcs of(Dc primary, Dc backup, NodeProcess wan, String adminToken) {
+        return new TwoDcs(primary, backup, null, wan, adminToken);
     }
 
     /** {@code kvs server --config FILE FLAGS}. */

@@ -48,8 +48,12 @@ final class DrillCluster implements AutoCloseable {
      * @param startTimeout how long a node may take to start and the link to come up
      */
     record Settings(ReplicationMode mode, Duration delay, long bandwidthBitsPerSecond, Duration startTimeout) {
+        /**
+         * The nodes' YAML, with a fresh admin token: the drill promotes the backup over its admin port,
+         * which with {@code --netns} is not on loopback.
+         */
         NodeYaml yaml() {
-            return new NodeYaml("kvs-drill", mode.label(), TUNING);
+            return new NodeYaml("kvs-drill", mode.label(), TUNING, NodeYaml.newAdminToken());
         }
     }
 
@@ -95,8 +99,9 @@ final class DrillCluster implements AutoCloseable {
         String any = "0.0.0.0";
         try {
             // clients reach the nodes from another namespace, not on loopback: protected mode would refuse them
-            NodeYaml yaml =
-                    new NodeYaml(s.yaml().cluster(), s.yaml().mode(), s.yaml().tuning() + "protectedMode: false\n");
+            NodeYaml base = s.yaml();
+            NodeYaml yaml = new NodeYaml(
+                    base.cluster(), base.mode(), base.tuning() + "protectedMode: false\n", base.adminToken());
             Path backupConfig = yaml.write(
                     dir,
                     "dc-backup",
@@ -139,7 +144,8 @@ final class DrillCluster implements AutoCloseable {
             TwoDcs dcs = TwoDcs.of(
                     new TwoDcs.Dc(primary, plan.mainAddress(), p),
                     new TwoDcs.Dc(backup, plan.backupAddress(), b),
-                    wanProcess);
+                    wanProcess,
+                    yaml.adminToken());
             dcs.awaitStreaming(s.startTimeout());
             return new DrillCluster(dcs, net);
         } catch (InterruptedException | RuntimeException e) {

@@ -86,7 +86,7 @@ final class BenchCluster implements AutoCloseable {
         try {
             TwoDcs dcs = TwoDcs.startOnLoopback(
                     new TwoDcs.Settings(
-                            new NodeYaml("kvs-bench", mode, TUNING),
+                            new NodeYaml("kvs-bench", mode, TUNING, NodeYaml.newAdminToken()),
                             List.of("--flow-control", flowControl),
                             link,
                             START_TIMEOUT),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,5 +43,26 @@ class NodeYamlTest {
         assertThat(NodeYaml.RUN_SECRET).hasSize(48).isNotEqualTo("0".repeat(48));
         assertThat(a).contains("clusterSecret: " + NodeYaml.RUN_SECRET + "\n");
         assertThat(b).contains("clusterSecret: " + NodeYaml.RUN_SECRET + "\n");
+    }
+
+    @Test
+    void anAdminTokenGoesInTheAdminSectionAndOnlyItsOwnerMayReadTheFile() throws Exception {
+        String token = NodeYaml.newAdminToken();
+        NodeYaml withToken = new NodeYaml("kvs-test", "id-first", "store:\n  maxBytes: 2GiB\n", token);
+
+        Path file = withToken.write(dir, "dc-main", "primary", "127.0.0.1", 0, 0, 0, null);
+
+        assertThat(Files.readString(file))
+                .contains("mode: id-first\n", "\nadmin:\n  token: \"" + token + "\"\nstore:\n  maxBytes: 2GiB\n");
+        if (Files.getFileStore(file).supportsFileAttributeView("posix")) {
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                    .isEqualTo("rw-------");
+        }
+    }
+
+    @Test
+    void everyNewAdminTokenIsFreshAndAValidToken() {
+        String a = NodeYaml.newAdminToken();
+        assertThat(a).matches("[0-9a-f]{64}").isNotEqualTo(NodeYaml.newAdminToken());
     }
 }

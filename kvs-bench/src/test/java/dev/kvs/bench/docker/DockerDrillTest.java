@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
@@ -56,6 +57,9 @@ class DockerDrillTest {
     private static final int CLIENT_PORT = 6380;
     private static final int REPL_PORT = 7380;
     private static final int ADMIN_PORT = 8380;
+    /** The nodes' admin token: the test reaches their admin ports through Docker, not on their loopback. */
+    private static final String ADMIN_TOKEN = "docker-drill-" + UUID.randomUUID();
+
     private static final int DELAY_MS = 5;
     private static final int WRITES = 400;
     private static final int VALUE_BYTES = 64 * 1024;
@@ -197,10 +201,11 @@ class DockerDrillTest {
                 .withNetworkAliases(name)
                 .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withCapAdd(Capability.NET_ADMIN))
                 .withEnv("KVS_JAVA_OPTS", "-Xmx512m")
+                .withEnv("KVS_ADMIN_TOKEN", ADMIN_TOKEN)
                 .withCommand(command.toArray(new String[0]))
                 .withExposedPorts(CLIENT_PORT, ADMIN_PORT)
                 .withLogConsumer(frame -> System.out.print("[" + name + "] " + frame.getUtf8String()))
-                .waitingFor(Wait.forHttp("/status").forPort(ADMIN_PORT).withStartupTimeout(Duration.ofMinutes(2)));
+                .waitingFor(Wait.forHttp("/health").forPort(ADMIN_PORT).withStartupTimeout(Duration.ofMinutes(2)));
     }
 
     /** {@code tc netem} on the path to {@code peer} only (docker/kvs-netem.sh): root, with NET_ADMIN. */
@@ -231,8 +236,11 @@ class DockerDrillTest {
     }
 
     private JsonNode admin(GenericContainer<?> node, HttpRequest.Builder request) throws Exception {
-        HttpResponse<String> response =
-                http.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = http.send(
+                request.header("Authorization", "Bearer " + ADMIN_TOKEN)
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return json.readTree(response.body());
     }

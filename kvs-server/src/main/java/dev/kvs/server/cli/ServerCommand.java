@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,7 +38,12 @@ import picocli.CommandLine.TypeConversionException;
             "Settings come from the built-in defaults, then the --config YAML file, then these flags;"
                     + " each overrides the one before. See config/kvs.example.yaml for every field.",
             "",
-            "The admin port serves GET /health, GET /status (JSON) and GET /metrics (Prometheus).",
+            "The admin port serves GET /health, GET /status (JSON) and GET /metrics (Prometheus), and the"
+                    + " failover actions (POST /promote, /switchover...). Without admin.token only loopback"
+                    + " clients may use the actions; with one, every request but GET /health needs"
+                    + " Authorization: Bearer <token>. The environment variable "
+                    + ServerCommand.ADMIN_TOKEN_ENV
+                    + ", if set, is the token (over the --config file's).",
             "Stop with Ctrl-C or SIGTERM: the node closes its ports and store cleanly."
         },
         optionListHeading = "%nOptions:%n",
@@ -48,6 +54,8 @@ import picocli.CommandLine.TypeConversionException;
             "2:bad flag or configuration"
         })
 public final class ServerCommand implements Callable<Integer> {
+    /** Environment variable that sets {@code admin.token}: unlike a flag, other local users cannot see it. */
+    public static final String ADMIN_TOKEN_ENV = "KVS_ADMIN_TOKEN";
 
     /** A started node, as this command sees it. */
     public interface RunningNode {
@@ -71,6 +79,7 @@ public final class ServerCommand implements Callable<Integer> {
     }
 
     private final NodeStarter starter;
+    private final Function<String, String> env;
 
     @Spec
     private CommandSpec spec;
@@ -217,7 +226,16 @@ public final class ServerCommand implements Callable<Integer> {
     }
 
     public ServerCommand(NodeStarter starter) {
+        this(starter, System::getenv);
+    }
+
+    /**
+     * @param env the environment variables ({@code name -> value or null}); tests replace {@link
+     *     System#getenv(String)}
+     */
+    public ServerCommand(NodeStarter starter, Function<String, String> env) {
         this.starter = starter;
+        this.env = env;
     }
 
     @Override
@@ -257,7 +275,7 @@ public final class ServerCommand implements Callable<Integer> {
     }
 
     /**
-     * The configuration: defaults, then {@code --config}, then the flags.
+     * The configuration: defaults, then {@code --config}, then the flags and {@link #ADMIN_TOKEN_ENV}.
      *
      * @throws ConfigException naming the bad field and its value
      */
@@ -288,6 +306,14 @@ public final class ServerCommand implements Callable<Integer> {
             if (flowControl != null) b.replication(withFlowControl(base.replication(), flowControl == OnOff.ON));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
+        }
+        String token = env.apply(ADMIN_TOKEN_ENV);
+        if (token != null && !token.isEmpty()) {
+            try {
+                b.admin(base.admin().withToken(token));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(ADMIN_TOKEN_ENV + ": " + e.getMessage(), e);
+            }
         }
         return NodeConfigLoader.build(b);
     }

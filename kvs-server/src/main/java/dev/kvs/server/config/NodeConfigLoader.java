@@ -15,6 +15,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.auth.TlsFiles;
+import dev.kvs.server.AdminConfig;
 import dev.kvs.server.FailoverConfig;
 import dev.kvs.server.NodeConfig;
 import java.io.IOException;
@@ -40,7 +41,8 @@ import java.util.stream.Collectors;
  * insecureReplication}; {@code clusterSecretFile} reads the secret from a file), the {@code tls:}
  * section ({@code certFile, keyFile, caFile, peerName}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
- * replication:} section (with its {@code flowControl:} subsection) and the {@code failover:} section.
+ * replication:} section (with its {@code flowControl:} subsection), the {@code failover:} section and
+ * the {@code admin:} section ({@code token, openReads}).
  * Byte sizes take a number or a {@link ByteSize} string like {@code 64MiB}. See {@code
  * config/kvs.example.yaml}.
  */
@@ -147,6 +149,7 @@ public final class NodeConfigLoader {
             if (y.clusterSecretFile() != null) b.clusterSecret(readSecretFile(y.clusterSecretFile()));
             if (y.insecureReplication() != null) b.insecureReplication(y.insecureReplication());
             if (y.tls() != null) b.tls(toTls(y.tls()));
+            if (y.admin() != null) b.admin(toAdmin(y.admin()));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }
@@ -220,6 +223,14 @@ public final class NodeConfigLoader {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("failover." + e.getMessage(), e);
         }
+    }
+
+    /** The {@code admin:} section; AdminConfig's messages name {@code admin.FIELD} and never quote the token. */
+    private static AdminConfig toAdmin(AdminYaml a) {
+        AdminConfig c = AdminConfig.defaults();
+        if (a.token() != null) c = c.withToken(a.token());
+        if (a.openReads() != null) c = c.withOpenReads(a.openReads());
+        return c;
     }
 
     private static ReplicatorConfig toReplication(ReplicationYaml r) {
@@ -365,7 +376,8 @@ public final class NodeConfigLoader {
         if (type == StoreYaml.class
                 || type == ReplicationYaml.class
                 || type == FlowControlYaml.class
-                || type == FailoverYaml.class) {
+                || type == FailoverYaml.class
+                || type == AdminYaml.class) {
             return "a mapping of field: value";
         }
         return type == null ? "valid" : "a " + type.getSimpleName();
@@ -427,10 +439,14 @@ public final class NodeConfigLoader {
             String clusterSecret,
             String clusterSecretFile,
             Boolean insecureReplication,
-            TlsYaml tls) {}
+            TlsYaml tls,
+            AdminYaml admin) {}
 
     /** The {@code tls:} section: PEM files of this node's identity and the CA it trusts. */
     record TlsYaml(String certFile, String keyFile, String caFile, String peerName) {}
+
+    /** The {@code admin:} section: who may use the admin HTTP port. */
+    record AdminYaml(String token, Boolean openReads) {}
 
     /** The {@code failover:} section. */
     record FailoverYaml(String readPolicy, Long blockTimeoutMs, Long lostAfterMs, Long autoPromoteAfterMs) {}

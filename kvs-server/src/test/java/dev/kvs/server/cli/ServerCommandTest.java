@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -229,6 +230,36 @@ class ServerCommandTest {
     }
 
     @Test
+    void theTokenEnvironmentVariableSetsTheAdminTokenOverTheConfigFile() throws IOException {
+        Path file = dir.resolve("kvs.yaml");
+        Files.writeString(file, "admin:\n  token: from-the-file-0123456789\n  openReads: false\n");
+
+        assertThat(runWithEnv(
+                        Map.of(ServerCommand.ADMIN_TOKEN_ENV, "from-the-environment-0123"),
+                        "--config",
+                        file.toString()))
+                .isZero();
+
+        assertThat(started.get().admin().token()).hasValue("from-the-environment-0123");
+        assertThat(started.get().admin().openReads()).isFalse();
+    }
+
+    @Test
+    void anEmptyTokenEnvironmentVariableIsUnset() {
+        assertThat(runWithEnv(Map.of(ServerCommand.ADMIN_TOKEN_ENV, ""))).isZero();
+        assertThat(started.get().admin().token()).isEmpty();
+    }
+
+    @Test
+    void aBadTokenInTheEnvironmentExitsWithCode2NamingTheVariableNotTheToken() {
+        assertThat(runWithEnv(Map.of(ServerCommand.ADMIN_TOKEN_ENV, "tooshort")))
+                .isEqualTo(2);
+        assertOneLineError("kvs-test server: config error: " + ServerCommand.ADMIN_TOKEN_ENV
+                + ": admin.token is shorter than 16 characters (8); make one with e.g. openssl rand -hex 32");
+        assertThat(started.get()).isNull();
+    }
+
+    @Test
     void unknownOptionExitsWithCode2() {
         assertThat(run("--prot", "1")).isEqualTo(2);
         assertThat(err.toString()).startsWith("kvs-test server: Unknown option");
@@ -300,18 +331,28 @@ class ServerCommandTest {
     }
 
     private int run(String... args) {
+        return runWithEnv(Map.of(), args);
+    }
+
+    /** Runs with {@code env} as the only environment variables. */
+    private int runWithEnv(Map<String, String> env, String... args) {
         return execute(
                 config -> {
                     started.set(config);
                     return node;
                 },
+                env,
                 args);
     }
 
-    /** Runs {@code kvs-test server ARGS}: the server command under a parent, as under KvsCli. */
     private int execute(ServerCommand.NodeStarter starter, String... args) {
-        CommandLine cl =
-                CliErrorHandler.install(new CommandLine(new Parent()).addSubcommand(new ServerCommand(starter)));
+        return execute(starter, Map.of(), args);
+    }
+
+    /** Runs {@code kvs-test server ARGS}: the server command under a parent, as under KvsCli. */
+    private int execute(ServerCommand.NodeStarter starter, Map<String, String> env, String... args) {
+        CommandLine cl = CliErrorHandler.install(
+                new CommandLine(new Parent()).addSubcommand(new ServerCommand(starter, env::get)));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         String[] all = new String[args.length + 1];

@@ -7,6 +7,7 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
+import dev.kvs.server.AdminConfig;
 import dev.kvs.server.NodeConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -316,11 +317,50 @@ class NodeConfigLoaderTest {
     void unknownFieldIsNamedWithTheKnownOnes() {
         assertThatThrownBy(() -> NodeConfigLoader.parse("prot: 6380", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("config error: unknown field 'prot' in kvs.yaml (known: adminPort, authTimeoutSeconds,"
-                        + " bind, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile, dataDir, failover,"
-                        + " insecureReplication, ioThreads, maxBulkBytes, maxClients, maxMultibulkLength, mode, name,"
-                        + " peer, port, protectedMode, replPort, replication, requirepass, role, store, timeoutSeconds,"
-                        + " tls)");
+                .hasMessage("config error: unknown field 'prot' in kvs.yaml (known: admin, adminPort,"
+                        + " authTimeoutSeconds, bind, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile,"
+                        + " dataDir, failover, insecureReplication, ioThreads, maxBulkBytes, maxClients,"
+                        + " maxMultibulkLength, mode, name, peer, port, protectedMode, replPort, replication,"
+                        + " requirepass, role, store, timeoutSeconds, tls)");
+    }
+
+    @Test
+    void theAdminSectionSetsTheTokenAndOpenReads() {
+        NodeConfig c =
+                NodeConfigLoader.parse("admin:\n  token: 'Zm9vYmFyYmF6cXV4cXV1eA=='\n  openReads: false\n", "kvs.yaml");
+
+        assertThat(c.admin().token()).hasValue("Zm9vYmFyYmF6cXV4cXV1eA==");
+        assertThat(c.admin().openReads()).isFalse();
+        assertThat(c.admin().toString()).doesNotContain("Zm9v");
+        assertThat(NodeConfigLoader.parse("admin: {}", "kvs.yaml").admin()).isEqualTo(AdminConfig.defaults());
+    }
+
+    @Test
+    void anAllDigitTokenKeepsItsDigits() {
+        assertThat(NodeConfigLoader.parse("admin:\n  token: 00123456789012345678\n", "kvs.yaml")
+                        .admin()
+                        .token())
+                .hasValue("00123456789012345678");
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiterString = " => ",
+            textBlock =
+                    """
+            admin: {token: short-one} => admin.token is shorter than 16 characters (9)
+            admin: {token: 'has spaces in the token'} => admin.token may hold only
+            admin: {token: 'quote\"d-0123456789abcdef'} => admin.token may hold only
+            admin: {openReads: maybe} => admin.openReads is not true or false: maybe
+            admin: {tokn: abc} => unknown field 'admin.tokn' in kvs.yaml (known: openReads, token)
+            admin: 5 => admin is not a mapping of field: value: 5
+            """)
+    void badAdminFieldsAreNamedAndTheTokenIsNeverQuoted(String yaml, String message) {
+        assertThatThrownBy(() -> NodeConfigLoader.parse(yaml, "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(message)
+                .satisfies(
+                        e -> assertThat(e.getMessage()).doesNotContain("short-one", "has spaces", "0123456789abcdef"));
     }
 
     @Test
