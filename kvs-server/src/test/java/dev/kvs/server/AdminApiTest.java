@@ -2,6 +2,7 @@ package dev.kvs.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,13 +11,19 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
 import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
 import java.net.ServerSocket;
+import java.net.SocketException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -29,6 +36,7 @@ import redis.clients.jedis.Jedis;
  */
 class AdminApiTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String TOKEN = "s3cret-admin-token-0123456789";
 
     private final HttpClient http = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -183,6 +191,65 @@ class AdminApiTest {
         await().atMost(Duration.ofSeconds(20)).until(switchover::isDone);
     }
 
+    @Test
+    void aRemoteClientMayReadButNotChangeANodeWithoutAToken() throws Exception {
+        Optional<InetAddress> remote = nonLoopbackAddress();
+        assumeTrue(remote.isPresent(), "this machine has no non-loopback IPv4 address to be a remote client from");
+        // bound to every address so that a client can reach it from one that is not loopback; replication
+        // is not what this test is about
+        try (KvsNode node = KvsNode.start(
+                loneBackup().bind("0.0.0.0").insecureReplication(true).build())) {
+            String host = remote.get().getHostAddress();
+
+            HttpResponse<String> refused = send(node, host, "POST", "/promote", null);
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(403);
+            assertThat(error(refused)).contains("admin.token", "loopback");
+            assertThat(send(node, host, "GET", "/status", null).statusCode()).isEqualTo(200);
+            assertThat(send(node, host, "GET", "/lost", null).statusCode()).isEqualTo(200);
+            assertThat(status(node).path("role").asText()).isEqualTo("backup");
+
+            HttpResponse<String> local = post(node, "/promote");
+            assertThat(local.statusCode()).as(local.body()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void withATokenEveryRouteButHealthNeedsItFromLoopbackToo() throws Exception {
+        try (KvsNode node = KvsNode.start(
+                loneBackup().admin(AdminConfig.defaults().withToken(TOKEN)).build())) {
+            HttpResponse<String> anonymous = send(node, "127.0.0.1", "POST", "/promote", null);
+            assertThat(anonymous.statusCode()).as(anonymous.body()).isEqualTo(401);
+            assertThat(anonymous.headers().firstValue("www-authenticate"))
+                    .hasValueSatisfying(h -> assertThat(h).startsWith("Bearer"));
+            assertThat(send(node, "127.0.0.1", "GET", "/status", null).statusCode())
+                    .isEqualTo(401);
+            assertThat(send(node, "127.0.0.1", "GET", "/status", "Bearer " + TOKEN + "x")
+                            .statusCode())
+                    .isEqualTo(401);
+            assertThat(send(node, "127.0.0.1", "GET", "/health", null).statusCode())
+                    .isEqualTo(200);
+
+            HttpResponse<String> promoted = send(node, "127.0.0.1", "POST", "/promote", "Bearer " + TOKEN);
+            assertThat(promoted.statusCode()).as(promoted.body()).isEqualTo(200);
+            assertThat(send(node, "127.0.0.1", "GET", "/status", "bearer " + TOKEN)
+                            .statusCode())
+                    .isEqualTo(200);
+        }
+    }
+
+    /** An IPv4 address of an interface that is up and not loopback: connecting to it is not loopback. */
+    static Optional<InetAddress> nonLoopbackAddress() throws SocketException {
+        for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            if (!nif.isUp() || nif.isLoopback()) continue;
+            for (InetAddress a : Collections.list(nif.getInetAddresses())) {
+                if (a instanceof Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress()) {
+                    return Optional.of(a);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
     private JsonNode status(KvsNode node) throws Exception {
         HttpResponse<String> r = http.send(request(node, "/status").build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
@@ -195,6 +262,15 @@ class AdminApiTest {
                         .POST(HttpRequest.BodyPublishers.noBody())
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> send(KvsNode node, String host, String method, String path, String authorization)
+            throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + host + ":" + node.adminPort() + path))
+                .timeout(Duration.ofSeconds(30))
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        if (authorization != null) b.header("Authorization", authorization);
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static HttpRequest.Builder request(KvsNode node, String pathAndQuery) {

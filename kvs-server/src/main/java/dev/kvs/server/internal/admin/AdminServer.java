@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * The node's admin HTTP server: {@code GET /health}, {@code GET /status} (JSON), {@code GET /metrics}
  * (Prometheus text), plus whatever other parts of the node add with {@link #route} and {@link
  * #blockingRoute}. Unknown paths answer 404, known paths with another method 405, malformed requests
- * 400; all as JSON errors. Every request is answered: a route that fails answers 500, one that takes longer than {@link
+ * 400, requests the node's {@link dev.kvs.server.AdminConfig} does not allow 401 or 403; all as JSON
+ * errors. Every request is answered: a route that fails answers 500, one that takes longer than {@link
  * #ANSWER_DEADLINE} 503.
  *
  * <p>Runs on the caller's event loop group, which must be NIO-based and which this server does not
@@ -59,13 +60,14 @@ public final class AdminServer implements AutoCloseable {
     static final int ACTIONS_QUEUED = 32;
 
     private final EventLoopGroup group;
+    private final AdminAccess access;
     private final Duration deadline;
     private final AdminRoutes routes = new AdminRoutes();
     private final ChannelGroup channels = new DefaultChannelGroup("kvs-admin", GlobalEventExecutor.INSTANCE);
     private final ThreadPoolExecutor actions;
     private volatile Channel serverChannel;
 
-    /** Serves {@code node}. */
+    /** Serves {@code node} as its {@link dev.kvs.server.NodeConfig#admin()} allows. */
     public AdminServer(NodeContext node, EventLoopGroup group) {
         this(node, group, ANSWER_DEADLINE);
     }
@@ -73,6 +75,7 @@ public final class AdminServer implements AutoCloseable {
     /** As {@link #AdminServer(NodeContext, EventLoopGroup)} with another answer deadline (tests). */
     AdminServer(NodeContext node, EventLoopGroup group, Duration deadline) {
         this.group = group;
+        this.access = new AdminAccess(node.config().admin());
         this.deadline = deadline;
         AtomicInteger threads = new AtomicInteger();
         this.actions = new ThreadPoolExecutor(
@@ -134,7 +137,7 @@ public final class AdminServer implements AutoCloseable {
      */
     public int start(String bind, int port) {
         if (serverChannel != null) throw new IllegalStateException("admin server already started");
-        AdminHttpHandler handler = new AdminHttpHandler(routes, deadline);
+        AdminHttpHandler handler = new AdminHttpHandler(routes, access, deadline);
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
+import dev.kvs.server.AdminConfig;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.FixedStatusReplication;
 import dev.kvs.server.internal.NodeContext;
@@ -371,6 +372,32 @@ class AdminServerTest {
         assertThat(JSON.readTree(r.body()).path("error").asText())
                 .isEqualTo("GET /never did not answer within 200 ms; it may still finish: see GET /status");
         assertThat(get("/health").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void withATokenRequestsButHealthNeedIt() throws Exception {
+        stop();
+        String token = "0123456789abcdef0123";
+        serve(TestContexts.primary(
+                node.config().toBuilder()
+                        .admin(AdminConfig.defaults().withToken(token))
+                        .build(),
+                store,
+                3,
+                7));
+
+        assertThat(get("/health").statusCode()).isEqualTo(200);
+        HttpResponse<String> refused = get("/status");
+        assertThat(refused.statusCode()).isEqualTo(401);
+        assertThat(refused.headers().firstValue("www-authenticate")).hasValue(AdminAccess.REALM);
+        assertThat(JSON.readTree(refused.body()).path("status").asInt()).isEqualTo(401);
+        assertThat(get("/nope").statusCode())
+                .as("no route is revealed without the token")
+                .isEqualTo(401);
+        HttpResponse<String> allowed = send(HttpRequest.newBuilder(uri("/status"))
+                .header("Authorization", "Bearer " + token)
+                .build());
+        assertThat(allowed.statusCode()).isEqualTo(200);
     }
 
     @Test
