@@ -18,8 +18,11 @@ import java.util.regex.Pattern;
  *     optionally ending in {@code =} (RFC 6750 {@code b64token}), e.g. {@code openssl rand -hex 32}
  * @param openReads without a token, whether read-only requests are served to every client (true, the
  *     default) or to loopback clients only; ignored with a token
+ * @param respCommands whether the RESP port's role-changing command {@code KVS.PROMOTE} is enabled
+ *     (default false: it answers {@code -NOPERM}; anyone with the client password could otherwise
+ *     promote a backup)
  */
-public record AdminConfig(Optional<String> token, boolean openReads) {
+public record AdminConfig(Optional<String> token, boolean openReads, boolean respCommands) {
     /** Shortest token accepted: a guessable one protects nothing. */
     public static final int MIN_TOKEN_LENGTH = 16;
 
@@ -50,22 +53,28 @@ public record AdminConfig(Optional<String> token, boolean openReads) {
 
     /** No token, reads open: mutating requests from loopback clients only. */
     public static AdminConfig defaults() {
-        return new AdminConfig(Optional.empty(), true);
+        return new AdminConfig(Optional.empty(), true, false);
     }
 
     /** This configuration with {@code token} ({@code null}: none). */
     public AdminConfig withToken(String token) {
-        return new AdminConfig(Optional.ofNullable(token), openReads);
+        return new AdminConfig(Optional.ofNullable(token), openReads, respCommands);
     }
 
     /** This configuration with {@code openReads}. */
     public AdminConfig withOpenReads(boolean openReads) {
-        return new AdminConfig(token, openReads);
+        return new AdminConfig(token, openReads, respCommands);
+    }
+
+    /** This configuration with {@code respCommands}. */
+    public AdminConfig withRespCommands(boolean respCommands) {
+        return new AdminConfig(token, openReads, respCommands);
     }
 
     /** Does not show the token. */
     @Override
     public String toString() {
-        return "AdminConfig[token=" + (token.isPresent() ? "(set)" : "(none)") + ", openReads=" + openReads + "]";
+        return "AdminConfig[token=" + (token.isPresent() ? "(set)" : "(none)") + ", openReads=" + openReads
+                + ", respCommands=" + respCommands + "]";
     }
 }

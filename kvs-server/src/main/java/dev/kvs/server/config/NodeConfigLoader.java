@@ -230,6 +230,7 @@ public final class NodeConfigLoader {
         AdminConfig c = AdminConfig.defaults();
         if (a.token() != null) c = c.withToken(a.token());
         if (a.openReads() != null) c = c.withOpenReads(a.openReads());
+        if (a.respCommands() != null) c = c.withRespCommands(a.respCommands());
         return c;
     }
 
@@ -446,7 +447,7 @@ public final class NodeConfigLoader {
     record TlsYaml(String certFile, String keyFile, String caFile, String peerName) {}
 
     /** The {@code admin:} section: who may use the admin HTTP port. */
-    record AdminYaml(String token, Boolean openReads) {}
+    record AdminYaml(String token, Boolean openReads, Boolean respCommands) {}
 
     /** The {@code failover:} section. */
     record FailoverYaml(String readPolicy, Long blockTimeoutMs, Long lostAfterMs, Long autoPromoteAfterMs) {}

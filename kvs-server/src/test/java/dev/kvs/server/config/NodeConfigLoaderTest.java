@@ -352,7 +352,7 @@ class NodeConfigLoaderTest {
             admin: {token: 'has spaces in the token'} => admin.token may hold only
             admin: {token: 'quote\"d-0123456789abcdef'} => admin.token may hold only
             admin: {openReads: maybe} => admin.openReads is not true or false: maybe
-            admin: {tokn: abc} => unknown field 'admin.tokn' in kvs.yaml (known: openReads, token)
+            admin: {tokn: abc} => unknown field 'admin.tokn' in kvs.yaml (known: openReads, respCommands, token)
             admin: 5 => admin is not a mapping of field: value: 5
             """)
     void badAdminFieldsAreNamedAndTheTokenIsNeverQuoted(String yaml, String message) {

@@ -82,10 +82,11 @@ class FailoverTest {
                         failover);
                 Jedis bk = dc.backupClient()) {
             assertThat(Admin.post(dc.backup.adminPort(), "/declare-lost")).contains("needs a promoted node");
-            assertThat(bk.sendCommand(() -> "KVS.PROMOTE".getBytes(StandardCharsets.US_ASCII)))
-                    .isEqualTo("OK promoted to primary in epoch 2".getBytes());
+            // off by default on the RESP port: the client password must not be enough to promote
             assertThatThrownBy(() -> bk.sendCommand(() -> "KVS.PROMOTE".getBytes(StandardCharsets.US_ASCII)))
-                    .hasMessageContaining("already the primary");
+                    .hasMessageStartingWith("NOPERM");
+            assertThat(bk.info("replication")).contains("kvs_role:backup");
+            assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("\"epoch\":2");
             assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("already the primary");
         }
     }
@@ -141,7 +142,7 @@ class FailoverTest {
             // while the primary is down, its link is cut and the backup is promoted
             link.cut();
             try (Jedis bk = new Jedis("127.0.0.1", backup.port())) {
-                bk.sendCommand(() -> "KVS.PROMOTE".getBytes());
+                assertThat(Admin.post(backup.adminPort(), "/promote")).contains("\"epoch\":2");
             }
             try (dev.kvs.server.KvsNode primary = dev.kvs.server.KvsNode.start(primaryConfig);
                     Jedis p = new Jedis("127.0.0.1", primary.port())) {

@@ -238,6 +238,10 @@ final class ServerCommands {
 
     /** KVS.PROMOTE [LOST]: for operators with only redis-cli; same as POST /promote. */
     private RedisMessage promote(Session s, byte[][] a) {
+        if (!node.config().admin().respCommands()) {
+            return Replies.error("NOPERM KVS.PROMOTE is disabled: use POST /promote on the admin port, or set"
+                    + " admin.respCommands: true");
+        }
         if (a.length > 2 || (a.length == 2 && !Args.upper(a[1]).equals("LOST"))) return Replies.SYNTAX;
         try {
             long epoch = node.failover().promote(a.length == 2);

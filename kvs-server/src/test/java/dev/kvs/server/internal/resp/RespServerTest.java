@@ -350,4 +350,14 @@ class RespServerTest {
         assertThat(resp.command("SET", "bin", v)).isEqualTo("+OK\r\n");
         assertThat(resp.command("GET", "bin")).isEqualTo("$256\r\n" + v + "\r\n");
     }
+
+    @Test
+    void kvsPromoteIsOffUnlessTheAdminConfigEnablesIt() {
+        assertThat(resp.command("KVS.PROMOTE")).startsWith("-NOPERM KVS.PROMOTE is disabled");
+        resp.close();
+        resp = new RespChannel(NodeConfig.builder()
+                .admin(dev.kvs.server.AdminConfig.defaults().withRespCommands(true))
+                .build());
+        assertThat(resp.command("KVS.PROMOTE")).startsWith("-ERR this node is already the primary");
+    }
 }
