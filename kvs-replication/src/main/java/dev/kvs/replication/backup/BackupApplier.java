@@ -59,6 +59,8 @@ final class BackupApplier {
     private Set<ByteKey> listed; // keyLock; non-null while a full resync lists keys
     private volatile TxId contiguous;
     private volatile boolean resyncing;
+    /** A resync's store walk has not finished: keys are not acknowledged yet. */
+    private volatile boolean walking;
 
     BackupApplier(KvStore store, UnfinishedKeys unfinished, BackupCounters counters, int maxHeldKeyPackets) {
         this.store = store;
@@ -75,7 +77,7 @@ final class BackupApplier {
 
     /** True between a {@code ResyncBegin} and its {@code ResyncEnd}. */
     boolean resyncing() {
-        return resyncing;
+        return resyncing || walking;
     }
 
     /** Handles the packets of one key batch (or of a resync listing). */
@@ -111,25 +113,61 @@ final class BackupApplier {
 
     /**
      * The resync listing is complete: every key packet up to {@code upTo} is accounted for, and every
-     * key not listed whose record is not newer than {@code upTo} was deleted on the primary.
+     * key not listed whose record is not newer than {@code upTo} was deleted on the primary. Ends the
+     * listing and walks the store at once; the key channel uses {@link #endListing} instead, to walk
+     * off its event loop.
      *
      * @throws IllegalStateException if no resync had begun (a protocol error)
      */
     KeyResult onResyncEnd(TxId upTo) {
+        ResyncWalk walk = endListing(upTo);
+        walk.run();
+        return new KeyResult(contiguous(), null);
+    }
+
+    /**
+     * Ends a resync listing: the key sequence continues after {@code upTo}. The returned walk removes
+     * what the listing did not name; until it has run, {@link #resyncing()} stays true (no key is
+     * acknowledged: an acknowledged resync must not leave keys the primary deleted). It takes no lock
+     * of the key channel's, so it may run on any thread while key batches go on being applied.
+     *
+     * @throws IllegalStateException if no resync had begun (a protocol error)
+     */
+    ResyncWalk endListing(TxId upTo) {
         synchronized (keyLock) {
             if (listed == null) throw new IllegalStateException("ResyncEnd " + upTo + " without ResyncBegin");
             Set<ByteKey> keys = listed;
             listed = null;
+            walking = true;
             resyncing = false;
-            int removed = removeUnlisted(keys, upTo);
             List<KeyPacket> ready = new ArrayList<>();
             sequence.resetTo(upTo, ready);
             announce(ready);
             contiguous = sequence.contiguous();
             counters.resyncs.increment();
-            counters.keysRemovedByResync.add(removed);
-            log.info("full resync up to {} done: {} keys listed, {} removed", upTo, keys.size(), removed);
-            return new KeyResult(contiguous, null);
+            return new ResyncWalk(keys, upTo);
+        }
+    }
+
+    /** The walk over the store at the end of a resync; see {@link #endListing}. */
+    final class ResyncWalk implements Runnable {
+        private final Set<ByteKey> keys;
+        private final TxId upTo;
+
+        private ResyncWalk(Set<ByteKey> keys, TxId upTo) {
+            this.keys = keys;
+            this.upTo = upTo;
+        }
+
+        @Override
+        public void run() {
+            try {
+                int removed = removeUnlisted(keys, upTo);
+                counters.keysRemovedByResync.add(removed);
+                log.info("full resync up to {} done: {} keys listed, {} removed", upTo, keys.size(), removed);
+            } finally {
+                walking = false;
+            }
         }
     }
 

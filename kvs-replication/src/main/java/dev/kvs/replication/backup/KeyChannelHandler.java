@@ -41,8 +41,12 @@ final class KeyChannelHandler extends ChannelInboundHandlerAdapter {
         } else if (msg instanceof Frame.ResyncBegin r) {
             applier.onResyncBegin(r.upTo());
         } else if (msg instanceof Frame.ResyncEnd r) {
-            applier.onResyncEnd(r.upTo());
-            ackDue = true;
+            // the walk over the whole store runs off this event loop; its end acknowledges the resync
+            BackupApplier.ResyncWalk walk = applier.endListing(r.upTo());
+            server.walk(walk, ok -> ctx.executor().execute(() -> {
+                if (!ok) ctx.close();
+                else if (ctx.channel().isActive()) ctx.writeAndFlush(new Frame.KeyAck(applier.contiguous()));
+            }));
         } else if (msg instanceof Frame.Handover h) {
             log.warn(
                     "primary at {} hands over: taking over in epoch {}",

@@ -31,9 +31,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -125,6 +128,34 @@ final class RealReplicationServer implements ReplicationServer {
         FrameCodec.install(p, Math.min(config.maxFrameBytes(), HANDSHAKE_FRAME_BYTES));
         security.addListenerAuth(ch, node.epoch());
         p.addLast(HandshakeHandler.NAME, new HandshakeHandler(this));
+    }
+
+    /** Runs resync walks over the store, one at a time, off the event loops. */
+    private final ExecutorService walker = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "kvs-resync-walk");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * Runs {@code walk} off the event loops, then {@code done} with whether it completed (unless the
+     * listener closed meanwhile).
+     */
+    void walk(Runnable walk, Consumer<Boolean> done) {
+        try {
+            walker.execute(() -> {
+                boolean ok = false;
+                try {
+                    walk.run();
+                    ok = true;
+                } catch (RuntimeException e) {
+                    log.error("resync walk failed; closing the key channel so the primary resyncs again", e);
+                }
+                done.accept(ok);
+            });
+        } catch (RejectedExecutionException e) {
+            // closing
+        }
     }
 
     /** The largest frame read before the handshake is done. */
@@ -315,6 +346,7 @@ final class RealReplicationServer implements ReplicationServer {
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
+        walker.shutdownNow();
         var closing = all.close();
         if (!onEventLoop()) closing.awaitUninterruptibly();
         log.info("backup {} stopped listening for replication", node.name());

@@ -28,6 +28,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -523,6 +525,44 @@ class ReplicationServerTest {
         assertThat(store.exists(bytes("gone"))).isFalse();
         assertThat(server.status().resyncs()).isEqualTo(1);
         assertThat(server.status().keysRemovedByResync()).isEqualTo(1);
+    }
+
+    @Test
+    void theStoreWalkAtTheEndOfAResyncDoesNotHoldUpTheKeyChannel() throws Exception {
+        CountDownLatch walking = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        KvStore slowWalk = (KvStore) Proxy.newProxyInstance(
+                KvStore.class.getClassLoader(), new Class<?>[] {KvStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("forEach")) {
+                        walking.countDown();
+                        release.await(); // a store so large its walk takes as long as the test wants
+                    }
+                    try {
+                        return method.invoke(store, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        server = ReplicationServer.builder()
+                .store(slowWalk)
+                .node(node)
+                .group(group)
+                .start();
+        TestPrimary keys = keyChannel();
+        try {
+            keys.send(new Frame.ResyncBegin(tx(10)), new Frame.ResyncEnd(tx(10)));
+            assertThat(walking.await(10, TimeUnit.SECONDS)).isTrue();
+
+            keys.send(new Frame.Heartbeat(42, false));
+
+            // the event loop answers while the walk runs; the resync is acknowledged only after it
+            Frame answer = keys.received().poll(5, TimeUnit.SECONDS);
+            assertThat(answer).isEqualTo(new Frame.Heartbeat(42, true));
+            assertThat(keys.received()).isEmpty();
+        } finally {
+            release.countDown();
+        }
+        assertThat(keys.next(Frame.KeyAck.class).upTo()).isEqualTo(tx(10));
     }
 
     @Test
