@@ -189,6 +189,24 @@ final class KeyLog {
         return e.acked;
     }
 
+    /**
+     * Replication stopped (the node was demoted or is closing): every write waiting for its key
+     * packet's acknowledgement fails with {@code cause} now, instead of waiting for its timeout.
+     */
+    void failAll(Throwable cause) {
+        List<CompletableFuture<Void>> waiting = new ArrayList<>();
+        synchronized (this) {
+            for (long seq = ackedSeq + 1; seq <= lastSeq; seq++) {
+                Entry e = ring[index(seq)];
+                if (e.acked != null) {
+                    waiting.add(e.acked);
+                    e.acked = null;
+                }
+            }
+        }
+        for (CompletableFuture<Void> f : waiting) f.completeExceptionally(cause);
+    }
+
     synchronized TxId lastTxId() {
         return new TxId(epoch, lastSeq);
     }

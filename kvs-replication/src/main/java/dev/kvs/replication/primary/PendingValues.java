@@ -193,6 +193,22 @@ final class PendingValues {
         return f;
     }
 
+    /**
+     * Replication stopped (the node was demoted or is closing): every write waiting for its value to
+     * be applied fails with {@code cause} now, instead of waiting for its timeout.
+     */
+    void failAll(Throwable cause) {
+        List<CompletableFuture<Void>> waiting = new ArrayList<>();
+        synchronized (this) {
+            for (State st : byKey.values()) {
+                if (st.waiters == null) continue;
+                for (Waiter w : st.waiters) waiting.add(w.future);
+                st.waiters = null;
+            }
+        }
+        for (CompletableFuture<Void> f : waiting) f.completeExceptionally(cause);
+    }
+
     synchronized long count() {
         return byKey.size();
     }

@@ -358,5 +358,13 @@ public final class Replicator implements ReplicationLink {
         keyChannel.close();
         valueChannels.forEach(ValueChannel::close);
         resyncExecutor.shutdownNow();
+        // writes still waiting for the backup are answered now: they are on this node only
+        ReplicationTimeoutException stopped = new ReplicationTimeoutException(
+                keyLog.lastTxId(),
+                "replication to " + peerText + " stopped (this node was demoted or is shutting down) before the"
+                        + " backup confirmed the write: it is on this node only; if another node is the primary"
+                        + " now, failback hands it over or rolls it back (GET /failback)");
+        keyLog.failAll(stopped);
+        pending.failAll(stopped);
     }
 }

@@ -132,4 +132,21 @@ class KeyLogTest {
                 .as("the ack's dependents ran holding the key log's lock")
                 .isFalse();
     }
+
+    @Test
+    void writesWaitingForAcksFailAtOnceWhenReplicationStops() {
+        KeyLog log = new KeyLog(1, 0, 16);
+        TxId a = log.reserve(Op.PUT, "a".getBytes(), 1, 0);
+        TxId b = log.reserve(Op.PUT, "b".getBytes(), 1, 0);
+        log.commit(a);
+        log.commit(b);
+        log.ack(a);
+        CompletableFuture<Void> acked = log.whenAcked(a);
+        CompletableFuture<Void> waiting = log.whenAcked(b);
+
+        log.failAll(new IllegalStateException("demoted"));
+
+        assertThat(acked).isCompleted();
+        assertThat(waiting).isCompletedExceptionally();
+    }
 }

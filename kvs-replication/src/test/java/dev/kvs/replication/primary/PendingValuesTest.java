@@ -82,4 +82,14 @@ class PendingValuesTest {
         small.add(key("x"), TxId.of(1, 1), 16);
         assertThat(small.awaitRoom(0)).isFalse();
     }
+
+    @Test
+    void writesWaitingForTheirValueFailAtOnceWhenReplicationStops() {
+        pending.add(key("a"), TxId.of(1, 1), 10);
+        CompletableFuture<Void> waiting = pending.whenApplied(key("a"), TxId.of(1, 1));
+
+        pending.failAll(new IllegalStateException("demoted"));
+
+        assertThat(waiting).isCompletedExceptionally();
+    }
 }
