@@ -13,6 +13,21 @@ public interface Replication extends AutoCloseable {
     WriteOrder begin(ReplicationMode mode);
 
     /**
+     * Like {@link #begin}, but never waits for room: when a replication bound is full it refuses at
+     * once. For event loops, which must not block: they hold the command and retry instead.
+     *
+     * @throws ReplicationBusyException if a bound is full; nothing was ordered
+     */
+    default WriteOrder beginNow(ReplicationMode mode) {
+        if (!hasRoom()) {
+            throw new ReplicationBusyException(
+                    "replication to the backup is at its bounds (unacknowledged keys or unshipped values);"
+                            + " nothing was written");
+        }
+        return begin(mode);
+    }
+
+    /**
      * True if {@link #begin} would not wait now. Event loops check this first and hold the connection's
      * next command instead of blocking (see the RESP handler).
      */

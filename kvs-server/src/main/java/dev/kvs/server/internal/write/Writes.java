@@ -85,7 +85,7 @@ public final class Writes {
                     "NOTPRIMARY " + roles.peer() + " this node is a backup; write to the primary");
         }
         if (p.writeFence() != null) throw new NotWritableException(p.writeFence());
-        return p.writes().begin(mode);
+        return p.writes().beginNow(mode); // commands run on event loops: never wait here
     }
 
     private record OrderingOf(WriteOrder order) implements Ordering {

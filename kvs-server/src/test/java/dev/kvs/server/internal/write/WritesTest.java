@@ -83,10 +83,21 @@ class WritesTest {
         assertThat(store.get("a".getBytes())).isNull();
     }
 
+    @Test
+    void aWriteFindingReplicationAtItsBoundsIsRefusedAtOnceInsteadOfWaiting() {
+        link.room = false; // begin() would wait up to the write timeout on the calling event loop
+
+        assertThatThrownBy(() -> writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes()))
+                .isInstanceOf(dev.kvs.replication.ReplicationBusyException.class);
+        assertThat(link.log).isEmpty();
+        assertThat(store.get("a".getBytes())).isNull();
+    }
+
     /** Records the protocol calls; orders seqs from 1. */
     private static final class RecordingLink implements ReplicationLink {
         final List<String> log = new ArrayList<>();
         long seq;
+        volatile boolean room = true;
 
         @Override
         public WriteOrder begin(ReplicationMode mode) {
@@ -128,7 +139,7 @@ class WritesTest {
 
         @Override
         public boolean hasRoom() {
-            return true;
+            return room;
         }
 
         @Override
