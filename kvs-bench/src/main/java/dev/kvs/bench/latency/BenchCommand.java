@@ -1,5 +1,6 @@
 package dev.kvs.bench.latency;
 
+import dev.kvs.bench.jmh.JmhCommand;
 import dev.kvs.server.cli.KvsVersionProvider;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -14,7 +15,7 @@ import picocli.CommandLine.Spec;
         name = "bench",
         mixinStandardHelpOptions = true,
         versionProvider = KvsVersionProvider.class,
-        subcommands = {KeysUnderLoadCommand.class, IdFirstOverheadCommand.class},
+        subcommands = {KeysUnderLoadCommand.class, IdFirstOverheadCommand.class, JmhCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         headerHeading = "%n",
         header = "Benchmarks of identifier-first replication over an emulated WAN, with PASS/FAIL bounds.",
@@ -43,6 +44,6 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "missing COMMAND (keys-under-load, id-first-overhead)");
+        throw new ParameterException(spec.commandLine(), "missing COMMAND (keys-under-load, id-first-overhead, jmh)");
     }
 }

@@ -1,0 +1,33 @@
+package dev.kvs.bench.jmh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/** The JMH suite is compiled into the jar (its benchmark list) and forks get the module flags. */
+class JmhCommandTest {
+    @Test
+    void theAnnotationProcessorListedEveryBenchmark() throws Exception {
+        try (InputStream in = getClass().getResourceAsStream("/META-INF/BenchmarkList")) {
+            assertThat(in)
+                    .as("META-INF/BenchmarkList from JMH's annotation processor")
+                    .isNotNull();
+            String list = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(list)
+                    .contains(
+                            "dev.kvs.bench.jmh.StoreBenchmark", "put", "get", "dev.kvs.bench.jmh.FrameCodecBenchmark");
+        }
+    }
+
+    @Test
+    void forksGetThisJvmsModuleFlags() {
+        // surefire runs tests with the flags Chronicle Map needs (the parent pom's argLine)
+        assertThat(Arrays.asList(JmhCommand.moduleFlags()))
+                .anyMatch(f -> f.startsWith("--add-opens=java.base/java.lang"))
+                .anyMatch(f -> f.startsWith("-Dchronicle.analytics.disable"))
+                .noneMatch(f -> f.startsWith("-Xmx"));
+    }
+}
