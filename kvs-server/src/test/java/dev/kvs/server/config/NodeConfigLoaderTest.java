@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -144,6 +145,24 @@ class NodeConfigLoaderTest {
         assertThat(example).exists();
         assertThat(NodeConfigLoader.load(example))
                 .isEqualTo(NodeConfig.builder().build());
+    }
+
+    @Test
+    void theExampleUsersSectionLoadsOnceUncommented() throws IOException {
+        List<String> lines = Files.readAllLines(Path.of("..", "config", "kvs.example.yaml"));
+        int start = lines.indexOf("# users:");
+        assertThat(start).isPositive();
+        StringBuilder yaml = new StringBuilder();
+        for (int i = start; i < lines.size() && lines.get(i).startsWith("# "); i++) {
+            yaml.append(lines.get(i).substring(2)).append('\n');
+        }
+        NodeConfig c = NodeConfigLoader.parse(yaml.toString(), "kvs.example.yaml");
+        assertThat(c.users())
+                .extracting(UserConfig::name, UserConfig::role)
+                .containsExactly(
+                        tuple("app", UserConfig.Role.READWRITE),
+                        tuple("dashboard", UserConfig.Role.READONLY),
+                        tuple("ops", UserConfig.Role.ADMIN));
     }
 
     @Test
