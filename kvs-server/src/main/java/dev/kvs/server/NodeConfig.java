@@ -12,7 +12,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Immutable, validated configuration of one node. Built with {@link #builder()} (or read from YAML by
@@ -27,19 +31,21 @@ import java.util.Optional;
  * @param adminPort admin HTTP port (0: ephemeral)
  * @param peer the other DC's replication address {@code host:port}, if any
  * @param mode default replication mode of writes
- * @param requirepass password clients must AUTH with, if any
+ * @param requirepass the {@code default} user's password ({@code AUTH password}), if any; that user
+ *     has role admin (see {@link UserConfig})
  * @param maxBulkBytes longest bulk string a client may send
  * @param maxMultibulkLength most elements in one command
  * @param maxClients most client connections at once
  * @param timeoutSeconds close a client connection idle (no command, no reply owed) this long; 0: never
  *     (Redis {@code timeout})
- * @param authTimeoutSeconds with {@code requirepass}, close a connection that has not authenticated
- *     this long after connecting, so that silent sockets cannot hold {@code maxClients}; 0: never
+ * @param authTimeoutSeconds with {@code requirepass} or {@code users}, close a connection that has
+ *     not authenticated this long after connecting, so that silent sockets cannot hold {@code
+ *     maxClients}; 0: never
  * @param clientOutputBufferLimit most bytes of replies queued for one client (computed but not yet
  *     sent, e.g. behind a write waiting for replication, or to a client that does not read); over
  *     it the connection is closed; 0: no limit (Redis {@code client-output-buffer-limit} hard limit)
- * @param protectedMode with no {@code requirepass} and a non-loopback {@code bind}, refuse client
- *     connections from other hosts with {@code -DENIED} (Redis {@code protected-mode})
+ * @param protectedMode with no {@code requirepass}, no {@code users} and a non-loopback {@code bind},
+ *     refuse client connections from other hosts with {@code -DENIED} (Redis {@code protected-mode})
  * @param ioThreads Netty event-loop threads for client connections (0: one per core)
  * @param store the store's limits and data directory
  * @param replication the primary's replication limits (batching, bounds, timeouts)
@@ -51,6 +57,9 @@ import java.util.Optional;
  *     peer)
  * @param tls this node's certificate, key and trusted CA: replication connections then use mutual TLS
  * @param admin who may use the admin HTTP port: its bearer token, and whether reads are open
+ * @param users users of the client port besides {@code requirepass}'s {@code default} user (see
+ *     {@link UserConfig}); names are unique, and a user named {@code default} replaces {@code
+ *     requirepass} (set one or the other)
  */
 public record NodeConfig(
         String cluster,
@@ -77,7 +86,8 @@ public record NodeConfig(
         Optional<String> clusterSecret,
         boolean insecureReplication,
         Optional<TlsFiles> tls,
-        AdminConfig admin) {
+        AdminConfig admin,
+        List<UserConfig> users) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -122,12 +132,36 @@ public record NodeConfig(
         boolean replicates = role == Role.BACKUP || peer.isPresent();
         if (tls == null) throw new IllegalArgumentException("tls == null (use Optional.empty())");
         if (admin == null) throw new IllegalArgumentException("admin is missing");
+        users = checkUsers(users, requirepass.isPresent());
         if (replicates && clusterSecret.isEmpty() && tls.isEmpty() && !insecureReplication && !isLoopback(bind)) {
             throw new IllegalArgumentException("bind is " + bind + ", not a loopback address, and replication has no"
                     + " clusterSecret and no tls: anyone who reaches the replication port could act as this node's"
                     + " peer. Set the same clusterSecret (or clusterSecretFile) on both nodes, or tls, or"
                     + " insecureReplication: true to accept that");
         }
+    }
+
+    /**
+     * True if client connections must log in: {@code requirepass} or {@code users} is set. Otherwise
+     * every connection is the {@code default} user, with every right (as Redis with no password).
+     */
+    public boolean clientAuthRequired() {
+        return requirepass.isPresent() || !users.isEmpty();
+    }
+
+    private static List<UserConfig> checkUsers(List<UserConfig> users, boolean requirepass) {
+        if (users == null) throw new IllegalArgumentException("users == null (use List.of())");
+        Set<String> names = new HashSet<>();
+        for (UserConfig u : users) {
+            if (u == null) throw new IllegalArgumentException("users holds null");
+            if (!names.add(u.name()))
+                throw new IllegalArgumentException("users: user " + u.name() + " is listed twice");
+            if (requirepass && u.name().equals(UserConfig.DEFAULT_USER)) {
+                throw new IllegalArgumentException("users: a user named default and requirepass are both set;"
+                        + " requirepass is the default user's password: set one or the other");
+            }
+        }
+        return List.copyOf(users);
     }
 
     /** How replication connections are secured, as this configuration says (reads the TLS files). */
@@ -216,6 +250,7 @@ public record NodeConfig(
         private boolean insecureReplication;
         private TlsFiles tls;
         private AdminConfig admin = AdminConfig.defaults();
+        private List<UserConfig> users = new ArrayList<>();
 
         Builder() {}
 
@@ -292,7 +327,7 @@ public record NodeConfig(
             return this;
         }
 
-        /** 0: unauthenticated clients are never closed for it. Only applies with {@code requirepass}. */
+        /** 0: unauthenticated clients are never closed for it. Only applies with {@code requirepass} or users. */
         public Builder authTimeoutSeconds(int v) {
             authTimeoutSeconds = v;
             return this;
@@ -321,6 +356,18 @@ public record NodeConfig(
 
         public Builder admin(AdminConfig v) {
             admin = v;
+            return this;
+        }
+
+        /** Replaces the users of the client port (see {@link UserConfig}). */
+        public Builder users(List<UserConfig> v) {
+            users = new ArrayList<>(v);
+            return this;
+        }
+
+        /** Adds a user of the client port. */
+        public Builder user(UserConfig v) {
+            users.add(v);
             return this;
         }
 
@@ -384,6 +431,7 @@ public record NodeConfig(
             insecureReplication = c.insecureReplication;
             tls = c.tls.orElse(null);
             admin = c.admin;
+            users = new ArrayList<>(c.users);
             return this;
         }
 
@@ -414,7 +462,8 @@ public record NodeConfig(
                     Optional.ofNullable(clusterSecret),
                     insecureReplication,
                     Optional.ofNullable(tls),
-                    admin);
+                    admin,
+                    users);
         }
     }
 }

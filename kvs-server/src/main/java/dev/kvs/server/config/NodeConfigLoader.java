@@ -18,12 +18,14 @@ import dev.kvs.replication.auth.TlsFiles;
 import dev.kvs.server.AdminConfig;
 import dev.kvs.server.FailoverConfig;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.server.UserConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -42,7 +44,8 @@ import java.util.stream.Collectors;
  * section ({@code certFile, keyFile, caFile, peerName}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
  * replication:} section (with its {@code flowControl:} subsection), the {@code failover:} section and
- * the {@code admin:} section ({@code token, openReads}).
+ * the {@code admin:} section ({@code token, openReads, respCommands}) and the {@code users:} list
+ * ({@code name, password | passwordSha256, role}; plain passwords are hashed as they are read).
  * Byte sizes take a number or a {@link ByteSize} string like {@code 64MiB}. See {@code
  * config/kvs.example.yaml}.
  */
@@ -150,6 +153,7 @@ public final class NodeConfigLoader {
             if (y.insecureReplication() != null) b.insecureReplication(y.insecureReplication());
             if (y.tls() != null) b.tls(toTls(y.tls()));
             if (y.admin() != null) b.admin(toAdmin(y.admin()));
+            if (y.users() != null) b.users(toUsers(y.users()));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }
@@ -232,6 +236,34 @@ public final class NodeConfigLoader {
         if (a.openReads() != null) c = c.withOpenReads(a.openReads());
         if (a.respCommands() != null) c = c.withRespCommands(a.respCommands());
         return c;
+    }
+
+    /** The {@code users:} list; messages name {@code users[i]} and never quote a password or hash. */
+    private static List<UserConfig> toUsers(List<UserYaml> users) {
+        List<UserConfig> out = new ArrayList<>();
+        for (int i = 0; i < users.size(); i++) {
+            UserYaml u = users.get(i);
+            String at = "users[" + i + "]";
+            if (u == null) throw new IllegalArgumentException(at + " is empty");
+            if (u.name() == null) throw new IllegalArgumentException(at + ".name is missing");
+            if (u.role() == null) {
+                throw new IllegalArgumentException(at + ".role is missing (admin, readwrite or readonly)");
+            }
+            if ((u.password() == null) == (u.passwordSha256() == null)) {
+                throw new IllegalArgumentException(
+                        at + " (" + u.name() + ") needs password or passwordSha256, one" + " of them");
+            }
+            try {
+                UserConfig.Role role = UserConfig.Role.parse(u.role());
+                out.add(
+                        u.password() != null
+                                ? UserConfig.withPassword(u.name(), u.password(), role)
+                                : new UserConfig(u.name(), u.passwordSha256(), role));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(at + ": " + e.getMessage(), e);
+            }
+        }
+        return out;
     }
 
     private static ReplicatorConfig toReplication(ReplicationYaml r) {
@@ -378,9 +410,11 @@ public final class NodeConfigLoader {
                 || type == ReplicationYaml.class
                 || type == FlowControlYaml.class
                 || type == FailoverYaml.class
-                || type == AdminYaml.class) {
+                || type == AdminYaml.class
+                || type == UserYaml.class) {
             return "a mapping of field: value";
         }
+        if (type != null && List.class.isAssignableFrom(type)) return "a list";
         return type == null ? "valid" : "a " + type.getSimpleName();
     }
 
@@ -441,7 +475,11 @@ public final class NodeConfigLoader {
             String clusterSecretFile,
             Boolean insecureReplication,
             TlsYaml tls,
-            AdminYaml admin) {}
+            AdminYaml admin,
+            List<UserYaml> users) {}
+
+    /** One entry of the {@code users:} list. */
+    record UserYaml(String name, String password, String passwordSha256, String role) {}
 
     /** The {@code tls:} section: PEM files of this node's identity and the CA it trusts. */
     record TlsYaml(String certFile, String keyFile, String caFile, String peerName) {}

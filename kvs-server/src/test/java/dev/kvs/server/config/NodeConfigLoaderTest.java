@@ -2,6 +2,7 @@ package dev.kvs.server.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.FlowControlConfig;
@@ -9,10 +10,13 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.server.AdminConfig;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.server.UserConfig;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -141,6 +145,24 @@ class NodeConfigLoaderTest {
         assertThat(example).exists();
         assertThat(NodeConfigLoader.load(example))
                 .isEqualTo(NodeConfig.builder().build());
+    }
+
+    @Test
+    void theExampleUsersSectionLoadsOnceUncommented() throws IOException {
+        List<String> lines = Files.readAllLines(Path.of("..", "config", "kvs.example.yaml"));
+        int start = lines.indexOf("# users:");
+        assertThat(start).isPositive();
+        StringBuilder yaml = new StringBuilder();
+        for (int i = start; i < lines.size() && lines.get(i).startsWith("# "); i++) {
+            yaml.append(lines.get(i).substring(2)).append('\n');
+        }
+        NodeConfig c = NodeConfigLoader.parse(yaml.toString(), "kvs.example.yaml");
+        assertThat(c.users())
+                .extracting(UserConfig::name, UserConfig::role)
+                .containsExactly(
+                        tuple("app", UserConfig.Role.READWRITE),
+                        tuple("dashboard", UserConfig.Role.READONLY),
+                        tuple("ops", UserConfig.Role.ADMIN));
     }
 
     @Test
@@ -321,7 +343,7 @@ class NodeConfigLoaderTest {
                         + " authTimeoutSeconds, bind, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile,"
                         + " dataDir, failover, insecureReplication, ioThreads, maxBulkBytes, maxClients,"
                         + " maxMultibulkLength, mode, name, peer, port, protectedMode, replPort, replication,"
-                        + " requirepass, role, store, timeoutSeconds, tls)");
+                        + " requirepass, role, store, timeoutSeconds, tls, users)");
     }
 
     @Test
@@ -333,6 +355,57 @@ class NodeConfigLoaderTest {
         assertThat(c.admin().openReads()).isFalse();
         assertThat(c.admin().toString()).doesNotContain("Zm9v");
         assertThat(NodeConfigLoader.parse("admin: {}", "kvs.yaml").admin()).isEqualTo(AdminConfig.defaults());
+    }
+
+    @Test
+    void usersAreReadWithTheirPasswordsHashed() {
+        String hash = UserConfig.sha256Hex("w-pass".getBytes(StandardCharsets.UTF_8));
+        NodeConfig c = NodeConfigLoader.parse(
+                """
+                users:
+                  - {name: reader, password: r-pass, role: readonly}
+                  - name: writer
+                    passwordSha256: %s
+                    role: ReadWrite
+                """
+                        .formatted(hash.toUpperCase(java.util.Locale.ROOT)),
+                "kvs.yaml");
+
+        assertThat(c.users())
+                .extracting(UserConfig::name, UserConfig::role)
+                .containsExactly(tuple("reader", UserConfig.Role.READONLY), tuple("writer", UserConfig.Role.READWRITE));
+        assertThat(c.users().get(0).passwordSha256())
+                .isEqualTo(UserConfig.sha256Hex("r-pass".getBytes(StandardCharsets.UTF_8)));
+        assertThat(c.users().get(1).passwordSha256()).isEqualTo(hash);
+        assertThat(c.toString()).doesNotContain("r-pass", hash);
+        assertThat(c.clientAuthRequired()).isTrue();
+        assertThat(NodeConfigLoader.parse("", "kvs.yaml").users()).isEmpty();
+        assertThat(NodeConfigLoader.parse("", "kvs.yaml").clientAuthRequired()).isFalse();
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiterString = " => ",
+            textBlock =
+                    """
+            users: [{name: a, role: admin}] => users[0] (a) needs password or passwordSha256, one of them
+            users: [{name: a, password: p-secret, passwordSha256: abc, role: admin}] => needs password or passwordSha256
+            users: [{name: a, passwordSha256: abc123, role: admin}] => users[0]: user a: passwordSha256 is not 64 hex
+            users: [{name: a, password: p-secret}] => users[0].role is missing
+            users: [{name: a, password: p-secret, role: root}] => users[0]: role is not admin, readwrite or readonly: root
+            users: [{password: p-secret, role: admin}] => users[0].name is missing
+            users: [{name: 'a b', password: p-secret, role: admin}] => users[0]: user name is not 1 to 64 characters
+            users: [{name: a, password: '', role: admin}] => users[0]: user a: password is empty
+            users: [{name: a, password: p-secret, role: admin}, {name: a, password: p-secret, role: readonly}] => user a is listed twice
+            users: [{name: a, pasword: p-secret, role: admin}] => unknown field 'users[0].pasword' in kvs.yaml (known: name, password, passwordSha256, role)
+            users: {name: a} => users is not a list
+            {requirepass: p-secret, users: [{name: default, password: p-secret, role: admin}]} => a user named default and requirepass are both set
+            """)
+    void badUsersAreNamedAndNoPasswordIsQuoted(String yaml, String message) {
+        assertThatThrownBy(() -> NodeConfigLoader.parse(yaml, "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(message)
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("p-secret"));
     }
 
     @Test

@@ -16,6 +16,10 @@ final class ClientStats {
     final LongAdder crossProtocolAttacks = new LongAdder();
     /** Clients refused by protected mode. */
     final LongAdder protectedModeDenials = new LongAdder();
+    /** Logins refused: unknown user or wrong password (Redis {@code acl_access_denied_auth}). */
+    final LongAdder aclDeniedAuth = new LongAdder();
+    /** Commands refused because the user's role does not permit them (Redis {@code acl_access_denied_cmd}). */
+    final LongAdder aclDeniedCommands = new LongAdder();
     /** Connections closed for not authenticating in time. */
     final LongAdder authTimeouts = new LongAdder();
     /** Connections closed for being idle. */

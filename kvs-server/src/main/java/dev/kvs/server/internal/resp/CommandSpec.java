@@ -1,24 +1,45 @@
 package dev.kvs.server.internal.resp;
 
+import dev.kvs.server.UserConfig.Role;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
 /**
  * A command's name, arity (Redis convention: positive means exact, negative means at least), and what
  * it needs.
  *
  * @param name upper-case name
  * @param arity argument count including the name
- * @param flags {@link #NOAUTH}, {@link #DATA}, {@link #WRITE}
+ * @param flags {@link #NOAUTH}, {@link #DATA}, {@link #WRITE}, {@link #ADMIN}
  * @param firstKey index of the first key argument (0: none), for COMMAND INFO
  * @param lastKey index of the last key (-1: last argument), for COMMAND INFO
  * @param keyStep step between keys, for COMMAND INFO
  * @param command the implementation
+ * @param subcommandFlags flags some subcommands (upper case) add to {@code flags}, e.g. {@code ACL
+ *     USERS}: {@link #ADMIN}; empty for most commands
  */
-record CommandSpec(String name, int arity, int flags, int firstKey, int lastKey, int keyStep, Command command) {
+record CommandSpec(
+        String name,
+        int arity,
+        int flags,
+        int firstKey,
+        int lastKey,
+        int keyStep,
+        Command command,
+        Map<String, Integer> subcommandFlags) {
     /** Allowed before AUTH. */
     static final int NOAUTH = 1;
     /** Reads or writes data: refused on a backup. */
     static final int DATA = 2;
-    /** Writes data. */
+    /** Writes data: refused to {@link Role#READONLY} users. */
     static final int WRITE = 4;
+    /** Changes the node or shows its users: only for {@link Role#ADMIN} users. */
+    static final int ADMIN = 8;
+
+    CommandSpec {
+        subcommandFlags = Map.copyOf(subcommandFlags);
+    }
 
     boolean arityOk(int argc) {
         return arity >= 0 ? argc == arity : argc >= -arity;
@@ -26,5 +47,40 @@ record CommandSpec(String name, int arity, int flags, int firstKey, int lastKey,
 
     boolean has(int flag) {
         return (flags & flag) != 0;
+    }
+
+    /** This spec with {@code extra} flags for subcommand {@code sub}. */
+    CommandSpec withSubcommandFlags(String sub, int extra) {
+        Map<String, Integer> m = new HashMap<>(subcommandFlags);
+        m.merge(sub, extra, (a, b) -> a | b);
+        return new CommandSpec(name, arity, flags, firstKey, lastKey, keyStep, command, m);
+    }
+
+    /** The flags of the command {@code args} names: {@link #flags}, plus those of its subcommand, if any. */
+    int flagsFor(byte[][] args) {
+        if (subcommandFlags.isEmpty() || args.length < 2) return flags;
+        Integer extra = subcommandFlags.get(Args.upper(args[1]));
+        return extra == null ? flags : flags | extra;
+    }
+
+    /**
+     * True if a user with {@code role} may run a command with {@code flags}: readonly users no
+     * {@link #WRITE} or {@link #ADMIN} command, readwrite users no {@link #ADMIN} command, admins all.
+     */
+    static boolean permits(Role role, int flags) {
+        return switch (role) {
+            case ADMIN -> true;
+            case READWRITE -> (flags & ADMIN) == 0;
+            case READONLY -> (flags & (ADMIN | WRITE)) == 0;
+        };
+    }
+
+    /** The name Redis gives the command {@code args} names in NOPERM errors: {@code set}, {@code acl|users}. */
+    String permissionName(byte[][] args) {
+        String n = name.toLowerCase(Locale.ROOT);
+        if (args.length >= 2 && subcommandFlags.containsKey(Args.upper(args[1]))) {
+            n += "|" + Args.upper(args[1]).toLowerCase(Locale.ROOT);
+        }
+        return n;
     }
 }

@@ -17,7 +17,15 @@ final class CommandTable {
     private byte[][] slotNames = new byte[0][];
 
     void add(String name, int arity, int flags, int firstKey, int lastKey, int keyStep, Command command) {
-        byName.put(name, new CommandSpec(name, arity, flags, firstKey, lastKey, keyStep, command));
+        byName.put(name, new CommandSpec(name, arity, flags, firstKey, lastKey, keyStep, command, Map.of()));
+        rebuild();
+    }
+
+    /** Adds {@code flags} to subcommand {@code sub} of the registered command {@code name}. */
+    void addSubcommandFlags(String name, String sub, int flags) {
+        CommandSpec spec = byName.get(name);
+        if (spec == null) throw new IllegalArgumentException("no command " + name);
+        byName.put(name, spec.withSubcommandFlags(sub, flags));
         rebuild();
     }
 

@@ -139,6 +139,8 @@ final class InfoCommand implements Command {
         line(b, "kvs_cross_protocol_attacks", stats.crossProtocolAttacks.sum());
         line(b, "client_output_buffer_limit_disconnections", stats.outputBufferLimitDisconnections.sum());
         line(b, "kvs_protected_mode_denials", stats.protectedModeDenials.sum());
+        line(b, "acl_access_denied_auth", stats.aclDeniedAuth.sum());
+        line(b, "acl_access_denied_cmd", stats.aclDeniedCommands.sum());
         line(b, "kvs_auth_timeouts", stats.authTimeouts.sum());
         line(b, "kvs_idle_timeouts", stats.idleTimeouts.sum());
         line(b, "expired_keys", 0);

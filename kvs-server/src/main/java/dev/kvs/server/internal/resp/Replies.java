@@ -29,6 +29,11 @@ final class Replies {
         return new ErrorRedisMessage(text);
     }
 
+    /** Redis's refusal of a command the user's role does not permit; {@code command} in lower case. */
+    static ErrorRedisMessage noPermission(String command) {
+        return new ErrorRedisMessage("NOPERM this user has no permissions to run the '" + command + "' command");
+    }
+
     static IntegerRedisMessage integer(long n) {
         return n == 0 ? ZERO : n == 1 ? ONE : new IntegerRedisMessage(n);
     }

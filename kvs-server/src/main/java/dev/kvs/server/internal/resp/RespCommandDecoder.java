@@ -94,6 +94,15 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
         this.stats = stats;
     }
 
+    /**
+     * The connection must authenticate first: the pre-auth limits apply until {@link #authenticated()}.
+     * Called by the handler before any byte is read, when users require a login even though no {@code
+     * requirepass} told the constructor so.
+     */
+    void requireAuthentication() {
+        preAuth = true;
+    }
+
     /** The connection authenticated: the configured limits apply from the next command on. */
     void authenticated() {
         preAuth = false;

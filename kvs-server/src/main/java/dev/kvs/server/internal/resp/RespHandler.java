@@ -34,9 +34,12 @@ import org.slf4j.LoggerFactory;
  * sent (held behind a reply still waiting for replication, or written to a client that does not
  * read), are counted; above {@link #REPLY_SOFT_LIMIT} its next commands wait, and reading pauses,
  * until they drain; above {@code clientOutputBufferLimit} the connection is closed. A connection is
- * closed when it has not authenticated within {@code authTimeoutSeconds} (with {@code requirepass}),
- * or has been idle for {@code timeoutSeconds}. {@link ProtectedMode} refuses clients from other hosts
- * when no password protects a port open to them.
+ * closed when it has not authenticated within {@code authTimeoutSeconds} (with {@code requirepass}
+ * or {@code users}), or has been idle for {@code timeoutSeconds}. {@link ProtectedMode} refuses
+ * clients from other hosts when no password protects a port open to them.
+ *
+ * <p>Permissions are checked here, in {@link #dispatch}, for every command: the session's user's role
+ * must permit the command's flags (see {@link CommandSpec#permits}); else {@code -NOPERM}.
  */
 final class RespHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RespHandler.class);
@@ -55,6 +58,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private final NodeMetrics metrics;
     private final RespCommandDecoder decoder;
     private final ProtectedMode protectedMode;
+    /** Connections must log in ({@code requirepass} or {@code users}); else each is {@link Users#OPEN}. */
+    private final boolean authRequired;
     /** {@code clientOutputBufferLimit}; 0: none. */
     private final long outputLimit;
 
@@ -107,12 +112,14 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             RespCommandDecoder decoder,
             ProtectedMode protectedMode) {
         this.node = node;
+        this.authRequired = node.config().clientAuthRequired();
         this.table = table;
         this.stats = stats;
         this.metrics = node.metrics();
         this.decoder = decoder;
         this.protectedMode = protectedMode;
         this.outputLimit = node.config().clientOutputBufferLimit();
+        if (authRequired) decoder.requireAuthentication(); // also with users and no requirepass
     }
 
     @Override
@@ -126,9 +133,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         int now = stats.connected.incrementAndGet();
         metrics.connectionOpened();
         session = new Session(
-                node.nextClientId(),
-                String.valueOf(ctx.channel().remoteAddress()),
-                node.config().requirepass().isEmpty());
+                node.nextClientId(), String.valueOf(ctx.channel().remoteAddress()), authRequired ? null : Users.OPEN);
         if (protectedMode.refuses(ctx.channel().remoteAddress())) {
             stats.protectedModeDenials.increment();
             refuse(ctx, ProtectedMode.DENIED);
@@ -191,9 +196,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 holdForRoom(ctx, command);
                 return;
             }
-            boolean wasAuthenticated = session.authenticated;
+            boolean wasAuthenticated = session.authenticated();
             reply(ctx, dispatch(command.args()));
-            if (!wasAuthenticated && session.authenticated) {
+            if (!wasAuthenticated && session.authenticated()) {
                 decoder.authenticated();
                 cancel(authCheck);
             }
@@ -206,11 +211,13 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
      * with BUSY once the write timeout has passed.
      */
     private boolean mustWaitForRoom(RespCommand command) {
-        if (!session.authenticated
+        if (!session.authenticated()
                 || !(node.roles().current() instanceof NodeRole.Primary p)
                 || p.writes().hasRoom()) return false;
         CommandSpec spec = table.lookup(command.args()[0]);
-        return spec != null && spec.has(CommandSpec.WRITE);
+        return spec != null
+                && spec.has(CommandSpec.WRITE)
+                && CommandSpec.permits(session.user.role(), spec.flags()); // else NOPERM at once
     }
 
     /** How long a write may wait for replication room (0 unless this node is a replicating primary). */
@@ -296,7 +303,12 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         CommandSpec spec = table.lookup(args[0]);
         if (spec == null) return unknown(args);
         if (!spec.arityOk(args.length)) return Replies.wrongArity(spec.name());
-        if (!session.authenticated && !spec.has(CommandSpec.NOAUTH)) return Replies.NOAUTH;
+        if (!session.authenticated()) {
+            if (!spec.has(CommandSpec.NOAUTH)) return Replies.NOAUTH;
+        } else if (!CommandSpec.permits(session.user.role(), spec.flagsFor(args))) {
+            stats.aclDeniedCommands.increment();
+            return Replies.noPermission(spec.permissionName(args));
+        }
         if (spec.has(CommandSpec.DATA)) {
             if (!(node.roles().current() instanceof NodeRole.Primary p)) {
                 return Replies.error(
@@ -311,6 +323,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         } catch (KvsException e) {
             result = DataCommands.storeError(e);
         }
+        if (result == Replies.WRONGPASS) stats.aclDeniedAuth.increment();
         stats.commandsProcessed.increment();
         metrics.recordCommand(spec.name(), System.nanoTime() - start);
         return result;
@@ -484,7 +497,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private void startTimeouts(ChannelHandlerContext ctx) {
         lastActivityNanos = ticker(ctx);
         NodeConfig c = node.config();
-        if (!session.authenticated && c.authTimeoutSeconds() > 0) {
+        if (!session.authenticated() && c.authTimeoutSeconds() > 0) {
             authCheck = ctx.executor().schedule(() -> authTimedOut(ctx), c.authTimeoutSeconds(), TimeUnit.SECONDS);
         }
         if (c.timeoutSeconds() > 0) {
@@ -493,7 +506,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void authTimedOut(ChannelHandlerContext ctx) {
-        if (!ctx.channel().isActive() || closing || session.authenticated) return;
+        if (!ctx.channel().isActive() || closing || session.authenticated()) return;
         stats.authTimeouts.increment();
         log.debug("closing client {}: not authenticated within authTimeoutSeconds", session.remoteAddress);
         refuse(

@@ -2,30 +2,34 @@ package dev.kvs.server.internal.resp;
 
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.server.UserConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.role.RoleChangeException;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
 import io.netty.handler.codec.redis.IntegerRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.handler.codec.redis.SimpleStringRedisMessage;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
-/** Connection and server commands: PING, ECHO, AUTH, QUIT, SELECT, HELLO, CLIENT, CONFIG, COMMAND, KVS.MODE. */
+/**
+ * Connection and server commands: PING, ECHO, AUTH, QUIT, SELECT, HELLO, CLIENT, CONFIG, COMMAND, ACL,
+ * KVS.MODE, KVS.PROMOTE.
+ */
 final class ServerCommands {
     private final NodeContext node;
     private final CommandTable table;
     private final LongSupplier maxMemory;
+    private final Users users;
 
     ServerCommands(NodeContext node, CommandTable table) {
         this.node = node;
         this.table = table;
         this.maxMemory = () -> node.config().store().maxBytes();
+        this.users = new Users(node.config());
     }
 
     void register() {
@@ -43,7 +47,8 @@ final class ServerCommands {
         table.add("CONFIG", -2, 0, 0, 0, 0, this::config);
         table.add("COMMAND", -1, 0, 0, 0, 0, this::command);
         table.add("KVS.MODE", -1, 0, 0, 0, 0, this::mode);
-        table.add("KVS.PROMOTE", -1, 0, 0, 0, 0, this::promote);
+        table.add("KVS.PROMOTE", -1, CommandSpec.ADMIN, 0, 0, 0, this::promote);
+        new AclCommand(users, !node.config().clientAuthRequired()).register(table);
     }
 
     private RedisMessage ping(Session s, byte[][] a) {
@@ -52,20 +57,21 @@ final class ServerCommands {
         return Replies.wrongArity("PING");
     }
 
+    /**
+     * {@code AUTH password} logs in as the default user, {@code AUTH username password} as that user.
+     * A failed login leaves the connection as it was (logged in or not), as in Redis.
+     */
     private RedisMessage auth(Session s, byte[][] a) {
         if (a.length > 3) return Replies.SYNTAX;
-        if (node.config().requirepass().isEmpty()) {
+        if (!node.config().clientAuthRequired()) {
             return Replies.error("ERR AUTH <password> called without any password configured for the default user."
                     + " Are you sure your configuration is correct?");
         }
-        boolean userOk = a.length == 2 || Args.text(a[1]).equals("default");
-        boolean passOk = MessageDigest.isEqual(
-                a[a.length - 1], node.config().requirepass().get().getBytes(StandardCharsets.UTF_8));
-        if (userOk && passOk) {
-            s.authenticated = true;
-            return Replies.OK;
-        }
-        return Replies.WRONGPASS;
+        String name = a.length == 2 ? UserConfig.DEFAULT_USER : Users.name(a[1]);
+        UserConfig user = users.authenticate(name, a[a.length - 1]);
+        if (user == null) return Replies.WRONGPASS;
+        s.user = user;
+        return Replies.OK;
     }
 
     private RedisMessage select(Session s, byte[][] a) {
@@ -95,7 +101,7 @@ final class ServerCommands {
                 return Replies.SYNTAX;
             }
         }
-        if (!s.authenticated) return Replies.NOAUTH;
+        if (!s.authenticated()) return Replies.NOAUTH;
         List<RedisMessage> m = new ArrayList<>();
         m.add(Replies.bulk("server"));
         m.add(Replies.bulk("kvs"));
@@ -141,7 +147,8 @@ final class ServerCommands {
 
     private static String clientLine(Session s) {
         return "id=" + s.id + " addr=" + s.remoteAddress + " name=" + (s.name == null ? "" : s.name) + " age="
-                + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0";
+                + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0 user="
+                + (s.user == null ? "" : s.user.name());
     }
 
     private RedisMessage config(Session s, byte[][] a) {
@@ -227,6 +234,7 @@ final class ServerCommands {
         List<RedisMessage> flags = new ArrayList<>();
         flags.add(new SimpleStringRedisMessage(spec.has(CommandSpec.WRITE) ? "write" : "readonly"));
         if (spec.has(CommandSpec.NOAUTH)) flags.add(new SimpleStringRedisMessage("no_auth"));
+        if (spec.has(CommandSpec.ADMIN)) flags.add(new SimpleStringRedisMessage("admin"));
         return Replies.array(List.of(
                 Replies.bulk(spec.name().toLowerCase(Locale.ROOT)),
                 new IntegerRedisMessage(spec.arity()),

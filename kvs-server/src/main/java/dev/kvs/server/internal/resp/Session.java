@@ -1,22 +1,31 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.server.UserConfig;
 
 /** Per-connection state. Confined to the connection's event loop. */
 final class Session {
     final long id;
     final String remoteAddress;
     final long createdAtMillis = System.currentTimeMillis();
-    boolean authenticated;
+    /** The user this connection is logged in as; {@code null} until it logs in. */
+    UserConfig user;
+
     String name;
     /** Per-connection override of the node's replication mode (KVS.MODE), or null. */
     ReplicationMode mode;
     /** Set by QUIT: close the connection once the reply is written. */
     boolean closeAfterReply;
 
-    Session(long id, String remoteAddress, boolean authenticated) {
+    /** @param user the user the connection starts as ({@code null}: it must log in first) */
+    Session(long id, String remoteAddress, UserConfig user) {
         this.id = id;
         this.remoteAddress = remoteAddress;
-        this.authenticated = authenticated;
+        this.user = user;
+    }
+
+    /** True once the connection has logged in (at once when no login is required). */
+    boolean authenticated() {
+        return user != null;
     }
 }
