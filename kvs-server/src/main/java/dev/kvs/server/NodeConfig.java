@@ -51,6 +51,8 @@ import java.util.Optional;
  *     peer)
  * @param tls this node's certificate, key and trusted CA: replication connections then use mutual TLS
  * @param admin who may use the admin HTTP port: its bearer token, and whether reads are open
+ * @param tlsPorts whether the client and admin ports speak TLS (with {@code tls}'s certificate), and
+ *     whether they ask clients for a certificate
  */
 public record NodeConfig(
         String cluster,
@@ -77,7 +79,8 @@ public record NodeConfig(
         Optional<String> clusterSecret,
         boolean insecureReplication,
         Optional<TlsFiles> tls,
-        AdminConfig admin) {
+        AdminConfig admin,
+        TlsPortsConfig tlsPorts) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -122,6 +125,11 @@ public record NodeConfig(
         boolean replicates = role == Role.BACKUP || peer.isPresent();
         if (tls == null) throw new IllegalArgumentException("tls == null (use Optional.empty())");
         if (admin == null) throw new IllegalArgumentException("admin is missing");
+        if (tlsPorts == null) throw new IllegalArgumentException("tlsPorts is missing");
+        if (tlsPorts.any() && tls.isEmpty()) {
+            throw new IllegalArgumentException("tls." + (tlsPorts.clients() ? "clients" : "admin")
+                    + " is true but tls has no certFile, keyFile and caFile");
+        }
         if (replicates && clusterSecret.isEmpty() && tls.isEmpty() && !insecureReplication && !isLoopback(bind)) {
             throw new IllegalArgumentException("bind is " + bind + ", not a loopback address, and replication has no"
                     + " clusterSecret and no tls: anyone who reaches the replication port could act as this node's"
@@ -216,6 +224,7 @@ public record NodeConfig(
         private boolean insecureReplication;
         private TlsFiles tls;
         private AdminConfig admin = AdminConfig.defaults();
+        private TlsPortsConfig tlsPorts = TlsPortsConfig.defaults();
 
         Builder() {}
 
@@ -358,6 +367,12 @@ public record NodeConfig(
             return this;
         }
 
+        /** TLS on the client and admin ports (default: both plain); needs {@link #tls(TlsFiles)}. */
+        public Builder tlsPorts(TlsPortsConfig v) {
+            tlsPorts = v;
+            return this;
+        }
+
         public Builder from(NodeConfig c) {
             cluster = c.cluster;
             name = c.name;
@@ -384,6 +399,7 @@ public record NodeConfig(
             insecureReplication = c.insecureReplication;
             tls = c.tls.orElse(null);
             admin = c.admin;
+            tlsPorts = c.tlsPorts;
             return this;
         }
 
@@ -414,7 +430,8 @@ public record NodeConfig(
                     Optional.ofNullable(clusterSecret),
                     insecureReplication,
                     Optional.ofNullable(tls),
-                    admin);
+                    admin,
+                    tlsPorts);
         }
     }
 }
