@@ -1,8 +1,12 @@
 package dev.kvs.client;
 
 import dev.kvs.client.internal.ClientConfig;
+import dev.kvs.client.internal.ClientTls;
 import dev.kvs.client.internal.Endpoint;
 import dev.kvs.client.internal.RealKvsClient;
+import io.netty.handler.ssl.SslContext;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -42,7 +46,7 @@ import java.util.concurrent.CompletableFuture;
  *   <li>Everything else fails at once with a typed exception: {@link DataLostException} ({@code
  *       -LOST}), {@link BusyException}, {@link NotReplicatedException}
  *       (the write <i>is</i> on the primary), {@link StoreFullException}, {@link
- *       AuthenticationException}, {@link NoPrimaryException} (no endpoint up and primary), {@link
+ *       AuthenticationException}, {@link KvsTlsException}, {@link NoPrimaryException} (no endpoint up and primary), {@link
  *       TooManyPendingRequestsException}, and {@link KvsClientException} with the server's message
  *       for any other error.
  * </ul>
@@ -214,6 +218,10 @@ public interface KvsClient extends AutoCloseable {
         private int maxPending = 10_000;
         private String clientName;
         private int eventLoopThreads;
+        private Path tlsCaFile;
+        private Path tlsCertFile;
+        private Path tlsKeyFile;
+        private boolean tlsHostnameVerification = true;
 
         private Builder() {}
 
@@ -358,14 +366,60 @@ public interface KvsClient extends AutoCloseable {
         }
 
         /**
+         * Connects with TLS, trusting the servers whose certificate chain leads to a certificate in
+         * {@code caFile} (PEM), and checking that a server's certificate names the host of its endpoint
+         * (a DNS or IP subject alternative name). For nodes with {@code tls.clients: true}. Without it
+         * (the default) connections are plain TCP, and a TLS-only node answers with {@link
+         * KvsTlsException}.
+         *
+         * @throws IllegalArgumentException if the file cannot be read
+         */
+        public Builder tls(Path caFile) {
+            tlsCaFile = readable("tls caFile", caFile);
+            return this;
+        }
+
+        /**
+         * Presents this certificate chain ({@code certFile}, PEM, leaf first) and private key ({@code
+         * keyFile}, PEM, PKCS#8 unencrypted) to the server, for nodes with {@code tls.clientAuth:
+         * require} (mutual TLS). Needs {@link #tls(Path)}.
+         *
+         * @throws IllegalArgumentException if a file cannot be read
+         */
+        public Builder tlsClientCertificate(Path certFile, Path keyFile) {
+            Path cert = readable("tls certFile", certFile);
+            tlsKeyFile = readable("tls keyFile", keyFile);
+            tlsCertFile = cert;
+            return this;
+        }
+
+        /**
+         * Whether a server's certificate must name the host of its endpoint (default true). Turning it
+         * off accepts any certificate the CA signed, for any host: only for a private CA that signs
+         * nothing but kvs nodes, e.g. when clients dial addresses the certificates do not list.
+         */
+        public Builder tlsHostnameVerification(boolean verify) {
+            tlsHostnameVerification = verify;
+            return this;
+        }
+
+        /**
          * A new client with this configuration. No connection is opened yet: the first request opens
          * one.
          *
-         * @throws IllegalStateException if no endpoints were given
+         * @throws IllegalStateException if no endpoints were given, or a client certificate but no
+         *     {@link #tls(Path)}
+         * @throws IllegalArgumentException if the TLS files are not a usable CA, certificate or key
          */
         public KvsClient build() {
             if (endpoints.isEmpty())
                 throw new IllegalStateException("endpoints are missing: call endpoints(\"host:port\", ...)");
+            if (tlsCertFile != null && tlsCaFile == null)
+                throw new IllegalStateException(
+                        "tlsClientCertificate needs tls(caFile): the CA servers are checked with");
+            SslContext tls = tlsCaFile == null
+                    ? null
+                    : ClientTls.context(tlsCaFile, tlsCertFile, tlsKeyFile, tlsHostnameVerification);
             int threads = eventLoopThreads > 0
                     ? eventLoopThreads
                     : Math.max(
@@ -385,13 +439,20 @@ public interface KvsClient extends AutoCloseable {
                     connectionsPerEndpoint,
                     maxPending,
                     clientName,
-                    threads));
+                    threads,
+                    tls));
         }
 
         private static String requireText(String field, String value) {
             Objects.requireNonNull(value, field);
             if (value.isEmpty()) throw new IllegalArgumentException(field + " is empty: \"\"");
             return value;
+        }
+
+        private static Path readable(String field, Path file) {
+            Objects.requireNonNull(file, field);
+            if (!Files.isReadable(file)) throw new IllegalArgumentException("cannot read " + field + " " + file);
+            return file;
         }
 
         private static Duration positive(String field, Duration d) {

@@ -16,10 +16,12 @@ import dev.kvs.server.internal.role.EpochFile;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReplicationLinks;
 import dev.kvs.server.internal.role.RoleMachine;
+import dev.kvs.server.internal.tls.ServerTls;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +60,11 @@ public final class KvsNode implements AutoCloseable {
 
     private KvsNode(NodeConfig config) throws InterruptedException {
         this.config = config;
+        // read first: a bad certificate must not leave a store open or threads running
+        SslContext portTls = config.tlsPorts().any()
+                ? ServerTls.context(
+                        config.tls().orElseThrow(), config.tlsPorts().clientAuth())
+                : null; // one context for both ports
         this.store = KvStore.builder().config(config.store()).open();
         TxId last = lastTxId(store);
         EpochFile epochFile = config.store().dataDir().map(EpochFile::new).orElse(null);
@@ -92,8 +99,8 @@ public final class KvsNode implements AutoCloseable {
         Writes writes = new Writes(store, roles);
         this.failover = new Failover(config, store, roles, writes, replicationGroup);
         this.context = new NodeContext(config, store, roles, writes, failover, new NodeMetrics(store, roles));
-        this.resp = new RespServer(context);
-        this.admin = new AdminServer(context, adminGroup);
+        this.resp = new RespServer(context, config.tlsPorts().clients() ? portTls : null);
+        this.admin = new AdminServer(context, adminGroup, config.tlsPorts().admin() ? portTls : null);
         FailoverRoutes.register(admin, roles, failover);
         boolean started = false;
         try {
@@ -116,13 +123,15 @@ public final class KvsNode implements AutoCloseable {
         try {
             KvsNode node = new KvsNode(config);
             log.info(
-                    "kvs node '{}' ({}, epoch {}, mode {}) serving RESP on {}:{}, admin on {}:{}, store {}",
+                    "kvs node '{}' ({}, epoch {}, mode {}) serving RESP{} on {}:{}, admin{} on {}:{}, store {}",
                     config.name(),
                     config.role().label(),
                     node.context.epoch(),
                     config.mode().label(),
+                    config.tlsPorts().clients() ? " (TLS)" : "",
                     config.bind(),
                     node.port,
+                    config.tlsPorts().admin() ? " (HTTPS)" : "",
                     config.bind(),
                     node.adminPort,
                     config.store().dataDir().map(d -> "persisted to " + d).orElse("in memory"));

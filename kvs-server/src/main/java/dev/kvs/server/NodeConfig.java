@@ -60,6 +60,8 @@ import java.util.Set;
  * @param users users of the client port besides {@code requirepass}'s {@code default} user (see
  *     {@link UserConfig}); names are unique, and a user named {@code default} replaces {@code
  *     requirepass} (set one or the other)
+ * @param tlsPorts whether the client and admin ports speak TLS (with {@code tls}'s certificate), and
+ *     whether they ask clients for a certificate
  */
 public record NodeConfig(
         String cluster,
@@ -87,7 +89,8 @@ public record NodeConfig(
         boolean insecureReplication,
         Optional<TlsFiles> tls,
         AdminConfig admin,
-        List<UserConfig> users) {
+        List<UserConfig> users,
+        TlsPortsConfig tlsPorts) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -133,6 +136,11 @@ public record NodeConfig(
         if (tls == null) throw new IllegalArgumentException("tls == null (use Optional.empty())");
         if (admin == null) throw new IllegalArgumentException("admin is missing");
         users = checkUsers(users, requirepass.isPresent());
+        if (tlsPorts == null) throw new IllegalArgumentException("tlsPorts is missing");
+        if (tlsPorts.any() && tls.isEmpty()) {
+            throw new IllegalArgumentException("tls." + (tlsPorts.clients() ? "clients" : "admin")
+                    + " is true but tls has no certFile, keyFile and caFile");
+        }
         if (replicates && clusterSecret.isEmpty() && tls.isEmpty() && !insecureReplication && !isLoopback(bind)) {
             throw new IllegalArgumentException("bind is " + bind + ", not a loopback address, and replication has no"
                     + " clusterSecret and no tls: anyone who reaches the replication port could act as this node's"
@@ -251,6 +259,7 @@ public record NodeConfig(
         private TlsFiles tls;
         private AdminConfig admin = AdminConfig.defaults();
         private List<UserConfig> users = new ArrayList<>();
+        private TlsPortsConfig tlsPorts = TlsPortsConfig.defaults();
 
         Builder() {}
 
@@ -405,6 +414,12 @@ public record NodeConfig(
             return this;
         }
 
+        /** TLS on the client and admin ports (default: both plain); needs {@link #tls(TlsFiles)}. */
+        public Builder tlsPorts(TlsPortsConfig v) {
+            tlsPorts = v;
+            return this;
+        }
+
         public Builder from(NodeConfig c) {
             cluster = c.cluster;
             name = c.name;
@@ -432,6 +447,7 @@ public record NodeConfig(
             tls = c.tls.orElse(null);
             admin = c.admin;
             users = new ArrayList<>(c.users);
+            tlsPorts = c.tlsPorts;
             return this;
         }
 
@@ -463,7 +479,8 @@ public record NodeConfig(
                     insecureReplication,
                     Optional.ofNullable(tls),
                     admin,
-                    users);
+                    users,
+                    tlsPorts);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.kvs.client.internal;
 
 import dev.kvs.client.ReplicationMode;
+import io.netty.handler.ssl.SslContext;
 import java.time.Duration;
 import java.util.List;
 
@@ -12,6 +13,7 @@ import java.util.List;
  * @param password AUTH password, or null for no AUTH
  * @param mode KVS.MODE to send on connect ({@link ReplicationMode#SERVER_DEFAULT}: none)
  * @param clientName CLIENT SETNAME to send on connect, or null
+ * @param tls the TLS context connections use, or null for plain TCP
  */
 public record ClientConfig(
         List<Endpoint> endpoints,
@@ -25,4 +27,5 @@ public record ClientConfig(
         int connectionsPerEndpoint,
         int maxPending,
         String clientName,
-        int eventLoopThreads) {}
+        int eventLoopThreads,
+        SslContext tls) {}

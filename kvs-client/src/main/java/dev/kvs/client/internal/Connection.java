@@ -3,6 +3,7 @@ package dev.kvs.client.internal;
 import dev.kvs.client.AuthenticationException;
 import dev.kvs.client.KvsClientException;
 import dev.kvs.client.KvsTimeoutException;
+import dev.kvs.client.KvsTlsException;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -17,6 +18,9 @@ import io.netty.handler.codec.redis.RedisBulkStringAggregator;
 import io.netty.handler.codec.redis.RedisDecoder;
 import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
@@ -28,6 +32,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +42,10 @@ import org.slf4j.LoggerFactory;
  * loop); flushes are coalesced, one per batch of writes queued on the loop. Requests sent while the
  * connection is still opening (connect + AUTH, CLIENT SETNAME, KVS.MODE) wait, in order, and are
  * written once it is ready. Each request reaches its {@link Listener} exactly once.
+ *
+ * <p>With TLS, the handshake comes first: a failed one fails the connection as {@link Failure#FATAL}
+ * with a {@link KvsTlsException}, and so does a TLS failure reported later (a server refusing the
+ * client's certificate after a TLS 1.3 handshake).
  */
 final class Connection extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(Connection.class);
@@ -77,6 +86,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private final Endpoint endpoint;
     private final int maxPending;
     private final long requestTimeoutNanos;
+    private final ConnectionTls tls;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final CompletableFuture<Connection> ready = new CompletableFuture<>();
 
@@ -91,11 +101,19 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<Exchange> pending = new ArrayDeque<>();
     private boolean flushScheduled;
     private long lastReadNanos;
+    /** Why TLS failed on this connection, if it did: what its requests fail with. */
+    private KvsTlsException tlsFailure;
 
     Connection(Endpoint endpoint, int maxPending, long requestTimeoutNanos) {
+        this(endpoint, maxPending, requestTimeoutNanos, null);
+    }
+
+    /** @param tls how to speak TLS, or null for plain TCP */
+    Connection(Endpoint endpoint, int maxPending, long requestTimeoutNanos, ConnectionTls tls) {
         this.endpoint = endpoint;
         this.maxPending = maxPending;
         this.requestTimeoutNanos = requestTimeoutNanos;
+        this.tls = tls;
     }
 
     /** Starts connecting and then sends {@code handshake}; requests sent meanwhile wait. */
@@ -104,6 +122,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
             @Override
             protected void initChannel(Channel ch) {
                 ChannelPipeline p = ch.pipeline();
+                if (tls != null) p.addLast(tls.newHandler(ch, endpoint));
                 p.addLast(new RedisDecoder(MAX_INLINE_BYTES, FixedRedisMessagePool.INSTANCE, false));
                 p.addLast(new RedisBulkStringAggregator());
                 p.addLast(new RedisArrayAggregator());
@@ -113,7 +132,19 @@ final class Connection extends ChannelInboundHandlerAdapter {
         });
         try {
             b.connect(endpoint.host(), endpoint.port()).addListener((ChannelFuture f) -> {
-                if (f.isSuccess()) {
+                if (f.isSuccess() && tls != null) {
+                    f.channel()
+                            .pipeline()
+                            .get(SslHandler.class)
+                            .handshakeFuture()
+                            .addListener(h -> {
+                                if (h.isSuccess()) {
+                                    connected(f.channel(), handshake);
+                                } else {
+                                    openFailed(Failure.FATAL, tlsFailed(h.cause()));
+                                }
+                            });
+                } else if (f.isSuccess()) {
                     connected(f.channel(), handshake);
                 } else {
                     openFailed(Failure.CONNECT_FAILED, f.cause());
@@ -362,7 +393,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        ClosedChannelException closed = new ClosedChannelException();
+        Throwable closed = tlsFailure != null ? tlsFailure : new ClosedChannelException();
         closing();
         Exchange x;
         while ((x = pending.poll()) != null) {
@@ -373,19 +404,41 @@ final class Connection extends ChannelInboundHandlerAdapter {
             // a write whose promise has not failed may have reached the server: assume it did
             x.listener.onFailure(x.writeFailed ? Failure.NOT_SENT : Failure.LOST, closed);
         }
-        openFailed(Failure.CONNECT_FAILED, closed); // no-op unless it closed during the handshake
+        // no-op unless it closed during the handshake
+        openFailed(tlsFailure != null ? Failure.FATAL : Failure.CONNECT_FAILED, closed);
         ctx.fireChannelInactive();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof IOException) {
+        SSLException ssl = sslCause(cause);
+        if (ssl != null) {
+            if (tlsFailure == null) tlsFailure = tlsFailed(ssl);
+            log.debug("kvs endpoint {}: {}", endpoint, ssl.toString());
+        } else if (cause instanceof IOException) {
             log.debug("kvs endpoint {}: {}", endpoint, cause.toString());
         } else {
             log.warn("kvs endpoint {}: closing the connection", endpoint, cause);
         }
         closing();
         ctx.close();
+    }
+
+    private KvsTlsException tlsFailed(Throwable cause) {
+        Throwable t = sslCause(cause) != null ? sslCause(cause) : cause;
+        String why = t instanceof NotSslRecordException
+                ? "the server answered in plain text (is tls.clients on for this node?)"
+                : t instanceof SslHandshakeTimeoutException
+                        ? t.getMessage() + " (does this port speak TLS?)"
+                        : t.getMessage();
+        return new KvsTlsException("TLS with " + endpoint + " failed: " + why, cause);
+    }
+
+    private static SSLException sslCause(Throwable t) {
+        for (int depth = 0; t != null && depth < 5; depth++, t = t.getCause()) {
+            if (t instanceof SSLException e) return e;
+        }
+        return null;
     }
 
     @Override
@@ -435,7 +488,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
                 @Override
                 public void onError(String text) {
                     KvsClientException e = ServerErrors.toException(text, List.of());
-                    if (!(e instanceof AuthenticationException)) {
+                    if (!(e instanceof AuthenticationException || e instanceof KvsTlsException)) {
                         e = new KvsClientException(command.name + " refused by " + endpoint + ": " + text);
                     }
                     openFailed(Failure.FATAL, e);
@@ -443,7 +496,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
                 @Override
                 public void onFailure(Failure failure, Throwable cause) {
-                    openFailed(failure == Failure.FATAL ? Failure.FATAL : Failure.CONNECT_FAILED, cause);
+                    boolean fatal = failure == Failure.FATAL || cause instanceof KvsTlsException;
+                    openFailed(fatal ? Failure.FATAL : Failure.CONNECT_FAILED, cause);
                 }
             };
         }

@@ -25,6 +25,7 @@ final class EndpointPool {
     private final List<Command<?>> handshake;
     private final int maxPending;
     private final long requestTimeoutNanos;
+    private final ConnectionTls tls;
     private final long recheckNanos;
     private final AtomicReferenceArray<Connection> slots;
     private final AtomicInteger nextSlot = new AtomicInteger();
@@ -39,6 +40,7 @@ final class EndpointPool {
         this.handshake = handshake;
         this.maxPending = config.maxPending();
         this.requestTimeoutNanos = config.requestTimeout().toNanos();
+        this.tls = config.tls() == null ? null : new ConnectionTls(config.tls(), config.connectTimeout());
         this.recheckNanos = config.endpointRecheckInterval().toNanos();
         this.slots = new AtomicReferenceArray<>(config.connectionsPerEndpoint());
     }
@@ -49,7 +51,7 @@ final class EndpointPool {
         while (true) {
             Connection c = slots.get(i);
             if (c != null && c.isOpen()) return c;
-            Connection fresh = new Connection(endpoint, maxPending, requestTimeoutNanos);
+            Connection fresh = new Connection(endpoint, maxPending, requestTimeoutNanos, tls);
             if (slots.compareAndSet(i, c, fresh)) {
                 fresh.open(bootstrap, handshake);
                 return fresh;

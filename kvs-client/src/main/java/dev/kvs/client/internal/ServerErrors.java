@@ -5,6 +5,7 @@ import dev.kvs.client.BusyException;
 import dev.kvs.client.DataLostException;
 import dev.kvs.client.FencedException;
 import dev.kvs.client.KvsClientException;
+import dev.kvs.client.KvsTlsException;
 import dev.kvs.client.NotReplicatedException;
 import dev.kvs.client.StoreFullException;
 import dev.kvs.client.UnfinishedKeyException;
@@ -27,6 +28,7 @@ final class ServerErrors {
         OOM,
         NOAUTH,
         WRONGPASS,
+        TLSREQUIRED,
         OTHER
     }
 
@@ -68,6 +70,9 @@ final class ServerErrors {
             case NOAUTH:
             case WRONGPASS:
                 return new AuthenticationException(text);
+            case TLSREQUIRED:
+                return new KvsTlsException(
+                        text + " (the client has no TLS configured: KvsClient.builder().tls(caFile))");
             default:
                 return new KvsClientException(text);
         }

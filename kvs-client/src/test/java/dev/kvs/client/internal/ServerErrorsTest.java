@@ -7,6 +7,7 @@ import dev.kvs.client.BusyException;
 import dev.kvs.client.DataLostException;
 import dev.kvs.client.FencedException;
 import dev.kvs.client.KvsClientException;
+import dev.kvs.client.KvsTlsException;
 import dev.kvs.client.NotReplicatedException;
 import dev.kvs.client.StoreFullException;
 import dev.kvs.client.UnfinishedKeyException;
@@ -91,6 +92,9 @@ class ServerErrorsTest {
                 .isInstanceOf(AuthenticationException.class);
         assertThat(ServerErrors.toException("WRONGPASS invalid username-password pair", List.of()))
                 .isInstanceOf(AuthenticationException.class);
+        assertThat(ServerErrors.toException("TLSREQUIRED this port accepts TLS connections only", List.of()))
+                .isInstanceOf(KvsTlsException.class)
+                .hasMessageStartingWith("TLSREQUIRED this port accepts TLS connections only");
         assertThat(ServerErrors.toException("ERR unknown command 'X'", List.of()))
                 .isExactlyInstanceOf(KvsClientException.class)
                 .hasMessage("ERR unknown command 'X'");

@@ -3,11 +3,8 @@ package dev.kvs.replication.auth;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.ClientAuth;
-import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.ssl.SslProvider;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.GeneralSecurityException;
@@ -17,15 +14,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Mutual TLS on replication connections: both nodes present a certificate their shared CA signed,
- * and each checks the other's name. OpenSSL (netty-tcnative) is used when it is on the class path,
- * else the JDK's TLS. TLS 1.3 and 1.2 only. Thread-safe.
+ * and each checks the other's name. Provider and protocols are those of {@link TlsContexts}.
+ * Thread-safe.
  */
 public final class ReplicationTls {
     /** Its name in the pipeline. */
     public static final String NAME = "tls";
 
     private static final Logger log = LoggerFactory.getLogger(ReplicationTls.class);
-    private static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
 
     private final SslContext server;
     private final SslContext client;
@@ -41,26 +37,20 @@ public final class ReplicationTls {
      * @throws IllegalArgumentException if a file is not a usable certificate, key or CA
      */
     public static ReplicationTls of(TlsFiles files) {
-        SslProvider provider = OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
         try {
             TrustManager trust =
                     NamedPeerTrust.of(files.caFile(), files.peerName().orElse(null));
-            SslContext server = SslContextBuilder.forServer(
-                            files.certFile().toFile(), files.keyFile().toFile())
-                    .sslProvider(provider)
-                    .protocols(PROTOCOLS)
+            SslContext server = TlsContexts.forServer(files)
                     .trustManager(trust)
                     .clientAuth(ClientAuth.REQUIRE)
                     .build();
-            SslContext client = SslContextBuilder.forClient()
-                    .sslProvider(provider)
-                    .protocols(PROTOCOLS)
+            SslContext client = TlsContexts.forClient()
                     .keyManager(files.certFile().toFile(), files.keyFile().toFile())
                     .trustManager(trust)
                     // with a configured peer name the trust checks that name; else the host dialled
                     .endpointIdentificationAlgorithm(files.peerName().isPresent() ? null : "HTTPS")
                     .build();
-            log.info("replication TLS with {} ({})", provider, files.certFile());
+            log.info("replication TLS with {} ({})", TlsContexts.provider(), files.certFile());
             return new ReplicationTls(server, client);
         } catch (IOException | GeneralSecurityException | IllegalArgumentException e) {
             throw new IllegalArgumentException("TLS files " + files + " are not usable: " + e.getMessage(), e);

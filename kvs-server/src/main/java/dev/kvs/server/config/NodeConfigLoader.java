@@ -18,6 +18,7 @@ import dev.kvs.replication.auth.TlsFiles;
 import dev.kvs.server.AdminConfig;
 import dev.kvs.server.FailoverConfig;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.server.TlsPortsConfig;
 import dev.kvs.server.UserConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +42,7 @@ import java.util.stream.Collectors;
  * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, timeoutSeconds,
  * authTimeoutSeconds, clientOutputBufferLimit, protectedMode, ioThreads, clusterSecret,
  * insecureReplication}; {@code clusterSecretFile} reads the secret from a file), the {@code tls:}
- * section ({@code certFile, keyFile, caFile, peerName}) plus
+ * section ({@code certFile, keyFile, caFile, peerName, clients, admin, clientAuth}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
  * replication:} section (with its {@code flowControl:} subsection), the {@code failover:} section and
  * the {@code admin:} section ({@code token, openReads, respCommands}) and the {@code users:} list
@@ -151,7 +152,10 @@ public final class NodeConfigLoader {
             if (y.clusterSecret() != null) b.clusterSecret(y.clusterSecret());
             if (y.clusterSecretFile() != null) b.clusterSecret(readSecretFile(y.clusterSecretFile()));
             if (y.insecureReplication() != null) b.insecureReplication(y.insecureReplication());
-            if (y.tls() != null) b.tls(toTls(y.tls()));
+            if (y.tls() != null) {
+                b.tls(toTls(y.tls()));
+                b.tlsPorts(toTlsPorts(y.tls()));
+            }
             if (y.admin() != null) b.admin(toAdmin(y.admin()));
             if (y.users() != null) b.users(toUsers(y.users()));
         } catch (IllegalArgumentException e) {
@@ -173,6 +177,16 @@ public final class NodeConfigLoader {
         } catch (InvalidPathException e) {
             throw new IllegalArgumentException("tls: not a valid path: " + e.getInput());
         }
+    }
+
+    /** The {@code tls:} section's {@code clients}, {@code admin} and {@code clientAuth}. */
+    private static TlsPortsConfig toTlsPorts(TlsYaml t) {
+        return new TlsPortsConfig(
+                Boolean.TRUE.equals(t.clients()),
+                Boolean.TRUE.equals(t.admin()),
+                t.clientAuth() == null
+                        ? TlsPortsConfig.ClientAuth.NONE
+                        : TlsPortsConfig.ClientAuth.parse(t.clientAuth()));
     }
 
     /** The secret in {@code file}: its content without surrounding whitespace. */
@@ -411,7 +425,8 @@ public final class NodeConfigLoader {
                 || type == FlowControlYaml.class
                 || type == FailoverYaml.class
                 || type == AdminYaml.class
-                || type == UserYaml.class) {
+                || type == UserYaml.class
+                || type == TlsYaml.class) {
             return "a mapping of field: value";
         }
         if (type != null && List.class.isAssignableFrom(type)) return "a list";
@@ -481,8 +496,18 @@ public final class NodeConfigLoader {
     /** One entry of the {@code users:} list. */
     record UserYaml(String name, String password, String passwordSha256, String role) {}
 
-    /** The {@code tls:} section: PEM files of this node's identity and the CA it trusts. */
-    record TlsYaml(String certFile, String keyFile, String caFile, String peerName) {}
+    /**
+     * The {@code tls:} section: PEM files of this node's identity and the CA it trusts, and whether
+     * the client and admin ports use them.
+     */
+    record TlsYaml(
+            String certFile,
+            String keyFile,
+            String caFile,
+            String peerName,
+            Boolean clients,
+            Boolean admin,
+            String clientAuth) {}
 
     /** The {@code admin:} section: who may use the admin HTTP port. */
     record AdminYaml(String token, Boolean openReads, Boolean respCommands) {}

@@ -10,6 +10,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.server.AdminConfig;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.server.TlsPortsConfig;
 import dev.kvs.server.UserConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -406,6 +407,52 @@ class NodeConfigLoaderTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(message)
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("p-secret"));
+    }
+
+    @Test
+    void theTlsSectionTurnsOnTlsForTheClientAndAdminPorts() throws IOException {
+        String files = tlsFiles();
+        NodeConfig c = NodeConfigLoader.parse(
+                "tls:\n" + files + "  clients: true\n  admin: true\n  clientAuth: Require\n", "kvs.yaml");
+
+        assertThat(c.tls()).isPresent();
+        assertThat(c.tlsPorts()).isEqualTo(new TlsPortsConfig(true, true, TlsPortsConfig.ClientAuth.REQUIRE));
+        assertThat(NodeConfigLoader.parse("tls:\n" + files, "kvs.yaml").tlsPorts())
+                .as("left out: both ports plain")
+                .isEqualTo(TlsPortsConfig.defaults());
+        assertThat(NodeConfig.builder().build().tlsPorts()).isEqualTo(TlsPortsConfig.defaults());
+    }
+
+    @Test
+    void badTlsPortSettingsAreNamed() throws IOException {
+        String files = tlsFiles();
+        assertThatThrownBy(() -> NodeConfigLoader.parse("tls:\n" + files + "  clientAuth: maybe\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageEndingWith("tls.clientAuth is not none, optional or require: maybe");
+        assertThatThrownBy(() -> NodeConfigLoader.parse("tls:\n" + files + "  clientAuth: require\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("neither tls.clients nor tls.admin is true");
+        assertThatThrownBy(() -> NodeConfigLoader.parse("tls:\n  clients: true\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageEndingWith("tls needs certFile, keyFile and caFile");
+        assertThatThrownBy(() -> NodeConfigLoader.parse("tls:\n" + files + "  admin: yes please\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("tls.admin is not true or false");
+        assertThatThrownBy(() -> NodeConfig.builder()
+                        .tlsPorts(new TlsPortsConfig(true, false, TlsPortsConfig.ClientAuth.NONE))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("tls.clients is true but tls has no certFile, keyFile and caFile");
+    }
+
+    /** The {@code tls:} section's file fields (indented), naming files that exist. */
+    private String tlsFiles() throws IOException {
+        StringBuilder b = new StringBuilder();
+        for (String field : new String[] {"certFile", "keyFile", "caFile"}) {
+            Path f = Files.writeString(dir.resolve(field + ".pem"), "PEM");
+            b.append("  ").append(field).append(": ").append(f).append('\n');
+        }
+        return b.toString();
     }
 
     @Test

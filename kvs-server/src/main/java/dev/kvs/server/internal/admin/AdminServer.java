@@ -2,6 +2,8 @@ package dev.kvs.server.internal.admin;
 
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeStatus;
+import dev.kvs.server.internal.tls.TlsFailures;
+import dev.kvs.server.internal.tls.TlsOnly;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -15,10 +17,12 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -44,6 +48,9 @@ import org.slf4j.LoggerFactory;
  * keeps answering meanwhile. {@link #route} is thread-safe and may be called before or after {@link
  * #start}. Clients are expected not to pipeline requests (no admin client does): an asynchronous
  * route's answer may overtake an earlier one's on the same connection.
+ *
+ * <p>With a TLS context the port speaks HTTPS only: a plain HTTP request is answered 400 ({@link
+ * #HTTPS_REQUIRED}) and closed unread.
  */
 public final class AdminServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
@@ -59,9 +66,13 @@ public final class AdminServer implements AutoCloseable {
 
     static final int ACTIONS_QUEUED = 32;
 
+    /** The answer to a plain HTTP request on an HTTPS-only admin port. */
+    static final String HTTPS_REQUIRED = httpsRequired();
+
     private final EventLoopGroup group;
     private final AdminAccess access;
     private final Duration deadline;
+    private final SslContext tls;
     private final AdminRoutes routes = new AdminRoutes();
     private final ChannelGroup channels = new DefaultChannelGroup("kvs-admin", GlobalEventExecutor.INSTANCE);
     private final ThreadPoolExecutor actions;
@@ -69,12 +80,22 @@ public final class AdminServer implements AutoCloseable {
 
     /** Serves {@code node} as its {@link dev.kvs.server.NodeConfig#admin()} allows. */
     public AdminServer(NodeContext node, EventLoopGroup group) {
-        this(node, group, ANSWER_DEADLINE);
+        this(node, group, ANSWER_DEADLINE, null);
+    }
+
+    /** As {@link #AdminServer(NodeContext, EventLoopGroup)}, speaking HTTPS with {@code tls} if not null. */
+    public AdminServer(NodeContext node, EventLoopGroup group, SslContext tls) {
+        this(node, group, ANSWER_DEADLINE, tls);
     }
 
     /** As {@link #AdminServer(NodeContext, EventLoopGroup)} with another answer deadline (tests). */
     AdminServer(NodeContext node, EventLoopGroup group, Duration deadline) {
+        this(node, group, deadline, null);
+    }
+
+    private AdminServer(NodeContext node, EventLoopGroup group, Duration deadline, SslContext tls) {
         this.group = group;
+        this.tls = tls;
         this.access = new AdminAccess(node.config().admin());
         this.deadline = deadline;
         AtomicInteger threads = new AtomicInteger();
@@ -146,6 +167,13 @@ public final class AdminServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
+                        if (tls != null) {
+                            ch.pipeline()
+                                    .addLast(
+                                            TlsOnly.NAME,
+                                            new TlsOnly(tls, HTTPS_REQUIRED.getBytes(StandardCharsets.UTF_8), "admin"))
+                                    .addLast(TlsFailures.NAME, new TlsFailures("admin"));
+                        }
                         ch.pipeline()
                                 .addLast(new HttpServerCodec(new HttpDecoderConfig()
                                         .setMaxInitialLineLength(8192)
@@ -163,6 +191,12 @@ public final class AdminServer implements AutoCloseable {
         }
         serverChannel = f.channel();
         return port();
+    }
+
+    private static String httpsRequired() {
+        String body = "{\"error\":\"this admin port speaks HTTPS only: use https://\",\"status\":400}";
+        return "HTTP/1.1 400 Bad Request\r\nContent-Type: " + AdminResponse.JSON_TYPE + "\r\nContent-Length: "
+                + body.getBytes(StandardCharsets.UTF_8).length + "\r\nConnection: close\r\n\r\n" + body;
     }
 
     /** The port bound, or -1 before {@link #start}. */

@@ -2,6 +2,8 @@ package dev.kvs.server.internal.resp;
 
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.Transport;
+import dev.kvs.server.internal.tls.TlsFailures;
+import dev.kvs.server.internal.tls.TlsOnly;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -10,24 +12,41 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The RESP2 client port. */
+/**
+ * The RESP2 client port; with a TLS context it speaks TLS only, and a plain-text client is answered
+ * {@link #TLS_REQUIRED} and closed before any command runs.
+ */
 public final class RespServer {
     private static final Logger log = LoggerFactory.getLogger(RespServer.class);
 
     private static final int MAX_INLINE_BYTES = 64 * 1024;
 
+    /** The error a plain-text client of a TLS-only port reads before the connection closes. */
+    public static final String TLS_REQUIRED =
+            "-TLSREQUIRED this port accepts TLS connections only (e.g. redis-cli --tls --cacert ca.pem)\r\n";
+
     private final NodeContext node;
     private final CommandTable table = new CommandTable();
     private final ClientStats stats = new ClientStats();
     private final ProtectedMode protectedMode;
+    private final SslContext tls;
     private Channel serverChannel;
 
+    /** A plain-TCP client port. */
     public RespServer(NodeContext node) {
+        this(node, null);
+    }
+
+    /** A client port speaking TLS with {@code tls} only, or plain TCP if it is {@code null}. */
+    public RespServer(NodeContext node, SslContext tls) {
         this.node = node;
+        this.tls = tls;
         this.protectedMode = new ProtectedMode(node.config());
         new DataCommands(node).register(table);
         new ServerCommands(node, table).register();
@@ -59,8 +78,9 @@ public final class RespServer {
         serverChannel = b.bind(new InetSocketAddress(bind, port)).sync().channel();
         if (protectedMode.active()) {
             log.warn(
-                    "protected mode: the client port listens on {} and no requirepass is set, so only loopback"
-                            + " clients are served; set requirepass, or protectedMode: false on a trusted network",
+                    "protected mode: the client port listens on {} and neither requirepass nor users are set, so"
+                            + " only loopback clients are served; set requirepass or users, or protectedMode: false on"
+                            + " a trusted network",
                     bind);
         }
         return ((InetSocketAddress) serverChannel.localAddress()).getPort();
@@ -68,12 +88,16 @@ public final class RespServer {
 
     /** Installs the client protocol handlers; also used by tests on an {@code EmbeddedChannel}. */
     void configure(ChannelPipeline p) {
+        if (tls != null) {
+            p.addLast(TlsOnly.NAME, new TlsOnly(tls, TLS_REQUIRED.getBytes(StandardCharsets.US_ASCII), "client"));
+            p.addLast(TlsFailures.NAME, new TlsFailures("client"));
+        }
         p.addLast("encoder", new RespReplyEncoder());
         RespCommandDecoder decoder = new RespCommandDecoder(
                 node.config().maxBulkBytes(),
                 node.config().maxMultibulkLength(),
                 MAX_INLINE_BYTES,
-                node.config().requirepass().isPresent(),
+                node.config().clientAuthRequired(),
                 stats);
         p.addLast("decoder", decoder);
         p.addLast("handler", new RespHandler(node, table, stats, decoder, protectedMode));
