@@ -19,7 +19,7 @@ class BenchCommandTest {
     void benchWithoutACommandIsAUsageError() {
         assertThat(kvs.run("bench")).isEqualTo(2);
         assertThat(kvs.err())
-                .startsWith("kvs bench: missing COMMAND (keys-under-load, id-first-overhead); see 'kvs bench --help'");
+                .startsWith("kvs bench: missing COMMAND (keys-under-load, id-first-overhead, jmh); see 'kvs bench --help'");
     }
 
     @Test
