@@ -106,7 +106,7 @@ public final class KvsNode implements AutoCloseable {
         try {
             roles.start(epoch, lastSeq, hadState, failover);
             this.port = resp.start(config.bind(), config.port(), boss, workers, transport);
-            this.adminPort = admin.start(config.bind(), config.adminPort());
+            this.adminPort = admin.start(config.adminBindAddress(), config.adminPort());
             started = true;
         } finally {
             if (!started) shutdown();
@@ -132,7 +132,7 @@ public final class KvsNode implements AutoCloseable {
                     config.bind(),
                     node.port,
                     config.tlsPorts().admin() ? " (HTTPS)" : "",
-                    config.bind(),
+                    config.adminBindAddress(),
                     node.adminPort,
                     config.store().dataDir().map(d -> "persisted to " + d).orElse("in memory"));
             return node;

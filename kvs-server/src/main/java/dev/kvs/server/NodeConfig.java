@@ -60,6 +60,8 @@ import java.util.Set;
  * @param users users of the client port besides {@code requirepass}'s {@code default} user (see
  *     {@link UserConfig}); names are unique, and a user named {@code default} replaces {@code
  *     requirepass} (set one or the other)
+ * @param replBind address the replication port listens on, if not {@code bind}
+ * @param adminBind address the admin port listens on, if not {@code bind}
  * @param tlsPorts whether the client and admin ports speak TLS (with {@code tls}'s certificate), and
  *     whether they ask clients for a certificate
  */
@@ -90,7 +92,9 @@ public record NodeConfig(
         Optional<TlsFiles> tls,
         AdminConfig admin,
         List<UserConfig> users,
-        TlsPortsConfig tlsPorts) {
+        TlsPortsConfig tlsPorts,
+        Optional<String> replBind,
+        Optional<String> adminBind) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -137,12 +141,22 @@ public record NodeConfig(
         if (admin == null) throw new IllegalArgumentException("admin is missing");
         users = checkUsers(users, requirepass.isPresent());
         if (tlsPorts == null) throw new IllegalArgumentException("tlsPorts is missing");
+        if (replBind == null || adminBind == null) {
+            throw new IllegalArgumentException("replBind/adminBind == null (use Optional.empty())");
+        }
+        replBind.ifPresent(b -> requireText("replBind", b));
+        adminBind.ifPresent(b -> requireText("adminBind", b));
         if (tlsPorts.any() && tls.isEmpty()) {
             throw new IllegalArgumentException("tls." + (tlsPorts.clients() ? "clients" : "admin")
                     + " is true but tls has no certFile, keyFile and caFile");
         }
-        if (replicates && clusterSecret.isEmpty() && tls.isEmpty() && !insecureReplication && !isLoopback(bind)) {
-            throw new IllegalArgumentException("bind is " + bind + ", not a loopback address, and replication has no"
+        if (replicates
+                && clusterSecret.isEmpty()
+                && tls.isEmpty()
+                && !insecureReplication
+                && !isLoopback(replBind.orElse(bind))) {
+            throw new IllegalArgumentException("the replication port binds " + replBind.orElse(bind)
+                    + ", not a loopback address, and replication has no"
                     + " clusterSecret and no tls: anyone who reaches the replication port could act as this node's"
                     + " peer. Set the same clusterSecret (or clusterSecretFile) on both nodes, or tls, or"
                     + " insecureReplication: true to accept that");
@@ -176,6 +190,16 @@ public record NodeConfig(
     public LinkSecurity linkSecurity() {
         return new LinkSecurity(
                 replicationSecret().orElse(null), tls.map(ReplicationTls::of).orElse(null));
+    }
+
+    /** The address the replication port listens on. */
+    public String replicationBind() {
+        return replBind.orElse(bind);
+    }
+
+    /** The address the admin port listens on. */
+    public String adminBindAddress() {
+        return adminBind.orElse(bind);
     }
 
     /** The cluster secret as the replication code takes it, if one is set. */
@@ -260,6 +284,8 @@ public record NodeConfig(
         private AdminConfig admin = AdminConfig.defaults();
         private List<UserConfig> users = new ArrayList<>();
         private TlsPortsConfig tlsPorts = TlsPortsConfig.defaults();
+        private String replBind;
+        private String adminBind;
 
         Builder() {}
 
@@ -415,6 +441,18 @@ public record NodeConfig(
         }
 
         /** TLS on the client and admin ports (default: both plain); needs {@link #tls(TlsFiles)}. */
+        /** {@code null}: the replication port listens on {@code bind}. */
+        public Builder replBind(String v) {
+            replBind = v;
+            return this;
+        }
+
+        /** {@code null}: the admin port listens on {@code bind}. */
+        public Builder adminBind(String v) {
+            adminBind = v;
+            return this;
+        }
+
         public Builder tlsPorts(TlsPortsConfig v) {
             tlsPorts = v;
             return this;
@@ -448,6 +486,8 @@ public record NodeConfig(
             admin = c.admin;
             users = new ArrayList<>(c.users);
             tlsPorts = c.tlsPorts;
+            replBind = c.replBind.orElse(null);
+            adminBind = c.adminBind.orElse(null);
             return this;
         }
 
@@ -480,7 +520,9 @@ public record NodeConfig(
                     Optional.ofNullable(tls),
                     admin,
                     users,
-                    tlsPorts);
+                    tlsPorts,
+                    Optional.ofNullable(replBind),
+                    Optional.ofNullable(adminBind));
         }
     }
 }

@@ -109,8 +109,22 @@ public final class ServerCommand implements Callable<Integer> {
     @Option(
             names = "--bind",
             paramLabel = "ADDRESS",
-            description = "Address all ports listen on; 0.0.0.0 for every interface (default: 127.0.0.1)")
+            description = "Address the ports listen on (the replication and admin ports unless --repl-bind or"
+                    + " --admin-bind); 0.0.0.0 for every interface (default: 127.0.0.1)")
     private String bind;
+
+    @Option(
+            names = "--repl-bind",
+            paramLabel = "ADDRESS",
+            description = "Address of the replication port, if not --bind's (default: --bind)")
+    private String replBind;
+
+    @Option(
+            names = "--admin-bind",
+            paramLabel = "ADDRESS",
+            description = "Address of the admin port, if not --bind's, e.g. 127.0.0.1 to keep it local (default:"
+                    + " --bind)")
+    private String adminBind;
 
     @Option(
             names = "--port",
@@ -253,7 +267,7 @@ public final class ServerCommand implements Callable<Integer> {
                 config.bind(),
                 node.port(),
                 node.replPort(),
-                config.bind(),
+                config.adminBindAddress(),
                 node.adminPort());
         out.flush();
         Thread hook = new Thread(node::close, "kvs-shutdown");
@@ -287,6 +301,8 @@ public final class ServerCommand implements Callable<Integer> {
         if (cluster != null) b.cluster(cluster);
         if (role != null) b.role(role);
         if (bind != null) b.bind(bind);
+        if (replBind != null) b.replBind(replBind);
+        if (adminBind != null) b.adminBind(adminBind);
         if (port != null) b.port(port);
         if (replPort != null) b.replPort(replPort);
         if (adminPort != null) b.adminPort(adminPort);

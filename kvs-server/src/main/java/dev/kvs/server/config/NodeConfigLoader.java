@@ -120,6 +120,8 @@ public final class NodeConfigLoader {
             if (y.name() != null) b.name(y.name());
             if (y.role() != null) b.role(Role.parse(y.role()));
             if (y.bind() != null) b.bind(y.bind());
+            if (y.replBind() != null) b.replBind(y.replBind());
+            if (y.adminBind() != null) b.adminBind(y.adminBind());
             if (y.port() != null) b.port(toInt("port", y.port()));
             if (y.replPort() != null) b.replPort(toInt("replPort", y.replPort()));
             if (y.adminPort() != null) b.adminPort(toInt("adminPort", y.adminPort()));
@@ -468,6 +470,8 @@ public final class NodeConfigLoader {
             String name,
             String role,
             String bind,
+            String replBind,
+            String adminBind,
             Long port,
             Long replPort,
             Long adminPort,

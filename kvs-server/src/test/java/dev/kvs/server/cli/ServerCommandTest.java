@@ -79,6 +79,8 @@ class ServerCommandTest {
                         "--cluster=c1",
                         "--role=BACKUP",
                         "--bind=0.0.0.0",
+                        "--repl-bind=127.0.0.1",
+                        "--admin-bind=127.0.0.2",
                         "--port=1",
                         "--repl-port=2",
                         "--admin-port=3",
@@ -101,6 +103,8 @@ class ServerCommandTest {
                         .cluster("c1")
                         .role(Role.BACKUP)
                         .bind("0.0.0.0")
+                        .replBind("127.0.0.1")
+                        .adminBind("127.0.0.2")
                         .port(1)
                         .replPort(2)
                         .adminPort(3)

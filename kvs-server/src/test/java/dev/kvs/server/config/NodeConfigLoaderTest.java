@@ -88,7 +88,8 @@ class NodeConfigLoaderTest {
     void aReplicatingNodeOnANonLoopbackAddressNeedsAClusterSecretOrToBeToldInsecure() {
         assertThatThrownBy(() -> NodeConfigLoader.parse("role: backup\nbind: 0.0.0.0\n", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("bind is 0.0.0.0, not a loopback address, and replication has no clusterSecret");
+                .hasMessageContaining(
+                        "the replication port binds 0.0.0.0, not a loopback address, and replication has no clusterSecret");
         assertThat(NodeConfigLoader.parse("role: backup\nbind: 0.0.0.0\ninsecureReplication: true\n", "x")
                         .insecureReplication())
                 .isTrue();
@@ -117,6 +118,22 @@ class NodeConfigLoaderTest {
                 .hasMessageContaining("not both");
         assertThatThrownBy(() -> NodeConfigLoader.parse("clusterSecretFile: " + dir.resolve("absent") + "\n", "x"))
                 .hasMessageContaining("cannot read clusterSecretFile");
+    }
+
+    @Test
+    void theReplicationAndAdminPortsMayHaveTheirOwnAddresses() {
+        NodeConfig c = NodeConfigLoader.parse(
+                "role: backup\nbind: 0.0.0.0\nreplBind: 127.0.0.1\nadminBind: 127.0.0.2\n", "kvs.yaml");
+
+        assertThat(c.bind()).isEqualTo("0.0.0.0");
+        assertThat(c.replicationBind()).isEqualTo("127.0.0.1");
+        assertThat(c.adminBindAddress()).isEqualTo("127.0.0.2");
+        // the replication port is on loopback: no secret needed although clients come from anywhere
+        assertThat(c.clusterSecret()).isEmpty();
+        assertThat(NodeConfigLoader.parse("bind: 10.1.2.3\n", "x").adminBindAddress())
+                .isEqualTo("10.1.2.3");
+        assertThatThrownBy(() -> NodeConfigLoader.parse("role: backup\nreplBind: 0.0.0.0\n", "x"))
+                .hasMessageContaining("the replication port binds 0.0.0.0");
     }
 
     @Test
@@ -340,10 +357,10 @@ class NodeConfigLoaderTest {
     void unknownFieldIsNamedWithTheKnownOnes() {
         assertThatThrownBy(() -> NodeConfigLoader.parse("prot: 6380", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("config error: unknown field 'prot' in kvs.yaml (known: admin, adminPort,"
+                .hasMessage("config error: unknown field 'prot' in kvs.yaml (known: admin, adminBind, adminPort,"
                         + " authTimeoutSeconds, bind, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile,"
                         + " dataDir, failover, insecureReplication, ioThreads, maxBulkBytes, maxClients,"
-                        + " maxMultibulkLength, mode, name, peer, port, protectedMode, replPort, replication,"
+                        + " maxMultibulkLength, mode, name, peer, port, protectedMode, replBind, replPort, replication,"
                         + " requirepass, role, store, timeoutSeconds, tls, users)");
     }
 

@@ -60,7 +60,7 @@ public final class ReplicationLinks implements Links {
                 .config(BackupConfig.builder()
                         .maxFrameBytes(config.replication().maxFrameBytes())
                         .build())
-                .listen(config.bind(), config.replPort());
+                .listen(config.replicationBind(), config.replPort());
         return b.security(security).start();
     }
 }
