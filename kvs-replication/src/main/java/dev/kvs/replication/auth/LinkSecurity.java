@@ -17,7 +17,7 @@ public record LinkSecurity(ClusterSecret secret, ReplicationTls tls) {
 
     /** A dialled connection to {@code peer}: TLS, to be added first. */
     public void addDiallerTls(Channel ch, InetSocketAddress peer) {
-        if (tls != null) ch.pipeline().addLast(ReplicationTls.NAME, tls.clientHandler(ch.alloc(), ch, peer));
+        if (tls != null) ch.pipeline().addLast(ReplicationTls.NAME, tls.clientHandler(ch, peer));
     }
 
     /** A dialled connection: the secret's challenge-response, to be added right after the frame codec. */

@@ -1,6 +1,5 @@
 package dev.kvs.replication.auth;
 
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
@@ -63,7 +62,7 @@ public final class ReplicationTls {
     }
 
     /** The handler for a connection dialled to {@code peer}. */
-    public SslHandler clientHandler(ByteBufAllocator alloc, Channel ch, InetSocketAddress peer) {
-        return client.newHandler(alloc, peer.getHostString(), peer.getPort());
+    public SslHandler clientHandler(Channel ch, InetSocketAddress peer) {
+        return client.newHandler(ch.alloc(), peer.getHostString(), peer.getPort());
     }
 }

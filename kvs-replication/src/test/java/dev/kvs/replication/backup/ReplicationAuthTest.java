@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.KvStore;
-import dev.kvs.core.StoredValue;
 import dev.kvs.core.internal.HeapKvStore;
-import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
-import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.auth.ClusterSecret;
 import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.primary.Replicator;
@@ -20,7 +17,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -102,14 +98,7 @@ class ReplicationAuthTest {
         ReplicationServer server = listen(SECRET);
         Replicator r = replicate(server, SECRET, 1);
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> r.status().streaming());
-        byte[] key = "k".getBytes(StandardCharsets.UTF_8);
-        byte[] value = "v".getBytes(StandardCharsets.UTF_8);
-        WriteOrder order = r.begin(ReplicationMode.SYNC);
-        primaryStore.put(key, StoredValue.complete(order.put(key, value), value));
-        order.commit().orTimeout(20, TimeUnit.SECONDS).join();
-
-        assertThat(store.get(key).value()).isEqualTo(value);
+        SyncWrite.reachesTheBackup(r, primaryStore, store, "v");
     }
 
     @Test

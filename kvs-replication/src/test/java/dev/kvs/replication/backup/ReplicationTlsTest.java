@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.KvStore;
-import dev.kvs.core.StoredValue;
 import dev.kvs.core.internal.HeapKvStore;
-import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
-import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.auth.ClusterSecret;
 import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.auth.ReplicationTls;
@@ -23,7 +20,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -137,14 +133,7 @@ class ReplicationTlsTest {
         Replicator r = replicate(
                 server, new LinkSecurity(secret, ReplicationTls.of(node(ca, "primary-1", Optional.of("backup-1")))));
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> r.status().streaming());
-        byte[] key = "k".getBytes(StandardCharsets.UTF_8);
-        byte[] value = "over TLS".getBytes(StandardCharsets.UTF_8);
-        WriteOrder order = r.begin(ReplicationMode.SYNC);
-        primaryStore.put(key, StoredValue.complete(order.put(key, value), value));
-        order.commit().orTimeout(20, TimeUnit.SECONDS).join();
-
-        assertThat(store.get(key).value()).isEqualTo(value);
+        SyncWrite.reachesTheBackup(r, primaryStore, store, "over TLS");
     }
 
     @Test
