@@ -27,8 +27,9 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         versionProvider = KvsVersionProvider.class,
         description = {
-            "JMH microbenchmarks: the store (put and get by value size, 100 B to 10 MiB) and the replication"
-                    + " frame codec. The default run is short (1 fork, 2 x 1 s warm-up, 3 x 1 s measured, about"
+            "JMH microbenchmarks: the store (put and get by value size, 100 B to 10 MiB), the replication"
+                    + " frame codec and the WAN emulator's accuracy (round trips through a 4.6 ms link; the link's"
+                    + " lateness is printed with a verdict). The default run is short (1 fork, 2 x 1 s warm-up, 3 x 1 s measured, about"
                     + " a minute per benchmark method and size); --full is 5 x 5 s and 5 x 5 s in 2 forks."
         },
         exitCodeListHeading = "%nExit codes:%n",

@@ -2,6 +2,7 @@ package dev.kvs.bench.jmh;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvs.wan.WanLinkStats;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -18,8 +19,21 @@ class JmhCommandTest {
             String list = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             assertThat(list)
                     .contains(
-                            "dev.kvs.bench.jmh.StoreBenchmark", "put", "get", "dev.kvs.bench.jmh.FrameCodecBenchmark");
+                            "dev.kvs.bench.jmh.StoreBenchmark",
+                            "put",
+                            "get",
+                            "dev.kvs.bench.jmh.FrameCodecBenchmark",
+                            "dev.kvs.bench.jmh.WanLinkBenchmark");
         }
+    }
+
+    @Test
+    void theLinkVerdictComparesTheMedianWithThePromise() {
+        assertThat(WanLinkBenchmark.verdict("to target", new WanLinkStats.Lateness(10, 200, 900, 4000)))
+                .isEqualTo(
+                        "link lateness to target: 10 chunks, p50 200 us, p99 900 us, max 4000 us: PASS (p50 <= 200 us)");
+        assertThat(WanLinkBenchmark.verdict("to client", new WanLinkStats.Lateness(10, 201, 300, 400)))
+                .endsWith(": FAIL (p50 <= 200 us)");
     }
 
     @Test

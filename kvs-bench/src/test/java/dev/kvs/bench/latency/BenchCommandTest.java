@@ -19,7 +19,8 @@ class BenchCommandTest {
     void benchWithoutACommandIsAUsageError() {
         assertThat(kvs.run("bench")).isEqualTo(2);
         assertThat(kvs.err())
-                .startsWith("kvs bench: missing COMMAND (keys-under-load, id-first-overhead, jmh); see 'kvs bench --help'");
+                .startsWith(
+                        "kvs bench: missing COMMAND (keys-under-load, id-first-overhead, jmh); see 'kvs bench --help'");
     }
 
     @Test
