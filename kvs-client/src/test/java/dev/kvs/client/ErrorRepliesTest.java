@@ -81,8 +81,9 @@ class ErrorRepliesTest {
         try (FakeRespServer server = FakeRespServer.start((cmd, conn) -> "-LOST b 3:1\r\n");
                 KvsClient client = client(server, Duration.ofSeconds(10))) {
             assertThatThrownBy(() -> client.getAll(List.of("a".getBytes(UTF_8), "b".getBytes(UTF_8))))
-                    .isInstanceOfSatisfying(DataLostException.class, e -> assertThat(e.printableKey())
-                            .isEqualTo("b"));
+                    .isInstanceOfSatisfying(
+                            DataLostException.class,
+                            e -> assertThat(e.printableKey()).isEqualTo("b"));
         }
     }
 

@@ -57,8 +57,9 @@ class TlsTest {
         client.put("k", "v");
         assertThat(client.get("k")).isEqualTo("v");
         assertThat(client.getAll(List.of("k".getBytes(), "absent".getBytes())))
-                .satisfiesExactly(v -> assertThat(v).isEqualTo("v".getBytes()), v -> assertThat(v)
-                        .isNull());
+                .satisfiesExactly(
+                        v -> assertThat(v).isEqualTo("v".getBytes()),
+                        v -> assertThat(v).isNull());
     }
 
     @Test

@@ -311,12 +311,11 @@ public final class WanCommand implements Callable<Integer> {
             String path = uri.getPath();
             String command = path.startsWith("/") ? path.substring(1) : path;
             String method = exchange.getRequestMethod();
-            String wanted =
-                    switch (command) {
-                        case "status" -> "GET";
-                        case "cut", "heal", "pause", "resume", "delay", "bandwidth" -> "POST";
-                        default -> null;
-                    };
+            String wanted = switch (command) {
+                case "status" -> "GET";
+                case "cut", "heal", "pause", "resume", "delay", "bandwidth" -> "POST";
+                default -> null;
+            };
             if (wanted == null) {
                 respond(exchange, 404, error("no such path: " + path));
             } else if (!wanted.equals(method)) {

@@ -106,13 +106,12 @@ final class LoadOptions {
             String t = value.trim().toLowerCase(Locale.ROOT);
             int end = 0;
             while (end < t.length() && (Character.isDigit(t.charAt(end)) || t.charAt(end) == '.')) end++;
-            long unitMillis =
-                    switch (t.substring(end).trim()) {
-                        case "", "s" -> 1000L;
-                        case "ms" -> 1L;
-                        case "m", "min" -> 60_000L;
-                        default -> -1L;
-                    };
+            long unitMillis = switch (t.substring(end).trim()) {
+                case "", "s" -> 1000L;
+                case "ms" -> 1L;
+                case "m", "min" -> 60_000L;
+                default -> -1L;
+            };
             try {
                 if (end == 0 || unitMillis < 0) throw new NumberFormatException();
                 long ms = new BigDecimal(t.substring(0, end))

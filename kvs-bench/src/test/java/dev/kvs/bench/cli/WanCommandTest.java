@@ -89,10 +89,11 @@ class WanCommandTest {
         }
         assertThat(out.toString())
                 .containsPattern("\"toTarget\":\\{\"relayedBytes\":4,.*\"lateness\":\\{\"chunks\":1,");
-        assertThat(out.toString().lines().reduce((first, last) -> last)).hasValueSatisfying(line -> assertThat(line)
-                .matches("kvs wan: stopped; connections 1;"
-                        + " to target: 4 bytes, chunks 1, lateness p50 \\d+ us, p99 \\d+ us, max \\d+ us;"
-                        + " to client: 4 bytes, chunks 1, lateness p50 \\d+ us, p99 \\d+ us, max \\d+ us"));
+        assertThat(out.toString().lines().reduce((first, last) -> last))
+                .hasValueSatisfying(line -> assertThat(line)
+                        .matches("kvs wan: stopped; connections 1;"
+                                + " to target: 4 bytes, chunks 1, lateness p50 \\d+ us, p99 \\d+ us, max \\d+ us;"
+                                + " to client: 4 bytes, chunks 1, lateness p50 \\d+ us, p99 \\d+ us, max \\d+ us"));
         assertThat(err.toString()).isEmpty();
     }
 

@@ -189,11 +189,12 @@ final class KvStoreConcurrencyContract {
         switch (r.nextInt(10)) {
             case 0, 1, 2, 3 -> store.put(key, randomRecord(r, seq.incrementAndGet()));
             case 4 -> store.delete(key);
-            case 5 -> store.update(
-                    key,
-                    h -> h == null || h.state() == RecordState.TOMBSTONE
-                            ? Write.put(randomRecord(r, seq.incrementAndGet()))
-                            : r.nextBoolean() ? Write.remove() : Write.keep());
+            case 5 ->
+                store.update(
+                        key,
+                        h -> h == null || h.state() == RecordState.TOMBSTONE
+                                ? Write.put(randomRecord(r, seq.incrementAndGet()))
+                                : r.nextBoolean() ? Write.remove() : Write.keep());
             case 6, 7 -> {
                 List<byte[]> batch = new ArrayList<>();
                 for (int i = 1 + r.nextInt(5); i > 0; i--) batch.add(keys.get(r.nextInt(keys.size())));

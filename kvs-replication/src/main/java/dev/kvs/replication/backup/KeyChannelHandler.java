@@ -43,10 +43,12 @@ final class KeyChannelHandler extends ChannelInboundHandlerAdapter {
         } else if (msg instanceof Frame.ResyncEnd r) {
             // the walk over the whole store runs off this event loop; its end acknowledges the resync
             BackupApplier.ResyncWalk walk = applier.endListing(r.upTo());
-            server.walk(walk, ok -> ctx.executor().execute(() -> {
-                if (!ok) ctx.close();
-                else if (ctx.channel().isActive()) ctx.writeAndFlush(new Frame.KeyAck(applier.contiguous()));
-            }));
+            server.walk(
+                    walk,
+                    ok -> ctx.executor().execute(() -> {
+                        if (!ok) ctx.close();
+                        else if (ctx.channel().isActive()) ctx.writeAndFlush(new Frame.KeyAck(applier.contiguous()));
+                    }));
         } else if (msg instanceof Frame.Handover h) {
             log.warn(
                     "primary at {} hands over: taking over in epoch {}",

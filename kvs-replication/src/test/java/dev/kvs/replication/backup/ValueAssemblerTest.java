@@ -88,8 +88,9 @@ class ValueAssemblerTest {
                 new ValueChunk(middle.txId(), Op.PUT, middle.key(), 300, middle.checksum(), middle.offset(), flipped));
         ValueAssembler.Result r = assembler.accept(c.get(2));
 
-        assertThat(r).isInstanceOfSatisfying(Corrupt.class, x -> assertThat(x.reason())
-                .startsWith("checksum mismatch"));
+        assertThat(r)
+                .isInstanceOfSatisfying(
+                        Corrupt.class, x -> assertThat(x.reason()).startsWith("checksum mismatch"));
         assertThat(budget.used()).isZero();
     }
 
@@ -102,8 +103,9 @@ class ValueAssemblerTest {
         assertThat(assembler.accept(c.get(1))).isNull();
         assertThat(assembler.accept(c.get(3))).isNull();
 
-        assertThat(r).isInstanceOfSatisfying(Corrupt.class, x -> assertThat(x.reason())
-                .isEqualTo("chunk at offset 200, expected 100"));
+        assertThat(r)
+                .isInstanceOfSatisfying(
+                        Corrupt.class, x -> assertThat(x.reason()).isEqualTo("chunk at offset 200, expected 100"));
         assertThat(budget.used()).isZero();
         assertThat(assembler.inProgress()).isZero();
     }
@@ -112,8 +114,10 @@ class ValueAssemblerTest {
     void aChunkWithoutItsValuesStartIsCorrupt() {
         List<ValueChunk> c = chunks(tx(1), Op.PUT, bytes("a"), random(200, 5), 100);
 
-        assertThat(assembler.accept(c.get(1))).isInstanceOfSatisfying(Corrupt.class, x -> assertThat(x.reason())
-                .isEqualTo("chunk at offset 100 without the value's first chunk"));
+        assertThat(assembler.accept(c.get(1)))
+                .isInstanceOfSatisfying(
+                        Corrupt.class,
+                        x -> assertThat(x.reason()).isEqualTo("chunk at offset 100 without the value's first chunk"));
     }
 
     @Test
@@ -125,8 +129,9 @@ class ValueAssemblerTest {
         ValueAssembler.Result r = assembler.accept(
                 new ValueChunk(second.txId(), Op.PUT, second.key(), 300, second.checksum() + 1, 100, second.data()));
 
-        assertThat(r).isInstanceOfSatisfying(Corrupt.class, x -> assertThat(x.reason())
-                .isEqualTo("chunks disagree on the checksum"));
+        assertThat(r)
+                .isInstanceOfSatisfying(
+                        Corrupt.class, x -> assertThat(x.reason()).isEqualTo("chunks disagree on the checksum"));
         assertThat(assembler.accept(c.get(2))).isNull();
     }
 
@@ -160,16 +165,19 @@ class ValueAssemblerTest {
         byte[] v = bytes("x");
         ValueChunk c = new ValueChunk(tx(9), Op.DELETE, bytes("k"), 1, dev.kvs.core.Checksums.crc32c(v), 0, v);
 
-        assertThat(assembler.accept(c)).isInstanceOfSatisfying(Corrupt.class, x -> assertThat(x.reason())
-                .isEqualTo("delete carries a value of 1 bytes"));
+        assertThat(assembler.accept(c))
+                .isInstanceOfSatisfying(
+                        Corrupt.class, x -> assertThat(x.reason()).isEqualTo("delete carries a value of 1 bytes"));
     }
 
     @Test
     void aValueLongerThanTheStoreAcceptsIsRefusedBeforeAnyMemoryIsReserved() {
         List<ValueChunk> c = chunks(tx(1), Op.PUT, bytes("a"), random(1001, 8), 500);
 
-        assertThat(assembler.accept(c.get(0))).isInstanceOfSatisfying(Corrupt.class, x -> assertThat(x.reason())
-                .isEqualTo("value of 1001 bytes > maxValueBytes 1000"));
+        assertThat(assembler.accept(c.get(0)))
+                .isInstanceOfSatisfying(
+                        Corrupt.class,
+                        x -> assertThat(x.reason()).isEqualTo("value of 1001 bytes > maxValueBytes 1000"));
         assertThat(budget.used()).isZero();
         assertThat(assembler.accept(c.get(1))).isNull();
     }

@@ -54,8 +54,9 @@ class FrameDecoderFuzzTest {
             }
         }
         assertFalse(channel.finish());
-        assertThat(fed).as("seed %d: leaked input", seed).allSatisfy(b -> assertThat(b.refCnt())
-                .isZero());
+        assertThat(fed)
+                .as("seed %d: leaked input", seed)
+                .allSatisfy(b -> assertThat(b.refCnt()).isZero());
     }
 
     private static byte[] randomBytes(Random r) {

@@ -211,12 +211,14 @@ class FrameDecoderTest {
     @Test
     void rejectsChannelKindOrdinalOutOfRange() {
         assertRejected(
-                raw(Wire.HELLO, b -> b.writeShort(0)
-                        .writeShort(0)
-                        .writeShort(0)
-                        .writeLong(1)
-                        .writeByte(3)
-                        .writeInt(0)),
+                raw(
+                        Wire.HELLO,
+                        b -> b.writeShort(0)
+                                .writeShort(0)
+                                .writeShort(0)
+                                .writeLong(1)
+                                .writeByte(3)
+                                .writeInt(0)),
                 "channel kind ordinal 3 >= 3");
     }
 
@@ -229,13 +231,15 @@ class FrameDecoderTest {
     @Test
     void rejectsOpOrdinalOutOfRange() {
         assertRejected(
-                raw(Wire.KEY_BATCH, b -> b.writeInt(1)
-                        .writeLong(0)
-                        .writeLong(0)
-                        .writeByte(0xFF)
-                        .writeInt(0)
-                        .writeInt(0)
-                        .writeInt(0)),
+                raw(
+                        Wire.KEY_BATCH,
+                        b -> b.writeInt(1)
+                                .writeLong(0)
+                                .writeLong(0)
+                                .writeByte(0xFF)
+                                .writeInt(0)
+                                .writeInt(0)
+                                .writeInt(0)),
                 "op ordinal 255 >= 3");
     }
 

@@ -47,9 +47,7 @@ class ServerCommandTest {
     @Test
     void flagsOverrideTheConfigFile() throws IOException {
         Path file = dir.resolve("kvs.yaml");
-        Files.writeString(
-                file,
-                """
+        Files.writeString(file, """
                 name: from-file
                 cluster: file-cluster
                 port: 7000
@@ -127,9 +125,7 @@ class ServerCommandTest {
     @Test
     void flowControlFlagOverridesTheConfigFileAndKeepsItsOtherSettings() throws IOException {
         Path file = dir.resolve("kvs.yaml");
-        Files.writeString(
-                file,
-                """
+        Files.writeString(file, """
                 replication:
                   valueStreams: 3
                   flowControl:

@@ -92,12 +92,11 @@ class ByteSizeTest {
         long seed = System.nanoTime();
         Random random = new Random(seed);
         for (int i = 0; i < 10_000; i++) {
-            long bytes =
-                    switch (i % 3) {
-                        case 0 -> random.nextLong() & Long.MAX_VALUE;
-                        case 1 -> (long) random.nextInt(1 << 20) << (10 * random.nextInt(4));
-                        default -> (long) random.nextInt(1_000_000) * (long) Math.pow(1000, random.nextInt(4));
-                    };
+            long bytes = switch (i % 3) {
+                case 0 -> random.nextLong() & Long.MAX_VALUE;
+                case 1 -> (long) random.nextInt(1 << 20) << (10 * random.nextInt(4));
+                default -> (long) random.nextInt(1_000_000) * (long) Math.pow(1000, random.nextInt(4));
+            };
             assertThat(ByteSize.parse(new ByteSize(bytes).toString()).bytes())
                     .as("seed %d, bytes %d", seed, bytes)
                     .isEqualTo(bytes);

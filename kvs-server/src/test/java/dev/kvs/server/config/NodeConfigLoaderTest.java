@@ -30,8 +30,7 @@ class NodeConfigLoaderTest {
 
     @Test
     void loadsEveryField() throws IOException {
-        Path file = write(
-                """
+        Path file = write("""
                 cluster: orders
                 name: dc2-a
                 role: backup
@@ -199,10 +198,7 @@ class NodeConfigLoaderTest {
     }
 
     @ParameterizedTest
-    @CsvSource(
-            delimiterString = " => ",
-            textBlock =
-                    """
+    @CsvSource(delimiterString = " => ", textBlock = """
             port: 70000 => port is not in 0..65535: 70000
             port: -1 => port is not in 0..65535: -1
             port: abc => port is not an integer: abc
@@ -263,8 +259,7 @@ class NodeConfigLoaderTest {
 
     @Test
     void flowControlSectionSetsEveryFlowControlField() {
-        NodeConfig c = NodeConfigLoader.parse(
-                """
+        NodeConfig c = NodeConfigLoader.parse("""
                 replication:
                   valueStreams: 3
                   flowControl:
@@ -274,8 +269,7 @@ class NodeConfigLoaderTest {
                     baseHistoryMinutes: 10
                     notSentLowWatermarkBytes: 16KiB
                     dscp: true
-                """,
-                "kvs.yaml");
+                """, "kvs.yaml");
 
         assertThat(c.replication().valueStreams()).isEqualTo(3);
         assertThat(c.replication().flowControl())
@@ -302,10 +296,7 @@ class NodeConfigLoaderTest {
     }
 
     @ParameterizedTest
-    @CsvSource(
-            delimiterString = " => ",
-            textBlock =
-                    """
+    @CsvSource(delimiterString = " => ", textBlock = """
             enabled: maybe => replication.flowControl.enabled is not true or false: maybe
             targetMs: fast => replication.flowControl.targetMs is not a number: fast
             targetMs: 0.05 => replication.flowControl.targetMs is not in 0.1..10000: 0.05
@@ -378,16 +369,13 @@ class NodeConfigLoaderTest {
     @Test
     void usersAreReadWithTheirPasswordsHashed() {
         String hash = UserConfig.sha256Hex("w-pass".getBytes(StandardCharsets.UTF_8));
-        NodeConfig c = NodeConfigLoader.parse(
-                """
+        NodeConfig c = NodeConfigLoader.parse("""
                 users:
                   - {name: reader, password: r-pass, role: readonly}
                   - name: writer
                     passwordSha256: %s
                     role: ReadWrite
-                """
-                        .formatted(hash.toUpperCase(java.util.Locale.ROOT)),
-                "kvs.yaml");
+                """.formatted(hash.toUpperCase(java.util.Locale.ROOT)), "kvs.yaml");
 
         assertThat(c.users())
                 .extracting(UserConfig::name, UserConfig::role)
@@ -402,10 +390,7 @@ class NodeConfigLoaderTest {
     }
 
     @ParameterizedTest
-    @CsvSource(
-            delimiterString = " => ",
-            textBlock =
-                    """
+    @CsvSource(delimiterString = " => ", textBlock = """
             users: [{name: a, role: admin}] => users[0] (a) needs password or passwordSha256, one of them
             users: [{name: a, password: p-secret, passwordSha256: abc, role: admin}] => needs password or passwordSha256
             users: [{name: a, passwordSha256: abc123, role: admin}] => users[0]: user a: passwordSha256 is not 64 hex
@@ -481,10 +466,7 @@ class NodeConfigLoaderTest {
     }
 
     @ParameterizedTest
-    @CsvSource(
-            delimiterString = " => ",
-            textBlock =
-                    """
+    @CsvSource(delimiterString = " => ", textBlock = """
             admin: {token: short-one} => admin.token is shorter than 16 characters (9)
             admin: {token: 'has spaces in the token'} => admin.token may hold only
             admin: {token: 'quote\"d-0123456789abcdef'} => admin.token may hold only

@@ -219,8 +219,9 @@ class FailbackTest {
                     .untilAsserted(() -> assertThat(Admin.get(dc.a.adminPort(), "/failback"))
                             .contains("\"state\":\"done\"", "\"rolledBackCount\":0"));
             assertThat(b.set("after", "switchover")).isEqualTo("OK");
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(TwoDc.peek(a, "after".getBytes()))
-                    .isNotNull());
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(
+                            () -> assertThat(TwoDc.peek(a, "after".getBytes())).isNotNull());
         }
     }
 
@@ -283,8 +284,9 @@ class FailbackTest {
                         .untilAsserted(() -> assertThat(b.info("replication")).contains("kvs_link_state:streaming"));
                 assertThat(b.set("after", "attach")).isEqualTo("OK"); // id-first: the new backup acked it
                 for (String key : List.of("k", "while-alone", "after")) {
-                    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(TwoDc.peek(f, key.getBytes()))
-                            .isNotNull());
+                    await().atMost(Duration.ofSeconds(20))
+                            .untilAsserted(() ->
+                                    assertThat(TwoDc.peek(f, key.getBytes())).isNotNull());
                 }
             }
             assertThat(Admin.post(dc.b.adminPort(), "/replicate")).contains("\"link\"");

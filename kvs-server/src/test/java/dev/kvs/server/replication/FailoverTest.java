@@ -104,8 +104,9 @@ class FailoverTest {
             assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("\"epoch\":2");
             assertThat(p.set("k", "written during the partition")).isEqualTo("OK"); // async: the baseline's risk
             dc.link.heal();
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThatThrownBy(() -> p.set("k", "2"))
-                    .hasMessageStartingWith("NOTPRIMARY"));
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(
+                            () -> assertThatThrownBy(() -> p.set("k", "2")).hasMessageStartingWith("NOTPRIMARY"));
             assertThat(p.info("replication")).contains("kvs_role:backup", "kvs_epoch:2");
         }
     }

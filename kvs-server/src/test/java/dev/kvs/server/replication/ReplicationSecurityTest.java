@@ -62,8 +62,9 @@ class ReplicationSecurityTest {
             await().atMost(Duration.ofSeconds(20))
                     .untilAsserted(() -> assertThat(ja.info("replication")).contains("kvs_link_state:streaming"));
             assertThat(ja.set("k", "v")).isEqualTo("OK"); // id-first: the backup acknowledged the key
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(TwoDc.peek(jb, "k".getBytes()))
-                    .isNotNull());
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(
+                            () -> assertThat(TwoDc.peek(jb, "k".getBytes())).isNotNull());
         }
     }
 
@@ -113,8 +114,9 @@ class ReplicationSecurityTest {
             await().atMost(Duration.ofSeconds(20))
                     .untilAsserted(() -> assertThat(ja.info("replication")).contains("kvs_link_state:streaming"));
             assertThat(ja.set("k", "v")).isEqualTo("OK");
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(TwoDc.peek(jb, "k".getBytes()))
-                    .isNotNull());
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(
+                            () -> assertThat(TwoDc.peek(jb, "k".getBytes())).isNotNull());
         }
     }
 

@@ -100,9 +100,8 @@ class AdminFuzzTest {
                 .append(target)
                 .append(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n");
         switch (rnd.nextInt(4)) {
-            case 0 -> r.append("Authorization: Bearer ")
-                    .append(pick(rnd, VALUES))
-                    .append("\r\n");
+            case 0 ->
+                r.append("Authorization: Bearer ").append(pick(rnd, VALUES)).append("\r\n");
             case 1 -> r.append("Content-Length: 5\r\n\r\nhello");
             case 2 -> r.append("Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
             default -> {}
