@@ -132,6 +132,7 @@ final class DrillRun {
                                         s.disaster().label(),
                                         disasterAt[0]))) {
                     sleepUntil(gen, s.disasterAt().toMillis() / 1000.0);
+                    awaitFirstAck(gen, s.startTimeout());
                     double at = gen.elapsedSeconds();
                     cluster.disaster(s.disaster());
                     disasterAt[0] = at;
@@ -151,6 +152,25 @@ final class DrillRun {
             Classification c = VerifyCommand.verify(
                     List.of(cluster.backupEndpoint()), AckLog.read(ackFile).writes());
             return ModeResult.of(mode, load, c, disasterAt[0]);
+        }
+    }
+
+    /**
+     * Holds the disaster back until the load has had a write acknowledged: a disaster before any
+     * acknowledgement tests nothing (on a starved machine the seeded moment can come before the first
+     * one). Gives up after {@code timeout} with a message saying so.
+     */
+    private static void awaitFirstAck(LoadGenerator gen, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (gen.acked() == 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(String.format(
+                        Locale.ROOT,
+                        "no write was acknowledged in %.1f s of load (+%d s waiting); the disaster would test nothing",
+                        gen.elapsedSeconds(),
+                        timeout.toSeconds()));
+            }
+            TimeUnit.MILLISECONDS.sleep(10);
         }
     }
 
