@@ -1,6 +1,7 @@
 package dev.kvs.bench.drill;
 
 import dev.kvs.bench.cli.ProgressLine;
+import dev.kvs.bench.cluster.NodeAccess;
 import dev.kvs.client.KvsClient;
 import dev.kvs.client.ReplicationMode;
 import java.io.PrintWriter;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,6 +46,7 @@ final class LoadGenerator {
      * @param pipeline writes in flight per client
      * @param requestTimeout how long one write may wait for its answer
      * @param keyPrefix prefix of every key, unique per run so runs never share keys
+     * @param access TLS and login for secured nodes ({@link NodeAccess#PLAIN} for none)
      */
     record Settings(
             List<String> endpoints,
@@ -52,9 +55,11 @@ final class LoadGenerator {
             int valueSize,
             int pipeline,
             Duration requestTimeout,
-            String keyPrefix) {
+            String keyPrefix,
+            NodeAccess access) {
         Settings {
             endpoints = List.copyOf(endpoints);
+            Objects.requireNonNull(access, "access");
             if (endpoints.isEmpty()) throw new IllegalArgumentException("endpoints is empty");
             if (clients < 1) throw new IllegalArgumentException("clients < 1: " + clients);
             if (valueSize < 0) throw new IllegalArgumentException("valueSize < 0: " + valueSize);
@@ -184,7 +189,8 @@ final class LoadGenerator {
         boolean drained;
 
         Worker(int index) {
-            client = KvsClient.builder()
+            client = settings.access()
+                    .applyTo(KvsClient.builder())
                     .endpoints(settings.endpoints())
                     .mode(settings.mode())
                     .requestTimeout(settings.requestTimeout())
