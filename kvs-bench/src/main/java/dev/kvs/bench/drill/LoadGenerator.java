@@ -13,10 +13,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -84,14 +87,29 @@ final class LoadGenerator {
         this.acks = acks;
     }
 
-    /** Opens the clients and starts writing. */
-    void start() {
-        startNanos = System.nanoTime();
+    /** How long the clients may take to connect before the load starts regardless. */
+    private static final Duration CONNECT_WAIT = Duration.ofSeconds(30);
+
+    /**
+     * Opens the clients, connects each with a {@code PING} (so TLS handshakes and logins are not part of
+     * the load's time; a client that cannot connect is left to fail its writes, which are counted), and
+     * starts writing.
+     */
+    void start() throws InterruptedException {
+        List<CompletableFuture<String>> pings = new ArrayList<>();
         for (int i = 0; i < settings.clients(); i++) {
             Worker w = new Worker(i);
             workers.add(w);
-            w.thread.start();
+            pings.add(w.client.pingAsync());
         }
+        try {
+            CompletableFuture.allOf(pings.toArray(new CompletableFuture<?>[0]))
+                    .get(CONNECT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // the writes will fail the same way, and are counted
+        }
+        startNanos = System.nanoTime();
+        for (Worker w : workers) w.thread.start();
     }
 
     long acked() {
