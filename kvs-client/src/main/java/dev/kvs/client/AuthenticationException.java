@@ -1,9 +1,10 @@
 package dev.kvs.client;
 
 /**
- * {@code -NOAUTH} or {@code -WRONGPASS}: the server requires a password and none, or a wrong one,
- * was configured with {@link KvsClient.Builder#password(String)}. Not retried: it is a
- * configuration error.
+ * {@code -NOAUTH} or {@code -WRONGPASS}: the server requires a login and none, or a wrong user or
+ * password, was configured with {@link KvsClient.Builder#password(String)} or {@link
+ * KvsClient.Builder#credentials(String, String)}. Not retried, and no other endpoint is tried: it is
+ * a configuration error.
  */
 public class AuthenticationException extends KvsClientException {
     /** @param message the server's error text */

@@ -46,7 +46,7 @@ import java.util.concurrent.CompletableFuture;
  *   <li>Everything else fails at once with a typed exception: {@link DataLostException} ({@code
  *       -LOST}), {@link BusyException}, {@link NotReplicatedException}
  *       (the write <i>is</i> on the primary), {@link StoreFullException}, {@link
- *       AuthenticationException}, {@link KvsTlsException}, {@link NoPrimaryException} (no endpoint up and primary), {@link
+ *       AuthenticationException}, {@link NoPermissionException}, {@link KvsTlsException}, {@link NoPrimaryException} (no endpoint up and primary), {@link
  *       TooManyPendingRequestsException}, and {@link KvsClientException} with the server's message
  *       for any other error.
  * </ul>
@@ -258,7 +258,13 @@ public interface KvsClient extends AutoCloseable {
             return this;
         }
 
-        /** The user and password sent with {@code AUTH user password} on every new connection. */
+        /**
+         * Logs in as a named user of the node's {@code users:} list: {@code AUTH user password} is sent
+         * on every new connection (including each reconnect and each endpoint after a failover) before
+         * any request. A wrong user or password fails every request at once with {@link
+         * AuthenticationException}; a command the user's role does not allow fails with {@link
+         * NoPermissionException}. Neither is retried.
+         */
         public Builder credentials(String user, String password) {
             String u = requireText("user", user);
             this.password = requireText("password", password);

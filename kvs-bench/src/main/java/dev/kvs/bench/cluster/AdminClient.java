@@ -12,24 +12,32 @@ import java.time.Duration;
 
 /**
  * Requests to the nodes' admin HTTP ports, answered with JSON, with the nodes' admin token if they
- * have one. Thread-safe.
+ * have one, over HTTPS for nodes with {@code tls.admin: true}. Thread-safe.
  */
 final class AdminClient {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http;
     private final String token;
+    private final String scheme;
 
     /**
      * @param token sent as {@code Authorization: Bearer TOKEN} on every request; null for none
+     * @param tls for HTTPS: trust (and the client certificate, for {@code tls.clientAuth: require});
+     *     null for plain HTTP. The node's certificate must name the host dialled (the JDK client
+     *     always checks it).
+     * @throws IllegalArgumentException if the TLS files are not usable
      */
-    AdminClient(String token) {
+    AdminClient(String token, ClientTlsFiles tls) {
         this.token = token;
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
+        if (tls != null) b.sslContext(tls.sslContext());
+        this.http = b.build();
+        this.scheme = tls == null ? "http" : "https";
     }
 
     /**
-     * {@code GET http://host:port/path}.
+     * {@code GET http(s)://host:port/path}.
      *
      * @throws UncheckedIOException if the request fails
      * @throws IllegalStateException if the answer is not 200, or the thread is interrupted
@@ -38,13 +46,13 @@ final class AdminClient {
         return send(HttpRequest.newBuilder(uri(host, port, path)).GET());
     }
 
-    /** {@code POST http://host:port/path} without a body; fails as {@link #get} does. */
+    /** {@code POST http(s)://host:port/path} without a body; fails as {@link #get} does. */
     JsonNode post(String host, int port, String path) {
         return send(HttpRequest.newBuilder(uri(host, port, path)).POST(HttpRequest.BodyPublishers.noBody()));
     }
 
-    private static URI uri(String host, int port, String path) {
-        return URI.create("http://" + host + ":" + port + path);
+    private URI uri(String host, int port, String path) {
+        return URI.create(scheme + "://" + host + ":" + port + path);
     }
 
     private JsonNode send(HttpRequest.Builder request) {

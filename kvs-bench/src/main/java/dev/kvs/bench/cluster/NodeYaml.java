@@ -20,13 +20,30 @@ import java.util.HexFormat;
  *     {@code failover} sections, e.g. {@code "store:\n  maxBytes: 2GiB\n"}
  * @param adminToken the nodes' {@code admin.token}, which {@link TwoDcs} sends on every admin request;
  *     null for none (then only loopback clients may promote)
+ * @param pki the run's certificates: each node gets its {@link RunPki#yaml(String) tls section}
+ *     (mutual TLS on replication, TLS-only client and admin ports); null for none
  */
-public record NodeYaml(String cluster, String mode, String tuning, String adminToken) {
+public record NodeYaml(String cluster, String mode, String tuning, String adminToken, RunPki pki) {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /** Without an admin token. */
     public NodeYaml(String cluster, String mode, String tuning) {
-        this(cluster, mode, tuning, null);
+        this(cluster, mode, tuning, null, null);
+    }
+
+    /** Without TLS. */
+    public NodeYaml(String cluster, String mode, String tuning, String adminToken) {
+        this(cluster, mode, tuning, adminToken, null);
+    }
+
+    /** The same with TLS from {@code runPki} (null: none). */
+    public NodeYaml withPki(RunPki runPki) {
+        return new NodeYaml(cluster, mode, tuning, adminToken, runPki);
+    }
+
+    /** Whether the nodes' client and admin ports speak TLS only. */
+    public boolean tls() {
+        return pki != null;
     }
 
     /** A fresh random admin token (64 hex digits): one per drill or benchmark, never reused. */
@@ -71,6 +88,7 @@ public record NodeYaml(String cluster, String mode, String tuning, String adminT
                 + "mode: " + mode + "\n"
                 + "clusterSecret: " + RUN_SECRET + "\n"
                 + (adminToken == null ? "" : "admin:\n  token: \"" + adminToken + "\"\n")
+                + (pki == null ? "" : pki.yaml(name))
                 + tuning;
         Path file = dir.resolve(name + ".yaml");
         try {

@@ -57,8 +57,8 @@ public final class TwoDcs implements AutoCloseable {
     private final WanLink link;
     private final NodeProcess wan;
 
-    private TwoDcs(Dc primary, Dc backup, WanLink link, NodeProcess wan, String adminToken) {
-        this.admin = new AdminClient(adminToken);
+    private TwoDcs(Dc primary, Dc backup, WanLink link, NodeProcess wan, String adminToken, ClientTlsFiles tls) {
+        this.admin = new AdminClient(adminToken, tls);
         this.primary = primary;
         this.backup = backup;
         this.link = link;
@@ -95,7 +95,8 @@ public final class TwoDcs implements AutoCloseable {
                     new Dc(backup, LOOPBACK, b),
                     link,
                     null,
-                    s.yaml().adminToken());
+                    s.yaml().adminToken(),
+                    s.yaml().tls() ? s.yaml().pki().clientTls() : null);
             dcs.awaitStreaming(s.startTimeout());
             return dcs;
         } catch (InterruptedException | RuntimeException e) {
@@ -111,9 +112,11 @@ public final class TwoDcs implements AutoCloseable {
      * process, killed with the nodes) or by nothing this process runs (null).
      *
      * @param adminToken the nodes' {@code admin.token}, sent on every admin request; null for none
+     * @param adminTls for nodes with {@code tls.admin: true}: the CA their certificates lead to; null
+     *     for plain HTTP
      */
-    public static TwoDcs of(Dc primary, Dc backup, NodeProcess wan, String adminToken) {
-        return new TwoDcs(primary, backup, null, wan, adminToken);
+    public static TwoDcs of(Dc primary, Dc backup, NodeProcess wan, String adminToken, ClientTlsFiles adminTls) {
+        return new TwoDcs(primary, backup, null, wan, adminToken, adminTls);
     }
 
     /** {@code kvs server --config FILE FLAGS}. */

@@ -29,6 +29,8 @@ import java.util.Random;
  * @param runDir where logs, configs and ack files go (created if absent)
  * @param netns whether each DC runs in its own network namespace ({@link NetnsNetwork}, root only)
  *     rather than on loopback
+ * @param tls whether every port speaks TLS (a fresh CA per mode, mutual TLS on replication, TLS-only
+ *     client and admin ports, the drill's clients over TLS)
  */
 record Drill(
         List<ReplicationMode> modes,
@@ -38,7 +40,8 @@ record Drill(
         Duration delay,
         long bandwidthBitsPerSecond,
         Path runDir,
-        boolean netns) {
+        boolean netns,
+        boolean tls) {
 
     /** How long a node may take to start (two JVMs starting at once on a loaded 2-core machine). */
     static final Duration START_TIMEOUT = Duration.ofSeconds(60);
@@ -56,7 +59,7 @@ record Drill(
             Duration delay,
             long bandwidthBitsPerSecond,
             Path runDir) {
-        this(modes, disaster, seed, load, delay, bandwidthBitsPerSecond, runDir, false);
+        this(modes, disaster, seed, load, delay, bandwidthBitsPerSecond, runDir, false, false);
     }
 
     /** When the disaster strikes, into the load: the same for every mode of a run. */
@@ -85,7 +88,7 @@ record Drill(
             }
             for (ReplicationMode m : modes) {
                 DrillRun.Settings s = new DrillRun.Settings(
-                        m, disaster, disasterAt(), load, delay, bandwidthBitsPerSecond, START_TIMEOUT);
+                        m, disaster, disasterAt(), load, delay, bandwidthBitsPerSecond, START_TIMEOUT, tls);
                 Path dir = runDir.resolve(m.label());
                 if (net == null) {
                     results.add(DrillRun.run(s, dir, java, children, null, null, err, terminal));

@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kvs.bench.cluster.ChildProcesses;
 import dev.kvs.bench.cluster.JavaCommand;
 import dev.kvs.bench.cluster.LinkSettings;
+import dev.kvs.bench.cluster.NodeAccess;
 import dev.kvs.bench.cluster.NodeProcess;
 import dev.kvs.bench.cluster.NodeYaml;
+import dev.kvs.bench.cluster.RunPki;
 import dev.kvs.bench.cluster.TwoDcs;
 import dev.kvs.client.ReplicationMode;
 import dev.kvs.wan.WanLink;
@@ -46,8 +48,11 @@ final class DrillCluster implements AutoCloseable {
      * @param delay one-way WAN delay
      * @param bandwidthBitsPerSecond WAN bandwidth per direction, 0 for unlimited
      * @param startTimeout how long a node may take to start and the link to come up
+     * @param tls whether the nodes get certificates of a fresh CA ({@link RunPki}) for mutual TLS on
+     *     replication and TLS-only client and admin ports
      */
-    record Settings(ReplicationMode mode, Duration delay, long bandwidthBitsPerSecond, Duration startTimeout) {
+    record Settings(
+            ReplicationMode mode, Duration delay, long bandwidthBitsPerSecond, Duration startTimeout, boolean tls) {
         /**
          * The nodes' YAML, with a fresh admin token: the drill promotes the backup over its admin port,
          * which with {@code --netns} is not on loopback.
@@ -59,10 +64,20 @@ final class DrillCluster implements AutoCloseable {
 
     private final TwoDcs dcs;
     private final NetnsNetwork net;
+    private final NodeAccess access;
 
-    private DrillCluster(TwoDcs dcs, NetnsNetwork net) {
+    private DrillCluster(TwoDcs dcs, NetnsNetwork net, RunPki pki) {
         this.dcs = dcs;
         this.net = net;
+        this.access = pki == null ? NodeAccess.PLAIN : new NodeAccess(pki.clientTls(), null, null);
+    }
+
+    /** The nodes' names, as their certificates name them. */
+    private static final List<String> NODES = List.of("dc-main", "dc-backup");
+
+    /** With {@code s.tls()}: a fresh CA and node certificates in {@code dir/tls} naming {@code hosts}; else null. */
+    private static RunPki pki(Settings s, Path dir, List<String> hosts) {
+        return s.tls() ? RunPki.create(dir, NODES, hosts) : null;
     }
 
     /**
@@ -75,9 +90,10 @@ final class DrillCluster implements AutoCloseable {
             throws InterruptedException {
         LinkSettings link = new LinkSettings(
                 s.delay(), s.bandwidthBitsPerSecond(), WanLink.DEFAULT_BUFFER_BYTES, WanLink.Queueing.FIFO);
+        RunPki pki = pki(s, dir, List.of(TwoDcs.LOOPBACK));
         TwoDcs dcs = TwoDcs.startOnLoopback(
-                new TwoDcs.Settings(s.yaml(), List.of(), link, s.startTimeout()), dir, java, children);
-        return new DrillCluster(dcs, null);
+                new TwoDcs.Settings(s.yaml().withPki(pki), List.of(), link, s.startTimeout()), dir, java, children);
+        return new DrillCluster(dcs, null, pki);
     }
 
     /**
@@ -100,8 +116,16 @@ final class DrillCluster implements AutoCloseable {
         try {
             // clients reach the nodes from another namespace, not on loopback: protected mode would refuse them
             NodeYaml base = s.yaml();
+            RunPki pki = pki(
+                    s,
+                    dir,
+                    List.of(
+                            plan.mainAddress(),
+                            plan.backupAddress(),
+                            plan.mainLinkAddress(),
+                            plan.backupLinkAddress()));
             NodeYaml yaml = new NodeYaml(
-                    base.cluster(), base.mode(), base.tuning() + "protectedMode: false\n", base.adminToken());
+                    base.cluster(), base.mode(), base.tuning() + "protectedMode: false\n", base.adminToken(), pki);
             Path backupConfig = yaml.write(
                     dir,
                     "dc-backup",
@@ -145,15 +169,21 @@ final class DrillCluster implements AutoCloseable {
                     new TwoDcs.Dc(primary, plan.mainAddress(), p),
                     new TwoDcs.Dc(backup, plan.backupAddress(), b),
                     wanProcess,
-                    yaml.adminToken());
+                    yaml.adminToken(),
+                    pki == null ? null : pki.clientTls());
             dcs.awaitStreaming(s.startTimeout());
-            return new DrillCluster(dcs, net);
+            return new DrillCluster(dcs, net, pki);
         } catch (InterruptedException | RuntimeException e) {
             if (primary != null) primary.kill();
             if (wanProcess != null) wanProcess.kill();
             if (backup != null) backup.kill();
             throw e;
         }
+    }
+
+    /** How the drill's clients reach the nodes: over TLS trusting the run's CA, or plain. */
+    NodeAccess access() {
+        return access;
     }
 
     String primaryEndpoint() {

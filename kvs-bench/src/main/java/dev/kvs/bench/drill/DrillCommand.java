@@ -111,6 +111,13 @@ public final class DrillCommand implements Callable<Integer> {
                     + " takes the veth down. Removes its namespaces, veths and processes when done.")
     private boolean netns;
 
+    @Option(
+            names = "--tls",
+            description = "TLS on every port, as a production pair: a fresh CA and node certificates per mode"
+                    + " (in the run directory, keys owner-only), mutual TLS on replication (besides the cluster"
+                    + " secret), TLS-only client and admin ports; the drill's clients and admin requests use TLS.")
+    private boolean tls;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results to FILE as JSON")
     private Path json;
 
@@ -151,7 +158,8 @@ public final class DrillCommand implements Callable<Integer> {
                 oneWayDelay,
                 Math.round(bandwidthMbit * 1e6),
                 dir != null ? dir : Drill.newRunDir(),
-                netns);
+                netns,
+                tls);
         return run(
                 drill,
                 "drill",
@@ -186,7 +194,7 @@ public final class DrillCommand implements Callable<Integer> {
         return String.format(
                 Locale.ROOT,
                 "%s %s at %.1f s into %.1f s of load (seed %d); %d clients x %d writes in flight, %s values;"
-                        + " WAN %s ms each way, %s, %s",
+                        + " WAN %s ms each way, %s, %s%s",
                 d.modes().stream().map(m -> m.label()).collect(Collectors.joining(", ")),
                 d.disaster().label(),
                 d.disasterAt().toMillis() / 1000.0,
@@ -199,7 +207,8 @@ public final class DrillCommand implements Callable<Integer> {
                 d.bandwidthBitsPerSecond() == 0 ? "unlimited" : number(d.bandwidthBitsPerSecond() / 1e6) + " Mbit/s",
                 d.netns()
                         ? "a network namespace per DC joined by a veth pair (tc netem, or kvs wan with FIFO queueing)"
-                        : "FIFO queueing");
+                        : "FIFO queueing",
+                d.tls() ? "; TLS on every port (mutual TLS on replication)" : "");
     }
 
     /** Prints what the report means and returns the exit code. */

@@ -37,6 +37,8 @@ final class DrillRun {
      * @param delay one-way WAN delay
      * @param bandwidthBitsPerSecond WAN bandwidth, 0 for unlimited
      * @param startTimeout how long the nodes may take to start
+     * @param tls whether the nodes use a fresh CA's certificates for mutual TLS on replication and
+     *     TLS-only client and admin ports, and the drill's clients connect with TLS
      */
     record Settings(
             ReplicationMode mode,
@@ -45,7 +47,8 @@ final class DrillRun {
             LoadShape load,
             Duration delay,
             long bandwidthBitsPerSecond,
-            Duration startTimeout) {}
+            Duration startTimeout,
+            boolean tls) {}
 
     /**
      * The load's shape.
@@ -99,7 +102,7 @@ final class DrillRun {
         }
         err.flush();
         DrillCluster.Settings cs =
-                new DrillCluster.Settings(s.mode(), s.delay(), s.bandwidthBitsPerSecond(), s.startTimeout());
+                new DrillCluster.Settings(s.mode(), s.delay(), s.bandwidthBitsPerSecond(), s.startTimeout(), s.tls());
         try (DrillCluster cluster = net == null
                 ? DrillCluster.start(cs, dir, java, children)
                 : DrillCluster.startInNamespaces(cs, dir, java, children, net, wan)) {
@@ -115,7 +118,8 @@ final class DrillRun {
                                 s.load().valueSize(),
                                 s.load().pipeline(),
                                 REQUEST_TIMEOUT,
-                                "drill-" + mode + "-" + Long.toHexString(System.nanoTime() & 0xffffff)),
+                                "drill-" + mode + "-" + Long.toHexString(System.nanoTime() & 0xffffff),
+                                cluster.access()),
                         acks);
                 double seconds = s.load().duration().toMillis() / 1000.0;
                 gen.start();
@@ -150,7 +154,7 @@ final class DrillRun {
                     load.acked());
             err.flush();
             Classification c = VerifyCommand.verify(
-                    List.of(cluster.backupEndpoint()), AckLog.read(ackFile).writes());
+                    List.of(cluster.backupEndpoint()), AckLog.read(ackFile).writes(), cluster.access());
             return ModeResult.of(mode, load, c, disasterAt[0]);
         }
     }

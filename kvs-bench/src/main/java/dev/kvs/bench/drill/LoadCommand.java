@@ -1,6 +1,7 @@
 package dev.kvs.bench.drill;
 
 import dev.kvs.bench.cli.ProgressLine;
+import dev.kvs.bench.cluster.NodeAccess;
 import dev.kvs.client.ReplicationMode;
 import dev.kvs.server.cli.KvsVersionProvider;
 import java.io.PrintWriter;
@@ -66,11 +67,15 @@ public final class LoadCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "FILE", description = "Where to record acknowledged writes")
     private Path out;
 
+    @Mixin
+    private AccessOptions accessOptions;
+
     @Override
     public Integer call() throws InterruptedException {
         String problem = load.problem();
         if (problem != null) throw new ParameterException(spec.commandLine(), problem);
         List<String> eps = endpoints(spec, endpoints);
+        NodeAccess access = access(spec, accessOptions);
         PrintWriter err = spec.commandLine().getErr();
         LoadResult result;
         try (QuietLogs quiet = new QuietLogs();
@@ -83,7 +88,8 @@ public final class LoadCommand implements Callable<Integer> {
                             (int) load.valueSize,
                             load.pipeline,
                             DrillRun.REQUEST_TIMEOUT,
-                            "load-" + mode.label() + "-" + Long.toHexString(System.currentTimeMillis())),
+                            "load-" + mode.label() + "-" + Long.toHexString(System.currentTimeMillis()),
+                            access),
                     acks);
             double seconds = load.duration.toMillis() / 1000.0;
             gen.start();
@@ -116,6 +122,17 @@ public final class LoadCommand implements Callable<Integer> {
                 out);
         o.flush();
         return 0;
+    }
+
+    /** The TLS and login options, checked: a bad combination or an unreadable file is a usage error. */
+    static NodeAccess access(CommandSpec spec, AccessOptions options) {
+        String problem = options.problem();
+        if (problem != null) throw new ParameterException(spec.commandLine(), problem);
+        try {
+            return options.access();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     /** {@code host:port[,host:port...]}, checked by the client's own parser. */

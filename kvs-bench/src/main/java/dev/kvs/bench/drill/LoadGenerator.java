@@ -1,6 +1,7 @@
 package dev.kvs.bench.drill;
 
 import dev.kvs.bench.cli.ProgressLine;
+import dev.kvs.bench.cluster.NodeAccess;
 import dev.kvs.client.KvsClient;
 import dev.kvs.client.ReplicationMode;
 import java.io.PrintWriter;
@@ -10,11 +11,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -44,6 +49,7 @@ final class LoadGenerator {
      * @param pipeline writes in flight per client
      * @param requestTimeout how long one write may wait for its answer
      * @param keyPrefix prefix of every key, unique per run so runs never share keys
+     * @param access TLS and login for secured nodes ({@link NodeAccess#PLAIN} for none)
      */
     record Settings(
             List<String> endpoints,
@@ -52,9 +58,11 @@ final class LoadGenerator {
             int valueSize,
             int pipeline,
             Duration requestTimeout,
-            String keyPrefix) {
+            String keyPrefix,
+            NodeAccess access) {
         Settings {
             endpoints = List.copyOf(endpoints);
+            Objects.requireNonNull(access, "access");
             if (endpoints.isEmpty()) throw new IllegalArgumentException("endpoints is empty");
             if (clients < 1) throw new IllegalArgumentException("clients < 1: " + clients);
             if (valueSize < 0) throw new IllegalArgumentException("valueSize < 0: " + valueSize);
@@ -79,14 +87,29 @@ final class LoadGenerator {
         this.acks = acks;
     }
 
-    /** Opens the clients and starts writing. */
-    void start() {
-        startNanos = System.nanoTime();
+    /** How long the clients may take to connect before the load starts regardless. */
+    private static final Duration CONNECT_WAIT = Duration.ofSeconds(30);
+
+    /**
+     * Opens the clients, connects each with a {@code PING} (so TLS handshakes and logins are not part of
+     * the load's time; a client that cannot connect is left to fail its writes, which are counted), and
+     * starts writing.
+     */
+    void start() throws InterruptedException {
+        List<CompletableFuture<String>> pings = new ArrayList<>();
         for (int i = 0; i < settings.clients(); i++) {
             Worker w = new Worker(i);
             workers.add(w);
-            w.thread.start();
+            pings.add(w.client.pingAsync());
         }
+        try {
+            CompletableFuture.allOf(pings.toArray(new CompletableFuture<?>[0]))
+                    .get(CONNECT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // the writes will fail the same way, and are counted
+        }
+        startNanos = System.nanoTime();
+        for (Worker w : workers) w.thread.start();
     }
 
     long acked() {
@@ -184,7 +207,8 @@ final class LoadGenerator {
         boolean drained;
 
         Worker(int index) {
-            client = KvsClient.builder()
+            client = settings.access()
+                    .applyTo(KvsClient.builder())
                     .endpoints(settings.endpoints())
                     .mode(settings.mode())
                     .requestTimeout(settings.requestTimeout())

@@ -1,6 +1,10 @@
 package dev.kvs.bench.drill;
 
+import dev.kvs.bench.cluster.NodeAccess;
+import dev.kvs.client.AuthenticationException;
 import dev.kvs.client.KvsClient;
+import dev.kvs.client.KvsClientException;
+import dev.kvs.client.KvsTlsException;
 import dev.kvs.client.ReplicationMode;
 import dev.kvs.server.cli.KvsVersionProvider;
 import java.io.PrintWriter;
@@ -12,6 +16,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -69,9 +74,13 @@ public final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results to FILE as JSON")
     private Path json;
 
+    @Mixin
+    private AccessOptions accessOptions;
+
     @Override
     public Integer call() throws InterruptedException {
         List<String> eps = LoadCommand.endpoints(spec, endpoints);
+        NodeAccess access = LoadCommand.access(spec, accessOptions);
         PrintWriter err = spec.commandLine().getErr();
         String name = spec.qualifiedName();
         AckLog.Contents contents;
@@ -92,7 +101,7 @@ public final class VerifyCommand implements Callable<Integer> {
         err.flush();
         Classification c;
         try {
-            c = verify(eps, contents.writes());
+            c = verify(eps, contents.writes(), access);
         } catch (IllegalStateException e) {
             err.println(name + ": " + e.getMessage());
             err.flush();
@@ -124,16 +133,24 @@ public final class VerifyCommand implements Callable<Integer> {
         return DrillCommand.verdict(report, name, out, err);
     }
 
-    /** Reads {@code writes} back from {@code endpoints} and classifies them. */
-    static Classification verify(List<String> endpoints, List<AckedWrite> writes) throws InterruptedException {
+    /** Reads {@code writes} back from {@code endpoints} (reached with {@code access}) and classifies them. */
+    static Classification verify(List<String> endpoints, List<AckedWrite> writes, NodeAccess access)
+            throws InterruptedException {
         try (QuietLogs quiet = new QuietLogs();
-                KvsClient reader = KvsClient.builder()
+                KvsClient reader = access.applyTo(KvsClient.builder())
                         .endpoints(endpoints)
                         .unfinishedRetryDeadline(Duration.ZERO)
                         .requestTimeout(Duration.ofSeconds(10))
                         .maxPending(WINDOW + 16)
                         .clientName("kvs-drill-verify")
                         .build()) {
+            try {
+                reader.ping(); // a wrong CA, certificate or login fails every read alike: say so once
+            } catch (KvsTlsException | AuthenticationException e) {
+                throw new IllegalStateException("cannot read from " + endpoints + ": " + e.getMessage(), e);
+            } catch (KvsClientException e) {
+                // anything else (a node still starting, say) is the reads' to report, one by one
+            }
             return new Verifier(reader::getAsync, WINDOW, Duration.ofSeconds(15)).verify(writes);
         }
     }

@@ -4,6 +4,7 @@ import dev.kvs.client.AuthenticationException;
 import dev.kvs.client.KvsClientException;
 import dev.kvs.client.KvsTimeoutException;
 import dev.kvs.client.KvsTlsException;
+import dev.kvs.client.NoPermissionException;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -488,7 +489,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
                 @Override
                 public void onError(String text) {
                     KvsClientException e = ServerErrors.toException(text, List.of());
-                    if (!(e instanceof AuthenticationException || e instanceof KvsTlsException)) {
+                    if (!(e instanceof AuthenticationException
+                            || e instanceof NoPermissionException
+                            || e instanceof KvsTlsException)) {
                         e = new KvsClientException(command.name + " refused by " + endpoint + ": " + text);
                     }
                     openFailed(Failure.FATAL, e);

@@ -6,6 +6,7 @@ import dev.kvs.client.DataLostException;
 import dev.kvs.client.FencedException;
 import dev.kvs.client.KvsClientException;
 import dev.kvs.client.KvsTlsException;
+import dev.kvs.client.NoPermissionException;
 import dev.kvs.client.NotReplicatedException;
 import dev.kvs.client.StoreFullException;
 import dev.kvs.client.UnfinishedKeyException;
@@ -28,6 +29,7 @@ final class ServerErrors {
         OOM,
         NOAUTH,
         WRONGPASS,
+        NOPERM,
         TLSREQUIRED,
         OTHER
     }
@@ -70,6 +72,8 @@ final class ServerErrors {
             case NOAUTH:
             case WRONGPASS:
                 return new AuthenticationException(text);
+            case NOPERM:
+                return new NoPermissionException(text);
             case TLSREQUIRED:
                 return new KvsTlsException(
                         text + " (the client has no TLS configured: KvsClient.builder().tls(caFile))");

@@ -92,6 +92,9 @@ class ServerErrorsTest {
                 .isInstanceOf(AuthenticationException.class);
         assertThat(ServerErrors.toException("WRONGPASS invalid username-password pair", List.of()))
                 .isInstanceOf(AuthenticationException.class);
+        assertThat(ServerErrors.toException("NOPERM this user has no permissions to run the 'set' command", List.of()))
+                .isInstanceOf(dev.kvs.client.NoPermissionException.class)
+                .hasMessageContaining("'set'");
         assertThat(ServerErrors.toException("TLSREQUIRED this port accepts TLS connections only", List.of()))
                 .isInstanceOf(KvsTlsException.class)
                 .hasMessageStartingWith("TLSREQUIRED this port accepts TLS connections only");
