@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  */
 public final class NodeProcess {
     private static final Pattern READY = Pattern.compile(
-            "listening on (\\S+): clients (\\d+), replication (\\d+), admin http://\\S+?:(\\d+)/status");
+            "listening on (\\S+): clients (\\d+), replication (\\d+), admin https?://\\S+?:(\\d+)/status");
 
     /**
      * The ports a started node bound.

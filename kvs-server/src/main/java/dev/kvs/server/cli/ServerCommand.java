@@ -259,7 +259,7 @@ public final class ServerCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         out.printf(
                 "kvs node '%s' (%s, cluster '%s', mode %s) listening on %s: clients %d, replication %d,"
-                        + " admin http://%s:%d/status%n",
+                        + " admin %s://%s:%d/status%n",
                 config.name(),
                 config.role().label(),
                 config.cluster(),
@@ -267,6 +267,7 @@ public final class ServerCommand implements Callable<Integer> {
                 config.bind(),
                 node.port(),
                 node.replPort(),
+                config.tlsPorts().admin() ? "https" : "http",
                 config.adminBindAddress(),
                 node.adminPort());
         out.flush();
