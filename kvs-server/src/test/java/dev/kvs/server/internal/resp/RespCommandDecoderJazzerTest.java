@@ -68,13 +68,18 @@ class RespCommandDecoderJazzerTest {
             ByteBuf buf = Unpooled.wrappedBuffer(piece);
             fed.add(buf);
             received += piece.length;
+            boolean failsNow = false;
             try {
                 channel.writeInbound(buf);
             } catch (RespCommandDecoder.RespProtocolException e) {
                 assertThat(failed).as("a second failure: %s", e).isFalse();
-                failed = true;
+                failsNow = true;
             }
+            // commands decoded from this piece before its bad bytes come out with the failure
             for (Object msg; (msg = channel.readInbound()) != null; ) {
+                assertThat(failed)
+                        .as("a command from a piece after the failure")
+                        .isFalse();
                 RespCommand c = (RespCommand) msg;
                 if (c.error() != null) {
                     assertThat(c.error()).startsWith("ERR Protocol error: ");
@@ -91,6 +96,7 @@ class RespCommandDecoderJazzerTest {
                     }
                 }
             }
+            failed |= failsNow;
             assertThat(stats.inputBulks.get()).isBetween(0, 1);
             assertThat(stats.inputBulkBytes.get())
                     .as("bytes held for a bulk string, %d received", received)
