@@ -80,17 +80,12 @@ class EventLoopBlockHoundTest {
             // only the node's loops: Netty's integration marks every Netty thread, the WAN emulator's too
             builder.nonBlockingThreadPredicate(
                     p -> t -> NODE_LOOP.matcher(t.getName()).matches());
-            // Logback's appenders write each log line to stdout under a lock, on whatever thread logs:
-            // the node logs on its loops only on state changes (a link up or down, a role change), a line
-            // each, never per request; sending logs off the loops is a logging configuration choice
-            builder.allowBlockingCallsInside("ch.qos.logback.core.OutputStreamAppender", "subAppend");
             // the store's per-key stripe locks (ReentrantLock) guard a record's update in memory: no I/O
             // and no waiting under them, so a loop parks only until another thread's update of a key in
             // the same stripe is done. Seen here (42 parks in one run) between a backup's key loop
             // (BackupApplier.announce) and value loop (BackupApplier.apply) writing the same keys.
             builder.allowBlockingCallsInside("dev.kvs.core.internal.KeyStripes", "lock");
             builder.allowBlockingCallsInside("dev.kvs.core.internal.KeyStripes", "lockInOrder");
-            builder.allowBlockingCallsInside("ch.qos.logback.core.UnsynchronizedAppenderBase", "doAppend");
             builder.blockingMethodCallback(
                     m -> reports.add(Thread.currentThread().getName() + ": " + m + "\n"
                             + Arrays.stream(new Throwable().getStackTrace())
