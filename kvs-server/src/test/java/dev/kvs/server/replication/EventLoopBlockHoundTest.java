@@ -83,7 +83,8 @@ class EventLoopBlockHoundTest {
             // the store's per-key stripe locks (ReentrantLock) guard a record's update in memory: no I/O
             // and no waiting under them, so a loop parks only until another thread's update of a key in
             // the same stripe is done. Seen here (42 parks in one run) between a backup's key loop
-            // (BackupApplier.announce) and value loop (BackupApplier.apply) writing the same keys.
+            // (BackupApplier.announce) and value loop (BackupApplier.apply) writing the same keys. The one
+            // store operation that takes every stripe (clear) is not called by the node.
             builder.allowBlockingCallsInside("dev.kvs.core.internal.KeyStripes", "lock");
             builder.allowBlockingCallsInside("dev.kvs.core.internal.KeyStripes", "lockInOrder");
             builder.blockingMethodCallback(
