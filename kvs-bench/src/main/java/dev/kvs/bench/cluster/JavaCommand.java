@@ -30,6 +30,13 @@ public final class JavaCommand {
         return new JavaCommand(java, flags, System.getProperty("java.class.path"));
     }
 
+    /** This command with {@code extra} JVM flags after its own (so {@code -Xmx512m} there wins). */
+    public JavaCommand withFlags(List<String> extra) {
+        List<String> all = new ArrayList<>(flags);
+        all.addAll(extra);
+        return new JavaCommand(java, all, classPath);
+    }
+
     private static boolean isAgent(String arg) {
         return arg.startsWith("-agentlib:")
                 || arg.startsWith("-agentpath:")

@@ -64,7 +64,8 @@ public final class NodeProcess {
         return log;
     }
 
-    long pid() {
+    /** The process id. */
+    public long pid() {
         return process.pid();
     }
 

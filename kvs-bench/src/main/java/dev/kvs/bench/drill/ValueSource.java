@@ -10,14 +10,14 @@ import java.util.SplittableRandom;
  * memory speed, which matters when a 2-core machine must write 1 MiB values at full speed.
  * Thread-safe.
  */
-final class ValueSource {
+public final class ValueSource {
     private static final int POOL_BYTES = (1 << 20) + 4099;
     private static final byte[] POOL = pool();
 
     private ValueSource() {}
 
     /** The value of attempt {@code attempt} of {@code key}, {@code size} bytes long. */
-    static byte[] value(String key, int attempt, int size) {
+    public static byte[] value(String key, int attempt, int size) {
         if (size < 0) throw new IllegalArgumentException("size < 0: " + size);
         byte[] v = new byte[size];
         byte[] stamp = (key + "#" + attempt + "|").getBytes(StandardCharsets.UTF_8);

@@ -82,6 +82,12 @@ final class BenchCluster implements AutoCloseable {
      */
     static BenchCluster start(LinkSettings link, String mode, String flowControl, Path dir)
             throws InterruptedException {
+        return start(link, mode, flowControl, dir, JavaCommand.current());
+    }
+
+    /** As {@link #start(LinkSettings, String, String, Path)}, the nodes' JVMs started by {@code java}. */
+    static BenchCluster start(LinkSettings link, String mode, String flowControl, Path dir, JavaCommand java)
+            throws InterruptedException {
         ChildProcesses children = new ChildProcesses();
         try {
             TwoDcs dcs = TwoDcs.startOnLoopback(
@@ -91,7 +97,7 @@ final class BenchCluster implements AutoCloseable {
                             link,
                             START_TIMEOUT),
                     dir,
-                    JavaCommand.current(),
+                    java,
                     children);
             return new BenchCluster(children, dcs, link);
         } catch (InterruptedException | RuntimeException e) {
@@ -154,6 +160,31 @@ final class BenchCluster implements AutoCloseable {
         throw new IllegalStateException("the backup has not caught up after " + timeout.toSeconds() + " s: "
                 + r.unackedKeys() + " key packets and " + r.pendingValues() + " values (" + r.pendingValueBytes()
                 + " bytes) not acknowledged; " + primary.log() + " ends with:\n" + primary.tail(10));
+    }
+
+    /** {@code GET /status} of the primary (or the backup) as JSON. */
+    JsonNode status(boolean primary) {
+        return dcs.get(primary ? dcs.primary() : dcs.backup(), "/status");
+    }
+
+    /** The process id of the primary (or the backup). */
+    long pid(boolean primary) {
+        return (primary ? dcs.primary() : dcs.backup()).node().pid();
+    }
+
+    /** Cuts the replication link: every connection across it is closed and new ones are refused. */
+    void cutLink() {
+        dcs.link().cut();
+    }
+
+    /** Heals a cut replication link. */
+    void healLink() {
+        dcs.link().heal();
+    }
+
+    /** Waits until the primary streams to the backup again; fails after {@code timeout}. */
+    void awaitStreaming(Duration timeout) throws InterruptedException {
+        dcs.awaitStreaming(timeout);
     }
 
     /** Fails with both nodes' last log lines if either node has exited. */

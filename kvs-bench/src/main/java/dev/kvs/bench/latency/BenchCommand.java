@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
         name = "bench",
         mixinStandardHelpOptions = true,
         versionProvider = KvsVersionProvider.class,
-        subcommands = {KeysUnderLoadCommand.class, IdFirstOverheadCommand.class, JmhCommand.class},
+        subcommands = {KeysUnderLoadCommand.class, IdFirstOverheadCommand.class, SoakCommand.class, JmhCommand.class},
         synopsisSubcommandLabel = "COMMAND",
         headerHeading = "%n",
         header = "Benchmarks of identifier-first replication over an emulated WAN, with PASS/FAIL bounds.",
@@ -44,6 +44,7 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "missing COMMAND (keys-under-load, id-first-overhead, jmh)");
+        throw new ParameterException(
+                spec.commandLine(), "missing COMMAND (keys-under-load, id-first-overhead, soak, jmh)");
     }
 }

@@ -89,4 +89,23 @@ final class BenchOptions {
             }
         }
     }
+
+    /** A length of time in seconds: {@code 90}, {@code 90s}, {@code 10m}, {@code 1h}, {@code 2.5m}. */
+    static final class SecondsConverter implements ITypeConverter<Double> {
+        @Override
+        public Double convert(String value) {
+            String v = value.trim().toLowerCase(Locale.ROOT);
+            double unit = 1;
+            if (v.endsWith("h")) unit = 3600;
+            else if (v.endsWith("m")) unit = 60;
+            if (v.endsWith("h") || v.endsWith("m") || v.endsWith("s")) v = v.substring(0, v.length() - 1);
+            try {
+                double d = Double.parseDouble(v) * unit;
+                if (!Double.isFinite(d)) throw new NumberFormatException();
+                return d;
+            } catch (NumberFormatException e) {
+                throw new TypeConversionException("not a duration like 90s, 10m or 1h: " + value);
+            }
+        }
+    }
 }

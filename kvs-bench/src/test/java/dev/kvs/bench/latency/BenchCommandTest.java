@@ -20,13 +20,69 @@ class BenchCommandTest {
         assertThat(kvs.run("bench")).isEqualTo(2);
         assertThat(kvs.err())
                 .startsWith(
-                        "kvs bench: missing COMMAND (keys-under-load, id-first-overhead, jmh); see 'kvs bench --help'");
+                        "kvs bench: missing COMMAND (keys-under-load, id-first-overhead, soak, jmh); see 'kvs bench --help'");
     }
 
     @Test
     void benchHelpListsBothBenchmarks() {
         assertThat(kvs.run("bench", "--help")).isZero();
-        assertThat(kvs.out()).contains("keys-under-load", "id-first-overhead", "Exit codes");
+        assertThat(kvs.out()).contains("keys-under-load", "id-first-overhead", "soak", "Exit codes");
+    }
+
+    @Test
+    void soakHelpNamesEveryOption() {
+        assertThat(kvs.run("bench", "soak", "--help")).isZero();
+        assertThat(kvs.out())
+                .contains("--duration=TIME", "--sample-seconds=S", "--delay-ms=MS", "--bandwidth-mbit=MBIT")
+                .contains("--small-writers=N", "--small-size=SIZE", "--large-writers=N", "--large-size=SIZE")
+                .contains("--reconnect-every=N", "--cut-every=TIME", "--cut-seconds=S", "--node-heap=SIZE")
+                .contains("--flow-control=on|off", "--json[=FILE]", "--dir=DIR")
+                .contains("+ 25% + 32", "no acknowledged");
+    }
+
+    @Test
+    void soakDefaultsAndForms() {
+        SoakCommand defaults = new SoakCommand();
+        new CommandLine(defaults).parseArgs();
+        SoakReport.Settings d =
+                defaults.settings(new LinkSettings(Duration.ofMillis(5), 100_000_000, 4 << 20, WanLink.Queueing.FIFO));
+        assertThat(d)
+                .isEqualTo(new SoakReport.Settings(
+                        600, 5, 5, 100, "id-first", "on", 2, 100, 1, 1 << 20, 500, 60, 5, "512m"));
+        SoakCommand c = new SoakCommand();
+        new CommandLine(c)
+                .parseArgs(
+                        "--duration=1.5h",
+                        "--sample-seconds=10",
+                        "--mode=async",
+                        "--small-writers=3",
+                        "--small-size=1kB",
+                        "--large-writers=0",
+                        "--large-size=10MiB",
+                        "--reconnect-every=50",
+                        "--cut-every=90s",
+                        "--cut-seconds=2.5",
+                        "--node-heap=1g",
+                        "--flow-control=off");
+        assertThat(c.settings(new LinkSettings(Duration.ofMillis(5), 100_000_000, 4 << 20, WanLink.Queueing.FIFO)))
+                .isEqualTo(new SoakReport.Settings(
+                        5400, 10, 5, 100, "async", "off", 3, 1000, 0, 10 << 20, 50, 90, 2.5, "1g"));
+    }
+
+    @Test
+    void soakRefusesOutOfRangeOptions() {
+        assertThat(kvs.run("bench", "soak", "--duration=10s")).isEqualTo(2);
+        assertThat(kvs.err()).contains("--duration is not in 30s..168h");
+        assertThat(kvs.run("bench", "soak", "--duration=10x")).isEqualTo(2);
+        assertThat(kvs.err()).contains("not a duration like 90s, 10m or 1h");
+        assertThat(kvs.run("bench", "soak", "--duration=60s", "--sample-seconds=20"))
+                .isEqualTo(2);
+        assertThat(kvs.err()).contains("two samples per third");
+        assertThat(kvs.run("bench", "soak", "--cut-every=10s", "--cut-seconds=10"))
+                .isEqualTo(2);
+        assertThat(kvs.err()).contains("below --cut-every");
+        assertThat(kvs.run("bench", "soak", "--node-heap=lots")).isEqualTo(2);
+        assertThat(kvs.err()).contains("--node-heap is not a -Xmx size");
     }
 
     @Test

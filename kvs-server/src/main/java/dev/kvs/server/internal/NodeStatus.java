@@ -4,6 +4,14 @@ import dev.kvs.core.StoreStats;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.server.internal.role.NodeRole;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * A snapshot of one node's state: what {@code GET /status} returns as JSON and what the RESP
@@ -64,6 +72,9 @@ public record NodeStatus(
      * @param persistent whether the store is backed by files
      * @param heapUsedBytes JVM heap in use
      * @param heapMaxBytes JVM heap limit
+     * @param heapAfterGcBytes JVM heap in use right after the most recent garbage collection (young or
+     *     full), summed over the heap's pools: a steadier figure of what the heap holds than {@code
+     *     heapUsedBytes}; -1 before the first collection or where the JVM does not report it
      */
     public record Memory(
             long entries,
@@ -74,7 +85,8 @@ public record NodeStatus(
             long maxBytes,
             boolean persistent,
             long heapUsedBytes,
-            long heapMaxBytes) {}
+            long heapMaxBytes,
+            long heapAfterGcBytes) {}
 
     /** Reads the node's current state. Cheap enough for every {@code INFO}, not for the hot path. */
     public static NodeStatus of(NodeContext node) {
@@ -90,7 +102,8 @@ public record NodeStatus(
                 s.maxBytes(),
                 s.persistent(),
                 rt.totalMemory() - rt.freeMemory(),
-                rt.maxMemory());
+                rt.maxMemory(),
+                heapAfterLastGc());
         return new NodeStatus(
                 node.config().name(),
                 node.config().cluster(),
@@ -112,6 +125,29 @@ public record NodeStatus(
                         node.gate().blockedReads(),
                         role instanceof NodeRole.Primary p ? p.writeFence() : null,
                         node.failover().handbackState()));
+    }
+
+    /**
+     * The heap in use right after the most recent collection of any of the JVM's collectors (the one
+     * that ended last), summed over the heap pools; -1 if none has run or the JVM does not say.
+     */
+    static long heapAfterLastGc() {
+        com.sun.management.GcInfo last = null;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (!(gc instanceof com.sun.management.GarbageCollectorMXBean g)) continue;
+            com.sun.management.GcInfo info = g.getLastGcInfo();
+            if (info != null && (last == null || info.getEndTime() > last.getEndTime())) last = info;
+        }
+        if (last == null) return -1;
+        Set<String> heapPools = new HashSet<>();
+        for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (p.getType() == MemoryType.HEAP) heapPools.add(p.getName());
+        }
+        long used = 0;
+        for (Map.Entry<String, MemoryUsage> e : last.getMemoryUsageAfterGc().entrySet()) {
+            if (heapPools.contains(e.getKey())) used += e.getValue().getUsed();
+        }
+        return used;
     }
 
     /** A node that does not replicate (a backup, or a lone primary) still shows the peer it is set up with. */

@@ -5,7 +5,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.ByteProcessor;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -348,20 +347,41 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             return null;
         }
         int end = lf > from && in.getByte(lf - 1) == '\r' ? lf - 1 : lf;
-        String line = in.toString(from, end - from, StandardCharsets.UTF_8);
+        byte[] line = new byte[end - from];
+        in.getBytes(from, line);
         in.readerIndex(lf + 1);
-        String trimmed = line.trim();
-        if (trimmed.isEmpty()) return new RespCommand(new byte[0][], null);
-        String[] words = trimmed.split("\\s+");
-        if (words[0].equalsIgnoreCase("POST") || words[0].equalsIgnoreCase("Host:")) {
-            throw new CrossProtocolException();
-        }
-        if (preAuth && words.length > PRE_AUTH_MAX_ARGS) {
+        byte[][] a = inlineWords(line);
+        if (a.length == 0) return new RespCommand(a, null);
+        if (isHttp(a[0])) throw new CrossProtocolException();
+        if (preAuth && a.length > PRE_AUTH_MAX_ARGS) {
             throw new RespProtocolException("unauthenticated multibulk length");
         }
-        byte[][] a = new byte[words.length][];
-        for (int i = 0; i < words.length; i++) a[i] = words[i].getBytes(StandardCharsets.UTF_8);
         return new RespCommand(a, null);
+    }
+
+    /**
+     * The words of an inline command, byte for byte (a value is bytes, not text: decoding it would
+     * turn each invalid UTF-8 byte into a three-byte replacement character): the line without leading
+     * and trailing control characters and spaces, split at runs of spaces, tabs, CR, LF, VT and FF.
+     */
+    static byte[][] inlineWords(byte[] line) {
+        int start = 0;
+        int end = line.length;
+        while (start < end && (line[start] & 0xFF) <= ' ') start++;
+        while (end > start && (line[end - 1] & 0xFF) <= ' ') end--;
+        List<byte[]> words = new ArrayList<>();
+        int i = start;
+        while (i < end) {
+            int w = i;
+            while (i < end && !isInlineSpace(line[i])) i++;
+            words.add(java.util.Arrays.copyOfRange(line, w, i));
+            while (i < end && isInlineSpace(line[i])) i++;
+        }
+        return words.toArray(new byte[0][]);
+    }
+
+    private static boolean isInlineSpace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == 0x0B || b == '\f';
     }
 
     /** True if {@code name} is {@code POST} or {@code Host:}, in any case: an HTTP request's first words. */

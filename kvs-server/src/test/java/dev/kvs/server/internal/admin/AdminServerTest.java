@@ -133,6 +133,9 @@ class AdminServerTest {
         assertThat(m.path("heapUsedBytes").asLong()).isPositive();
         assertThat(m.path("heapMaxBytes").asLong())
                 .isGreaterThanOrEqualTo(m.path("heapUsedBytes").asLong());
+        assertThat(m.path("heapAfterGcBytes").isIntegralNumber()).isTrue();
+        assertThat(m.path("heapAfterGcBytes").asLong())
+                .isBetween(-1L, m.path("heapMaxBytes").asLong());
         assertThat(s.path("replication").path("state").asText()).isEqualTo("none");
         assertThat(s.path("replication").path("peer").asText()).isEqualTo("dc2.example:7380");
     }
