@@ -37,8 +37,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(1)
-@Warmup(iterations = 1, time = 2)
-@Measurement(iterations = 2, time = 3)
+@Warmup(iterations = 1, time = 1)
+@Measurement(iterations = 2, time = 2)
 public class RedisWaitBenchmark {
     @Param({"100", "100000", "1048576", "10485760"})
     public int valueSize;

@@ -52,15 +52,15 @@ import org.openjdk.jmh.annotations.Warmup;
  * backup, so each write starts on an idle link with nothing queued, as in the paper: one write at a
  * time. The nodes run on the defaults a user gets (flow control on, in-memory Chronicle store), and
  * both write the same key, so the store does not grow. The pair is set up once per trial (a trial is
- * one mode and one value size). Runs short by default (1 fork, 1 x 2 s warm-up, 2 x 3 s measured):
- * about 15 s per trial on a quiet machine, 24 trials.
+ * one mode and one value size). Runs short by default (1 fork, 1 x 1 s warm-up, 2 x 2 s measured):
+ * about 10 to 20 s per trial with the fork and the set-up, 24 trials.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(1)
-@Warmup(iterations = 1, time = 2)
-@Measurement(iterations = 2, time = 3)
+@Warmup(iterations = 1, time = 1)
+@Measurement(iterations = 2, time = 2)
 public class ReplicationLatencyBenchmark {
     /** One-way delay of the emulated WAN. */
     static final Duration ONE_WAY_DELAY = Duration.ofMillis(5);
