@@ -1,6 +1,7 @@
 package dev.kvs.bench.jmh;
 
 import dev.kvs.server.cli.KvsVersionProvider;
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,7 +38,7 @@ import picocli.CommandLine.Spec;
                     + " protection and time to the value on the backup) and the Redis baseline (RedisWaitBenchmark:"
                     + " SET then WAIT 1 0 to a replica behind the same link; left out without redis-server on"
                     + " PATH). The default run is short (each class's own settings: 1 fork, a few seconds per"
-                    + " benchmark and parameter set; under 10 minutes in all); --full is 5 x 5 s and 5 x 5 s in 2 forks."
+                    + " benchmark and parameter set; about 10 minutes in all on two busy cores); --full is 5 x 5 s and 5 x 5 s in 2 forks."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done", "1:JMH could not run", "2:bad flag"})
@@ -89,11 +90,7 @@ public final class JmhCommand implements Callable<Integer> {
                     .measurementIterations(5)
                     .measurementTime(TimeValue.seconds(5));
         } // else each class's own @Fork, @Warmup and @Measurement: the short default
-        boolean redisSkipped = RedisServer.onPath().isEmpty();
-        if (redisSkipped) {
-            o.exclude(REDIS_BENCHMARK);
-            System.err.println("kvs bench jmh: skipping RedisWaitBenchmark: " + RedisServer.NOT_INSTALLED);
-        }
+        boolean redisSkipped = leaveOutRedisIfAbsent(o, RedisServer.onPath().isPresent(), System.err);
         try {
             Collection<RunResult> results = new Runner(o.build()).run();
             System.err.println("kvs bench jmh: " + results.size() + " results in " + json.toAbsolutePath());
@@ -106,6 +103,18 @@ public final class JmhCommand implements Callable<Integer> {
             System.err.println("kvs bench jmh: " + e.getMessage());
             return 1;
         }
+    }
+
+    /**
+     * Leaves the Redis baseline out, saying why, when there is no {@code redis-server}.
+     *
+     * @return whether it was left out
+     */
+    static boolean leaveOutRedisIfAbsent(ChainedOptionsBuilder o, boolean redisServerOnPath, PrintStream err) {
+        if (redisServerOnPath) return false;
+        o.exclude(REDIS_BENCHMARK);
+        err.println("kvs bench jmh: skipping RedisWaitBenchmark: " + RedisServer.NOT_INSTALLED);
+        return true;
     }
 
     /** The Redis baseline's name pattern, left out where redis-server is not installed. */

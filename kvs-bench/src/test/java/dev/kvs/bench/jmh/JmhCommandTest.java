@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.bench.cli.InProcessKvs;
 import dev.kvs.wan.WanLinkStats;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /** The JMH suite is compiled into the jar (its benchmark list) and forks get the module flags. */
 class JmhCommandTest {
@@ -79,6 +83,26 @@ class JmhCommandTest {
         assertThat(RedisServer.onPath("/nonexistent" + File.pathSeparator + dir))
                 .contains(exe);
         assertThat(RedisServer.NOT_INSTALLED).contains("apt-get install -y redis-server");
+    }
+
+    @Test
+    void withoutRedisServerTheBaselineIsLeftOutWithTheInstallCommand() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        ChainedOptionsBuilder absent = new OptionsBuilder().include("RedisWait");
+        assertThat(JmhCommand.leaveOutRedisIfAbsent(absent, false, new PrintStream(err, true, StandardCharsets.UTF_8)))
+                .isTrue();
+        assertThat(absent.build().getExcludes()).containsExactly(JmhCommand.REDIS_BENCHMARK);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("skipping RedisWaitBenchmark: redis-server is not on PATH")
+                .contains("apt-get install -y redis-server");
+        assertThat("dev.kvs.bench.jmh.RedisWaitBenchmark.setThenWait").containsPattern(JmhCommand.REDIS_BENCHMARK);
+        assertThat("dev.kvs.bench.jmh.ReplicationLatencyBenchmark.timeToValueOnBackup")
+                .doesNotContainPattern(JmhCommand.REDIS_BENCHMARK);
+
+        ChainedOptionsBuilder present = new OptionsBuilder();
+        assertThat(JmhCommand.leaveOutRedisIfAbsent(present, true, new PrintStream(err)))
+                .isFalse();
+        assertThat(present.build().getExcludes()).isEmpty();
     }
 
     @Test
