@@ -1,7 +1,7 @@
 package dev.kvs.bench.jmh;
 
 import dev.kvs.server.cli.KvsVersionProvider;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.NoBenchmarksException;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
@@ -90,17 +91,21 @@ public final class JmhCommand implements Callable<Integer> {
                     .measurementIterations(5)
                     .measurementTime(TimeValue.seconds(5));
         } // else each class's own @Fork, @Warmup and @Measurement: the short default
-        boolean redisSkipped = leaveOutRedisIfAbsent(o, RedisServer.onPath().isPresent(), System.err);
+        PrintWriter err = spec.commandLine().getErr();
+        boolean redisSkipped = leaveOutRedisIfAbsent(o, RedisServer.onPath().isPresent(), err);
         try {
             Collection<RunResult> results = new Runner(o.build()).run();
-            System.err.println("kvs bench jmh: " + results.size() + " results in " + json.toAbsolutePath());
+            err.println("kvs bench jmh: " + results.size() + " results in " + json.toAbsolutePath());
             return results.isEmpty() ? 1 : 0;
         } catch (RunnerException e) {
             if (redisSkipped && noMatch(e)) {
-                System.err.println("kvs bench jmh: nothing left to run without redis-server");
+                err.println("kvs bench jmh: nothing left to run without redis-server");
                 return 0;
             }
-            System.err.println("kvs bench jmh: " + e.getMessage());
+            err.println("kvs bench jmh: "
+                    + (noMatch(e)
+                            ? "no benchmark matches " + (filters.isEmpty() ? "the suite" : filters)
+                            : describe(e)));
             return 1;
         }
     }
@@ -110,7 +115,7 @@ public final class JmhCommand implements Callable<Integer> {
      *
      * @return whether it was left out
      */
-    static boolean leaveOutRedisIfAbsent(ChainedOptionsBuilder o, boolean redisServerOnPath, PrintStream err) {
+    static boolean leaveOutRedisIfAbsent(ChainedOptionsBuilder o, boolean redisServerOnPath, PrintWriter err) {
         if (redisServerOnPath) return false;
         o.exclude(REDIS_BENCHMARK);
         err.println("kvs bench jmh: skipping RedisWaitBenchmark: " + RedisServer.NOT_INSTALLED);
@@ -120,9 +125,17 @@ public final class JmhCommand implements Callable<Integer> {
     /** The Redis baseline's name pattern, left out where redis-server is not installed. */
     static final String REDIS_BENCHMARK = "dev\\.kvs\\.bench\\.jmh\\.RedisWaitBenchmark";
 
-    private static boolean noMatch(Throwable e) {
+    /** A failure's message, or its class and its cause's when it has none (JMH's often have none). */
+    static String describe(Throwable e) {
+        if (e.getMessage() != null) return e.getMessage();
+        Throwable c = e.getCause();
+        return e.getClass().getSimpleName() + (c == null ? "" : ": " + (c.getMessage() != null ? c.getMessage() : c));
+    }
+
+    /** Whether JMH found no benchmark matching the filters. */
+    static boolean noMatch(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains("No matching benchmarks")) return true;
+            if (t instanceof NoBenchmarksException) return true;
         }
         return false;
     }

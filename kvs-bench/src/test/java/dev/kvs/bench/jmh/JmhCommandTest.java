@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.bench.cli.InProcessKvs;
 import dev.kvs.wan.WanLinkStats;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.InputStream;
-import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.runner.NoBenchmarksException;
+import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
@@ -87,12 +89,12 @@ class JmhCommandTest {
 
     @Test
     void withoutRedisServerTheBaselineIsLeftOutWithTheInstallCommand() {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        StringWriter err = new StringWriter();
         ChainedOptionsBuilder absent = new OptionsBuilder().include("RedisWait");
-        assertThat(JmhCommand.leaveOutRedisIfAbsent(absent, false, new PrintStream(err, true, StandardCharsets.UTF_8)))
+        assertThat(JmhCommand.leaveOutRedisIfAbsent(absent, false, new PrintWriter(err, true)))
                 .isTrue();
         assertThat(absent.build().getExcludes()).containsExactly(JmhCommand.REDIS_BENCHMARK);
-        assertThat(err.toString(StandardCharsets.UTF_8))
+        assertThat(err.toString())
                 .contains("skipping RedisWaitBenchmark: redis-server is not on PATH")
                 .contains("apt-get install -y redis-server");
         assertThat("dev.kvs.bench.jmh.RedisWaitBenchmark.setThenWait").containsPattern(JmhCommand.REDIS_BENCHMARK);
@@ -100,9 +102,21 @@ class JmhCommandTest {
                 .doesNotContainPattern(JmhCommand.REDIS_BENCHMARK);
 
         ChainedOptionsBuilder present = new OptionsBuilder();
-        assertThat(JmhCommand.leaveOutRedisIfAbsent(present, true, new PrintStream(err)))
+        assertThat(JmhCommand.leaveOutRedisIfAbsent(present, true, new PrintWriter(err)))
                 .isFalse();
         assertThat(present.build().getExcludes()).isEmpty();
+    }
+
+    @Test
+    void aFilterMatchingNothingSaysSo() {
+        InProcessKvs kvs = new InProcessKvs();
+        assertThat(kvs.run("bench", "jmh", "NoSuchBenchmark", "--json", "target/no-such.json"))
+                .isEqualTo(1);
+        assertThat(kvs.err()).contains("kvs bench jmh: no benchmark matches [NoSuchBenchmark]");
+        assertThat(JmhCommand.noMatch(new RunnerException(new NoBenchmarksException())))
+                .isTrue();
+        assertThat(JmhCommand.describe(new NoBenchmarksException())).isEqualTo("NoBenchmarksException");
+        assertThat(JmhCommand.describe(new RunnerException("boom"))).isEqualTo("boom");
     }
 
     @Test
