@@ -169,6 +169,14 @@ public final class KvsNode implements AutoCloseable {
         return s != null ? s.port() : config.replPort();
     }
 
+    /**
+     * The node's store, for in-process tools that observe it (e.g. a benchmark that waits until a value
+     * has reached a backup). Writing to it directly bypasses ordering and replication: don't.
+     */
+    public KvStore store() {
+        return store;
+    }
+
     /** The bound admin HTTP port. */
     public int adminPort() {
         return adminPort;

@@ -1,6 +1,7 @@
 package dev.kvs.bench.jmh;
 
 import dev.kvs.server.cli.KvsVersionProvider;
+import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -9,14 +10,18 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.NoBenchmarksException;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code kvs bench jmh}: runs the JMH microbenchmarks from this jar, in forked JVMs that get this
@@ -27,14 +32,21 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         versionProvider = KvsVersionProvider.class,
         description = {
-            "JMH microbenchmarks: the store (put and get by value size, 100 B to 10 MiB), the replication"
-                    + " frame codec and the WAN emulator's accuracy (round trips through a 4.6 ms link; the link's"
-                    + " lateness is printed with a verdict). The default run is short (1 fork, 2 x 1 s warm-up, 3 x 1 s measured, about"
-                    + " a minute per benchmark method and size); --full is 5 x 5 s and 5 x 5 s in 2 forks."
+            "JMH benchmarks: the store (put and get by value size, 100 B to 10 MiB), the replication"
+                    + " frame codec, the WAN emulator's accuracy (round trips through a 4.6 ms link; the link's"
+                    + " lateness is printed with a verdict), the end-to-end SET latency per replication mode and"
+                    + " value size through a 5 ms FIFO link (ReplicationLatencyBenchmark: time to consistency"
+                    + " protection and time to the value on the backup) and the Redis baseline (RedisWaitBenchmark:"
+                    + " SET then WAIT 1 0 to a replica behind the same link; left out without redis-server on"
+                    + " PATH). The default run is short (each class's own settings: 1 fork, a few seconds per"
+                    + " benchmark and parameter set; about 10 minutes in all on two busy cores); --full is 5 x 5 s and 5 x 5 s in 2 forks."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done", "1:JMH could not run", "2:bad flag"})
 public final class JmhCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
     @Parameters(
             arity = "0..*",
             paramLabel = "FILTER",
@@ -43,6 +55,12 @@ public final class JmhCommand implements Callable<Integer> {
 
     @Option(names = "--full", description = "Longer warm-up and measurement, two forks")
     private boolean full;
+
+    @Option(
+            names = {"-p", "--param"},
+            paramLabel = "NAME=V1,V2",
+            description = "Run only these values of a @Param, e.g. -p valueSize=100,1048576 -p mode=id-first")
+    private List<String> params = new ArrayList<>();
 
     @Option(
             names = "--json",
@@ -59,27 +77,67 @@ public final class JmhCommand implements Callable<Integer> {
                 .shouldFailOnError(true);
         if (filters.isEmpty()) o.include("dev\\.kvs\\.bench\\.jmh\\..*");
         for (String f : filters) o.include(f);
+        for (String p : params) {
+            int eq = p.indexOf('=');
+            if (eq <= 0 || eq == p.length() - 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--param wants NAME=V1[,V2...], not " + p);
+            }
+            o.param(p.substring(0, eq), p.substring(eq + 1).split(","));
+        }
         if (full) {
             o.forks(2)
                     .warmupIterations(5)
                     .warmupTime(TimeValue.seconds(5))
                     .measurementIterations(5)
                     .measurementTime(TimeValue.seconds(5));
-        } else {
-            o.forks(1)
-                    .warmupIterations(2)
-                    .warmupTime(TimeValue.seconds(1))
-                    .measurementIterations(3)
-                    .measurementTime(TimeValue.seconds(1));
-        }
+        } // else each class's own @Fork, @Warmup and @Measurement: the short default
+        PrintWriter err = spec.commandLine().getErr();
+        boolean redisSkipped = leaveOutRedisIfAbsent(o, RedisServer.onPath().isPresent(), err);
         try {
             Collection<RunResult> results = new Runner(o.build()).run();
-            System.err.println("kvs bench jmh: " + results.size() + " results in " + json.toAbsolutePath());
+            err.println("kvs bench jmh: " + results.size() + " results in " + json.toAbsolutePath());
             return results.isEmpty() ? 1 : 0;
         } catch (RunnerException e) {
-            System.err.println("kvs bench jmh: " + e.getMessage());
+            if (redisSkipped && noMatch(e)) {
+                err.println("kvs bench jmh: nothing left to run without redis-server");
+                return 0;
+            }
+            err.println("kvs bench jmh: "
+                    + (noMatch(e)
+                            ? "no benchmark matches " + (filters.isEmpty() ? "the suite" : filters)
+                            : describe(e)));
             return 1;
         }
+    }
+
+    /**
+     * Leaves the Redis baseline out, saying why, when there is no {@code redis-server}.
+     *
+     * @return whether it was left out
+     */
+    static boolean leaveOutRedisIfAbsent(ChainedOptionsBuilder o, boolean redisServerOnPath, PrintWriter err) {
+        if (redisServerOnPath) return false;
+        o.exclude(REDIS_BENCHMARK);
+        err.println("kvs bench jmh: skipping RedisWaitBenchmark: " + RedisServer.NOT_INSTALLED);
+        return true;
+    }
+
+    /** The Redis baseline's name pattern, left out where redis-server is not installed. */
+    static final String REDIS_BENCHMARK = "dev\\.kvs\\.bench\\.jmh\\.RedisWaitBenchmark";
+
+    /** A failure's message, or its class and its cause's when it has none (JMH's often have none). */
+    static String describe(Throwable e) {
+        if (e.getMessage() != null) return e.getMessage();
+        Throwable c = e.getCause();
+        return e.getClass().getSimpleName() + (c == null ? "" : ": " + (c.getMessage() != null ? c.getMessage() : c));
+    }
+
+    /** Whether JMH found no benchmark matching the filters. */
+    static boolean noMatch(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof NoBenchmarksException) return true;
+        }
+        return false;
     }
 
     /** This JVM's --add-opens/--add-exports/native-access flags and -D settings, for the forks. */

@@ -1,5 +1,6 @@
 package dev.kvs.bench.latency;
 
+import dev.kvs.bench.charts.ChartsCommand;
 import dev.kvs.bench.jmh.JmhCommand;
 import dev.kvs.server.cli.KvsVersionProvider;
 import picocli.CommandLine.Command;
@@ -15,7 +16,13 @@ import picocli.CommandLine.Spec;
         name = "bench",
         mixinStandardHelpOptions = true,
         versionProvider = KvsVersionProvider.class,
-        subcommands = {KeysUnderLoadCommand.class, IdFirstOverheadCommand.class, SoakCommand.class, JmhCommand.class},
+        subcommands = {
+            KeysUnderLoadCommand.class,
+            IdFirstOverheadCommand.class,
+            SoakCommand.class,
+            JmhCommand.class,
+            ChartsCommand.class
+        },
         synopsisSubcommandLabel = "COMMAND",
         headerHeading = "%n",
         header = "Benchmarks of identifier-first replication over an emulated WAN, with PASS/FAIL bounds.",
@@ -45,6 +52,6 @@ public final class BenchCommand implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(
-                spec.commandLine(), "missing COMMAND (keys-under-load, id-first-overhead, soak, jmh)");
+                spec.commandLine(), "missing COMMAND (keys-under-load, id-first-overhead, soak, jmh, charts)");
     }
 }

@@ -20,15 +20,15 @@ import java.util.List;
  * when. One thread may {@link #send} while another {@link #read}s (pipelining); otherwise not
  * thread-safe.
  */
-final class RespConnection implements AutoCloseable {
+public final class RespConnection implements AutoCloseable {
     /**
      * An error reply ({@code -KIND message}).
      *
      * @param message the text after the {@code -}
      */
-    record ErrorReply(String message) {
+    public record ErrorReply(String message) {
         /** The first word: {@code ERR}, {@code BUSY}, {@code NOREPLICA}, ... */
-        String kind() {
+        public String kind() {
             int space = message.indexOf(' ');
             return space < 0 ? message : message.substring(0, space);
         }
@@ -58,7 +58,7 @@ final class RespConnection implements AutoCloseable {
      *     java.net.SocketTimeoutException}
      * @throws IOException if the connection cannot be made
      */
-    static RespConnection open(String host, int port, Duration connectTimeout, Duration readTimeout)
+    public static RespConnection open(String host, int port, Duration connectTimeout, Duration readTimeout)
             throws IOException {
         Socket s = new Socket();
         try {
@@ -73,13 +73,13 @@ final class RespConnection implements AutoCloseable {
     }
 
     /** Sends one command and waits for its reply. */
-    Object call(Object... args) throws IOException {
+    public Object call(Object... args) throws IOException {
         send(args);
         return read();
     }
 
     /** Writes one command, each argument a {@code String} (UTF-8) or a {@code byte[]}, and flushes. */
-    void send(Object... args) throws IOException {
+    public void send(Object... args) throws IOException {
         out.write(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
         for (Object a : args) {
             byte[] b = bytes(a);
@@ -105,7 +105,7 @@ final class RespConnection implements AutoCloseable {
      * @throws java.net.SocketTimeoutException if none came within the read timeout
      * @throws IOException if the connection closed or the bytes are not RESP
      */
-    Object read() throws IOException {
+    public Object read() throws IOException {
         int type = in.read();
         if (type < 0) throw new EOFException("connection closed by the server");
         String line = line();

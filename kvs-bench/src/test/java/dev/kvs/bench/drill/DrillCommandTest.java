@@ -152,7 +152,7 @@ class DrillCommandTest {
         JsonNode report = new ObjectMapper().readTree(json.toFile());
         JsonNode idFirst = report.get("modes").get(0);
         assertThat(idFirst.get("mode").asText()).isEqualTo("id-first");
-        assertThat(idFirst.get("acked").asLong()).isPositive();
+        assertThat(idFirst.get("acked").asLong()).as("%s", kvs).isPositive();
         assertThat(idFirst.get("dataLoss").asLong()).isZero();
         assertThat(idFirst.get("unreadable").asLong()).isZero();
         assertThat(idFirst.get("complete").asLong() + idFirst.get("errorDetect").asLong())

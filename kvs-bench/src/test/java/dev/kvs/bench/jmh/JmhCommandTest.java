@@ -2,11 +2,25 @@ package dev.kvs.bench.jmh;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvs.bench.cli.InProcessKvs;
 import dev.kvs.wan.WanLinkStats;
+import java.io.File;
 import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.runner.NoBenchmarksException;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /** The JMH suite is compiled into the jar (its benchmark list) and forks get the module flags. */
 class JmhCommandTest {
@@ -23,8 +37,93 @@ class JmhCommandTest {
                             "put",
                             "get",
                             "dev.kvs.bench.jmh.FrameCodecBenchmark",
-                            "dev.kvs.bench.jmh.WanLinkBenchmark");
+                            "dev.kvs.bench.jmh.WanLinkBenchmark",
+                            "dev.kvs.bench.jmh.ReplicationLatencyBenchmark",
+                            "timeToConsistencyProtection",
+                            "timeToValueOnBackup",
+                            "dev.kvs.bench.jmh.RedisWaitBenchmark",
+                            "setThenWait");
         }
+    }
+
+    @Test
+    void everyBenchmarkClassSetsItsOwnShortDefault() throws Exception {
+        // the default preset sets no iterations: without these a class would get JMH's 5 forks x 10 x 10 s
+        for (Class<?> c : new Class<?>[] {
+            StoreBenchmark.class,
+            FrameCodecBenchmark.class,
+            WanLinkBenchmark.class,
+            ReplicationLatencyBenchmark.class,
+            RedisWaitBenchmark.class
+        }) {
+            assertThat(c.getAnnotation(Fork.class)).as(c.getSimpleName()).isNotNull();
+            assertThat(c.getAnnotation(Fork.class).value())
+                    .as(c.getSimpleName())
+                    .isEqualTo(1);
+            assertThat(c.getAnnotation(Warmup.class)).as(c.getSimpleName()).isNotNull();
+            assertThat(c.getAnnotation(Measurement.class)).as(c.getSimpleName()).isNotNull();
+        }
+        try (InputStream in = getClass().getResourceAsStream("/META-INF/BenchmarkList")) {
+            String list = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(list.split("\\s+"))
+                    .filteredOn(w -> w.startsWith("dev.kvs.bench.jmh.") && w.endsWith("Benchmark"))
+                    .allMatch(w -> w.equals("dev.kvs.bench.jmh.StoreBenchmark")
+                            || w.equals("dev.kvs.bench.jmh.FrameCodecBenchmark")
+                            || w.equals("dev.kvs.bench.jmh.WanLinkBenchmark")
+                            || w.equals("dev.kvs.bench.jmh.ReplicationLatencyBenchmark")
+                            || w.equals("dev.kvs.bench.jmh.RedisWaitBenchmark"));
+        }
+    }
+
+    @Test
+    void redisServerIsLookedUpOnThePath(@TempDir Path dir) throws Exception {
+        assertThat(RedisServer.onPath(dir.toString())).isEmpty();
+        assertThat(RedisServer.onPath(null)).isEmpty();
+        Path exe = Files.createFile(dir.resolve("redis-server"));
+        assertThat(RedisServer.onPath(dir.toString())).as("not executable").isEmpty();
+        assertThat(exe.toFile().setExecutable(true)).isTrue();
+        assertThat(RedisServer.onPath("/nonexistent" + File.pathSeparator + dir))
+                .contains(exe);
+        assertThat(RedisServer.NOT_INSTALLED).contains("apt-get install -y redis-server");
+    }
+
+    @Test
+    void withoutRedisServerTheBaselineIsLeftOutWithTheInstallCommand() {
+        StringWriter err = new StringWriter();
+        ChainedOptionsBuilder absent = new OptionsBuilder().include("RedisWait");
+        assertThat(JmhCommand.leaveOutRedisIfAbsent(absent, false, new PrintWriter(err, true)))
+                .isTrue();
+        assertThat(absent.build().getExcludes()).containsExactly(JmhCommand.REDIS_BENCHMARK);
+        assertThat(err.toString())
+                .contains("skipping RedisWaitBenchmark: redis-server is not on PATH")
+                .contains("apt-get install -y redis-server");
+        assertThat("dev.kvs.bench.jmh.RedisWaitBenchmark.setThenWait").containsPattern(JmhCommand.REDIS_BENCHMARK);
+        assertThat("dev.kvs.bench.jmh.ReplicationLatencyBenchmark.timeToValueOnBackup")
+                .doesNotContainPattern(JmhCommand.REDIS_BENCHMARK);
+
+        ChainedOptionsBuilder present = new OptionsBuilder();
+        assertThat(JmhCommand.leaveOutRedisIfAbsent(present, true, new PrintWriter(err)))
+                .isFalse();
+        assertThat(present.build().getExcludes()).isEmpty();
+    }
+
+    @Test
+    void aFilterMatchingNothingSaysSo() {
+        InProcessKvs kvs = new InProcessKvs();
+        assertThat(kvs.run("bench", "jmh", "NoSuchBenchmark", "--json", "target/no-such.json"))
+                .isEqualTo(1);
+        assertThat(kvs.err()).contains("kvs bench jmh: no benchmark matches [NoSuchBenchmark]");
+        assertThat(JmhCommand.noMatch(new RunnerException(new NoBenchmarksException())))
+                .isTrue();
+        assertThat(JmhCommand.describe(new NoBenchmarksException())).isEqualTo("NoBenchmarksException");
+        assertThat(JmhCommand.describe(new RunnerException("boom"))).isEqualTo("boom");
+    }
+
+    @Test
+    void aParamWithoutAValueIsAUsageError() {
+        InProcessKvs kvs = new InProcessKvs();
+        assertThat(kvs.run("bench", "jmh", "-p", "valueSize")).isEqualTo(2);
+        assertThat(kvs.err()).contains("--param wants NAME=V1[,V2...], not valueSize");
     }
 
     @Test

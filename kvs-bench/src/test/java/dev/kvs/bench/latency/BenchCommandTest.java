@@ -20,13 +20,13 @@ class BenchCommandTest {
         assertThat(kvs.run("bench")).isEqualTo(2);
         assertThat(kvs.err())
                 .startsWith(
-                        "kvs bench: missing COMMAND (keys-under-load, id-first-overhead, soak, jmh); see 'kvs bench --help'");
+                        "kvs bench: missing COMMAND (keys-under-load, id-first-overhead, soak, jmh, charts); see 'kvs bench --help'");
     }
 
     @Test
     void benchHelpListsBothBenchmarks() {
         assertThat(kvs.run("bench", "--help")).isZero();
-        assertThat(kvs.out()).contains("keys-under-load", "id-first-overhead", "soak", "Exit codes");
+        assertThat(kvs.out()).contains("keys-under-load", "id-first-overhead", "soak", "jmh", "charts", "Exit codes");
     }
 
     @Test

@@ -1,0 +1,179 @@
+package dev.kvs.bench.charts;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The medians of the end-to-end benchmarks in a JMH JSON result file ({@code kvs bench jmh --json}), as
+ * the series of the paper's Fig. 3: per replication mode (and the Redis baseline), value size to the
+ * median latency in milliseconds.
+ *
+ * @param protection Fig. 3(a), time to consistency protection: {@code
+ *     ReplicationLatencyBenchmark.timeToConsistencyProtection} per mode, and {@value #REDIS} from {@code
+ *     RedisWaitBenchmark.setThenWait}
+ * @param valueOnBackup Fig. 3(b), time until the value is on the backup: {@code
+ *     ReplicationLatencyBenchmark.timeToValueOnBackup} per mode, and {@value #REDIS} again ({@code WAIT}
+ *     answers once the replica has the value)
+ */
+public record JmhLatencies(
+        Map<String, SortedMap<Long, Double>> protection, Map<String, SortedMap<Long, Double>> valueOnBackup) {
+    /** The series name of the Redis baseline. */
+    public static final String REDIS = "Redis SET+WAIT";
+
+    static final String REPLICATION = "dev.kvs.bench.jmh.ReplicationLatencyBenchmark.";
+    static final String PROTECTION = REPLICATION + "timeToConsistencyProtection";
+    static final String ON_BACKUP = REPLICATION + "timeToValueOnBackup";
+    static final String REDIS_WAIT = "dev.kvs.bench.jmh.RedisWaitBenchmark.setThenWait";
+    /** The order of the series in charts and tables: strongest guarantee first. */
+    static final List<String> MODE_ORDER = List.of("sync", "id-first", "id-first-after-reply", "async");
+
+    public JmhLatencies {
+        protection = Collections.unmodifiableMap(protection);
+        valueOnBackup = Collections.unmodifiableMap(valueOnBackup);
+    }
+
+    /** Reads {@code file}. */
+    public static JmhLatencies read(Path file) {
+        try {
+            return of(new ObjectMapper().readTree(file.toFile()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read JMH results " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Extracts the series from JMH's JSON (an array of results); other benchmarks are ignored.
+     *
+     * @throws IllegalArgumentException if the JSON is not JMH's, or a result has no median
+     */
+    public static JmhLatencies of(JsonNode results) {
+        if (!results.isArray())
+            throw new IllegalArgumentException("not JMH JSON results: the top level is not an array");
+        Map<String, SortedMap<Long, Double>> protection = new TreeMap<>(JmhLatencies::compareSeries);
+        Map<String, SortedMap<Long, Double>> onBackup = new TreeMap<>(JmhLatencies::compareSeries);
+        for (JsonNode r : results) {
+            String benchmark = r.path("benchmark").asText();
+            JsonNode params = r.path("params");
+            switch (benchmark) {
+                case PROTECTION -> put(protection, params.path("mode").asText(), r);
+                case ON_BACKUP -> put(onBackup, params.path("mode").asText(), r);
+                case REDIS_WAIT -> {
+                    put(protection, REDIS, r);
+                    put(onBackup, REDIS, r);
+                }
+                default -> {
+                    // another benchmark of the suite
+                }
+            }
+        }
+        return new JmhLatencies(new LinkedHashMap<>(protection), new LinkedHashMap<>(onBackup));
+    }
+
+    private static void put(Map<String, SortedMap<Long, Double>> series, String name, JsonNode r) {
+        if (name.isEmpty()) throw new IllegalArgumentException("a result of " + r.path("benchmark") + " has no mode");
+        JsonNode size = r.path("params").path("valueSize");
+        if (!size.isTextual() && !size.isNumber()) {
+            throw new IllegalArgumentException("a result of " + r.path("benchmark") + " has no valueSize");
+        }
+        series.computeIfAbsent(name, k -> new TreeMap<>()).put(Long.parseLong(size.asText()), medianMillis(r));
+    }
+
+    /** The median of a SampleTime result ({@code scorePercentiles."50.0"}) in milliseconds. */
+    static double medianMillis(JsonNode r) {
+        JsonNode metric = r.path("primaryMetric");
+        JsonNode p50 = metric.path("scorePercentiles").path("50.0");
+        if (!p50.isNumber()) {
+            throw new IllegalArgumentException(r.path("benchmark").asText() + " " + r.path("params")
+                    + " has no median (not a SampleTime result?)");
+        }
+        return p50.asDouble() * millisPer(metric.path("scoreUnit").asText());
+    }
+
+    /** Milliseconds per unit of a JMH score unit such as {@code us/op}. */
+    static double millisPer(String unit) {
+        return switch (unit) {
+            case "ns/op" -> 1e-6;
+            case "us/op" -> 1e-3;
+            case "ms/op" -> 1.0;
+            case "s/op" -> 1e3;
+            default -> throw new IllegalArgumentException("not a time per operation: " + unit);
+        };
+    }
+
+    /** Modes in {@link #MODE_ORDER}, then others by name, then Redis last. */
+    static int compareSeries(String a, String b) {
+        return Integer.compare(rank(a), rank(b)) != 0 ? Integer.compare(rank(a), rank(b)) : a.compareTo(b);
+    }
+
+    private static int rank(String series) {
+        if (series.equals(REDIS)) return Integer.MAX_VALUE;
+        int i = MODE_ORDER.indexOf(series);
+        return i < 0 ? MODE_ORDER.size() : i;
+    }
+
+    /** Every value size of either figure, ascending. */
+    public List<Long> sizes() {
+        TreeSet<Long> sizes = new TreeSet<>();
+        protection.values().forEach(s -> sizes.addAll(s.keySet()));
+        valueOnBackup.values().forEach(s -> sizes.addAll(s.keySet()));
+        return new ArrayList<>(sizes);
+    }
+
+    /**
+     * The Markdown table of Fig. 3(a)'s medians: one row per value size, a column per series, and each
+     * kvs mode's ratio to {@value #REDIS} (when the run has it).
+     */
+    public String protectionTable() {
+        List<String> series = new ArrayList<>(protection.keySet());
+        List<String> modes = series.stream().filter(s -> !s.equals(REDIS)).toList();
+        boolean redis = protection.containsKey(REDIS);
+        StringBuilder b = new StringBuilder("| value |");
+        for (String s : series) b.append(' ').append(s).append(" p50 ms |");
+        if (redis) for (String m : modes) b.append(' ').append(m).append(" / Redis |");
+        b.append("\n|---|");
+        b.append("---:|".repeat(series.size() + (redis ? modes.size() : 0)));
+        b.append('\n');
+        SortedMap<Long, Double> redisSeries = protection.getOrDefault(REDIS, new TreeMap<>());
+        for (long size : sizes()) {
+            b.append("| ").append(size(size)).append(" |");
+            for (String s : series)
+                b.append(' ').append(ms(protection.get(s).get(size))).append(" |");
+            if (redis) {
+                for (String m : modes) {
+                    Double v = protection.get(m).get(size);
+                    Double r = redisSeries.get(size);
+                    b.append(' ')
+                            .append(v == null || r == null ? "-" : String.format(Locale.ROOT, "%.2f", v / r))
+                            .append(" |");
+                }
+            }
+            b.append('\n');
+        }
+        return b.toString();
+    }
+
+    /** {@code 100 B}, {@code 100 kB}, {@code 1 MiB}, {@code 10 MiB}: the labels of the paper's sizes. */
+    public static String size(long bytes) {
+        if (bytes >= 1 << 20 && bytes % (1 << 20) == 0) return (bytes >> 20) + " MiB";
+        if (bytes >= 1024 && bytes % 1024 == 0) return (bytes >> 10) + " KiB";
+        if (bytes >= 1000 && bytes % 1000 == 0) return bytes / 1000 + " kB";
+        return bytes + " B";
+    }
+
+    static String ms(Double v) {
+        if (v == null) return "-";
+        return String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.1f", v);
+    }
+}
