@@ -124,7 +124,9 @@ final class KeyChannel {
         long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
         if (!ch.closeFuture().await(Math.max(1, left))) {
             log.warn(
-                    "backup {} did not confirm the handover within {} ms; demoting anyway", link.peer(), timeoutMillis);
+                    "backup {} did not confirm the handover within {} ms; demoting anyway",
+                    link.peerName(),
+                    timeoutMillis);
         }
         return true;
     }
@@ -147,7 +149,7 @@ final class KeyChannel {
             log.error(
                     "backup {} has writes up to {} but this primary's last is {}: this primary lost its data;"
                             + " not replicating. Promote the backup, or wipe it to start over.",
-                    link.peer(),
+                    link.peerName(),
                     has,
                     keyLog.lastTxId());
             ch.close(); // redialled with a growing backoff: the backoff is reset only by a good Welcome
@@ -160,12 +162,12 @@ final class KeyChannel {
             keyLog.ack(has);
             keyLog.rewind(has);
             state = State.STREAMING;
-            log.info("key channel to {} up; resending after {}", link.peer(), has);
+            log.info("key channel to {} up; resending after {}", link.peerName(), has);
             pump(ch);
         } else {
             state = State.RESYNCING;
             resyncs.incrementAndGet();
-            log.info("key channel to {} up; full resync (backup has {}, empty={})", link.peer(), has, w.empty());
+            log.info("key channel to {} up; full resync (backup has {}, empty={})", link.peerName(), has, w.empty());
             resyncExecutor.execute(() -> resync(ch));
         }
     }
@@ -204,9 +206,9 @@ final class KeyChannel {
                     pump(ch);
                 }
             });
-            log.info("full resync to {} listed {} keys up to {}", link.peer(), keys.size(), mark);
+            log.info("full resync to {} listed {} keys up to {}", link.peerName(), keys.size(), mark);
         } catch (RuntimeException e) {
-            log.warn("full resync to {} failed; will retry on reconnect", link.peer(), e);
+            log.warn("full resync to {} failed; will retry on reconnect", link.peerName(), e);
             ch.close();
         }
     }
@@ -249,7 +251,7 @@ final class KeyChannel {
                 // during a resync the backup is silent until ResyncEnd; a big listing may take long
                 log.warn(
                         "nothing from backup {} for {} ms: the link is dead; closing the key channel",
-                        link.peer(),
+                        link.peerName(),
                         deadMillis);
                 ctx.close();
             }
@@ -284,7 +286,7 @@ final class KeyChannel {
             } else if (f instanceof Frame.Heartbeat h && !h.reply()) {
                 ctx.writeAndFlush(new Frame.Heartbeat(h.nanos(), true));
             } else if (f instanceof Frame.Reject r) {
-                log.warn("backup {} rejected the key channel: {} ({})", link.peer(), r.reason(), r.message());
+                log.warn("backup {} rejected the key channel: {} ({})", link.peerName(), r.reason(), r.message());
                 if (r.reason() == Frame.RejectReason.STALE_EPOCH || r.reason() == Frame.RejectReason.NOT_BACKUP)
                     link.onStaleEpoch().staleEpoch(r.epoch());
                 ctx.close();
@@ -308,7 +310,7 @@ final class KeyChannel {
             }
             if (state != State.CLOSED && (wasCurrent || channel == null)) {
                 if (state != State.DIVERGED) state = State.CONNECTING;
-                log.info("key channel to {} lost; reconnecting", link.peer());
+                log.info("key channel to {} lost; reconnecting", link.peerName());
                 retry();
             }
         }

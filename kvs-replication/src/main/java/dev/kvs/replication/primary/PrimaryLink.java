@@ -20,6 +20,19 @@ record PrimaryLink(
         LinkSecurity security) {
 
     /**
+     * The backup's address for logs: {@code host:port} as configured. ({@code InetSocketAddress}
+     * prints an unresolved address as {@code 127.0.0.1/<unresolved>:47391}.)
+     */
+    String peerName() {
+        return peerName(peer);
+    }
+
+    static String peerName(InetSocketAddress a) {
+        String host = a.getHostString();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    /**
      * Called when the backup refuses this primary: it has seen a newer epoch ({@code STALE_EPOCH}), or it
      * is a primary itself ({@code NOT_BACKUP}, reported with the peer's epoch). Either way this node must
      * stop accepting writes.

@@ -93,7 +93,12 @@ final class ValueChannel {
             } else if (f instanceof Frame.Heartbeat h && !h.reply()) {
                 ctx.writeAndFlush(new Frame.Heartbeat(h.nanos(), true));
             } else if (f instanceof Frame.Reject r) {
-                log.warn("backup {} rejected value stream {}: {} ({})", link.peer(), stream, r.reason(), r.message());
+                log.warn(
+                        "backup {} rejected value stream {}: {} ({})",
+                        link.peerName(),
+                        stream,
+                        r.reason(),
+                        r.message());
                 if (r.reason() == Frame.RejectReason.STALE_EPOCH || r.reason() == Frame.RejectReason.NOT_BACKUP)
                     link.onStaleEpoch().staleEpoch(r.epoch());
                 ctx.close();
