@@ -6,7 +6,8 @@
 #   scripts/cpu-per-request.sh [rounds=3]
 #
 # KVS=./kvs (port 16380) and, optionally, KVS_B=<another launcher> (port 16381, e.g. a copy of ./kvs
-# pointing at an older kvs.jar), alternated per workload and round, after one warm-up pass each:
+# pointing at an older kvs.jar), one after the other per workload (odd rounds kvs first, even rounds
+# kvs-b first), after one warm-up pass each:
 #   SET 100 B, 50 clients, -P 16 | SET 1 MiB, 4 clients | SET 100 kB, 4 clients | SET 100 B, 50 clients, -P 1
 # Linux only (reads /proc/PID/stat; assumes 100 clock ticks per second).
 set -euo pipefail
@@ -51,7 +52,9 @@ run() { # server workload -> "name label us_per_request"
 for s in "${SERVERS[@]}"; do for w in "${WORKLOADS[@]}"; do run "$s" "$w" >/dev/null; done; done # warm-up
 echo "round workload server cpu_us_per_request" > "$OUT/raw.txt"
 for r in $(seq 1 "$ROUNDS"); do
-  for w in "${WORKLOADS[@]}"; do for s in "${SERVERS[@]}"; do echo "$r $(run "$s" "$w")" >> "$OUT/raw.txt"; done; done
+  order=("${SERVERS[@]}")
+  if (( r % 2 == 0 && ${#SERVERS[@]} == 2 )); then order=("${SERVERS[1]}" "${SERVERS[0]}"); fi # alternate who goes first
+  for w in "${WORKLOADS[@]}"; do for s in "${order[@]}"; do echo "$r $(run "$s" "$w")" >> "$OUT/raw.txt"; done; done
 done
 python3 - "$OUT/raw.txt" <<'PY'
 import sys, statistics as st
