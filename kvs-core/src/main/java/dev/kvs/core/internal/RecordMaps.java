@@ -10,6 +10,8 @@ import java.util.function.Consumer;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapEntry;
 import net.openhft.chronicle.map.MapSegmentContext;
 
 /**
@@ -102,10 +104,22 @@ final class RecordMaps implements AutoCloseable {
         }
     }
 
-    /** Stores {@code record}; returns the record it replaced (with its inline value), or null. */
+    /**
+     * Stores {@code record}; returns the header of the record it replaced (without its inline value),
+     * or null. One query under the segment's update lock, as {@code ChronicleMap.put} does, but the old
+     * record's value is not copied out (put's return value would copy it into a new array).
+     */
     Record put(byte[] key, Record record) {
-        try {
-            return mapOf(key).put(key, record);
+        try (ExternalMapQueryContext<byte[], Record, ?> q = mapOf(key).queryContext(key)) {
+            q.updateLock().lock();
+            MapEntry<byte[], Record> entry = q.entry();
+            if (entry == null) {
+                q.insert(q.absentEntry(), q.wrapValueAsData(record));
+                return null;
+            }
+            Record old = entry.value().getUsing(RecordMarshaller.HEADER_ONLY);
+            q.replaceValue(entry, q.wrapValueAsData(record));
+            return old;
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }

@@ -79,7 +79,7 @@ final class RecordWriter {
     /**
      * Writes key's new record, its value chunks first if it has any; on failure frees them.
      *
-     * @return the record it replaced, or null
+     * @return the header of the record it replaced (no inline value), or null
      */
     private Record store(byte[] key, StoredValue value) {
         byte[] bytes = value.value();

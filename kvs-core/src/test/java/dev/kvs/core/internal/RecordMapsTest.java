@@ -40,6 +40,29 @@ class RecordMapsTest {
     }
 
     @Test
+    void putReturnsTheReplacedRecordsHeaderWithoutCopyingItsValue() {
+        StoreConfig config =
+                StoreConfig.builder().maxEntries(100).maxBytes(1 << 20).build();
+        try (RecordMaps maps = RecordMaps.open(config, null)) {
+            byte[] key = "k".getBytes();
+            assertThat(maps.put(key, record(1, 100))).isNull();
+            Record old = maps.put(key, record(2, 7));
+            assertThat(old.seq).isEqualTo(1);
+            assertThat(old.valueLength).isEqualTo(100);
+            assertThat(old.isChunked()).isFalse();
+            assertThat(old.value).as("the old value is not read").isNull();
+            StoredValue big = StoredValue.complete(TxId.of(1, 3), new byte[RecordMaps.INLINE_MAX + 1]);
+            maps.put(key, Record.chunked(big.header(), 42));
+            Record chunked = maps.put(key, record(4, 1));
+            assertThat(chunked.blobId).isEqualTo(42);
+            assertThat(chunked.valueLength).isEqualTo(RecordMaps.INLINE_MAX + 1);
+            assertThat(chunked.seq).isEqualTo(3);
+            assertThat(maps.get(key).seq).isEqualTo(4);
+            assertThat(maps.get(key).value).hasSize(1);
+        }
+    }
+
+    @Test
     void aSmallMapStillFitsItsLargestEntries() {
         StoreConfig config = StoreConfig.builder().maxEntries(1).maxBytes(1).build();
         try (RecordMaps maps = RecordMaps.open(config, null)) {

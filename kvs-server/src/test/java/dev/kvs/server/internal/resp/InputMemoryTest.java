@@ -57,6 +57,22 @@ class InputMemoryTest {
     }
 
     @Test
+    void aBulkHalfArrivedGetsItsFinalBufferAtOnce() {
+        try (RespChannel resp = new RespChannel(config())) {
+            ClientStats stats = resp.server.stats();
+            int size = 100_000;
+            assertThat(resp.send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + size + "\r\n" + "v".repeat(size / 2)))
+                    .isEmpty();
+            assertThat(stats.inputBulkBytes.get())
+                    .as("half of it arrived: one buffer of its length, no further doubling")
+                    .isEqualTo(size);
+            assertThat(resp.send("v".repeat(size / 2) + "\r\n")).isEqualTo("+OK\r\n");
+            assertThat(resp.command("STRLEN", "k")).isEqualTo(":" + size + "\r\n");
+            assertThat(stats.inputBulkBytes.get()).isZero();
+        }
+    }
+
+    @Test
     void aConnectionClosedInsideABulkGivesItsBufferBack() {
         RespChannel resp = new RespChannel(config());
         ClientStats stats = resp.server.stats();

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SET throughput of an id-first primary against an async one, each with its backup on this machine
+# (no WAN emulator): what identifier-first costs over async when the link is free.
+#
+#   scripts/replication-local.sh [rounds=3] [small_requests=100000] [large_requests=1000]
+#
+# Each round starts a fresh backup and primary per mode (async, then id-first) and runs
+#   redis-benchmark -t set -c 64 -d 1024    -n small_requests -r 100000
+#   redis-benchmark -t set -c 64 -d 1048576 -n large_requests -r 100
+# against the primary; prints medians and id-first / async. OUT=target/replication-local.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${1:-3}
+SMALL=${2:-100000}
+LARGE=${3:-1000}
+OUT=${OUT:-target/replication-local}
+mkdir -p "$OUT"
+command -v redis-benchmark >/dev/null || { echo "missing redis-benchmark (apt-get install redis-tools)" >&2; exit 1; }
+
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT INT TERM
+wait_port() { for _ in $(seq 1 300); do redis-cli -p "$1" PING >/dev/null 2>&1 && return 0; sleep 0.2; done; echo "no server on $1" >&2; exit 1; }
+rps() { # args -> requests/s
+  local out
+  # shellcheck disable=SC2086
+  out=$(redis-benchmark -p 16580 -t set -c 64 -q $1 2>&1)
+  if grep -qi "warn\|error\|could not" <<<"$out"; then echo "redis-benchmark printed: $out" >&2; exit 1; fi
+  tr '\r' '\n' <<<"$out" | awk -F'[: ]+' '/^SET: .*requests per second/{print $2}'
+}
+
+echo "round mode 1KiB_rps 1MiB_rps" > "$OUT/raw.txt"
+for r in $(seq 1 "$ROUNDS"); do
+  for mode in async id-first; do
+    ./kvs server --role backup --name local-backup --port 16581 --repl-port 17581 --admin-port 0 > "$OUT/backup-$mode.log" 2>&1 &
+    bpid=$!
+    ./kvs server --role primary --name local-primary --port 16580 --repl-port 0 --admin-port 0 \
+        --peer 127.0.0.1:17581 --mode "$mode" > "$OUT/primary-$mode.log" 2>&1 &
+    ppid=$!
+    pids=("$bpid" "$ppid")
+    wait_port 16581
+    wait_port 16580
+    rps "-d 1024 -n 20000 -r 100000" >/dev/null # warm-up
+    rps "-d 1048576 -n 200 -r 100" >/dev/null
+    echo "$r $mode $(rps "-d 1024 -n $SMALL -r 100000") $(rps "-d 1048576 -n $LARGE -r 100")" >> "$OUT/raw.txt"
+    kill "$ppid" "$bpid"; wait "$ppid" "$bpid" 2>/dev/null || true
+    pids=()
+  done
+done
+
+python3 - "$OUT/raw.txt" <<'PY'
+import sys, statistics as st
+rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
+med = lambda m, i: st.median(float(r[i]) for r in rows if r[1] == m)
+print("| value | async req/s (median) | id-first req/s (median) | id-first / async |")
+print("|---|---:|---:|---:|")
+for i, name in ((2, "1 KiB"), (3, "1 MiB")):
+    a, f = med("async", i), med("id-first", i)
+    print(f"| {name} | {a:,.0f} | {f:,.0f} | {f / a:.2f} |")
+PY
