@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
             "1. --connections unauthenticated connections each send *2\\r\\n$67108864\\r\\n (a 64 MiB bulk"
                     + " header) and nothing more, held for the auth timeout + 1 s;",
             "2. --idle-sockets silent unauthenticated sockets are opened, then a client sends AUTH and PING;"
-                    + " the sockets are held for the auth timeout + 2 s;",
+                    + " the sockets are held until the node closed them all, at most the auth timeout + 2 s;",
             "3. with the replication link cut, one authenticated client sends a SET (which waits for its key"
                     + " ack) and --gets GETs of a --value-size value, reads no reply, and is held --hold-seconds.",
             "During each, dc-main's used heap (GET /status) is sampled every --sample-millis; before and after"
