@@ -88,11 +88,28 @@ final class BenchCluster implements AutoCloseable {
     /** As {@link #start(LinkSettings, String, String, Path)}, the nodes' JVMs started by {@code java}. */
     static BenchCluster start(LinkSettings link, String mode, String flowControl, Path dir, JavaCommand java)
             throws InterruptedException {
+        return start(link, mode, flowControl, dir, java, "", TUNING);
+    }
+
+    /**
+     * As {@link #start(LinkSettings, String, String, Path, JavaCommand)}, with {@code extraYaml} (whole
+     * top-level lines, e.g. {@code requirepass}) in both nodes' YAML and {@code tuning} in place of the
+     * default store and replication sections.
+     */
+    static BenchCluster start(
+            LinkSettings link,
+            String mode,
+            String flowControl,
+            Path dir,
+            JavaCommand java,
+            String extraYaml,
+            String tuning)
+            throws InterruptedException {
         ChildProcesses children = new ChildProcesses();
         try {
             TwoDcs dcs = TwoDcs.startOnLoopback(
                     new TwoDcs.Settings(
-                            new NodeYaml("kvs-bench", mode, TUNING, NodeYaml.newAdminToken()),
+                            new NodeYaml("kvs-bench", mode, extraYaml + tuning, NodeYaml.newAdminToken()),
                             List.of("--flow-control", flowControl),
                             link,
                             START_TIMEOUT),

@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
             KeysUnderLoadCommand.class,
             IdFirstOverheadCommand.class,
             SoakCommand.class,
+            AbuseCommand.class,
             JmhCommand.class,
             ChartsCommand.class
         },
@@ -52,6 +53,6 @@ public final class BenchCommand implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(
-                spec.commandLine(), "missing COMMAND (keys-under-load, id-first-overhead, soak, jmh, charts)");
+                spec.commandLine(), "missing COMMAND (keys-under-load, id-first-overhead, soak, abuse, jmh, charts)");
     }
 }

@@ -20,13 +20,14 @@ class BenchCommandTest {
         assertThat(kvs.run("bench")).isEqualTo(2);
         assertThat(kvs.err())
                 .startsWith(
-                        "kvs bench: missing COMMAND (keys-under-load, id-first-overhead, soak, jmh, charts); see 'kvs bench --help'");
+                        "kvs bench: missing COMMAND (keys-under-load, id-first-overhead, soak, abuse, jmh, charts); see 'kvs bench --help'");
     }
 
     @Test
     void benchHelpListsBothBenchmarks() {
         assertThat(kvs.run("bench", "--help")).isZero();
-        assertThat(kvs.out()).contains("keys-under-load", "id-first-overhead", "soak", "jmh", "charts", "Exit codes");
+        assertThat(kvs.out())
+                .contains("keys-under-load", "id-first-overhead", "soak", "abuse", "jmh", "charts", "Exit codes");
     }
 
     @Test
@@ -83,6 +84,44 @@ class BenchCommandTest {
         assertThat(kvs.err()).contains("below --cut-every");
         assertThat(kvs.run("bench", "soak", "--node-heap=lots")).isEqualTo(2);
         assertThat(kvs.err()).contains("--node-heap is not a -Xmx size");
+    }
+
+    @Test
+    void abuseHelpNamesEveryOptionAndTheBounds() {
+        assertThat(kvs.run("bench", "abuse", "--help")).isZero();
+        assertThat(kvs.out())
+                .contains("--connections=N", "--idle-sockets=N", "--gets=N", "--value-size=SIZE")
+                .contains("--hold-seconds=S", "--auth-timeout-seconds=S", "--sample-millis=MS", "--node-heap=SIZE")
+                .contains("--json[=FILE]", "--dir=DIR")
+                .contains("< 50 MB", "< 100 MB", "within the auth timeout");
+    }
+
+    @Test
+    void abuseDefaultsAreTheIssuesScaleAndOptionsTakeTheirForms() {
+        assertThat(parse(new AbuseCommand()).settings())
+                .isEqualTo(new AbuseReport.Settings(110, 1000, 1 << 20, 2000, 5, 2, "2g", 100, "on"));
+        assertThat(parse(
+                                new AbuseCommand(),
+                                "--connections=10",
+                                "--idle-sockets=50",
+                                "--gets=20",
+                                "--value-size=64KiB",
+                                "--hold-seconds=1.5",
+                                "--auth-timeout-seconds=3",
+                                "--sample-millis=50",
+                                "--node-heap=512m",
+                                "--flow-control=off")
+                        .settings())
+                .isEqualTo(new AbuseReport.Settings(10, 20, 64 << 10, 50, 1.5, 3, "512m", 50, "off"));
+    }
+
+    @Test
+    void abuseRefusesOutOfRangeOptions() {
+        assertUsageError("--connections is not in 1..10000: 0", "abuse", "--connections", "0");
+        assertUsageError("--idle-sockets is not in 1..9000: 20000", "abuse", "--idle-sockets", "20000");
+        assertUsageError("--hold-seconds is not in 0.5..50: 0.1", "abuse", "--hold-seconds", "0.1");
+        assertUsageError("--auth-timeout-seconds is not in 1..60: 0", "abuse", "--auth-timeout-seconds", "0");
+        assertUsageError("--node-heap is not a -Xmx size like 2g: lots", "abuse", "--node-heap", "lots");
     }
 
     @Test

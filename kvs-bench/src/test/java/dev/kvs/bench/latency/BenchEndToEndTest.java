@@ -63,6 +63,54 @@ class BenchEndToEndTest {
     }
 
     @Test
+    @Timeout(180)
+    void abuseRunsTheThreeAttacksOnARealNodeAndReportsEveryField() throws Exception {
+        Path json = dir.resolve("abuse.json");
+
+        int code = kvs.run(
+                "bench",
+                "abuse",
+                "--connections=10",
+                "--idle-sockets=50",
+                "--gets=50",
+                "--hold-seconds=1",
+                "--node-heap=256m",
+                "--json=" + json,
+                "--dir=" + dir.resolve("run"));
+
+        assertThat(code).as("%s", kvs).isIn(0, 3);
+        JsonNode r = Report.JSON.readTree(json.toFile());
+        assertThat(r.path("benchmark").asText()).isEqualTo("abuse");
+        for (String name : new String[] {"bulkHeaders", "outputBuffer", "idleSockets"}) {
+            JsonNode s = r.path(name);
+            assertThat(s.path("heapBeforeBytes").asLong()).as(name).isPositive();
+            assertThat(s.path("heapPeakBytes").asLong())
+                    .as(name)
+                    .isGreaterThanOrEqualTo(s.path("heapBeforeBytes").asLong());
+            assertThat(s.path("heapAfterBytes").asLong()).as(name).isPositive();
+            assertThat(s.path("samples").asInt()).as(name).isPositive();
+            assertThat(s.path("outcome").asText()).as(name).isNotEmpty();
+        }
+        assertThat(r.path("bulkHeaders").path("connections").asInt()).isEqualTo(10);
+        assertThat(r.path("bulkHeaders").path("closedByNode").asInt())
+                .as("pre-auth limits or the auth timeout close every bulk header connection")
+                .isEqualTo(10);
+        assertThat(r.path("idleSockets").path("connections").asInt()).isEqualTo(50);
+        assertThat(r.path("idleSockets").path("closedByNode").asInt())
+                .as("the auth timeout closes every idle socket")
+                .isEqualTo(50);
+        assertThat(r.path("idleSockets").path("authMillis").isNumber())
+                .as("the authenticated client got in")
+                .isTrue();
+        assertThat(r.path("outputBuffer").path("connections").asInt()).isEqualTo(1);
+        assertThat(r.path("settings").path("idleSockets").asInt()).isEqualTo(50);
+        assertThat(r.path("verdict").path("checks")).hasSize(3);
+        assertThat(r.path("verdict").path("pass").asBoolean()).isEqualTo(code == 0);
+        assertThat(kvs.out()).contains("bulk header", "idle sockets").containsPattern("(?m)^(PASS|FAIL): ");
+        InProcessKvs.assertNothingLeftRunning();
+    }
+
+    @Test
     @Timeout(120)
     void idFirstOverheadMeasuresEverySizeInBothModesWithJsonOnStdout() throws Exception {
         int code = kvs.run(

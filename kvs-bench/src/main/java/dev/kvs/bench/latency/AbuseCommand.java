@@ -1,0 +1,141 @@
+package dev.kvs.bench.latency;
+
+import dev.kvs.bench.cluster.LinkSettings;
+import dev.kvs.server.cli.KvsVersionProvider;
+import dev.kvs.wan.WanLink;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code kvs bench abuse}: issue 12's resource attacks against a real node, its heap sampled. See
+ * {@link Abuse} and {@link AbuseReport#verdict}.
+ */
+@Command(
+        name = "abuse",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        versionProvider = KvsVersionProvider.class,
+        headerHeading = "%n",
+        header = "Bad clients against a real node: its heap must stay bounded and real clients must get in.",
+        descriptionHeading = "%n",
+        description = {
+            "Starts dc-backup and dc-main as separate JVMs (-Xmx --node-heap, requirepass set to a random"
+                    + " password, authTimeoutSeconds --auth-timeout-seconds, maxClients default) on loopback,"
+                    + " joined by a WAN link emulator in this process, then attacks dc-main three times:",
+            "1. --connections unauthenticated connections each send *2\\r\\n$67108864\\r\\n (a 64 MiB bulk"
+                    + " header) and nothing more, held for the auth timeout + 1 s;",
+            "2. --idle-sockets silent unauthenticated sockets are opened, then a client sends AUTH and PING;"
+                    + " the sockets are held until the node closed them all, at most the auth timeout + 2 s;",
+            "3. with the replication link cut, one authenticated client sends a SET (which waits for its key"
+                    + " ack) and --gets GETs of a --value-size value, reads no reply, and is held --hold-seconds.",
+            "During each, dc-main's used heap (GET /status) is sampled every --sample-millis; before and after"
+                    + " each, jcmd PID GC.run forces a GC first. Connections the node closed are counted.",
+            "",
+            "PASS when the bulk headers grow the heap (peak - before) by < 50 MB, the output-buffer attack's"
+                    + " heap peak is < 100 MB, and the authenticated client gets PONG within the auth timeout"
+                    + " (issue 12's bounds)."
+        },
+        optionListHeading = "%nOptions:%n")
+public final class AbuseCommand implements Callable<Integer> {
+    @Option(
+            names = "--connections",
+            paramLabel = "N",
+            description = "Unauthenticated connections sending a 64 MiB bulk header (default: ${DEFAULT-VALUE})")
+    private int connections = 110;
+
+    @Option(
+            names = "--idle-sockets",
+            paramLabel = "N",
+            description = "Silent unauthenticated sockets (default: ${DEFAULT-VALUE})")
+    private int idleSockets = 2000;
+
+    @Option(
+            names = "--gets",
+            paramLabel = "N",
+            description = "GETs the output-buffer client sends without reading (default: ${DEFAULT-VALUE})")
+    private int gets = 1000;
+
+    @Option(
+            names = "--value-size",
+            paramLabel = "SIZE",
+            converter = BenchOptions.SizeConverter.class,
+            description = "Bytes of the value those GETs read (default: 1MiB)")
+    private long valueSize = 1 << 20;
+
+    @Option(
+            names = "--hold-seconds",
+            paramLabel = "S",
+            description = "How long the output-buffer client is held without reading (default: ${DEFAULT-VALUE})")
+    private double holdSeconds = 5;
+
+    @Option(
+            names = "--auth-timeout-seconds",
+            paramLabel = "S",
+            description = "The node's authTimeoutSeconds (default: ${DEFAULT-VALUE})")
+    private int authTimeoutSeconds = 2;
+
+    @Option(
+            names = "--sample-millis",
+            paramLabel = "MS",
+            description = "Time between two samples of the node's heap (default: ${DEFAULT-VALUE})")
+    private long sampleMillis = 100;
+
+    @Option(
+            names = "--node-heap",
+            paramLabel = "SIZE",
+            description = "The nodes' -Xmx: large enough that a leak shows (default: ${DEFAULT-VALUE})")
+    private String nodeHeap = "2g";
+
+    @Mixin
+    private RunOptions run;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        return run.run(this::benchmark);
+    }
+
+    /** The benchmark the options describe, checked. */
+    Abuse benchmark() {
+        return new Abuse(
+                settings(), new LinkSettings(Duration.ofMillis(1), 1_000_000_000, 4 << 20, WanLink.Queueing.FIFO));
+    }
+
+    /** The settings, checked. */
+    AbuseReport.Settings settings() {
+        if (connections < 1 || connections > 10_000) {
+            throw new IllegalArgumentException("--connections is not in 1..10000: " + connections);
+        }
+        if (idleSockets < 1 || idleSockets > 9_000) {
+            throw new IllegalArgumentException("--idle-sockets is not in 1..9000: " + idleSockets);
+        }
+        if (gets < 1 || gets > 100_000) throw new IllegalArgumentException("--gets is not in 1..100000: " + gets);
+        if (valueSize < 1 || valueSize > BenchOptions.MAX_VALUE_SIZE) {
+            throw new IllegalArgumentException("--value-size is not in 1B..64MiB: " + valueSize);
+        }
+        if (!(holdSeconds >= 0.5 && holdSeconds <= 50)) {
+            throw new IllegalArgumentException("--hold-seconds is not in 0.5..50: " + holdSeconds);
+        }
+        if (authTimeoutSeconds < 1 || authTimeoutSeconds > 60) {
+            throw new IllegalArgumentException("--auth-timeout-seconds is not in 1..60: " + authTimeoutSeconds);
+        }
+        if (sampleMillis < 10 || sampleMillis > 10_000) {
+            throw new IllegalArgumentException("--sample-millis is not in 10..10000: " + sampleMillis);
+        }
+        if (!nodeHeap.matches("\\d+[kKmMgG]?")) {
+            throw new IllegalArgumentException("--node-heap is not a -Xmx size like 2g: " + nodeHeap);
+        }
+        return new AbuseReport.Settings(
+                connections,
+                gets,
+                valueSize,
+                idleSockets,
+                holdSeconds,
+                authTimeoutSeconds,
+                nodeHeap,
+                sampleMillis,
+                run.flowControl());
+    }
+}
