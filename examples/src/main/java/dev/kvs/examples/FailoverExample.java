@@ -33,11 +33,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class FailoverExample {
 
-    /** What a read-back found: every key written is counted in exactly one field. */
+    /**
+     * What a read-back found: every key written is counted in exactly one field. {@code wrong}: the
+     * value read is not the one acknowledged (or is missing) and the node does not know: silent loss,
+     * never in {@code id-first} or {@code sync} as long as both nodes keep their data.
+     */
     public record Tally(int complete, int wrong, int unfinished, int lost) {
         @Override
         public String toString() {
-            return complete + " complete, " + unfinished + " unfinished, " + lost + " lost, " + wrong + " wrong";
+            return complete + " complete, " + unfinished + " unfinished, " + lost + " lost, " + wrong
+                    + " wrong or missing";
         }
     }
 
@@ -88,6 +93,7 @@ public final class FailoverExample {
     public boolean write(String key, String value) {
         long deadline = System.nanoTime() + waitForPrimary.toNanos();
         Duration backoff = Duration.ofMillis(50);
+        boolean waiting = false;
         while (true) {
             try {
                 kvs.put(key, value);
@@ -96,7 +102,12 @@ public final class FailoverExample {
             } catch (NoPrimaryException | BusyException | FencedException e) {
                 // Nothing was executed: no node is primary (the failover is under way), the primary's
                 // replication queue was full, or a switchover is in progress. Safe to retry.
-                if (e instanceof NoPrimaryException) noPrimaryRetries.incrementAndGet();
+                if (e instanceof NoPrimaryException) {
+                    noPrimaryRetries.incrementAndGet();
+                    if (!waiting)
+                        out.println(key + ": no primary, waiting up to " + waitForPrimary + ": " + e.getMessage());
+                    waiting = true;
+                }
                 if (System.nanoTime() > deadline) {
                     out.println(key + ": giving up, " + e.getMessage());
                     return false;

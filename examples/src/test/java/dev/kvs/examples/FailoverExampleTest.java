@@ -70,6 +70,7 @@ class FailoverExampleTest {
             assertThat(post(backup, "/promote")).contains("\"role\":\"primary\"");
             assertThat(duringFailover.get()).isTrue();
             assertThat(kvs.activeEndpoint()).isEqualTo(backupEndpoint);
+            assertThat(printed.toString(StandardCharsets.UTF_8)).contains("after-failover: no primary, waiting");
 
             FailoverExample.Tally afterPromotion = example.readBack();
             System.out.println("after promotion: " + afterPromotion);
