@@ -336,6 +336,33 @@ abstract class KvStoreContractTest {
     }
 
     @Test
+    void updateValueSeesTheWholeRecordAndWritesWhatTheFunctionSays() {
+        List<StoredValue> seen = new ArrayList<>();
+        store.updateValue(key("a"), v -> {
+            seen.add(v);
+            return Write.put(complete(1, "one"));
+        });
+        byte[] big = randomBytes(5, CHUNK * 2 + 1);
+        store.updateValue(key("a"), v -> {
+            seen.add(v);
+            return Write.put(StoredValue.complete(TxId.of(1, 2), big));
+        });
+        store.updateValue(key("a"), v -> {
+            seen.add(v);
+            return Write.remove();
+        });
+        assertThat(seen).containsExactly(null, complete(1, "one"), StoredValue.complete(TxId.of(1, 2), big));
+        assertThat(store.get(key("a"))).isNull();
+        assertThat(store.stats().entries()).isZero();
+        try (KvStore s = open(defaultConfig().maxValueBytes(10))) {
+            s.put(key("a"), complete(1, "one"));
+            assertThatThrownBy(() -> s.updateValue(key("a"), v -> Write.put(complete(2, "eleven byte"))))
+                    .isInstanceOf(EntryTooLargeException.class);
+            assertThat(s.get(key("a"))).isEqualTo(complete(1, "one"));
+        }
+    }
+
+    @Test
     void upsertWritesWhatItsSupplierGivesAndReplacesAnyRecord() {
         assertThat(store.upsert(key("a"), () -> complete(1, "one"))).isEqualTo(complete(1, "one"));
         assertThat(store.get(key("a"))).isEqualTo(complete(1, "one"));
