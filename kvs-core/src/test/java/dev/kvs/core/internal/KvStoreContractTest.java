@@ -576,6 +576,31 @@ abstract class KvStoreContractTest {
     }
 
     @Test
+    void concurrentUpdateValueIncrementsLoseNoUpdate() throws Exception {
+        int threads = 4, each = 500;
+        java.util.concurrent.atomic.AtomicLong seq = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < each; i++) {
+                        store.updateValue(key("counter"), v -> {
+                            long n = v == null ? 0 : Long.parseLong(new String(v.value(), UTF_8));
+                            return Write.put(complete(seq.incrementAndGet(), Long.toString(n + 1)));
+                        });
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(new String(store.get(key("counter")).value(), UTF_8)).isEqualTo(Integer.toString(threads * each));
+        assertThat(seq.get()).as("fn ran once per update").isEqualTo(threads * each);
+    }
+
+    @Test
     void updateAllIsAtomicForGetAllReaders() throws Exception {
         new KvStoreConcurrencyContract(store).updateAllIsAtomicForGetAll();
     }
