@@ -354,6 +354,7 @@ abstract class KvStoreContractTest {
         assertThat(seen).containsExactly(null, complete(1, "one"), StoredValue.complete(TxId.of(1, 2), big));
         assertThat(store.get(key("a"))).isNull();
         assertThat(store.stats().entries()).isZero();
+        assertThat(store.stats().valueBytes()).isZero();
         try (KvStore s = open(defaultConfig().maxValueBytes(10))) {
             s.put(key("a"), complete(1, "one"));
             assertThatThrownBy(() -> s.updateValue(key("a"), v -> Write.put(complete(2, "eleven byte"))))
