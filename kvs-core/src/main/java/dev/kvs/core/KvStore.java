@@ -73,6 +73,30 @@ public interface KvStore extends Closeable {
     Write update(byte[] key, Function<RecordHeader, Write> fn);
 
     /**
+     * Like {@link #update}, but {@code fn} sees the whole current record (value included, or {@code
+     * null} if absent): for read-modify-write commands (INCR, APPEND). {@code fn} runs under the key's
+     * lock and must be quick and must not touch the store. This default retries {@link #update} until
+     * the header it read the value with is still the current one (a record's TxId changes on every
+     * write), so {@code fn} runs once, on the current record; stores override it with one locked read.
+     *
+     * @return what {@code fn} returned
+     * @throws StoreFullException, EntryTooLargeException as for {@link #put}; nothing is written
+     */
+    default Write updateValue(byte[] key, Function<StoredValue, Write> fn) {
+        while (true) {
+            StoredValue seen = get(key);
+            RecordHeader expected = seen == null ? null : seen.header();
+            Write[] decided = new Write[1];
+            Write w = update(key, h -> {
+                if (!java.util.Objects.equals(h, expected)) return Write.keep(); // written meanwhile: retry
+                decided[0] = fn.apply(seen);
+                return decided[0];
+            });
+            if (decided[0] != null) return w;
+        }
+    }
+
+    /**
      * Atomically applies {@code fn} to the headers of every key (same order, {@code null} where absent)
      * and writes all of the returned writes, or none of them if one fails. Keys may repeat (each
      * occurrence sees the header from before the batch); the last write of a repeated key wins, where

@@ -120,7 +120,10 @@ final class ChronicleKvStore implements KvStore {
 
     /** Reads {@code key} while holding its stripe, so its chunks cannot be freed meanwhile. */
     private StoredValue readLocked(byte[] key) {
-        Record r = records.get(key);
+        return readLocked(key, records.get(key));
+    }
+
+    private StoredValue readLocked(byte[] key, Record r) {
         if (r == null) return null;
         if (!r.isChunked()) return r.toStoredValue();
         byte[] value = chunks.read(r.blobId, r.valueLength);
@@ -236,6 +239,31 @@ final class ChronicleKvStore implements KvStore {
             try {
                 Record old = records.header(key);
                 Write w = Objects.requireNonNull(fn.apply(old == null ? null : old.header()), "fn returned null");
+                if (w instanceof Write.Put put) {
+                    limits.checkValue(put.value());
+                    writer.replace(key, old, put.value());
+                } else if (w instanceof Write.Remove) {
+                    writer.remove(key, old);
+                }
+                return w;
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public Write updateValue(byte[] key, Function<StoredValue, Write> fn) {
+        limits.checkKey(key);
+        Objects.requireNonNull(fn, "fn == null");
+        int slot = gate.enter();
+        try {
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                Record old = records.get(key);
+                Write w = Objects.requireNonNull(fn.apply(readLocked(key, old)), "fn returned null");
                 if (w instanceof Write.Put put) {
                     limits.checkValue(put.value());
                     writer.replace(key, old, put.value());

@@ -336,6 +336,34 @@ abstract class KvStoreContractTest {
     }
 
     @Test
+    void updateValueSeesTheWholeRecordAndWritesWhatTheFunctionSays() {
+        List<StoredValue> seen = new ArrayList<>();
+        store.updateValue(key("a"), v -> {
+            seen.add(v);
+            return Write.put(complete(1, "one"));
+        });
+        byte[] big = randomBytes(5, CHUNK * 2 + 1);
+        store.updateValue(key("a"), v -> {
+            seen.add(v);
+            return Write.put(StoredValue.complete(TxId.of(1, 2), big));
+        });
+        store.updateValue(key("a"), v -> {
+            seen.add(v);
+            return Write.remove();
+        });
+        assertThat(seen).containsExactly(null, complete(1, "one"), StoredValue.complete(TxId.of(1, 2), big));
+        assertThat(store.get(key("a"))).isNull();
+        assertThat(store.stats().entries()).isZero();
+        assertThat(store.stats().valueBytes()).isZero();
+        try (KvStore s = open(defaultConfig().maxValueBytes(10))) {
+            s.put(key("a"), complete(1, "one"));
+            assertThatThrownBy(() -> s.updateValue(key("a"), v -> Write.put(complete(2, "eleven byte"))))
+                    .isInstanceOf(EntryTooLargeException.class);
+            assertThat(s.get(key("a"))).isEqualTo(complete(1, "one"));
+        }
+    }
+
+    @Test
     void upsertWritesWhatItsSupplierGivesAndReplacesAnyRecord() {
         assertThat(store.upsert(key("a"), () -> complete(1, "one"))).isEqualTo(complete(1, "one"));
         assertThat(store.get(key("a"))).isEqualTo(complete(1, "one"));
@@ -546,6 +574,31 @@ abstract class KvStoreContractTest {
         assertThatThrownBy(() -> store.put(key("a"), null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> store.update(key("a"), h -> null)).isInstanceOf(NullPointerException.class);
         assertThat(store.get(key("a"))).isNull();
+    }
+
+    @Test
+    void concurrentUpdateValueIncrementsLoseNoUpdate() throws Exception {
+        int threads = 4, each = 500;
+        java.util.concurrent.atomic.AtomicLong seq = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < each; i++) {
+                        store.updateValue(key("counter"), v -> {
+                            long n = v == null ? 0 : Long.parseLong(new String(v.value(), UTF_8));
+                            return Write.put(complete(seq.incrementAndGet(), Long.toString(n + 1)));
+                        });
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(new String(store.get(key("counter")).value(), UTF_8)).isEqualTo(Integer.toString(threads * each));
+        assertThat(seq.get()).as("fn ran once per update").isEqualTo(threads * each);
     }
 
     @Test

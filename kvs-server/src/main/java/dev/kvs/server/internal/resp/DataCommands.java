@@ -59,7 +59,7 @@ final class DataCommands {
      * pass the read gate first: fenced keys refuse the command or make a read wait for their values.
      * Costs one volatile read when nothing is fenced.
      */
-    private Command gated(boolean write, int step, Command command) {
+    Command gated(boolean write, int step, Command command) {
         return (s, a) -> {
             ReadGate gate = node.gate();
             if (!gate.active()) return command.execute(s, a);
@@ -192,17 +192,17 @@ final class DataCommands {
         return Replies.integer(h == null || h.state() != RecordState.COMPLETE ? 0 : h.valueLength());
     }
 
-    private ReplicationMode mode(Session s) {
+    ReplicationMode mode(Session s) {
         return s.mode != null ? s.mode : node.mode();
     }
 
     /** {@code reply} now if the write may be answered already, else when replication allows. */
-    private static RedisMessage answer(CompletableFuture<Void> replicated, RedisMessage reply) {
+    static RedisMessage answer(CompletableFuture<Void> replicated, RedisMessage reply) {
         if (replicated.isDone() && !replicated.isCompletedExceptionally()) return reply;
         return new LaterReply(replicated.thenApply(v -> reply));
     }
 
-    private static boolean live(RecordHeader h) {
+    static boolean live(RecordHeader h) {
         return h != null && h.state() != RecordState.TOMBSTONE;
     }
 

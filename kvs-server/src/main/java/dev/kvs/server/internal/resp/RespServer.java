@@ -48,7 +48,9 @@ public final class RespServer {
         this.node = node;
         this.tls = tls;
         this.protectedMode = new ProtectedMode(node.config());
-        new DataCommands(node).register(table);
+        DataCommands data = new DataCommands(node);
+        data.register(table);
+        new StringCommands(node, data).register(table);
         new ServerCommands(node, table).register();
         table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats));
     }

@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
 
 /**
  * Connection and server commands: PING, ECHO, AUTH, QUIT, SELECT, HELLO, CLIENT, CONFIG, COMMAND, ACL,
- * KVS.MODE, KVS.PROMOTE.
+ * KVS.MODE, KVS.PROMOTE, TIME, ROLE.
  */
 final class ServerCommands {
     private final NodeContext node;
@@ -47,6 +47,8 @@ final class ServerCommands {
         table.add("CONFIG", -2, 0, 0, 0, 0, this::config);
         table.add("COMMAND", -1, 0, 0, 0, 0, this::command);
         table.add("KVS.MODE", -1, 0, 0, 0, 0, this::mode);
+        table.add("TIME", 1, 0, 0, 0, 0, (s, a) -> time());
+        table.add("ROLE", 1, 0, 0, 0, 0, (s, a) -> role());
         table.add("KVS.PROMOTE", -1, CommandSpec.ADMIN, 0, 0, 0, this::promote);
         new AclCommand(users, !node.config().clientAuthRequired()).register(table);
     }
@@ -242,6 +244,49 @@ final class ServerCommands {
                 new IntegerRedisMessage(spec.firstKey()),
                 new IntegerRedisMessage(spec.lastKey()),
                 new IntegerRedisMessage(spec.keyStep())));
+    }
+
+    /** TIME: the node's clock as [seconds, microseconds], two bulk strings, as in Redis. */
+    private static RedisMessage time() {
+        java.time.Instant now = java.time.Instant.now();
+        return Replies.bulkArray(Long.toString(now.getEpochSecond()), Long.toString(now.getNano() / 1000));
+    }
+
+    /**
+     * ROLE in Redis's shape. Offsets are TxId sequence numbers within the node's epoch ({@code INFO}'s
+     * {@code kvs_epoch}): on a primary its last TxId's and, per streaming backup, the last one it acked
+     * (with the backup's replication address); on a backup the highest contiguous TxId it received.
+     */
+    private RedisMessage role() {
+        var current = node.roles().current();
+        if (node.role() == dev.kvs.replication.Role.PRIMARY) {
+            var r = current.replicationStatus();
+            List<RedisMessage> backups = new ArrayList<>();
+            var peer = node.config().peer();
+            if (r.streaming() && peer.isPresent()) {
+                String[] hp = hostPort(peer.get());
+                backups.add(Replies.bulkArray(
+                        hp[0], hp[1], Long.toString(r.ackedTxId().seq())));
+            }
+            return Replies.array(List.of(
+                    Replies.bulk("master"),
+                    new IntegerRedisMessage(current.lastTxId().seq()),
+                    Replies.array(backups)));
+        }
+        String[] hp = hostPort(node.config().peer().orElse("?:-1"));
+        var listener = current.listener();
+        boolean connected = listener != null && listener.status().keyChannelConnected();
+        return Replies.array(List.of(
+                Replies.bulk("slave"),
+                Replies.bulk(hp[0]),
+                new IntegerRedisMessage(Long.parseLong(hp[1])),
+                Replies.bulk(connected ? "connected" : "connect"),
+                new IntegerRedisMessage(current.lastTxId().seq())));
+    }
+
+    private static String[] hostPort(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        return new String[] {hostPort.substring(0, colon), hostPort.substring(colon + 1)};
     }
 
     /** KVS.PROMOTE [LOST]: for operators with only redis-cli; same as POST /promote. */

@@ -59,6 +59,14 @@ public final class Writes {
         return run(mode, order -> store.update(key, h -> decide.apply(h, order)));
     }
 
+    /**
+     * Decides, from its whole current record (value included; null if absent), what to do with {@code
+     * key}: a read-modify-write (INCR, APPEND) atomic with every other write of the key.
+     */
+    public Done<Write> updateValue(ReplicationMode mode, byte[] key, BiFunction<StoredValue, Ordering, Write> decide) {
+        return run(mode, order -> store.updateValue(key, v -> decide.apply(v, order)));
+    }
+
     /** Decides, from their headers, what to do with several keys, atomically. */
     public Done<List<Write>> updateAll(
             ReplicationMode mode, List<byte[]> keys, BiFunction<List<RecordHeader>, Ordering, List<Write>> decide) {

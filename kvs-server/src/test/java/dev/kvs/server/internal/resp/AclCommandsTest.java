@@ -41,6 +41,38 @@ class AclCommandsTest {
     }
 
     @Test
+    void aReadonlyUserRunsTheStringReadsButNoneOfTheStringWrites() {
+        try (RespChannel resp = new RespChannel(withUsers().build())) {
+            assertThat(resp.command("AUTH", "writer", "w-pass")).isEqualTo("+OK\r\n");
+            assertThat(resp.command("SET", "k", "hello")).isEqualTo("+OK\r\n");
+            assertThat(resp.command("AUTH", "reader", "r-pass")).isEqualTo("+OK\r\n");
+            assertThat(resp.command("GETRANGE", "k", "0", "1")).isEqualTo("$2\r\nhe\r\n");
+            assertThat(resp.command("TYPE", "k")).isEqualTo("+string\r\n");
+            assertThat(resp.command("ROLE")).startsWith("*3\r\n$6\r\nmaster\r\n");
+            assertThat(resp.command("TIME")).startsWith("*2\r\n");
+            for (String[] write : new String[][] {
+                {"INCR", "n"},
+                {"DECR", "n"},
+                {"INCRBY", "n", "1"},
+                {"DECRBY", "n", "1"},
+                {"INCRBYFLOAT", "n", "1"},
+                {"APPEND", "k", "x"},
+                {"GETSET", "k", "x"},
+                {"GETDEL", "k"},
+                {"SETNX", "n", "x"},
+                {"MSETNX", "n", "x"},
+                {"SETRANGE", "k", "0", "x"}
+            }) {
+                assertThat(resp.command(write))
+                        .isEqualTo("-NOPERM this user has no permissions to run the '"
+                                + write[0].toLowerCase(java.util.Locale.ROOT) + "' command\r\n");
+            }
+            assertThat(resp.command("GET", "k")).isEqualTo("$5\r\nhello\r\n");
+            assertThat(resp.command("EXISTS", "n")).isEqualTo(":0\r\n");
+        }
+    }
+
+    @Test
     void aclUsersAndListAreForAdminsOnlyAndShowNoPassword() {
         try (RespChannel resp = new RespChannel(withUsers().build())) {
             assertThat(resp.command("AUTH", "writer", "w-pass")).isEqualTo("+OK\r\n");
