@@ -3,6 +3,7 @@ package dev.kvs.core;
 import java.io.Closeable;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -88,7 +89,7 @@ public interface KvStore extends Closeable {
             RecordHeader expected = seen == null ? null : seen.header();
             Write[] decided = new Write[1];
             Write w = update(key, h -> {
-                if (!java.util.Objects.equals(h, expected)) return Write.keep(); // written meanwhile: retry
+                if (!Objects.equals(h, expected)) return Write.keep(); // written meanwhile: retry
                 decided[0] = fn.apply(seen);
                 return decided[0];
             });
