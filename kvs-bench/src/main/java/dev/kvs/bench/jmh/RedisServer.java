@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -186,8 +187,7 @@ final class RedisServer implements AutoCloseable {
 
     private static void deleteQuietly(Path dir) {
         try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder())
-                    .forEach(f -> f.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         } catch (IOException | UncheckedIOException e) {
             // a temp dir left behind
         }

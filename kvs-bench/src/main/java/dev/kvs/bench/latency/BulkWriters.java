@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -64,7 +65,7 @@ final class BulkWriters {
      */
     record Result(int writers, long valueSize, long acked, long ackedBytes, Map<String, Long> failures) {
         Result {
-            failures = java.util.Collections.unmodifiableMap(new TreeMap<>(failures));
+            failures = Collections.unmodifiableMap(new TreeMap<>(failures));
         }
     }
 

@@ -9,6 +9,7 @@ import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -166,7 +167,7 @@ record IdFirstOverhead(IdFirstOverheadReport.Settings settings, LinkSettings lin
         }
 
         PhaseStats stats() {
-            return PhaseStats.of(count, Latencies.of(java.util.Arrays.copyOf(micros, ok)), failures);
+            return PhaseStats.of(count, Latencies.of(Arrays.copyOf(micros, ok)), failures);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.kvs.bench.latency;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,7 +57,7 @@ final class SmallWrites {
     SmallWrites(Settings settings) {
         this.settings = settings;
         this.value = new byte[settings.valueSize()];
-        java.util.Arrays.fill(value, (byte) 'v');
+        Arrays.fill(value, (byte) 'v');
     }
 
     /** SETs answered (successfully or not) in the phase running now. */

@@ -6,6 +6,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.ByteProcessor;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -381,7 +382,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
         while (i < end) {
             int w = i;
             while (i < end && !isInlineSpace(line[i])) i++;
-            words.add(java.util.Arrays.copyOfRange(line, w, i));
+            words.add(Arrays.copyOfRange(line, w, i));
             while (i < end && isInlineSpace(line[i])) i++;
         }
         return words.toArray(new byte[0][]);

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
@@ -274,7 +275,7 @@ final class StringCommands {
         if (b.length == 0 || b.length > 5000) return null;
         String text = new String(b, StandardCharsets.ISO_8859_1);
         if (!FLOAT.matcher(text).matches()) return null;
-        String t = text.toLowerCase(java.util.Locale.ROOT);
+        String t = text.toLowerCase(Locale.ROOT);
         if (t.endsWith("inf") || t.endsWith("infinity")) {
             return t.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
         }
