@@ -169,6 +169,9 @@ final class DrillRun {
      * @param fencedAcked acknowledged writes read back fenced (error-detect)
      */
     static String declaredLost(long declared, long fencedAcked) {
+        if (declared == 0 && fencedAcked == 0) {
+            return "0 keys declared lost by the promoted backup (its unfinished-key queue was empty)";
+        }
         if (declared >= fencedAcked) {
             return String.format(
                     Locale.ROOT,

@@ -21,6 +21,12 @@ class DeclaredLostLineTest {
     }
 
     @Test
+    void anEmptyQueueSaysSo() {
+        assertThat(DrillRun.declaredLost(0, 0))
+                .isEqualTo("0 keys declared lost by the promoted backup (its unfinished-key queue was empty)");
+    }
+
+    @Test
     void moreFencedWritesThanDeclaredKeysIsReportedWithoutASubtraction() {
         assertThat(DrillRun.declaredLost(3, 5))
                 .isEqualTo("3 keys declared lost by the promoted backup; 5 acknowledged writes read back fenced");
