@@ -5,7 +5,7 @@
 #
 #   scripts/cpu-per-request.sh [rounds=3]
 #
-# KVS=./kvs (port 16380) and, optionally, KVS_B=<another launcher> (port 16381, e.g. a copy of ./kvs
+# KVS=./kvs (port KVS_PORT=16380) and, optionally, KVS_B=<another launcher> (port KVS_B_PORT=16381, e.g. a copy of ./kvs
 # pointing at an older kvs.jar), one after the other per workload (odd rounds kvs first, even rounds
 # kvs-b first), after one warm-up pass each:
 #   SET 100 B, 50 clients, -P 16 | SET 1 MiB, 4 clients | SET 100 kB, 4 clients | SET 100 B, 50 clients, -P 1
@@ -14,18 +14,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}
 OUT=${OUT:-target/cpu-per-request}
+KVS_PORT=${KVS_PORT:-16380}
+KVS_B_PORT=${KVS_B_PORT:-16381}
 mkdir -p "$OUT"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
 
-"${KVS:-./kvs}" server --port 16380 --admin-port 0 --repl-port 0 > "$OUT/kvs.log" 2>&1 &
+"${KVS:-./kvs}" server --port "$KVS_PORT" --admin-port 0 --repl-port 0 > "$OUT/kvs.log" 2>&1 &
 pids+=($!)
-SERVERS=("kvs:16380:$!")
+SERVERS=("kvs:$KVS_PORT:$!")
 if [[ -n "${KVS_B:-}" ]]; then
-  "$KVS_B" server --port 16381 --admin-port 0 --repl-port 0 > "$OUT/kvs-b.log" 2>&1 &
+  "$KVS_B" server --port "$KVS_B_PORT" --admin-port 0 --repl-port 0 > "$OUT/kvs-b.log" 2>&1 &
   pids+=($!)
-  SERVERS+=("kvs-b:16381:$!")
+  SERVERS+=("kvs-b:$KVS_B_PORT:$!")
 fi
 for s in "${SERVERS[@]}"; do
   p=$(cut -d: -f2 <<<"$s")

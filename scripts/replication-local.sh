@@ -8,6 +8,8 @@
 #   redis-benchmark -t set -c 64 -d 1024    -n small_requests -r 100000
 #   redis-benchmark -t set -c 64 -d 1048576 -n large_requests -r 100
 # against the primary; prints medians and id-first / async. OUT=target/replication-local.
+# Ports (override if they are taken): PRIMARY_PORT=16580, BACKUP_PORT=16581 (client ports),
+# BACKUP_REPL_PORT=17581; the others are ephemeral.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +17,9 @@ ROUNDS=${1:-3}
 SMALL=${2:-100000}
 LARGE=${3:-1000}
 OUT=${OUT:-target/replication-local}
+PRIMARY_PORT=${PRIMARY_PORT:-16580}
+BACKUP_PORT=${BACKUP_PORT:-16581}
+BACKUP_REPL_PORT=${BACKUP_REPL_PORT:-17581}
 mkdir -p "$OUT"
 command -v redis-benchmark >/dev/null || { echo "missing redis-benchmark (apt-get install redis-tools)" >&2; exit 1; }
 
@@ -25,7 +30,7 @@ wait_port() { for _ in $(seq 1 300); do redis-cli -p "$1" PING >/dev/null 2>&1 &
 rps() { # args -> requests/s
   local out
   # shellcheck disable=SC2086
-  out=$(redis-benchmark -p 16580 -t set -c 64 -q $1 2>&1)
+  out=$(redis-benchmark -p "$PRIMARY_PORT" -t set -c 64 -q $1 2>&1)
   if grep -qi "warn\|error\|could not" <<<"$out"; then echo "redis-benchmark printed: $out" >&2; exit 1; fi
   tr '\r' '\n' <<<"$out" | awk -F'[: ]+' '/^SET: .*requests per second/{print $2}'
 }
@@ -33,14 +38,14 @@ rps() { # args -> requests/s
 echo "round mode 1KiB_rps 1MiB_rps" > "$OUT/raw.txt"
 for r in $(seq 1 "$ROUNDS"); do
   for mode in async id-first; do
-    ./kvs server --role backup --name local-backup --port 16581 --repl-port 17581 --admin-port 0 > "$OUT/backup-$mode.log" 2>&1 &
+    ./kvs server --role backup --name local-backup --port "$BACKUP_PORT" --repl-port "$BACKUP_REPL_PORT" --admin-port 0 > "$OUT/backup-$mode.log" 2>&1 &
     bpid=$!
-    ./kvs server --role primary --name local-primary --port 16580 --repl-port 0 --admin-port 0 \
-        --peer 127.0.0.1:17581 --mode "$mode" > "$OUT/primary-$mode.log" 2>&1 &
+    ./kvs server --role primary --name local-primary --port "$PRIMARY_PORT" --repl-port 0 --admin-port 0 \
+        --peer "127.0.0.1:$BACKUP_REPL_PORT" --mode "$mode" > "$OUT/primary-$mode.log" 2>&1 &
     ppid=$!
     pids=("$bpid" "$ppid")
-    wait_port 16581
-    wait_port 16580
+    wait_port "$BACKUP_PORT"
+    wait_port "$PRIMARY_PORT"
     rps "-d 1024 -n 20000 -r 100000" >/dev/null # warm-up
     rps "-d 1048576 -n 200 -r 100" >/dev/null
     echo "$r $mode $(rps "-d 1024 -n $SMALL -r 100000") $(rps "-d 1048576 -n $LARGE -r 100")" >> "$OUT/raw.txt"

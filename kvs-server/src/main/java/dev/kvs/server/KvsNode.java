@@ -104,9 +104,25 @@ public final class KvsNode implements AutoCloseable {
         FailoverRoutes.register(admin, roles, failover);
         boolean started = false;
         try {
-            roles.start(epoch, lastSeq, hadState, failover);
-            this.port = resp.start(config.bind(), config.port(), boss, workers, transport);
-            this.adminPort = admin.start(config.adminBindAddress(), config.adminPort());
+            try {
+                roles.start(epoch, lastSeq, hadState, failover); // a backup binds its replication port here
+            } catch (RuntimeException e) {
+                if (!NodeStartException.isBindFailure(e)) throw e;
+                throw NodeStartException.cannotListen(
+                        config.replicationBind(), config.replPort(), "replication port", e);
+            }
+            try {
+                this.port = resp.start(config.bind(), config.port(), boss, workers, transport);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) { // Netty rethrows a BindException undeclared
+                throw NodeStartException.cannotListen(config.bind(), config.port(), "client port", e);
+            }
+            try {
+                this.adminPort = admin.start(config.adminBindAddress(), config.adminPort());
+            } catch (RuntimeException e) {
+                throw NodeStartException.cannotListen(config.adminBindAddress(), config.adminPort(), "admin port", e);
+            }
             started = true;
         } finally {
             if (!started) shutdown();

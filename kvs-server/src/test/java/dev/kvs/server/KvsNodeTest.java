@@ -149,7 +149,8 @@ class KvsNodeTest {
         try (KvsNode first = KvsNode.start(config().build())) {
             assertThatThrownBy(() -> KvsNode.start(config().port(first.port()).build()))
                     .isInstanceOf(NodeStartException.class)
-                    .hasMessageContaining("cannot start node");
+                    .hasMessage(
+                            "cannot listen on 127.0.0.1:" + first.port() + " (client port): address already in use");
         }
     }
 }

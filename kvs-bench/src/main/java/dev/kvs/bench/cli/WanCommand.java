@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.kvs.server.NodeStartException;
 import dev.kvs.server.cli.CliErrorHandler;
 import dev.kvs.server.cli.KvsVersionProvider;
 import dev.kvs.server.config.ByteSize;
@@ -15,6 +16,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -171,12 +173,20 @@ public final class WanCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Thread hook = new Thread(this::close, "kvs-wan-shutdown");
+        Address binding = listen;
+        String which = "link port, --listen";
         try {
             link = builder.build();
+            binding = controlPort;
+            which = "control port, --control-port";
             if (controlPort != null) http = startHttp(controlPort);
         } catch (UncheckedIOException e) {
             close();
-            err.println(spec.qualifiedName() + ": " + e.getMessage());
+            err.println(spec.qualifiedName() + ": "
+                    + (binding != null && NodeStartException.isBindFailure(e)
+                            ? NodeStartException.cannotListen(binding.host(), binding.port(), which, e)
+                                    .getMessage()
+                            : e.getMessage()));
             err.flush();
             return CliErrorHandler.FAILURE;
         }
@@ -296,6 +306,8 @@ public final class WanCommand implements Callable<Integer> {
         HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress(at.host(), at.port()), 0);
+        } catch (BindException e) {
+            throw new UncheckedIOException(e);
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "cannot serve HTTP control on " + at.host() + ":" + at.port() + ": " + e.getMessage(), e);

@@ -97,6 +97,42 @@ class WanCommandTest {
         assertThat(err.toString()).isEmpty();
     }
 
+    @Test
+    void aListenPortInUseIsNamedOnOneLine() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            int port = taken.getLocalPort();
+
+            assertThat(run("wan", "--no-stdin", "--listen", String.valueOf(port), "--target", "127.0.0.1:9"))
+                    .isEqualTo(1);
+
+            assertThat(err.toString())
+                    .isEqualTo("kvs wan: cannot listen on 127.0.0.1:" + port
+                            + " (link port, --listen): address already in use" + System.lineSeparator());
+        }
+    }
+
+    @Test
+    void aControlPortInUseIsNamedOnOneLine() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            int port = taken.getLocalPort();
+
+            assertThat(run(
+                            "wan",
+                            "--no-stdin",
+                            "--listen",
+                            "0",
+                            "--control-port",
+                            String.valueOf(port),
+                            "--target",
+                            "127.0.0.1:9"))
+                    .isEqualTo(1);
+
+            assertThat(err.toString())
+                    .isEqualTo("kvs wan: cannot listen on 127.0.0.1:" + port
+                            + " (control port, --control-port): address already in use" + System.lineSeparator());
+        }
+    }
+
     private int run(String... args) {
         var cl = ChildKvs.commandLine();
         cl.setOut(new PrintWriter(out, true));

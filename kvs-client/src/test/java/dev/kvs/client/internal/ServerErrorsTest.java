@@ -24,6 +24,9 @@ class ServerErrorsTest {
     void firstWordIsTheKind() {
         assertThat(ServerErrors.kind("NOTPRIMARY 127.0.0.1:7381 this node is a backup"))
                 .isEqualTo(ServerErrors.Kind.NOTPRIMARY);
+        // a backup without a configured peer: the address is "-"
+        assertThat(ServerErrors.kind("NOTPRIMARY - this node is a backup; write to the primary"))
+                .isEqualTo(ServerErrors.Kind.NOTPRIMARY);
         assertThat(ServerErrors.kind("UNFINISHED k 1:5")).isEqualTo(ServerErrors.Kind.UNFINISHED);
         assertThat(ServerErrors.kind("LOST k 1:5")).isEqualTo(ServerErrors.Kind.LOST);
         assertThat(ServerErrors.kind("BUSY")).isEqualTo(ServerErrors.Kind.BUSY);

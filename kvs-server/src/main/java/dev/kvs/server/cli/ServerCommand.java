@@ -158,7 +158,11 @@ public final class ServerCommand implements Callable<Integer> {
             description = {
                 "When a write is acknowledged (default: id-first):",
                 "  id-first: when the backup acked its key packet;",
-                "  id-first-after-reply: at once, key packet sent right after;",
+                "  id-first-after-reply: at once while the backup keeps acking key packets (the oldest"
+                        + " unacked one is younger than the 1 s heartbeat), the key packet sent right after;"
+                        + " otherwise, link down or stalled, when its key packet is acked (-NOREPLICA after"
+                        + " writeTimeoutMs). A write answered before its key packet left can be lost"
+                        + " silently if the primary dies;",
                 "  sync: when key and value are stored on the backup;",
                 "  async: at once, key and value shipped later"
             })
