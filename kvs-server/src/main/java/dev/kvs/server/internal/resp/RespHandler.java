@@ -311,8 +311,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         }
         if (spec.has(CommandSpec.DATA)) {
             if (!(node.roles().current() instanceof NodeRole.Primary p)) {
-                return Replies.error(
-                        "NOTPRIMARY " + node.roles().peer() + " this node is a backup; write to the primary");
+                return Replies.error("NOTPRIMARY " + node.roles().peer() + " this node is a backup; "
+                        + (spec.has(CommandSpec.WRITE) ? "write to the primary" : "read from the primary"));
             }
             if (spec.has(CommandSpec.WRITE) && p.writeFence() != null) return Replies.error(p.writeFence());
         }
