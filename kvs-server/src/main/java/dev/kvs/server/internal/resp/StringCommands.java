@@ -65,12 +65,12 @@ final class StringCommands {
     }
 
     private RedisMessage incrBy(Session s, byte[][] a) {
-        Long by = parseLong(a[2]);
+        Long by = Args.parseLong(a[2]);
         return by == null ? Replies.error(NOT_INTEGER) : incrBy(s, a[1], by);
     }
 
     private RedisMessage decrBy(Session s, byte[][] a) {
-        Long by = parseLong(a[2]);
+        Long by = Args.parseLong(a[2]);
         if (by == null) return Replies.error(NOT_INTEGER);
         if (by == Long.MIN_VALUE) return Replies.error("ERR decrement would overflow");
         return incrBy(s, a[1], -by);
@@ -82,7 +82,7 @@ final class StringCommands {
         Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
             long current = 0;
             if (complete(v)) {
-                Long parsed = parseLong(v.value());
+                Long parsed = Args.parseLong(v.value());
                 if (parsed == null) return refuse(error, NOT_INTEGER);
                 current = parsed;
             }
@@ -188,7 +188,7 @@ final class StringCommands {
 
     /** Redis 7's GETRANGE: negative offsets count from the end, the range is clamped to the value. */
     private RedisMessage getRange(Session s, byte[][] a) {
-        Long start = parseLong(a[2]), end = parseLong(a[3]);
+        Long start = Args.parseLong(a[2]), end = Args.parseLong(a[3]);
         if (start == null || end == null) return Replies.error(NOT_INTEGER);
         StoredValue v = store.get(a[1]);
         byte[] value = complete(v) ? v.value() : new byte[0];
@@ -209,7 +209,7 @@ final class StringCommands {
 
     /** Redis's SETRANGE: zero-pads up to {@code offset}; an empty value writes nothing. */
     private RedisMessage setRange(Session s, byte[][] a) {
-        Long offset = parseLong(a[2]);
+        Long offset = Args.parseLong(a[2]);
         if (offset == null) return Replies.error(NOT_INTEGER);
         if (offset < 0) return Replies.error("ERR offset is out of range");
         byte[] key = a[1], patch = a[3];
@@ -248,26 +248,6 @@ final class StringCommands {
     private static Write refuse(String[] error, String text) {
         error[0] = text;
         return Write.keep();
-    }
-
-    /**
-     * Redis's {@code string2ll}: an optional minus, then digits without a leading zero (or just
-     * {@code 0}), nothing else, within a long; null if not.
-     */
-    static Long parseLong(byte[] b) {
-        int n = b.length;
-        if (n == 0 || n > 20) return null;
-        int i = b[0] == '-' ? 1 : 0;
-        if (i == n) return null;
-        if (b[i] == '0') return n == 1 ? 0L : null;
-        for (int j = i; j < n; j++) {
-            if (b[j] < '0' || b[j] > '9') return null;
-        }
-        try {
-            return Long.parseLong(new String(b, StandardCharsets.US_ASCII));
-        } catch (NumberFormatException e) {
-            return null; // out of range
-        }
     }
 
     /** A float as Redis's {@code strtold} reads it (no whitespace, no NaN); null if not one. */
