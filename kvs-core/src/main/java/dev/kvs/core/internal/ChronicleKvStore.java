@@ -231,39 +231,28 @@ final class ChronicleKvStore implements KvStore {
 
     @Override
     public Write update(byte[] key, Function<RecordHeader, Write> fn) {
-        limits.checkKey(key);
         Objects.requireNonNull(fn, "fn == null");
-        int slot = gate.enter();
-        try {
-            ReentrantLock lock = stripes.lock(key);
-            try {
-                Record old = records.header(key);
-                Write w = Objects.requireNonNull(fn.apply(old == null ? null : old.header()), "fn returned null");
-                if (w instanceof Write.Put put) {
-                    limits.checkValue(put.value());
-                    writer.replace(key, old, put.value());
-                } else if (w instanceof Write.Remove) {
-                    writer.remove(key, old);
-                }
-                return w;
-            } finally {
-                lock.unlock();
-            }
-        } finally {
-            gate.exit(slot);
-        }
+        return updateLocked(key, false, old -> fn.apply(old == null ? null : old.header()));
     }
 
     @Override
     public Write updateValue(byte[] key, Function<StoredValue, Write> fn) {
-        limits.checkKey(key);
         Objects.requireNonNull(fn, "fn == null");
+        return updateLocked(key, true, old -> fn.apply(readLocked(key, old)));
+    }
+
+    /**
+     * Under {@code key}'s lock: reads its record (the header only unless {@code withValue}), lets
+     * {@code decide} choose, and writes what it chose.
+     */
+    private Write updateLocked(byte[] key, boolean withValue, Function<Record, Write> decide) {
+        limits.checkKey(key);
         int slot = gate.enter();
         try {
             ReentrantLock lock = stripes.lock(key);
             try {
-                Record old = records.get(key);
-                Write w = Objects.requireNonNull(fn.apply(readLocked(key, old)), "fn returned null");
+                Record old = withValue ? records.get(key) : records.header(key);
+                Write w = Objects.requireNonNull(decide.apply(old), "fn returned null");
                 if (w instanceof Write.Put put) {
                     limits.checkValue(put.value());
                     writer.replace(key, old, put.value());
