@@ -56,13 +56,13 @@ final class DataCommands {
     }
 
     /**
-     * Wraps a command so that, on a promoted node, its keys (every {@code step}-th argument from 1)
-     * pass the read gate first: fenced keys refuse the command or make a read wait for their values.
-     * Costs one volatile read when nothing is fenced.
+     * Wraps a command so that, on a promoted node (or a backup serving a {@code READONLY} read), its
+     * keys (every {@code step}-th argument from 1) pass the read gate first: fenced keys refuse the
+     * command or make a read wait for their values. Costs two volatile reads when nothing is fenced.
      */
     Command gated(boolean write, int step, Command command) {
         return (s, a) -> {
-            ReadGate gate = node.gate();
+            ReadGate gate = node.readGate();
             if (!gate.active()) return command.execute(s, a);
             List<CompletableFuture<Void>> waits = null;
             for (int i = 1; i < a.length; i += step) {

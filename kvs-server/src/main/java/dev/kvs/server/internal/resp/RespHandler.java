@@ -310,11 +310,13 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             return Replies.noPermission(spec.permissionName(args));
         }
         if (spec.has(CommandSpec.DATA)) {
-            if (!(node.roles().current() instanceof NodeRole.Primary p)) {
-                return Replies.error("NOTPRIMARY " + node.roles().peer() + " this node is a backup; "
-                        + (spec.has(CommandSpec.WRITE) ? "write to the primary" : "read from the primary"));
+            NodeRole role = node.roles().current();
+            if (!(role instanceof NodeRole.Primary p)) {
+                String refusal = BackupReadCommands.refusal(role, session, spec.has(CommandSpec.WRITE));
+                if (refusal != null) return Replies.error(refusal);
+            } else if (spec.has(CommandSpec.WRITE) && p.writeFence() != null) {
+                return Replies.error(p.writeFence());
             }
-            if (spec.has(CommandSpec.WRITE) && p.writeFence() != null) return Replies.error(p.writeFence());
         }
         long start = System.nanoTime();
         RedisMessage result;

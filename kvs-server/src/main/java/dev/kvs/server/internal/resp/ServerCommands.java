@@ -273,7 +273,9 @@ final class ServerCommands {
                     new IntegerRedisMessage(current.lastTxId().seq()),
                     Replies.array(backups)));
         }
-        String[] hp = hostPort(node.config().peer().orElse("?:-1"));
+        // Redis names the primary's client address: the one it advertised, else the peer setting
+        String primary = BackupReadCommands.primaryAddress(current);
+        String[] hp = hostPort(primary.equals("-") ? node.config().peer().orElse("?:-1") : primary);
         var listener = current.listener();
         boolean connected = listener != null && listener.status().keyChannelConnected();
         return Replies.array(List.of(
