@@ -337,7 +337,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 .append("', with args beginning with: ");
         for (int i = 1; i < args.length && i < 4; i++)
             b.append('\'').append(printable(args[i])).append("' ");
-        return Replies.error(b.toString().trim());
+        return Replies.error(b.toString()); // with Redis's trailing space
     }
 
     private static String printable(byte[] bytes) {

@@ -66,6 +66,10 @@ final class ServerCommands {
     private RedisMessage auth(Session s, byte[][] a) {
         if (a.length > 3) return Replies.SYNTAX;
         if (!node.config().clientAuthRequired()) {
+            if (a.length == 3) {
+                // as Redis's passwordless default user: it takes any password, and no other user exists
+                return Users.name(a[1]).equals(UserConfig.DEFAULT_USER) ? Replies.OK : Replies.WRONGPASS;
+            }
             return Replies.error("ERR AUTH <password> called without any password configured for the default user."
                     + " Are you sure your configuration is correct?");
         }
@@ -116,7 +120,7 @@ final class ServerCommands {
         m.add(Replies.bulk("mode"));
         m.add(Replies.bulk("standalone"));
         m.add(Replies.bulk("role"));
-        m.add(Replies.bulk(InfoCommand.redisRole(node)));
+        m.add(Replies.bulk(node.role() == dev.kvs.replication.Role.PRIMARY ? "master" : "replica")); // as Redis's HELLO
         m.add(Replies.bulk("modules"));
         m.add(Replies.array(List.of()));
         return Replies.array(m);

@@ -83,7 +83,7 @@ class RespServerTest {
         String batch = RespChannel.encode("SET", "p", "1") + RespChannel.encode("GET", "p")
                 + RespChannel.encode("INCRBOGUS", "p") + RespChannel.encode("DEL", "p") + "PING\r\n";
         assertThat(resp.send(batch))
-                .isEqualTo("+OK\r\n$1\r\n1\r\n-ERR unknown command 'INCRBOGUS', with args beginning with: 'p'\r\n"
+                .isEqualTo("+OK\r\n$1\r\n1\r\n-ERR unknown command 'INCRBOGUS', with args beginning with: 'p' \r\n"
                         + ":1\r\n+PONG\r\n");
     }
 
