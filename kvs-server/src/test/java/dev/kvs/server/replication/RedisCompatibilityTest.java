@@ -228,7 +228,27 @@ class RedisCompatibilityTest {
                         c("CLIENT", "SETNAME", "a b"),
                         error("ERR Client names cannot contain spaces, newlines or special characters.")),
                 any(c("CLIENT", "SETNAME"), wrongArity("client|setname")), // (redis 7.0.15)
+                any(c("CLIENT", "GETNAME"), bulk("compat-test")), // the name a row above set
+                any(
+                        c("CLIENT", "INFO"),
+                        matching(
+                                "id=... name=compat-test ...",
+                                a -> a instanceof byte[] b
+                                        && new String(b, StandardCharsets.UTF_8).startsWith("id=")
+                                        && new String(b, StandardCharsets.UTF_8).contains(" name=compat-test "))),
                 any(c("CLIENT", "ID"), NON_NEGATIVE),
+                any(
+                        c("COMMAND", "INFO", "GET"),
+                        matching(
+                                "[[get, 2, ...]]",
+                                a -> a instanceof List<?> l
+                                        && l.size() == 1
+                                        && l.get(0) instanceof List<?> info
+                                        && Arrays.equals((byte[]) info.get(0), "get".getBytes(StandardCharsets.UTF_8))
+                                        && Long.valueOf(2).equals(info.get(1)))),
+                any(c("CONFIG", "GET", "no-such-parameter"), array()), // (redis 7.0.15)
+                any(c("INFO", "no-such-section"), bulk("")), // (redis 7.0.15)
+                any(c("ACL", "WHOAMI"), bulk("default")),
                 any(c("HELLO", "4"), errorStarting("NOPROTO unsupported protocol version")),
                 any(
                         c("AUTH", "secret"),
