@@ -1,6 +1,5 @@
 package dev.kvs.server.internal.resp;
 
-import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
 
@@ -16,13 +15,9 @@ import dev.kvs.server.internal.role.RoleMachine;
  * handshake ({@code -} until a primary has connected).
  */
 final class BackupReadCommands {
-    private final NodeContext node;
+    private BackupReadCommands() {}
 
-    BackupReadCommands(NodeContext node) {
-        this.node = node;
-    }
-
-    void register(CommandTable t) {
+    static void register(CommandTable t) {
         t.add("READONLY", 1, 0, 0, 0, 0, (s, a) -> {
             s.readonly = true;
             return Replies.OK;

@@ -12,6 +12,7 @@ import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicationTimeoutException;
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.write.NotWritableException;
 import dev.kvs.server.internal.write.Writes;
@@ -76,7 +77,13 @@ final class DataCommands {
             if (waits == null) return command.execute(s, a);
             return new LaterReply(CompletableFuture.allOf(waits.toArray(new CompletableFuture<?>[0]))
                     .handle((v, e) -> {
-                        if (e == null) return command.execute(s, a); // reads answer at once
+                        if (e == null) {
+                            // a backup's read waited: may it still run (a resync may have begun)?
+                            NodeRole now = node.roles().current();
+                            String refusal =
+                                    now instanceof NodeRole.Primary ? null : BackupReadCommands.refusal(now, s, write);
+                            return refusal != null ? Replies.error(refusal) : command.execute(s, a);
+                        }
                         Throwable c = e instanceof CompletionException ? e.getCause() : e;
                         return Replies.error(c.getMessage());
                     }));
