@@ -94,8 +94,8 @@ public final class KvsNode implements AutoCloseable {
                 ? transport.group(1, "kvs-repl") // epoll gives value sockets TCP_NOTSENT_LOWAT
                 : null;
         this.replicationValueGroup = replicationGroup == null ? null : transport.group(1, "kvs-repl-values");
-        this.roles = new RoleMachine(
-                config, epochFile, new ReplicationLinks(config, store, replicationGroup, replicationValueGroup));
+        ReplicationLinks links = new ReplicationLinks(config, store, replicationGroup, replicationValueGroup);
+        this.roles = new RoleMachine(config, epochFile, links);
         Writes writes = new Writes(store, roles);
         this.failover = new Failover(config, store, roles, writes, replicationGroup);
         this.context = new NodeContext(config, store, roles, writes, failover, new NodeMetrics(store, roles));
@@ -113,6 +113,7 @@ public final class KvsNode implements AutoCloseable {
             }
             try {
                 this.port = resp.start(config.bind(), config.port(), boss, workers, transport);
+                links.clientPortBound(port);
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) { // Netty rethrows a BindException undeclared

@@ -64,6 +64,10 @@ import java.util.Set;
  * @param adminBind address the admin port listens on, if not {@code bind}
  * @param tlsPorts whether the client and admin ports speak TLS (with {@code tls}'s certificate), and
  *     whether they ask clients for a certificate
+ * @param advertise the client (RESP) address, {@code host:port}, a primary tells its backup in the
+ *     replication handshake so that the backup names it in {@code -NOTPRIMARY}; if empty, {@code
+ *     bind} and the bound port (a wildcard {@code bind} is replaced by the address the replication
+ *     connection leaves from)
  */
 public record NodeConfig(
         String cluster,
@@ -94,7 +98,8 @@ public record NodeConfig(
         List<UserConfig> users,
         TlsPortsConfig tlsPorts,
         Optional<String> replBind,
-        Optional<String> adminBind) {
+        Optional<String> adminBind,
+        Optional<String> advertise) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -144,6 +149,8 @@ public record NodeConfig(
         if (replBind == null || adminBind == null) {
             throw new IllegalArgumentException("replBind/adminBind == null (use Optional.empty())");
         }
+        if (advertise == null) throw new IllegalArgumentException("advertise == null (use Optional.empty())");
+        advertise.ifPresent(a -> checkHostPort("advertise", a));
         replBind.ifPresent(b -> requireText("replBind", b));
         adminBind.ifPresent(b -> requireText("adminBind", b));
         if (tlsPorts.any() && tls.isEmpty()) {
@@ -225,18 +232,33 @@ public record NodeConfig(
         if (port < 0 || port > 65535) throw new IllegalArgumentException(field + " is not in 0..65535: " + port);
     }
 
-    /** Checks {@code host:port}, returning it unchanged. */
+    /** Checks the {@code peer}'s {@code host:port}, returning it unchanged. */
     public static String checkHostPort(String hostPort) {
+        return checkHostPort("peer", hostPort);
+    }
+
+    /** Checks {@code host:port}, returning it unchanged; errors name {@code field}. */
+    public static String checkHostPort(String field, String hostPort) {
         int colon = hostPort == null ? -1 : hostPort.lastIndexOf(':');
-        if (colon <= 0) throw new IllegalArgumentException("peer is not HOST:PORT: " + hostPort);
+        if (colon <= 0) throw new IllegalArgumentException(field + " is not HOST:PORT: " + hostPort);
         int p;
         try {
             p = Integer.parseInt(hostPort.substring(colon + 1));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("peer is not HOST:PORT: " + hostPort);
+            throw new IllegalArgumentException(field + " is not HOST:PORT: " + hostPort);
         }
-        if (p <= 0 || p > 65535) throw new IllegalArgumentException("peer port is not in 1..65535: " + hostPort);
+        if (p <= 0 || p > 65535) throw new IllegalArgumentException(field + " port is not in 1..65535: " + hostPort);
         return hostPort;
+    }
+
+    /**
+     * The client address a primary advertises to its backup: {@link #advertise}, else {@code
+     * bind:boundPort} (bracketed if IPv6); null if {@code boundPort} is 0 (not bound yet).
+     */
+    public String advertisedClientAddress(int boundPort) {
+        if (advertise.isPresent()) return advertise.get();
+        if (boundPort == 0) return null;
+        return (bind.indexOf(':') >= 0 && !bind.startsWith("[") ? "[" + bind + "]" : bind) + ":" + boundPort;
     }
 
     /** The peer's replication address (unresolved: resolved when dialled), if a peer is set. */
@@ -286,6 +308,7 @@ public record NodeConfig(
         private TlsPortsConfig tlsPorts = TlsPortsConfig.defaults();
         private String replBind;
         private String adminBind;
+        private String advertise;
 
         Builder() {}
 
@@ -453,6 +476,12 @@ public record NodeConfig(
             return this;
         }
 
+        /** {@code null}: advertise {@code bind} and the bound client port. */
+        public Builder advertise(String v) {
+            advertise = v;
+            return this;
+        }
+
         public Builder tlsPorts(TlsPortsConfig v) {
             tlsPorts = v;
             return this;
@@ -488,6 +517,7 @@ public record NodeConfig(
             tlsPorts = c.tlsPorts;
             replBind = c.replBind.orElse(null);
             adminBind = c.adminBind.orElse(null);
+            advertise = c.advertise.orElse(null);
             return this;
         }
 
@@ -522,7 +552,8 @@ public record NodeConfig(
                     users,
                     tlsPorts,
                     Optional.ofNullable(replBind),
-                    Optional.ofNullable(adminBind));
+                    Optional.ofNullable(adminBind),
+                    Optional.ofNullable(advertise));
         }
     }
 }

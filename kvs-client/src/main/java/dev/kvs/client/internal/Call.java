@@ -26,6 +26,9 @@ final class Call<T> implements Connection.Listener {
     private Throwable lastCause;
     private int hops;
     private EndpointPool at;
+    /** The endpoint a {@code -NOTPRIMARY} reply named as the primary, for the next attempt; or null. */
+    private EndpointPool named;
+
     private int unfinishedRetries;
     private long unfinishedDeadlineNanos;
 
@@ -44,7 +47,15 @@ final class Call<T> implements Connection.Listener {
             return;
         }
         // each endpoint may cost two hops (dropped once, then refused): a bound against a loop
-        EndpointPool p = ++hops > 2 * refused.length + 2 ? null : dispatcher.router.select(refused);
+        EndpointPool p;
+        if (++hops > 2 * refused.length + 2) {
+            p = null;
+        } else if (named != null && !refused[named.index]) {
+            p = named; // a backup told us where the primary is: go there, even if it is passed over for now
+        } else {
+            p = dispatcher.router.select(refused);
+        }
+        named = null;
         if (p == null) {
             fail(new NoPrimaryException(
                     "no endpoint is up and primary for " + command.describe() + ":" + passedOver, lastCause));
@@ -72,6 +83,8 @@ final class Call<T> implements Connection.Listener {
         if (kind == ServerErrors.Kind.NOTPRIMARY) {
             at.suspend(text);
             refuse(text, null);
+            Endpoint primary = ServerErrors.primaryNamed(text);
+            if (primary != null) named = dispatcher.router.find(primary);
             attempt();
             return;
         }

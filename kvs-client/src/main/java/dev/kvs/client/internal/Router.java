@@ -7,7 +7,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Picks the endpoint for each attempt of a request: the most preferred one that is eligible and has
  * not refused this request; if every such one is suspended, the most preferred one that has not
- * refused it (so a request is never failed without trying each endpoint at least once).
+ * refused it (so a request is never failed without trying each endpoint at least once). A {@code
+ * -NOTPRIMARY} reply that names one of the endpoints as the primary sends the next attempt there
+ * ({@link Call}), suspended or not.
  */
 final class Router {
     private static final Logger log = LoggerFactory.getLogger(Router.class);
@@ -36,6 +38,14 @@ final class Router {
         }
         for (EndpointPool p : pools) {
             if (!refused[p.index]) return p;
+        }
+        return null;
+    }
+
+    /** The pool of endpoint {@code e} (its host compared ignoring case), or null if it is not one of ours. */
+    EndpointPool find(Endpoint e) {
+        for (EndpointPool p : pools) {
+            if (p.endpoint.port() == e.port() && p.endpoint.host().equalsIgnoreCase(e.host())) return p;
         }
         return null;
     }

@@ -109,6 +109,22 @@ final class ServerErrors {
         return new KeyedError(keyText.getBytes(StandardCharsets.UTF_8), txId);
     }
 
+    /**
+     * The primary's client address a {@code -NOTPRIMARY host:port ...} reply names (its second word),
+     * or null if it names none ({@code -}, a node that does not know it) or the word is not {@code
+     * HOST:PORT}.
+     */
+    static Endpoint primaryNamed(String text) {
+        if (kind(text) != Kind.NOTPRIMARY) return null;
+        String word = afterFirstWord(text).split(" ", 2)[0];
+        if (word.isEmpty() || word.equals("-")) return null;
+        try {
+            return Endpoint.parse(word);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     private static long epoch(String text) {
         String rest = afterFirstWord(text);
         String first = rest.split(" ", 2)[0];

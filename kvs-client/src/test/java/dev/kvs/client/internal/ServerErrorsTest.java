@@ -21,6 +21,20 @@ class ServerErrorsTest {
     }
 
     @Test
+    void notPrimaryNamesThePrimarysClientAddress() {
+        assertThat(ServerErrors.primaryNamed("NOTPRIMARY 10.0.0.5:6380 this node is a backup; write to the primary"))
+                .isEqualTo(new Endpoint("10.0.0.5", 6380));
+        assertThat(ServerErrors.primaryNamed("NOTPRIMARY [fd00::5]:6380 this node is a backup"))
+                .isEqualTo(new Endpoint("fd00::5", 6380));
+        assertThat(ServerErrors.primaryNamed("NOTPRIMARY - this node is a backup"))
+                .isNull();
+        assertThat(ServerErrors.primaryNamed("NOTPRIMARY")).isNull();
+        assertThat(ServerErrors.primaryNamed("NOTPRIMARY this node is a backup"))
+                .isNull();
+        assertThat(ServerErrors.primaryNamed("BUSY 10.0.0.5:6380")).isNull();
+    }
+
+    @Test
     void firstWordIsTheKind() {
         assertThat(ServerErrors.kind("NOTPRIMARY 127.0.0.1:7381 this node is a backup"))
                 .isEqualTo(ServerErrors.Kind.NOTPRIMARY);

@@ -69,6 +69,8 @@ final class RealReplicationServer implements ReplicationServer {
     private Hello keyHello;
     private final Map<Channel, Hello> valueChannels = new LinkedHashMap<>();
     private volatile boolean keyChannelPaused;
+    /** What the last welcomed key channel's primary advertised as its client address; kept after it closes. */
+    private volatile String primaryClientAddress = "";
 
     RealReplicationServer(ReplicationServer.Builder b) {
         this.store = b.store;
@@ -202,6 +204,7 @@ final class RealReplicationServer implements ReplicationServer {
             }
             keyChannel = ch;
             keyHello = h;
+            if (!h.clientAddress().isEmpty()) primaryClientAddress = h.clientAddress();
             keyChannelPaused = false;
             applier.keyChannelReset();
         } else {
@@ -278,6 +281,16 @@ final class RealReplicationServer implements ReplicationServer {
             valueChannels.remove(ch);
             ch.close();
         }
+    }
+
+    @Override
+    public String primaryClientAddress() {
+        return primaryClientAddress;
+    }
+
+    @Override
+    public boolean resyncing() {
+        return applier.resyncing();
     }
 
     /** A registered channel closed. */

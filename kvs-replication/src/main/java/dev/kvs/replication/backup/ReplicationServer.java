@@ -59,6 +59,22 @@ public interface ReplicationServer extends AutoCloseable {
     BackupStatus status();
 
     /**
+     * The client (RESP) address, {@code host:port}, that the last primary whose key channel was
+     * welcomed advertised in its {@code Hello}; kept after that channel closes; empty if none did.
+     */
+    default String primaryClientAddress() {
+        return "";
+    }
+
+    /**
+     * True while a full resync is in progress (its key listing, or the store walk that follows): the
+     * store may still hold keys the primary deleted. Cheap: volatile reads.
+     */
+    default boolean resyncing() {
+        return false;
+    }
+
+    /**
      * Stops listening and closes every replication connection; waits for that unless called on an
      * event loop. Does not close the store or the event loop group. Idempotent.
      */

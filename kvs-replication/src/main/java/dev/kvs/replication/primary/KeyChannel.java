@@ -264,13 +264,25 @@ final class KeyChannel {
                 ctx.close();
                 return;
             }
+            sendHello(ctx, 0);
+        }
+
+        /** Sends the {@code Hello}, once this node's client address is known (waits up to a second). */
+        private void sendHello(ChannelHandlerContext ctx, int waited) {
+            if (!ctx.channel().isActive()) return;
+            String address = link.advertisedClientAddress(ctx.channel().localAddress());
+            if (address == null && waited < 1000) {
+                ctx.executor().schedule(() -> sendHello(ctx, waited + 1), 1, TimeUnit.MILLISECONDS);
+                return;
+            }
             ctx.writeAndFlush(new Frame.Hello(
                     link.cluster(),
                     link.node(),
                     Role.PRIMARY.label(),
                     link.keyLog().epoch(),
                     Frame.ChannelKind.KEY,
-                    0));
+                    0,
+                    address == null ? "" : address));
         }
 
         @Override

@@ -4,6 +4,8 @@ import dev.kvs.core.KvStore;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.auth.LinkSecurity;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.function.Supplier;
 
 /** What the key and value channels of one primary share. */
 record PrimaryLink(
@@ -17,7 +19,33 @@ record PrimaryLink(
         InetSocketAddress peer,
         StaleEpochListener onStaleEpoch,
         Runnable onConfirmed,
-        LinkSecurity security) {
+        LinkSecurity security,
+        Supplier<String> clientAddress) {
+
+    /**
+     * The client address to advertise in the key channel's {@code Hello}: what {@link #clientAddress}
+     * supplies, with a wildcard host ({@code 0.0.0.0}, {@code ::}, or none) replaced by {@code local},
+     * the address this connection leaves from (the backup reached it, so its clients likely can);
+     * empty if there is nothing to advertise, null if it is not known yet (the client port is not
+     * bound yet).
+     */
+    String advertisedClientAddress(SocketAddress local) {
+        String address = clientAddress.get();
+        if (address == null || address.isEmpty()) return address;
+        int colon = address.lastIndexOf(':');
+        String host = colon < 0 ? "" : address.substring(0, colon);
+        String port = address.substring(colon + 1);
+        if (!(host.isEmpty() || host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]"))) {
+            return address;
+        }
+        if (local instanceof InetSocketAddress l
+                && l.getAddress() != null
+                && !l.getAddress().isAnyLocalAddress()) {
+            String h = l.getAddress().getHostAddress();
+            return (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + port;
+        }
+        return "";
+    }
 
     /**
      * The backup's address for logs: {@code host:port} as configured. ({@code InetSocketAddress}

@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 
 /**
  * A primary's replication to one backup: orders writes ({@link KeyLog}), streams their key packets
@@ -64,8 +65,21 @@ public final class Replicator implements ReplicationLink {
         private LongConsumer onStaleEpoch = e -> {};
         private Runnable onConfirmed = () -> {};
         private LinkSecurity security = LinkSecurity.NONE;
+        private Supplier<String> clientAddress = () -> "";
 
         private Builder() {}
+
+        /**
+         * This node's client (RESP) address, {@code host:port}, sent to the backup in the key channel's
+         * {@code Hello} so that it can name its primary in {@code -NOTPRIMARY}; a wildcard host ({@code
+         * 0.0.0.0}, {@code ::}) is replaced by the address the key channel leaves from. Asked at each
+         * connection: empty means none, null not known yet (the {@code Hello} waits up to a second for
+         * it, e.g. for an ephemeral client port to be bound). Default: none.
+         */
+        public Builder clientAddress(Supplier<String> clientAddress) {
+            this.clientAddress = Objects.requireNonNull(clientAddress, "clientAddress == null");
+            return this;
+        }
 
         /**
          * How each connection is secured: mutual TLS and/or the cluster secret proven before its {@code
@@ -168,7 +182,8 @@ public final class Replicator implements ReplicationLink {
                 peer,
                 b.onStaleEpoch::accept,
                 b.onConfirmed,
-                b.security);
+                b.security,
+                b.clientAddress);
         this.resyncExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "kvs-resync"));
         this.afterReplyWindowNanos = config.heartbeatInterval().isZero()
                 ? TimeUnit.SECONDS.toNanos(1)

@@ -33,7 +33,7 @@ import java.util.List;
  */
 public sealed interface Frame {
     /** Protocol version written in every frame; a peer speaking another version is rejected. */
-    byte VERSION = 3;
+    byte VERSION = 4;
 
     /** The kind of connection a {@link Hello} opens. */
     enum ChannelKind {
@@ -74,8 +74,24 @@ public sealed interface Frame {
         AUTH
     }
 
-    /** Opens a channel. {@code stream} numbers value channels from 0; 0 for the key channel. */
-    record Hello(String cluster, String node, String role, long epoch, ChannelKind kind, int stream) implements Frame {}
+    /**
+     * Opens a channel. {@code stream} numbers value channels from 0; 0 for the key channel. {@code
+     * clientAddress} is the dialling node's client (RESP) address, {@code host:port}, so that a backup
+     * can name its primary in {@code -NOTPRIMARY} replies; empty when unknown (value and handback
+     * channels send it empty). Since version 4.
+     */
+    record Hello(
+            String cluster, String node, String role, long epoch, ChannelKind kind, int stream, String clientAddress)
+            implements Frame {
+        public Hello {
+            if (clientAddress == null) throw new IllegalArgumentException("clientAddress == null (use \"\")");
+        }
+
+        /** A {@code Hello} that advertises no client address. */
+        public Hello(String cluster, String node, String role, long epoch, ChannelKind kind, int stream) {
+            this(cluster, node, role, epoch, kind, stream, "");
+        }
+    }
 
     /**
      * Accepts a channel. {@code contiguous} is the backup's highest key TxId such that it has every

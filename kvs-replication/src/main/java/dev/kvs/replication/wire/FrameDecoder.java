@@ -109,7 +109,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                         readString(in, "role"),
                         readLong(in, "epoch"),
                         readChannelKind(in),
-                        readInt(in, "stream"));
+                        readInt(in, "stream"),
+                        readString(in, "clientAddress"));
             case WELCOME:
                 return new Frame.Welcome(
                         readString(in, "cluster"),

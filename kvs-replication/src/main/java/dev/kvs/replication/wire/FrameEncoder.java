@@ -88,7 +88,13 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
 
     private static long payloadSize(Frame frame) {
         if (frame instanceof Frame.Hello h) {
-            return stringSize(h.cluster()) + stringSize(h.node()) + stringSize(h.role()) + 8 + 1 + 4;
+            return stringSize(h.cluster())
+                    + stringSize(h.node())
+                    + stringSize(h.role())
+                    + 8
+                    + 1
+                    + 4
+                    + stringSize(h.clientAddress());
         }
         if (frame instanceof Frame.Welcome w) {
             return stringSize(w.cluster()) + stringSize(w.node()) + stringSize(w.role()) + 8 + TXID_BYTES + 1;
@@ -149,6 +155,7 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
             out.writeLong(h.epoch());
             writeEnum(out, h.kind());
             out.writeInt(h.stream());
+            writeString(out, h.clientAddress());
         } else if (frame instanceof Frame.Welcome w) {
             writeString(out, w.cluster());
             writeString(out, w.node());

@@ -25,8 +25,8 @@ class DialerTest {
             throws InterruptedException {
         ReplicatorConfig config = ReplicatorConfig.builder().flowControl(flow).build();
         InetSocketAddress peer = new InetSocketAddress("127.0.0.1", server.getLocalPort());
-        PrimaryLink link =
-                new PrimaryLink(config, null, null, null, null, "c", "n", peer, e -> {}, () -> {}, LinkSecurity.NONE);
+        PrimaryLink link = new PrimaryLink(
+                config, null, null, null, null, "c", "n", peer, e -> {}, () -> {}, LinkSecurity.NONE, () -> "");
         return Dialer.dial(link, group, kind, new ChannelInboundHandlerAdapter())
                 .sync()
                 .channel();

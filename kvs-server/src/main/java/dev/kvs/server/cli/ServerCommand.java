@@ -127,6 +127,15 @@ public final class ServerCommand implements Callable<Integer> {
     private String adminBind;
 
     @Option(
+            names = "--advertise",
+            paramLabel = "HOST:PORT",
+            description = "Client (RESP) address this node tells its backup, which names it in -NOTPRIMARY"
+                    + " replies; set it when --bind is 0.0.0.0 or clients reach the node by another name"
+                    + " (default: --bind and --port; a 0.0.0.0 --bind is replaced by the address the"
+                    + " replication connection leaves from)")
+    private String advertise;
+
+    @Option(
             names = "--port",
             paramLabel = "PORT",
             description = "RESP client port; 0 picks a free one (default: " + NodeConfig.DEFAULT_PORT + ")")
@@ -308,6 +317,7 @@ public final class ServerCommand implements Callable<Integer> {
         if (bind != null) b.bind(bind);
         if (replBind != null) b.replBind(replBind);
         if (adminBind != null) b.adminBind(adminBind);
+        if (advertise != null) b.advertise(advertise);
         if (port != null) b.port(port);
         if (replPort != null) b.replPort(replPort);
         if (adminPort != null) b.adminPort(adminPort);

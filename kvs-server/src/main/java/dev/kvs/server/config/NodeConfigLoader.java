@@ -122,6 +122,7 @@ public final class NodeConfigLoader {
             if (y.bind() != null) b.bind(y.bind());
             if (y.replBind() != null) b.replBind(y.replBind());
             if (y.adminBind() != null) b.adminBind(y.adminBind());
+            if (y.advertise() != null) b.advertise(NodeConfig.checkHostPort("advertise", y.advertise()));
             if (y.port() != null) b.port(toInt("port", y.port()));
             if (y.replPort() != null) b.replPort(toInt("replPort", y.replPort()));
             if (y.adminPort() != null) b.adminPort(toInt("adminPort", y.adminPort()));
@@ -472,6 +473,7 @@ public final class NodeConfigLoader {
             String bind,
             String replBind,
             String adminBind,
+            String advertise,
             Long port,
             Long replPort,
             Long adminPort,

@@ -6,6 +6,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.failover.Failover;
+import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.role.RoleMachine;
 import dev.kvs.server.internal.write.Writes;
@@ -82,6 +83,14 @@ public final class NodeContext {
     /** Fences unfinished and lost keys after promotion. */
     public ReadGate gate() {
         return roles.gate();
+    }
+
+    /**
+     * The gate data commands pass now: on a backup, one over its unfinished-key queue (for {@code
+     * READONLY} reads); otherwise {@link #gate()}.
+     */
+    public ReadGate readGate() {
+        return roles.current() instanceof NodeRole.Backup b ? roles.backupGate(b) : roles.gate();
     }
 
     /** The TxId of the last write ordered by this node; on a backup, the last one received in order. */

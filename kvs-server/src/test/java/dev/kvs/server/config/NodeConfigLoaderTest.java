@@ -348,11 +348,12 @@ class NodeConfigLoaderTest {
     void unknownFieldIsNamedWithTheKnownOnes() {
         assertThatThrownBy(() -> NodeConfigLoader.parse("prot: 6380", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("config error: unknown field 'prot' in kvs.yaml (known: admin, adminBind, adminPort,"
-                        + " authTimeoutSeconds, bind, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile,"
-                        + " dataDir, failover, insecureReplication, ioThreads, maxBulkBytes, maxClients,"
-                        + " maxMultibulkLength, mode, name, peer, port, protectedMode, replBind, replPort, replication,"
-                        + " requirepass, role, store, timeoutSeconds, tls, users)");
+                .hasMessage(
+                        "config error: unknown field 'prot' in kvs.yaml (known: admin, adminBind, adminPort, advertise,"
+                                + " authTimeoutSeconds, bind, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile,"
+                                + " dataDir, failover, insecureReplication, ioThreads, maxBulkBytes, maxClients,"
+                                + " maxMultibulkLength, mode, name, peer, port, protectedMode, replBind, replPort, replication,"
+                                + " requirepass, role, store, timeoutSeconds, tls, users)");
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicationTimeoutException;
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.write.NotWritableException;
 import dev.kvs.server.internal.write.Writes;
@@ -56,13 +57,13 @@ final class DataCommands {
     }
 
     /**
-     * Wraps a command so that, on a promoted node, its keys (every {@code step}-th argument from 1)
-     * pass the read gate first: fenced keys refuse the command or make a read wait for their values.
-     * Costs one volatile read when nothing is fenced.
+     * Wraps a command so that, on a promoted node (or a backup serving a {@code READONLY} read), its
+     * keys (every {@code step}-th argument from 1) pass the read gate first: fenced keys refuse the
+     * command or make a read wait for their values. Costs two volatile reads when nothing is fenced.
      */
     Command gated(boolean write, int step, Command command) {
         return (s, a) -> {
-            ReadGate gate = node.gate();
+            ReadGate gate = node.readGate();
             if (!gate.active()) return command.execute(s, a);
             List<CompletableFuture<Void>> waits = null;
             for (int i = 1; i < a.length; i += step) {
@@ -76,7 +77,13 @@ final class DataCommands {
             if (waits == null) return command.execute(s, a);
             return new LaterReply(CompletableFuture.allOf(waits.toArray(new CompletableFuture<?>[0]))
                     .handle((v, e) -> {
-                        if (e == null) return command.execute(s, a); // reads answer at once
+                        if (e == null) {
+                            // a backup's read waited: may it still run (a resync may have begun)?
+                            NodeRole now = node.roles().current();
+                            String refusal =
+                                    now instanceof NodeRole.Primary ? null : BackupReadCommands.refusal(now, s, write);
+                            return refusal != null ? Replies.error(refusal) : command.execute(s, a);
+                        }
                         Throwable c = e instanceof CompletionException ? e.getCause() : e;
                         return Replies.error(c.getMessage());
                     }));

@@ -8,6 +8,7 @@ import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.server.internal.KvsVersion;
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.role.NodeRole;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.util.ArrayList;
 import java.util.List;
@@ -156,7 +157,7 @@ final class InfoCommand implements Command {
         line(b, "kvs_last_txid", node.lastTxId());
         line(b, "kvs_peer", node.config().peer().orElse(""));
         ReplicatorStatus r = node.roles().current().replicationStatus();
-        line(b, "kvs_link_state", r.state());
+        line(b, "kvs_link_state", linkState(r));
         line(b, "kvs_acked_txid", r.ackedTxId());
         line(b, "kvs_unacked_keys", r.unackedKeys());
         line(b, "kvs_key_ack_latency_us", r.keyAckLatencyMicros());
@@ -172,11 +173,20 @@ final class InfoCommand implements Command {
         if (node.gate().active()) {
             line(b, "kvs_lost_keys", node.gate().lost().size());
             line(b, "kvs_blocked_reads", node.gate().blockedReads());
+        } else if (node.roles().current() instanceof NodeRole.Backup) {
+            line(b, "kvs_blocked_reads", node.readGate().blockedReads()); // READONLY reads of unfinished keys
         }
         line(b, "kvs_failback", node.failover().handbackState());
         ReplicationServer server = node.roles().current().listener();
         if (server != null) {
             BackupStatus bs = server.status();
+            if (!(node.roles().current() instanceof NodeRole.Primary)) {
+                // Redis's replica fields: the primary's client address, as it advertised it
+                String primary = BackupReadCommands.primaryAddress(node.roles().current());
+                int colon = primary.lastIndexOf(':');
+                line(b, "master_host", colon > 0 ? primary.substring(0, colon) : "");
+                line(b, "master_port", colon > 0 ? primary.substring(colon + 1) : "");
+            }
             line(b, "master_link_status", bs.keyChannelConnected() ? "up" : "down");
             line(b, "kvs_backup_contiguous_txid", bs.contiguous());
             line(b, "kvs_backup_resyncing", bs.resyncing() ? 1 : 0);
@@ -190,6 +200,19 @@ final class InfoCommand implements Command {
             line(b, "kvs_backup_resyncs", bs.resyncs());
             line(b, "kvs_replication_refused_connections", bs.refusedConnections());
         }
+    }
+
+    /**
+     * The replication link as this node sees it: a primary's replicator state ({@code none}, {@code
+     * connecting}, {@code resyncing}, {@code streaming}); on a backup its primary's key channel: {@code
+     * streaming}, {@code resyncing} or {@code down} (as {@code master_link_status} says up or down).
+     */
+    private String linkState(ReplicatorStatus r) {
+        NodeRole role = node.roles().current();
+        if (role instanceof NodeRole.Primary || role.listener() == null) return r.state();
+        ReplicationServer server = role.listener();
+        if (!server.status().keyChannelConnected()) return "down";
+        return server.resyncing() ? "resyncing" : "streaming";
     }
 
     /** The value traffic's flow control; rates are in bytes per second, as Redis's {@code *_kbps} count bytes. */

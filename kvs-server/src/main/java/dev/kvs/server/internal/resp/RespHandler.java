@@ -310,11 +310,13 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             return Replies.noPermission(spec.permissionName(args));
         }
         if (spec.has(CommandSpec.DATA)) {
-            if (!(node.roles().current() instanceof NodeRole.Primary p)) {
-                return Replies.error("NOTPRIMARY " + node.roles().peer() + " this node is a backup; "
-                        + (spec.has(CommandSpec.WRITE) ? "write to the primary" : "read from the primary"));
+            NodeRole role = node.roles().current();
+            if (!(role instanceof NodeRole.Primary p)) {
+                String refusal = BackupReadCommands.refusal(role, session, spec.has(CommandSpec.WRITE));
+                if (refusal != null) return Replies.error(refusal);
+            } else if (spec.has(CommandSpec.WRITE) && p.writeFence() != null) {
+                return Replies.error(p.writeFence());
             }
-            if (spec.has(CommandSpec.WRITE) && p.writeFence() != null) return Replies.error(p.writeFence());
         }
         long start = System.nanoTime();
         RedisMessage result;
@@ -335,7 +337,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 .append("', with args beginning with: ");
         for (int i = 1; i < args.length && i < 4; i++)
             b.append('\'').append(printable(args[i])).append("' ");
-        return Replies.error(b.toString().trim());
+        return Replies.error(b.toString()); // with Redis's trailing space
     }
 
     private static String printable(byte[] bytes) {

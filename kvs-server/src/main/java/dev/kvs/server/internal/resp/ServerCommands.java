@@ -66,6 +66,10 @@ final class ServerCommands {
     private RedisMessage auth(Session s, byte[][] a) {
         if (a.length > 3) return Replies.SYNTAX;
         if (!node.config().clientAuthRequired()) {
+            if (a.length == 3) {
+                // as Redis's passwordless default user: it takes any password, and no other user exists
+                return Users.name(a[1]).equals(UserConfig.DEFAULT_USER) ? Replies.OK : Replies.WRONGPASS;
+            }
             return Replies.error("ERR AUTH <password> called without any password configured for the default user."
                     + " Are you sure your configuration is correct?");
         }
@@ -116,7 +120,7 @@ final class ServerCommands {
         m.add(Replies.bulk("mode"));
         m.add(Replies.bulk("standalone"));
         m.add(Replies.bulk("role"));
-        m.add(Replies.bulk(InfoCommand.redisRole(node)));
+        m.add(Replies.bulk(node.role() == dev.kvs.replication.Role.PRIMARY ? "master" : "replica")); // as Redis's HELLO
         m.add(Replies.bulk("modules"));
         m.add(Replies.array(List.of()));
         return Replies.array(m);
@@ -273,7 +277,9 @@ final class ServerCommands {
                     new IntegerRedisMessage(current.lastTxId().seq()),
                     Replies.array(backups)));
         }
-        String[] hp = hostPort(node.config().peer().orElse("?:-1"));
+        // Redis names the primary's client address: the one it advertised, else the peer setting
+        String primary = BackupReadCommands.primaryAddress(current);
+        String[] hp = hostPort(primary.equals("-") ? node.config().peer().orElse("?:-1") : primary);
         var listener = current.listener();
         boolean connected = listener != null && listener.status().keyChannelConnected();
         return Replies.array(List.of(

@@ -14,6 +14,8 @@ final class Session {
     String name;
     /** Per-connection override of the node's replication mode (KVS.MODE), or null. */
     ReplicationMode mode;
+    /** Set by READONLY, cleared by READWRITE: reads may run on a backup. */
+    boolean readonly;
     /** Set by QUIT: close the connection once the reply is written. */
     boolean closeAfterReply;
 

@@ -18,6 +18,8 @@ public final class ReplicationLinks implements Links {
     private final EventLoopGroup group;
     private final EventLoopGroup valueGroup;
     private final LinkSecurity security;
+    /** The bound client port, once known (0 before). */
+    private volatile int clientPort;
 
     /**
      * @param group the event loops of replication connections (null for a lone primary)
@@ -29,6 +31,11 @@ public final class ReplicationLinks implements Links {
         this.group = group;
         this.valueGroup = valueGroup;
         this.security = config.linkSecurity();
+    }
+
+    /** The client port is bound at {@code port}: a primary advertises it to its backup from now on. */
+    public void clientPortBound(int port) {
+        clientPort = port;
     }
 
     @Override
@@ -46,7 +53,8 @@ public final class ReplicationLinks implements Links {
                 .peer(config.peerAddress().orElseThrow())
                 .group(group)
                 .onStaleEpoch(onStaleEpoch)
-                .onConfirmed(onConfirmed);
+                .onConfirmed(onConfirmed)
+                .clientAddress(() -> config.advertisedClientAddress(clientPort != 0 ? clientPort : config.port()));
         return b.security(security).start();
     }
 

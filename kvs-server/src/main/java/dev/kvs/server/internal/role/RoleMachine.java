@@ -43,6 +43,9 @@ public final class RoleMachine implements AutoCloseable {
     private final EpochFile epochFile;
     private final Links links;
     private final ReadGate gate;
+    /** The gate of READONLY reads on the current backup's queue; see {@link #backupGate}. */
+    private volatile ReadGate backupGate;
+
     private final BackupNode asBackup = new AsBackup();
     private volatile NodeRole current;
     private volatile RoleEvents events;
@@ -69,6 +72,37 @@ public final class RoleMachine implements AutoCloseable {
     /** Fences unfinished and lost keys once this node has been promoted. */
     public ReadGate gate() {
         return gate;
+    }
+
+    /**
+     * The gate of {@code READONLY} reads on the backup {@code b}: its unfinished keys are fenced as
+     * after a promotion (the failover read policy applies), nothing is lost.
+     */
+    public ReadGate backupGate(Backup b) {
+        UnfinishedKeys queue = b.server().unfinishedKeys();
+        ReadGate g = backupGate;
+        if (g == null || g.unfinished() != queue) {
+            g = new ReadGate(config.failover());
+            g.activate(queue);
+            backupGate = g;
+        }
+        return g;
+    }
+
+    /**
+     * The primary's client address ({@code host:port}) as the last primary that replicated to this
+     * node advertised it in its handshake (kept after its link drops), or {@code -} if unknown. Meant
+     * for a node that is not the primary, to name the one that is in {@code -NOTPRIMARY}.
+     */
+    public String primaryClientAddress() {
+        return primaryClientAddress(current);
+    }
+
+    /** {@link #primaryClientAddress()} as {@code role} knows it. */
+    public static String primaryClientAddress(NodeRole role) {
+        ReplicationServer l = role == null ? null : role.listener();
+        String a = l == null ? "" : l.primaryClientAddress();
+        return a.isEmpty() ? "-" : a;
     }
 
     /** The peer as configured ({@code host:port}), or {@code -}. */

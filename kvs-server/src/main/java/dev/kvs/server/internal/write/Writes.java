@@ -89,8 +89,8 @@ public final class Writes {
     private WriteOrder begin(ReplicationMode mode) {
         NodeRole r = roles.current();
         if (!(r instanceof NodeRole.Primary p)) {
-            throw new NotWritableException(
-                    "NOTPRIMARY " + roles.peer() + " this node is a backup; write to the primary");
+            throw new NotWritableException("NOTPRIMARY " + RoleMachine.primaryClientAddress(r)
+                    + " this node is a backup; write to the primary");
         }
         if (p.writeFence() != null) throw new NotWritableException(p.writeFence());
         return p.writes().beginNow(mode); // commands run on event loops: never wait here

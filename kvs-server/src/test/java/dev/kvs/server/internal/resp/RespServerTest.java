@@ -83,7 +83,7 @@ class RespServerTest {
         String batch = RespChannel.encode("SET", "p", "1") + RespChannel.encode("GET", "p")
                 + RespChannel.encode("INCRBOGUS", "p") + RespChannel.encode("DEL", "p") + "PING\r\n";
         assertThat(resp.send(batch))
-                .isEqualTo("+OK\r\n$1\r\n1\r\n-ERR unknown command 'INCRBOGUS', with args beginning with: 'p'\r\n"
+                .isEqualTo("+OK\r\n$1\r\n1\r\n-ERR unknown command 'INCRBOGUS', with args beginning with: 'p' \r\n"
                         + ":1\r\n+PONG\r\n");
     }
 
@@ -322,10 +322,15 @@ class RespServerTest {
         resp.close();
         resp = new RespChannel(NodeConfig.builder().peer("main:7380").build());
         assertThat(resp.node.roles().demote(2)).isTrue(); // a primary told of a newer one: a backup to clients
+        // no primary has advertised its client address to this node: '-' (the peer is a replication address)
         assertThat(resp.command("GET", "k"))
-                .isEqualTo("-NOTPRIMARY main:7380 this node is a backup; read from the primary\r\n");
+                .isEqualTo("-NOTPRIMARY - this node is a backup; read from the primary\r\n");
         assertThat(resp.command("SET", "k", "v"))
-                .isEqualTo("-NOTPRIMARY main:7380 this node is a backup; write to the primary\r\n");
+                .isEqualTo("-NOTPRIMARY - this node is a backup; write to the primary\r\n");
+        assertThat(resp.command("READONLY")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("GET", "k"))
+                .as("a deposed primary serves no reads: failback may roll its writes back")
+                .isEqualTo("-NOTPRIMARY - this node is a backup; read from the primary\r\n");
         assertThat(resp.command("PING")).isEqualTo("+PONG\r\n");
         assertThat(resp.command("DBSIZE")).as("metadata on a backup").isEqualTo(":0\r\n");
         assertThat(resp.command("KVS.PEEK", "k")).isEqualTo("$-1\r\n");

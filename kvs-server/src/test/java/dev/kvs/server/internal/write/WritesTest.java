@@ -78,7 +78,7 @@ class WritesTest {
 
         assertThatThrownBy(() -> writes.put(ReplicationMode.ASYNC, "a".getBytes(), "1".getBytes()))
                 .isInstanceOf(NotWritableException.class)
-                .hasMessageStartingWith("NOTPRIMARY 127.0.0.1:7380");
+                .hasMessageStartingWith("NOTPRIMARY - "); // no primary advertised its client address here
         assertThat(link.log).isEmpty();
         assertThat(store.get("a".getBytes())).isNull();
     }

@@ -1,0 +1,189 @@
+package dev.kvs.server.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.Role;
+import dev.kvs.server.FailoverConfig;
+import dev.kvs.server.FailoverConfig.ReadPolicy;
+import dev.kvs.server.KvsNode;
+import dev.kvs.server.NodeConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * Reads on a backup (READONLY/READWRITE, as Redis Cluster): complete keys are served, a key whose key
+ * packet arrived but whose value did not is fenced as after a promotion, writes stay refused, and
+ * {@code -NOTPRIMARY} names the primary's client address from the replication handshake.
+ */
+class BackupReadsTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    /** 2 Mbit/s: a 2 MiB value needs 8 s on the wire, so it is still in flight when the link is cut. */
+    private static TwoDc twoDc(ReadPolicy policy, Duration blockTimeout) {
+        return TwoDc.start(
+                ReplicationMode.ID_FIRST,
+                Duration.ofMillis(2),
+                2_000_000,
+                TwoDc.replication().build(),
+                new FailoverConfig(policy, blockTimeout, Duration.ZERO));
+    }
+
+    private static byte[] bigValue() {
+        byte[] big = new byte[2 << 20];
+        new Random(7).nextBytes(big);
+        return big;
+    }
+
+    private static Object readonly(Jedis j) {
+        return j.sendCommand(() -> "READONLY".getBytes());
+    }
+
+    @Test
+    void aReadonlyConnectionReadsCompleteKeysAndIsRefusedUnfinishedOnesAndWrites() {
+        try (TwoDc dc = twoDc(ReadPolicy.REJECT, Duration.ZERO);
+                Jedis p = dc.primaryClient();
+                Jedis bk = dc.backupClient()) {
+            String primary = "127.0.0.1:" + dc.primary.port();
+            assertThat(p.set("whole", "arrived")).isEqualTo("OK");
+            assertThat(p.set("n", "12345")).isEqualTo("OK");
+            await().atMost(WAIT)
+                    .until(() -> TwoDc.peek(bk, "n".getBytes()) != null
+                            && "complete".equals(new String((byte[])
+                                    TwoDc.peek(bk, "n".getBytes()).get(0))));
+            await().atMost(WAIT).until(() -> TwoDc.info(bk, "master_host").equals("127.0.0.1"));
+            assertThat(TwoDc.info(bk, "master_port")).isEqualTo(Integer.toString(dc.primary.port()));
+            assertThat(TwoDc.info(bk, "master_link_status")).isEqualTo("up");
+            assertThat(TwoDc.info(bk, "kvs_link_state")).isEqualTo("streaming");
+
+            // without READONLY a backup refuses reads, naming the primary's client address
+            assertThatThrownBy(() -> bk.get("whole"))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessage(
+                            "NOTPRIMARY " + primary
+                                    + " this node is a backup; read from the primary, or send READONLY to read from the backup");
+
+            assertThat(readonly(bk)).isEqualTo("OK".getBytes());
+            assertThat(bk.get("whole")).isEqualTo("arrived");
+            assertThat(bk.mget("whole", "n", "nope")).containsExactly("arrived", "12345", null);
+            assertThat(bk.exists("whole", "n", "nope")).isEqualTo(2);
+            assertThat(bk.strlen("n")).isEqualTo(5);
+            assertThat(bk.getrange("n", 1, 2)).isEqualTo("23");
+            assertThat(bk.type("whole")).isEqualTo("string");
+            assertThat(bk.get("nope")).isNull();
+            assertThatThrownBy(() -> bk.set("whole", "x"))
+                    .hasMessage("NOTPRIMARY " + primary + " this node is a backup; write to the primary");
+            assertThatThrownBy(() -> bk.incr("n")).hasMessageStartingWith("NOTPRIMARY " + primary);
+
+            // id-first: the SET is answered once its key packet is on the backup; its value never arrives
+            byte[] big = bigValue();
+            assertThat(p.set("big".getBytes(), big)).isEqualTo("OK");
+            dc.link.cut();
+            String unfinished = "UNFINISHED big 1:3";
+            assertThatThrownBy(() -> bk.get("big")).hasMessage(unfinished);
+            assertThatThrownBy(() -> bk.strlen("big")).hasMessage(unfinished);
+            assertThatThrownBy(() -> bk.mget("whole", "big")).hasMessage(unfinished);
+            assertThatThrownBy(() -> bk.exists("big")).hasMessage(unfinished);
+            assertThat(bk.get("whole")).as("complete keys are still served").isEqualTo("arrived");
+            await().atMost(WAIT)
+                    .until(() -> TwoDc.info(bk, "master_link_status").equals("down"));
+            assertThat(TwoDc.info(bk, "kvs_link_state")).isEqualTo("down");
+            assertThat(TwoDc.info(bk, "master_host"))
+                    .as("the primary's address is kept after its link drops")
+                    .isEqualTo("127.0.0.1");
+
+            assertThat(bk.sendCommand(() -> "READWRITE".getBytes())).isEqualTo("OK".getBytes());
+            assertThatThrownBy(() -> bk.get("whole")).hasMessageStartingWith("NOTPRIMARY " + primary + " ");
+            // the primary accepts READONLY/READWRITE too (no-ops there)
+            assertThat(readonly(p)).isEqualTo("OK".getBytes());
+            assertThat(p.get("whole")).isEqualTo("arrived");
+        }
+    }
+
+    @Test
+    void withTheBlockPolicyAReadOfAnUnfinishedKeyWaitsForItsValue() throws Exception {
+        try (TwoDc dc = twoDc(ReadPolicy.BLOCK, Duration.ofSeconds(60));
+                Jedis p = dc.primaryClient();
+                Jedis bk = dc.backupClient();
+                Jedis bk2 = dc.backupClient()) {
+            assertThat(p.set("old", "v1")).isEqualTo("OK");
+            await().atMost(WAIT).until(() -> TwoDc.peek(bk, "old".getBytes()) != null);
+            byte[] big = bigValue();
+            assertThat(p.set("old".getBytes(), big)).isEqualTo("OK"); // key packet on the backup, value not
+            dc.link.cut();
+            assertThat(readonly(bk)).isEqualTo("OK".getBytes());
+            CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> bk.get("old".getBytes()));
+            await().atMost(WAIT)
+                    .until(() -> TwoDc.info(bk2, "kvs_blocked_reads").equals("1"));
+            assertThat(read).as("never the older value v1").isNotDone();
+
+            dc.link.bandwidthBitsPerSecond(0); // unlimited
+            dc.link.heal(); // the primary reconnects and sends the value again
+            assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(big);
+            assertThat(TwoDc.info(bk2, "kvs_blocked_reads")).isEqualTo("0");
+        }
+    }
+
+    @Test
+    void theBackupNamesTheAdvertisedAddressAndCountsAsReplicaInInfo() {
+        KvsNode backup = KvsNode.start(NodeConfig.builder()
+                .name("dc-backup")
+                .role(Role.BACKUP)
+                .port(0)
+                .adminPort(0)
+                .replPort(0)
+                .build());
+        try (backup;
+                KvsNode primary = KvsNode.start(NodeConfig.builder()
+                        .name("dc-main")
+                        .port(0)
+                        .adminPort(0)
+                        .replPort(0)
+                        .peer("127.0.0.1:" + backup.replPort())
+                        .advertise("kvs-main.example:6390")
+                        .build());
+                Jedis bk = new Jedis("127.0.0.1", backup.port(), 30_000)) {
+            await().atMost(WAIT)
+                    .until(() -> TwoDc.info(bk, "master_link_status").equals("up"));
+            assertThatThrownBy(() -> bk.set("k", "v"))
+                    .hasMessage("NOTPRIMARY kvs-main.example:6390 this node is a backup; write to the primary");
+            assertThat(TwoDc.info(bk, "master_host")).isEqualTo("kvs-main.example");
+            assertThat(TwoDc.info(bk, "master_port")).isEqualTo("6390");
+            @SuppressWarnings("unchecked")
+            List<Object> role = (List<Object>) bk.sendCommand(Protocol.Command.ROLE);
+            assertThat(new String((byte[]) role.get(0))).isEqualTo("slave");
+            assertThat(new String((byte[]) role.get(1))).isEqualTo("kvs-main.example");
+            assertThat(role.get(2)).isEqualTo(6390L);
+        }
+    }
+
+    @Test
+    void aBackupThatNeverMetItsPrimaryNamesNone() {
+        try (KvsNode backup = KvsNode.start(NodeConfig.builder()
+                        .name("dc-backup")
+                        .role(Role.BACKUP)
+                        .port(0)
+                        .adminPort(0)
+                        .replPort(0)
+                        .build());
+                Jedis bk = new Jedis("127.0.0.1", backup.port(), 30_000)) {
+            assertThatThrownBy(() -> bk.set("k", "v"))
+                    .hasMessage("NOTPRIMARY - this node is a backup; write to the primary");
+            assertThat(readonly(bk)).isEqualTo("OK".getBytes());
+            assertThat(bk.get("k"))
+                    .as("a backup that never received anything serves its empty store")
+                    .isNull();
+            assertThat(TwoDc.info(bk, "kvs_link_state")).isEqualTo("down");
+            assertThat(TwoDc.info(bk, "master_link_status")).isEqualTo("down");
+        }
+    }
+}
