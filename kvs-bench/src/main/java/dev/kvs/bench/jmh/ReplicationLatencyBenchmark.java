@@ -14,6 +14,8 @@ import dev.kvs.wan.WanLink;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -52,7 +54,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * backup, so each write starts on an idle link with nothing queued, as in the paper: one write at a
  * time. The nodes run on the defaults a user gets (flow control on, in-memory Chronicle store), and
  * both write the same key, so the store does not grow. The pair is set up once per trial (a trial is
- * one mode and one value size). Runs short by default (1 fork, 1 x 1 s warm-up, 2 x 2 s measured):
+ * one mode and one value size).
+ *
+ * <p>Before JMH's own warm-up, the set-up warms the JIT with a burst of writes of the trial's mode and
+ * size ({@link #warmUpJit}): one write at a time through a 10 ms round trip is about 80 writes a
+ * second, so JMH's warm-up alone left the request path interpreted or only C1-compiled, which
+ * measured about 1 ms more per write than a server that has run for a while (a running server is
+ * warm; Redis has no JIT to warm). Runs short by default (1 fork, 1 x 1 s warm-up, 2 x 2 s measured):
  * about 10 to 20 s per trial with the fork and the set-up, 24 trials.
  */
 @State(Scope.Thread)
@@ -123,6 +131,64 @@ public class ReplicationLatencyBenchmark {
         // the first write waits for the replication links to come up; it is not measured
         set();
         awaitValueOnBackup();
+        warmUpJit(m);
+    }
+
+    /** Values written by the JIT warm-up, in all: enough for tens of thousands of small writes. */
+    static final long WARM_UP_BYTES = 256L << 20;
+    /** The most writes the JIT warm-up makes. */
+    static final int WARM_UP_WRITES = 20_000;
+
+    /**
+     * Writes {@code min(20,000, 256 MiB / size)} values of the trial's size in its mode on 8
+     * connections, 16 pipelined each, to keys of their own (at most 64 MiB of them, so the store does
+     * not fill), then waits until the backup holds every one: the code on the path runs compiled, and
+     * the link is idle again before JMH starts.
+     */
+    private void warmUpJit(ReplicationMode m) throws IOException {
+        int writes = (int) Math.max(16, Math.min(WARM_UP_WRITES, WARM_UP_BYTES / valueSize));
+        int keys = (int) Math.max(1, Math.min(128, (64L << 20) / valueSize));
+        int connections = Math.min(8, keys);
+        int depth = Math.max(1, Math.min(16, keys / connections));
+        List<RespConnection> conns = new ArrayList<>();
+        try {
+            for (int c = 0; c < connections; c++) {
+                RespConnection conn = RespConnection.open("127.0.0.1", primary.port(), Duration.ofSeconds(5), TIMEOUT);
+                conns.add(conn);
+                expect("OK", conn.call("KVS.MODE", m.label()), "KVS.MODE " + m.label());
+            }
+            int sent = 0;
+            while (sent < writes) {
+                for (int c = 0; c < connections; c++) {
+                    for (int d = 0; d < depth; d++) conns.get(c).send("SET", warmKey(c * depth + d), value);
+                }
+                for (RespConnection conn : conns) {
+                    for (int d = 0; d < depth; d++) expect("OK", conn.read(), "warm-up SET of " + valueSize + " bytes");
+                }
+                sent += connections * depth;
+            }
+        } finally {
+            conns.forEach(RespConnection::close);
+        }
+        KvStore primaryStore = primary.store();
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        for (int k = 0; k < connections * depth; k++) {
+            byte[] warm = warmKey(k);
+            TxId written = primaryStore.header(warm).txId();
+            while (true) {
+                RecordHeader h = backupStore.header(warm);
+                if (h != null && h.state() == RecordState.COMPLETE && !h.txId().isBefore(written)) break;
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the JIT warm-up's values did not reach the backup in "
+                            + TIMEOUT.toSeconds() + " s (" + mode + ", " + valueSize + " bytes)");
+                }
+                LockSupport.parkNanos(1_000_000);
+            }
+        }
+    }
+
+    private static byte[] warmKey(int k) {
+        return ("jmh-warm:" + k).getBytes(StandardCharsets.UTF_8);
     }
 
     /** Fig. 3(a): the SET's reply, in the connection's mode. */

@@ -168,7 +168,11 @@ final class FlowController {
         }
         if (srtt > 0) {
             long gap = (long) (bytes * (double) SECOND / pacingRate());
-            nextSendAt = Math.max(nextSendAt, now - gap) + gap; // a burst of at most two frames
+            // a sender woken late catches up by a burst of at most half the target's worth of bytes (or
+            // two frames): a queue the target allows, where a strict two-frame limit lost the rate to
+            // every late wake-up of the shipper on a busy machine
+            long credit = Math.max(gap, target() / 2);
+            nextSendAt = Math.max(nextSendAt, now - credit) + gap;
         }
         lastSendAt = now;
     }

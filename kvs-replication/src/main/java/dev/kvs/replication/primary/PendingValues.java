@@ -124,6 +124,11 @@ final class PendingValues {
         inFlight.put(txId, new ByteKey(key));
     }
 
+    /** How many values were shipped and not yet acknowledged or nacked by the backup. */
+    synchronized int inFlight() {
+        return inFlight.size();
+    }
+
     /** The backup applied (or found superseded) the value with {@code txId}. */
     synchronized void acked(TxId txId) {
         ByteKey k = inFlight.remove(txId);

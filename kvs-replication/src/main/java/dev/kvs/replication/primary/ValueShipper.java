@@ -122,7 +122,10 @@ final class ValueShipper implements Runnable {
             }
             ValueChunk small = prepare(key, quantum);
             if (small != null) {
-                if (batch.isEmpty()) deadline = System.nanoTime() + lingerNanos;
+                // like Nagle's algorithm: on an idle link a value leaves at once (a sync write waits for
+                // it, and so does the time until the backup holds it); while earlier values are still
+                // unacknowledged, the batch waits up to the linger for more to share its frame
+                if (batch.isEmpty()) deadline = System.nanoTime() + (linkIdle() ? 0 : lingerNanos);
                 batch.add(small);
                 batchBytes += small.data().length + key.length + 48;
             }
@@ -153,6 +156,11 @@ final class ValueShipper implements Runnable {
                 valuesShipped.incrementAndGet();
             }
         }
+    }
+
+    /** True if no value is in flight: nothing shipped awaits its ack and no large value is under way. */
+    private boolean linkIdle() {
+        return large.isEmpty() && link.pending().inFlight() <= 1; // 1: the value just prepared
     }
 
     /** Reads the key's current value; returns it as one chunk if small, else starts sending it in chunks. */

@@ -1,0 +1,65 @@
+package dev.kvs.replication.backup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.internal.HeapKvStore;
+import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.replication.primary.Replicator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The value linger batches values only while earlier ones are unacknowledged: on an idle link a value
+ * leaves at once, so a sync write (which waits for its value) never waits for the linger.
+ */
+class ValueLingerTest {
+    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    private final KvStore store = HeapKvStore.open();
+    private final KvStore primaryStore = HeapKvStore.open();
+    private ReplicationServer server;
+    private Replicator replicator;
+
+    @AfterEach
+    void close() {
+        if (replicator != null) replicator.close();
+        if (server != null) server.close();
+        store.close();
+        primaryStore.close();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    @Test
+    void aValueOnAnIdleLinkIsNotHeldForTheLinger() {
+        server = ReplicationServer.builder()
+                .store(store)
+                .node(new ReplicationServerTest.TestNode("dc", "backup-1", 1))
+                .group(group)
+                .config(BackupConfig.defaults())
+                .start();
+        // a linger far longer than the write timeout: a value held for it would fail the sync write
+        ReplicatorConfig config = ReplicatorConfig.builder()
+                .valueLinger(Duration.ofHours(1))
+                .writeTimeout(Duration.ofSeconds(20))
+                .reconnect(Duration.ofMillis(20), Duration.ofMillis(100))
+                .build();
+        replicator = Replicator.builder()
+                .config(config)
+                .store(primaryStore)
+                .identity("dc", "primary-1")
+                .peer(new InetSocketAddress("127.0.0.1", server.port()))
+                .group(group)
+                .start();
+
+        SyncWrite.reachesTheBackup(replicator, primaryStore, store, "first");
+        SyncWrite.reachesTheBackup(replicator, primaryStore, store, "second, after the first was acknowledged");
+
+        assertThat(replicator.status().pendingValues()).isZero();
+    }
+}
