@@ -152,6 +152,37 @@ final class RecordMaps implements AutoCloseable {
         }
     }
 
+    /** Segments of both maps: the slots of a cursor scan, short-key map first. */
+    int segments() {
+        int n = 0;
+        for (ChronicleMap<byte[], Record> map : maps()) n += map.segments();
+        return n;
+    }
+
+    /**
+     * Adds the key and header-only record of every entry of segment {@code segment} (numbered across
+     * both maps, as {@link #segments()} counts them) to {@code keys} and {@code headers}: one segment
+     * read under its lock, so an entry present throughout is listed; nothing runs under the lock.
+     */
+    void segmentEntries(int segment, List<byte[]> keys, List<Record> headers) {
+        int s = segment;
+        for (ChronicleMap<byte[], Record> map : maps()) {
+            if (s >= map.segments()) {
+                s -= map.segments();
+                continue;
+            }
+            try (MapSegmentContext<byte[], Record, ?> c = map.segmentContext(s)) {
+                c.forEachSegmentEntry(e -> {
+                    keys.add(e.key().getUsing(null)); // getUsing(null): get() may reuse one array
+                    headers.add(e.value().getUsing(RecordMarshaller.HEADER_ONLY));
+                });
+            } catch (RuntimeException e) {
+                throw ChronicleMaps.translate(e);
+            }
+            return;
+        }
+    }
+
     /** Calls {@code visitor} with every key length and header-only record, under segment locks. */
     void forEachHeader(HeaderVisitor visitor) {
         for (ChronicleMap<byte[], Record> map : maps()) {
