@@ -52,7 +52,8 @@ public final class RespServer {
         data.register(table);
         new StringCommands(node, data).register(table);
         new ServerCommands(node, table).register();
-        table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats));
+        table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table));
+        new KeyspaceCommands(node).register(table);
     }
 
     /**

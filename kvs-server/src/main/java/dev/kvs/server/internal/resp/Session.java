@@ -1,6 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.UserConfig;
 
 /** Per-connection state. Confined to the connection's event loop. */
@@ -14,6 +15,12 @@ final class Session {
     String name;
     /** Per-connection override of the node's replication mode (KVS.MODE), or null. */
     ReplicationMode mode;
+    /**
+     * The order of this connection's last write that ordered a TxId, or null: what {@code WAIT} waits
+     * for the backup to confirm.
+     */
+    WriteOrder lastWrite;
+
     /** Set by QUIT: close the connection once the reply is written. */
     boolean closeAfterReply;
 
