@@ -1,6 +1,8 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.WriteOrder;
@@ -14,8 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * SCAN, KEYS, RANDOMKEY (metadata: they answer on a backup too, listing the keys it holds, unfinished
- * ones included) and WAIT.
+ * SCAN, KEYS, RANDOMKEY, MEMORY USAGE (metadata: they answer on a backup too, listing the keys it
+ * holds, unfinished ones included) and WAIT.
  *
  * <p>SCAN's cursor is a slot of the store ({@link KvStore#scan}: a Chronicle Map segment, fixed for
  * the store's life), and each step returns whole slots, so COUNT is a hint: a step returns at least
@@ -43,6 +45,35 @@ final class KeyspaceCommands {
         t.add("KEYS", 2, 0, 0, 0, 0, this::keys);
         t.add("RANDOMKEY", 1, 0, 0, 0, 0, (s, a) -> randomKey());
         t.add("WAIT", 3, 0, 0, 0, 0, this::waitFor);
+        t.add("MEMORY", -2, 0, 0, 0, 0, this::memory);
+    }
+
+    /**
+     * Bytes a record costs besides its key and value, roughly: its header (state, TxId, checksum,
+     * length: 25 bytes) and Chronicle Map's entry overhead.
+     */
+    static final int RECORD_OVERHEAD = 48;
+
+    /**
+     * MEMORY USAGE key [SAMPLES count]: an estimate of the bytes {@code key} costs (key, value and
+     * {@link #RECORD_OVERHEAD}), or nil if it is not held; for an unfinished or lost key, the length its
+     * value is expected to have. {@code redis-cli --memkeys} uses it.
+     */
+    private RedisMessage memory(Session s, byte[][] a) {
+        String sub = Args.upper(a[1]);
+        if (!sub.equals("USAGE")) {
+            return Replies.error("ERR unknown subcommand '" + Args.text(a[1]) + "'. Try MEMORY USAGE.");
+        }
+        if (a.length != 3 && a.length != 5) {
+            return a.length < 3 ? Replies.wrongArity("MEMORY|USAGE") : Replies.SYNTAX;
+        }
+        if (a.length == 5) {
+            if (!Args.upper(a[3]).equals("SAMPLES")) return Replies.SYNTAX;
+            if (Args.parseLong(a[4]) == null) return Replies.error("ERR value is not an integer or out of range");
+        }
+        RecordHeader header = store.header(a[2]);
+        if (header == null || header.state() == RecordState.TOMBSTONE) return Replies.NIL;
+        return Replies.integer((long) a[2].length + header.valueLength() + RECORD_OVERHEAD);
     }
 
     /** SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. */

@@ -159,6 +159,24 @@ class KeyspaceCommandsTest {
                 .isEqualTo("-ERR wrong number of arguments for 'randomkey' command\r\n");
     }
 
+    @Test
+    void memoryUsageEstimatesKeyValueAndRecordBytes() {
+        resp.command("SET", "k", "12345");
+        assertThat(resp.command("MEMORY", "USAGE", "k"))
+                .isEqualTo(":" + (1 + 5 + KeyspaceCommands.RECORD_OVERHEAD) + "\r\n");
+        assertThat(resp.command("memory", "usage", "k", "SAMPLES", "0"))
+                .isEqualTo(":" + (1 + 5 + KeyspaceCommands.RECORD_OVERHEAD) + "\r\n");
+        assertThat(resp.command("MEMORY", "USAGE", "missing")).isEqualTo("$-1\r\n");
+        resp.command("DEL", "k");
+        assertThat(resp.command("MEMORY", "USAGE", "k")).isEqualTo("$-1\r\n");
+        assertThat(resp.command("MEMORY", "USAGE", "k", "SAMPLES")).isEqualTo(SYNTAX);
+        assertThat(resp.command("MEMORY", "USAGE", "k", "SAMPLES", "x"))
+                .isEqualTo("-ERR value is not an integer or out of range\r\n");
+        assertThat(resp.command("MEMORY", "USAGE"))
+                .isEqualTo("-ERR wrong number of arguments for 'memory|usage' command\r\n");
+        assertThat(resp.command("MEMORY", "DOCTOR")).startsWith("-ERR unknown subcommand 'DOCTOR'");
+    }
+
     /** Every reply written so far, once one has come (a WAIT answers from another thread). */
     private String awaitReply() {
         StringBuilder out = new StringBuilder();
