@@ -54,6 +54,7 @@ public final class RespServer {
         new ServerCommands(node, table).register();
         table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table));
         new KeyspaceCommands(node).register(table);
+        new ShutdownCommand(node).register(table);
     }
 
     /**
