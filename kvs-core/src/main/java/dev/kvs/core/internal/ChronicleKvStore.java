@@ -351,16 +351,9 @@ final class ChronicleKvStore implements KvStore {
             if (capacity.live() == 0) return null;
             int segments = records.segments();
             int start = random.nextInt(segments);
-            List<byte[]> keys = new ArrayList<>();
-            List<Record> headers = new ArrayList<>();
-            List<byte[]> live = new ArrayList<>();
             for (int i = 0; i < segments; i++) {
-                keys.clear();
-                headers.clear();
-                records.segmentEntries((start + i) % segments, keys, headers);
-                live.clear();
-                for (int j = 0; j < keys.size(); j++) if (headers.get(j).isLive()) live.add(keys.get(j));
-                if (!live.isEmpty()) return live.get(random.nextInt(live.size()));
+                byte[] key = records.randomLiveKey((start + i) % segments, random);
+                if (key != null) return key;
             }
             return null;
         } finally {

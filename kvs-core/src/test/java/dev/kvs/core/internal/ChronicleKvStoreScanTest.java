@@ -126,6 +126,15 @@ class ChronicleKvStoreScanTest {
         assertThat(picked).containsExactlyInAnyOrder("k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7");
     }
 
+    @Test
+    void randomKeySkipsTombstonesAndIsNullWithOnlyTombstones() {
+        for (int i = 0; i < 50; i++) store.put(key("gone" + i), StoredValue.tombstone(TxId.of(1, i + 1)));
+        SplittableRandom random = new SplittableRandom(7);
+        assertThat(store.randomKey(random)).isNull();
+        store.put(key("only"), value(100));
+        for (int i = 0; i < 100; i++) assertThat(store.randomKey(random)).isEqualTo(key("only"));
+    }
+
     /**
      * Redis's guarantee under concurrent writes: keys present for the whole scan are returned (here:
      * exactly once, as each segment is read once), keys written or deleted during it at most once,
