@@ -3,6 +3,8 @@ package dev.kvs.server.internal.resp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
 import dev.kvs.server.internal.AckOnDemandReplication;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -157,6 +159,23 @@ class KeyspaceCommandsTest {
         assertThat(seen).containsExactlyInAnyOrder("a", "b");
         assertThat(resp.command("RANDOMKEY", "x"))
                 .isEqualTo("-ERR wrong number of arguments for 'randomkey' command\r\n");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void unfinishedAndLostKeysAreListedAsKeysTheNodeHolds() {
+        resp.command("SET", "done", "v");
+        resp.store.put("waiting".getBytes(), StoredValue.unfinished(TxId.of(1, 50), 0, 7));
+        resp.store.put("lost".getBytes(), StoredValue.lost(TxId.of(1, 51), 0, 3));
+        resp.store.put("deleted".getBytes(), StoredValue.tombstone(TxId.of(1, 52)));
+        assertThat(resp.command("DBSIZE")).isEqualTo(":3\r\n");
+        assertThat(scanAll()).containsExactlyInAnyOrder("done", "waiting", "lost");
+        assertThat((List<Object>) parse(resp.command("KEYS", "*")))
+                .containsExactlyInAnyOrder("done", "waiting", "lost");
+        // the length the missing value is expected to have
+        assertThat(resp.command("MEMORY", "USAGE", "waiting"))
+                .isEqualTo(":" + (7 + 7 + KeyspaceCommands.RECORD_OVERHEAD) + "\r\n");
+        assertThat(resp.command("MEMORY", "USAGE", "deleted")).isEqualTo("$-1\r\n");
     }
 
     @Test
