@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
 
 /**
  * A key-value store whose records carry what replication needs: value, {@link TxId}, CRC32C checksum
@@ -119,6 +120,39 @@ public interface KvStore extends Closeable {
      * seen). For resync and diagnostics, not for the hot path.
      */
     void forEach(BiConsumer<byte[], StoredValue> visitor);
+
+    /**
+     * One step of a cursor scan (Redis's {@code SCAN}): visits the keys (tombstones excluded; unfinished
+     * and lost keys included) of whole scan slots, from the slot {@code cursor} names, until at least
+     * {@code count} keys were visited or the last slot was, and returns the cursor of the next slot, or
+     * 0 after the last. Start at 0. A slot is a fixed part of the key space (a Chronicle Map segment),
+     * so a key present for the whole scan is visited exactly once, and a key written or deleted during
+     * it may or may not be. {@code visitor} runs without any store lock held. This default visits
+     * everything in one step.
+     *
+     * @param cursor 0, or a cursor a previous step returned; one past the last slot ends the scan
+     * @param count how many keys to aim for (a hint: whole slots are visited)
+     */
+    default long scan(long cursor, int count, BiConsumer<byte[], RecordHeader> visitor) {
+        if (cursor != 0) return 0;
+        forEach((k, v) -> {
+            if (v.state() != RecordState.TOMBSTONE) visitor.accept(k, v.header());
+        });
+        return 0;
+    }
+
+    /**
+     * A key held (tombstones excluded), picked at random, or {@code null} if the store holds none. Not
+     * uniform: slots are picked uniformly, then a key in the slot. This default walks every record.
+     */
+    default byte[] randomKey(RandomGenerator random) {
+        byte[][] pick = {null};
+        long[] seen = {0};
+        forEach((k, v) -> {
+            if (v.state() != RecordState.TOMBSTONE && random.nextLong(++seen[0]) == 0) pick[0] = k;
+        });
+        return pick[0];
+    }
 
     /** Removes every record. */
     void clear();

@@ -63,6 +63,11 @@ public final class LocalReplication implements Replication {
             }
 
             @Override
+            public CompletableFuture<Void> confirmed() {
+                return delegate == null ? new CompletableFuture<>() : delegate.confirmed(); // no backup: never
+            }
+
+            @Override
             public void abort() {
                 // without a backup, a seq without a write leaves a gap no one reads
                 if (delegate != null) delegate.abort();

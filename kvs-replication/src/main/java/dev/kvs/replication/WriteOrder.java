@@ -24,4 +24,15 @@ public interface WriteOrder {
 
     /** The store write failed; nothing was written. */
     void abort();
+
+    /**
+     * After {@link #commit()}: completes when the backup has confirmed every write of this order in
+     * the meaning of its mode, with no timeout: {@code id-first} and {@code id-first-after-reply}
+     * when the last key packet is acknowledged, {@code sync} and {@code async} when every value (or a
+     * newer one of its key) is acknowledged, applied. For {@code WAIT}. This default, for a node
+     * without a backup, never completes.
+     */
+    default CompletableFuture<Void> confirmed() {
+        return new CompletableFuture<>();
+    }
 }

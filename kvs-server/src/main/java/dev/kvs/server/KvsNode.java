@@ -99,6 +99,12 @@ public final class KvsNode implements AutoCloseable {
         Writes writes = new Writes(store, roles);
         this.failover = new Failover(config, store, roles, writes, replicationGroup);
         this.context = new NodeContext(config, store, roles, writes, failover, new NodeMetrics(store, roles));
+        // SHUTDOWN: the same stop as SIGTERM, off the event loops that close() shuts down
+        context.onShutdown(() -> {
+            Thread t = new Thread(this::close, "kvs-shutdown-command");
+            t.setDaemon(false);
+            t.start();
+        });
         this.resp = new RespServer(context, config.tlsPorts().clients() ? portTls : null);
         this.admin = new AdminServer(context, adminGroup, config.tlsPorts().admin() ? portTls : null);
         FailoverRoutes.register(admin, roles, failover);

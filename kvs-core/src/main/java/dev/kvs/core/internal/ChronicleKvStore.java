@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -304,6 +305,57 @@ final class ChronicleKvStore implements KvStore {
                 StoredValue value = get(key);
                 if (value != null) visitor.accept(key, value);
             });
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /**
+     * The cursor is a segment number across both record maps: the segment count of a map is fixed when
+     * it is created (it never resizes or rehashes), and a key's segment is a function of its hash, so a
+     * key present for the whole scan is in exactly one segment, read once.
+     */
+    @Override
+    public long scan(long cursor, int count, BiConsumer<byte[], RecordHeader> visitor) {
+        Objects.requireNonNull(visitor, "visitor == null");
+        int slot = gate.enter();
+        try {
+            int segments = records.segments();
+            if (cursor < 0 || cursor >= segments) return 0;
+            int s = (int) cursor;
+            int visited = 0;
+            List<byte[]> keys = new ArrayList<>();
+            List<Record> headers = new ArrayList<>();
+            while (s < segments && visited < Math.max(1, count)) {
+                keys.clear();
+                headers.clear();
+                records.segmentEntries(s++, keys, headers);
+                for (int i = 0; i < keys.size(); i++) {
+                    Record r = headers.get(i);
+                    if (!r.isLive()) continue;
+                    visitor.accept(keys.get(i), r.header());
+                    visited++;
+                }
+            }
+            return s >= segments ? 0 : s;
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /** A random segment first, then the next ones until one holds a key; a random key of it. */
+    @Override
+    public byte[] randomKey(RandomGenerator random) {
+        int slot = gate.enter();
+        try {
+            if (capacity.live() == 0) return null;
+            int segments = records.segments();
+            int start = random.nextInt(segments);
+            for (int i = 0; i < segments; i++) {
+                byte[] key = records.randomLiveKey((start + i) % segments, random);
+                if (key != null) return key;
+            }
+            return null;
         } finally {
             gate.exit(slot);
         }

@@ -7,6 +7,7 @@ import dev.kvs.core.StoreConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
@@ -150,6 +151,77 @@ final class RecordMaps implements AutoCloseable {
                 keys.forEach(action);
             }
         }
+    }
+
+    /** Segments of both maps: the slots of a cursor scan, short-key map first. */
+    int segments() {
+        int n = 0;
+        for (ChronicleMap<byte[], Record> map : maps()) n += map.segments();
+        return n;
+    }
+
+    /**
+     * Adds the key and header-only record of every entry of segment {@code segment} (numbered across
+     * both maps, as {@link #segments()} counts them) to {@code keys} and {@code headers}: one segment
+     * read under its lock, so an entry present throughout is listed; nothing runs under the lock.
+     */
+    void segmentEntries(int segment, List<byte[]> keys, List<Record> headers) {
+        int s = segment;
+        for (ChronicleMap<byte[], Record> map : maps()) {
+            if (s >= map.segments()) {
+                s -= map.segments();
+                continue;
+            }
+            try (MapSegmentContext<byte[], Record, ?> c = map.segmentContext(s)) {
+                c.forEachSegmentEntry(e -> {
+                    keys.add(e.key().getUsing(null)); // getUsing(null): get() may reuse one array
+                    headers.add(e.value().getUsing(RecordMarshaller.HEADER_ONLY));
+                });
+            } catch (RuntimeException e) {
+                throw ChronicleMaps.translate(e);
+            }
+            return;
+        }
+    }
+
+    /**
+     * A key of segment {@code segment} (numbered as {@link #segments()} counts them) that is not a
+     * tombstone, picked at random, or null if it holds none: the entry at a random position, or the
+     * next live one after it, or else the first live one. Copies one key; reads no header before the
+     * random position.
+     */
+    byte[] randomLiveKey(int segment, RandomGenerator random) {
+        int s = segment;
+        for (ChronicleMap<byte[], Record> map : maps()) {
+            if (s >= map.segments()) {
+                s -= map.segments();
+                continue;
+            }
+            try (MapSegmentContext<byte[], Record, ?> c = map.segmentContext(s)) {
+                long n = c.size();
+                if (n == 0) return null;
+                long target = random.nextLong(n);
+                long[] at = {0};
+                byte[][] picked = {null};
+                c.forEachSegmentEntryWhile(e -> {
+                    if (at[0]++ < target) return true;
+                    if (!e.value().getUsing(RecordMarshaller.HEADER_ONLY).isLive()) return true;
+                    picked[0] = e.key().getUsing(null);
+                    return false;
+                });
+                if (picked[0] == null) { // only tombstones from the random position on
+                    c.forEachSegmentEntryWhile(e -> {
+                        if (!e.value().getUsing(RecordMarshaller.HEADER_ONLY).isLive()) return true;
+                        picked[0] = e.key().getUsing(null);
+                        return false;
+                    });
+                }
+                return picked[0];
+            } catch (RuntimeException e) {
+                throw ChronicleMaps.translate(e);
+            }
+        }
+        return null;
     }
 
     /** Calls {@code visitor} with every key length and header-only record, under segment locks. */

@@ -307,6 +307,19 @@ public final class Replicator implements ReplicationLink {
         }
 
         @Override
+        public CompletableFuture<Void> confirmed() {
+            if (txIds.isEmpty()) return CompletableFuture.completedFuture(null);
+            return switch (mode) {
+                case ID_FIRST, ID_FIRST_AFTER_REPLY -> keyLog.whenAcked(txIds.get(txIds.size() - 1));
+                case SYNC, ASYNC -> {
+                    CompletableFuture<?>[] all = new CompletableFuture<?>[txIds.size()];
+                    for (int i = 0; i < all.length; i++) all[i] = pending.whenApplied(keys.get(i), txIds.get(i));
+                    yield CompletableFuture.allOf(all);
+                }
+            };
+        }
+
+        @Override
         public void abort() {
             for (TxId t : txIds) keyLog.abort(t);
             keyChannel.wakeup();

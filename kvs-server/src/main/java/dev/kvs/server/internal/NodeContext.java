@@ -24,6 +24,8 @@ public final class NodeContext {
     private final Failover failover;
     private final NodeMetrics metrics;
     private final AtomicLong clientIds = new AtomicLong();
+    /** Stops the node (set by {@code KvsNode}: its close, on a thread of its own); null: cannot. */
+    private volatile Runnable shutdown;
 
     public NodeContext(
             NodeConfig config,
@@ -38,6 +40,31 @@ public final class NodeContext {
         this.writes = writes;
         this.failover = failover;
         this.metrics = metrics;
+    }
+
+    /**
+     * Sets how {@link #requestShutdown()} stops the node: the same clean stop as SIGTERM. Called once
+     * by the node that owns this context.
+     */
+    public void onShutdown(Runnable shutdown) {
+        this.shutdown = shutdown;
+    }
+
+    /** True if {@link #requestShutdown()} can stop the node. */
+    public boolean canShutdown() {
+        return shutdown != null;
+    }
+
+    /**
+     * Starts stopping the node, as SIGTERM does ({@code SHUTDOWN}); returns at once.
+     *
+     * @return false if this context has no way to stop its node (a test context)
+     */
+    public boolean requestShutdown() {
+        Runnable s = shutdown;
+        if (s == null) return false;
+        s.run();
+        return true;
     }
 
     public NodeConfig config() {

@@ -18,7 +18,12 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Locale;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -340,6 +345,19 @@ public final class NodeMetrics implements AutoCloseable {
                 .register(registry);
         Counter prior = errorCounters.putIfAbsent(kind, c);
         return prior != null ? prior : c;
+    }
+
+    /**
+     * Error replies sent since start, by kind (first word), sorted; kinds past the tag limit are
+     * counted together under {@code other}. For {@code INFO errorstats}.
+     */
+    public SortedMap<String, Long> errorCounts() {
+        SortedMap<String, Long> out = new TreeMap<>();
+        Set<Counter> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Counter c : errorCounters.values()) {
+            if (seen.add(c)) out.merge(c.getId().getTag("kind"), (long) c.count(), Long::sum);
+        }
+        return out;
     }
 
     /** A client connection was accepted. */

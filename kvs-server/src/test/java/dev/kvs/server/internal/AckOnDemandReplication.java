@@ -12,7 +12,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A replication whose backup acknowledges only when the test says so: a write in any mode but async
- * is answered after {@link #ackAll()}. Always has room. Thread-safe.
+ * is answered after {@link #ackAll()}, and every write's {@link WriteOrder#confirmed()} completes then.
+ * Always has room. Thread-safe.
  */
 public final class AckOnDemandReplication implements ReplicationLink {
     private final List<CompletableFuture<Void>> unacked = new ArrayList<>();
@@ -28,9 +29,22 @@ public final class AckOnDemandReplication implements ReplicationLink {
         acks.forEach(f -> f.complete(null));
     }
 
+    /** Fails every write committed so far and not yet acknowledged with {@code cause}. */
+    public void failAll(Throwable cause) {
+        List<CompletableFuture<Void>> acks;
+        synchronized (this) {
+            acks = new ArrayList<>(unacked);
+            unacked.clear();
+        }
+        acks.forEach(f -> f.completeExceptionally(cause));
+    }
+
     @Override
     public WriteOrder begin(ReplicationMode mode) {
         return new WriteOrder() {
+            /** Completes at {@link #ackAll()}: the backup's confirmation, in any mode (WAIT). */
+            private final CompletableFuture<Void> ack = new CompletableFuture<>();
+
             @Override
             public TxId put(byte[] key, byte[] value) {
                 return next();
@@ -43,11 +57,14 @@ public final class AckOnDemandReplication implements ReplicationLink {
 
             @Override
             public CompletableFuture<Void> commit() {
-                if (mode == ReplicationMode.ASYNC) return CompletableFuture.completedFuture(null);
-                CompletableFuture<Void> ack = new CompletableFuture<>();
                 synchronized (AckOnDemandReplication.this) {
                     unacked.add(ack);
                 }
+                return mode == ReplicationMode.ASYNC ? CompletableFuture.completedFuture(null) : ack;
+            }
+
+            @Override
+            public CompletableFuture<Void> confirmed() {
                 return ack;
             }
 

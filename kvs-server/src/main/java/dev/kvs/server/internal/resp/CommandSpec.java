@@ -18,6 +18,7 @@ import java.util.Map;
  * @param command the implementation
  * @param subcommandFlags flags some subcommands (upper case) add to {@code flags}, e.g. {@code ACL
  *     USERS}: {@link #ADMIN}; empty for most commands
+ * @param counters the command's figures for {@code INFO commandstats}
  */
 record CommandSpec(
         String name,
@@ -27,7 +28,8 @@ record CommandSpec(
         int lastKey,
         int keyStep,
         Command command,
-        Map<String, Integer> subcommandFlags) {
+        Map<String, Integer> subcommandFlags,
+        CommandCounters counters) {
     /** Allowed before AUTH. */
     static final int NOAUTH = 1;
     /** Reads or writes data: refused on a backup. */
@@ -53,7 +55,7 @@ record CommandSpec(
     CommandSpec withSubcommandFlags(String sub, int extra) {
         Map<String, Integer> m = new HashMap<>(subcommandFlags);
         m.merge(sub, extra, (a, b) -> a | b);
-        return new CommandSpec(name, arity, flags, firstKey, lastKey, keyStep, command, m);
+        return new CommandSpec(name, arity, flags, firstKey, lastKey, keyStep, command, m, counters);
     }
 
     /** The flags of the command {@code args} names: {@link #flags}, plus those of its subcommand, if any. */

@@ -17,7 +17,10 @@ final class CommandTable {
     private byte[][] slotNames = new byte[0][];
 
     void add(String name, int arity, int flags, int firstKey, int lastKey, int keyStep, Command command) {
-        byName.put(name, new CommandSpec(name, arity, flags, firstKey, lastKey, keyStep, command, Map.of()));
+        byName.put(
+                name,
+                new CommandSpec(
+                        name, arity, flags, firstKey, lastKey, keyStep, command, Map.of(), new CommandCounters()));
         rebuild();
     }
 

@@ -19,15 +19,31 @@ final class InfoCommand implements Command {
     /** The Redis version kvs answers as, so tools that check it accept the server. */
     static final String REDIS_COMPAT_VERSION = "7.2.0";
 
-    private static final List<String> DEFAULT_SECTIONS =
-            List.of("server", "clients", "memory", "persistence", "stats", "replication", "keyspace");
+    /** Redis's default sections that kvs has, in Redis's order. */
+    private static final List<String> DEFAULT_SECTIONS = List.of(
+            "server", "clients", "memory", "persistence", "stats", "replication", "cpu", "errorstats", "keyspace");
+
+    /** {@code INFO all}: the default sections and {@code commandstats}, in Redis's order. */
+    private static final List<String> ALL_SECTIONS = List.of(
+            "server",
+            "clients",
+            "memory",
+            "persistence",
+            "stats",
+            "replication",
+            "cpu",
+            "commandstats",
+            "errorstats",
+            "keyspace");
 
     private final NodeContext node;
     private final ClientStats stats;
+    private final CommandTable table;
 
-    InfoCommand(NodeContext node, ClientStats stats) {
+    InfoCommand(NodeContext node, ClientStats stats, CommandTable table) {
         this.node = node;
         this.stats = stats;
+        this.table = table;
     }
 
     static String redisRole(NodeContext node) {
@@ -43,7 +59,11 @@ final class InfoCommand implements Command {
             sections = new ArrayList<>();
             for (int i = 1; i < a.length; i++) {
                 String sec = Args.text(a[i]).toLowerCase(Locale.ROOT);
-                if (sec.equals("all") || sec.equals("everything") || sec.equals("default")) {
+                if (sec.equals("all") || sec.equals("everything")) {
+                    sections = ALL_SECTIONS;
+                    break;
+                }
+                if (sec.equals("default")) {
                     sections = DEFAULT_SECTIONS;
                     break;
                 }
@@ -63,6 +83,9 @@ final class InfoCommand implements Command {
                 case "stats" -> stats(b);
                 case "replication" -> replication(b);
                 case "keyspace" -> keyspace(b);
+                case "cpu" -> cpu(b);
+                case "commandstats" -> commandstats(b);
+                case "errorstats" -> errorstats(b);
                 default -> b.setLength(before); // unknown sections are skipped, as Redis does
             }
             if (b.length() == header) b.setLength(before);
@@ -228,6 +251,44 @@ final class InfoCommand implements Command {
         line(b, "kvs_flow_goodput_bps", f.goodputBytesPerSecond());
         line(b, "kvs_flow_min_rate_alarm", f.minRateAlarm() ? 1 : 0);
         line(b, "kvs_flow_slowdowns", f.slowdowns());
+    }
+
+    private static void cpu(StringBuilder b) {
+        CpuTimes t = CpuTimes.now();
+        b.append("# CPU\r\n");
+        line(b, "used_cpu_sys", seconds(t.sys()));
+        line(b, "used_cpu_user", seconds(t.user()));
+        line(b, "used_cpu_sys_children", seconds(t.childrenSys()));
+        line(b, "used_cpu_user_children", seconds(t.childrenUser()));
+    }
+
+    private static String seconds(double s) {
+        return String.format(Locale.ROOT, "%.6f", s);
+    }
+
+    /** One line per command run, rejected or failed since start, sorted by name, as Redis prints them. */
+    private void commandstats(StringBuilder b) {
+        b.append("# Commandstats\r\n");
+        List<CommandSpec> specs = new ArrayList<>(table.all());
+        specs.sort(java.util.Comparator.comparing(CommandSpec::name));
+        for (CommandSpec spec : specs) {
+            CommandCounters c = spec.counters();
+            if (!c.used()) continue;
+            long calls = c.calls.sum();
+            long usec = c.nanos.sum() / 1000;
+            line(
+                    b,
+                    "cmdstat_" + spec.name().toLowerCase(Locale.ROOT),
+                    "calls=" + calls + ",usec=" + usec + ",usec_per_call="
+                            + String.format(Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double) usec / calls)
+                            + ",rejected_calls=" + c.rejected.sum() + ",failed_calls=" + c.failed.sum());
+        }
+    }
+
+    /** Error replies sent since start, by their first word. */
+    private void errorstats(StringBuilder b) {
+        b.append("# Errorstats\r\n");
+        node.metrics().errorCounts().forEach((kind, count) -> line(b, "errorstat_" + kind, "count=" + count));
     }
 
     private void keyspace(StringBuilder b) {

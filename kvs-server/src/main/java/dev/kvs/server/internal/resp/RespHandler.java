@@ -1,10 +1,12 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.KvsException;
+import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeMetrics;
 import dev.kvs.server.internal.role.NodeRole;
+import dev.kvs.server.internal.write.Writes;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -94,14 +96,24 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> idleCheck;
     private ScheduledFuture<?> authCheck;
 
+    /**
+     * The counters of the command {@link #dispatch} last ran, or {@code null} if it ran none (it was
+     * rejected): which command an error reply failed.
+     */
+    private CommandCounters executed;
+
     /** A reply in {@link #pending}; {@code bytes} counts in {@link #pendingBytes} once known. */
     private static final class QueuedReply {
         final CompletableFuture<RedisMessage> reply;
+        /** The command's counters if the reply came later (an error then counts as failed); else null. */
+        final CommandCounters counters;
+
         long bytes;
         boolean written;
 
-        QueuedReply(CompletableFuture<RedisMessage> reply) {
+        QueuedReply(CompletableFuture<RedisMessage> reply, CommandCounters counters) {
             this.reply = reply;
+            this.counters = counters;
         }
     }
 
@@ -190,14 +202,15 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private void handle(ChannelHandlerContext ctx, RespCommand command) {
         if (command.error() != null) {
             stats.protocolErrors.increment();
-            reply(ctx, Replies.error(command.error()));
+            reply(ctx, Replies.error(command.error()), null);
         } else if (command.args().length > 0) {
             if (mustWaitForRoom(command)) {
                 holdForRoom(ctx, command);
                 return;
             }
             boolean wasAuthenticated = session.authenticated();
-            reply(ctx, dispatch(command.args()));
+            RedisMessage result = dispatch(command.args());
+            reply(ctx, result, executed);
             if (!wasAuthenticated && session.authenticated()) {
                 decoder.authenticated();
                 cancel(authCheck);
@@ -278,10 +291,13 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                     return;
                 }
                 held.poll();
+                CommandSpec refused = table.lookup(next.args()[0]);
+                if (refused != null) refused.counters().rejected.increment();
                 reply(
                         ctx,
                         Replies.error("BUSY replication to the backup is behind its bounds for " + writeTimeoutMillis()
-                                + " ms; nothing was written"));
+                                + " ms; nothing was written"),
+                        null);
                 holdDeadlineNanos = System.nanoTime() + writeTimeoutMillis() * 1_000_000;
                 continue;
             }
@@ -299,9 +315,21 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Runs the command {@code args} names, or says why not; sets {@link #executed}. */
     private RedisMessage dispatch(byte[][] args) {
+        executed = null;
         CommandSpec spec = table.lookup(args[0]);
         if (spec == null) return unknown(args);
+        RedisMessage refusal = refusal(spec, args);
+        if (refusal != null) {
+            spec.counters().rejected.increment();
+            return refusal;
+        }
+        return execute(spec, args);
+    }
+
+    /** Why the command may not run now, or {@code null}. */
+    private RedisMessage refusal(CommandSpec spec, byte[][] args) {
         if (!spec.arityOk(args.length)) return Replies.wrongArity(spec.name());
         if (!session.authenticated()) {
             if (!spec.has(CommandSpec.NOAUTH)) return Replies.NOAUTH;
@@ -318,6 +346,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 return Replies.error(p.writeFence());
             }
         }
+        return null;
+    }
+
+    private RedisMessage execute(CommandSpec spec, byte[][] args) {
         long start = System.nanoTime();
         RedisMessage result;
         try {
@@ -325,9 +357,18 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         } catch (KvsException e) {
             result = DataCommands.storeError(e);
         }
+        if (spec.has(CommandSpec.WRITE)) {
+            WriteOrder order = Writes.takeLastCommitted();
+            if (order != null) session.lastWrite = order; // for WAIT
+        }
+        long nanos = System.nanoTime() - start;
         if (result == Replies.WRONGPASS) stats.aclDeniedAuth.increment();
         stats.commandsProcessed.increment();
-        metrics.recordCommand(spec.name(), System.nanoTime() - start);
+        CommandCounters c = spec.counters();
+        c.calls.increment();
+        c.nanos.add(nanos);
+        executed = c;
+        metrics.recordCommand(spec.name(), nanos);
         return result;
     }
 
@@ -345,7 +386,13 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         return s.replaceAll("[\\p{Cntrl}]", "?");
     }
 
-    private void reply(ChannelHandlerContext ctx, RedisMessage result) {
+    /**
+     * Writes {@code result} in its turn.
+     *
+     * @param counters the counters of the command that produced it (an error counts as failed), or null
+     */
+    private void reply(ChannelHandlerContext ctx, RedisMessage result, CommandCounters counters) {
+        if (counters != null && result instanceof ErrorRedisMessage) counters.failed.increment();
         if (!(result instanceof LaterReply) && pending.isEmpty()) {
             write(ctx, result);
             closeIfOverOutputLimit(ctx);
@@ -354,7 +401,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         CompletableFuture<RedisMessage> f = result instanceof LaterReply later
                 ? later.reply().toCompletableFuture()
                 : CompletableFuture.completedFuture(result);
-        QueuedReply q = new QueuedReply(f);
+        QueuedReply q = new QueuedReply(f, result instanceof LaterReply ? counters : null);
         pending.add(q);
         if (f.isDone()) {
             count(q);
@@ -398,6 +445,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                         ? DataCommands.storeError(k)
                         : Replies.error("ERR " + cause.getMessage());
             }
+            if (q.counters != null && m instanceof ErrorRedisMessage) q.counters.failed.increment();
             write(ctx, m);
             wrote = true;
         }

@@ -53,7 +53,9 @@ public final class RespServer {
         new StringCommands(node, data).register(table);
         new ServerCommands(node, table).register();
         BackupReadCommands.register(table);
-        table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats));
+        table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table));
+        new KeyspaceCommands(node).register(table);
+        new ShutdownCommand(node).register(table);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.UserConfig;
 
 /** Per-connection state. Confined to the connection's event loop. */
@@ -16,6 +17,12 @@ final class Session {
     ReplicationMode mode;
     /** Set by READONLY, cleared by READWRITE: reads may run on a backup. */
     boolean readonly;
+    /**
+     * The order of this connection's last write that ordered a TxId, or null: what {@code WAIT} waits
+     * for the backup to confirm.
+     */
+    WriteOrder lastWrite;
+
     /** Set by QUIT: close the connection once the reply is written. */
     boolean closeAfterReply;
 

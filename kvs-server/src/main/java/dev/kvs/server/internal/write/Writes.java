@@ -9,6 +9,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
+import io.netty.util.concurrent.FastThreadLocal;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
@@ -73,17 +74,42 @@ public final class Writes {
         return run(mode, order -> store.updateAll(keys, h -> decide.apply(h, order)));
     }
 
+    /**
+     * The order of the last write that ordered at least one TxId on this thread, kept until {@link
+     * #takeLastCommitted()}: the RESP handler takes it after each write command, for {@code WAIT}.
+     */
+    private static final FastThreadLocal<WriteOrder[]> LAST_COMMITTED = new FastThreadLocal<>() {
+        @Override
+        protected WriteOrder[] initialValue() {
+            return new WriteOrder[1];
+        }
+    };
+
+    /**
+     * The order of the last write committed on this thread since the previous call, or {@code null};
+     * forgets it. Its {@link WriteOrder#confirmed()} says when the backup confirmed it.
+     */
+    public static WriteOrder takeLastCommitted() {
+        WriteOrder[] slot = LAST_COMMITTED.get();
+        WriteOrder o = slot[0];
+        slot[0] = null;
+        return o;
+    }
+
     /** The write protocol: begin, the store write (ordering inside it), then commit, or abort if it failed. */
     private <T> Done<T> run(ReplicationMode mode, Function<OrderingOf, T> storeWrite) {
         WriteOrder order = begin(mode);
+        OrderingOf ordering = new OrderingOf(order);
         T result;
         try {
-            result = storeWrite.apply(new OrderingOf(order));
+            result = storeWrite.apply(ordering);
         } catch (RuntimeException e) {
             order.abort();
             throw e;
         }
-        return new Done<>(result, order.commit());
+        CompletableFuture<Void> replicated = order.commit();
+        if (ordering.ordered) LAST_COMMITTED.get()[0] = order;
+        return new Done<>(result, replicated);
     }
 
     private WriteOrder begin(ReplicationMode mode) {
@@ -96,8 +122,17 @@ public final class Writes {
         return p.writes().beginNow(mode); // commands run on event loops: never wait here
     }
 
-    private record OrderingOf(WriteOrder order) implements Ordering {
+    private static final class OrderingOf implements Ordering {
+        private final WriteOrder order;
+        /** True once a TxId was ordered. */
+        boolean ordered;
+
+        OrderingOf(WriteOrder order) {
+            this.order = order;
+        }
+
         TxId txIdOf(byte[] key, byte[] value) {
+            ordered = true;
             return order.put(key, value);
         }
 
@@ -108,6 +143,7 @@ public final class Writes {
 
         @Override
         public Write remove(byte[] key) {
+            ordered = true;
             order.delete(key);
             return Write.remove();
         }
