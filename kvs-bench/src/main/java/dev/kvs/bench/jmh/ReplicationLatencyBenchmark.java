@@ -136,17 +136,22 @@ public class ReplicationLatencyBenchmark {
 
     /** Values written by the JIT warm-up, in all: enough for tens of thousands of small writes. */
     static final long WARM_UP_BYTES = 256L << 20;
-    /** The most writes the JIT warm-up makes. */
-    static final int WARM_UP_WRITES = 20_000;
+    /**
+     * The most writes the JIT warm-up makes; {@code -p warmUpWrites=0} measures a cold path (as every
+     * run before the warm-up existed did).
+     */
+    @Param({"20000"})
+    public int warmUpWrites;
 
     /**
-     * Writes {@code min(20,000, 256 MiB / size)} values of the trial's size in its mode on 8
+     * Writes {@code min(warmUpWrites, 256 MiB / size)} values (at least 16) of the trial's size in its mode on 8
      * connections, 16 pipelined each, to keys of their own (at most 64 MiB of them, so the store does
      * not fill), then waits until the backup holds every one: the code on the path runs compiled, and
      * the link is idle again before JMH starts.
      */
     private void warmUpJit(ReplicationMode m) throws IOException {
-        int writes = (int) Math.max(16, Math.min(WARM_UP_WRITES, WARM_UP_BYTES / valueSize));
+        if (warmUpWrites <= 0) return;
+        int writes = (int) Math.max(16, Math.min(warmUpWrites, WARM_UP_BYTES / valueSize));
         int keys = (int) Math.max(1, Math.min(128, (64L << 20) / valueSize));
         int connections = Math.min(8, keys);
         int depth = Math.max(1, Math.min(16, keys / connections));
