@@ -32,7 +32,7 @@ public final class AckOnDemandReplication implements ReplicationLink {
     public WriteOrder begin(ReplicationMode mode) {
         return new WriteOrder() {
             @Override
-            public TxId put(byte[] key, byte[] value) {
+            public TxId put(byte[] key, byte[] value, long expireAtMillis) {
                 return next();
             }
 

@@ -365,7 +365,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
         }
 
         @Override
-        public boolean accept(byte[] key, TxId txId, boolean delete, int checksum, byte[] value) {
+        public boolean accept(byte[] key, TxId txId, boolean delete, int checksum, byte[] value, long expireAtMillis) {
             synchronized (Failover.this) {
                 UnfinishedKeys queue = gate.unfinished();
                 UnfinishedKeys.Pending p = queue == null ? null : queue.newest(key);
@@ -377,7 +377,8 @@ public final class Failover implements RoleEvents, AutoCloseable {
                                 && lost.valueLength() == value.length
                                 && lost.checksum() == checksum;
                 if (!matches) return false;
-                StoredValue record = delete ? StoredValue.tombstone(txId) : StoredValue.complete(txId, value);
+                StoredValue record =
+                        delete ? StoredValue.tombstone(txId) : StoredValue.complete(txId, value, expireAtMillis);
                 store.update(key, h -> h == null || h.txId().isBefore(txId) ? Write.put(record) : Write.keep());
                 if (p != null) queue.resolve(key, txId);
                 else gate.lost().remove(key);
