@@ -64,6 +64,7 @@ import java.util.Set;
  * @param adminBind address the admin port listens on, if not {@code bind}
  * @param tlsPorts whether the client and admin ports speak TLS (with {@code tls}'s certificate), and
  *     whether they ask clients for a certificate
+ * @param expiry how often and how much active expiry removes keys whose TTL has passed
  */
 public record NodeConfig(
         String cluster,
@@ -94,7 +95,8 @@ public record NodeConfig(
         List<UserConfig> users,
         TlsPortsConfig tlsPorts,
         Optional<String> replBind,
-        Optional<String> adminBind) {
+        Optional<String> adminBind,
+        ExpiryConfig expiry) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -134,6 +136,7 @@ public record NodeConfig(
         if (store == null) throw new IllegalArgumentException("store is missing");
         if (replication == null) throw new IllegalArgumentException("replication is missing");
         if (failover == null) throw new IllegalArgumentException("failover is missing");
+        if (expiry == null) throw new IllegalArgumentException("expiry is missing");
         if (clusterSecret == null) throw new IllegalArgumentException("clusterSecret == null (use Optional.empty())");
         clusterSecret.ifPresent(secret -> ClusterSecret.of(secret, cluster)); // checks its length
         boolean replicates = role == Role.BACKUP || peer.isPresent();
@@ -278,6 +281,7 @@ public record NodeConfig(
         private StoreConfig store = StoreConfig.defaults();
         private ReplicatorConfig replication = ReplicatorConfig.defaults();
         private FailoverConfig failover = FailoverConfig.defaults();
+        private ExpiryConfig expiry = ExpiryConfig.defaults();
         private String clusterSecret;
         private boolean insecureReplication;
         private TlsFiles tls;
@@ -389,6 +393,12 @@ public record NodeConfig(
             return this;
         }
 
+        /** Active expiry's rounds (default {@link ExpiryConfig#defaults()}). */
+        public Builder expiry(ExpiryConfig v) {
+            expiry = v;
+            return this;
+        }
+
         public Builder admin(AdminConfig v) {
             admin = v;
             return this;
@@ -480,6 +490,7 @@ public record NodeConfig(
             store = c.store;
             replication = c.replication;
             failover = c.failover;
+            expiry = c.expiry;
             clusterSecret = c.clusterSecret.orElse(null);
             insecureReplication = c.insecureReplication;
             tls = c.tls.orElse(null);
@@ -522,7 +533,8 @@ public record NodeConfig(
                     users,
                     tlsPorts,
                     Optional.ofNullable(replBind),
-                    Optional.ofNullable(adminBind));
+                    Optional.ofNullable(adminBind),
+                    expiry);
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.kvs.core.TxId;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.role.RoleMachine;
@@ -22,6 +23,7 @@ public final class NodeContext {
     private final Writes writes;
     private final Failover failover;
     private final NodeMetrics metrics;
+    private final LiveReads reads;
     private final AtomicLong clientIds = new AtomicLong();
 
     public NodeContext(
@@ -37,6 +39,17 @@ public final class NodeContext {
         this.writes = writes;
         this.failover = failover;
         this.metrics = metrics;
+        this.reads = new LiveReads(store, writes.clock());
+    }
+
+    /** The store as commands read it: expired keys are absent (lazy expiry). */
+    public LiveReads reads() {
+        return reads;
+    }
+
+    /** The node's wall clock, what TTLs are computed and checked with (the one of {@link #writes()}). */
+    public java.time.Clock clock() {
+        return writes.clock();
     }
 
     public NodeConfig config() {

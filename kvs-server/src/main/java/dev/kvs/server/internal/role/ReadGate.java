@@ -59,6 +59,19 @@ public final class ReadGate {
         return null;
     }
 
+    /**
+     * The newest unfinished entry of {@code key} if its expiry (carried by its key packet: the
+     * primary's absolute time) has passed at {@code nowMillis}, else null: such a key is absent, not
+     * fenced, and the caller takes it out of the queue.
+     */
+    public UnfinishedKeys.Pending expiredUnfinished(byte[] key, long nowMillis) {
+        if (!active) return null;
+        UnfinishedKeys u = unfinished;
+        if (u == null || u.isEmpty()) return null;
+        UnfinishedKeys.Pending p = u.newest(key);
+        return p != null && dev.kvs.core.RecordHeader.expired(p.expireAtMillis(), nowMillis) ? p : null;
+    }
+
     /** True if a read of {@code key} must wait ({@code block} policy, key unfinished). */
     public boolean mustWait(byte[] key) {
         if (!active || config.readPolicy() != FailoverConfig.ReadPolicy.BLOCK) return false;
