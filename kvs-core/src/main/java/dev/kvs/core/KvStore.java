@@ -126,6 +126,15 @@ public interface KvStore extends Closeable {
         return out;
     }
 
+    /** Records that have an expiry (Redis's {@code expires} in {@code INFO keyspace}); this default walks them. */
+    default long keysWithExpiry() {
+        long[] n = {0};
+        forEach((key, v) -> {
+            if (v.header().hasExpiry()) n[0]++;
+        });
+        return n[0];
+    }
+
     /** Records that are not tombstones. */
     long size();
 

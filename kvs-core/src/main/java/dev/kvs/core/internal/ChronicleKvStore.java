@@ -305,6 +305,11 @@ final class ChronicleKvStore implements KvStore {
     }
 
     @Override
+    public long keysWithExpiry() {
+        return expiry.size();
+    }
+
+    @Override
     public long size() {
         int slot = gate.enter();
         try {

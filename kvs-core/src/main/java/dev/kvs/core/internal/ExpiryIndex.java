@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The keys that have a TTL, ordered by expiry: what lets active expiry find the keys due now without
@@ -20,15 +21,16 @@ final class ExpiryIndex {
             Comparator.comparingLong(Entry::at).thenComparing(Entry::key, Arrays::compareUnsigned);
 
     private final ConcurrentSkipListSet<Entry> entries = new ConcurrentSkipListSet<>(ORDER);
+    private final AtomicLong size = new AtomicLong(); // the set's size() walks it
 
     /** {@code key} expires at {@code at} (epoch millis; 0, no expiry, adds nothing). */
     void add(byte[] key, long at) {
-        if (at != 0) entries.add(new Entry(at, key));
+        if (at != 0 && entries.add(new Entry(at, key))) size.incrementAndGet();
     }
 
     /** {@code key}'s record that expired at {@code at} is gone or replaced. */
     void remove(byte[] key, long at) {
-        if (at != 0) entries.remove(new Entry(at, key));
+        if (at != 0 && entries.remove(new Entry(at, key))) size.decrementAndGet();
     }
 
     /** Up to {@code max} keys whose expiry has passed at {@code nowMillis}, earliest expiry first. */
@@ -43,10 +45,11 @@ final class ExpiryIndex {
 
     /** Keys with a TTL. */
     long size() {
-        return entries.size();
+        return size.get();
     }
 
     void clear() {
         entries.clear();
+        size.set(0);
     }
 }

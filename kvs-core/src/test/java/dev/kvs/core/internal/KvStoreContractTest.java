@@ -95,6 +95,7 @@ abstract class KvStoreContractTest {
                 .extracting(KvStoreContractTest::text)
                 .containsExactlyInAnyOrder("a", "b", "big");
         assertThat(store.expiredKeys(2_000, 2)).hasSize(2);
+        assertThat(store.keysWithExpiry()).isEqualTo(3);
 
         // replaced without expiry, deleted, removed by an update, replaced in a batch: no longer listed
         store.put(key("a"), complete(5, "va2"));
@@ -109,6 +110,7 @@ abstract class KvStoreContractTest {
                 .extracting(KvStoreContractTest::text)
                 .containsExactly("c");
         assertThat(store.size()).isEqualTo(3); // the store counts an expired record until it is removed
+        assertThat(store.keysWithExpiry()).isEqualTo(2);
     }
 
     @Test

@@ -25,6 +25,7 @@ public final class NodeContext {
     private final NodeMetrics metrics;
     private final LiveReads reads;
     private final AtomicLong clientIds = new AtomicLong();
+    private final AtomicLong expiredKeys = new AtomicLong();
 
     public NodeContext(
             NodeConfig config,
@@ -100,6 +101,11 @@ public final class NodeContext {
     /** The TxId of the last write ordered by this node; on a backup, the last one received in order. */
     public TxId lastTxId() {
         return roles.current().lastTxId();
+    }
+
+    /** Keys removed by active expiry (INFO's {@code expired_keys}). */
+    public AtomicLong expiredKeys() {
+        return expiredKeys;
     }
 
     /** Next client id, for {@code CLIENT ID}. */

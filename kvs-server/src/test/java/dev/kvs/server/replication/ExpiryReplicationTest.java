@@ -244,9 +244,13 @@ class ExpiryReplicationTest {
         }
     }
 
-    /** A fenced key keeps its expiry: unfinished after a promotion, then absent once its time passes. */
-    @Test
-    void aFencedKeyKeepsItsExpiryAfterAPromotion() throws Exception {
+    /**
+     * A fenced key keeps its expiry: unfinished (or lost) after a promotion, then absent once its time
+     * passes.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aFencedKeyKeepsItsExpiryAfterAPromotion(boolean declaredLost) throws Exception {
         TestClock backupClock = TestClock.fixedAt(T0);
         FailoverConfig reject = new FailoverConfig(ReadPolicy.REJECT, Duration.ofMillis(300), Duration.ZERO);
         try (TwoDc dc = TwoDc.start(
@@ -265,16 +269,20 @@ class ExpiryReplicationTest {
             new Random(3).nextBytes(big);
             assertThat(p.set(b("old"), big, SetParams.setParams().px(5000))).isEqualTo("OK");
             dc.link.cut(); // its value never arrives
-            assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("\"unfinishedCount\":1");
+            String promoted = Admin.post(dc.backup.adminPort(), declaredLost ? "/promote?lost=true" : "/promote");
+            assertThat(promoted).contains(declaredLost ? "\"lostCount\":1" : "\"unfinishedCount\":1");
+            assertThat(Admin.get(dc.backup.adminPort(), "/lost")).contains("\"expireAtMillis\":" + (T0 + 5000));
 
-            assertThatThrownBy(() -> bk.get("old")).hasMessage("UNFINISHED old 1:2");
+            String fenced = (declaredLost ? "LOST" : "UNFINISHED") + " old 1:2";
+            assertThatThrownBy(() -> bk.get("old")).hasMessage(fenced);
             backupClock.advance(Duration.ofMillis(5000));
-            assertThatThrownBy(() -> bk.get("old")).hasMessage("UNFINISHED old 1:2");
+            assertThatThrownBy(() -> bk.get("old")).hasMessage(fenced);
             backupClock.advance(Duration.ofMillis(1));
             // expired: absent, not fenced, and the older value it replaced is not served either
             assertThat(bk.get("old")).isNull();
             assertThat(bk.exists("old")).isFalse();
             assertThat(TwoDc.info(bk, "kvs_unfinished_keys")).isEqualTo("0");
+            assertThat(Admin.get(dc.backup.adminPort(), "/lost")).contains("\"lostCount\":0");
             assertThat(bk.set("old", "new")).isEqualTo("OK");
             assertThat(bk.get("old")).isEqualTo("new");
         }

@@ -38,11 +38,12 @@ public final class ActiveExpiry implements AutoCloseable {
     private final NodeContext node;
     private final ExpiryConfig config;
     private final ScheduledExecutorService executor;
-    private final AtomicLong expired = new AtomicLong();
+    private final AtomicLong expired;
 
     public ActiveExpiry(NodeContext node, ExpiryConfig config) {
         this.node = node;
         this.config = config;
+        this.expired = node.expiredKeys();
         this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "kvs-expiry");
             t.setDaemon(true);

@@ -127,7 +127,12 @@ public final class Failover implements RoleEvents, AutoCloseable {
             if (newest == null || !newest.txId().equals(p.txId())) continue; // an older entry of the key
             gate.lost()
                     .add(new LostKeys.Entry(
-                            p.key(), p.txId(), p.valueLength(), p.checksum(), System.currentTimeMillis()));
+                            p.key(),
+                            p.txId(),
+                            p.valueLength(),
+                            p.checksum(),
+                            System.currentTimeMillis(),
+                            p.expireAtMillis()));
             n++;
         }
         for (LostKeys.Entry e : gate.lost().snapshot()) queue.resolve(e.key(), e.txId());

@@ -7,11 +7,11 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicationTimeoutException;
-import dev.kvs.replication.backup.UnfinishedKeys;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.role.ReadGate;
@@ -92,22 +92,22 @@ final class DataCommands {
     }
 
     /**
-     * A fenced key (unfinished after a promotion) whose expiry, carried by its key packet, has passed
-     * is absent, not fenced: it leaves the unfinished queue, and whatever older record of it this
-     * node holds is deleted (a replicated write), so a read cannot serve the value it replaced.
+     * A fenced key (unfinished or lost after a promotion) whose expiry, carried by its key packet, has
+     * passed is absent, not fenced: it leaves the fence, and whatever older record of it this node
+     * holds is deleted (a replicated write), so a read cannot serve the value it replaced.
      */
     private void expireFenced(ReadGate gate, byte[] key) {
-        UnfinishedKeys.Pending p = gate.expiredUnfinished(key, reads.nowMillis());
-        if (p == null) return;
+        TxId fencedBy = gate.expiredFence(key, reads.nowMillis());
+        if (fencedBy == null) return;
         try {
             writes.update(
                     node.mode(),
                     key,
-                    (h, order) -> h != null && h.txId().isBefore(p.txId()) ? order.remove(key) : Write.keep());
+                    (h, order) -> h != null && h.txId().isBefore(fencedBy) ? order.remove(key) : Write.keep());
         } catch (KvsException e) {
             return; // not writable now (e.g. BUSY): it stays fenced and is tried again on the next access
         }
-        gate.unfinished().resolve(key, p.txId());
+        gate.unfence(key, fencedBy);
     }
 
     private RedisMessage get(Session s, byte[][] a) {

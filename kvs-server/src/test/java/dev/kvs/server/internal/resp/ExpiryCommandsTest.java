@@ -276,12 +276,15 @@ class ExpiryCommandsTest {
 
         clock.advance(Duration.ofMillis(1005));
         assertThat(cmd("DBSIZE")).isEqualTo(integer(7));
+        assertThat(cmd("INFO", "keyspace")).contains("db0:keys=7,expires=6,avg_ttl=0");
         assertThat(expiry.round()).isEqualTo(2);
         assertThat(expiry.round()).isEqualTo(2);
         assertThat(expiry.round()).isEqualTo(1);
         assertThat(expiry.round()).isZero();
         assertThat(expiry.expiredKeys()).isEqualTo(5);
         assertThat(cmd("DBSIZE")).isEqualTo(integer(2));
+        assertThat(cmd("INFO", "stats")).contains("expired_keys:5\r\n");
+        assertThat(cmd("INFO", "keyspace")).contains("db0:keys=2,expires=1,avg_ttl=0");
         for (int i = 0; i < 5; i++) assertThat(resp.store.get(b("t" + i))).isNull();
         // each removal was ordered as a write of its own
         assertThat(resp.node.lastTxId().seq()).isEqualTo(before + 5);
