@@ -113,7 +113,7 @@ public interface KvStore extends Closeable {
 
     /**
      * Up to {@code max} keys whose record's expiry ({@link RecordHeader#expireAtMillis()}) has passed at
-     * {@code nowMillis}, earliest first, for active expiry. The store itself never expires anything:
+     * {@code nowMillis}, earliest first (stores may group expiries by the second), for active expiry. The store itself never expires anything:
      * its records are served, shipped and counted whatever their expiry, and callers decide (a
      * primary deletes them as replicated writes). Weakly consistent: check each key's header under
      * {@link #update} before acting. This default walks every record; stores keep an index.
