@@ -33,13 +33,11 @@ import io.netty.handler.codec.redis.RedisMessage;
 final class ExpiryCommands {
     private static final String NOT_INTEGER = StringCommands.NOT_INTEGER;
 
-    private final NodeContext node;
     private final DataCommands data;
     private final Writes writes;
     private final LiveReads reads;
 
     ExpiryCommands(NodeContext node, DataCommands data) {
-        this.node = node;
         this.data = data;
         this.writes = node.writes();
         this.reads = node.reads();
@@ -143,14 +141,17 @@ final class ExpiryCommands {
     static Object absoluteExpiry(byte[] arg, long unitMillis, boolean relative, long now, String command) {
         Long n = Args.parseLong(arg);
         if (n == null) return NOT_INTEGER;
-        String invalid = "ERR invalid expire time in '" + command + "' command";
-        if (n <= 0 || (unitMillis == 1000 && n > Long.MAX_VALUE / 1000)) return invalid;
+        if (n <= 0 || (unitMillis == 1000 && n > Long.MAX_VALUE / 1000)) return invalidExpireTime(command);
         long at = n * unitMillis;
         if (relative) {
-            if (at > Long.MAX_VALUE - now) return invalid;
+            if (at > Long.MAX_VALUE - now) return invalidExpireTime(command);
             at += now;
         }
         return at;
+    }
+
+    private static String invalidExpireTime(String command) {
+        return "ERR invalid expire time in '" + command + "' command";
     }
 
     private RedisMessage set(Session s, byte[][] a) {
@@ -241,15 +242,16 @@ final class ExpiryCommands {
         }
         Long n = Args.parseLong(a[2]);
         if (n == null) return Replies.error(NOT_INTEGER);
-        String invalid = "ERR invalid expire time in '" + command + "' command";
         long when = n;
         if (unitMillis == 1000) {
-            if (when > Long.MAX_VALUE / 1000 || when < Long.MIN_VALUE / 1000) return Replies.error(invalid);
+            if (when > Long.MAX_VALUE / 1000 || when < Long.MIN_VALUE / 1000) {
+                return Replies.error(invalidExpireTime(command));
+            }
             when *= 1000;
         }
         long now = reads.nowMillis();
         long base = absolute ? 0 : now;
-        if (when > Long.MAX_VALUE - base) return Replies.error(invalid);
+        if (when > Long.MAX_VALUE - base) return Replies.error(invalidExpireTime(command));
         long at = when + base;
         int f = flags;
         byte[] key = a[1];
