@@ -112,6 +112,30 @@ public interface KvStore extends Closeable {
      */
     List<Write> updateAll(List<byte[]> keys, Function<List<RecordHeader>, List<Write>> fn);
 
+    /**
+     * Up to {@code max} keys whose record's expiry ({@link RecordHeader#expireAtMillis()}) has passed at
+     * {@code nowMillis}, earliest first (stores may group expiries by the second), for active expiry. The store itself never expires anything:
+     * its records are served, shipped and counted whatever their expiry, and callers decide (a
+     * primary deletes them as replicated writes). Weakly consistent: check each key's header under
+     * {@link #update} before acting. This default walks every record; stores keep an index.
+     */
+    default List<byte[]> expiredKeys(long nowMillis, int max) {
+        List<byte[]> out = new java.util.ArrayList<>();
+        forEach((key, v) -> {
+            if (out.size() < max && v.header().expiredAt(nowMillis)) out.add(key);
+        });
+        return out;
+    }
+
+    /** Records that have an expiry (Redis's {@code expires} in {@code INFO keyspace}); this default walks them. */
+    default long keysWithExpiry() {
+        long[] n = {0};
+        forEach((key, v) -> {
+            if (v.header().hasExpiry()) n[0]++;
+        });
+        return n[0];
+    }
+
     /** Records that are not tombstones. */
     long size();
 

@@ -9,12 +9,46 @@ package dev.kvs.core;
  * @param checksum CRC32C of the value (0 for an empty, tombstone or missing value)
  * @param valueLength length of the value in bytes; for an {@code UNFINISHED} or {@code LOST} record,
  *     the length the missing value is expected to have
+ * @param expireAtMillis when the key expires, in milliseconds since the epoch (the primary's clock
+ *     turned every relative TTL into this absolute time); {@link #NO_EXPIRY} (0) if it never does
  */
-public record RecordHeader(RecordState state, TxId txId, int checksum, int valueLength) {
+public record RecordHeader(RecordState state, TxId txId, int checksum, int valueLength, long expireAtMillis) {
+    /** The {@code expireAtMillis} of a key without a TTL. */
+    public static final long NO_EXPIRY = 0;
+
     public RecordHeader {
         if (state == null) throw new NullPointerException("state == null");
         if (txId == null) throw new NullPointerException("txId == null");
         if (valueLength < 0) throw new IllegalArgumentException("valueLength < 0: " + valueLength);
+        if (expireAtMillis < 0) throw new IllegalArgumentException("expireAtMillis < 0: " + expireAtMillis);
+    }
+
+    /** A header without expiry. */
+    public RecordHeader(RecordState state, TxId txId, int checksum, int valueLength) {
+        this(state, txId, checksum, valueLength, NO_EXPIRY);
+    }
+
+    /** True if the key has a TTL. */
+    public boolean hasExpiry() {
+        return expireAtMillis != NO_EXPIRY;
+    }
+
+    /**
+     * True if the key has expired at {@code nowMillis}: as in Redis, a key lives up to and including
+     * its expiry millisecond and is gone after it.
+     */
+    public boolean expiredAt(long nowMillis) {
+        return expired(expireAtMillis, nowMillis);
+    }
+
+    /** True if an expiry of {@code expireAtMillis} ({@link #NO_EXPIRY}: none) has passed at {@code nowMillis}. */
+    public static boolean expired(long expireAtMillis, long nowMillis) {
+        return expireAtMillis != NO_EXPIRY && nowMillis > expireAtMillis;
+    }
+
+    /** This header with another expiry. */
+    public RecordHeader withExpireAt(long expireAtMillis) {
+        return new RecordHeader(state, txId, checksum, valueLength, expireAtMillis);
     }
 
     /** True if reads should serve this record's value. */

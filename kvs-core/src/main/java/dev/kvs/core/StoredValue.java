@@ -29,8 +29,17 @@ public record StoredValue(RecordHeader header, byte[] value) {
 
     /** A whole value written by {@code txId}; computes its checksum. */
     public static StoredValue complete(TxId txId, byte[] value) {
+        return complete(txId, value, RecordHeader.NO_EXPIRY);
+    }
+
+    /**
+     * A whole value written by {@code txId} that expires at {@code expireAtMillis} (epoch millis; {@link
+     * RecordHeader#NO_EXPIRY} for never); computes its checksum.
+     */
+    public static StoredValue complete(TxId txId, byte[] value, long expireAtMillis) {
         return new StoredValue(
-                new RecordHeader(RecordState.COMPLETE, txId, Checksums.crc32c(value), value.length), value);
+                new RecordHeader(RecordState.COMPLETE, txId, Checksums.crc32c(value), value.length, expireAtMillis),
+                value);
     }
 
     /** A key whose value (of {@code valueLength} bytes with {@code checksum}) has not arrived. */
@@ -54,6 +63,11 @@ public record StoredValue(RecordHeader header, byte[] value) {
 
     public TxId txId() {
         return header.txId();
+    }
+
+    /** When the key expires (epoch millis), or {@link RecordHeader#NO_EXPIRY}. */
+    public long expireAtMillis() {
+        return header.expireAtMillis();
     }
 
     @Override

@@ -37,9 +37,9 @@ public final class LocalReplication implements Replication {
             private WriteOrder delegate;
 
             @Override
-            public TxId put(byte[] key, byte[] value) {
+            public TxId put(byte[] key, byte[] value, long expireAtMillis) {
                 TxId t = orderHere();
-                return t != null ? t : delegate.put(key, value);
+                return t != null ? t : delegate.put(key, value, expireAtMillis);
             }
 
             @Override

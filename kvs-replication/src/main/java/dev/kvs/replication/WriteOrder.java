@@ -10,8 +10,17 @@ import java.util.concurrent.CompletableFuture;
  * announced as skipped so the sequence stays gap-free). Not thread-safe: one per command.
  */
 public interface WriteOrder {
-    /** Assigns the next TxId to a write of {@code value} to {@code key}. */
-    TxId put(byte[] key, byte[] value);
+    /** Assigns the next TxId to a write of {@code value} to {@code key}, without expiry. */
+    default TxId put(byte[] key, byte[] value) {
+        return put(key, value, 0);
+    }
+
+    /**
+     * Assigns the next TxId to a write of {@code value} to {@code key} that expires at {@code
+     * expireAtMillis} (epoch millis, 0 for never): the absolute time travels in the key packet and
+     * with the value, so the backup expires the key at the same moment.
+     */
+    TxId put(byte[] key, byte[] value, long expireAtMillis);
 
     /** Assigns the next TxId to the deletion of {@code key} (replicated as a tombstone). */
     TxId delete(byte[] key);

@@ -9,6 +9,7 @@ import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeMetrics;
 import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.admin.AdminServer;
+import dev.kvs.server.internal.expiry.ActiveExpiry;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.failover.FailoverRoutes;
 import dev.kvs.server.internal.resp.RespServer;
@@ -23,6 +24,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.time.Clock;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -53,12 +55,13 @@ public final class KvsNode implements AutoCloseable {
 
     private final RespServer resp;
     private final AdminServer admin;
+    private final ActiveExpiry expiry;
     private final int port;
     private final int adminPort;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CountDownLatch terminated = new CountDownLatch(1);
 
-    private KvsNode(NodeConfig config) throws InterruptedException {
+    private KvsNode(NodeConfig config, Clock clock) throws InterruptedException {
         this.config = config;
         // read first: a bad certificate must not leave a store open or threads running
         SslContext portTls = config.tlsPorts().any()
@@ -96,9 +99,10 @@ public final class KvsNode implements AutoCloseable {
         this.replicationValueGroup = replicationGroup == null ? null : transport.group(1, "kvs-repl-values");
         ReplicationLinks links = new ReplicationLinks(config, store, replicationGroup, replicationValueGroup);
         this.roles = new RoleMachine(config, epochFile, links);
-        Writes writes = new Writes(store, roles);
+        Writes writes = new Writes(store, roles, clock);
         this.failover = new Failover(config, store, roles, writes, replicationGroup);
         this.context = new NodeContext(config, store, roles, writes, failover, new NodeMetrics(store, roles));
+        this.expiry = new ActiveExpiry(context, config.expiry());
         // SHUTDOWN: the same stop as SIGTERM, off the event loops that close() shuts down
         context.onShutdown(() -> {
             Thread t = new Thread(this::close, "kvs-shutdown-command");
@@ -130,6 +134,7 @@ public final class KvsNode implements AutoCloseable {
             } catch (RuntimeException e) {
                 throw NodeStartException.cannotListen(config.adminBindAddress(), config.adminPort(), "admin port", e);
             }
+            expiry.start();
             started = true;
         } finally {
             if (!started) shutdown();
@@ -143,8 +148,17 @@ public final class KvsNode implements AutoCloseable {
      * @throws NodeStartException if a port cannot be bound
      */
     public static KvsNode start(NodeConfig config) {
+        return start(config, Clock.systemUTC());
+    }
+
+    /**
+     * Like {@link #start(NodeConfig)}, with {@code clock} as the node's wall clock: what relative TTLs
+     * are turned into absolute expiry times with, and what expiries are checked against (tests skew
+     * two nodes' clocks with it).
+     */
+    public static KvsNode start(NodeConfig config, Clock clock) {
         try {
-            KvsNode node = new KvsNode(config);
+            KvsNode node = new KvsNode(config, clock);
             log.info(
                     "kvs node '{}' ({}, epoch {}, mode {}) serving RESP{} on {}:{}, admin{} on {}:{}, store {}",
                     config.name(),
@@ -221,6 +235,7 @@ public final class KvsNode implements AutoCloseable {
 
     private void shutdown() {
         AtomicReference<Throwable> failure = new AtomicReference<>();
+        run(expiry::close, failure);
         run(resp::close, failure);
         run(admin::close, failure);
         run(roles::close, failure);

@@ -68,6 +68,7 @@ import java.util.Set;
  *     replication handshake so that the backup names it in {@code -NOTPRIMARY}; if empty, {@code
  *     bind} and the bound port (a wildcard {@code bind} is replaced by the address the replication
  *     connection leaves from)
+ * @param expiry how often and how much active expiry removes keys whose TTL has passed
  */
 public record NodeConfig(
         String cluster,
@@ -99,7 +100,8 @@ public record NodeConfig(
         TlsPortsConfig tlsPorts,
         Optional<String> replBind,
         Optional<String> adminBind,
-        Optional<String> advertise) {
+        Optional<String> advertise,
+        ExpiryConfig expiry) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -139,6 +141,7 @@ public record NodeConfig(
         if (store == null) throw new IllegalArgumentException("store is missing");
         if (replication == null) throw new IllegalArgumentException("replication is missing");
         if (failover == null) throw new IllegalArgumentException("failover is missing");
+        if (expiry == null) throw new IllegalArgumentException("expiry is missing");
         if (clusterSecret == null) throw new IllegalArgumentException("clusterSecret == null (use Optional.empty())");
         clusterSecret.ifPresent(secret -> ClusterSecret.of(secret, cluster)); // checks its length
         boolean replicates = role == Role.BACKUP || peer.isPresent();
@@ -300,6 +303,7 @@ public record NodeConfig(
         private StoreConfig store = StoreConfig.defaults();
         private ReplicatorConfig replication = ReplicatorConfig.defaults();
         private FailoverConfig failover = FailoverConfig.defaults();
+        private ExpiryConfig expiry = ExpiryConfig.defaults();
         private String clusterSecret;
         private boolean insecureReplication;
         private TlsFiles tls;
@@ -412,6 +416,12 @@ public record NodeConfig(
             return this;
         }
 
+        /** Active expiry's rounds (default {@link ExpiryConfig#defaults()}). */
+        public Builder expiry(ExpiryConfig v) {
+            expiry = v;
+            return this;
+        }
+
         public Builder admin(AdminConfig v) {
             admin = v;
             return this;
@@ -509,6 +519,7 @@ public record NodeConfig(
             store = c.store;
             replication = c.replication;
             failover = c.failover;
+            expiry = c.expiry;
             clusterSecret = c.clusterSecret.orElse(null);
             insecureReplication = c.insecureReplication;
             tls = c.tls.orElse(null);
@@ -553,7 +564,8 @@ public record NodeConfig(
                     tlsPorts,
                     Optional.ofNullable(replBind),
                     Optional.ofNullable(adminBind),
-                    Optional.ofNullable(advertise));
+                    Optional.ofNullable(advertise),
+                    expiry);
         }
     }
 }

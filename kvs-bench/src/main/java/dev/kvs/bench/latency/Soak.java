@@ -224,7 +224,7 @@ record Soak(SoakReport.Settings settings, LinkSettings link, boolean terminal) i
     private static byte[] peek(RespConnection c, String key) throws IOException {
         Object reply = c.call("KVS.PEEK", key);
         if (reply == null) return null;
-        if (reply instanceof List<?> l && l.size() == 5) {
+        if (reply instanceof List<?> l && l.size() >= 5) { // 6 since the expiry was added
             return l.get(4) instanceof byte[] v ? v : null;
         }
         throw new IOException("KVS.PEEK " + key + " answered " + reply);

@@ -42,6 +42,7 @@ final class ChronicleKvStore implements KvStore {
     private final RecordMaps records;
     private final ValueChunks chunks;
     private final RecordWriter writer;
+    private final ExpiryIndex expiry = new ExpiryIndex();
     private final DataDir dataDir;
 
     private ChronicleKvStore(StoreConfig config, RecordMaps records, ValueChunks chunks, DataDir dataDir) {
@@ -50,7 +51,7 @@ final class ChronicleKvStore implements KvStore {
         this.capacity = new Capacity(config);
         this.records = records;
         this.chunks = chunks;
-        this.writer = new RecordWriter(records, chunks, capacity, limits);
+        this.writer = new RecordWriter(records, chunks, capacity, limits, expiry);
         this.dataDir = dataDir;
     }
 
@@ -80,7 +81,9 @@ final class ChronicleKvStore implements KvStore {
         long[] counts = new long[4]; // entries, live, key bytes, value bytes
         long[] maxBlobId = {0};
         Set<Long> blobs = new HashSet<>();
+        long[] expiring = {0};
         records.forEachHeader((keyLength, r) -> {
+            if (r.hasExpiry()) expiring[0]++;
             counts[0]++;
             if (r.isLive()) counts[1]++;
             counts[2] += keyLength;
@@ -90,6 +93,12 @@ final class ChronicleKvStore implements KvStore {
                 maxBlobId[0] = Math.max(maxBlobId[0], r.blobId);
             }
         });
+        if (expiring[0] > 0) {
+            records.forEachKey(key -> {
+                Record r = records.header(key);
+                if (r != null) expiry.add(key, r.expireAt);
+            });
+        }
         long orphans = chunks.recover(blobs::contains, maxBlobId[0]);
         capacity.reset(counts[0], counts[1], counts[2], counts[3]);
         if (orphans > 0) LOG.info("removed {} orphaned value chunks in {}", orphans, dataDir.path());
@@ -287,6 +296,21 @@ final class ChronicleKvStore implements KvStore {
     }
 
     @Override
+    public List<byte[]> expiredKeys(long nowMillis, int max) {
+        int slot = gate.enter();
+        try {
+            return expiry.due(nowMillis, max);
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public long keysWithExpiry() {
+        return expiry.size();
+    }
+
+    @Override
     public long size() {
         int slot = gate.enter();
         try {
@@ -369,6 +393,7 @@ final class ChronicleKvStore implements KvStore {
             try {
                 records.clear();
                 chunks.clear();
+                expiry.clear();
                 capacity.reset(0, 0, 0, 0);
             } finally {
                 stripes.unlock(all);

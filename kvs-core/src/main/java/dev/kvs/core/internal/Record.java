@@ -22,8 +22,22 @@ final class Record {
     final long blobId;
     /** The inline value; {@code null} for a chunked value or a header-only read. */
     final byte[] value;
+    /** Epoch millis the key expires at, or {@link RecordHeader#NO_EXPIRY}. */
+    final long expireAt;
 
     Record(RecordState state, long epoch, long seq, int checksum, int valueLength, long blobId, byte[] value) {
+        this(state, epoch, seq, checksum, valueLength, blobId, value, RecordHeader.NO_EXPIRY);
+    }
+
+    Record(
+            RecordState state,
+            long epoch,
+            long seq,
+            int checksum,
+            int valueLength,
+            long blobId,
+            byte[] value,
+            long expireAt) {
         this.state = state;
         this.epoch = epoch;
         this.seq = seq;
@@ -31,16 +45,36 @@ final class Record {
         this.valueLength = valueLength;
         this.blobId = blobId;
         this.value = value;
+        this.expireAt = expireAt;
     }
 
     static Record inline(StoredValue v) {
         RecordHeader h = v.header();
         return new Record(
-                h.state(), h.txId().epoch(), h.txId().seq(), h.checksum(), h.valueLength(), NO_BLOB, v.value());
+                h.state(),
+                h.txId().epoch(),
+                h.txId().seq(),
+                h.checksum(),
+                h.valueLength(),
+                NO_BLOB,
+                v.value(),
+                h.expireAtMillis());
     }
 
     static Record chunked(RecordHeader h, long blobId) {
-        return new Record(h.state(), h.txId().epoch(), h.txId().seq(), h.checksum(), h.valueLength(), blobId, null);
+        return new Record(
+                h.state(),
+                h.txId().epoch(),
+                h.txId().seq(),
+                h.checksum(),
+                h.valueLength(),
+                blobId,
+                null,
+                h.expireAtMillis());
+    }
+
+    boolean hasExpiry() {
+        return expireAt != RecordHeader.NO_EXPIRY;
     }
 
     boolean isChunked() {
@@ -57,7 +91,7 @@ final class Record {
     }
 
     RecordHeader header() {
-        return new RecordHeader(state, new TxId(epoch, seq), checksum, valueLength);
+        return new RecordHeader(state, new TxId(epoch, seq), checksum, valueLength, expireAt);
     }
 
     /** The stored value of an inline record. */

@@ -30,7 +30,9 @@ final class RecordMaps implements AutoCloseable {
 
     private static final int SHORT_CHUNK = 64;
     private static final int LONG_CHUNK = 256;
-    private static final int RECORD_FIXED = RecordMarshaller.HEADER_BYTES + 8 + ENTRY_OVERHEAD;
+    /** Header, blob id (or nothing for an inline value) and expiry (only keys with a TTL carry it). */
+    private static final int RECORD_FIXED =
+            RecordMarshaller.HEADER_BYTES + 8 + RecordMarshaller.EXPIRY_BYTES + ENTRY_OVERHEAD;
 
     private final ChronicleMap<byte[], Record> shortKeys;
     private final ChronicleMap<byte[], Record> longKeys; // null if maxKeyBytes <= SHORT_KEY_MAX

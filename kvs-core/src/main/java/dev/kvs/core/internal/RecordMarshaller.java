@@ -11,8 +11,11 @@ import net.openhft.chronicle.hash.serialization.impl.EnumMarshallable;
  * Encodes a {@link Record} straight into and out of Chronicle's memory, so a put copies the value
  * once and a get copies it once.
  *
- * <p>Layout: {@code flags:1} (state code in bits 0-1, bit 2 set if chunked), {@code epoch:8}, {@code
- * seq:8}, {@code checksum:4}, {@code valueLength:4}, then the inline value or {@code blobId:8}.
+ * <p>Layout: {@code flags:1} (state code in bits 0-1, bit 2 set if chunked, bit 3 set if the key
+ * expires), {@code epoch:8}, {@code seq:8}, {@code checksum:4}, {@code valueLength:4}, {@code
+ * expireAt:8} (epoch millis; only with bit 3), then the inline value or {@code blobId:8}. A record
+ * without expiry is laid out as before expiry existed, so persisted files of older versions read as
+ * is.
  * Stateless; its class name is written into persisted map headers, so it must not be renamed.
  */
 final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>, EnumMarshallable<RecordMarshaller> {
@@ -20,6 +23,9 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
 
     static final int HEADER_BYTES = 1 + 8 + 8 + 4 + 4;
     private static final int CHUNKED = 4;
+    private static final int EXPIRES = 8;
+    /** The bytes an expiry adds to a record. */
+    static final int EXPIRY_BYTES = 8;
 
     /** Pass to {@code getUsing} to read a record's header without copying its value. */
     static final Record HEADER_ONLY = new Record(RecordState.TOMBSTONE, 0, 0, 0, 0, Record.NO_BLOB, null);
@@ -28,16 +34,17 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
 
     @Override
     public long size(Record r) {
-        return HEADER_BYTES + (r.isChunked() ? 8 : inlineLength(r));
+        return HEADER_BYTES + (r.hasExpiry() ? EXPIRY_BYTES : 0) + (r.isChunked() ? 8 : inlineLength(r));
     }
 
     @Override
     public void write(Bytes<?> out, long size, Record r) {
-        out.writeByte((byte) (r.state.ordinal() | (r.isChunked() ? CHUNKED : 0)));
+        out.writeByte((byte) (r.state.ordinal() | (r.isChunked() ? CHUNKED : 0) | (r.hasExpiry() ? EXPIRES : 0)));
         out.writeLong(r.epoch);
         out.writeLong(r.seq);
         out.writeInt(r.checksum);
         out.writeInt(r.valueLength);
+        if (r.hasExpiry()) out.writeLong(r.expireAt);
         if (r.isChunked()) {
             out.writeLong(r.blobId);
         } else {
@@ -55,9 +62,15 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
         int checksum = in.readInt();
         int valueLength = in.readInt();
         long payload = size - HEADER_BYTES;
+        long expireAt = 0;
+        if ((flags & EXPIRES) != 0) {
+            if (payload < EXPIRY_BYTES) throw corrupt(size, valueLength);
+            expireAt = in.readLong();
+            payload -= EXPIRY_BYTES;
+        }
         if ((flags & CHUNKED) != 0) {
             if (payload != 8) throw corrupt(size, valueLength);
-            return new Record(state, epoch, seq, checksum, valueLength, in.readLong(), null);
+            return new Record(state, epoch, seq, checksum, valueLength, in.readLong(), null, expireAt);
         }
         long expected = state == RecordState.COMPLETE ? valueLength : 0;
         if (payload != expected) throw corrupt(size, valueLength);
@@ -66,7 +79,7 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
             value = new byte[(int) payload];
             in.read(value);
         }
-        return new Record(state, epoch, seq, checksum, valueLength, Record.NO_BLOB, value);
+        return new Record(state, epoch, seq, checksum, valueLength, Record.NO_BLOB, value, expireAt);
     }
 
     private static int inlineLength(Record r) {

@@ -24,12 +24,14 @@ final class RecordWriter {
     private final ValueChunks chunks;
     private final Capacity capacity;
     private final SizeLimits limits;
+    private final ExpiryIndex expiry;
 
-    RecordWriter(RecordMaps records, ValueChunks chunks, Capacity capacity, SizeLimits limits) {
+    RecordWriter(RecordMaps records, ValueChunks chunks, Capacity capacity, SizeLimits limits, ExpiryIndex expiry) {
         this.records = records;
         this.chunks = chunks;
         this.capacity = capacity;
         this.limits = limits;
+        this.expiry = expiry;
     }
 
     /**
@@ -71,6 +73,7 @@ final class RecordWriter {
     boolean remove(byte[] key, Record old) {
         if (old == null) return false;
         records.remove(key);
+        expiry.remove(key, old.expireAt);
         capacity.commit(deltaOf(key, old, null));
         if (old.isChunked()) chunks.free(old.blobId, old.valueLength);
         return true;
@@ -82,6 +85,13 @@ final class RecordWriter {
      * @return the header of the record it replaced (no inline value), or null
      */
     private Record store(byte[] key, StoredValue value) {
+        Record old = storeRecord(key, value);
+        if (old != null) expiry.remove(key, old.expireAt);
+        expiry.add(key, value.header().expireAtMillis());
+        return old;
+    }
+
+    private Record storeRecord(byte[] key, StoredValue value) {
         byte[] bytes = value.value();
         if (bytes.length <= RecordMaps.INLINE_MAX) return records.put(key, Record.inline(value));
         long blobId = chunks.write(bytes);
@@ -127,8 +137,12 @@ final class RecordWriter {
         try {
             for (Map.Entry<ByteKey, Write> e : effective.entrySet()) {
                 byte[] key = e.getKey().bytes();
+                Record old = olds.get(e.getKey());
                 if (e.getValue() instanceof Write.Put put) store(key, put.value());
-                else if (olds.get(e.getKey()) != null) records.remove(key);
+                else if (old != null) {
+                    records.remove(key);
+                    expiry.remove(key, old.expireAt);
+                }
                 applied.add(e.getKey());
             }
         } catch (RuntimeException e) {
@@ -153,6 +167,8 @@ final class RecordWriter {
                 Record old = olds.get(k);
                 if (old == null) records.remove(k.bytes());
                 else records.put(k.bytes(), old);
+                if (now != null) expiry.remove(k.bytes(), now.expireAt);
+                if (old != null) expiry.add(k.bytes(), old.expireAt);
                 if (now != null && now.isChunked()) chunks.free(now.blobId, now.valueLength);
             } catch (RuntimeException e) {
                 cause.addSuppressed(e);

@@ -78,6 +78,25 @@ class ChronicleKvStorePersistedTest extends KvStoreContractTest {
     }
 
     @Test
+    void reopenKeepsExpiriesAndIndexesThem() {
+        StoreConfig config = defaultConfig().dataDir(tempDir.resolve("expiry")).build();
+        byte[] big = randomBytes(12, 2 * CHUNK);
+        try (KvStore s = Stores.open(config)) {
+            s.put(key("ttl"), StoredValue.complete(TxId.of(1, 1), key("v"), 1_234));
+            s.put(key("big"), StoredValue.complete(TxId.of(1, 2), big, 5_678));
+            s.put(key("plain"), complete(3, "p"));
+        }
+        try (KvStore s = Stores.open(config)) {
+            assertThat(s.header(key("ttl")).expireAtMillis()).isEqualTo(1_234);
+            assertThat(s.get(key("big")).expireAtMillis()).isEqualTo(5_678);
+            assertThat(s.get(key("big")).value()).isEqualTo(big);
+            assertThat(s.header(key("plain")).hasExpiry()).isFalse();
+            assertThat(s.expiredKeys(2_000, 10)).extracting(k -> new String(k)).containsExactly("ttl");
+            assertThat(s.expiredKeys(6_000, 10)).extracting(k -> new String(k)).containsExactly("ttl", "big");
+        }
+    }
+
+    @Test
     void aSecondStoreOnTheSameDirIsRefused() {
         Path dir = tempDir.resolve("shared");
         try (KvStore first = Stores.open(defaultConfig().dataDir(dir).build())) {

@@ -1,6 +1,7 @@
 package dev.kvs.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoreConfig;
@@ -43,6 +44,25 @@ class ChronicleKvStoreTest extends KvStoreContractTest {
         assertThat(store.stats().offHeapBytes()).isPositive();
         assertThat(store.stats().persistent()).isFalse();
         assertThat(store).isInstanceOf(ChronicleKvStore.class);
+    }
+
+    @Test
+    void aStoreFullOfKeysWithATtlHoldsMaxEntriesAndRefusesTheNextByItsOwnCount() {
+        int n = 20_000;
+        try (KvStore s = open(StoreConfig.builder().maxEntries(n).maxBytes(64L << 20))) {
+            // the largest record a key with a TTL makes inline: a full-length short key, a full inline value
+            byte[] value = new byte[INLINE];
+            for (int i = 0; i < n; i++) {
+                byte[] key = Arrays.copyOf(key("k" + i), RecordMaps.SHORT_KEY_MAX);
+                s.put(key, StoredValue.complete(TxId.of(1, i + 1), i % 100 == 0 ? value : key, 1_000 + i));
+            }
+            assertThat(s.stats().entries()).isEqualTo(n);
+            assertThat(s.keysWithExpiry()).isEqualTo(n);
+            assertThatThrownBy(() -> s.put(key("one-more"), StoredValue.complete(TxId.of(2, 1), key("v"), 5)))
+                    .isInstanceOf(StoreFullException.class);
+            assertThat(s.get(Arrays.copyOf(key("k0"), RecordMaps.SHORT_KEY_MAX)).expireAtMillis())
+                    .isEqualTo(1_000);
+        }
     }
 
     @Test

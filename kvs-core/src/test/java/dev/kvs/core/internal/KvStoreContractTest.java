@@ -70,6 +70,49 @@ abstract class KvStoreContractTest {
         return bytes;
     }
 
+    static String text(byte[] key) {
+        return new String(key, UTF_8);
+    }
+
+    @Test
+    void recordsKeepTheirExpiryAndExpiredKeysListsThoseWhoseTimePassed() {
+        byte[] big = randomBytes(11, 3 * CHUNK + 5);
+        store.put(key("a"), StoredValue.complete(TxId.of(1, 1), key("va"), 1_000));
+        store.put(key("b"), StoredValue.complete(TxId.of(1, 2), key("vb"), 500));
+        store.put(key("c"), complete(3, "vc"));
+        store.put(key("big"), StoredValue.complete(TxId.of(1, 4), big, 700));
+        assertThat(store.get(key("a")).expireAtMillis()).isEqualTo(1_000);
+        assertThat(store.header(key("big")).expireAtMillis()).isEqualTo(700);
+        assertThat(store.get(key("big")).value()).isEqualTo(big);
+        assertThat(store.get(key("c")).header().hasExpiry()).isFalse();
+
+        // as in Redis, a key lives through its expiry millisecond
+        assertThat(store.expiredKeys(500, 10)).isEmpty();
+        assertThat(store.expiredKeys(501, 10))
+                .extracting(KvStoreContractTest::text)
+                .containsExactly("b");
+        assertThat(store.expiredKeys(2_000, 10))
+                .extracting(KvStoreContractTest::text)
+                .containsExactlyInAnyOrder("a", "b", "big");
+        assertThat(store.expiredKeys(2_000, 2)).hasSize(2);
+        assertThat(store.keysWithExpiry()).isEqualTo(3);
+
+        // replaced without expiry, deleted, removed by an update, replaced in a batch: no longer listed
+        store.put(key("a"), complete(5, "va2"));
+        store.delete(key("b"));
+        store.update(key("big"), h -> Write.remove());
+        store.updateAll(
+                List.of(key("c"), key("d")),
+                h -> List.of(
+                        Write.put(StoredValue.complete(TxId.of(1, 6), key("vc"), 900)),
+                        Write.put(StoredValue.complete(TxId.of(1, 7), key("vd"), 3_000))));
+        assertThat(store.expiredKeys(2_000, 10))
+                .extracting(KvStoreContractTest::text)
+                .containsExactly("c");
+        assertThat(store.size()).isEqualTo(3); // the store counts an expired record until it is removed
+        assertThat(store.keysWithExpiry()).isEqualTo(2);
+    }
+
     @Test
     void getOfAbsentKeyIsNull() {
         assertThat(store.get(key("nope"))).isNull();

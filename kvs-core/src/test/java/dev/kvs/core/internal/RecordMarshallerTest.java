@@ -37,6 +37,22 @@ class RecordMarshallerTest {
     }
 
     @Test
+    void anExpiryAddsEightBytesAndRoundTripsInlineAndChunked() {
+        StoredValue inline = StoredValue.complete(TxId.of(3, 4), "hello".getBytes(), 1_700_000_000_123L);
+        assertThat(M.size(Record.inline(inline))).isEqualTo(RecordMarshaller.HEADER_BYTES + 8 + 5);
+        assertThat(roundTrip(Record.inline(inline), null).toStoredValue()).isEqualTo(inline);
+        Record header = roundTrip(Record.inline(inline), RecordMarshaller.HEADER_ONLY);
+        assertThat(header.header().expireAtMillis()).isEqualTo(1_700_000_000_123L);
+
+        StoredValue big = StoredValue.complete(TxId.of(1, 2), new byte[100_000], 42);
+        Record chunked = Record.chunked(big.header(), 77);
+        assertThat(M.size(chunked)).isEqualTo(RecordMarshaller.HEADER_BYTES + 8 + 8);
+        Record back = roundTrip(chunked, null);
+        assertThat(back.blobId).isEqualTo(77);
+        assertThat(back.header()).isEqualTo(big.header());
+    }
+
+    @Test
     void onlyACompleteValueTakesRoomInline() {
         assertThat(M.size(Record.inline(StoredValue.complete(TxId.ZERO, new byte[10]))))
                 .isEqualTo(RecordMarshaller.HEADER_BYTES + 10);

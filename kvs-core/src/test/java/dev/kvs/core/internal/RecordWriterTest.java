@@ -24,7 +24,8 @@ class RecordWriterTest {
     private final RecordMaps records = RecordMaps.open(tiny, null);
     private final ValueChunks chunks = ValueChunks.open(tiny, null);
     private final Capacity capacity = new Capacity(generous);
-    private final RecordWriter writer = new RecordWriter(records, chunks, capacity, new SizeLimits(generous));
+    private final RecordWriter writer =
+            new RecordWriter(records, chunks, capacity, new SizeLimits(generous), new ExpiryIndex());
 
     @AfterEach
     void close() {
@@ -81,7 +82,7 @@ class RecordWriterTest {
     @Test
     void atTheEntryLimitAnOverwriteStillFits() {
         Capacity one = new Capacity(StoreConfig.builder().maxEntries(1).build());
-        RecordWriter w = new RecordWriter(records, chunks, one, new SizeLimits(generous));
+        RecordWriter w = new RecordWriter(records, chunks, one, new SizeLimits(generous), new ExpiryIndex());
         w.put("a".getBytes(), value(1, 10));
         w.put("a".getBytes(), value(2, RecordMaps.INLINE_MAX + 1));
         assertThat(one.entries()).isEqualTo(1);

@@ -195,7 +195,9 @@ final class BackupApplier {
         StoredValue next = v.op() == Op.DELETE
                 ? StoredValue.tombstone(v.txId())
                 : new StoredValue(
-                        new RecordHeader(RecordState.COMPLETE, v.txId(), v.checksum(), v.bytes().length), v.bytes());
+                        new RecordHeader(
+                                RecordState.COMPLETE, v.txId(), v.checksum(), v.bytes().length, v.expireAtMillis()),
+                        v.bytes());
         TxId[] inStore = new TxId[1];
         Write w = store.update(v.key(), h -> {
             if (h != null && h.txId().compareTo(v.txId()) >= 0) {
@@ -236,13 +238,15 @@ final class BackupApplier {
         } catch (KvsException e) {
             // e.g. a key longer than this store accepts: its value cannot be stored either, so fence it
             log.warn("cannot check {} announced keys against the store; queueing them: {}", keys.size(), e.toString());
-            for (KeyPacket p : writes) unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum());
+            for (KeyPacket p : writes) {
+                unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
+            }
         }
     }
 
     private void queueIfNewer(KeyPacket p, RecordHeader h) {
         if (h == null || h.txId().compareTo(p.txId()) < 0) {
-            unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum());
+            unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
         }
     }
 

@@ -48,11 +48,13 @@ final class HandbackHandler extends ChannelInboundHandlerAdapter {
     void sendWants(ChannelHandlerContext ctx) {
         TxId upTo = handback.keysUpTo();
         List<WantedValue> wanted = handback.wanted();
-        long budget = Math.max(64 * 1024, server.config.maxFrameBytes() / 2);
+        // this connection's encoder keeps the handshake's frame limit: stay within half of it
+        long budget = Math.max(
+                64 * 1024, Math.min(server.config.maxFrameBytes(), RealReplicationServer.HANDSHAKE_FRAME_BYTES) / 2);
         List<Frame.KeyPacket> batch = new ArrayList<>();
         long size = 0;
         for (WantedValue w : wanted) {
-            long packet = 32L + w.key().length;
+            long packet = 45L + w.key().length; // a key packet's encoded size, with room to spare
             if (!batch.isEmpty() && size + packet > budget) {
                 ctx.write(new Frame.HandbackWants(upTo, batch, false));
                 batch = new ArrayList<>();
@@ -74,7 +76,13 @@ final class HandbackHandler extends ChannelInboundHandlerAdapter {
                 ValueAssembler.Result r = assembler.accept(c);
                 if (r instanceof ValueAssembler.Whole w) {
                     offered++;
-                    if (handback.accept(w.key(), w.txId(), w.op() == Frame.Op.DELETE, w.checksum(), w.bytes())) {
+                    if (handback.accept(
+                            w.key(),
+                            w.txId(),
+                            w.op() == Frame.Op.DELETE,
+                            w.checksum(),
+                            w.bytes(),
+                            w.expireAtMillis())) {
                         accepted.add(w.txId());
                     }
                 } else if (r instanceof ValueAssembler.Corrupt bad) {

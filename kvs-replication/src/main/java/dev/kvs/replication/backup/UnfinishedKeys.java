@@ -40,8 +40,14 @@ public final class UnfinishedKeys {
      * @param valueLength the length the value will have (0 for a delete)
      * @param checksum the CRC32C the value will have (0 for a delete)
      * @param sinceMillis when the entry was added, in the queue's clock (epoch millis by default)
+     * @param expireAtMillis when the key expires (the primary's absolute time, epoch millis), 0 for
+     *     never: a fenced key keeps its expiry, and one whose expiry has passed is absent, not fenced
      */
-    public record Pending(byte[] key, TxId txId, int valueLength, int checksum, long sinceMillis) {
+    public record Pending(byte[] key, TxId txId, int valueLength, int checksum, long sinceMillis, long expireAtMillis) {
+        public Pending(byte[] key, TxId txId, int valueLength, int checksum, long sinceMillis) {
+            this(key, txId, valueLength, checksum, sinceMillis, 0);
+        }
+
         @Override
         public boolean equals(Object o) {
             return o instanceof Pending p
@@ -49,7 +55,8 @@ public final class UnfinishedKeys {
                     && txId.equals(p.txId)
                     && valueLength == p.valueLength
                     && checksum == p.checksum
-                    && sinceMillis == p.sinceMillis;
+                    && sinceMillis == p.sinceMillis
+                    && expireAtMillis == p.expireAtMillis;
         }
 
         @Override
@@ -107,8 +114,13 @@ public final class UnfinishedKeys {
      * @return true if an entry was added
      */
     public boolean add(byte[] key, TxId txId, int valueLength, int checksum) {
+        return add(key, txId, valueLength, checksum, 0);
+    }
+
+    /** Like {@link #add(byte[], TxId, int, int)}, for a write whose key expires at {@code expireAtMillis}. */
+    public boolean add(byte[] key, TxId txId, int valueLength, int checksum, long expireAtMillis) {
         if (txId == null) throw new NullPointerException("txId == null");
-        Pending p = new Pending(key, txId, valueLength, checksum, clockMillis.getAsLong());
+        Pending p = new Pending(key, txId, valueLength, checksum, clockMillis.getAsLong(), expireAtMillis);
         boolean[] added = new boolean[1];
         byKey.compute(new ByteKey(key), (k, e) -> {
             Slot[] slots = e == null ? new Slot[0] : e.slots;

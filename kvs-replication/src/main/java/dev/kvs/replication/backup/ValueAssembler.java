@@ -25,8 +25,15 @@ final class ValueAssembler implements AutoCloseable {
     /** What a chunk that ends or breaks a value yields. */
     sealed interface Result permits Whole, Corrupt {}
 
-    /** A whole value whose checksum matched. {@code bytes} is empty for a delete. */
-    record Whole(TxId txId, Op op, byte[] key, byte[] bytes, int checksum) implements Result {}
+    /**
+     * A whole value whose checksum matched, of a key that expires at {@code expireAtMillis} (0: never).
+     * {@code bytes} is empty for a delete.
+     */
+    record Whole(TxId txId, Op op, byte[] key, byte[] bytes, int checksum, long expireAtMillis) implements Result {
+        Whole(TxId txId, Op op, byte[] key, byte[] bytes, int checksum) {
+            this(txId, op, key, bytes, checksum, 0);
+        }
+    }
 
     /** A value that cannot be applied: to be nacked. */
     record Corrupt(TxId txId, byte[] key, String reason) implements Result {}
@@ -60,7 +67,10 @@ final class ValueAssembler implements AutoCloseable {
                 if (!c.isLast()) abandon(txId);
                 return new Corrupt(txId, c.key(), bad);
             }
-            if (c.isLast()) return verify(txId, c.op(), c.key(), c.data(), Checksums.crc32c(c.data()), c.checksum());
+            if (c.isLast()) {
+                return verify(
+                        txId, c.op(), c.key(), c.data(), Checksums.crc32c(c.data()), c.checksum(), c.expireAtMillis());
+            }
             Assembly a = new Assembly(c);
             lease.reserve(a.buffer.length);
             assemblies.put(txId, a);
@@ -86,7 +96,7 @@ final class ValueAssembler implements AutoCloseable {
         if (!c.isLast()) return null;
         assemblies.remove(txId);
         lease.release(a.buffer.length);
-        return verify(txId, a.op, a.key, a.buffer, (int) a.crc.getValue(), a.checksum);
+        return verify(txId, a.op, a.key, a.buffer, (int) a.crc.getValue(), a.checksum, a.expireAt);
     }
 
     /** Values being assembled. */
@@ -112,7 +122,8 @@ final class ValueAssembler implements AutoCloseable {
         return null;
     }
 
-    private static Result verify(TxId txId, Op op, byte[] key, byte[] bytes, int actual, int expected) {
+    private static Result verify(
+            TxId txId, Op op, byte[] key, byte[] bytes, int actual, int expected, long expireAtMillis) {
         if (actual != expected) {
             return new Corrupt(
                     txId,
@@ -120,7 +131,7 @@ final class ValueAssembler implements AutoCloseable {
                     "checksum mismatch: CRC32C " + Integer.toHexString(actual) + " != "
                             + Integer.toHexString(expected));
         }
-        return new Whole(txId, op, key, bytes, expected);
+        return new Whole(txId, op, key, bytes, expected, expireAtMillis);
     }
 
     private void discard(TxId txId) {
@@ -138,6 +149,7 @@ final class ValueAssembler implements AutoCloseable {
         final Op op;
         final byte[] key;
         final int checksum;
+        final long expireAt;
         final byte[] buffer;
         final CRC32C crc = new CRC32C();
         int filled;
@@ -146,6 +158,7 @@ final class ValueAssembler implements AutoCloseable {
             this.op = first.op();
             this.key = first.key();
             this.checksum = first.checksum();
+            this.expireAt = first.expireAtMillis();
             this.buffer = new byte[first.totalLength()];
         }
 

@@ -21,11 +21,12 @@ public interface Handback {
 
     /**
      * A value (or, with {@code delete}, a tombstone) the deposed primary holds for a wanted key, its
-     * checksum already verified.
+     * checksum already verified, with the key's expiry ({@code expireAtMillis}, epoch millis; 0 for
+     * never) as that write set it.
      *
      * @return true if it matched a fenced key's TxId, length and checksum and the key is whole again
      */
-    boolean accept(byte[] key, TxId txId, boolean delete, int checksum, byte[] value);
+    boolean accept(byte[] key, TxId txId, boolean delete, int checksum, byte[] value, long expireAtMillis);
 
     /** The deposed primary {@code node} finished its handback: {@code accepted} of {@code offered} taken. */
     void finished(String node, int offered, int accepted);

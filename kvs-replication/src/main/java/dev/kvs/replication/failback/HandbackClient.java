@@ -176,7 +176,7 @@ public final class HandbackClient {
                 int n = Math.min(config.chunkBytes(), value.length - offset);
                 byte[] data = n == value.length ? value : Arrays.copyOfRange(value, offset, offset + n);
                 batch.add(new Frame.ValueChunk(
-                        v.txId(), op, p.key(), value.length, v.header().checksum(), offset, data));
+                        v.txId(), op, p.key(), value.length, v.header().checksum(), offset, data, v.expireAtMillis()));
                 batchBytes += n + p.key().length + 64;
                 offset += n;
                 if (batchBytes >= batchLimit) {

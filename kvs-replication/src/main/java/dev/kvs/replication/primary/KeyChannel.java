@@ -188,7 +188,8 @@ final class KeyChannel {
                         Op.PUT,
                         key,
                         v.header().valueLength(),
-                        v.header().checksum()));
+                        v.header().checksum(),
+                        v.header().expireAtMillis()));
                 link.pending().add(key, v.txId(), v.header().valueLength());
                 keys.add(key);
                 if (batch.size() >= 1024) {

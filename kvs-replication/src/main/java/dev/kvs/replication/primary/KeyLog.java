@@ -39,6 +39,7 @@ final class KeyLog {
         byte[] key;
         int valueLength;
         int checksum;
+        long expireAt;
         byte state;
         long sentNanos;
         CompletableFuture<Void> acked;
@@ -79,7 +80,12 @@ final class KeyLog {
      *
      * @throws ReplicationBusyException if the log is full; the caller aborts its order, so nothing is written
      */
-    synchronized TxId reserve(Op op, byte[] key, int valueLength, int checksum) {
+    TxId reserve(Op op, byte[] key, int valueLength, int checksum) {
+        return reserve(op, key, valueLength, checksum, 0);
+    }
+
+    /** The same for a key that expires at {@code expireAt} (epoch millis; 0 for never). */
+    synchronized TxId reserve(Op op, byte[] key, int valueLength, int checksum, long expireAt) {
         if (lastSeq - ackedSeq >= capacity) {
             throw new ReplicationBusyException("key log full: " + capacity
                     + " key packets unacknowledged by the backup (maxUnackedKeys), no room for this write's"
@@ -94,6 +100,7 @@ final class KeyLog {
         e.key = op == Op.SKIP ? new byte[0] : key;
         e.valueLength = valueLength;
         e.checksum = checksum;
+        e.expireAt = expireAt;
         e.state = RESERVED;
         e.acked = null;
         return new TxId(epoch, seq);
@@ -112,6 +119,7 @@ final class KeyLog {
             e.key = new byte[0];
             e.valueLength = 0;
             e.checksum = 0;
+            e.expireAt = 0;
         }
     }
 
@@ -123,7 +131,7 @@ final class KeyLog {
             Entry e = ring[index(sentSeq + 1)];
             if (e.state == RESERVED) break;
             e.sentNanos = now;
-            out.add(new KeyPacket(new TxId(epoch, e.seq), e.op, e.key, e.valueLength, e.checksum));
+            out.add(new KeyPacket(new TxId(epoch, e.seq), e.op, e.key, e.valueLength, e.checksum, e.expireAt));
             sentSeq++;
         }
         return out;

@@ -238,22 +238,22 @@ public final class Replicator implements ReplicationLink {
         }
 
         @Override
-        public TxId put(byte[] key, byte[] value) {
-            return order(Op.PUT, key, value);
+        public TxId put(byte[] key, byte[] value, long expireAtMillis) {
+            return order(Op.PUT, key, value, expireAtMillis);
         }
 
         @Override
         public TxId delete(byte[] key) {
-            return order(Op.DELETE, key, null);
+            return order(Op.DELETE, key, null, 0);
         }
 
-        private TxId order(Op op, byte[] key, byte[] value) {
+        private TxId order(Op op, byte[] key, byte[] value, long expireAtMillis) {
             int len = value == null ? 0 : value.length;
             int crc = value == null ? 0 : Checksums.crc32c(value);
             // in async mode the backup learns of the key only with its value: that is the baseline's risk
             TxId t = mode == ReplicationMode.ASYNC
-                    ? keyLog.reserve(Op.SKIP, key, 0, 0)
-                    : keyLog.reserve(op, key, len, crc);
+                    ? keyLog.reserve(Op.SKIP, key, 0, 0, 0)
+                    : keyLog.reserve(op, key, len, crc, expireAtMillis);
             txIds.add(t);
             keys.add(key);
             lengths.add(len);

@@ -45,14 +45,16 @@ final class ValueShipper implements Runnable {
         final byte[] key;
         final byte[] value;
         final int checksum;
+        final long expireAt;
         final ValueChannel stream;
         int offset;
 
-        Large(TxId txId, byte[] key, byte[] value, int checksum, ValueChannel stream) {
+        Large(TxId txId, byte[] key, byte[] value, int checksum, long expireAt, ValueChannel stream) {
             this.txId = txId;
             this.key = key;
             this.value = value;
             this.checksum = checksum;
+            this.expireAt = expireAt;
             this.stream = stream;
         }
     }
@@ -148,7 +150,8 @@ final class ValueShipper implements Runnable {
             }
             int n = Math.min(Math.min(link.config().chunkBytes(), link.flow().quantum()), l.value.length - l.offset);
             byte[] data = Arrays.copyOfRange(l.value, l.offset, l.offset + n);
-            ValueChunk c = new ValueChunk(l.txId, Op.PUT, l.key, l.value.length, l.checksum, l.offset, data);
+            ValueChunk c =
+                    new ValueChunk(l.txId, Op.PUT, l.key, l.value.length, l.checksum, l.offset, data, l.expireAt);
             send(l.stream, List.of(c));
             l.offset += n;
             if (l.offset == l.value.length) {
@@ -182,12 +185,12 @@ final class ValueShipper implements Runnable {
                     return null;
                 }
                 link.pending().shipped(key, v.txId());
-                large.add(new Large(v.txId(), key, value, v.header().checksum(), s));
+                large.add(new Large(v.txId(), key, value, v.header().checksum(), v.expireAtMillis(), s));
                 return null;
             }
             link.pending().shipped(key, v.txId());
             return new ValueChunk(
-                    v.txId(), Op.PUT, key, value.length, v.header().checksum(), 0, value);
+                    v.txId(), Op.PUT, key, value.length, v.header().checksum(), 0, value, v.expireAtMillis());
         }
         // no record: the newest write of the key was a delete; ship its tombstone
         TxId txId = v == null ? newest : v.txId();

@@ -104,11 +104,21 @@ public sealed interface Frame {
     /** Refuses a channel; the backup closes it after sending this. */
     record Reject(RejectReason reason, long epoch, String message) implements Frame {}
 
-    /** One write announced to the backup: TxId, op, key, and the length and CRC32C its value will have. */
-    record KeyPacket(TxId txId, Op op, byte[] key, int valueLength, int checksum) {
+    /**
+     * One write announced to the backup: TxId, op, key, the length and CRC32C its value will have, and
+     * when the key expires ({@code expireAtMillis}: the primary's absolute time, epoch millis; 0 for
+     * never), so a key the backup fences keeps its expiry.
+     */
+    record KeyPacket(TxId txId, Op op, byte[] key, int valueLength, int checksum, long expireAtMillis) {
         public KeyPacket {
             if (op == Op.SKIP && key.length != 0) throw new IllegalArgumentException("SKIP packet carries a key");
             if (valueLength < 0) throw new IllegalArgumentException("valueLength < 0: " + valueLength);
+            if (expireAtMillis < 0) throw new IllegalArgumentException("expireAtMillis < 0: " + expireAtMillis);
+        }
+
+        /** A packet of a key without expiry. */
+        public KeyPacket(TxId txId, Op op, byte[] key, int valueLength, int checksum) {
+            this(txId, op, key, valueLength, checksum, 0);
         }
 
         @Override
@@ -118,7 +128,8 @@ public sealed interface Frame {
                     && op == p.op
                     && Arrays.equals(key, p.key)
                     && valueLength == p.valueLength
-                    && checksum == p.checksum;
+                    && checksum == p.checksum
+                    && expireAtMillis == p.expireAtMillis;
         }
 
         @Override
@@ -152,11 +163,19 @@ public sealed interface Frame {
 
     /**
      * A piece of one value: bytes {@code [offset, offset + data.length)} of a value of {@code
-     * totalLength} bytes with CRC32C {@code checksum}. A small value is one chunk; a delete is one
-     * empty chunk with op {@link Op#DELETE}.
+     * totalLength} bytes with CRC32C {@code checksum}, of a key that expires at {@code expireAtMillis}
+     * (epoch millis, 0 for never). A small value is one chunk; a delete is one empty chunk with op
+     * {@link Op#DELETE}.
      */
-    record ValueChunk(TxId txId, Op op, byte[] key, int totalLength, int checksum, int offset, byte[] data) {
+    record ValueChunk(
+            TxId txId, Op op, byte[] key, int totalLength, int checksum, int offset, byte[] data, long expireAtMillis) {
+        /** A chunk of a key without expiry. */
+        public ValueChunk(TxId txId, Op op, byte[] key, int totalLength, int checksum, int offset, byte[] data) {
+            this(txId, op, key, totalLength, checksum, offset, data, 0);
+        }
+
         public ValueChunk {
+            if (expireAtMillis < 0) throw new IllegalArgumentException("expireAtMillis < 0: " + expireAtMillis);
             if (op == Op.SKIP) throw new IllegalArgumentException("a value chunk cannot be SKIP");
             if (offset < 0 || totalLength < 0 || offset + (long) data.length > totalLength) {
                 throw new IllegalArgumentException(
@@ -177,7 +196,8 @@ public sealed interface Frame {
                     && totalLength == c.totalLength
                     && checksum == c.checksum
                     && offset == c.offset
-                    && Arrays.equals(data, c.data);
+                    && Arrays.equals(data, c.data)
+                    && expireAtMillis == c.expireAtMillis;
         }
 
         @Override

@@ -19,10 +19,10 @@ final class Wire {
 
     static final int MAX_STRING_BYTES = 0xFFFF;
     static final int TXID_BYTES = 16;
-    /** TxId, op, key length, value length, checksum. */
-    static final int MIN_KEY_PACKET_BYTES = TXID_BYTES + 1 + 4 + 4 + 4;
-    /** TxId, op, key length, total length, checksum, offset, data length. */
-    static final int MIN_VALUE_CHUNK_BYTES = TXID_BYTES + 1 + 4 + 4 + 4 + 4 + 4;
+    /** TxId, op, key length, value length, checksum, expiry. */
+    static final int MIN_KEY_PACKET_BYTES = TXID_BYTES + 1 + 4 + 4 + 4 + 8;
+    /** TxId, op, key length, total length, checksum, offset, data length, expiry. */
+    static final int MIN_VALUE_CHUNK_BYTES = TXID_BYTES + 1 + 4 + 4 + 4 + 4 + 4 + 8;
 
     static final byte HELLO = 1;
     static final byte WELCOME = 2;
@@ -110,6 +110,7 @@ final class Wire {
         writeBytes(out, p.key());
         out.writeInt(p.valueLength());
         out.writeInt(p.checksum());
+        out.writeLong(p.expireAtMillis());
     }
 
     static void writeValueChunk(ByteBuf out, Frame.ValueChunk c) {
@@ -120,6 +121,7 @@ final class Wire {
         out.writeInt(c.checksum());
         out.writeInt(c.offset());
         writeBytes(out, c.data());
+        out.writeLong(c.expireAtMillis());
     }
 
     // ---- readers: every one checks the bytes left first
@@ -211,7 +213,8 @@ final class Wire {
         byte[] key = readBytes(in, "key");
         int valueLength = readInt(in, "value length");
         int checksum = readInt(in, "checksum");
-        return new Frame.KeyPacket(txId, op, key, valueLength, checksum);
+        long expireAt = readExpiry(in);
+        return new Frame.KeyPacket(txId, op, key, valueLength, checksum, expireAt);
     }
 
     static Frame.ValueChunk readValueChunk(ByteBuf in) {
@@ -222,6 +225,13 @@ final class Wire {
         int checksum = readInt(in, "checksum");
         int offset = readInt(in, "offset");
         byte[] data = readBytes(in, "chunk data");
-        return new Frame.ValueChunk(txId, op, key, totalLength, checksum, offset, data);
+        long expireAt = readExpiry(in);
+        return new Frame.ValueChunk(txId, op, key, totalLength, checksum, offset, data, expireAt);
+    }
+
+    private static long readExpiry(ByteBuf in) {
+        long at = readLong(in, "expiry");
+        if (at < 0) throw new FrameException("expiry < 0: " + at);
+        return at;
     }
 }

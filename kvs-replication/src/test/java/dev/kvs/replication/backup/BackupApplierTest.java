@@ -10,6 +10,7 @@ import static dev.kvs.replication.backup.Packets.whole;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kvs.core.Checksums;
 import dev.kvs.core.EntryTooLargeException;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordState;
@@ -20,6 +21,7 @@ import dev.kvs.core.internal.HeapKvStore;
 import dev.kvs.replication.backup.BackupApplier.KeyResult;
 import dev.kvs.replication.backup.BackupApplier.Outcome;
 import dev.kvs.replication.wire.Frame.KeyPacket;
+import dev.kvs.replication.wire.Frame.Op;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -59,6 +61,20 @@ class BackupApplierTest {
         assertThat(stored("k")).isEqualTo(StoredValue.complete(tx(1), V1));
         assertThat(unfinished.isEmpty()).isTrue();
         assertThat(counters.valuesApplied.sum()).isEqualTo(1);
+    }
+
+    @Test
+    void theAbsoluteExpiryOfAKeyPacketStaysWithTheFencedKeyAndThatOfItsValueWithTheRecord() {
+        KeyPacket p = new KeyPacket(tx(1), Op.PUT, bytes("k"), V1.length, Checksums.crc32c(V1), 1_700_000_000_500L);
+        keys(p);
+        assertThat(unfinished.newest(bytes("k")).expireAtMillis()).isEqualTo(1_700_000_000_500L);
+
+        Outcome o = applier.apply(
+                new ValueAssembler.Whole(tx(1), Op.PUT, bytes("k"), V1, Checksums.crc32c(V1), 1_700_000_000_500L));
+
+        assertThat(o).isEqualTo(Outcome.APPLIED);
+        assertThat(stored("k")).isEqualTo(StoredValue.complete(tx(1), V1, 1_700_000_000_500L));
+        assertThat(unfinished.isEmpty()).isTrue();
     }
 
     @Test

@@ -77,7 +77,7 @@ class HandbackClientTest {
         }
 
         @Override
-        public boolean accept(byte[] key, TxId txId, boolean delete, int checksum, byte[] value) {
+        public boolean accept(byte[] key, TxId txId, boolean delete, int checksum, byte[] value, long expireAt) {
             for (WantedValue p : wanted) {
                 if (new ByteKey(p.key()).equals(new ByteKey(key))
                         && p.txId().equals(txId)

@@ -160,7 +160,7 @@ class FrameDecoderTest {
                             .writeInt(0)
                             .writeInt(0)
                             .writeInt(Integer.MIN_VALUE)
-                            .writeZero(5);
+                            .writeZero(5 + 8);
                 }),
                 "chunk data length < 0: -2147483648");
     }
@@ -200,7 +200,7 @@ class FrameDecoderTest {
                     b.writeInt(2);
                     Wire.writeKeyPacket(b, p);
                 }),
-                "key packet count 2 needs at least 58 bytes, 29 left in frame");
+                "key packet count 2 needs at least 74 bytes, 37 left in frame");
     }
 
     @Test
@@ -239,7 +239,8 @@ class FrameDecoderTest {
                                 .writeByte(0xFF)
                                 .writeInt(0)
                                 .writeInt(0)
-                                .writeInt(0)),
+                                .writeInt(0)
+                                .writeLong(0)),
                 "op ordinal 255 >= 3");
     }
 
@@ -262,7 +263,7 @@ class FrameDecoderTest {
                     .writeLong(1)
                     .writeByte(Frame.Op.PUT.ordinal())
                     .writeInt(0);
-            b.writeInt(12).writeInt(0).writeInt(10).writeInt(5).writeZero(5);
+            b.writeInt(12).writeInt(0).writeInt(10).writeInt(5).writeZero(5).writeLong(0);
         });
         assertThatThrownBy(() -> channel.writeInbound(bad))
                 .isInstanceOf(FrameException.class)
@@ -281,9 +282,19 @@ class FrameDecoderTest {
                             .writeLong(1)
                             .writeByte(Frame.Op.PUT.ordinal())
                             .writeInt(0);
-                    b.writeInt(12).writeInt(0).writeInt(-1).writeInt(0);
+                    b.writeInt(12).writeInt(0).writeInt(-1).writeInt(0).writeLong(0);
                 }),
                 "invalid frame type 9: chunk [-1, +0) outside value of 12 bytes");
+    }
+
+    @Test
+    void rejectsNegativeExpiry() {
+        assertRejected(
+                raw(Wire.KEY_BATCH, b -> {
+                    b.writeInt(1).writeLong(0).writeLong(1).writeByte(Frame.Op.PUT.ordinal());
+                    b.writeInt(0).writeInt(3).writeInt(0).writeLong(-1);
+                }),
+                "expiry < 0: -1");
     }
 
     @Test
@@ -296,7 +307,7 @@ class FrameDecoderTest {
                             .writeLong(1)
                             .writeByte(Frame.Op.SKIP.ordinal())
                             .writeInt(0);
-                    b.writeInt(0).writeInt(0).writeInt(0).writeInt(0);
+                    b.writeInt(0).writeInt(0).writeInt(0).writeInt(0).writeLong(0);
                 }),
                 "invalid frame type 9: a value chunk cannot be SKIP");
     }
@@ -306,7 +317,7 @@ class FrameDecoderTest {
         assertRejected(
                 raw(Wire.KEY_BATCH, b -> {
                     b.writeInt(1).writeLong(0).writeLong(1).writeByte(Frame.Op.SKIP.ordinal());
-                    b.writeInt(1).writeByte('k').writeInt(0).writeInt(0);
+                    b.writeInt(1).writeByte('k').writeInt(0).writeInt(0).writeLong(0);
                 }),
                 "invalid frame type 4: SKIP packet carries a key");
     }
@@ -316,7 +327,7 @@ class FrameDecoderTest {
         assertRejected(
                 raw(Wire.KEY_BATCH, b -> {
                     b.writeInt(1).writeLong(0).writeLong(1).writeByte(Frame.Op.PUT.ordinal());
-                    b.writeInt(0).writeInt(-3).writeInt(0);
+                    b.writeInt(0).writeInt(-3).writeInt(0).writeLong(0);
                 }),
                 "invalid frame type 4: valueLength < 0: -3");
     }

@@ -31,8 +31,12 @@ class FrameEncoderTest {
                 .isEqualTo("00000016" + "04" + "0a" + "00000001" + "0000000000000000" + "00000000000000ff");
         assertThat(hex(new Frame.KeyBatch(
                         List.of(new Frame.KeyPacket(TxId.of(0, 1), Frame.Op.DELETE, new byte[] {9}, 3, -1)))))
-                .isEqualTo("00000024" + "04" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "01"
-                        + "0000000109" + "00000003" + "ffffffff");
+                .isEqualTo("0000002c" + "04" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "01"
+                        + "0000000109" + "00000003" + "ffffffff" + "0000000000000000");
+        assertThat(hex(new Frame.KeyBatch(
+                        List.of(new Frame.KeyPacket(TxId.of(0, 1), Frame.Op.PUT, new byte[] {9}, 3, -1, 0x1234)))))
+                .isEqualTo("0000002c" + "04" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "00"
+                        + "0000000109" + "00000003" + "ffffffff" + "0000000000001234");
         // version 4: Hello ends with the dialler's client address
         assertThat(hex(new Frame.Hello("c", "n", "p", 2, Frame.ChannelKind.KEY, 0, "h:1")))
                 .isEqualTo("0000001d" + "04" + "01" + "000163" + "00016e" + "000170" + "0000000000000002" + "00"

@@ -32,7 +32,7 @@ final class Samples {
                 new Frame.Reject(RejectReason.BUSY, 0, ""),
                 new Frame.KeyBatch(List.of()),
                 new Frame.KeyBatch(List.of(
-                        new Frame.KeyPacket(t, Op.PUT, bytes("user:1"), 120, 0xCAFEBABE),
+                        new Frame.KeyPacket(t, Op.PUT, bytes("user:1"), 120, 0xCAFEBABE, 1_700_000_000_123L),
                         new Frame.KeyPacket(t.next(), Op.DELETE, bytes("user:2"), 0, 0),
                         new Frame.KeyPacket(t.next().next(), Op.SKIP, new byte[0], 0, -1),
                         new Frame.KeyPacket(big, Op.PUT, new byte[0], Integer.MAX_VALUE, Integer.MIN_VALUE))),
@@ -45,7 +45,8 @@ final class Samples {
                         new Frame.ValueChunk(t, Op.PUT, bytes("user:1"), 5, 7, 0, bytes("hello")),
                         new Frame.ValueChunk(t.next(), Op.DELETE, bytes("user:2"), 0, 0, 0, new byte[0]),
                         new Frame.ValueChunk(t.next(), Op.PUT, new byte[0], 0, 0, 0, new byte[0]),
-                        new Frame.ValueChunk(big, Op.PUT, bytes("k"), 100, -5, 97, bytes("end")))),
+                        new Frame.ValueChunk(big, Op.PUT, bytes("k"), 100, -5, 97, bytes("end")),
+                        new Frame.ValueChunk(t, Op.PUT, bytes("ttl"), 2, 3, 0, bytes("v1"), Long.MAX_VALUE))),
                 new Frame.ValueAck(List.of()),
                 new Frame.ValueAck(List.of(t, TxId.ZERO, big)),
                 new Frame.ValueNack(t, bytes("user:1"), "checksum mismatch"),

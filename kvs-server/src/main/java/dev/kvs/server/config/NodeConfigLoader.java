@@ -16,6 +16,7 @@ import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.auth.TlsFiles;
 import dev.kvs.server.AdminConfig;
+import dev.kvs.server.ExpiryConfig;
 import dev.kvs.server.FailoverConfig;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.TlsPortsConfig;
@@ -149,6 +150,7 @@ public final class NodeConfigLoader {
             b.store(toStore(y.store(), y.dataDir()));
             if (y.replication() != null) b.replication(toReplication(y.replication()));
             if (y.failover() != null) b.failover(toFailover(y.failover()));
+            if (y.expiry() != null) b.expiry(toExpiry(y.expiry()));
             if (y.clusterSecret() != null && y.clusterSecretFile() != null) {
                 throw new IllegalArgumentException("set clusterSecret or clusterSecretFile, not both");
             }
@@ -231,6 +233,17 @@ public final class NodeConfigLoader {
             throw new IllegalArgumentException(m.startsWith("store.") ? m : "store." + m, e);
         }
         return b.build();
+    }
+
+    private static ExpiryConfig toExpiry(ExpiryYaml e) {
+        ExpiryConfig d = ExpiryConfig.defaults();
+        try {
+            return new ExpiryConfig(
+                    e.activeIntervalMs() == null ? d.interval() : Duration.ofMillis(e.activeIntervalMs()),
+                    e.maxKeysPerCycle() == null ? d.maxKeysPerCycle() : toInt("maxKeysPerCycle", e.maxKeysPerCycle()));
+        } catch (IllegalArgumentException x) {
+            throw new IllegalArgumentException("expiry." + x.getMessage(), x);
+        }
     }
 
     private static FailoverConfig toFailover(FailoverYaml f) {
@@ -427,6 +440,7 @@ public final class NodeConfigLoader {
                 || type == ReplicationYaml.class
                 || type == FlowControlYaml.class
                 || type == FailoverYaml.class
+                || type == ExpiryYaml.class
                 || type == AdminYaml.class
                 || type == UserYaml.class
                 || type == TlsYaml.class) {
@@ -492,6 +506,7 @@ public final class NodeConfigLoader {
             StoreYaml store,
             ReplicationYaml replication,
             FailoverYaml failover,
+            ExpiryYaml expiry,
             String clusterSecret,
             String clusterSecretFile,
             Boolean insecureReplication,
@@ -517,6 +532,9 @@ public final class NodeConfigLoader {
 
     /** The {@code admin:} section: who may use the admin HTTP port. */
     record AdminYaml(String token, Boolean openReads, Boolean respCommands) {}
+
+    /** The {@code expiry:} section: active expiry's rounds. */
+    record ExpiryYaml(Long activeIntervalMs, Long maxKeysPerCycle) {}
 
     /** The {@code failover:} section. */
     record FailoverYaml(String readPolicy, Long blockTimeoutMs, Long lostAfterMs, Long autoPromoteAfterMs) {}

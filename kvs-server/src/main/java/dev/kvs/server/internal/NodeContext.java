@@ -5,6 +5,7 @@ import dev.kvs.core.TxId;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
@@ -23,9 +24,12 @@ public final class NodeContext {
     private final Writes writes;
     private final Failover failover;
     private final NodeMetrics metrics;
+    private final LiveReads reads;
     private final AtomicLong clientIds = new AtomicLong();
     /** Stops the node (set by {@code KvsNode}: its close, on a thread of its own); null: cannot. */
     private volatile Runnable shutdown;
+
+    private final AtomicLong expiredKeys = new AtomicLong();
 
     public NodeContext(
             NodeConfig config,
@@ -40,6 +44,17 @@ public final class NodeContext {
         this.writes = writes;
         this.failover = failover;
         this.metrics = metrics;
+        this.reads = new LiveReads(store, writes.clock());
+    }
+
+    /** The store as commands read it: expired keys are absent (lazy expiry). */
+    public LiveReads reads() {
+        return reads;
+    }
+
+    /** The node's wall clock, what TTLs are computed and checked with (the one of {@link #writes()}). */
+    public java.time.Clock clock() {
+        return writes.clock();
     }
 
     /**
@@ -123,6 +138,11 @@ public final class NodeContext {
     /** The TxId of the last write ordered by this node; on a backup, the last one received in order. */
     public TxId lastTxId() {
         return roles.current().lastTxId();
+    }
+
+    /** Keys removed by active expiry (INFO's {@code expired_keys}). */
+    public AtomicLong expiredKeys() {
+        return expiredKeys;
     }
 
     /** Next client id, for {@code CLIENT ID}. */

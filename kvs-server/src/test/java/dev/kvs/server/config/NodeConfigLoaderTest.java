@@ -351,9 +351,21 @@ class NodeConfigLoaderTest {
                 .hasMessage(
                         "config error: unknown field 'prot' in kvs.yaml (known: admin, adminBind, adminPort, advertise,"
                                 + " authTimeoutSeconds, bind, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile,"
-                                + " dataDir, failover, insecureReplication, ioThreads, maxBulkBytes, maxClients,"
+                                + " dataDir, expiry, failover, insecureReplication, ioThreads, maxBulkBytes, maxClients,"
                                 + " maxMultibulkLength, mode, name, peer, port, protectedMode, replBind, replPort, replication,"
                                 + " requirepass, role, store, timeoutSeconds, tls, users)");
+    }
+
+    @Test
+    void theExpirySectionSetsActiveExpiryRoundsAndChecksThem() {
+        NodeConfig c = NodeConfigLoader.parse("expiry:\n  activeIntervalMs: 250\n  maxKeysPerCycle: 20\n", "kvs.yaml");
+        assertThat(c.expiry()).isEqualTo(new dev.kvs.server.ExpiryConfig(java.time.Duration.ofMillis(250), 20));
+        assertThatThrownBy(() -> NodeConfigLoader.parse("expiry:\n  maxKeysPerCycle: 0\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("expiry.maxKeysPerCycle not in 1..1000000: 0");
+        assertThatThrownBy(() -> NodeConfigLoader.parse("expiry:\n  activeIntervalMs: 0\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("expiry.activeIntervalMs not in 1..60000: 0");
     }
 
     @Test

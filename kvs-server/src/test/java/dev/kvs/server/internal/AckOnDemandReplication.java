@@ -46,7 +46,7 @@ public final class AckOnDemandReplication implements ReplicationLink {
             private final CompletableFuture<Void> ack = new CompletableFuture<>();
 
             @Override
-            public TxId put(byte[] key, byte[] value) {
+            public TxId put(byte[] key, byte[] value, long expireAtMillis) {
                 return next();
             }
 

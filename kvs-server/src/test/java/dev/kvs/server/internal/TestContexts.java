@@ -26,8 +26,14 @@ public final class TestContexts {
     /** A started primary whose replication to the backup is {@code link} (null: alone). */
     public static NodeContext primary(
             NodeConfig config, KvStore store, long epoch, long lastSeq, ReplicationLink link) {
+        return primary(config, store, epoch, lastSeq, link, java.time.Clock.systemUTC());
+    }
+
+    /** The same, with {@code clock} as the node's wall clock (expiry). */
+    public static NodeContext primary(
+            NodeConfig config, KvStore store, long epoch, long lastSeq, ReplicationLink link, java.time.Clock clock) {
         RoleMachine roles = new RoleMachine(config, null, new FixedLinks(link));
-        Writes writes = new Writes(store, roles);
+        Writes writes = new Writes(store, roles, clock);
         Failover failover = new Failover(config, store, roles, writes, null);
         roles.start(epoch, lastSeq, false, NO_EVENTS);
         return new NodeContext(config, store, roles, writes, failover, new NodeMetrics(store, roles));

@@ -46,6 +46,9 @@ class ReplicationTest {
                                         .as("txid of %s", new String(k))
                                         .isEqualTo(new String((byte[]) onPrimary.get(1)));
                                 assertThat((byte[]) onBackup.get(4)).isEqualTo((byte[]) onPrimary.get(4));
+                                assertThat(onBackup.get(5))
+                                        .as("absolute expiry of %s", new String(k))
+                                        .isEqualTo(onPrimary.get(5));
                             }
                         }
                         assertThat(TwoDc.info(bk, "kvs_unfinished_keys")).isEqualTo("0");

@@ -7,6 +7,7 @@ import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.wan.WanLink;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import redis.clients.jedis.Jedis;
@@ -37,17 +38,31 @@ final class TwoDc implements AutoCloseable {
             long bitsPerSecond,
             ReplicatorConfig replication,
             dev.kvs.server.FailoverConfig failover) {
+        return start(mode, oneWayDelay, bitsPerSecond, replication, failover, Clock.systemUTC(), Clock.systemUTC());
+    }
+
+    /** The same with each node's wall clock given: what TTLs are computed and checked with. */
+    static TwoDc start(
+            ReplicationMode mode,
+            Duration oneWayDelay,
+            long bitsPerSecond,
+            ReplicatorConfig replication,
+            dev.kvs.server.FailoverConfig failover,
+            Clock primaryClock,
+            Clock backupClock) {
         StoreConfig store =
                 StoreConfig.builder().maxEntries(50_000).maxBytes(256L << 20).build();
-        KvsNode backup = KvsNode.start(NodeConfig.builder()
-                .name("dc-backup")
-                .role(Role.BACKUP)
-                .port(0)
-                .adminPort(0)
-                .replPort(0)
-                .store(store)
-                .failover(failover)
-                .build());
+        KvsNode backup = KvsNode.start(
+                NodeConfig.builder()
+                        .name("dc-backup")
+                        .role(Role.BACKUP)
+                        .port(0)
+                        .adminPort(0)
+                        .replPort(0)
+                        .store(store)
+                        .failover(failover)
+                        .build(),
+                backupClock);
         WanLink link = WanLink.builder()
                 .target("127.0.0.1", backup.replPort())
                 .delay(oneWayDelay)
@@ -56,17 +71,19 @@ final class TwoDc implements AutoCloseable {
                 // in front of key packets
                 .queueing(WanLink.Queueing.FIFO)
                 .build();
-        KvsNode primary = KvsNode.start(NodeConfig.builder()
-                .name("dc-main")
-                .role(Role.PRIMARY)
-                .port(0)
-                .adminPort(0)
-                .replPort(0)
-                .peer("127.0.0.1:" + link.port())
-                .mode(mode)
-                .replication(replication)
-                .store(store)
-                .build());
+        KvsNode primary = KvsNode.start(
+                NodeConfig.builder()
+                        .name("dc-main")
+                        .role(Role.PRIMARY)
+                        .port(0)
+                        .adminPort(0)
+                        .replPort(0)
+                        .peer("127.0.0.1:" + link.port())
+                        .mode(mode)
+                        .replication(replication)
+                        .store(store)
+                        .build(),
+                primaryClock);
         return new TwoDc(backup, link, primary);
     }
 

@@ -127,7 +127,12 @@ public final class Failover implements RoleEvents, AutoCloseable {
             if (newest == null || !newest.txId().equals(p.txId())) continue; // an older entry of the key
             gate.lost()
                     .add(new LostKeys.Entry(
-                            p.key(), p.txId(), p.valueLength(), p.checksum(), System.currentTimeMillis()));
+                            p.key(),
+                            p.txId(),
+                            p.valueLength(),
+                            p.checksum(),
+                            System.currentTimeMillis(),
+                            p.expireAtMillis()));
             n++;
         }
         for (LostKeys.Entry e : gate.lost().snapshot()) queue.resolve(e.key(), e.txId());
@@ -365,7 +370,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
         }
 
         @Override
-        public boolean accept(byte[] key, TxId txId, boolean delete, int checksum, byte[] value) {
+        public boolean accept(byte[] key, TxId txId, boolean delete, int checksum, byte[] value, long expireAtMillis) {
             synchronized (Failover.this) {
                 UnfinishedKeys queue = gate.unfinished();
                 UnfinishedKeys.Pending p = queue == null ? null : queue.newest(key);
@@ -377,7 +382,8 @@ public final class Failover implements RoleEvents, AutoCloseable {
                                 && lost.valueLength() == value.length
                                 && lost.checksum() == checksum;
                 if (!matches) return false;
-                StoredValue record = delete ? StoredValue.tombstone(txId) : StoredValue.complete(txId, value);
+                StoredValue record =
+                        delete ? StoredValue.tombstone(txId) : StoredValue.complete(txId, value, expireAtMillis);
                 store.update(key, h -> h == null || h.txId().isBefore(txId) ? Write.put(record) : Write.keep());
                 if (p != null) queue.resolve(key, txId);
                 else gate.lost().remove(key);

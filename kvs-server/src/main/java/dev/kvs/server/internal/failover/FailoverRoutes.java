@@ -177,7 +177,7 @@ public final class FailoverRoutes {
             m.put("rolledBackCount", r.rolledBack().size());
             List<Map<String, Object>> rolledBack = new ArrayList<>();
             for (HandbackReport.RolledBack b : r.rolledBack()) {
-                Map<String, Object> e = entry(b.key(), b.txId().toString(), b.valueLength(), b.checksum(), 0);
+                Map<String, Object> e = entry(b.key(), b.txId().toString(), b.valueLength(), b.checksum(), 0, 0);
                 e.remove("sinceMillis");
                 e.put("op", b.delete() ? "delete" : "put");
                 rolledBack.add(e);
@@ -193,14 +193,21 @@ public final class FailoverRoutes {
         NodeRole node = roles.current();
         List<Map<String, Object>> lost = new ArrayList<>();
         for (LostKeys.Entry e : gate.lost().snapshot()) {
-            lost.add(entry(e.key(), e.txId().toString(), e.valueLength(), e.checksum(), e.sinceMillis()));
+            lost.add(entry(
+                    e.key(), e.txId().toString(), e.valueLength(), e.checksum(), e.sinceMillis(), e.expireAtMillis()));
         }
         List<Map<String, Object>> unfinished = new ArrayList<>();
         UnfinishedKeys q = gate.unfinished();
         if (q == null && node.listener() != null) q = node.listener().unfinishedKeys();
         if (q != null) {
             for (UnfinishedKeys.Pending p : q.snapshot()) {
-                unfinished.add(entry(p.key(), p.txId().toString(), p.valueLength(), p.checksum(), p.sinceMillis()));
+                unfinished.add(entry(
+                        p.key(),
+                        p.txId().toString(),
+                        p.valueLength(),
+                        p.checksum(),
+                        p.sinceMillis(),
+                        p.expireAtMillis()));
             }
         }
         Map<String, Object> m = new LinkedHashMap<>();
@@ -213,7 +220,8 @@ public final class FailoverRoutes {
         return m;
     }
 
-    private static Map<String, Object> entry(byte[] key, String txId, int length, int checksum, long since) {
+    private static Map<String, Object> entry(
+            byte[] key, String txId, int length, int checksum, long since, long expireAt) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("key", new String(key, StandardCharsets.UTF_8));
         m.put("keyBase64", Base64.getEncoder().encodeToString(key));
@@ -221,6 +229,7 @@ public final class FailoverRoutes {
         m.put("valueLength", length);
         m.put("checksum", Integer.toUnsignedLong(checksum));
         m.put("sinceMillis", since);
+        if (expireAt != 0) m.put("expireAtMillis", expireAt); // the key's expiry, when it has one
         return m;
     }
 }

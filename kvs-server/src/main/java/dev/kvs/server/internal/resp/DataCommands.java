@@ -7,11 +7,13 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicationTimeoutException;
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.write.NotWritableException;
@@ -27,15 +29,21 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
-/** GET, SET, DEL, EXISTS, MGET, MSET, STRLEN, DBSIZE: the commands that touch the store. */
+/**
+ * GET, DEL, EXISTS, MGET, MSET, STRLEN, DBSIZE: the commands that touch the store (SET, with its
+ * expiry options, is in {@link ExpiryCommands}). Reads go through {@link LiveReads}: a key whose
+ * expiry has passed is absent.
+ */
 final class DataCommands {
     private final NodeContext node;
     private final KvStore store;
+    private final LiveReads reads;
     private final Writes writes;
 
     DataCommands(NodeContext node) {
         this.node = node;
         this.store = node.store();
+        this.reads = node.reads();
         this.writes = node.writes();
     }
 
@@ -43,7 +51,6 @@ final class DataCommands {
         int read = CommandSpec.DATA;
         int write = CommandSpec.DATA | CommandSpec.WRITE;
         t.add("GET", 2, read, 1, 1, 1, gated(false, 1, this::get));
-        t.add("SET", -3, write, 1, 1, 1, gated(true, 1, this::set));
         t.add("DEL", -2, write, 1, -1, 1, gated(true, 1, this::del));
         t.add("UNLINK", -2, write, 1, -1, 1, gated(true, 1, this::del));
         t.add("EXISTS", -2, read, 1, -1, 1, gated(false, 1, this::exists));
@@ -67,6 +74,7 @@ final class DataCommands {
             if (!gate.active()) return command.execute(s, a);
             List<CompletableFuture<Void>> waits = null;
             for (int i = 1; i < a.length; i += step) {
+                expireFenced(gate, a[i]);
                 String refusal = gate.refusal(a[i], write);
                 if (refusal != null) return Replies.error(refusal);
                 if (!write && gate.mustWait(a[i])) {
@@ -90,42 +98,29 @@ final class DataCommands {
         };
     }
 
-    private RedisMessage get(Session s, byte[][] a) {
-        StoredValue v = store.get(a[1]);
-        if (v == null || v.state() != RecordState.COMPLETE) return Replies.NIL;
-        return Replies.bulk(v.value());
+    /**
+     * A fenced key (unfinished or lost after a promotion) whose expiry, carried by its key packet, has
+     * passed is absent, not fenced: it leaves the fence, and whatever older record of it this node
+     * holds is deleted (a replicated write), so a read cannot serve the value it replaced.
+     */
+    private void expireFenced(ReadGate gate, byte[] key) {
+        TxId fencedBy = gate.expiredFence(key, reads.nowMillis());
+        if (fencedBy == null) return;
+        try {
+            writes.update(
+                    node.mode(),
+                    key,
+                    (h, order) -> h != null && h.txId().isBefore(fencedBy) ? order.remove(key) : Write.keep());
+        } catch (KvsException e) {
+            return; // not writable now (e.g. BUSY): it stays fenced and is tried again on the next access
+        }
+        gate.unfence(key, fencedBy);
     }
 
-    private RedisMessage set(Session s, byte[][] a) {
-        boolean nx = false, xx = false;
-        for (int i = 3; i < a.length; i++) {
-            String opt = Args.upper(a[i]);
-            switch (opt) {
-                case "NX" -> nx = true;
-                case "XX" -> xx = true;
-                case "EX", "PX", "EXAT", "PXAT", "KEEPTTL" -> {
-                    return Replies.error(
-                            "ERR SET " + opt + " is not supported: kvs keys do not expire (expiry is not replicated)");
-                }
-                case "GET" -> {
-                    return Replies.error("ERR SET GET is not supported");
-                }
-                default -> {
-                    return Replies.SYNTAX;
-                }
-            }
-        }
-        if (nx && xx) return Replies.SYNTAX;
-        byte[] value = a[2];
-        byte[] key = a[1];
-        if (!nx && !xx) return answer(writes.put(mode(s), key, value), Replies.OK); // no read of the old record
-        boolean onlyIfAbsent = nx, onlyIfPresent = xx;
-        Writes.Done<Write> w = writes.update(mode(s), key, (h, order) -> {
-            boolean present = live(h);
-            if ((onlyIfAbsent && present) || (onlyIfPresent && !present)) return Write.keep();
-            return order.put(key, value);
-        });
-        return answer(w.replicated(), w.result() instanceof Write.Put ? Replies.OK : Replies.NIL);
+    private RedisMessage get(Session s, byte[][] a) {
+        StoredValue v = reads.get(a[1]);
+        if (v == null || v.state() != RecordState.COMPLETE) return Replies.NIL;
+        return Replies.bulk(v.value());
     }
 
     private RedisMessage del(Session s, byte[][] a) {
@@ -157,13 +152,13 @@ final class DataCommands {
     private RedisMessage exists(Session s, byte[][] a) {
         long n = 0;
         for (int i = 1; i < a.length; i++) {
-            if (store.exists(a[i])) n++;
+            if (reads.exists(a[i])) n++;
         }
         return Replies.integer(n);
     }
 
     private RedisMessage mget(Session s, byte[][] a) {
-        List<StoredValue> values = store.getAll(Arrays.asList(a).subList(1, a.length));
+        List<StoredValue> values = reads.getAll(Arrays.asList(a).subList(1, a.length));
         List<RedisMessage> out = new ArrayList<>(values.size());
         for (StoredValue v : values) {
             out.add(v == null || v.state() != RecordState.COMPLETE ? Replies.NIL : Replies.bulk(v.value()));
@@ -192,11 +187,12 @@ final class DataCommands {
                 Replies.bulk(v.txId().toString()),
                 Replies.integer(v.header().valueLength()),
                 Replies.integer(Integer.toUnsignedLong(v.header().checksum())),
-                v.state() == RecordState.COMPLETE ? Replies.bulk(v.value()) : Replies.NIL));
+                v.state() == RecordState.COMPLETE ? Replies.bulk(v.value()) : Replies.NIL,
+                Replies.integer(v.expireAtMillis())));
     }
 
     private RedisMessage strlen(Session s, byte[][] a) {
-        RecordHeader h = store.header(a[1]);
+        RecordHeader h = reads.header(a[1]);
         return Replies.integer(h == null || h.state() != RecordState.COMPLETE ? 0 : h.valueLength());
     }
 

@@ -167,7 +167,7 @@ final class InfoCommand implements Command {
         line(b, "acl_access_denied_cmd", stats.aclDeniedCommands.sum());
         line(b, "kvs_auth_timeouts", stats.authTimeouts.sum());
         line(b, "kvs_idle_timeouts", stats.idleTimeouts.sum());
-        line(b, "expired_keys", 0);
+        line(b, "expired_keys", node.expiredKeys().get());
         line(b, "evicted_keys", 0);
     }
 
@@ -294,7 +294,7 @@ final class InfoCommand implements Command {
     private void keyspace(StringBuilder b) {
         b.append("# Keyspace\r\n");
         long keys = node.store().size();
-        if (keys > 0) line(b, "db0", "keys=" + keys + ",expires=0,avg_ttl=0");
+        if (keys > 0) line(b, "db0", "keys=" + keys + ",expires=" + node.store().keysWithExpiry() + ",avg_ttl=0");
     }
 
     static String human(long bytes) {

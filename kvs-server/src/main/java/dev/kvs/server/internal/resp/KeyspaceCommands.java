@@ -71,7 +71,7 @@ final class KeyspaceCommands {
             if (!Args.upper(a[3]).equals("SAMPLES")) return Replies.SYNTAX;
             if (Args.parseLong(a[4]) == null) return Replies.error("ERR value is not an integer or out of range");
         }
-        RecordHeader header = store.header(a[2]);
+        RecordHeader header = node.reads().header(a[2]); // null if expired
         if (header == null || header.state() == RecordState.TOMBSTONE) return Replies.NIL;
         return Replies.integer((long) a[2].length + header.valueLength() + RECORD_OVERHEAD);
     }
@@ -104,8 +104,9 @@ final class KeyspaceCommands {
         boolean typeMatches = type == null || type.equals("string");
         GlobPattern filter = match == null || match.matchesAll() ? null : match;
         List<RedisMessage> keys = new ArrayList<>();
+        long now = node.reads().nowMillis(); // a key past its expiry is absent, as to every read
         long next = store.scan(cursor, (int) Math.min(count, Integer.MAX_VALUE), (k, h) -> {
-            if (typeMatches && (filter == null || filter.matches(k))) keys.add(Replies.bulk(k));
+            if (typeMatches && !h.expiredAt(now) && (filter == null || filter.matches(k))) keys.add(Replies.bulk(k));
         });
         return Replies.array(List.of(Replies.bulk(Long.toUnsignedString(next)), Replies.array(keys)));
     }
@@ -125,19 +126,28 @@ final class KeyspaceCommands {
     private RedisMessage keys(Session s, byte[][] a) {
         GlobPattern pattern = new GlobPattern(a[1]);
         List<RedisMessage> keys = new ArrayList<>();
+        long now = node.reads().nowMillis();
         long cursor = 0;
         do {
             cursor = store.scan(cursor, Integer.MAX_VALUE, (k, h) -> {
-                if (pattern.matches(k)) keys.add(Replies.bulk(k));
+                if (!h.expiredAt(now) && pattern.matches(k)) keys.add(Replies.bulk(k));
             });
         } while (cursor != 0);
         return Replies.array(keys);
     }
 
+    /** Tries for a key that has not expired a few times, then answers nil, as Redis gives up on a store of expired keys. */
     private RedisMessage randomKey() {
-        byte[] key = store.randomKey(new SplittableRandom());
-        return key == null ? Replies.NIL : Replies.bulk(key);
+        SplittableRandom random = new SplittableRandom();
+        for (int attempt = 0; attempt < RANDOM_KEY_ATTEMPTS; attempt++) {
+            byte[] key = store.randomKey(random);
+            if (key == null) return Replies.NIL;
+            if (node.reads().header(key) != null) return Replies.bulk(key);
+        }
+        return Replies.NIL;
     }
+
+    private static final int RANDOM_KEY_ATTEMPTS = 16;
 
     /**
      * WAIT numreplicas timeout: how many backups (0 or 1) confirmed this connection's last write in

@@ -51,6 +51,7 @@ public final class RespServer {
         DataCommands data = new DataCommands(node);
         data.register(table);
         new StringCommands(node, data).register(table);
+        new ExpiryCommands(node, data).register(table);
         new ServerCommands(node, table).register();
         BackupReadCommands.register(table);
         table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table));

@@ -6,6 +6,7 @@ import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.Write;
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.handler.codec.redis.SimpleStringRedisMessage;
@@ -18,7 +19,7 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * The string and counter commands of Redis 7 (without expiry): INCR, DECR, INCRBY, DECRBY,
+ * The string and counter commands of Redis 7: INCR, DECR, INCRBY, DECRBY,
  * INCRBYFLOAT, APPEND, GETSET, GETDEL, SETNX, MSETNX, GETRANGE, SETRANGE, TYPE. Every read-modify-write
  * reads the current value and writes the new one in one {@link Writes#updateValue} (under the key's
  * lock, with its TxId), so it is atomic with other writes and replicated in order, and its reply waits
@@ -37,11 +38,13 @@ final class StringCommands {
 
     private final DataCommands data;
     private final KvStore store;
+    private final LiveReads reads;
     private final Writes writes;
 
     StringCommands(NodeContext node, DataCommands data) {
         this.data = data;
         this.store = node.store();
+        this.reads = node.reads();
         this.writes = node.writes();
     }
 
@@ -89,7 +92,7 @@ final class StringCommands {
             long next = current + by;
             if (((current ^ next) & (by ^ next)) < 0) return refuse(error, OVERFLOW);
             result[0] = next;
-            return order.put(key, Long.toString(next).getBytes(StandardCharsets.US_ASCII));
+            return order.put(key, Long.toString(next).getBytes(StandardCharsets.US_ASCII), ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
         return DataCommands.answer(w.replicated(), Replies.integer(result[0]));
@@ -113,7 +116,7 @@ final class StringCommands {
                 return refuse(error, "ERR increment would produce NaN or Infinity");
             }
             result[0] = formatDouble(next).getBytes(StandardCharsets.US_ASCII);
-            return order.put(key, result[0]);
+            return order.put(key, result[0], ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
         return DataCommands.answer(w.replicated(), Replies.bulk(result[0]));
@@ -130,7 +133,7 @@ final class StringCommands {
             byte[] next = Arrays.copyOf(old, (int) total);
             System.arraycopy(a[2], 0, next, old.length, a[2].length);
             length[0] = total;
-            return order.put(key, next);
+            return order.put(key, next, ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
         return DataCommands.answer(w.replicated(), Replies.integer(length[0]));
@@ -190,7 +193,7 @@ final class StringCommands {
     private RedisMessage getRange(Session s, byte[][] a) {
         Long start = Args.parseLong(a[2]), end = Args.parseLong(a[3]);
         if (start == null || end == null) return Replies.error(NOT_INTEGER);
-        StoredValue v = store.get(a[1]);
+        StoredValue v = reads.get(a[1]);
         byte[] value = complete(v) ? v.value() : new byte[0];
         return Replies.bulk(range(value, start, end));
     }
@@ -226,19 +229,27 @@ final class StringCommands {
             byte[] next = old == null ? new byte[(int) needed] : Arrays.copyOf(old, (int) Math.max(old.length, needed));
             System.arraycopy(patch, 0, next, (int) (long) offset, patch.length);
             length[0] = next.length;
-            return order.put(key, next);
+            return order.put(key, next, ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
         return DataCommands.answer(w.replicated(), Replies.integer(length[0]));
     }
 
     private RedisMessage type(Session s, byte[][] a) {
-        RecordHeader h = store.header(a[1]);
+        RecordHeader h = reads.header(a[1]);
         return h != null && h.state() == RecordState.COMPLETE ? STRING : NONE;
     }
 
     private long maxValueBytes() {
         return store.config().maxValueBytes();
+    }
+
+    /**
+     * The expiry a read-modify-write keeps: INCR, INCRBYFLOAT, APPEND and SETRANGE keep the key's TTL,
+     * as in Redis (GETSET, SET and MSET clear it).
+     */
+    private static long ttlOf(StoredValue v) {
+        return complete(v) ? v.expireAtMillis() : RecordHeader.NO_EXPIRY;
     }
 
     private static boolean complete(StoredValue v) {

@@ -12,8 +12,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * resolves them or failback recovers them. Thread-safe; {@link #isEmpty()} is one volatile read.
  */
 public final class LostKeys {
-    /** One lost key, as the loss manifest shows it. */
-    public record Entry(byte[] key, TxId txId, int valueLength, int checksum, long sinceMillis) {}
+    /**
+     * One lost key, as the loss manifest shows it; {@code expireAtMillis} is the expiry its key packet
+     * carried (epoch millis, 0 for none): once it has passed, the key is absent, not lost.
+     */
+    public record Entry(byte[] key, TxId txId, int valueLength, int checksum, long sinceMillis, long expireAtMillis) {
+        public Entry(byte[] key, TxId txId, int valueLength, int checksum, long sinceMillis) {
+            this(key, txId, valueLength, checksum, sinceMillis, 0);
+        }
+    }
 
     private final ConcurrentHashMap<ByteKey, Entry> byKey = new ConcurrentHashMap<>();
     private volatile boolean empty = true;

@@ -1,5 +1,6 @@
 package dev.kvs.server.internal.role;
 
+import dev.kvs.core.RecordHeader;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.backup.UnfinishedKeys;
 import dev.kvs.server.FailoverConfig;
@@ -57,6 +58,30 @@ public final class ReadGate {
         if (p == null) return null;
         if (write || config.readPolicy() == FailoverConfig.ReadPolicy.REJECT) return unfinished(key, p.txId());
         return null;
+    }
+
+    /**
+     * The TxId of the write that fences {@code key} (unfinished or lost) if that write's expiry
+     * (carried by its key packet: the primary's absolute time) has passed at {@code nowMillis}, else
+     * null: a fenced key keeps its expiry, and once it has passed the key is absent, not fenced. The
+     * caller deletes any older record of the key, then {@link #unfence}s it.
+     */
+    public TxId expiredFence(byte[] key, long nowMillis) {
+        if (!active) return null;
+        LostKeys.Entry l = lost.get(key);
+        if (l != null) return RecordHeader.expired(l.expireAtMillis(), nowMillis) ? l.txId() : null;
+        UnfinishedKeys u = unfinished;
+        if (u == null || u.isEmpty()) return null;
+        UnfinishedKeys.Pending p = u.newest(key);
+        return p != null && RecordHeader.expired(p.expireAtMillis(), nowMillis) ? p.txId() : null;
+    }
+
+    /** Stops fencing {@code key} for its write {@code txId} (whose expiry has passed). */
+    public void unfence(byte[] key, TxId txId) {
+        LostKeys.Entry l = lost.get(key);
+        if (l != null && l.txId().equals(txId)) lost.remove(key);
+        UnfinishedKeys u = unfinished;
+        if (u != null) u.resolve(key, txId);
     }
 
     /** True if a read of {@code key} must wait ({@code block} policy, key unfinished). */

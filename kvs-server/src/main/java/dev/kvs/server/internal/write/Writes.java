@@ -10,6 +10,8 @@ import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
 import io.netty.util.concurrent.FastThreadLocal;
+import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
@@ -21,20 +23,45 @@ import java.util.function.Function;
  * that key (so per key, TxId order is store order), then commit, or abort if the store write failed
  * (so the TxId sequence stays gap-free for the backup). A command only decides, per key, to keep it
  * or to write it through {@link Ordering}; it never sees a TxId. Thread-safe.
+ *
+ * <p>Expiry: a decision never sees a record whose expiry has passed on this node's {@link #clock()}:
+ * it gets {@code null}, as for an absent key (lazy expiry; the record itself is removed by active
+ * expiry with {@link #expire}). A write that sets a TTL stores the absolute expiry time (epoch
+ * millis) the command computed from this clock, and replication carries that absolute time.
  */
 public final class Writes {
     private final KvStore store;
     private final RoleMachine roles;
+    private final Clock clock;
 
     public Writes(KvStore store, RoleMachine roles) {
+        this(store, roles, Clock.systemUTC());
+    }
+
+    /** With {@code clock} as the time expiries are computed and checked against (tests skew it). */
+    public Writes(KvStore store, RoleMachine roles, Clock clock) {
         this.store = store;
         this.roles = roles;
+        this.clock = clock;
+    }
+
+    /** The node's wall clock: what relative TTLs are added to and expiries compared with. */
+    public Clock clock() {
+        return clock;
     }
 
     /** How a command's decision writes a key: each call orders one write (a TxId) of it. */
     public interface Ordering {
-        /** Writes {@code value} to {@code key}. */
-        Write put(byte[] key, byte[] value);
+        /** Writes {@code value} to {@code key}, without expiry (clears a TTL, as Redis's SET does). */
+        default Write put(byte[] key, byte[] value) {
+            return put(key, value, RecordHeader.NO_EXPIRY);
+        }
+
+        /**
+         * Writes {@code value} to {@code key}, expiring at {@code expireAtMillis} (epoch millis; {@link
+         * RecordHeader#NO_EXPIRY} for never).
+         */
+        Write put(byte[] key, byte[] value, long expireAtMillis);
 
         /** Deletes {@code key} (replicated as a tombstone). */
         Write remove(byte[] key);
@@ -51,27 +78,66 @@ public final class Writes {
 
     /** Writes {@code value} to {@code key} whatever it held: one store operation, no read. */
     public CompletableFuture<Void> put(ReplicationMode mode, byte[] key, byte[] value) {
-        return run(mode, order -> store.upsert(key, () -> StoredValue.complete(order.txIdOf(key, value), value)))
+        return put(mode, key, value, RecordHeader.NO_EXPIRY);
+    }
+
+    /** Writes {@code value} to {@code key} expiring at {@code expireAtMillis}, whatever it held: no read. */
+    public CompletableFuture<Void> put(ReplicationMode mode, byte[] key, byte[] value, long expireAtMillis) {
+        return run(
+                        mode,
+                        order -> store.upsert(
+                                key,
+                                () -> StoredValue.complete(
+                                        order.txIdOf(key, value, expireAtMillis), value, expireAtMillis)))
                 .replicated();
     }
 
-    /** Decides, from its current header (null if absent), what to do with {@code key}. */
+    /** Decides, from its current header (null if absent or expired), what to do with {@code key}. */
     public Done<Write> update(ReplicationMode mode, byte[] key, BiFunction<RecordHeader, Ordering, Write> decide) {
-        return run(mode, order -> store.update(key, h -> decide.apply(h, order)));
+        return run(mode, order -> store.update(key, h -> decide.apply(live(h), order)));
     }
 
     /**
-     * Decides, from its whole current record (value included; null if absent), what to do with {@code
-     * key}: a read-modify-write (INCR, APPEND) atomic with every other write of the key.
+     * Decides, from its whole current record (value included; null if absent or expired), what to do
+     * with {@code key}: a read-modify-write (INCR, APPEND) atomic with every other write of the key.
      */
     public Done<Write> updateValue(ReplicationMode mode, byte[] key, BiFunction<StoredValue, Ordering, Write> decide) {
-        return run(mode, order -> store.updateValue(key, v -> decide.apply(v, order)));
+        return run(mode, order -> store.updateValue(key, v -> decide.apply(live(v), order)));
     }
 
-    /** Decides, from their headers, what to do with several keys, atomically. */
+    /** Decides, from their headers (null where absent or expired), what to do with several keys, atomically. */
     public Done<List<Write>> updateAll(
             ReplicationMode mode, List<byte[]> keys, BiFunction<List<RecordHeader>, Ordering, List<Write>> decide) {
-        return run(mode, order -> store.updateAll(keys, h -> decide.apply(h, order)));
+        return run(
+                mode,
+                order -> store.updateAll(keys, headers -> {
+                    List<RecordHeader> live = new ArrayList<>(headers.size());
+                    long now = clock.millis();
+                    for (RecordHeader h : headers) live.add(h != null && h.expiredAt(now) ? null : h);
+                    return decide.apply(live, order);
+                }));
+    }
+
+    /**
+     * Active expiry on the primary: deletes {@code key} if its record's expiry has passed at {@code
+     * nowMillis}, as a replicated write with its own TxId (the backup applies the delete like a DEL's).
+     *
+     * @return true if the key was deleted
+     */
+    public Done<Boolean> expire(ReplicationMode mode, byte[] key, long nowMillis) {
+        Done<Write> d = run(
+                mode,
+                order ->
+                        store.update(key, h -> h != null && h.expiredAt(nowMillis) ? order.remove(key) : Write.keep()));
+        return new Done<>(d.result() instanceof Write.Remove, d.replicated());
+    }
+
+    private RecordHeader live(RecordHeader h) {
+        return h != null && h.expiredAt(clock.millis()) ? null : h;
+    }
+
+    private StoredValue live(StoredValue v) {
+        return v != null && v.header().expiredAt(clock.millis()) ? null : v;
     }
 
     /**
@@ -131,14 +197,14 @@ public final class Writes {
             this.order = order;
         }
 
-        TxId txIdOf(byte[] key, byte[] value) {
+        TxId txIdOf(byte[] key, byte[] value, long expireAtMillis) {
             ordered = true;
-            return order.put(key, value);
+            return order.put(key, value, expireAtMillis);
         }
 
         @Override
-        public Write put(byte[] key, byte[] value) {
-            return Write.put(StoredValue.complete(txIdOf(key, value), value));
+        public Write put(byte[] key, byte[] value, long expireAtMillis) {
+            return Write.put(StoredValue.complete(txIdOf(key, value, expireAtMillis), value, expireAtMillis));
         }
 
         @Override

@@ -35,8 +35,14 @@ final class RespChannel implements AutoCloseable {
      * clock stands still from before the connection starts: only {@link #advanceTime} moves it.
      */
     RespChannel(NodeConfig config, ReplicationLink link, SocketAddress remote, boolean frozenTime) {
+        this(config, link, remote, frozenTime, java.time.Clock.systemUTC());
+    }
+
+    /** The same, with {@code clock} as the node's wall clock (what TTLs are computed and checked with). */
+    RespChannel(
+            NodeConfig config, ReplicationLink link, SocketAddress remote, boolean frozenTime, java.time.Clock clock) {
         store = KvStore.builder().config(config.store()).open();
-        node = TestContexts.primary(config, store, 1, 0, link);
+        node = TestContexts.primary(config, store, 1, 0, link, clock);
         channel = remote == null
                 ? new EmbeddedChannel()
                 : new EmbeddedChannel() {

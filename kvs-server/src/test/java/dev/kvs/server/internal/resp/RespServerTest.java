@@ -72,9 +72,10 @@ class RespServerTest {
     }
 
     @Test
-    void setWithExpiryIsRefusedClearlyAndWritesNothing() {
-        assertThat(resp.command("SET", "k", "1", "EX", "10")).startsWith("-ERR SET EX is not supported");
-        assertThat(resp.command("SET", "k", "1", "PX", "10")).startsWith("-ERR SET PX is not supported");
+    void setWithABadExpiryWritesNothing() {
+        assertThat(resp.command("SET", "k", "1", "EX", "0")).isEqualTo("-ERR invalid expire time in 'set' command\r\n");
+        assertThat(resp.command("SET", "k", "1", "PX", "x"))
+                .isEqualTo("-ERR value is not an integer or out of range\r\n");
         assertThat(resp.command("EXISTS", "k")).isEqualTo(":0\r\n");
     }
 
@@ -311,9 +312,9 @@ class RespServerTest {
     void peekShowsTheRecordWithItsTxId() {
         resp.command("SET", "k", "v");
         assertThat(resp.command("KVS.PEEK", "k"))
-                .isEqualTo("*5\r\n$8\r\ncomplete\r\n$3\r\n1:1\r\n:1\r\n:"
+                .isEqualTo("*6\r\n$8\r\ncomplete\r\n$3\r\n1:1\r\n:1\r\n:"
                         + Integer.toUnsignedLong(dev.kvs.core.Checksums.crc32c(new byte[] {'v'}))
-                        + "\r\n$1\r\nv\r\n");
+                        + "\r\n$1\r\nv\r\n:0\r\n"); // the expiry (epoch ms) last: 0, none
         assertThat(resp.command("KVS.PEEK", "nope")).isEqualTo("$-1\r\n");
     }
 

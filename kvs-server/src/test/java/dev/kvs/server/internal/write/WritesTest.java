@@ -104,7 +104,7 @@ class WritesTest {
             log.add("begin " + mode.label());
             return new WriteOrder() {
                 @Override
-                public TxId put(byte[] key, byte[] value) {
+                public TxId put(byte[] key, byte[] value, long expireAtMillis) {
                     return record("PUT", key);
                 }
 

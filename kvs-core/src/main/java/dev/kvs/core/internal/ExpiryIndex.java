@@ -1,0 +1,92 @@
+package dev.kvs.core.internal;
+
+import dev.kvs.core.ByteKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The keys that have a TTL, grouped by expiry: what lets active expiry find the keys due now without
+ * walking the store. Kept exact by {@link RecordWriter} under the key's stripe: a record written with
+ * an expiry adds its entry, and the entry leaves when the record is replaced or removed. Keys without
+ * a TTL cost nothing. Thread-safe.
+ *
+ * <p>Entries sit in buckets of {@code 2^SHIFT} ms (about a second), each a hash set, and only the
+ * buckets are kept in order: adding and removing an entry is a hash operation on its bucket (every
+ * {@code SET ... EX} replaces one), where a skip list of every entry made each write walk a deep,
+ * cache-cold list. Keys come out bucket by bucket, so earliest first to within a bucket.
+ */
+final class ExpiryIndex {
+    /** Buckets of 1024 ms. */
+    private static final int SHIFT = 10;
+
+    private record Entry(long at, ByteKey key) {}
+
+    private final ConcurrentHashMap<Long, Set<Entry>> buckets = new ConcurrentHashMap<>();
+    /** The buckets' numbers in order; one changes only with its bucket, inside the map's compute. */
+    private final ConcurrentSkipListSet<Long> order = new ConcurrentSkipListSet<>();
+
+    private final AtomicLong size = new AtomicLong();
+
+    /** {@code key} expires at {@code at} (epoch millis; 0, no expiry, adds nothing). */
+    void add(byte[] key, long at) {
+        if (at == 0) return;
+        Entry e = new Entry(at, new ByteKey(key));
+        boolean[] added = {false};
+        buckets.compute(at >> SHIFT, (b, set) -> {
+            if (set == null) {
+                set = ConcurrentHashMap.newKeySet();
+                order.add(b);
+            }
+            added[0] = set.add(e);
+            return set;
+        });
+        if (added[0]) size.incrementAndGet();
+    }
+
+    /** {@code key}'s record that expired at {@code at} is gone or replaced. */
+    void remove(byte[] key, long at) {
+        if (at == 0) return;
+        Entry e = new Entry(at, new ByteKey(key));
+        boolean[] removed = {false};
+        buckets.computeIfPresent(at >> SHIFT, (b, set) -> {
+            removed[0] = set.remove(e);
+            if (!set.isEmpty()) return set;
+            order.remove(b);
+            return null;
+        });
+        if (removed[0]) size.decrementAndGet();
+    }
+
+    /** Up to {@code max} keys whose expiry has passed at {@code nowMillis} (expired means now > at). */
+    List<byte[]> due(long nowMillis, int max) {
+        List<byte[]> out = new ArrayList<>(Math.min(max, 64));
+        long last = nowMillis >> SHIFT;
+        for (Long b : order) {
+            if (b > last) break;
+            Set<Entry> set = buckets.get(b);
+            if (set == null) continue;
+            for (Entry e : set) {
+                if (e.at < nowMillis) {
+                    out.add(e.key.bytes());
+                    if (out.size() >= max) return out;
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Keys with a TTL. */
+    long size() {
+        return size.get();
+    }
+
+    void clear() {
+        buckets.clear();
+        order.clear();
+        size.set(0);
+    }
+}

@@ -1,0 +1,9 @@
+/**
+ * Keys with a TTL on a node: {@link dev.kvs.server.internal.expiry.LiveReads}, the store as commands
+ * read it (a key whose absolute expiry has passed on the node's clock is absent: lazy expiry), and
+ * {@link dev.kvs.server.internal.expiry.ActiveExpiry}, the bounded background rounds that remove such
+ * keys (replicated deletes on a primary, local tombstones on a backup). The commands are in {@code
+ * internal.resp.ExpiryCommands}; the expiry itself travels with each write (see the README's
+ * "Expiry" section).
+ */
+package dev.kvs.server.internal.expiry;
