@@ -327,6 +327,46 @@ final class ChronicleKvStore implements KvStore {
     }
 
     @Override
+    public <T> T exclusive(java.util.function.Supplier<T> fn) {
+        Objects.requireNonNull(fn, "fn == null");
+        int slot = gate.enter();
+        try {
+            int[] all = stripes.lockAll();
+            try {
+                return fn.get();
+            } finally {
+                stripes.unlock(all);
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /** Walks the keys segment by segment (no value read) and removes each old one under its own lock. */
+    @Override
+    public long removeBefore(dev.kvs.core.TxId upTo) {
+        Objects.requireNonNull(upTo, "upTo == null");
+        int slot = gate.enter();
+        try {
+            long[] removed = {0};
+            records.forEachKey(key -> {
+                ReentrantLock lock = stripes.lock(key);
+                try {
+                    Record old = records.header(key);
+                    if (old != null && old.header().txId().compareTo(upTo) < 0 && writer.remove(key, old)) {
+                        removed[0]++;
+                    }
+                } finally {
+                    lock.unlock();
+                }
+            });
+            return removed[0];
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
     public StoreStats stats() {
         int slot = gate.enter();
         try {

@@ -189,6 +189,19 @@ public final class HeapKvStore implements KvStore {
     }
 
     @Override
+    public <T> T exclusive(java.util.function.Supplier<T> fn) {
+        Objects.requireNonNull(fn, "fn == null");
+        return guarded(() -> {
+            int[] all = stripes.lockAll();
+            try {
+                return fn.get();
+            } finally {
+                stripes.unlock(all);
+            }
+        });
+    }
+
+    @Override
     public void clear() {
         guarded(() -> {
             int[] all = stripes.lockAll();
