@@ -27,13 +27,17 @@ import java.util.List;
  * AuthProof}, an HMAC over both nonces in the other order. A peer that cannot prove the secret never
  * gets its {@code Hello} read, and an old proof is worthless on a new connection.
  *
+ * <p>Version 4 added two key-packet ops that change more than one key in one TxId: {@link Op#FLUSH}
+ * (every key written before it is gone) and {@link Op#RENAME} (a key packet naming its {@code
+ * source} key as well). A value chunk is still only {@code PUT} or {@code DELETE}.
+ *
  * <p>A <b>handback</b> connection is failback: a deposed primary dials the node that replaced it,
  * is told which fenced keys (TxId, length, checksum) the new primary misses, sends the values it
  * still holds for them, and learns which were accepted.
  */
 public sealed interface Frame {
     /** Protocol version written in every frame; a peer speaking another version is rejected. */
-    byte VERSION = 3;
+    byte VERSION = 4;
 
     /** The kind of connection a {@link Hello} opens. */
     enum ChannelKind {
@@ -53,7 +57,27 @@ public sealed interface Frame {
          * A seq with no key to announce: an {@code async} write (its key travels with its value, so the
          * backup cannot fence it) or a write that failed after it was ordered. Keeps seq gap-free.
          */
-        SKIP
+        SKIP,
+        /**
+         * FLUSHDB/FLUSHALL: every key whose last write is before this TxId is gone; later writes stay.
+         * No key, no value: the backup clears what is older (the store and the unfinished-key queue)
+         * and discards any value of an older TxId that arrives afterwards. Sent as a key packet in
+         * every mode, {@code async} included (there is no value that could carry it).
+         */
+        FLUSH,
+        /**
+         * RENAME/RENAMENX: in one TxId, {@code source} is deleted and {@code key} gets the value
+         * {@code source} had (length and checksum as announced). The values follow as for a PUT of
+         * {@code key} and a DELETE of {@code source}, both at this TxId (re-shipped under the new
+         * name: the backup may not hold the source's value yet); a backup holding the source's value
+         * complete applies the rename at once from its own copy.
+         */
+        RENAME;
+
+        /** True for the ops a value chunk may carry. */
+        public boolean carriesValue() {
+            return this == PUT || this == DELETE;
+        }
     }
 
     /** Why a backup refuses a connection. */
@@ -88,11 +112,36 @@ public sealed interface Frame {
     /** Refuses a channel; the backup closes it after sending this. */
     record Reject(RejectReason reason, long epoch, String message) implements Frame {}
 
-    /** One write announced to the backup: TxId, op, key, and the length and CRC32C its value will have. */
-    record KeyPacket(TxId txId, Op op, byte[] key, int valueLength, int checksum) {
+    /**
+     * One write announced to the backup: TxId, op, key, and the length and CRC32C its value will have.
+     * {@code source} is the renamed key of a {@link Op#RENAME} (the value moves from it to {@code key})
+     * and empty for every other op; {@link Op#SKIP} and {@link Op#FLUSH} carry no key.
+     */
+    record KeyPacket(TxId txId, Op op, byte[] key, int valueLength, int checksum, byte[] source) {
+        private static final byte[] NONE = new byte[0];
+
         public KeyPacket {
-            if (op == Op.SKIP && key.length != 0) throw new IllegalArgumentException("SKIP packet carries a key");
+            if ((op == Op.SKIP || op == Op.FLUSH) && key.length != 0)
+                throw new IllegalArgumentException(op + " packet carries a key");
+            if (op == Op.FLUSH && valueLength != 0) throw new IllegalArgumentException("FLUSH packet has a value");
+            if (op != Op.RENAME && source.length != 0)
+                throw new IllegalArgumentException(op + " packet carries a source key");
             if (valueLength < 0) throw new IllegalArgumentException("valueLength < 0: " + valueLength);
+        }
+
+        /** A packet of any op but {@link Op#RENAME}. */
+        public KeyPacket(TxId txId, Op op, byte[] key, int valueLength, int checksum) {
+            this(txId, op, key, valueLength, checksum, NONE);
+        }
+
+        /** The rename of {@code source} to {@code key} at {@code txId}; the value's length and checksum. */
+        public static KeyPacket rename(TxId txId, byte[] source, byte[] key, int valueLength, int checksum) {
+            return new KeyPacket(txId, Op.RENAME, key, valueLength, checksum, source);
+        }
+
+        /** The flush at {@code txId}. */
+        public static KeyPacket flush(TxId txId) {
+            return new KeyPacket(txId, Op.FLUSH, NONE, 0, 0, NONE);
         }
 
         @Override
@@ -102,7 +151,8 @@ public sealed interface Frame {
                     && op == p.op
                     && Arrays.equals(key, p.key)
                     && valueLength == p.valueLength
-                    && checksum == p.checksum;
+                    && checksum == p.checksum
+                    && Arrays.equals(source, p.source);
         }
 
         @Override
@@ -112,7 +162,8 @@ public sealed interface Frame {
 
         @Override
         public String toString() {
-            return "KeyPacket[" + txId + " " + op + " key=" + key.length + "B len=" + valueLength + "]";
+            return "KeyPacket[" + txId + " " + op + " key=" + key.length + "B"
+                    + (op == Op.RENAME ? " from=" + source.length + "B" : "") + " len=" + valueLength + "]";
         }
     }
 
@@ -141,7 +192,7 @@ public sealed interface Frame {
      */
     record ValueChunk(TxId txId, Op op, byte[] key, int totalLength, int checksum, int offset, byte[] data) {
         public ValueChunk {
-            if (op == Op.SKIP) throw new IllegalArgumentException("a value chunk cannot be SKIP");
+            if (!op.carriesValue()) throw new IllegalArgumentException("a value chunk cannot be " + op);
             if (offset < 0 || totalLength < 0 || offset + (long) data.length > totalLength) {
                 throw new IllegalArgumentException(
                         "chunk [" + offset + ", +" + data.length + ") outside value of " + totalLength + " bytes");

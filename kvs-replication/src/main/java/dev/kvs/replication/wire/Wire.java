@@ -62,8 +62,10 @@ final class Wire {
         return 4 + b.length;
     }
 
+    /** A RENAME packet carries its source key after the checksum: {@code int length | bytes}. */
     static long keyPacketSize(Frame.KeyPacket p) {
-        return MIN_KEY_PACKET_BYTES + (long) p.key().length;
+        long size = MIN_KEY_PACKET_BYTES + (long) p.key().length;
+        return p.op() == Frame.Op.RENAME ? size + bytesSize(p.source()) : size;
     }
 
     static long valueChunkSize(Frame.ValueChunk c) {
@@ -110,6 +112,7 @@ final class Wire {
         writeBytes(out, p.key());
         out.writeInt(p.valueLength());
         out.writeInt(p.checksum());
+        if (p.op() == Frame.Op.RENAME) writeBytes(out, p.source());
     }
 
     static void writeValueChunk(ByteBuf out, Frame.ValueChunk c) {
@@ -211,6 +214,9 @@ final class Wire {
         byte[] key = readBytes(in, "key");
         int valueLength = readInt(in, "value length");
         int checksum = readInt(in, "checksum");
+        if (op == Frame.Op.RENAME) {
+            return Frame.KeyPacket.rename(txId, readBytes(in, "rename source"), key, valueLength, checksum);
+        }
         return new Frame.KeyPacket(txId, op, key, valueLength, checksum);
     }
 

@@ -22,17 +22,24 @@ class FrameEncoderTest {
     @Test
     void writesLengthVersionTypeThenBigEndianFields() {
         assertThat(hex(new Frame.Heartbeat(0x0102030405060708L, true)))
-                .isEqualTo("0000000b" + "03" + "0c" + "0102030405060708" + "01");
+                .isEqualTo("0000000b" + "04" + "0c" + "0102030405060708" + "01");
         assertThat(hex(new Frame.KeyAck(TxId.of(1, 2))))
-                .isEqualTo("00000012" + "03" + "05" + "0000000000000001" + "0000000000000002");
+                .isEqualTo("00000012" + "04" + "05" + "0000000000000001" + "0000000000000002");
         assertThat(hex(new Frame.Reject(Frame.RejectReason.VERSION, 7, "é")))
-                .isEqualTo("0000000f" + "03" + "03" + "03" + "0000000000000007" + "0002" + "c3a9");
+                .isEqualTo("0000000f" + "04" + "03" + "03" + "0000000000000007" + "0002" + "c3a9");
         assertThat(hex(new Frame.ValueAck(List.of(TxId.of(0, 255)))))
-                .isEqualTo("00000016" + "03" + "0a" + "00000001" + "0000000000000000" + "00000000000000ff");
+                .isEqualTo("00000016" + "04" + "0a" + "00000001" + "0000000000000000" + "00000000000000ff");
         assertThat(hex(new Frame.KeyBatch(
                         List.of(new Frame.KeyPacket(TxId.of(0, 1), Frame.Op.DELETE, new byte[] {9}, 3, -1)))))
-                .isEqualTo("00000024" + "03" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "01"
+                .isEqualTo("00000024" + "04" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "01"
                         + "0000000109" + "00000003" + "ffffffff");
+        // a RENAME packet carries its source key after the checksum; FLUSH has no key
+        assertThat(hex(new Frame.KeyBatch(List.of(
+                        Frame.KeyPacket.rename(TxId.of(0, 2), new byte[] {7}, new byte[] {9}, 3, -1),
+                        Frame.KeyPacket.flush(TxId.of(0, 3))))))
+                .isEqualTo("00000046" + "04" + "04" + "00000002" + "0000000000000000" + "0000000000000002" + "04"
+                        + "0000000109" + "00000003" + "ffffffff" + "0000000107"
+                        + "0000000000000000" + "0000000000000003" + "03" + "00000000" + "00000000" + "00000000");
         assertFalse(channel.finish());
     }
 
