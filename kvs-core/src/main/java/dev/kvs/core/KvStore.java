@@ -138,6 +138,22 @@ public interface KvStore extends Closeable {
     }
 
     /**
+     * From now on every record whose TxId is before {@code upTo} is as good as gone: reads, {@link
+     * #forEach} and the functions of {@link #update}, {@link #updateValue} and {@link #updateAll} see
+     * {@code null} for it, and {@link #delete} reports it absent; a write replaces it as if the key
+     * were empty. It still takes room (and counts in {@link #size()}) until {@link #removeBefore}
+     * removes it. Call it in {@link #exclusive} with the TxId of a flush: FLUSHDB then takes effect at
+     * once for every reader and writer, and the removal runs key by key afterwards. Never lowers the
+     * mark; not persisted (a node restarted before the sweep ends has the older records back).
+     *
+     * @throws UnsupportedOperationException if this store cannot do it (test stubs)
+     */
+    default void hideBefore(TxId upTo) {
+        throw new UnsupportedOperationException(
+                "hideBefore() not supported by " + getClass().getSimpleName());
+    }
+
+    /**
      * Removes every record (tombstones included) whose TxId is before {@code upTo}, each under its own
      * key's lock, so writers wait for one key at a time, never for the whole walk. A record written
      * meanwhile with a later TxId stays. Weakly consistent like {@link #forEach}: run it only once every

@@ -7,6 +7,7 @@ import dev.kvs.core.StorageException;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoreStats;
 import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -42,6 +43,8 @@ final class ChronicleKvStore implements KvStore {
     private final ValueChunks chunks;
     private final RecordWriter writer;
     private final DataDir dataDir;
+    /** Records before this TxId are hidden (a flush); null: none. See {@link #hideBefore}. */
+    private volatile TxId hiddenBefore;
 
     private ChronicleKvStore(StoreConfig config, RecordMaps records, ValueChunks chunks, DataDir dataDir) {
         this.config = config;
@@ -101,7 +104,7 @@ final class ChronicleKvStore implements KvStore {
         try {
             Record r = records.get(key);
             for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
-                if (r == null) return null;
+                if (r == null || hidden(r)) return null;
                 if (!r.isChunked()) return r.toStoredValue();
                 byte[] value = chunks.read(r.blobId, r.valueLength);
                 if (value != null) return r.toStoredValue(value);
@@ -124,7 +127,7 @@ final class ChronicleKvStore implements KvStore {
     }
 
     private StoredValue readLocked(byte[] key, Record r) {
-        if (r == null) return null;
+        if (r == null || hidden(r)) return null;
         if (!r.isChunked()) return r.toStoredValue();
         byte[] value = chunks.read(r.blobId, r.valueLength);
         if (value == null) {
@@ -140,7 +143,7 @@ final class ChronicleKvStore implements KvStore {
         int slot = gate.enter();
         try {
             Record r = records.header(key);
-            return r == null ? null : r.header();
+            return r == null || hidden(r) ? null : r.header();
         } finally {
             gate.exit(slot);
         }
@@ -152,7 +155,7 @@ final class ChronicleKvStore implements KvStore {
         int slot = gate.enter();
         try {
             Record r = records.header(key);
-            return r != null && r.state != RecordState.TOMBSTONE;
+            return r != null && r.state != RecordState.TOMBSTONE && !hidden(r);
         } finally {
             gate.exit(slot);
         }
@@ -220,7 +223,9 @@ final class ChronicleKvStore implements KvStore {
         try {
             ReentrantLock lock = stripes.lock(key);
             try {
-                return writer.remove(key, records.header(key));
+                Record old = records.header(key);
+                boolean visible = old != null && !hidden(old);
+                return writer.remove(key, old) && visible;
             } finally {
                 lock.unlock();
             }
@@ -232,7 +237,7 @@ final class ChronicleKvStore implements KvStore {
     @Override
     public Write update(byte[] key, Function<RecordHeader, Write> fn) {
         Objects.requireNonNull(fn, "fn == null");
-        return updateLocked(key, false, old -> fn.apply(old == null ? null : old.header()));
+        return updateLocked(key, false, old -> fn.apply(old == null || hidden(old) ? null : old.header()));
     }
 
     @Override
@@ -276,7 +281,14 @@ final class ChronicleKvStore implements KvStore {
         try {
             int[] locked = stripes.lock(keys);
             try {
-                return writer.updateAll(keys, fn);
+                TxId mark = hiddenBefore;
+                if (mark == null) return writer.updateAll(keys, fn);
+                return writer.updateAll(keys, headers -> {
+                    List<RecordHeader> seen = new ArrayList<>(headers.size());
+                    for (RecordHeader h : headers)
+                        seen.add(h != null && h.txId().compareTo(mark) < 0 ? null : h);
+                    return fn.apply(java.util.Collections.unmodifiableList(seen));
+                });
             } finally {
                 stripes.unlock(locked);
             }
@@ -342,9 +354,22 @@ final class ChronicleKvStore implements KvStore {
         }
     }
 
+    @Override
+    public void hideBefore(TxId upTo) {
+        Objects.requireNonNull(upTo, "upTo == null");
+        TxId mark = hiddenBefore;
+        if (mark == null || upTo.compareTo(mark) > 0) hiddenBefore = upTo;
+    }
+
+    /** True if {@code r} is before the flush mark: as good as gone. */
+    private boolean hidden(Record r) {
+        TxId mark = hiddenBefore;
+        return mark != null && (r.epoch < mark.epoch() || (r.epoch == mark.epoch() && r.seq < mark.seq()));
+    }
+
     /** Walks the keys segment by segment (no value read) and removes each old one under its own lock. */
     @Override
-    public long removeBefore(dev.kvs.core.TxId upTo) {
+    public long removeBefore(TxId upTo) {
         Objects.requireNonNull(upTo, "upTo == null");
         int slot = gate.enter();
         try {

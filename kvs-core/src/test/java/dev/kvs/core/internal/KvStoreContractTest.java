@@ -544,6 +544,43 @@ abstract class KvStoreContractTest {
     }
 
     @Test
+    void hiddenRecordsAreGoneForReadersAndWritersUntilRemoved() {
+        store.put(key("old"), complete(5, "v"));
+        store.put(key("bigOld"), StoredValue.complete(TxId.of(1, 6), new byte[2 * CHUNK]));
+        store.put(key("rmw"), complete(7, "41"));
+        store.put(key("new"), complete(20, "n"));
+        store.hideBefore(TxId.of(1, 10));
+        store.hideBefore(TxId.of(1, 8)); // never lowers the mark
+
+        assertThat(store.get(key("old"))).isNull();
+        assertThat(store.get(key("bigOld"))).isNull();
+        assertThat(store.header(key("old"))).isNull();
+        assertThat(store.exists(key("old"))).isFalse();
+        assertThat(store.getAll(List.of(key("old"), key("new")))).containsExactly(null, complete(20, "n"));
+        List<String> seen = new ArrayList<>();
+        store.forEach((k, v) -> seen.add(new String(k, UTF_8)));
+        assertThat(seen).containsExactly("new");
+        // a writer sees the key empty
+        assertThat(store.update(key("old"), h -> h == null ? Write.put(complete(11, "fresh")) : Write.keep()))
+                .isInstanceOf(Write.Put.class);
+        assertThat(store.get(key("old"))).isEqualTo(complete(11, "fresh"));
+        store.updateValue(key("rmw"), v -> {
+            assertThat(v).isNull();
+            return Write.keep();
+        });
+        store.updateAll(List.of(key("rmw"), key("new")), hs -> {
+            assertThat(hs.get(0)).isNull();
+            assertThat(hs.get(1)).isNotNull();
+            return List.of(Write.keep(), Write.keep());
+        });
+        assertThat(store.delete(key("rmw"))).isFalse(); // hidden: reported absent, removed all the same
+
+        assertThat(store.removeBefore(TxId.of(1, 10))).isEqualTo(1); // bigOld; rmw was deleted
+        assertThat(store.size()).isEqualTo(2);
+        assertThat(store.stats().valueBytes()).isEqualTo("fresh".length() + 1);
+    }
+
+    @Test
     void exclusiveHoldsEveryKeyLock() throws Exception {
         java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);

@@ -48,8 +48,14 @@ final class BackupApplier {
      *
      * @param ack the cumulative ack: every key packet up to it has arrived
      * @param resend ask the primary to resend after this TxId, or {@code null}
+     * @param walk a flush's sweep of the store to run off the event loop (see {@link #onKeyBatch}), or
+     *     {@code null}; until it has run no key is acknowledged
      */
-    record KeyResult(TxId ack, TxId resend) {}
+    record KeyResult(TxId ack, TxId resend, Runnable walk) {
+        KeyResult(TxId ack, TxId resend) {
+            this(ack, resend, null);
+        }
+    }
 
     private final KvStore store;
     private final UnfinishedKeys unfinished;
@@ -61,6 +67,14 @@ final class BackupApplier {
     private volatile boolean resyncing;
     /** A resync's store walk has not finished: keys are not acknowledged yet. */
     private volatile boolean walking;
+    /**
+     * The TxId of the last flush: every write before it is gone, and a value of an older TxId that
+     * arrives now is discarded rather than applied (it would bring a flushed key back).
+     */
+    private volatile TxId flushedBefore = TxId.ZERO;
+    /** Flush sweeps handed out and not finished: keys are not acknowledged until they are. */
+    private final java.util.concurrent.atomic.AtomicInteger flushWalks =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     BackupApplier(KvStore store, UnfinishedKeys unfinished, BackupCounters counters, int maxHeldKeyPackets) {
         this.store = store;
@@ -77,29 +91,161 @@ final class BackupApplier {
 
     /** True between a {@code ResyncBegin} and its {@code ResyncEnd}. */
     boolean resyncing() {
-        return resyncing || walking;
+        return resyncing || walking || flushWalks.get() > 0;
     }
 
-    /** Handles the packets of one key batch (or of a resync listing). */
+    /** The TxId of the last flush applied ({@link TxId#ZERO} if none). */
+    TxId flushedBefore() {
+        return flushedBefore;
+    }
+
+    /**
+     * Handles the packets of one key batch (or of a resync listing), in TxId order. A {@code FLUSH}
+     * takes effect here at once for everything that decides what the backup holds: values of older
+     * TxIds are discarded from now on, the unfinished-key queue forgets older entries, and later key
+     * packets compare against TxIds as usual. Removing the older records from the store is a sweep over
+     * every key, returned as {@link KeyResult#walk()} to run off the event loop; no key is acknowledged
+     * until it has run (so an acknowledged flush is a flushed store, also after a failover).
+     */
     KeyResult onKeyBatch(List<KeyPacket> packets) {
         synchronized (keyLock) {
             List<KeyPacket> ready = new ArrayList<>(packets.size());
             for (KeyPacket p : packets) {
                 counters.keyPackets.increment();
                 if (listed != null) {
-                    if (p.op() == Op.SKIP) continue;
+                    if (p.op() == Op.SKIP || p.op() == Op.FLUSH) continue;
                     listed.add(new ByteKey(p.key()));
                     ready.add(p);
                 } else if (sequence.offer(p, ready) == KeySequence.Offer.DUPLICATE) {
                     counters.duplicateKeyPackets.increment();
                 }
             }
-            announce(ready);
+            TxId flush = announceInOrder(ready);
             contiguous = sequence.contiguous();
             TxId resend = listed == null ? sequence.resendNeeded() : null;
             if (resend != null) counters.resendsRequested.increment();
-            return new KeyResult(contiguous, resend);
+            return new KeyResult(contiguous, resend, flush == null ? null : flushWalk(flush));
         }
+    }
+
+    /**
+     * Announces {@code ready} in order: runs of puts and deletes together, a flush or a rename on its
+     * own between them. Returns the TxId of the last flush among them, or null.
+     */
+    private TxId announceInOrder(List<KeyPacket> ready) {
+        TxId flush = null;
+        int from = 0;
+        for (int i = 0; i < ready.size(); i++) {
+            KeyPacket p = ready.get(i);
+            if (p.op() != Op.FLUSH && p.op() != Op.RENAME) continue;
+            announce(ready.subList(from, i));
+            from = i + 1;
+            if (p.op() == Op.FLUSH) {
+                flush(p.txId());
+                flush = p.txId();
+            } else {
+                rename(p);
+            }
+        }
+        announce(from == 0 ? ready : ready.subList(from, ready.size()));
+        return flush;
+    }
+
+    /**
+     * The flush at {@code txId}, the part that must happen in order with the key packets: raises the
+     * watermark (older values are discarded from now on) and drops the older queue entries.
+     */
+    private void flush(TxId txId) {
+        if (txId.compareTo(flushedBefore) > 0) flushedBefore = txId;
+        // the older records are gone at once for every reader (a READONLY client, a promotion); the
+        // sweep frees their room later
+        store.hideBefore(txId);
+        long dropped = unfinished.resolveBefore(txId);
+        counters.flushes.increment();
+        log.info("flush at {}: {} unfinished entries before it dropped; sweeping the store", txId, dropped);
+    }
+
+    /** The store sweep of the flush at {@code txId}; {@link #resyncing()} is true until it has run. */
+    private Runnable flushWalk(TxId txId) {
+        flushWalks.incrementAndGet();
+        return () -> {
+            try {
+                long removed = store.removeBefore(txId);
+                counters.keysRemovedByFlush.add(removed);
+                log.info("flush at {} done: {} records removed", txId, removed);
+            } finally {
+                flushWalks.decrementAndGet();
+            }
+        };
+    }
+
+    /**
+     * The rename of {@code p.source()} to {@code p.key()} at {@code p.txId()}. If this backup holds the
+     * source's value complete, as announced (length and checksum) and with no newer write of it
+     * pending, it applies the rename at once from that copy, both keys in one store step. Otherwise it
+     * queues both keys at the rename's TxId, the new one for the value and the old one for its
+     * tombstone: the primary ships both again under their names (the chosen design: the value may
+     * still be on its way under the old name, or may never come), so until they arrive both keys are
+     * unfinished and, after a failover, fenced; neither is served as if the rename had not happened.
+     */
+    private void rename(KeyPacket p) {
+        byte[] src = p.source();
+        byte[] dst = p.key();
+        TxId t = p.txId();
+        if (renameFromCopy(src, dst, p)) {
+            counters.renamesFromCopy.increment();
+            return;
+        }
+        announce(List.of(
+                new KeyPacket(t, Op.DELETE, src, 0, 0), new KeyPacket(t, Op.PUT, dst, p.valueLength(), p.checksum())));
+    }
+
+    private boolean renameFromCopy(byte[] src, byte[] dst, KeyPacket p) {
+        TxId t = p.txId();
+        StoredValue copy;
+        try {
+            if (unfinished.contains(src)) return false; // a newer value of it is on its way
+            copy = store.get(src);
+        } catch (KvsException e) {
+            return false;
+        }
+        if (copy == null
+                || copy.state() != RecordState.COMPLETE
+                || copy.txId().compareTo(t) >= 0
+                || copy.txId().compareTo(flushedBefore) < 0
+                || copy.header().valueLength() != p.valueLength()
+                || copy.header().checksum() != p.checksum()) {
+            return false;
+        }
+        // TODO(expiry): the record's absolute expiry moves with the value when records carry one
+        StoredValue moved = new StoredValue(
+                new RecordHeader(
+                        RecordState.COMPLETE,
+                        t,
+                        copy.header().checksum(),
+                        copy.header().valueLength()),
+                copy.value());
+        boolean[] applied = new boolean[1];
+        try {
+            store.updateAll(List.of(src, dst), h -> {
+                if (!copy.header().equals(h.get(0))) return List.of(Write.keep(), Write.keep()); // changed: queue
+                applied[0] = true;
+                RecordHeader d = h.get(1);
+                Write toDst = d != null && d.txId().compareTo(t) >= 0 ? Write.keep() : Write.put(moved);
+                return List.of(Write.put(StoredValue.tombstone(t)), toDst);
+            });
+        } catch (KvsException e) {
+            log.warn(
+                    "rename at {} could not be applied from this backup's copy; waiting for its values: {}",
+                    t,
+                    e.toString());
+            return false;
+        }
+        if (!applied[0]) return false;
+        // what the store holds for both keys is now at least t: older entries of either are settled
+        unfinished.resolve(src, t);
+        unfinished.resolve(dst, t);
+        return true;
     }
 
     /** A full resync starts: the key batches until {@link #onResyncEnd} list every key of the primary. */
@@ -198,6 +344,13 @@ final class BackupApplier {
                         new RecordHeader(RecordState.COMPLETE, v.txId(), v.checksum(), v.bytes().length), v.bytes());
         TxId[] inStore = new TxId[1];
         Write w = store.update(v.key(), h -> {
+            if (v.txId().compareTo(flushedBefore) < 0) {
+                // written before a flush that has reached this backup: discarded, never resurrected.
+                // Checked under the key's lock, so a flush's sweep (which starts after the watermark
+                // rose) either sees this key's record or this check sees the new watermark.
+                inStore[0] = v.txId();
+                return Write.keep();
+            }
             if (h != null && h.txId().compareTo(v.txId()) >= 0) {
                 inStore[0] = h.txId();
                 return Write.keep();
@@ -216,6 +369,7 @@ final class BackupApplier {
 
     /** Queues the keys of {@code packets} whose store record is older than the packet. */
     private void announce(List<KeyPacket> packets) {
+        if (packets.isEmpty()) return;
         List<KeyPacket> writes = new ArrayList<>(packets.size());
         List<byte[]> keys = new ArrayList<>(packets.size());
         for (KeyPacket p : packets) {

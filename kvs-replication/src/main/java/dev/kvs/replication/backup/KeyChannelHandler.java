@@ -36,6 +36,16 @@ final class KeyChannelHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof Frame.KeyBatch b) {
             BackupApplier.KeyResult r = applier.onKeyBatch(b.packets());
+            if (r.walk() != null) {
+                // a flush's store sweep runs off this event loop; the last one to end acknowledges
+                server.walk(
+                        r.walk(),
+                        ok -> ctx.executor().execute(() -> {
+                            if (!ok) ctx.close();
+                            else if (ctx.channel().isActive() && !applier.resyncing())
+                                ctx.writeAndFlush(new Frame.KeyAck(applier.contiguous()));
+                        }));
+            }
             ackDue = !applier.resyncing();
             if (r.resend() != null) resend = r.resend();
         } else if (msg instanceof Frame.ResyncBegin r) {

@@ -42,6 +42,16 @@ public final class AckOnDemandReplication implements ReplicationLink {
             }
 
             @Override
+            public TxId flush() {
+                return next();
+            }
+
+            @Override
+            public TxId rename(byte[] source, byte[] key, byte[] value) {
+                return next();
+            }
+
+            @Override
             public CompletableFuture<Void> commit() {
                 if (mode == ReplicationMode.ASYNC) return CompletableFuture.completedFuture(null);
                 CompletableFuture<Void> ack = new CompletableFuture<>();

@@ -51,6 +51,7 @@ public final class RespServer {
         DataCommands data = new DataCommands(node);
         data.register(table);
         new StringCommands(node, data).register(table);
+        new ReplicatedOpsCommands(node, data).register(table);
         new ServerCommands(node, table).register();
         table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats));
     }

@@ -113,6 +113,16 @@ class WritesTest {
                     return record("DELETE", key);
                 }
 
+                @Override
+                public TxId flush() {
+                    return record("FLUSH", new byte[0]);
+                }
+
+                @Override
+                public TxId rename(byte[] source, byte[] key, byte[] value) {
+                    return record("RENAME " + new String(source) + " ->", key);
+                }
+
                 private TxId record(String op, byte[] key) {
                     TxId t = TxId.of(1, ++seq);
                     log.add(op + " " + new String(key) + " " + t);
