@@ -11,7 +11,6 @@ import dev.kvs.core.Write;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -180,150 +179,79 @@ final class BackupApplier {
     }
 
     /**
-     * The rename of {@code p.source()} to {@code p.key()} at {@code p.txId()}. If this backup holds the
-     * source's value complete, as announced (length and checksum) and with no newer write of it
-     * pending, it applies the rename at once from that copy, both keys in one store step. Otherwise it
-     * queues both keys at the rename's TxId, the new one for the value and the old one for its
-     * tombstone: the primary ships both again under their names (the chosen design: the value may
-     * still be on its way under the old name, or may never come), so until they arrive both keys are
-     * unfinished and, after a failover, fenced; neither is served as if the rename had not happened.
+     * The rename of {@code p.source()} to {@code p.key()} at {@code p.txId()}, in one store step over
+     * both keys. The source's delete needs no value: its tombstone at the rename's TxId is written at
+     * once. The destination gets the value from this backup's own copy when it holds the source
+     * complete, as announced (length and checksum) and with no newer write of it pending; otherwise
+     * it is queued at the rename's TxId and waits for the value, which the primary ships again under
+     * the new name (the chosen design: the value may still be on its way under the old name, or may
+     * never come). So after a failover at any point the rename has happened: the source is gone and
+     * the destination is served whole or fenced, never its old value.
      */
     private void rename(KeyPacket p) {
         byte[] src = p.source();
         byte[] dst = p.key();
         TxId t = p.txId();
-        if (renameFromCopy(src, dst, p)) {
-            counters.renamesFromCopy.increment();
+        StoredValue copy = copyFor(src, p);
+        // TODO(expiry): the record's absolute expiry moves with the value when records carry one
+        StoredValue moved = copy == null
+                ? null
+                : new StoredValue(
+                        new RecordHeader(
+                                RecordState.COMPLETE,
+                                t,
+                                copy.header().checksum(),
+                                copy.header().valueLength()),
+                        copy.value());
+        boolean[] fromCopy = new boolean[1];
+        try {
+            store.updateAll(List.of(src, dst), h -> {
+                RecordHeader s = h.get(0);
+                RecordHeader d = h.get(1);
+                Write toSrc =
+                        s == null || s.txId().compareTo(t) < 0 ? Write.put(StoredValue.tombstone(t)) : Write.keep();
+                Write toDst = Write.keep();
+                if (d == null || d.txId().compareTo(t) < 0) {
+                    if (moved != null && copy.header().equals(s)) {
+                        toDst = Write.put(moved);
+                        fromCopy[0] = true;
+                    } else {
+                        unfinished.add(dst, t, p.valueLength(), p.checksum());
+                    }
+                }
+                return List.of(toSrc, toDst);
+            });
+        } catch (KvsException e) {
+            log.warn("rename at {} could not be written to the store; queueing its key: {}", t, e.toString());
+            unfinished.add(dst, t, p.valueLength(), p.checksum());
+            unfinished.add(src, t, 0, 0);
             return;
         }
-        announce(List.of(
-                new KeyPacket(t, Op.DELETE, src, 0, 0), new KeyPacket(t, Op.PUT, dst, p.valueLength(), p.checksum())));
+        unfinished.resolve(src, t); // the store holds src at t now: older values of it are settled
+        if (fromCopy[0]) {
+            unfinished.resolve(dst, t);
+            counters.renamesFromCopy.increment();
+        }
     }
 
-    private boolean renameFromCopy(byte[] src, byte[] dst, KeyPacket p) {
-        TxId t = p.txId();
+    /** The source's record if this backup can move it as the rename's value, else null. */
+    private StoredValue copyFor(byte[] src, KeyPacket p) {
         StoredValue copy;
         try {
-            if (unfinished.contains(src)) return false; // a newer value of it is on its way
+            if (unfinished.contains(src)) return null; // a newer value of it is on its way
             copy = store.get(src);
         } catch (KvsException e) {
-            return false;
+            return null;
         }
         if (copy == null
                 || copy.state() != RecordState.COMPLETE
-                || copy.txId().compareTo(t) >= 0
+                || copy.txId().compareTo(p.txId()) >= 0
                 || copy.txId().compareTo(flushedBefore) < 0
                 || copy.header().valueLength() != p.valueLength()
                 || copy.header().checksum() != p.checksum()) {
-            return false;
+            return null;
         }
-        // TODO(expiry): the record's absolute expiry moves with the value when records carry one
-        StoredValue moved = new StoredValue(
-                new RecordHeader(
-                        RecordState.COMPLETE,
-                        t,
-                        copy.header().checksum(),
-                        copy.header().valueLength()),
-                copy.value());
-        boolean[] applied = new boolean[1];
-        try {
-            store.updateAll(List.of(src, dst), h -> {
-                if (!copy.header().equals(h.get(0))) return List.of(Write.keep(), Write.keep()); // changed: queue
-                applied[0] = true;
-                RecordHeader d = h.get(1);
-                Write toDst = d != null && d.txId().compareTo(t) >= 0 ? Write.keep() : Write.put(moved);
-                return List.of(Write.put(StoredValue.tombstone(t)), toDst);
-            });
-        } catch (KvsException e) {
-            log.warn(
-                    "rename at {} could not be applied from this backup's copy; waiting for its values: {}",
-                    t,
-                    e.toString());
-            return false;
-        }
-        if (!applied[0]) return false;
-        // what the store holds for both keys is now at least t: older entries of either are settled
-        unfinished.resolve(src, t);
-        unfinished.resolve(dst, t);
-        return true;
-    }
-
-    /** A full resync starts: the key batches until {@link #onResyncEnd} list every key of the primary. */
-    void onResyncBegin(TxId upTo) {
-        synchronized (keyLock) {
-            listed = new HashSet<>();
-            resyncing = true;
-            log.info("full resync up to {} begins", upTo);
-        }
-    }
-
-    /**
-     * The resync listing is complete: every key packet up to {@code upTo} is accounted for, and every
-     * key not listed whose record is not newer than {@code upTo} was deleted on the primary. Ends the
-     * listing and walks the store at once; the key channel uses {@link #endListing} instead, to walk
-     * off its event loop.
-     *
-     * @throws IllegalStateException if no resync had begun (a protocol error)
-     */
-    KeyResult onResyncEnd(TxId upTo) {
-        ResyncWalk walk = endListing(upTo);
-        walk.run();
-        return new KeyResult(contiguous(), null);
-    }
-
-    /**
-     * Ends a resync listing: the key sequence continues after {@code upTo}. The returned walk removes
-     * what the listing did not name; until it has run, {@link #resyncing()} stays true (no key is
-     * acknowledged: an acknowledged resync must not leave keys the primary deleted). It takes no lock
-     * of the key channel's, so it may run on any thread while key batches go on being applied.
-     *
-     * @throws IllegalStateException if no resync had begun (a protocol error)
-     */
-    ResyncWalk endListing(TxId upTo) {
-        synchronized (keyLock) {
-            if (listed == null) throw new IllegalStateException("ResyncEnd " + upTo + " without ResyncBegin");
-            Set<ByteKey> keys = listed;
-            listed = null;
-            walking = true;
-            resyncing = false;
-            List<KeyPacket> ready = new ArrayList<>();
-            sequence.resetTo(upTo, ready);
-            announce(ready);
-            contiguous = sequence.contiguous();
-            counters.resyncs.increment();
-            return new ResyncWalk(keys, upTo);
-        }
-    }
-
-    /** The walk over the store at the end of a resync; see {@link #endListing}. */
-    final class ResyncWalk implements Runnable {
-        private final Set<ByteKey> keys;
-        private final TxId upTo;
-
-        private ResyncWalk(Set<ByteKey> keys, TxId upTo) {
-            this.keys = keys;
-            this.upTo = upTo;
-        }
-
-        @Override
-        public void run() {
-            try {
-                int removed = removeUnlisted(keys, upTo);
-                counters.keysRemovedByResync.add(removed);
-                log.info("full resync up to {} done: {} keys listed, {} removed", upTo, keys.size(), removed);
-            } finally {
-                walking = false;
-            }
-        }
-    }
-
-    /** A new key channel took over: held packets and an unfinished resync listing are dropped. */
-    void keyChannelReset() {
-        synchronized (keyLock) {
-            sequence.forgetHeld();
-            listed = null;
-            resyncing = false;
-        }
+        return copy;
     }
 
     /**

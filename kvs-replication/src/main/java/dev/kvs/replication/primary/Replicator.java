@@ -269,11 +269,12 @@ public final class Replicator implements ReplicationLink {
                     ? keyLog.reserve(Op.SKIP, key, 0, 0)
                     : keyLog.reserve(Op.RENAME, key, value.length, crc, source);
             txIds.add(t);
-            // the value is shipped again under its new name, and the source's tombstone, both at t: the
-            // backup may not have the source's value yet (it applies the rename from its own copy when it
-            // has, and these then arrive superseded)
+            // the value is shipped again under its new name at t: the backup may not have the source's
+            // value yet (it applies the rename from its own copy when it has; this then arrives
+            // superseded). The source's delete needs no value: the backup writes its tombstone at t from
+            // the key packet. (In async mode there is no key packet: the tombstone ships as a value.)
             ship(key, t, value.length);
-            ship(source, t, 0);
+            if (mode == ReplicationMode.ASYNC) ship(source, t, 0);
             return t;
         }
 

@@ -127,26 +127,38 @@ class BackupApplierReplicatedOpsTest {
     }
 
     @Test
-    void aRenameOfAnUnfinishedValueLeavesBothKeysUnfinishedUntilTheirValuesArrive() {
+    void aRenameOfAnUnfinishedValueDeletesTheSourceAtOnceAndLeavesTheNewNameUnfinished() {
         keys(putKey(tx(1), "src", V1));
 
         keys(renameKey(tx(2), "src", "dst", V1));
 
-        // neither is served as if the rename had not happened: both fenced after a failover now
-        assertThat(unfinished.newest(bytes("src")).txId()).isEqualTo(tx(2));
+        // after a failover now the rename has happened: src gone, dst fenced (never an old value)
+        assertThat(stored("src")).isEqualTo(StoredValue.tombstone(tx(2)));
+        assertThat(unfinished.contains(bytes("src"))).isFalse();
         assertThat(unfinished.newest(bytes("dst")).txId()).isEqualTo(tx(2));
         assertThat(unfinished.newest(bytes("dst")).valueLength()).isEqualTo(V1.length);
         assertThat(stored("dst")).isNull();
+        assertThat(counters.renamesFromCopy.sum()).isZero();
 
-        // the old name's value arrives late: applied, but src stays unfinished (its delete is pending)
-        assertThat(applier.apply(whole(tx(1), "src", V1))).isEqualTo(Outcome.APPLIED);
-        assertThat(unfinished.contains(bytes("src"))).isTrue();
-
+        // the old name's value arrives late: superseded by the tombstone
+        assertThat(applier.apply(whole(tx(1), "src", V1))).isEqualTo(Outcome.SUPERSEDED);
+        assertThat(stored("src")).isEqualTo(StoredValue.tombstone(tx(2)));
+        // the value re-shipped under the new name resolves it
         assertThat(applier.apply(whole(tx(2), "dst", V1))).isEqualTo(Outcome.APPLIED);
-        assertThat(applier.apply(tombstone(tx(2), "src"))).isEqualTo(Outcome.APPLIED);
         assertThat(unfinished.isEmpty()).isTrue();
         assertThat(stored("dst")).isEqualTo(StoredValue.complete(tx(2), V1));
-        assertThat(stored("src").state()).isEqualTo(RecordState.TOMBSTONE);
+    }
+
+    @Test
+    void aRenameOntoANewerDestinationOnlyDeletesTheSource() {
+        keys(putKey(tx(1), "src", V1));
+        applier.apply(whole(tx(1), "src", V1));
+        // dst's value from after the rename arrived first
+        assertThat(applier.apply(whole(tx(3), "dst", V3))).isEqualTo(Outcome.APPLIED);
+        keys(renameKey(tx(2), "src", "dst", V1), putKey(tx(3), "dst", V3));
+        assertThat(stored("dst")).isEqualTo(StoredValue.complete(tx(3), V3));
+        assertThat(stored("src")).isEqualTo(StoredValue.tombstone(tx(2)));
+        assertThat(unfinished.isEmpty()).isTrue();
     }
 
     @Test
