@@ -11,6 +11,7 @@ import dev.kvs.core.Write;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -252,6 +253,84 @@ final class BackupApplier {
             return null;
         }
         return copy;
+    }
+
+    /** A full resync starts: the key batches until {@link #onResyncEnd} list every key of the primary. */
+    void onResyncBegin(TxId upTo) {
+        synchronized (keyLock) {
+            listed = new HashSet<>();
+            resyncing = true;
+            log.info("full resync up to {} begins", upTo);
+        }
+    }
+
+    /**
+     * The resync listing is complete: every key packet up to {@code upTo} is accounted for, and every
+     * key not listed whose record is not newer than {@code upTo} was deleted on the primary. Ends the
+     * listing and walks the store at once; the key channel uses {@link #endListing} instead, to walk
+     * off its event loop.
+     *
+     * @throws IllegalStateException if no resync had begun (a protocol error)
+     */
+    KeyResult onResyncEnd(TxId upTo) {
+        ResyncWalk walk = endListing(upTo);
+        walk.run();
+        return new KeyResult(contiguous(), null);
+    }
+
+    /**
+     * Ends a resync listing: the key sequence continues after {@code upTo}. The returned walk removes
+     * what the listing did not name; until it has run, {@link #resyncing()} stays true (no key is
+     * acknowledged: an acknowledged resync must not leave keys the primary deleted). It takes no lock
+     * of the key channel's, so it may run on any thread while key batches go on being applied.
+     *
+     * @throws IllegalStateException if no resync had begun (a protocol error)
+     */
+    ResyncWalk endListing(TxId upTo) {
+        synchronized (keyLock) {
+            if (listed == null) throw new IllegalStateException("ResyncEnd " + upTo + " without ResyncBegin");
+            Set<ByteKey> keys = listed;
+            listed = null;
+            walking = true;
+            resyncing = false;
+            List<KeyPacket> ready = new ArrayList<>();
+            sequence.resetTo(upTo, ready);
+            announce(ready);
+            contiguous = sequence.contiguous();
+            counters.resyncs.increment();
+            return new ResyncWalk(keys, upTo);
+        }
+    }
+
+    /** The walk over the store at the end of a resync; see {@link #endListing}. */
+    final class ResyncWalk implements Runnable {
+        private final Set<ByteKey> keys;
+        private final TxId upTo;
+
+        private ResyncWalk(Set<ByteKey> keys, TxId upTo) {
+            this.keys = keys;
+            this.upTo = upTo;
+        }
+
+        @Override
+        public void run() {
+            try {
+                int removed = removeUnlisted(keys, upTo);
+                counters.keysRemovedByResync.add(removed);
+                log.info("full resync up to {} done: {} keys listed, {} removed", upTo, keys.size(), removed);
+            } finally {
+                walking = false;
+            }
+        }
+    }
+
+    /** A new key channel took over: held packets and an unfinished resync listing are dropped. */
+    void keyChannelReset() {
+        synchronized (keyLock) {
+            sequence.forgetHeld();
+            listed = null;
+            resyncing = false;
+        }
     }
 
     /**

@@ -181,6 +181,7 @@ class BackupApplierReplicatedOpsTest {
         assertThat(unfinished.newest(bytes("dst")).txId()).isEqualTo(tx(4));
         assertThat(stored("dst")).isNull();
         r.walk().run();
-        assertThat(stored("src")).isNull();
+        assertThat(stored("src")).isEqualTo(StoredValue.tombstone(tx(4)));
+        assertThat(unfinished.contains(bytes("src"))).isFalse();
     }
 }
