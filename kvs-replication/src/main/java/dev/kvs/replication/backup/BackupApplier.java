@@ -49,7 +49,7 @@ final class BackupApplier {
      * @param ack the cumulative ack: every key packet up to it has arrived
      * @param resend ask the primary to resend after this TxId, or {@code null}
      * @param walk a flush's sweep of the store to run off the event loop (see {@link #onKeyBatch}), or
-     *     {@code null}; until it has run no key is acknowledged
+     *     {@code null}
      */
     record KeyResult(TxId ack, TxId resend, Runnable walk) {
         KeyResult(TxId ack, TxId resend) {
@@ -72,9 +72,6 @@ final class BackupApplier {
      * arrives now is discarded rather than applied (it would bring a flushed key back).
      */
     private volatile TxId flushedBefore = TxId.ZERO;
-    /** Flush sweeps handed out and not finished: keys are not acknowledged until they are. */
-    private final java.util.concurrent.atomic.AtomicInteger flushWalks =
-            new java.util.concurrent.atomic.AtomicInteger();
 
     BackupApplier(KvStore store, UnfinishedKeys unfinished, BackupCounters counters, int maxHeldKeyPackets) {
         this.store = store;
@@ -91,7 +88,7 @@ final class BackupApplier {
 
     /** True between a {@code ResyncBegin} and its {@code ResyncEnd}. */
     boolean resyncing() {
-        return resyncing || walking || flushWalks.get() > 0;
+        return resyncing || walking;
     }
 
     /** The TxId of the last flush applied ({@link TxId#ZERO} if none). */
@@ -101,11 +98,11 @@ final class BackupApplier {
 
     /**
      * Handles the packets of one key batch (or of a resync listing), in TxId order. A {@code FLUSH}
-     * takes effect here at once for everything that decides what the backup holds: values of older
-     * TxIds are discarded from now on, the unfinished-key queue forgets older entries, and later key
-     * packets compare against TxIds as usual. Removing the older records from the store is a sweep over
-     * every key, returned as {@link KeyResult#walk()} to run off the event loop; no key is acknowledged
-     * until it has run (so an acknowledged flush is a flushed store, also after a failover).
+     * takes effect here, at once and in order with the other key packets: the store hides every older
+     * record from every reader ({@link KvStore#hideBefore}: a READONLY client, a promotion), values of
+     * older TxIds are discarded from now on, and the unfinished-key queue forgets older entries. The
+     * records' removal is a sweep over every key, returned as {@link KeyResult#walk()} to run off the
+     * event loop; acks do not wait for it (nothing it removes is visible any more).
      */
     KeyResult onKeyBatch(List<KeyPacket> packets) {
         synchronized (keyLock) {
@@ -165,17 +162,12 @@ final class BackupApplier {
         log.info("flush at {}: {} unfinished entries before it dropped; sweeping the store", txId, dropped);
     }
 
-    /** The store sweep of the flush at {@code txId}; {@link #resyncing()} is true until it has run. */
+    /** The store sweep of the flush at {@code txId}: frees the room of the records it hid. */
     private Runnable flushWalk(TxId txId) {
-        flushWalks.incrementAndGet();
         return () -> {
-            try {
-                long removed = store.removeBefore(txId);
-                counters.keysRemovedByFlush.add(removed);
-                log.info("flush at {} done: {} records removed", txId, removed);
-            } finally {
-                flushWalks.decrementAndGet();
-            }
+            long removed = store.removeBefore(txId);
+            counters.keysRemovedByFlush.add(removed);
+            log.info("flush at {} done: {} records removed", txId, removed);
         };
     }
 

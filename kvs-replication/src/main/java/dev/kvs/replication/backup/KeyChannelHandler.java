@@ -37,14 +37,10 @@ final class KeyChannelHandler extends ChannelInboundHandlerAdapter {
         if (msg instanceof Frame.KeyBatch b) {
             BackupApplier.KeyResult r = applier.onKeyBatch(b.packets());
             if (r.walk() != null) {
-                // a flush's store sweep runs off this event loop; the last one to end acknowledges
-                server.walk(
-                        r.walk(),
-                        ok -> ctx.executor().execute(() -> {
-                            if (!ok) ctx.close();
-                            else if (ctx.channel().isActive() && !applier.resyncing())
-                                ctx.writeAndFlush(new Frame.KeyAck(applier.contiguous()));
-                        }));
+                // a flush's store sweep runs off this event loop (the flushed keys are hidden already)
+                server.walk(r.walk(), ok -> {
+                    if (!ok) ctx.channel().close();
+                });
             }
             ackDue = !applier.resyncing();
             if (r.resend() != null) resend = r.resend();

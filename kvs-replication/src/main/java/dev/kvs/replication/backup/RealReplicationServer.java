@@ -158,24 +158,6 @@ final class RealReplicationServer implements ReplicationServer {
         }
     }
 
-    @Override
-    public boolean awaitWalks(java.time.Duration timeout) throws InterruptedException {
-        java.util.concurrent.Future<?> f;
-        try {
-            f = walker.submit(() -> {});
-        } catch (RejectedExecutionException e) {
-            return true; // closed: nothing runs any more
-        }
-        try {
-            f.get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-            return true;
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException e) {
-            return true;
-        } catch (java.util.concurrent.TimeoutException e) {
-            return false;
-        }
-    }
-
     /** The largest frame read before the handshake is done. */
     static final int HANDSHAKE_FRAME_BYTES = 256 * 1024;
 

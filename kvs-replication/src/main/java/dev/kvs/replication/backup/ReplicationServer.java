@@ -50,15 +50,6 @@ public interface ReplicationServer extends AutoCloseable {
     UnfinishedKeys unfinishedKeys();
 
     /**
-     * Waits until the store walks handed to this listener so far (a flush's sweep, a resync's end)
-     * have run, so that a promotion serves no key a flush acknowledged or not has removed on the
-     * primary. True if they have, false on timeout.
-     */
-    default boolean awaitWalks(java.time.Duration timeout) throws InterruptedException {
-        return true;
-    }
-
-    /**
      * Closes every replication connection of an epoch older than {@code epoch}: at promotion, the old
      * primary is cut off (and, reconnecting, is told it is stale).
      */

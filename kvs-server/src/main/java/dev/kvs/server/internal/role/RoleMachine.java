@@ -122,7 +122,6 @@ public final class RoleMachine implements AutoCloseable {
         long epoch = current.epoch() + 1;
         writeEpoch(epoch); // durable before any write uses it
         ReplicationServer server = current.listener();
-        if (server != null) awaitWalks(server);
         UnfinishedKeys queue = server != null ? server.unfinishedKeys() : new UnfinishedKeys();
         TxId keysUpTo = server != null ? server.status().contiguous() : TxId.ZERO;
         gate.activate(queue);
@@ -130,20 +129,6 @@ public final class RoleMachine implements AutoCloseable {
         if (server != null) server.fence(epoch); // when the old primary dials again it is told it is stale
         log.warn("promoted to primary in epoch {}; {} keys unfinished", epoch, queue.size());
         return new Promotion(epoch, keysUpTo);
-    }
-
-    /**
-     * Lets a flush's store sweep that is still running on the backup finish before this node serves:
-     * the sweep removes keys the old primary flushed, which must not be served after the promotion.
-     */
-    private static void awaitWalks(ReplicationServer server) {
-        try {
-            if (!server.awaitWalks(java.time.Duration.ofMinutes(5))) {
-                log.warn("a flush's store sweep is still running after 5 minutes; promoting anyway");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /**
