@@ -264,17 +264,24 @@ public final class Replicator implements ReplicationLink {
 
         @Override
         public TxId rename(byte[] source, byte[] key, byte[] value) {
-            int crc = Checksums.crc32c(value);
-            TxId t = mode == ReplicationMode.ASYNC
-                    ? keyLog.reserve(Op.SKIP, key, 0, 0)
-                    : keyLog.reserve(Op.RENAME, key, value.length, crc, source);
+            if (mode == ReplicationMode.ASYNC) {
+                // no key packet in async mode: the delete and the value travel as two values, each with
+                // its own TxId (acks name TxIds), so the backup may apply one before the other
+                TxId deleted = keyLog.reserve(Op.SKIP, source, 0, 0);
+                txIds.add(deleted);
+                ship(source, deleted, 0);
+                TxId t = keyLog.reserve(Op.SKIP, key, 0, 0);
+                txIds.add(t);
+                ship(key, t, value.length);
+                return t;
+            }
+            TxId t = keyLog.reserve(Op.RENAME, key, value.length, Checksums.crc32c(value), source);
             txIds.add(t);
-            // the value is shipped again under its new name at t: the backup may not have the source's
-            // value yet (it applies the rename from its own copy when it has; this then arrives
+            // only the value is shipped, again under its new name at t: the backup may not have the
+            // source's value yet (it applies the rename from its own copy when it has; this then arrives
             // superseded). The source's delete needs no value: the backup writes its tombstone at t from
-            // the key packet. (In async mode there is no key packet: the tombstone ships as a value.)
+            // the key packet. One value per TxId: value acks name TxIds only.
             ship(key, t, value.length);
-            if (mode == ReplicationMode.ASYNC) ship(source, t, 0);
             return t;
         }
 

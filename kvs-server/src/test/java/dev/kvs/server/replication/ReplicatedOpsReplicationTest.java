@@ -64,6 +64,10 @@ class ReplicatedOpsReplicationTest {
             ReplicationTest.awaitConverged(dc, List.of(b("c"), b("old7"), b("after")));
             await().atMost(Duration.ofSeconds(30)).until(() -> bk.dbSize() == 1);
             assertThat(p.dbSize()).isEqualTo(1);
+            // every value the renames shipped was acknowledged: none stays pending on the primary
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(Admin.get(dc.primary.adminPort(), "/status"))
+                            .contains("\"pendingValues\":0"));
         }
     }
 
