@@ -287,10 +287,10 @@ final class BackupApplier {
             resyncing = false;
             List<KeyPacket> ready = new ArrayList<>();
             sequence.resetTo(upTo, ready);
-            announce(ready);
+            TxId flush = announceInOrder(ready); // packets held after upTo: a flush among them is swept too
             contiguous = sequence.contiguous();
             counters.resyncs.increment();
-            return new ResyncWalk(keys, upTo);
+            return new ResyncWalk(keys, upTo, flush == null ? null : flushWalk(flush));
         }
     }
 
@@ -299,7 +299,10 @@ final class BackupApplier {
         private final Set<ByteKey> keys;
         private final TxId upTo;
 
-        private ResyncWalk(Set<ByteKey> keys, TxId upTo) {
+        private final Runnable flushWalk;
+
+        private ResyncWalk(Set<ByteKey> keys, TxId upTo, Runnable flushWalk) {
+            this.flushWalk = flushWalk;
             this.keys = keys;
             this.upTo = upTo;
         }
@@ -308,6 +311,7 @@ final class BackupApplier {
         public void run() {
             try {
                 int removed = removeUnlisted(keys, upTo);
+                if (flushWalk != null) flushWalk.run();
                 counters.keysRemovedByResync.add(removed);
                 log.info("full resync up to {} done: {} keys listed, {} removed", upTo, keys.size(), removed);
             } finally {

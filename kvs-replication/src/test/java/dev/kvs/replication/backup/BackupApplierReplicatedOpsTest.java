@@ -106,6 +106,23 @@ class BackupApplierReplicatedOpsTest {
     }
 
     @Test
+    void aFlushHeldBehindAResyncIsAppliedAndSweptWhenTheResyncEnds() {
+        assertThat(keys(flush(tx(7))).walk()).as("held behind a gap").isNull();
+        applier.onResyncBegin(tx(6));
+        keys(putKey(tx(3), "listed", V1));
+        applier.apply(whole(tx(3), "listed", V1));
+        BackupApplier.ResyncWalk walk = applier.endListing(tx(6));
+
+        assertThat(applier.contiguous()).isEqualTo(tx(7));
+        assertThat(stored("listed"))
+                .as("flushed by the packet released at the end")
+                .isNull();
+        walk.run();
+        assertThat(store.stats().entries()).isZero();
+        assertThat(applier.apply(whole(tx(5), "late", V2))).isEqualTo(Outcome.SUPERSEDED);
+    }
+
+    @Test
     void aRenameOfAValueThisBackupHoldsIsAppliedAtOnceFromItsCopy() {
         keys(putKey(tx(1), "src", V1), putKey(tx(2), "dst", V2));
         applier.apply(whole(tx(1), "src", V1));
