@@ -67,10 +67,12 @@ public sealed interface Frame {
         FLUSH,
         /**
          * RENAME/RENAMENX: in one TxId, {@code source} is deleted and {@code key} gets the value
-         * {@code source} had (length and checksum as announced). The values follow as for a PUT of
-         * {@code key} and a DELETE of {@code source}, both at this TxId (re-shipped under the new
-         * name: the backup may not hold the source's value yet); a backup holding the source's value
-         * complete applies the rename at once from its own copy.
+         * {@code source} had (length and checksum as announced). The backup writes the source's
+         * tombstone at this TxId from the packet itself (a delete needs no value); the value follows
+         * as for a PUT of {@code key} at this TxId (shipped again under the new name: the backup may
+         * not hold the source's value yet), and a backup holding the source's value complete gives it
+         * to {@code key} at once from its own copy. Not used in {@code async} mode, which has no key
+         * packets: there a rename is a delete and a write with a TxId each.
          */
         RENAME;
 
