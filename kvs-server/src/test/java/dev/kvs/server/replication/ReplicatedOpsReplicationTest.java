@@ -135,6 +135,11 @@ class ReplicatedOpsReplicationTest {
             assertThatThrownBy(() -> bk.rename("dst", "x")).hasMessageStartingWith("UNFINISHED dst");
             assertThat(bk.get("src")).isNull();
             assertThatThrownBy(() -> bk.rename("src", "x")).hasMessage("ERR no such key");
+            // a flush on the promoted node takes the fenced key with it: no longer refused
+            assertThat(bk.flushDB()).isEqualTo("OK");
+            assertThat(bk.get("dst")).isNull();
+            assertThat(bk.set("dst", "new")).isEqualTo("OK");
+            assertThat(Admin.get(dc.backup.adminPort(), "/lost")).contains("\"unfinishedCount\":0");
         }
     }
 
