@@ -181,6 +181,63 @@ public interface KvStore extends Closeable {
     /** Removes every record. */
     void clear();
 
+    /**
+     * Runs {@code fn} while holding every key's lock: no write is in progress while it runs, and every
+     * write that started before it has finished. A barrier for ordering a whole-store operation (FLUSHDB
+     * takes its TxId in it, so every write ordered before the flush is in the store and every later one
+     * orders after it). {@code fn} must be quick and must not touch the store: every writer waits.
+     *
+     * @return what {@code fn} returned
+     * @throws UnsupportedOperationException if this store cannot do it (test stubs)
+     */
+    default <T> T exclusive(Supplier<T> fn) {
+        throw new UnsupportedOperationException(
+                "exclusive() not supported by " + getClass().getSimpleName());
+    }
+
+    /**
+     * From now on every record whose TxId is before {@code upTo} is as good as gone: reads, {@link
+     * #forEach} and the functions of {@link #update}, {@link #updateValue} and {@link #updateAll} see
+     * {@code null} for it, and {@link #delete} reports it absent; a write replaces it as if the key
+     * were empty. It still takes room (and counts in {@link #size()}) until {@link #removeBefore}
+     * removes it. Call it in {@link #exclusive} with the TxId of a flush: FLUSHDB then takes effect at
+     * once for every reader and writer, and the removal runs key by key afterwards. Never lowers the
+     * mark; not persisted (a node restarted before the sweep ends has the older records back).
+     *
+     * @throws UnsupportedOperationException if this store cannot do it (test stubs)
+     */
+    default void hideBefore(TxId upTo) {
+        throw new UnsupportedOperationException(
+                "hideBefore() not supported by " + getClass().getSimpleName());
+    }
+
+    /**
+     * Removes every record (tombstones included) whose TxId is before {@code upTo}, each under its own
+     * key's lock, so writers wait for one key at a time, never for the whole walk. A record written
+     * meanwhile with a later TxId stays. Weakly consistent like {@link #forEach}: run it only once every
+     * write before {@code upTo} is in the store (see {@link #exclusive}).
+     *
+     * @return the number of records removed
+     */
+    default long removeBefore(TxId upTo) {
+        Objects.requireNonNull(upTo, "upTo == null");
+        List<byte[]> keys = new java.util.ArrayList<>();
+        forEach((key, v) -> {
+            if (v.txId().compareTo(upTo) < 0) keys.add(key);
+        });
+        long removed = 0;
+        for (byte[] key : keys) {
+            boolean[] gone = new boolean[1];
+            update(key, h -> {
+                if (h == null || h.txId().compareTo(upTo) >= 0) return Write.keep();
+                gone[0] = true;
+                return Write.remove();
+            });
+            if (gone[0]) removed++;
+        }
+        return removed;
+    }
+
     /** Current use and limits. */
     StoreStats stats();
 

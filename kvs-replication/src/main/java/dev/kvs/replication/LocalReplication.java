@@ -48,6 +48,18 @@ public final class LocalReplication implements Replication {
                 return t != null ? t : delegate.delete(key);
             }
 
+            @Override
+            public TxId flush() {
+                TxId t = orderHere();
+                return t != null ? t : delegate.flush();
+            }
+
+            @Override
+            public TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
+                TxId t = orderHere();
+                return t != null ? t : delegate.rename(source, key, value, expireAtMillis);
+            }
+
             /** The next TxId of this epoch, or null if handed off since this write began (then: delegate). */
             private TxId orderHere() {
                 if (delegate != null) return null;

@@ -26,6 +26,26 @@ public interface WriteOrder {
     TxId delete(byte[] key);
 
     /**
+     * Assigns the next TxId to a flush of the whole store (FLUSHDB): every key written before it is
+     * gone, every later write stays. Call it while holding every key's lock ({@code KvStore.exclusive}),
+     * so no write ordered before it is still on its way to the store. Replicated as a key packet in
+     * every mode, {@code async} included.
+     */
+    TxId flush();
+
+    /**
+     * Assigns one TxId to the rename of {@code source} to {@code key} (RENAME): {@code source} is
+     * deleted and {@code key} gets {@code value}, both at that TxId, under both keys' locks. The backup
+     * sees both or neither.
+     */
+    default TxId rename(byte[] source, byte[] key, byte[] value) {
+        return rename(source, key, value, 0);
+    }
+
+    /** The same, for a {@code source} that expires at {@code expireAtMillis} (epoch ms; 0: never): the key keeps it. */
+    TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis);
+
+    /**
      * The writes are in the store. The future completes when the command may be answered in its
      * replication mode, or fails with {@link ReplicationTimeoutException}.
      */

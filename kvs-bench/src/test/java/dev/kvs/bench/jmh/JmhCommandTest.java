@@ -54,7 +54,8 @@ class JmhCommandTest {
             FrameCodecBenchmark.class,
             WanLinkBenchmark.class,
             ReplicationLatencyBenchmark.class,
-            RedisWaitBenchmark.class
+            RedisWaitBenchmark.class,
+            FlushBenchmark.class
         }) {
             assertThat(c.getAnnotation(Fork.class)).as(c.getSimpleName()).isNotNull();
             assertThat(c.getAnnotation(Fork.class).value())
@@ -71,7 +72,8 @@ class JmhCommandTest {
                             || w.equals("dev.kvs.bench.jmh.FrameCodecBenchmark")
                             || w.equals("dev.kvs.bench.jmh.WanLinkBenchmark")
                             || w.equals("dev.kvs.bench.jmh.ReplicationLatencyBenchmark")
-                            || w.equals("dev.kvs.bench.jmh.RedisWaitBenchmark"));
+                            || w.equals("dev.kvs.bench.jmh.RedisWaitBenchmark")
+                            || w.equals("dev.kvs.bench.jmh.FlushBenchmark"));
         }
     }
 

@@ -7,6 +7,7 @@ import dev.kvs.core.StorageException;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoreStats;
 import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -44,6 +45,8 @@ final class ChronicleKvStore implements KvStore {
     private final RecordWriter writer;
     private final ExpiryIndex expiry = new ExpiryIndex();
     private final DataDir dataDir;
+    /** Records before this TxId are hidden (a flush); null: none. See {@link #hideBefore}. */
+    private volatile TxId hiddenBefore;
 
     private ChronicleKvStore(StoreConfig config, RecordMaps records, ValueChunks chunks, DataDir dataDir) {
         this.config = config;
@@ -111,7 +114,7 @@ final class ChronicleKvStore implements KvStore {
         try {
             Record r = records.get(key);
             for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
-                if (r == null) return null;
+                if (r == null || hidden(r)) return null;
                 if (!r.isChunked()) return r.toStoredValue();
                 byte[] value = chunks.read(r.blobId, r.valueLength);
                 if (value != null) return r.toStoredValue(value);
@@ -134,7 +137,7 @@ final class ChronicleKvStore implements KvStore {
     }
 
     private StoredValue readLocked(byte[] key, Record r) {
-        if (r == null) return null;
+        if (r == null || hidden(r)) return null;
         if (!r.isChunked()) return r.toStoredValue();
         byte[] value = chunks.read(r.blobId, r.valueLength);
         if (value == null) {
@@ -150,7 +153,7 @@ final class ChronicleKvStore implements KvStore {
         int slot = gate.enter();
         try {
             Record r = records.header(key);
-            return r == null ? null : r.header();
+            return r == null || hidden(r) ? null : r.header();
         } finally {
             gate.exit(slot);
         }
@@ -162,7 +165,7 @@ final class ChronicleKvStore implements KvStore {
         int slot = gate.enter();
         try {
             Record r = records.header(key);
-            return r != null && r.state != RecordState.TOMBSTONE;
+            return r != null && r.state != RecordState.TOMBSTONE && !hidden(r);
         } finally {
             gate.exit(slot);
         }
@@ -230,7 +233,9 @@ final class ChronicleKvStore implements KvStore {
         try {
             ReentrantLock lock = stripes.lock(key);
             try {
-                return writer.remove(key, records.header(key));
+                Record old = records.header(key);
+                boolean visible = old != null && !hidden(old);
+                return writer.remove(key, old) && visible;
             } finally {
                 lock.unlock();
             }
@@ -242,7 +247,7 @@ final class ChronicleKvStore implements KvStore {
     @Override
     public Write update(byte[] key, Function<RecordHeader, Write> fn) {
         Objects.requireNonNull(fn, "fn == null");
-        return updateLocked(key, false, old -> fn.apply(old == null ? null : old.header()));
+        return updateLocked(key, false, old -> fn.apply(old == null || hidden(old) ? null : old.header()));
     }
 
     @Override
@@ -286,7 +291,14 @@ final class ChronicleKvStore implements KvStore {
         try {
             int[] locked = stripes.lock(keys);
             try {
-                return writer.updateAll(keys, fn);
+                TxId mark = hiddenBefore;
+                if (mark == null) return writer.updateAll(keys, fn);
+                return writer.updateAll(keys, headers -> {
+                    List<RecordHeader> seen = new ArrayList<>(headers.size());
+                    for (RecordHeader h : headers)
+                        seen.add(h != null && h.txId().compareTo(mark) < 0 ? null : h);
+                    return fn.apply(java.util.Collections.unmodifiableList(seen));
+                });
             } finally {
                 stripes.unlock(locked);
             }
@@ -398,6 +410,59 @@ final class ChronicleKvStore implements KvStore {
             } finally {
                 stripes.unlock(all);
             }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public <T> T exclusive(java.util.function.Supplier<T> fn) {
+        Objects.requireNonNull(fn, "fn == null");
+        int slot = gate.enter();
+        try {
+            int[] all = stripes.lockAll();
+            try {
+                return fn.get();
+            } finally {
+                stripes.unlock(all);
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public void hideBefore(TxId upTo) {
+        Objects.requireNonNull(upTo, "upTo == null");
+        TxId mark = hiddenBefore;
+        if (mark == null || upTo.compareTo(mark) > 0) hiddenBefore = upTo;
+    }
+
+    /** True if {@code r} is before the flush mark: as good as gone. */
+    private boolean hidden(Record r) {
+        TxId mark = hiddenBefore;
+        return mark != null && (r.epoch < mark.epoch() || (r.epoch == mark.epoch() && r.seq < mark.seq()));
+    }
+
+    /** Walks the keys segment by segment (no value read) and removes each old one under its own lock. */
+    @Override
+    public long removeBefore(TxId upTo) {
+        Objects.requireNonNull(upTo, "upTo == null");
+        int slot = gate.enter();
+        try {
+            long[] removed = {0};
+            records.forEachKey(key -> {
+                ReentrantLock lock = stripes.lock(key);
+                try {
+                    Record old = records.header(key);
+                    if (old != null && old.header().txId().compareTo(upTo) < 0 && writer.remove(key, old)) {
+                        removed[0]++;
+                    }
+                } finally {
+                    lock.unlock();
+                }
+            });
+            return removed[0];
         } finally {
             gate.exit(slot);
         }

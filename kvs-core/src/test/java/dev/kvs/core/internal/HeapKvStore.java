@@ -7,6 +7,7 @@ import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoreStats;
 import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -61,10 +62,47 @@ public final class HeapKvStore implements KvStore {
         this.capacity = new Capacity(config);
     }
 
+    private volatile TxId hiddenBefore;
+
+    @Override
+    public void hideBefore(TxId upTo) {
+        Objects.requireNonNull(upTo, "upTo == null");
+        TxId mark = hiddenBefore;
+        if (mark == null || upTo.compareTo(mark) > 0) hiddenBefore = upTo;
+    }
+
+    @Override
+    public long removeBefore(TxId upTo) {
+        Objects.requireNonNull(upTo, "upTo == null");
+        List<ByteKey> keys = new ArrayList<>(map.keySet());
+        long removed = 0;
+        for (ByteKey k : keys) {
+            boolean gone = guarded(() -> {
+                ReentrantLock lock = stripes.lock(k.bytes());
+                try {
+                    StoredValue old = map.get(k);
+                    if (old == null || old.txId().compareTo(upTo) >= 0) return false;
+                    map.remove(k);
+                    capacity.commit(deltaOf(k.bytes(), old, null));
+                    return true;
+                } finally {
+                    lock.unlock();
+                }
+            });
+            if (gone) removed++;
+        }
+        return removed;
+    }
+
+    private StoredValue visible(StoredValue v) {
+        TxId mark = hiddenBefore;
+        return v == null || (mark != null && v.txId().compareTo(mark) < 0) ? null : v;
+    }
+
     @Override
     public StoredValue get(byte[] key) {
         limits.checkKey(key);
-        return guarded(() -> map.get(new ByteKey(key)));
+        return guarded(() -> visible(map.get(new ByteKey(key))));
     }
 
     @Override
@@ -86,7 +124,7 @@ public final class HeapKvStore implements KvStore {
             int[] locked = stripes.lock(keys);
             try {
                 List<StoredValue> values = new ArrayList<>(keys.size());
-                for (byte[] key : keys) values.add(map.get(new ByteKey(key)));
+                for (byte[] key : keys) values.add(visible(map.get(new ByteKey(key))));
                 return values;
             } finally {
                 stripes.unlock(locked);
@@ -118,7 +156,7 @@ public final class HeapKvStore implements KvStore {
                 StoredValue old = map.remove(k);
                 if (old == null) return false;
                 capacity.commit(deltaOf(key, old, null));
-                return true;
+                return visible(old) != null;
             } finally {
                 lock.unlock();
             }
@@ -142,7 +180,7 @@ public final class HeapKvStore implements KvStore {
             try {
                 List<RecordHeader> headers = new ArrayList<>(keys.size());
                 for (byte[] key : keys) {
-                    StoredValue old = map.get(new ByteKey(key));
+                    StoredValue old = visible(map.get(new ByteKey(key)));
                     headers.add(old == null ? null : old.header());
                 }
                 List<Write> writes = fn.apply(Collections.unmodifiableList(headers));
@@ -183,8 +221,23 @@ public final class HeapKvStore implements KvStore {
     public void forEach(BiConsumer<byte[], StoredValue> visitor) {
         Objects.requireNonNull(visitor, "visitor == null");
         guarded(() -> {
-            map.forEach((k, v) -> visitor.accept(k.bytes(), v));
+            map.forEach((k, v) -> {
+                if (visible(v) != null) visitor.accept(k.bytes(), v);
+            });
             return null;
+        });
+    }
+
+    @Override
+    public <T> T exclusive(java.util.function.Supplier<T> fn) {
+        Objects.requireNonNull(fn, "fn == null");
+        return guarded(() -> {
+            int[] all = stripes.lockAll();
+            try {
+                return fn.get();
+            } finally {
+                stripes.unlock(all);
+            }
         });
     }
 

@@ -567,6 +567,90 @@ abstract class KvStoreContractTest {
     }
 
     @Test
+    void removeBeforeRemovesOnlyOlderRecordsAndKeepsCountersRight() {
+        for (int i = 1; i <= 50; i++) store.put(key("old" + i), complete(i, "v" + i));
+        store.put(key("bigOld"), StoredValue.complete(TxId.of(1, 60), new byte[3 * CHUNK]));
+        store.put(key("tomb"), StoredValue.tombstone(TxId.of(1, 61)));
+        store.put(key("new"), complete(200, "n"));
+        store.put(key("bigNew"), StoredValue.complete(TxId.of(2, 1), new byte[2 * CHUNK]));
+
+        assertThat(store.removeBefore(TxId.of(1, 100))).isEqualTo(52);
+
+        assertThat(store.get(key("old7"))).isNull();
+        assertThat(store.get(key("bigOld"))).isNull();
+        assertThat(store.get(key("tomb"))).isNull();
+        assertThat(store.get(key("new"))).isEqualTo(complete(200, "n"));
+        assertThat(store.get(key("bigNew")).value()).hasSize(2 * CHUNK);
+        assertThat(store.size()).isEqualTo(2);
+        assertThat(store.stats().entries()).isEqualTo(2);
+        assertThat(store.stats().valueBytes()).isEqualTo(1 + 2L * CHUNK);
+    }
+
+    @Test
+    void hiddenRecordsAreGoneForReadersAndWritersUntilRemoved() {
+        store.put(key("old"), complete(5, "v"));
+        store.put(key("bigOld"), StoredValue.complete(TxId.of(1, 6), new byte[2 * CHUNK]));
+        store.put(key("rmw"), complete(7, "41"));
+        store.put(key("new"), complete(20, "n"));
+        store.hideBefore(TxId.of(1, 10));
+        store.hideBefore(TxId.of(1, 8)); // never lowers the mark
+
+        assertThat(store.get(key("old"))).isNull();
+        assertThat(store.get(key("bigOld"))).isNull();
+        assertThat(store.header(key("old"))).isNull();
+        assertThat(store.exists(key("old"))).isFalse();
+        assertThat(store.getAll(List.of(key("old"), key("new")))).containsExactly(null, complete(20, "n"));
+        List<String> seen = new ArrayList<>();
+        store.forEach((k, v) -> seen.add(new String(k, UTF_8)));
+        assertThat(seen).containsExactly("new");
+        // a writer sees the key empty
+        assertThat(store.update(key("old"), h -> h == null ? Write.put(complete(11, "fresh")) : Write.keep()))
+                .isInstanceOf(Write.Put.class);
+        assertThat(store.get(key("old"))).isEqualTo(complete(11, "fresh"));
+        store.updateValue(key("rmw"), v -> {
+            assertThat(v).isNull();
+            return Write.keep();
+        });
+        store.updateAll(List.of(key("rmw"), key("new")), hs -> {
+            assertThat(hs.get(0)).isNull();
+            assertThat(hs.get(1)).isNotNull();
+            return List.of(Write.keep(), Write.keep());
+        });
+        assertThat(store.delete(key("rmw"))).isFalse(); // hidden: reported absent, removed all the same
+
+        assertThat(store.removeBefore(TxId.of(1, 10))).isEqualTo(1); // bigOld; rmw was deleted
+        assertThat(store.size()).isEqualTo(2);
+        assertThat(store.stats().valueBytes()).isEqualTo("fresh".length() + 1);
+    }
+
+    @Test
+    void exclusiveHoldsEveryKeyLock() throws Exception {
+        java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Thread barrier = new Thread(() -> store.exclusive(() -> {
+            inside.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
+        }));
+        barrier.start();
+        inside.await();
+        Thread writer = new Thread(() -> store.put(key("k"), complete(1, "v")));
+        writer.start();
+        // the write parks on its key's lock while the barrier holds every lock
+        org.awaitility.Awaitility.await().until(() -> writer.getState() == Thread.State.WAITING);
+        assertThat(store.get(key("k"))).isNull();
+        release.countDown();
+        writer.join();
+        barrier.join();
+        assertThat(store.get(key("k"))).isEqualTo(complete(1, "v"));
+        assertThat(store.exclusive(() -> 42)).isEqualTo(42);
+    }
+
+    @Test
     void clearRemovesEverythingAndResetsCounters() {
         for (int i = 0; i < 100; i++) store.put(key("k" + i), complete(i, "v"));
         store.put(key("big"), StoredValue.complete(TxId.of(1, 1), new byte[3 * CHUNK]));

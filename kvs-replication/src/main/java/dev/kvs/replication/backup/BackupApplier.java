@@ -48,8 +48,14 @@ final class BackupApplier {
      *
      * @param ack the cumulative ack: every key packet up to it has arrived
      * @param resend ask the primary to resend after this TxId, or {@code null}
+     * @param walk a flush's sweep of the store to run off the event loop (see {@link #onKeyBatch}), or
+     *     {@code null}
      */
-    record KeyResult(TxId ack, TxId resend) {}
+    record KeyResult(TxId ack, TxId resend, Runnable walk) {
+        KeyResult(TxId ack, TxId resend) {
+            this(ack, resend, null);
+        }
+    }
 
     private final KvStore store;
     private final UnfinishedKeys unfinished;
@@ -61,6 +67,11 @@ final class BackupApplier {
     private volatile boolean resyncing;
     /** A resync's store walk has not finished: keys are not acknowledged yet. */
     private volatile boolean walking;
+    /**
+     * The TxId of the last flush: every write before it is gone, and a value of an older TxId that
+     * arrives now is discarded rather than applied (it would bring a flushed key back).
+     */
+    private volatile TxId flushedBefore = TxId.ZERO;
 
     BackupApplier(KvStore store, UnfinishedKeys unfinished, BackupCounters counters, int maxHeldKeyPackets) {
         this.store = store;
@@ -80,26 +91,160 @@ final class BackupApplier {
         return resyncing || walking;
     }
 
-    /** Handles the packets of one key batch (or of a resync listing). */
+    /** The TxId of the last flush applied ({@link TxId#ZERO} if none). */
+    TxId flushedBefore() {
+        return flushedBefore;
+    }
+
+    /**
+     * Handles the packets of one key batch (or of a resync listing), in TxId order. A {@code FLUSH}
+     * takes effect here, at once and in order with the other key packets: the store hides every older
+     * record from every reader ({@link KvStore#hideBefore}: a READONLY client, a promotion), values of
+     * older TxIds are discarded from now on, and the unfinished-key queue forgets older entries. The
+     * records' removal is a sweep over every key, returned as {@link KeyResult#walk()} to run off the
+     * event loop; acks do not wait for it (nothing it removes is visible any more).
+     */
     KeyResult onKeyBatch(List<KeyPacket> packets) {
         synchronized (keyLock) {
             List<KeyPacket> ready = new ArrayList<>(packets.size());
             for (KeyPacket p : packets) {
                 counters.keyPackets.increment();
                 if (listed != null) {
-                    if (p.op() == Op.SKIP) continue;
+                    if (p.op() == Op.SKIP || p.op() == Op.FLUSH) continue;
                     listed.add(new ByteKey(p.key()));
                     ready.add(p);
                 } else if (sequence.offer(p, ready) == KeySequence.Offer.DUPLICATE) {
                     counters.duplicateKeyPackets.increment();
                 }
             }
-            announce(ready);
+            TxId flush = announceInOrder(ready);
             contiguous = sequence.contiguous();
             TxId resend = listed == null ? sequence.resendNeeded() : null;
             if (resend != null) counters.resendsRequested.increment();
-            return new KeyResult(contiguous, resend);
+            return new KeyResult(contiguous, resend, flush == null ? null : flushWalk(flush));
         }
+    }
+
+    /**
+     * Announces {@code ready} in order: runs of puts and deletes together, a flush or a rename on its
+     * own between them. Returns the TxId of the last flush among them, or null.
+     */
+    private TxId announceInOrder(List<KeyPacket> ready) {
+        TxId flush = null;
+        int from = 0;
+        for (int i = 0; i < ready.size(); i++) {
+            KeyPacket p = ready.get(i);
+            if (p.op() != Op.FLUSH && p.op() != Op.RENAME) continue;
+            announce(ready.subList(from, i));
+            from = i + 1;
+            if (p.op() == Op.FLUSH) {
+                flush(p.txId());
+                flush = p.txId();
+            } else {
+                rename(p);
+            }
+        }
+        announce(from == 0 ? ready : ready.subList(from, ready.size()));
+        return flush;
+    }
+
+    /**
+     * The flush at {@code txId}, the part that must happen in order with the key packets: raises the
+     * watermark (older values are discarded from now on) and drops the older queue entries.
+     */
+    private void flush(TxId txId) {
+        if (txId.compareTo(flushedBefore) > 0) flushedBefore = txId;
+        // the older records are gone at once for every reader (a READONLY client, a promotion); the
+        // sweep frees their room later
+        store.hideBefore(txId);
+        long dropped = unfinished.resolveBefore(txId);
+        counters.flushes.increment();
+        log.info("flush at {}: {} unfinished entries before it dropped; sweeping the store", txId, dropped);
+    }
+
+    /** The store sweep of the flush at {@code txId}: frees the room of the records it hid. */
+    private Runnable flushWalk(TxId txId) {
+        return () -> {
+            long removed = store.removeBefore(txId);
+            counters.keysRemovedByFlush.add(removed);
+            log.info("flush at {} done: {} records removed", txId, removed);
+        };
+    }
+
+    /**
+     * The rename of {@code p.source()} to {@code p.key()} at {@code p.txId()}, in one store step over
+     * both keys. The source's delete needs no value: its tombstone at the rename's TxId is written at
+     * once. The destination gets the value from this backup's own copy when it holds the source
+     * complete, as announced (length and checksum) and with no newer write of it pending; otherwise
+     * it is queued at the rename's TxId and waits for the value, which the primary ships again under
+     * the new name (the chosen design: the value may still be on its way under the old name, or may
+     * never come). So after a failover at any point the rename has happened: the source is gone and
+     * the destination is served whole or fenced, never its old value.
+     */
+    private void rename(KeyPacket p) {
+        byte[] src = p.source();
+        byte[] dst = p.key();
+        TxId t = p.txId();
+        StoredValue copy = copyFor(src, p);
+        StoredValue moved = copy == null
+                ? null
+                : new StoredValue(
+                        new RecordHeader(
+                                RecordState.COMPLETE,
+                                t,
+                                copy.header().checksum(),
+                                copy.header().valueLength(),
+                                p.expireAtMillis()), // the key keeps the source's expiry
+                        copy.value());
+        boolean[] fromCopy = new boolean[1];
+        try {
+            store.updateAll(List.of(src, dst), h -> {
+                RecordHeader s = h.get(0);
+                RecordHeader d = h.get(1);
+                Write toSrc =
+                        s == null || s.txId().compareTo(t) < 0 ? Write.put(StoredValue.tombstone(t)) : Write.keep();
+                Write toDst = Write.keep();
+                if (d == null || d.txId().compareTo(t) < 0) {
+                    if (moved != null && copy.header().equals(s)) {
+                        toDst = Write.put(moved);
+                        fromCopy[0] = true;
+                    } else {
+                        unfinished.add(dst, t, p.valueLength(), p.checksum(), p.expireAtMillis());
+                    }
+                }
+                return List.of(toSrc, toDst);
+            });
+        } catch (KvsException e) {
+            log.warn("rename at {} could not be written to the store; queueing its key: {}", t, e.toString());
+            unfinished.add(dst, t, p.valueLength(), p.checksum());
+            unfinished.add(src, t, 0, 0);
+            return;
+        }
+        unfinished.resolve(src, t); // the store holds src at t now: older values of it are settled
+        if (fromCopy[0]) {
+            unfinished.resolve(dst, t);
+            counters.renamesFromCopy.increment();
+        }
+    }
+
+    /** The source's record if this backup can move it as the rename's value, else null. */
+    private StoredValue copyFor(byte[] src, KeyPacket p) {
+        StoredValue copy;
+        try {
+            if (unfinished.contains(src)) return null; // a newer value of it is on its way
+            copy = store.get(src);
+        } catch (KvsException e) {
+            return null;
+        }
+        if (copy == null
+                || copy.state() != RecordState.COMPLETE
+                || copy.txId().compareTo(p.txId()) >= 0
+                || copy.txId().compareTo(flushedBefore) < 0
+                || copy.header().valueLength() != p.valueLength()
+                || copy.header().checksum() != p.checksum()) {
+            return null;
+        }
+        return copy;
     }
 
     /** A full resync starts: the key batches until {@link #onResyncEnd} list every key of the primary. */
@@ -142,10 +287,10 @@ final class BackupApplier {
             resyncing = false;
             List<KeyPacket> ready = new ArrayList<>();
             sequence.resetTo(upTo, ready);
-            announce(ready);
+            TxId flush = announceInOrder(ready); // packets held after upTo: a flush among them is swept too
             contiguous = sequence.contiguous();
             counters.resyncs.increment();
-            return new ResyncWalk(keys, upTo);
+            return new ResyncWalk(keys, upTo, flush == null ? null : flushWalk(flush));
         }
     }
 
@@ -154,7 +299,10 @@ final class BackupApplier {
         private final Set<ByteKey> keys;
         private final TxId upTo;
 
-        private ResyncWalk(Set<ByteKey> keys, TxId upTo) {
+        private final Runnable flushWalk;
+
+        private ResyncWalk(Set<ByteKey> keys, TxId upTo, Runnable flushWalk) {
+            this.flushWalk = flushWalk;
             this.keys = keys;
             this.upTo = upTo;
         }
@@ -163,6 +311,7 @@ final class BackupApplier {
         public void run() {
             try {
                 int removed = removeUnlisted(keys, upTo);
+                if (flushWalk != null) flushWalk.run();
                 counters.keysRemovedByResync.add(removed);
                 log.info("full resync up to {} done: {} keys listed, {} removed", upTo, keys.size(), removed);
             } finally {
@@ -200,6 +349,13 @@ final class BackupApplier {
                         v.bytes());
         TxId[] inStore = new TxId[1];
         Write w = store.update(v.key(), h -> {
+            if (v.txId().compareTo(flushedBefore) < 0) {
+                // written before a flush that has reached this backup: discarded, never resurrected.
+                // Checked under the key's lock, so a flush's sweep (which starts after the watermark
+                // rose) either sees this key's record or this check sees the new watermark.
+                inStore[0] = v.txId();
+                return Write.keep();
+            }
             if (h != null && h.txId().compareTo(v.txId()) >= 0) {
                 inStore[0] = h.txId();
                 return Write.keep();
@@ -218,6 +374,7 @@ final class BackupApplier {
 
     /** Queues the keys of {@code packets} whose store record is older than the packet. */
     private void announce(List<KeyPacket> packets) {
+        if (packets.isEmpty()) return;
         List<KeyPacket> writes = new ArrayList<>(packets.size());
         List<byte[]> keys = new ArrayList<>(packets.size());
         for (KeyPacket p : packets) {

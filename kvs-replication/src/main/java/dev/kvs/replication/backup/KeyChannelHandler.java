@@ -36,6 +36,12 @@ final class KeyChannelHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof Frame.KeyBatch b) {
             BackupApplier.KeyResult r = applier.onKeyBatch(b.packets());
+            if (r.walk() != null) {
+                // a flush's store sweep runs off this event loop (the flushed keys are hidden already)
+                server.walk(r.walk(), ok -> {
+                    if (!ok) ctx.channel().close();
+                });
+            }
             ackDue = !applier.resyncing();
             if (r.resend() != null) resend = r.resend();
         } else if (msg instanceof Frame.ResyncBegin r) {

@@ -170,6 +170,37 @@ public final class UnfinishedKeys {
         return removed[0];
     }
 
+    /**
+     * Removes every entry, of every key, with a TxId before {@code upTo} (a flush at {@code upTo}: what
+     * was written before it is gone, so its values are no longer awaited). Later entries stay. Walks
+     * the queue's keys; entries added meanwhile with an older TxId may survive (the caller orders
+     * this with the key packets).
+     *
+     * @return the number of entries removed
+     */
+    public long resolveBefore(TxId upTo) {
+        if (upTo == null) throw new NullPointerException("upTo == null");
+        long[] removed = new long[1];
+        List<CompletableFuture<Void>> done = new ArrayList<>(0);
+        for (ByteKey key : byKey.keySet()) {
+            byKey.computeIfPresent(key, (k, e) -> {
+                int n = 0;
+                while (n < e.slots.length && e.slots[n].pending.txId.compareTo(upTo) < 0) {
+                    byArrival.remove(e.slots[n].order);
+                    n++;
+                }
+                removed[0] += n;
+                if (n == 0) return e;
+                if (n < e.slots.length) return new Entries(Arrays.copyOfRange(e.slots, n, e.slots.length), e.waiters);
+                keys.decrementAndGet();
+                done.addAll(e.waiters);
+                return null;
+            });
+        }
+        afterRemoval(done);
+        return removed[0];
+    }
+
     /** True if no key is unfinished. Lock-free: one volatile read. */
     public boolean isEmpty() {
         return keys.get() == 0;

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class KeyLog {
     private static final byte RESERVED = 0, COMMITTED = 1, ABORTED = 2;
+    private static final byte[] NO_KEY = new byte[0];
 
     private final int capacity;
     private final long epoch;
@@ -37,6 +38,7 @@ final class KeyLog {
         long seq;
         Op op;
         byte[] key;
+        byte[] source; // a RENAME's source key, else empty
         int valueLength;
         int checksum;
         long expireAt;
@@ -81,11 +83,19 @@ final class KeyLog {
      * @throws ReplicationBusyException if the log is full; the caller aborts its order, so nothing is written
      */
     TxId reserve(Op op, byte[] key, int valueLength, int checksum) {
-        return reserve(op, key, valueLength, checksum, 0);
+        return reserve(op, key, valueLength, checksum, 0, NO_KEY);
     }
 
     /** The same for a key that expires at {@code expireAt} (epoch millis; 0 for never). */
-    synchronized TxId reserve(Op op, byte[] key, int valueLength, int checksum, long expireAt) {
+    TxId reserve(Op op, byte[] key, int valueLength, int checksum, long expireAt) {
+        return reserve(op, key, valueLength, checksum, expireAt, NO_KEY);
+    }
+
+    /**
+     * Like {@link #reserve(Op, byte[], int, int, long)}, also for a {@link Op#RENAME} of {@code source}
+     * to {@code key} (empty for every other op).
+     */
+    synchronized TxId reserve(Op op, byte[] key, int valueLength, int checksum, long expireAt, byte[] source) {
         if (lastSeq - ackedSeq >= capacity) {
             throw new ReplicationBusyException("key log full: " + capacity
                     + " key packets unacknowledged by the backup (maxUnackedKeys), no room for this write's"
@@ -97,7 +107,8 @@ final class KeyLog {
         if (e == null) e = ring[index(seq)] = new Entry();
         e.seq = seq;
         e.op = op;
-        e.key = op == Op.SKIP ? new byte[0] : key;
+        e.key = op == Op.SKIP || op == Op.FLUSH ? NO_KEY : key;
+        e.source = op == Op.RENAME ? source : NO_KEY;
         e.valueLength = valueLength;
         e.checksum = checksum;
         e.expireAt = expireAt;
@@ -116,7 +127,8 @@ final class KeyLog {
         if (e != null) {
             e.state = ABORTED;
             e.op = Op.SKIP;
-            e.key = new byte[0];
+            e.key = NO_KEY;
+            e.source = NO_KEY;
             e.valueLength = 0;
             e.checksum = 0;
             e.expireAt = 0;
@@ -131,7 +143,8 @@ final class KeyLog {
             Entry e = ring[index(sentSeq + 1)];
             if (e.state == RESERVED) break;
             e.sentNanos = now;
-            out.add(new KeyPacket(new TxId(epoch, e.seq), e.op, e.key, e.valueLength, e.checksum, e.expireAt));
+            out.add(new KeyPacket(
+                    new TxId(epoch, e.seq), e.op, e.key, e.valueLength, e.checksum, e.expireAt, e.source));
             sentSeq++;
         }
         return out;
@@ -167,6 +180,7 @@ final class KeyLog {
                 }
                 e.acked = null;
                 e.key = null;
+                e.source = null;
                 e.sentNanos = 0;
             }
             if (sentSeq < ackedSeq) sentSeq = ackedSeq;

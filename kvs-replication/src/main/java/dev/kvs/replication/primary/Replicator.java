@@ -229,8 +229,12 @@ public final class Replicator implements ReplicationLink {
 
     private final class Order implements WriteOrder {
         private final ReplicationMode mode;
+        /** The TxIds ordered, each a key packet. */
         private final List<TxId> txIds = new ArrayList<>(1);
+        /** The values to ship: key, TxId, length (a RENAME ships two, a FLUSH none). */
         private final List<byte[]> keys = new ArrayList<>(1);
+
+        private final List<TxId> valueTxIds = new ArrayList<>(1);
         private final List<Integer> lengths = new ArrayList<>(1);
 
         Order(ReplicationMode mode) {
@@ -255,17 +259,51 @@ public final class Replicator implements ReplicationLink {
                     ? keyLog.reserve(Op.SKIP, key, 0, 0, 0)
                     : keyLog.reserve(op, key, len, crc, expireAtMillis);
             txIds.add(t);
+            ship(key, t, len);
+            return t;
+        }
+
+        private void ship(byte[] key, TxId t, int len) {
             keys.add(key);
+            valueTxIds.add(t);
             lengths.add(len);
+        }
+
+        @Override
+        public TxId flush() {
+            // a key packet in every mode: no value could carry a flush to the backup
+            TxId t = keyLog.reserve(Op.FLUSH, null, 0, 0);
+            txIds.add(t);
+            return t;
+        }
+
+        @Override
+        public TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
+            if (mode == ReplicationMode.ASYNC) {
+                // no key packet in async mode: the delete and the value travel as two values, each with
+                // its own TxId (acks name TxIds), so the backup may apply one before the other
+                TxId deleted = keyLog.reserve(Op.SKIP, source, 0, 0);
+                txIds.add(deleted);
+                ship(source, deleted, 0);
+                TxId t = keyLog.reserve(Op.SKIP, key, 0, 0);
+                txIds.add(t);
+                ship(key, t, value.length);
+                return t;
+            }
+            TxId t = keyLog.reserve(Op.RENAME, key, value.length, Checksums.crc32c(value), expireAtMillis, source);
+            txIds.add(t);
+            // only the value is shipped, again under its new name at t: the backup may not have the
+            // source's value yet (it applies the rename from its own copy when it has; this then arrives
+            // superseded). The source's delete needs no value: the backup writes its tombstone at t from
+            // the key packet. One value per TxId: value acks name TxIds only.
+            ship(key, t, value.length);
             return t;
         }
 
         @Override
         public CompletableFuture<Void> commit() {
-            for (int i = 0; i < txIds.size(); i++) {
-                keyLog.commit(txIds.get(i));
-                pending.add(keys.get(i), txIds.get(i), lengths.get(i));
-            }
+            for (TxId t : txIds) keyLog.commit(t);
+            for (int i = 0; i < keys.size(); i++) pending.add(keys.get(i), valueTxIds.get(i), lengths.get(i));
             keyChannel.wakeup();
             if (txIds.isEmpty()) return CompletableFuture.completedFuture(null);
             CompletableFuture<Void> f;
@@ -281,8 +319,11 @@ public final class Replicator implements ReplicationLink {
                     f = keyLog.whenAcked(txIds.get(txIds.size() - 1));
                 }
                 case SYNC -> {
-                    CompletableFuture<?>[] all = new CompletableFuture<?>[txIds.size()];
-                    for (int i = 0; i < all.length; i++) all[i] = pending.whenApplied(keys.get(i), txIds.get(i));
+                    // every value applied, and the last key packet acknowledged (a FLUSH has no value:
+                    // the backup acknowledges it once its store is flushed)
+                    CompletableFuture<?>[] all = new CompletableFuture<?>[keys.size() + 1];
+                    for (int i = 0; i < keys.size(); i++) all[i] = pending.whenApplied(keys.get(i), valueTxIds.get(i));
+                    all[keys.size()] = keyLog.whenAcked(txIds.get(txIds.size() - 1));
                     f = CompletableFuture.allOf(all);
                 }
                 default -> {

@@ -27,6 +27,10 @@ import java.util.List;
  * AuthProof}, an HMAC over both nonces in the other order. A peer that cannot prove the secret never
  * gets its {@code Hello} read, and an old proof is worthless on a new connection.
  *
+ * <p>Version 4 added two key-packet ops that change more than one key in one TxId: {@link Op#FLUSH}
+ * (every key written before it is gone) and {@link Op#RENAME} (a key packet naming its {@code
+ * source} key as well). A value chunk is still only {@code PUT} or {@code DELETE}.
+ *
  * <p>A <b>handback</b> connection is failback: a deposed primary dials the node that replaced it,
  * is told which fenced keys (TxId, length, checksum) the new primary misses, sends the values it
  * still holds for them, and learns which were accepted.
@@ -53,7 +57,29 @@ public sealed interface Frame {
          * A seq with no key to announce: an {@code async} write (its key travels with its value, so the
          * backup cannot fence it) or a write that failed after it was ordered. Keeps seq gap-free.
          */
-        SKIP
+        SKIP,
+        /**
+         * FLUSHDB/FLUSHALL: every key whose last write is before this TxId is gone; later writes stay.
+         * No key, no value: the backup clears what is older (the store and the unfinished-key queue)
+         * and discards any value of an older TxId that arrives afterwards. Sent as a key packet in
+         * every mode, {@code async} included (there is no value that could carry it).
+         */
+        FLUSH,
+        /**
+         * RENAME/RENAMENX: in one TxId, {@code source} is deleted and {@code key} gets the value
+         * {@code source} had (length and checksum as announced). The backup writes the source's
+         * tombstone at this TxId from the packet itself (a delete needs no value); the value follows
+         * as for a PUT of {@code key} at this TxId (shipped again under the new name: the backup may
+         * not hold the source's value yet), and a backup holding the source's value complete gives it
+         * to {@code key} at once from its own copy. Not used in {@code async} mode, which has no key
+         * packets: there a rename is a delete and a write with a TxId each.
+         */
+        RENAME;
+
+        /** True for the ops a value chunk may carry. */
+        public boolean carriesValue() {
+            return this == PUT || this == DELETE;
+        }
     }
 
     /** Why a backup refuses a connection. */
@@ -107,18 +133,47 @@ public sealed interface Frame {
     /**
      * One write announced to the backup: TxId, op, key, the length and CRC32C its value will have, and
      * when the key expires ({@code expireAtMillis}: the primary's absolute time, epoch millis; 0 for
-     * never), so a key the backup fences keeps its expiry.
+     * never), so a key the backup fences keeps its expiry. {@code source} is the renamed key of a
+     * {@link Op#RENAME} (the value moves from it to {@code key}) and empty for every other op; {@link
+     * Op#SKIP} and {@link Op#FLUSH} carry no key.
      */
-    record KeyPacket(TxId txId, Op op, byte[] key, int valueLength, int checksum, long expireAtMillis) {
+    record KeyPacket(TxId txId, Op op, byte[] key, int valueLength, int checksum, long expireAtMillis, byte[] source) {
+        private static final byte[] NONE = new byte[0];
+
         public KeyPacket {
-            if (op == Op.SKIP && key.length != 0) throw new IllegalArgumentException("SKIP packet carries a key");
+            if ((op == Op.SKIP || op == Op.FLUSH) && key.length != 0)
+                throw new IllegalArgumentException(op + " packet carries a key");
+            if (op == Op.FLUSH && valueLength != 0) throw new IllegalArgumentException("FLUSH packet has a value");
+            if (op != Op.RENAME && source.length != 0)
+                throw new IllegalArgumentException(op + " packet carries a source key");
             if (valueLength < 0) throw new IllegalArgumentException("valueLength < 0: " + valueLength);
             if (expireAtMillis < 0) throw new IllegalArgumentException("expireAtMillis < 0: " + expireAtMillis);
         }
 
-        /** A packet of a key without expiry. */
+        /** A packet of any op but {@link Op#RENAME}, of a key without expiry. */
         public KeyPacket(TxId txId, Op op, byte[] key, int valueLength, int checksum) {
-            this(txId, op, key, valueLength, checksum, 0);
+            this(txId, op, key, valueLength, checksum, 0, NONE);
+        }
+
+        /** A packet of any op but {@link Op#RENAME}. */
+        public KeyPacket(TxId txId, Op op, byte[] key, int valueLength, int checksum, long expireAtMillis) {
+            this(txId, op, key, valueLength, checksum, expireAtMillis, NONE);
+        }
+
+        /** The rename of {@code source} to {@code key} at {@code txId}; the value's length and checksum. */
+        public static KeyPacket rename(TxId txId, byte[] source, byte[] key, int valueLength, int checksum) {
+            return rename(txId, source, key, valueLength, checksum, 0);
+        }
+
+        /** The rename of {@code source} to {@code key}, which keeps the source's expiry (0: none). */
+        public static KeyPacket rename(
+                TxId txId, byte[] source, byte[] key, int valueLength, int checksum, long expireAtMillis) {
+            return new KeyPacket(txId, Op.RENAME, key, valueLength, checksum, expireAtMillis, source);
+        }
+
+        /** The flush at {@code txId}. */
+        public static KeyPacket flush(TxId txId) {
+            return new KeyPacket(txId, Op.FLUSH, NONE, 0, 0, 0, NONE);
         }
 
         @Override
@@ -129,7 +184,8 @@ public sealed interface Frame {
                     && Arrays.equals(key, p.key)
                     && valueLength == p.valueLength
                     && checksum == p.checksum
-                    && expireAtMillis == p.expireAtMillis;
+                    && expireAtMillis == p.expireAtMillis
+                    && Arrays.equals(source, p.source);
         }
 
         @Override
@@ -139,7 +195,8 @@ public sealed interface Frame {
 
         @Override
         public String toString() {
-            return "KeyPacket[" + txId + " " + op + " key=" + key.length + "B len=" + valueLength + "]";
+            return "KeyPacket[" + txId + " " + op + " key=" + key.length + "B"
+                    + (op == Op.RENAME ? " from=" + source.length + "B" : "") + " len=" + valueLength + "]";
         }
     }
 
@@ -176,7 +233,7 @@ public sealed interface Frame {
 
         public ValueChunk {
             if (expireAtMillis < 0) throw new IllegalArgumentException("expireAtMillis < 0: " + expireAtMillis);
-            if (op == Op.SKIP) throw new IllegalArgumentException("a value chunk cannot be SKIP");
+            if (!op.carriesValue()) throw new IllegalArgumentException("a value chunk cannot be " + op);
             if (offset < 0 || totalLength < 0 || offset + (long) data.length > totalLength) {
                 throw new IllegalArgumentException(
                         "chunk [" + offset + ", +" + data.length + ") outside value of " + totalLength + " bytes");

@@ -62,8 +62,10 @@ final class Wire {
         return 4 + b.length;
     }
 
+    /** A RENAME packet carries its source key after the expiry: {@code int length | bytes}. */
     static long keyPacketSize(Frame.KeyPacket p) {
-        return MIN_KEY_PACKET_BYTES + (long) p.key().length;
+        long size = MIN_KEY_PACKET_BYTES + (long) p.key().length;
+        return p.op() == Frame.Op.RENAME ? size + bytesSize(p.source()) : size;
     }
 
     static long valueChunkSize(Frame.ValueChunk c) {
@@ -111,6 +113,7 @@ final class Wire {
         out.writeInt(p.valueLength());
         out.writeInt(p.checksum());
         out.writeLong(p.expireAtMillis());
+        if (p.op() == Frame.Op.RENAME) writeBytes(out, p.source());
     }
 
     static void writeValueChunk(ByteBuf out, Frame.ValueChunk c) {
@@ -214,6 +217,9 @@ final class Wire {
         int valueLength = readInt(in, "value length");
         int checksum = readInt(in, "checksum");
         long expireAt = readExpiry(in);
+        if (op == Frame.Op.RENAME) {
+            return Frame.KeyPacket.rename(txId, readBytes(in, "rename source"), key, valueLength, checksum, expireAt);
+        }
         return new Frame.KeyPacket(txId, op, key, valueLength, checksum, expireAt);
     }
 

@@ -33,6 +33,14 @@ final class Packets {
         return new KeyPacket(txId, Op.DELETE, bytes(key), 0, 0);
     }
 
+    static KeyPacket flush(TxId txId) {
+        return KeyPacket.flush(txId);
+    }
+
+    static KeyPacket renameKey(TxId txId, String source, String key, byte[] value) {
+        return KeyPacket.rename(txId, bytes(source), bytes(key), value.length, Checksums.crc32c(value));
+    }
+
     static KeyPacket skip(TxId txId) {
         return new KeyPacket(txId, Op.SKIP, EMPTY, 0, 0);
     }

@@ -26,6 +26,22 @@ class KeyLogTest {
     }
 
     @Test
+    void aRenameCarriesItsSourceAndAFlushNoKey() {
+        KeyLog log = new KeyLog(1, 0, 16);
+        TxId r = log.reserve(Op.RENAME, key("new"), 5, 9, 0, key("old"));
+        TxId f = log.reserve(Op.FLUSH, null, 0, 0);
+        TxId a = log.reserve(Op.RENAME, key("x"), 1, 2, 0, key("y"));
+        log.commit(r);
+        log.commit(f);
+        log.abort(a);
+        assertThat(log.drainSendable(10))
+                .containsExactly(
+                        KeyPacket.rename(r, key("old"), key("new"), 5, 9),
+                        KeyPacket.flush(f),
+                        new KeyPacket(a, Op.SKIP, new byte[0], 0, 0));
+    }
+
+    @Test
     void theOldestUnackedAgeCountsFromSendingUntilTheAck() {
         KeyLog log = new KeyLog(1, 0, 16);
         TxId a = log.reserve(Op.PUT, key("a"), 1, 7);

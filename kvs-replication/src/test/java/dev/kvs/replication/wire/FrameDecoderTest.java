@@ -241,7 +241,7 @@ class FrameDecoderTest {
                                 .writeInt(0)
                                 .writeInt(0)
                                 .writeLong(0)),
-                "op ordinal 255 >= 3");
+                "op ordinal 255 >= 5");
     }
 
     @Test
@@ -320,6 +320,57 @@ class FrameDecoderTest {
                     b.writeInt(1).writeByte('k').writeInt(0).writeInt(0).writeLong(0);
                 }),
                 "invalid frame type 4: SKIP packet carries a key");
+    }
+
+    @Test
+    void rejectsFlushPacketWithAKey() {
+        assertRejected(
+                raw(Wire.KEY_BATCH, b -> {
+                    b.writeInt(1).writeLong(0).writeLong(1).writeByte(Frame.Op.FLUSH.ordinal());
+                    b.writeInt(1).writeByte('k').writeInt(0).writeInt(0).writeLong(0);
+                }),
+                "invalid frame type 4: FLUSH packet carries a key");
+    }
+
+    @Test
+    void rejectsRenamePacketWithoutItsSource() {
+        assertRejected(
+                raw(Wire.KEY_BATCH, b -> {
+                    b.writeInt(1).writeLong(0).writeLong(1).writeByte(Frame.Op.RENAME.ordinal());
+                    b.writeInt(1).writeByte('k').writeInt(0).writeInt(0).writeLong(0);
+                }),
+                "rename source length needs 4 bytes, 0 left in frame");
+    }
+
+    @Test
+    void rejectsRenameAndFlushChunks() {
+        for (Frame.Op op : new Frame.Op[] {Frame.Op.RENAME, Frame.Op.FLUSH}) {
+            EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(MAX));
+            ByteBuf bad = raw(Wire.VALUE_BATCH, b -> {
+                b.writeLong(0)
+                        .writeInt(1)
+                        .writeLong(0)
+                        .writeLong(1)
+                        .writeByte(op.ordinal())
+                        .writeInt(0);
+                b.writeInt(0).writeInt(0).writeInt(0).writeInt(0).writeLong(0);
+            });
+            assertThatThrownBy(() -> ch.writeInbound(bad))
+                    .isInstanceOf(FrameException.class)
+                    .hasMessage("invalid frame type 9: a value chunk cannot be " + op);
+            assertIgnoresWhatFollows(ch);
+        }
+    }
+
+    @Test
+    void keyPacketRefusesASourceUnlessItRenames() {
+        TxId t = TxId.of(1, 1);
+        assertThatThrownBy(() -> new Frame.KeyPacket(t, Frame.Op.PUT, new byte[] {1}, 0, 0, 0, new byte[] {2}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("PUT packet carries a source key");
+        assertThatThrownBy(() -> new Frame.KeyPacket(t, Frame.Op.FLUSH, new byte[0], 3, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("FLUSH packet has a value");
     }
 
     @Test

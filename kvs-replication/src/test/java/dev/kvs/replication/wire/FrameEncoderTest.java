@@ -41,6 +41,14 @@ class FrameEncoderTest {
         assertThat(hex(new Frame.Hello("c", "n", "p", 2, Frame.ChannelKind.KEY, 0, "h:1")))
                 .isEqualTo("0000001d" + "04" + "01" + "000163" + "00016e" + "000170" + "0000000000000002" + "00"
                         + "00000000" + "0003683a31");
+        // a RENAME packet carries its source key after the expiry; FLUSH has no key
+        assertThat(hex(new Frame.KeyBatch(List.of(
+                        Frame.KeyPacket.rename(TxId.of(0, 2), new byte[] {7}, new byte[] {9}, 3, -1),
+                        Frame.KeyPacket.flush(TxId.of(0, 3))))))
+                .isEqualTo("00000056" + "04" + "04" + "00000002" + "0000000000000000" + "0000000000000002" + "04"
+                        + "0000000109" + "00000003" + "ffffffff" + "0000000000000000" + "0000000107"
+                        + "0000000000000000" + "0000000000000003" + "03" + "00000000" + "00000000" + "00000000"
+                        + "0000000000000000");
         assertFalse(channel.finish());
     }
 

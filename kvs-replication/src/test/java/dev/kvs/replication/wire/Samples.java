@@ -36,6 +36,10 @@ final class Samples {
                         new Frame.KeyPacket(t.next(), Op.DELETE, bytes("user:2"), 0, 0),
                         new Frame.KeyPacket(t.next().next(), Op.SKIP, new byte[0], 0, -1),
                         new Frame.KeyPacket(big, Op.PUT, new byte[0], Integer.MAX_VALUE, Integer.MIN_VALUE))),
+                new Frame.KeyBatch(List.of(
+                        Frame.KeyPacket.flush(t),
+                        Frame.KeyPacket.rename(t.next(), bytes("user:1"), bytes("user:new"), 5, 7),
+                        Frame.KeyPacket.rename(big, new byte[0], new byte[0], 0, 0))),
                 new Frame.KeyAck(t),
                 new Frame.Resend(TxId.ZERO),
                 new Frame.ResyncBegin(big),
@@ -126,8 +130,18 @@ final class Samples {
                 List<Frame.KeyPacket> packets = new ArrayList<>();
                 for (int i = r.nextInt(5); i > 0; i--) {
                     Op op = pick(r, Op.values());
-                    packets.add(new Frame.KeyPacket(
-                            txId(r), op, op == Op.SKIP ? new byte[0] : bytes(r, 20), r.nextInt(1 << 20), r.nextInt()));
+                    if (op == Op.FLUSH) packets.add(Frame.KeyPacket.flush(txId(r)));
+                    else if (op == Op.RENAME) {
+                        packets.add(Frame.KeyPacket.rename(
+                                txId(r), bytes(r, 20), bytes(r, 20), r.nextInt(1 << 20), r.nextInt()));
+                    } else {
+                        packets.add(new Frame.KeyPacket(
+                                txId(r),
+                                op,
+                                op == Op.SKIP ? new byte[0] : bytes(r, 20),
+                                r.nextInt(1 << 20),
+                                r.nextInt()));
+                    }
                 }
                 return new Frame.KeyBatch(packets);
             }

@@ -56,6 +56,16 @@ public final class AckOnDemandReplication implements ReplicationLink {
             }
 
             @Override
+            public TxId flush() {
+                return next();
+            }
+
+            @Override
+            public TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
+                return next();
+            }
+
+            @Override
             public CompletableFuture<Void> commit() {
                 synchronized (AckOnDemandReplication.this) {
                     unacked.add(ack);

@@ -169,6 +169,8 @@ class EventLoopBlockHoundTest {
             assertThat(a.mset(kv.toArray(String[]::new))).isEqualTo("OK");
             assertThat(a.mget("m0", "m19", "none")).containsExactly("w0", "w19", null);
             assertThat(a.del("k0", "k1", "m0")).isEqualTo(3);
+            assertThat(a.rename("k2", "k2-renamed")).isEqualTo("OK");
+            assertThat(a.renamenx("k3", "k2-renamed")).isZero();
             byte[][] big = new byte[4][];
             for (int i = 0; i < big.length; i++) {
                 big[i] = new byte[1 << 20];
@@ -212,6 +214,10 @@ class EventLoopBlockHoundTest {
             await().atMost(Duration.ofSeconds(30))
                     .untilAsserted(() -> assertThat(TwoDc.peek(a, "on-b".getBytes(StandardCharsets.UTF_8)))
                             .isNotNull());
+            // a flush on the new primary, and on its backup (the old primary) from the key packet
+            assertThat(b.flushDB()).isEqualTo("OK");
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(a.dbSize()).isZero());
         }
         assertThat(reports)
                 .as("blocking calls on the node's event loops:%n%s", String.join("\n\n", reports))

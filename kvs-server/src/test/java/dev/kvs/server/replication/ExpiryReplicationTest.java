@@ -124,6 +124,36 @@ class ExpiryReplicationTest {
     }
 
     @Test
+    void renameMovesTheAbsoluteExpiryOnBothNodesWhetherTheBackupHeldTheSourceOrNot() {
+        // 4 Mbit/s: the 1 MiB value is still on its way when its rename's key packet arrives
+        try (TwoDc dc = TwoDc.start(
+                        ReplicationMode.ID_FIRST,
+                        Duration.ofMillis(5),
+                        4_000_000,
+                        TwoDc.replication().build(),
+                        FailoverConfig.defaults(),
+                        TestClock.fixedAt(T0),
+                        TestClock.fixedAt(T0));
+                Jedis p = dc.primaryClient();
+                Jedis bk = dc.backupClient()) {
+            assertThat(p.set("small", "v", SetParams.setParams().px(70_000))).isEqualTo("OK");
+            ReplicationTest.awaitConverged(dc, List.of(b("small")));
+            assertThat(p.rename("small", "small2")).isEqualTo("OK"); // the backup holds the source complete
+            byte[] big = new byte[1 << 20];
+            new Random(11).nextBytes(big);
+            assertThat(p.set(b("big"), big, SetParams.setParams().px(90_000))).isEqualTo("OK");
+            assertThat(p.rename("big", "big2")).isEqualTo("OK"); // its value is not on the backup yet
+
+            assertThat(p.pttl("small2")).isEqualTo(70_000);
+            assertThat(p.pttl("big2")).isEqualTo(90_000);
+            ReplicationTest.awaitConverged(dc, List.of(b("small"), b("small2"), b("big"), b("big2")));
+            assertThat(expiryOn(bk, "small2")).isEqualTo(expiryOn(p, "small2")).isEqualTo(T0 + 70_000);
+            assertThat(expiryOn(bk, "big2")).isEqualTo(expiryOn(p, "big2")).isEqualTo(T0 + 90_000);
+            assertThat(TwoDc.peek(bk, b("big2")).get(4)).isEqualTo(big);
+        }
+    }
+
+    @Test
     void expireOnAKeyWhoseValueIsStillUnfinishedOnTheBackupReachesItWithTheValue() {
         // 4 Mbit/s: a 1 MiB value needs about 2 s on the wire, its key packets a few ms
         try (TwoDc dc = TwoDc.start(

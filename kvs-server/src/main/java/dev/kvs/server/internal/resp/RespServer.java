@@ -52,6 +52,7 @@ public final class RespServer {
         data.register(table);
         new StringCommands(node, data).register(table);
         new ExpiryCommands(node, data).register(table);
+        new ReplicatedOpsCommands(node, data).register(table);
         new ServerCommands(node, table).register();
         BackupReadCommands.register(table);
         table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table));

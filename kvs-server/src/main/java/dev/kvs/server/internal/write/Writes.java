@@ -65,6 +65,12 @@ public final class Writes {
 
         /** Deletes {@code key} (replicated as a tombstone). */
         Write remove(byte[] key);
+
+        /**
+         * Moves {@code value} from {@code source} to {@code key} in one TxId (RENAME): the writes for
+         * {@code [source, key]}, in that order, for {@link #updateAll} over exactly those two keys.
+         */
+        List<Write> rename(byte[] source, byte[] key, byte[] value, long expireAtMillis);
     }
 
     /**
@@ -162,6 +168,31 @@ public final class Writes {
         return o;
     }
 
+    /**
+     * FLUSHDB: orders a flush and makes it take effect at once, inside {@link KvStore#exclusive} (no
+     * write in progress): every record older than its TxId is hidden from every reader and writer from
+     * then on ({@link KvStore#hideBefore}); writes ordered after it stay. The records are removed
+     * afterwards, key by key, by {@link KvStore#removeBefore} with the returned TxId, which the caller
+     * runs off the event loops.
+     *
+     * @return the flush's TxId, and when it may be answered in its replication mode
+     */
+    public Done<TxId> flush(ReplicationMode mode) {
+        WriteOrder order = begin(mode);
+        TxId t;
+        try {
+            t = store.exclusive(() -> {
+                TxId f = order.flush();
+                store.hideBefore(f);
+                return f;
+            });
+        } catch (RuntimeException e) {
+            order.abort();
+            throw e;
+        }
+        return new Done<>(t, order.commit());
+    }
+
     /** The write protocol: begin, the store write (ordering inside it), then commit, or abort if it failed. */
     private <T> Done<T> run(ReplicationMode mode, Function<OrderingOf, T> storeWrite) {
         WriteOrder order = begin(mode);
@@ -212,6 +243,13 @@ public final class Writes {
             ordered = true;
             order.delete(key);
             return Write.remove();
+        }
+
+        @Override
+        public List<Write> rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
+            ordered = true;
+            TxId t = order.rename(source, key, value, expireAtMillis); // the key keeps the source's expiry
+            return List.of(Write.remove(), Write.put(StoredValue.complete(t, value, expireAtMillis)));
         }
     }
 }

@@ -95,7 +95,7 @@ class RespServerTest {
 
     @Test
     void unknownCommandAndWrongArityAreErrors() {
-        assertThat(resp.command("FLUSHALL")).startsWith("-ERR unknown command 'FLUSHALL'");
+        assertThat(resp.command("NOSUCHCMD")).startsWith("-ERR unknown command 'NOSUCHCMD'");
         assertThat(resp.command("GET")).isEqualTo("-ERR wrong number of arguments for 'get' command\r\n");
         assertThat(resp.command("GET", "a", "b")).isEqualTo("-ERR wrong number of arguments for 'get' command\r\n");
         assertThat(resp.channel.isActive()).isTrue();

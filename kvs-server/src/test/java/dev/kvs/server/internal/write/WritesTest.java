@@ -58,6 +58,46 @@ class WritesTest {
     }
 
     @Test
+    void aFlushTakesItsTxIdInsideTheBarrierAndHidesEveryOlderRecordAtOnce() {
+        writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes());
+        Writes.Done<TxId> f = writes.flush(ReplicationMode.ID_FIRST);
+        assertThat(f.result()).isEqualTo(TxId.of(1, 2));
+        assertThat(store.get("a".getBytes()))
+                .as("hidden at once, before any sweep")
+                .isNull();
+        writes.put(ReplicationMode.ID_FIRST, "b".getBytes(), "2".getBytes());
+
+        assertThat(store.removeBefore(f.result())).isEqualTo(1);
+        assertThat(store.get("b".getBytes())).isNotNull();
+        assertThat(link.log)
+                .containsExactly(
+                        "begin id-first",
+                        "PUT a 1:1",
+                        "commit",
+                        "begin id-first",
+                        "FLUSH  1:2",
+                        "commit",
+                        "begin id-first",
+                        "PUT b 1:3",
+                        "commit");
+    }
+
+    @Test
+    void aRenameIsOneOrderedWriteOfBothKeys() {
+        writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes());
+        Writes.Done<List<Write>> d = writes.updateAll(
+                ReplicationMode.ID_FIRST,
+                List.of("a".getBytes(), "b".getBytes()),
+                (headers, order) -> order.rename("a".getBytes(), "b".getBytes(), "1".getBytes(), 0));
+
+        assertThat(link.log).containsSubsequence("begin id-first", "RENAME a -> b 1:2", "commit");
+        assertThat(d.result().get(0)).isSameAs(Write.remove());
+        assertThat(store.get("a".getBytes())).isNull();
+        assertThat(store.get("b".getBytes()).txId()).isEqualTo(TxId.of(1, 2));
+        assertThat(store.get("b".getBytes()).value()).isEqualTo("1".getBytes());
+    }
+
+    @Test
     void aFailedStoreWriteAbortsItsOrderAndWritesNothing() {
         writes.put(ReplicationMode.ASYNC, "a".getBytes(), "1".getBytes());
         writes.put(ReplicationMode.ASYNC, "b".getBytes(), "1".getBytes());
@@ -111,6 +151,16 @@ class WritesTest {
                 @Override
                 public TxId delete(byte[] key) {
                     return record("DELETE", key);
+                }
+
+                @Override
+                public TxId flush() {
+                    return record("FLUSH", new byte[0]);
+                }
+
+                @Override
+                public TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
+                    return record("RENAME " + new String(source) + " ->", key);
                 }
 
                 private TxId record(String op, byte[] key) {
