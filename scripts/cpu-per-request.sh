@@ -9,6 +9,8 @@
 # pointing at an older kvs.jar), one after the other per workload (odd rounds kvs first, even rounds
 # kvs-b first), after one warm-up pass each:
 #   SET 100 B, 50 clients, -P 16 | SET 1 MiB, 4 clients | SET 100 kB, 4 clients | SET 100 B, 50 clients, -P 1
+# or, with MODE=get, GETs of the keys SET (unmeasured) just before each run:
+#   GET 1 MiB, 4 clients (-n 2000 -r 100) | GET 100 kB, 4 clients (-n 10000 -r 1000)
 # Linux only (reads /proc/PID/stat; assumes 100 clock ticks per second).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,16 +37,26 @@ for s in "${SERVERS[@]}"; do
 done
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-WORKLOADS=(
-  "100B-P16|-t set -d 100 -c 50 -n 300000 -P 16 -r 100000|300000"
-  "1MiB|-t set -d 1048576 -c 4 -n 1000 -r 100|1000"
-  "100kB|-t set -d 102400 -c 4 -n 10000 -r 1000|10000"
-  "100B-P1|-t set -d 100 -c 50 -n 100000 -r 100000|100000"
-)
+# name|measured redis-benchmark options|requests|unmeasured options run just before (optional)
+if [[ ${MODE:-set} == get ]]; then
+  WORKLOADS=(
+    "GET-1MiB|-t get -d 1048576 -c 4 -n 2000 -r 100|2000|-t set -d 1048576 -c 4 -n 1000 -r 100"
+    "GET-100kB|-t get -d 102400 -c 4 -n 10000 -r 1000|10000|-t set -d 102400 -c 4 -n 10000 -r 1000"
+  )
+else
+  WORKLOADS=(
+    "100B-P16|-t set -d 100 -c 50 -n 300000 -P 16 -r 100000|300000"
+    "1MiB|-t set -d 1048576 -c 4 -n 1000 -r 100|1000"
+    "100kB|-t set -d 102400 -c 4 -n 10000 -r 1000|10000"
+    "100B-P1|-t set -d 100 -c 50 -n 100000 -r 100000|100000"
+  )
+fi
 run() { # server workload -> "name label us_per_request"
-  local label=${1%%:*} rest=${1#*:} port pid args n t0 t1
+  local label=${1%%:*} rest=${1#*:} port pid args n prep t0 t1
   port=${rest%%:*}; pid=${rest#*:}
-  IFS='|' read -r name args n <<<"$2"
+  IFS='|' read -r name args n prep <<<"$2"
+  # shellcheck disable=SC2086
+  [[ -n "$prep" ]] && redis-benchmark -p "$port" -q $prep >/dev/null 2>&1
   t0=$(ticks "$pid")
   # shellcheck disable=SC2086
   redis-benchmark -p "$port" -q $args >/dev/null 2>&1
@@ -64,7 +76,7 @@ rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
 servers = sorted({r[2] for r in rows}, key=lambda s: s != "kvs-b")
 print("| workload | " + " | ".join(f"{s} CPU µs/request (median; runs)" for s in servers) + " |")
 print("|---|" + "---:|" * len(servers))
-for w in ("100B-P16", "100B-P1", "100kB", "1MiB"):
+for w in dict.fromkeys(r[1] for r in rows):
     cells = []
     for s in servers:
         v = [float(r[3]) for r in rows if r[1] == w and r[2] == s]

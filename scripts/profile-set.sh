@@ -7,6 +7,8 @@
 #   name        output file names: $OUT/<name>.html and $OUT/<name>.collapsed.txt (default: set-100b-p16)
 #   options     the measured run (default: -t set -d 100 -c 50 -n 1000000 -P 16 -r 100000)
 #   EVENT=cpu   async-profiler event: cpu (default), alloc (allocated bytes), wall, lock
+#   PREP="-t set -d 1048576 -c 4 -n 1000 -r 100"   redis-benchmark options run once first, unmeasured
+#               (e.g. the SETs that make the keys a GET run reads)
 #   OUT=target/profile   PORT=16390   M2_REPO=~/.m2/repository
 #   KVS=./kvs   the launcher to run (e.g. another checkout's, to profile an older build)
 #   KVS_JAVA_OPTS   passed to ./kvs, e.g. -Xmx2g
@@ -59,13 +61,20 @@ redis-cli -p "$PORT" PING >/dev/null || { echo "kvs did not start: $OUT/$NAME.kv
 
 agent() { jcmd "$KVS_PID" JVMTI.agent_load "$lib" "\"$1\"" >/dev/null; }
 
+if [[ -n "${PREP:-}" ]]; then
+  echo "preparation: redis-benchmark $PREP"
+  # shellcheck disable=SC2086
+  redis-benchmark -p "$PORT" -q $PREP >/dev/null 2>&1
+fi
 echo "warm-up: redis-benchmark ${ARGS[*]}"
 redis-benchmark -p "$PORT" -q "${ARGS[@]}" >/dev/null 2>&1 || true
 redis-benchmark -p "$PORT" -q "${ARGS[@]}" >/dev/null 2>&1 || true
-agent "start,event=$EVENT,interval=1ms"
+# alloc samples by bytes (the agent's default interval) and its collapsed counts are bytes (total)
+if [[ $EVENT == alloc ]]; then START="start,event=alloc"; DUMP="collapsed,total"; else START="start,event=$EVENT,interval=1ms"; DUMP=collapsed; fi
+agent "$START"
 echo "profiled ($EVENT): redis-benchmark ${ARGS[*]}"
 redis-benchmark -p "$PORT" -q "${ARGS[@]}" 2>&1 | tr '\r' '\n' | grep 'per second' || true
-agent "dump,collapsed,file=$OUT/$NAME.collapsed.txt"
+agent "dump,$DUMP,file=$OUT/$NAME.collapsed.txt"
 agent "stop,title=kvs $NAME ($EVENT),file=$OUT/$NAME.html"
 echo "flame graph: $OUT/$NAME.html"
 echo "collapsed stacks: $OUT/$NAME.collapsed.txt"

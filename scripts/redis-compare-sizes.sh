@@ -13,6 +13,7 @@
 # KVS=./kvs (the launcher to start kvs with), KVS_PORT=16380, REDIS_PORT=16379, OUT=target/redis-compare.
 # KVS_B=<another launcher> (e.g. a copy of ./kvs pointing at an older kvs.jar) adds a second kvs node on
 # KVS_B_PORT=16381, measured in the same rounds: before/after ratios from one run on a noisy machine.
+# ONLY="100kB 1MiB" runs only the named workloads (of 100B-P1 100B-P16 100kB 1MiB idle).
 # kvs is warmed up first (one pass of every workload). Needs redis-server, redis-benchmark, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,12 +70,19 @@ bench() { # port args -> "set_rps get_rps"
 }
 idle() { python3 scripts/idle-latency.py "$1" 200 50 | sed -E 's/^p50=([0-9.]+).*/\1/'; }
 
+if [[ -n "${ONLY:-}" ]]; then
+  kept=()
+  for w in "${WORKLOADS[@]}"; do [[ " $ONLY " == *" ${w%%|*} "* ]] && kept+=("$w"); done
+  WORKLOADS=("${kept[@]}")
+fi
+with_idle() { [[ -z "${ONLY:-}" || " $ONLY " == *" idle "* ]]; }
+
 SERVERS=("kvs:$KVS_PORT" "redis:$REDIS_PORT")
 [[ -n "${KVS_B:-}" ]] && SERVERS=("kvs:$KVS_PORT" "kvs-b:$KVS_B_PORT" "redis:$REDIS_PORT")
 for s in "${SERVERS[@]}"; do # warm-up
   [[ ${s%%:*} == redis ]] && continue
   for w in "${WORKLOADS[@]}"; do bench "${s#*:}" "${w#*|}" >/dev/null; done
-  idle "${s#*:}" >/dev/null
+  if with_idle; then idle "${s#*:}" >/dev/null; fi
 done
 
 echo "round workload server set_rps get_rps" > "$OUT/raw.txt"
@@ -82,7 +90,9 @@ for r in $(seq 1 "$ROUNDS"); do
   for w in "${WORKLOADS[@]}"; do
     for s in "${SERVERS[@]}"; do echo "$r ${w%%|*} ${s%%:*} $(bench "${s#*:}" "${w#*|}")" >> "$OUT/raw.txt"; done
   done
-  for s in "${SERVERS[@]}"; do echo "$r idle ${s%%:*} $(idle "${s#*:}") -" >> "$OUT/raw.txt"; done
+  if with_idle; then
+    for s in "${SERVERS[@]}"; do echo "$r idle ${s%%:*} $(idle "${s#*:}") -" >> "$OUT/raw.txt"; done
+  fi
 done
 
 python3 - "$OUT/raw.txt" <<'PY'
@@ -103,8 +113,10 @@ def row(w, name, i, fmt):
         print(f"| {w} | {name} | {fmt(kb)} | {fmt(k)} | {fmt(r)} | {kb / r:.2f} | {k / r:.2f} |")
     else:
         print(f"| {w} | {name} | {fmt(k)} | {fmt(r)} | {k / r:.2f} |")
+present = {r[1] for r in rows}
 for w in ("100B-P1", "100B-P16", "100kB", "1MiB"):
+    if w not in present: continue
     for i, cmd in ((3, "SET"), (4, "GET")):
         row(w, cmd + " req/s", i, lambda x: f"{x:,.0f}")
-row("idle", "SET p50 ms", 3, lambda x: f"{x:.3f}")
+if "idle" in present: row("idle", "SET p50 ms", 3, lambda x: f"{x:.3f}")
 PY

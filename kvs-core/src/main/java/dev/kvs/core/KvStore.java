@@ -35,6 +35,32 @@ public interface KvStore extends Closeable {
      */
     StoredValue get(byte[] key);
 
+    /**
+     * Reads {@code key}'s record as {@link #get} does (same consistency: a complete record's header and
+     * value belong to one write), but offers a complete value to {@code sink}, which may take it into a
+     * buffer of its own instead of a new array: for replies of long values, with one copy from the
+     * store to a network buffer. This default copies what {@link #get} returned; stores override it to
+     * copy straight from their memory.
+     *
+     * @return the record, or {@code null} if the store holds none (the sink is not called)
+     * @throws EntryTooLargeException if the key is longer than the limit
+     */
+    default ValueRead readValue(byte[] key, ValueSink sink) {
+        return ValueRead.of(get(key), sink);
+    }
+
+    /**
+     * {@link #getAll} with values offered to {@code sink} as by {@link #readValue}: one consistent
+     * snapshot; {@code sink} is called at most once per key, in the order of {@code keys}, and only for
+     * complete records.
+     */
+    default List<ValueRead> readAll(List<byte[]> keys, ValueSink sink) {
+        List<StoredValue> values = getAll(keys);
+        List<ValueRead> out = new java.util.ArrayList<>(values.size());
+        for (StoredValue v : values) out.add(ValueRead.of(v, sink));
+        return out;
+    }
+
     /** The header of {@code key}'s record without reading its value, or {@code null}. */
     RecordHeader header(byte[] key);
 

@@ -8,7 +8,10 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoreStats;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueRead;
+import dev.kvs.core.ValueSink;
 import dev.kvs.core.Write;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -145,6 +148,80 @@ final class ChronicleKvStore implements KvStore {
                     + r.blobId + ") is missing chunks");
         }
         return r.toStoredValue(value);
+    }
+
+    /**
+     * As {@link #get}: lock-free attempts first, then under the key's stripe; a chunked value the sink
+     * takes is copied chunk by chunk from Chronicle's memory into its buffer.
+     */
+    @Override
+    public ValueRead readValue(byte[] key, ValueSink sink) {
+        limits.checkKey(key);
+        Objects.requireNonNull(sink, "sink == null");
+        int slot = gate.enter();
+        try {
+            Record r = records.get(key);
+            for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
+                if (r == null) return null;
+                ValueRead read = read(r, sink);
+                if (read != null) return read;
+                r = records.get(key); // replaced while we read it
+            }
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                return readValueLocked(key, sink);
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public List<ValueRead> readAll(List<byte[]> keys, ValueSink sink) {
+        limits.checkKeys(keys);
+        Objects.requireNonNull(sink, "sink == null");
+        int slot = gate.enter();
+        try {
+            int[] locked = stripes.lock(keys);
+            try {
+                List<ValueRead> values = new ArrayList<>(keys.size());
+                for (byte[] key : keys) values.add(readValueLocked(key, sink));
+                return values;
+            } finally {
+                stripes.unlock(locked);
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /** Reads {@code key} into the sink while holding its stripe, so its chunks cannot be freed meanwhile. */
+    private ValueRead readValueLocked(byte[] key, ValueSink sink) {
+        Record r = records.get(key);
+        if (r == null) return null;
+        ValueRead read = read(r, sink);
+        if (read == null) {
+            throw new StorageException("value of a " + key.length + "-byte key (" + r.valueLength + " bytes, blob "
+                    + r.blobId + ") is missing chunks");
+        }
+        return read;
+    }
+
+    /** The read of record {@code r}, or null if its chunks were freed meanwhile (it was replaced). */
+    private ValueRead read(Record r, ValueSink sink) {
+        if (!r.isChunked()) return ValueRead.of(r.toStoredValue(), sink);
+        ByteBuffer buffer = sink.buffer(r.valueLength);
+        if (buffer == null) {
+            byte[] value = chunks.read(r.blobId, r.valueLength);
+            return value == null ? null : new ValueRead(r.header(), value, null);
+        }
+        if (buffer.remaining() < r.valueLength) {
+            throw new IllegalArgumentException(
+                    "sink gave " + buffer.remaining() + " bytes of room for a value of " + r.valueLength);
+        }
+        return chunks.readInto(r.blobId, r.valueLength, buffer) ? new ValueRead(r.header(), null, buffer) : null;
     }
 
     @Override

@@ -4,6 +4,7 @@ import static dev.kvs.core.internal.MapLayout.saturatedAdd;
 import static dev.kvs.core.internal.MapLayout.saturatedMultiply;
 
 import dev.kvs.core.StoreConfig;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -110,6 +111,23 @@ final class ValueChunks implements AutoCloseable {
             throw ChronicleMaps.translate(e);
         }
         return value;
+    }
+
+    /**
+     * Copies the value of blob {@code blobId} into {@code buffer} from its position, advancing it; false
+     * if one of its chunks is gone (the blob was freed; the buffer then holds part of it).
+     */
+    boolean readInto(long blobId, int length, ByteBuffer buffer) {
+        int chunks = chunkCount(length);
+        try {
+            for (int i = 0; i < chunks; i++) {
+                int n = Math.min(CHUNK_BYTES, length - i * CHUNK_BYTES);
+                if (map.getUsing(chunkKey(blobId, i), new ValueSlice(buffer, n)) == null) return false;
+            }
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+        return true;
     }
 
     void free(long blobId, int length) {

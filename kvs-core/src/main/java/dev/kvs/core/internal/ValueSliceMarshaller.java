@@ -1,14 +1,17 @@
 package dev.kvs.core.internal;
 
+import java.nio.BufferOverflowException;
+import java.nio.ByteBuffer;
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.core.Jvm;
 import net.openhft.chronicle.core.io.IORuntimeException;
 import net.openhft.chronicle.hash.serialization.SizedReader;
 import net.openhft.chronicle.hash.serialization.SizedWriter;
 import net.openhft.chronicle.hash.serialization.impl.EnumMarshallable;
 
 /**
- * Copies a chunk between Chronicle's memory and a slice of the caller's value array with no
- * intermediate buffer. Reading with a {@code using} slice fills that slice (the chunk must be exactly
+ * Copies a chunk between Chronicle's memory and a slice of the caller's value array (or a caller's
+ * buffer) with no intermediate buffer. Reading with a {@code using} slice fills that slice (the chunk must be exactly
  * as long); without one it allocates. Stateless; named in persisted map headers, so never renamed.
  */
 final class ValueSliceMarshaller
@@ -37,8 +40,29 @@ final class ValueSliceMarshaller
         if (size != using.length) {
             throw new IORuntimeException("corrupt chunk: " + size + " bytes, expected " + using.length);
         }
-        in.read(using.array, using.offset, using.length);
+        if (using.buffer != null) {
+            readInto(in, using.buffer, using.length);
+        } else {
+            in.read(using.array, using.offset, using.length);
+        }
         return using;
+    }
+
+    /** Copies {@code length} bytes from {@code in} to {@code buffer}'s position and advances it. */
+    private static void readInto(Bytes<?> in, ByteBuffer buffer, int length) {
+        if (buffer.remaining() < length) throw new BufferOverflowException();
+        int at = buffer.position();
+        if (buffer.isDirect()) {
+            in.nativeRead(in.readPosition(), Jvm.address(buffer) + at, length); // one memory copy
+        } else if (buffer.hasArray()) {
+            in.read(buffer.array(), buffer.arrayOffset() + at, length);
+        } else {
+            byte[] bytes = new byte[length]; // a read-only heap buffer: the store cannot fill it
+            in.read(bytes);
+            buffer.put(bytes);
+            return;
+        }
+        buffer.position(at + length);
     }
 
     @Override

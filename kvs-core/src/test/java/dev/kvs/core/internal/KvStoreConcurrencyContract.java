@@ -10,6 +10,7 @@ import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoreStats;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueRead;
 import dev.kvs.core.Write;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -102,6 +103,85 @@ final class KvStoreConcurrencyContract {
         assertSingleTxId(last.stream().map(StoredValue::header).toList());
         assertThat(last.get(0).txId().seq()).isEqualTo(seq.get());
         assertThat(store.size()).isEqualTo(keys.size());
+    }
+
+    /**
+     * Two writers replace one key's value (chunked, of varying length) while a reader copies it into
+     * direct buffers with readValue, and another reads it and an inline key with readAll: every read
+     * must be one whole value matching the header read with it.
+     */
+    void readValueSeesWholeValues() throws Exception {
+        System.out.println("readValueSeesWholeValues seed " + seed);
+        byte[] key = "read-into".getBytes(StandardCharsets.UTF_8);
+        byte[] small = "read-into-small".getBytes(StandardCharsets.UTF_8);
+        AtomicLong seq = new AtomicLong();
+        store.put(
+                key, StoredValue.complete(TxId.of(1, seq.incrementAndGet()), valueOf(1, 3 * ValueChunks.CHUNK_BYTES)));
+        store.put(small, StoredValue.complete(TxId.of(1, seq.incrementAndGet()), valueOf(2, 100)));
+        AtomicBoolean writersDone = new AtomicBoolean();
+        AtomicLong reads = new AtomicLong();
+        List<Callable<Void>> writers = new ArrayList<>();
+        for (int w = 0; w < 2; w++) {
+            Random r = new Random(seed + w + 1);
+            writers.add(() -> {
+                for (int n = 0; n < 200; n++) {
+                    long s = seq.incrementAndGet();
+                    int length = RecordMaps.INLINE_MAX + 1 + r.nextInt(3 * ValueChunks.CHUNK_BYTES);
+                    store.put(key, StoredValue.complete(TxId.of(1, s), valueOf(s, length)));
+                    if (n % 10 == 0)
+                        store.put(small, StoredValue.complete(TxId.of(1, s), valueOf(s, 8 + r.nextInt(64))));
+                }
+                return null;
+            });
+        }
+        Callable<Void> readOne = () -> {
+            do {
+                List<ByteBuffer> given = new ArrayList<>();
+                ValueRead read = store.readValue(key, length -> {
+                    ByteBuffer b = ByteBuffer.allocateDirect(length);
+                    given.add(b);
+                    return b;
+                });
+                assertThat(read.inBuffer()).isTrue();
+                assertThat(read.buffer()).isSameAs(given.get(given.size() - 1));
+                assertWhole(read.header(), read.buffer().flip());
+                reads.incrementAndGet();
+            } while (!writersDone.get());
+            return null;
+        };
+        Callable<Void> readAll = () -> {
+            do {
+                List<ValueRead> all = store.readAll(List.of(small, key), ByteBuffer::allocateDirect);
+                for (ValueRead read : all)
+                    assertWhole(read.header(), read.buffer().flip());
+                reads.incrementAndGet();
+            } while (!writersDone.get());
+            return null;
+        };
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Void>> readers = List.of(pool.submit(readOne), pool.submit(readAll));
+            List<Future<Void>> writerFutures = new ArrayList<>();
+            for (Callable<Void> writer : writers) writerFutures.add(pool.submit(writer));
+            try {
+                for (Future<Void> f : writerFutures) f.get(60, TimeUnit.SECONDS);
+            } finally {
+                writersDone.set(true);
+            }
+            for (Future<Void> f : readers) f.get(60, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(reads.get()).isGreaterThanOrEqualTo(2);
+    }
+
+    private static void assertWhole(RecordHeader h, ByteBuffer value) {
+        assertThat(h.state()).isEqualTo(RecordState.COMPLETE);
+        byte[] bytes = new byte[value.remaining()];
+        value.get(bytes);
+        assertThat(bytes).hasSize(h.valueLength());
+        assertThat(Checksums.crc32c(bytes)).isEqualTo(h.checksum());
+        assertThat(ByteBuffer.wrap(bytes).getLong()).isEqualTo(h.txId().seq());
     }
 
     private static List<Write> writesFor(List<byte[]> keys, long seq, Random r) {

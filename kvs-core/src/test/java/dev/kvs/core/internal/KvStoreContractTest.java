@@ -14,7 +14,10 @@ import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoreStats;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueRead;
+import dev.kvs.core.ValueSink;
 import dev.kvs.core.Write;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -739,6 +742,96 @@ abstract class KvStoreContractTest {
             new KvStoreConcurrencyContract(s).randomOperationsKeepCountersExact();
             checkInternals(s);
         }
+    }
+
+    @Test
+    void readValueSeesWholeValuesWhileOverwritten() throws Exception {
+        new KvStoreConcurrencyContract(store).readValueSeesWholeValues();
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 100, INLINE, INLINE + 1, CHUNK, CHUNK + 1, 3 * CHUNK + 5})
+    void readValueCopiesACompleteValueIntoTheSinksBufferAtItsPosition(int length) {
+        byte[] value = randomBytes(length, length);
+        StoredValue stored = StoredValue.complete(TxId.of(2, 7), value);
+        store.put(key("big"), stored);
+        for (ByteBuffer b : List.of(ByteBuffer.allocateDirect(length + 5), ByteBuffer.allocate(length + 5))) {
+            b.position(3);
+            List<Integer> asked = new ArrayList<>();
+            ValueRead read = store.readValue(key("big"), n -> {
+                asked.add(n);
+                return b;
+            });
+            assertThat(asked).containsExactly(length);
+            assertThat(read.header()).isEqualTo(stored.header());
+            assertThat(read.inBuffer()).isTrue();
+            assertThat(read.value()).isNull();
+            assertThat(read.buffer()).isSameAs(b);
+            assertThat(b.position()).isEqualTo(3 + length);
+            byte[] copied = new byte[length];
+            b.get(3, copied);
+            assertThat(copied).isEqualTo(value);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 10, INLINE + 1, 2 * CHUNK})
+    void readValueReturnsTheArrayWhenTheSinkDeclines(int length) {
+        StoredValue stored = StoredValue.complete(TxId.of(1, 1), randomBytes(3, length));
+        store.put(key("v"), stored);
+        ValueRead read = store.readValue(key("v"), n -> null);
+        assertThat(read.inBuffer()).isFalse();
+        assertThat(new StoredValue(read.header(), read.value())).isEqualTo(stored);
+    }
+
+    @Test
+    void readValueOfAbsentOrIncompleteRecordsNeverCallsTheSink() {
+        ValueSink refuses = n -> {
+            throw new AssertionError("sink called for " + n + " bytes");
+        };
+        assertThat(store.readValue(key("nope"), refuses)).isNull();
+        store.put(key("u"), StoredValue.unfinished(TxId.of(1, 1), 42, 2 * CHUNK));
+        store.put(key("l"), StoredValue.lost(TxId.of(1, 2), 43, 10));
+        store.put(key("t"), StoredValue.tombstone(TxId.of(1, 3)));
+        for (String k : List.of("u", "l", "t")) {
+            ValueRead read = store.readValue(key(k), refuses);
+            assertThat(read.header()).isEqualTo(store.header(key(k)));
+            assertThat(read.value()).isEmpty();
+            assertThat(read.inBuffer()).isFalse();
+        }
+        assertThat(store.readAll(List.of(key("u"), key("nope"), key("t")), refuses))
+                .extracting(r -> r == null ? null : r.state())
+                .containsExactly(RecordState.UNFINISHED, null, RecordState.TOMBSTONE);
+    }
+
+    @Test
+    void readAllOffersValuesInKeyOrderAndGivesNullForAbsentKeys() {
+        byte[] big = randomBytes(1, 2 * CHUNK + 1);
+        store.put(key("a"), complete(1, "ay"));
+        store.put(key("b"), StoredValue.complete(TxId.of(1, 2), big));
+        List<Integer> asked = new ArrayList<>();
+        List<ValueRead> reads = store.readAll(List.of(key("b"), key("x"), key("a"), key("b")), n -> {
+            asked.add(n);
+            return n > INLINE ? ByteBuffer.allocateDirect(n) : null;
+        });
+        assertThat(asked).containsExactly(big.length, 2, big.length);
+        assertThat(reads).hasSize(4);
+        assertThat(reads.get(1)).isNull();
+        assertThat(reads.get(2).value()).isEqualTo(key("ay"));
+        for (ValueRead r : List.of(reads.get(0), reads.get(3))) {
+            assertThat(r.header()).isEqualTo(store.header(key("b")));
+            byte[] copied = new byte[big.length];
+            r.buffer().flip().get(copied);
+            assertThat(copied).isEqualTo(big);
+        }
+        assertThat(reads.get(0).buffer()).isNotSameAs(reads.get(3).buffer());
+    }
+
+    @Test
+    void readValueRejectsASinkBufferWithTooLittleRoom() {
+        store.put(key("big"), StoredValue.complete(TxId.of(1, 1), randomBytes(5, 2 * CHUNK)));
+        assertThatThrownBy(() -> store.readValue(key("big"), n -> ByteBuffer.allocate(n - 1)))
+                .isInstanceOf(RuntimeException.class);
     }
 
     /** Implementation-specific consistency checks after the random operations. */

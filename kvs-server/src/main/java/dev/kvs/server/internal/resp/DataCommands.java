@@ -8,6 +8,7 @@ import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueRead;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.ReplicationMode;
@@ -19,6 +20,7 @@ import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.write.NotWritableException;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.util.ReferenceCountUtil;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -117,10 +119,28 @@ final class DataCommands {
         gate.unfence(key, fencedBy);
     }
 
+    /**
+     * A long value is copied by the store straight into a pooled direct buffer that becomes the reply
+     * ({@link DirectValues}); a short one comes back as an array.
+     */
     private RedisMessage get(Session s, byte[][] a) {
-        StoredValue v = reads.get(a[1]);
-        if (v == null || v.state() != RecordState.COMPLETE) return Replies.NIL;
-        return Replies.bulk(v.value());
+        DirectValues sink = DirectValues.one(s.alloc);
+        try {
+            ValueRead r = store.readValue(a[1], sink);
+            if (!readable(r)) {
+                sink.skip(r);
+                return Replies.NIL;
+            }
+            return sink.bulk(r);
+        } catch (RuntimeException e) {
+            sink.releaseAll();
+            throw e;
+        }
+    }
+
+    /** Whether GET and MGET reply with the value of {@code r} (or nil: also if it expired): the one place of that check. */
+    boolean readable(ValueRead r) {
+        return r != null && r.state() == RecordState.COMPLETE && !r.header().expiredAt(reads.nowMillis());
     }
 
     private RedisMessage del(Session s, byte[][] a) {
@@ -158,12 +178,24 @@ final class DataCommands {
     }
 
     private RedisMessage mget(Session s, byte[][] a) {
-        List<StoredValue> values = reads.getAll(Arrays.asList(a).subList(1, a.length));
-        List<RedisMessage> out = new ArrayList<>(values.size());
-        for (StoredValue v : values) {
-            out.add(v == null || v.state() != RecordState.COMPLETE ? Replies.NIL : Replies.bulk(v.value()));
+        DirectValues sink = DirectValues.many(s.alloc);
+        List<RedisMessage> out = new ArrayList<>(a.length - 1);
+        try {
+            List<ValueRead> values = store.readAll(Arrays.asList(a).subList(1, a.length), sink);
+            for (ValueRead r : values) {
+                if (readable(r)) {
+                    out.add(sink.bulk(r));
+                } else {
+                    sink.skip(r);
+                    out.add(Replies.NIL);
+                }
+            }
+            return Replies.array(out);
+        } catch (RuntimeException e) {
+            sink.releaseAll();
+            out.forEach(ReferenceCountUtil::release);
+            throw e;
         }
-        return Replies.array(out);
     }
 
     private RedisMessage mset(Session s, byte[][] a) {

@@ -110,6 +110,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
         long bytes;
         boolean written;
+        /** Dropped unwritten (the connection closed); its reply is released once known. */
+        boolean dropped;
+
+        boolean released;
 
         QueuedReply(CompletableFuture<RedisMessage> reply, CommandCounters counters) {
             this.reply = reply;
@@ -146,6 +150,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         metrics.connectionOpened();
         session = new Session(
                 node.nextClientId(), String.valueOf(ctx.channel().remoteAddress()), authRequired ? null : Users.OPEN);
+        session.alloc = ctx.alloc();
         if (protectedMode.refuses(ctx.channel().remoteAddress())) {
             stats.protectedModeDenials.increment();
             refuse(ctx, ProtectedMode.DENIED);
@@ -169,8 +174,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         stats.connected.decrementAndGet();
         metrics.connectionClosed();
-        pending.clear();
-        pendingBytes = 0;
+        dropPending();
         held.clear();
         cancel(idleCheck);
         cancel(authCheck);
@@ -415,9 +419,34 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         closeIfOverOutputLimit(ctx);
     }
 
+    /**
+     * Drops the replies waiting their turn (the connection is closing), releasing those known: a long
+     * value's reply holds a pooled buffer. Those still unknown are released by {@link #completed}.
+     */
+    private void dropPending() {
+        for (QueuedReply q : pending) {
+            q.dropped = true;
+            release(q);
+        }
+        pending.clear();
+        pendingBytes = 0;
+    }
+
+    /** Releases a dropped reply's message once it is known; at most once. */
+    private static void release(QueuedReply q) {
+        if (q.released || !q.reply.isDone()) return;
+        q.released = true;
+        if (!q.reply.isCompletedExceptionally()) ReferenceCountUtil.release(q.reply.join());
+    }
+
     /** A reply that waited for replication is known: count it while it waits its turn, and write what can be. */
     private void completed(ChannelHandlerContext ctx, QueuedReply q) {
-        if (q.written || !ctx.channel().isActive()) return;
+        if (q.written) return;
+        if (q.dropped || !ctx.channel().isActive()) {
+            q.dropped = true; // still in pending if only inactive: channelInactive drops it, not twice
+            release(q);
+            return;
+        }
         count(q);
         drain(ctx);
         closeIfOverOutputLimit(ctx);
@@ -517,8 +546,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 session.remoteAddress,
                 queued,
                 outputLimit);
-        pending.clear();
-        pendingBytes = 0;
+        dropPending();
         held.clear();
         ctx.close();
     }

@@ -2,6 +2,7 @@ package dev.kvs.server.internal.resp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
@@ -19,13 +20,13 @@ import io.netty.util.ReferenceCountUtil;
  * between two flushes (one read batch of a pipelining client) are encoded into one buffer, passed on
  * at the flush or once it holds {@link #BATCH_BYTES}, so a batch of 16 SETs costs one buffer and one
  * outbound entry, not 16; small bulk values are copied into it; a large value is passed on without
- * copying, between its header and trailer. A write with a real promise (not the void one) passes the
+ * copying, between its header and trailer (also inside an array: an MGET of long values). A write with a real promise (not the void one) passes the
  * batch on first, then goes on its own, so its promise completes when its bytes are written. One
  * instance per channel (not sharable).
  */
 final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
     /** Values up to this size are copied into the reply buffer; larger ones are written as they are. */
-    private static final int COPY_LIMIT = 16 * 1024;
+    static final int COPY_LIMIT = 16 * 1024;
 
     /**
      * A batch is passed on once it holds this many bytes: the bytes held here, outside the channel's
@@ -44,11 +45,20 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
             return;
         }
         try {
-            if (m instanceof FullBulkStringRedisMessage bulk
-                    && !bulk.isNull()
-                    && bulk.content().readableBytes() > COPY_LIMIT) {
+            if (m instanceof FullBulkStringRedisMessage bulk && isLarge(bulk)) {
                 passBatchOn(ctx);
                 writeLargeBulk(ctx, bulk, promise);
+                return;
+            }
+            if (m instanceof ArrayRedisMessage a && hasLarge(a)) {
+                writeParts(ctx, a); // small parts batched, large values passed on between them
+                if (!promise.isVoid()) {
+                    ByteBuf last = batch == null ? Unpooled.EMPTY_BUFFER : batch;
+                    batch = null;
+                    ctx.write(last, promise);
+                } else if (batch != null && batch.readableBytes() >= BATCH_BYTES) {
+                    passBatchOn(ctx);
+                }
                 return;
             }
             if (promise.isVoid()) {
@@ -118,6 +128,50 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
         ByteBuf trailer = ctx.alloc().ioBuffer(2);
         crlf(trailer);
         ctx.write(trailer, p);
+    }
+
+    private static boolean isLarge(FullBulkStringRedisMessage b) {
+        return !b.isNull() && b.content().readableBytes() > COPY_LIMIT;
+    }
+
+    private static boolean hasLarge(ArrayRedisMessage a) {
+        if (a.isNull()) return false;
+        for (RedisMessage c : a.children()) {
+            if (c instanceof FullBulkStringRedisMessage b
+                    ? isLarge(b)
+                    : c instanceof ArrayRedisMessage x && hasLarge(x)) return true;
+        }
+        return false;
+    }
+
+    /**
+     * Encodes {@code m} into the batch, except the contents of large bulk strings: the batch is passed
+     * on before each, and the content written as it is (an MGET of long values is not copied again).
+     */
+    private void writeParts(ChannelHandlerContext ctx, RedisMessage m) {
+        if (m instanceof FullBulkStringRedisMessage b && isLarge(b)) {
+            ByteBuf content = b.content();
+            ByteBuf header = batchForWrite(ctx);
+            header.writeByte('$');
+            writeLong(header, content.readableBytes());
+            crlf(header);
+            passBatchOn(ctx);
+            ctx.write(content.retain(), ctx.voidPromise());
+            crlf(batchForWrite(ctx));
+        } else if (m instanceof ArrayRedisMessage a && hasLarge(a)) {
+            ByteBuf out = batchForWrite(ctx);
+            out.writeByte('*');
+            writeLong(out, a.children().size());
+            crlf(out);
+            for (RedisMessage c : a.children()) writeParts(ctx, c);
+        } else {
+            encode(m, batchForWrite(ctx));
+        }
+    }
+
+    private ByteBuf batchForWrite(ChannelHandlerContext ctx) {
+        if (batch == null) batch = ctx.alloc().ioBuffer(256);
+        return batch;
     }
 
     /** About how many bytes {@code m} takes encoded. */

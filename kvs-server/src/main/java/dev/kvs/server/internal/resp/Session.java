@@ -3,12 +3,15 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.UserConfig;
+import io.netty.buffer.ByteBufAllocator;
 
 /** Per-connection state. Confined to the connection's event loop. */
 final class Session {
     final long id;
     final String remoteAddress;
     final long createdAtMillis = System.currentTimeMillis();
+    /** The connection's buffer allocator: long values' replies are read into its direct buffers. */
+    ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
     /** The user this connection is logged in as; {@code null} until it logs in. */
     UserConfig user;
 

@@ -7,6 +7,7 @@ import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.TestContexts;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.SocketAddress;
@@ -35,12 +36,29 @@ final class RespChannel implements AutoCloseable {
      * clock stands still from before the connection starts: only {@link #advanceTime} moves it.
      */
     RespChannel(NodeConfig config, ReplicationLink link, SocketAddress remote, boolean frozenTime) {
-        this(config, link, remote, frozenTime, java.time.Clock.systemUTC());
+        this(config, link, remote, frozenTime, java.time.Clock.systemUTC(), null);
     }
 
     /** The same, with {@code clock} as the node's wall clock (what TTLs are computed and checked with). */
     RespChannel(
             NodeConfig config, ReplicationLink link, SocketAddress remote, boolean frozenTime, java.time.Clock clock) {
+        this(config, link, remote, frozenTime, clock, null);
+    }
+
+    /** As above, the channel allocating its buffers with {@code alloc} (null: Netty's default). */
+    RespChannel(
+            NodeConfig config, ReplicationLink link, SocketAddress remote, boolean frozenTime, ByteBufAllocator alloc) {
+        this(config, link, remote, frozenTime, java.time.Clock.systemUTC(), alloc);
+    }
+
+    /** The general form: the node's wall clock and the channel's allocator (null: Netty's default). */
+    RespChannel(
+            NodeConfig config,
+            ReplicationLink link,
+            SocketAddress remote,
+            boolean frozenTime,
+            java.time.Clock clock,
+            ByteBufAllocator alloc) {
         store = KvStore.builder().config(config.store()).open();
         node = TestContexts.primary(config, store, 1, 0, link, clock);
         channel = remote == null
@@ -52,6 +70,7 @@ final class RespChannel implements AutoCloseable {
                     }
                 };
         if (frozenTime) channel.freezeTime();
+        if (alloc != null) channel.config().setAllocator(alloc);
         server = new RespServer(node);
         server.configure(channel.pipeline());
         channel.pipeline().fireChannelActive(); // the channel was active before the handlers were added

@@ -1,0 +1,77 @@
+package dev.kvs.server.internal.resp;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.ValueRead;
+import dev.kvs.core.ValueSink;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
+import io.netty.handler.codec.redis.RedisMessage;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * Replies of long values without a heap copy: the store ({@link KvStore#readValue}) copies a value
+ * longer than {@link RespReplyEncoder#COPY_LIMIT} straight into a pooled direct buffer, which becomes
+ * the reply's content and is written to the socket as it is (one copy: store, direct buffer, socket;
+ * no value-sized array). Shorter values come back as arrays, as from {@code get}, and are copied into
+ * the reply batch. One instance per command, on its thread.
+ *
+ * <p>Reference counting: every buffer handed to the store is owned here until {@link #bulk} turns it
+ * into a reply (which the encoder, or whoever drops the reply, releases); a caller that does not reply
+ * with a read's value calls {@link #skip}, and on an exception {@link #releaseAll}.
+ */
+final class DirectValues implements ValueSink {
+    private final ByteBufAllocator alloc;
+    /** True for {@link KvStore#readAll} (one buffer per value, in order); false for one readValue. */
+    private final boolean many;
+    /** Buffers the store filled (or is filling), in the order of the reads; not yet replied with. */
+    private final ArrayDeque<ByteBuf> filled = new ArrayDeque<>(2);
+
+    private DirectValues(ByteBufAllocator alloc, boolean many) {
+        this.alloc = alloc;
+        this.many = many;
+    }
+
+    /** For one {@link KvStore#readValue}, with the buffers of {@code alloc}. */
+    static DirectValues one(ByteBufAllocator alloc) {
+        return new DirectValues(alloc, false);
+    }
+
+    /** For one {@link KvStore#readAll}, with the buffers of {@code alloc}. */
+    static DirectValues many(ByteBufAllocator alloc) {
+        return new DirectValues(alloc, true);
+    }
+
+    @Override
+    public ByteBuffer buffer(int length) {
+        if (length <= RespReplyEncoder.COPY_LIMIT) return null;
+        if (!many) releaseAll(); // the store read again (the record was replaced): the last buffer wins
+        ByteBuf b = alloc.directBuffer(length, length);
+        filled.add(b);
+        b.writerIndex(length);
+        return b.nioBuffer(0, length);
+    }
+
+    /** The bulk reply of complete read {@code r} (the next read in order if several). */
+    RedisMessage bulk(ValueRead r) {
+        if (!r.inBuffer()) return Replies.bulk(r.value());
+        ByteBuf content = filled.poll();
+        if (content == null) throw new IllegalStateException("no buffer for a read the store copied into one");
+        return new FullBulkStringRedisMessage(content);
+    }
+
+    /** Releases the buffer of read {@code r} (may be null), which is not replied with. */
+    void skip(ValueRead r) {
+        if (r != null && r.inBuffer()) {
+            ByteBuf b = filled.poll();
+            if (b != null) b.release();
+        }
+    }
+
+    /** Releases every buffer not yet replied with. */
+    void releaseAll() {
+        ByteBuf b;
+        while ((b = filled.poll()) != null) b.release();
+    }
+}
