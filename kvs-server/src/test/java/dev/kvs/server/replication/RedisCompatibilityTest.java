@@ -253,6 +253,43 @@ class RedisCompatibilityTest {
                         && line.matcher(new String(b, StandardCharsets.UTF_8)).find());
     }
 
+    private static String text(Object o) {
+        return o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : null;
+    }
+
+    /** {@code [master, offset, [[host, port, offset]...]]} with that many replicas (bulk strings). */
+    private static Reply roleOfPrimary(int replicas) {
+        return matching(
+                "[master, offset, " + replicas + " x [host, port, offset]]",
+                a -> a instanceof List<?> l
+                        && l.size() == 3
+                        && "master".equals(text(l.get(0)))
+                        && l.get(1) instanceof Long off
+                        && off >= 0
+                        && l.get(2) instanceof List<?> rs
+                        && rs.size() == replicas
+                        && rs.stream()
+                                .allMatch(r -> r instanceof List<?> e
+                                        && e.size() == 3
+                                        && text(e.get(0)) != null
+                                        && isDecimal(e.get(1))
+                                        && isDecimal(e.get(2))));
+    }
+
+    /** {@code [slave, host, port, connected, offset]}: the primary's client address, the link up. */
+    private static Reply roleOfBackup() {
+        return matching(
+                "[slave, 127.0.0.1, <primary's port>, connected, offset]",
+                a -> a instanceof List<?> l
+                        && l.size() == 5
+                        && "slave".equals(text(l.get(0)))
+                        && "127.0.0.1".equals(text(l.get(1)))
+                        && Long.valueOf(dc.primary.port()).equals(l.get(2))
+                        && "connected".equals(text(l.get(3)))
+                        && l.get(4) instanceof Long off
+                        && off >= 0);
+    }
+
     static final Reply NON_NEGATIVE = matching("a non-negative integer", a -> a instanceof Long l && l >= 0);
     static final String WRONG_INTEGER = "ERR value is not an integer or out of range";
 
@@ -339,6 +376,8 @@ class RedisCompatibilityTest {
                 any(c("READWRITE"), ok()).redisSays(error("ERR This instance has cluster support disabled")),
                 node(c("ROLE"), arrayStartingWith("master"), arrayStartingWith("slave")),
                 node(c("HELLO", "2"), helloWithRole("master"), helloWithRole("replica")),
+                // ROLE's whole shape: a Redis without replicas lists none, kvs's primary its backup
+                node(c("ROLE"), roleOfPrimary(1), roleOfBackup()).redisSays(roleOfPrimary(0)),
 
                 // ---- arity, checked before the role: the same on a backup
                 any(c("GET"), wrongArity("get")),
@@ -439,6 +478,9 @@ class RedisCompatibilityTest {
                         .given("SET", K, "v", "EXAT", AT_S)
                         .given("SET", K, "w"),
                 read(c("GET", K), nil()).given("SET", K, "v").given("PEXPIREAT", K, "1"),
+                // a time in the past: the write succeeds and the key is gone (redis 7.0.15)
+                read(c("EXISTS", K), integer(0)).given("SET", K, "v", "EXAT", "1"),
+                read(c("GET", K), nil()).given("SET", K, "v", "PXAT", "1"),
                 write(c("SETEX", K, "100000", "v"), ok()),
                 write(c("SETEX", K, "0", "v"), error("ERR invalid expire time in 'setex' command")),
                 write(c("SETEX", K, "x", "v"), error(WRONG_INTEGER)),
