@@ -59,7 +59,7 @@ final class DataCommands {
         t.add("MGET", -2, read, 1, -1, 1, gated(false, 1, this::mget));
         t.add("MSET", -3, write, 1, -1, 2, gated(true, 2, this::mset));
         t.add("STRLEN", 2, read, 1, 1, 1, gated(false, 1, this::strlen));
-        // metadata, on any role: a backup counts the keys it holds (complete or not)
+        // metadata, on any role: the records the store holds (on a backup, keys whose values arrived)
         t.add("DBSIZE", 1, 0, 0, 0, 0, (s, a) -> Replies.integer(store.size()));
         // diagnostic, on any role: what this node holds for a key (a backup's replicated copy, say)
         t.add("KVS.PEEK", 2, 0, 1, 1, 1, this::peek);

@@ -16,8 +16,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * SCAN, KEYS, RANDOMKEY, MEMORY USAGE (metadata: they answer on a backup too, listing the keys it
- * holds, unfinished ones included) and WAIT.
+ * SCAN, KEYS, RANDOMKEY, MEMORY USAGE (metadata: they answer on a backup too, listing the records
+ * its store holds: a key whose value has not arrived is in the unfinished-key queue, not yet in the
+ * store) and WAIT.
  *
  * <p>SCAN's cursor is a slot of the store ({@link KvStore#scan}: a Chronicle Map segment, fixed for
  * the store's life), and each step returns whole slots, so COUNT is a hint: a step returns at least
