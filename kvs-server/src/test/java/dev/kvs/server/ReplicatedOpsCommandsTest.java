@@ -88,6 +88,10 @@ class ReplicatedOpsCommandsTest {
             assertThat(c.set("after", "1")).isEqualTo("OK");
             assertThat(c.flushAll(FlushMode.ASYNC)).isEqualTo("OK");
             assertThat(c.get("after")).isNull();
+            assertThat(c.mget("after", "n")).containsExactly(null, null);
+            assertThat(c.keys("*"))
+                    .as("SCAN/KEYS skip what a flush hid, before its sweep")
+                    .isEmpty();
             assertThatThrownBy(() -> c.sendCommand(Protocol.Command.FLUSHDB, "LATER"))
                     .hasMessage("ERR syntax error");
             assertThatThrownBy(() -> c.sendCommand(Protocol.Command.FLUSHALL, "SYNC", "ASYNC"))

@@ -162,7 +162,7 @@ final class ChronicleKvStore implements KvStore {
         try {
             Record r = records.get(key);
             for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
-                if (r == null) return null;
+                if (r == null || hidden(r)) return null;
                 ValueRead read = read(r, sink);
                 if (read != null) return read;
                 r = records.get(key); // replaced while we read it
@@ -200,7 +200,7 @@ final class ChronicleKvStore implements KvStore {
     /** Reads {@code key} into the sink while holding its stripe, so its chunks cannot be freed meanwhile. */
     private ValueRead readValueLocked(byte[] key, ValueSink sink) {
         Record r = records.get(key);
-        if (r == null) return null;
+        if (r == null || hidden(r)) return null; // flushed: see hideBefore
         ValueRead read = read(r, sink);
         if (read == null) {
             throw new StorageException("value of a " + key.length + "-byte key (" + r.valueLength + " bytes, blob "
@@ -445,7 +445,7 @@ final class ChronicleKvStore implements KvStore {
                 records.segmentEntries(s++, keys, headers);
                 for (int i = 0; i < keys.size(); i++) {
                     Record r = headers.get(i);
-                    if (!r.isLive()) continue;
+                    if (!r.isLive() || hidden(r)) continue; // a flushed record is gone before its sweep
                     visitor.accept(keys.get(i), r.header());
                     visited++;
                 }
