@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -35,7 +36,9 @@ import picocli.CommandLine.Spec;
                     + " consistency protection per mode and value size, and Fig. 3(b), the median time until the"
                     + " value is on the backup, both with Redis SET+WAIT when the run has it; from --drill (kvs"
                     + " drill --json) Fig. 4, complete / error-detect / data loss per mode. Prints the table of"
-                    + " Fig. 3(a)'s medians and ratios to Redis."
+                    + " Fig. 3(a)'s medians and ratios to Redis, and, when the run has WanLinkBenchmark at 5 ms,"
+                    + " the physical floor (async's local write + the link's round trip) and id-first's ratio to"
+                    + " it."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:charts written", "1:a file could not be read or written", "2:bad flag"})
@@ -57,7 +60,9 @@ public final class ChartsCommand implements Callable<Integer> {
             "async",
             new Color(0xff7f0e),
             JmhLatencies.REDIS,
-            new Color(0xd62728));
+            new Color(0xd62728),
+            JmhLatencies.FLOOR,
+            new Color(0x7f7f7f));
 
     @Spec
     private CommandSpec spec;
@@ -96,7 +101,7 @@ public final class ChartsCommand implements Callable<Integer> {
                 written.add(save(
                         latencyChart(
                                 "Fig. 3(a): time to consistency protection (median; 5 ms one way, 1000 Mbit/s FIFO)",
-                                l.protection(),
+                                withFloor(l),
                                 l.sizes()),
                         FIG3A));
                 written.add(save(
@@ -115,6 +120,13 @@ public final class ChartsCommand implements Callable<Integer> {
             stderr.println("kvs bench charts: " + e.getMessage());
             return 1;
         }
+    }
+
+    /** Fig. 3(a)'s series, and the physical floor last when the run has it. */
+    static Map<String, SortedMap<Long, Double>> withFloor(JmhLatencies l) {
+        Map<String, SortedMap<Long, Double>> series = new LinkedHashMap<>(l.protection());
+        if (!l.floor().isEmpty()) series.put(JmhLatencies.FLOOR, l.floor());
+        return series;
     }
 
     private Path save(CategoryChart chart, String name) throws IOException {

@@ -2,6 +2,7 @@ package dev.kvs.bench.charts;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kvs.bench.jmh.ReplicationLatencyBenchmark;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -26,22 +27,35 @@ import java.util.TreeSet;
  * @param valueOnBackup Fig. 3(b), time until the value is on the backup: {@code
  *     ReplicationLatencyBenchmark.timeToValueOnBackup} per mode, and {@value #REDIS} again ({@code WAIT}
  *     answers once the replica has the value)
+ * @param floor the physical floor of a replicated write's time to consistency protection, per value
+ *     size: the local write ({@code async}'s median, which waits for nothing remote) plus one round trip
+ *     of an identical link ({@code WanLinkBenchmark.roundTrip} at the end-to-end benchmarks' one-way
+ *     delay). No protocol that waits for the other site can answer sooner. Empty when the run lacks
+ *     either.
  */
 public record JmhLatencies(
-        Map<String, SortedMap<Long, Double>> protection, Map<String, SortedMap<Long, Double>> valueOnBackup) {
+        Map<String, SortedMap<Long, Double>> protection,
+        Map<String, SortedMap<Long, Double>> valueOnBackup,
+        SortedMap<Long, Double> floor) {
     /** The series name of the Redis baseline. */
     public static final String REDIS = "Redis SET+WAIT";
+    /** The series name of the physical floor. */
+    public static final String FLOOR = "floor: local write + link RTT";
 
     static final String REPLICATION = "dev.kvs.bench.jmh.ReplicationLatencyBenchmark.";
     static final String PROTECTION = REPLICATION + "timeToConsistencyProtection";
     static final String ON_BACKUP = REPLICATION + "timeToValueOnBackup";
     static final String REDIS_WAIT = "dev.kvs.bench.jmh.RedisWaitBenchmark.setThenWait";
+    static final String LINK_ROUND_TRIP = "dev.kvs.bench.jmh.WanLinkBenchmark.roundTrip";
+    /** The one-way delay of the end-to-end benchmarks' link, whose round trip makes the floor. */
+    static final long ONE_WAY_DELAY_MICROS = ReplicationLatencyBenchmark.ONE_WAY_DELAY.toNanos() / 1000;
     /** The order of the series in charts and tables: strongest guarantee first. */
     static final List<String> MODE_ORDER = List.of("sync", "id-first", "id-first-after-reply", "async");
 
     public JmhLatencies {
         protection = Collections.unmodifiableMap(protection);
         valueOnBackup = Collections.unmodifiableMap(valueOnBackup);
+        floor = Collections.unmodifiableSortedMap(floor);
     }
 
     /** Reads {@code file}. */
@@ -63,6 +77,7 @@ public record JmhLatencies(
             throw new IllegalArgumentException("not JMH JSON results: the top level is not an array");
         Map<String, SortedMap<Long, Double>> protection = new TreeMap<>(JmhLatencies::compareSeries);
         Map<String, SortedMap<Long, Double>> onBackup = new TreeMap<>(JmhLatencies::compareSeries);
+        Double linkRoundTrip = null;
         for (JsonNode r : results) {
             String benchmark = r.path("benchmark").asText();
             JsonNode params = r.path("params");
@@ -73,12 +88,20 @@ public record JmhLatencies(
                     put(protection, REDIS, r);
                     put(onBackup, REDIS, r);
                 }
+                case LINK_ROUND_TRIP -> {
+                    if (params.path("delayMicros").asLong() == ONE_WAY_DELAY_MICROS) linkRoundTrip = medianMillis(r);
+                }
                 default -> {
                     // another benchmark of the suite
                 }
             }
         }
-        return new JmhLatencies(new LinkedHashMap<>(protection), new LinkedHashMap<>(onBackup));
+        SortedMap<Long, Double> floor = new TreeMap<>();
+        SortedMap<Long, Double> local = protection.get("async");
+        if (linkRoundTrip != null && local != null) {
+            for (Map.Entry<Long, Double> e : local.entrySet()) floor.put(e.getKey(), e.getValue() + linkRoundTrip);
+        }
+        return new JmhLatencies(new LinkedHashMap<>(protection), new LinkedHashMap<>(onBackup), floor);
     }
 
     private static void put(Map<String, SortedMap<Long, Double>> series, String name, JsonNode r) {
@@ -132,8 +155,9 @@ public record JmhLatencies(
     }
 
     /**
-     * The Markdown table of Fig. 3(a)'s medians: one row per value size, a column per series, and each
-     * kvs mode's ratio to {@value #REDIS} (when the run has it).
+     * The Markdown table of Fig. 3(a)'s medians: one row per value size, a column per series, each kvs
+     * mode's ratio to {@value #REDIS} (when the run has it), and, when the run has the link's round trip,
+     * the {@link #floor} and id-first's ratio to it.
      */
     public String protectionTable() {
         List<String> series = new ArrayList<>(protection.keySet());
@@ -142,8 +166,10 @@ public record JmhLatencies(
         StringBuilder b = new StringBuilder("| value |");
         for (String s : series) b.append(' ').append(s).append(" p50 ms |");
         if (redis) for (String m : modes) b.append(' ').append(m).append(" / Redis |");
+        boolean floors = !floor.isEmpty() && protection.containsKey("id-first");
+        if (floors) b.append(" floor ms | id-first / floor |");
         b.append("\n|---|");
-        b.append("---:|".repeat(series.size() + (redis ? modes.size() : 0)));
+        b.append("---:|".repeat(series.size() + (redis ? modes.size() : 0) + (floors ? 2 : 0)));
         b.append('\n');
         SortedMap<Long, Double> redisSeries = protection.getOrDefault(REDIS, new TreeMap<>());
         for (long size : sizes()) {
@@ -158,6 +184,13 @@ public record JmhLatencies(
                             .append(v == null || r == null ? "-" : String.format(Locale.ROOT, "%.2f", v / r))
                             .append(" |");
                 }
+            }
+            if (floors) {
+                Double f = floor.get(size);
+                Double v = protection.get("id-first").get(size);
+                b.append(' ').append(ms(f)).append(" | ");
+                b.append(v == null || f == null ? "-" : String.format(Locale.ROOT, "%.2f", v / f));
+                b.append(" |");
             }
             b.append('\n');
         }

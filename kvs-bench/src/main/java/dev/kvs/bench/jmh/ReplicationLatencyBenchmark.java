@@ -71,7 +71,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 2, time = 2)
 public class ReplicationLatencyBenchmark {
     /** One-way delay of the emulated WAN. */
-    static final Duration ONE_WAY_DELAY = Duration.ofMillis(5);
+    public static final Duration ONE_WAY_DELAY = Duration.ofMillis(5);
     /** Its bandwidth each way. */
     static final long BITS_PER_SECOND = 1_000_000_000L;
     /** How long a write or its value may take before the benchmark fails. */

@@ -59,6 +59,35 @@ class ChartsTest {
     }
 
     @Test
+    void theFloorIsTheLocalWritePlusTheRoundTripOfTheEndToEndLink() throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        var results = (com.fasterxml.jackson.databind.node.ArrayNode)
+                json.readTree(Files.readString(fixture(dir, "jmh-results.json")));
+        JmhLatencies withoutLink = JmhLatencies.of(results);
+        assertThat(withoutLink.floor()).as("no link round trip in the run").isEmpty();
+        // the 4.6 ms link is the emulator's accuracy check, not the end-to-end benchmarks' link
+        results.add(json.readTree(linkRoundTrip(4600, 9_300)));
+        assertThat(JmhLatencies.of(results).floor()).isEmpty();
+        results.add(json.readTree(linkRoundTrip(5000, 10_000)));
+
+        JmhLatencies l = JmhLatencies.of(results);
+
+        assertThat(l.floor()).containsExactly(Map.entry(100L, 10.5), Map.entry(1048576L, 12.5));
+        assertThat(l.protectionTable())
+                .contains("| floor ms | id-first / floor |")
+                .contains("| 100 B | 11.4 | 10.8 | 0.50 | 12.0 | 0.95 | 0.90 | 0.04 | 10.5 | 1.03 |")
+                .contains("| 1 MiB | - | 20.0 | 2.50 | 25.0 | - | 0.80 | 0.10 | 12.5 | 1.60 |");
+        assertThat(ChartsCommand.withFloor(l)).containsKey(JmhLatencies.FLOOR);
+        assertThat(ChartsCommand.withFloor(withoutLink)).doesNotContainKey(JmhLatencies.FLOOR);
+    }
+
+    private static String linkRoundTrip(long delayMicros, double p50Micros) {
+        return "{\"benchmark\":\"" + JmhLatencies.LINK_ROUND_TRIP + "\",\"params\":{\"delayMicros\":\""
+                + delayMicros + "\"},\"primaryMetric\":{\"scorePercentiles\":{\"50.0\":" + p50Micros
+                + "},\"scoreUnit\":\"us/op\"}}";
+    }
+
+    @Test
     void aResultWithoutAMedianOrWithAnotherUnitIsRefused() throws Exception {
         ObjectMapper json = new ObjectMapper();
         String noMedian = "[{\"benchmark\":\"" + JmhLatencies.PROTECTION
