@@ -22,13 +22,14 @@ import java.util.concurrent.locks.LockSupport;
  *       without our values: a backup whose event loop reads late on a loaded machine, or another
  *       flow's standing queue. The median of the lone frames' queueing delays of the last {@link
  *       #EXTERNAL_SPAN_NANOS} (it expires, so a delay that goes away stops counting within seconds) is
- *       the external delay, and the law steers on {@code queueing - external} (at least 0): values add
+ *       the external delay; once it exceeds the target (a smaller one the law absorbs as before), the
+ *       law steers on {@code queueing - external} (at least 0): values add
  *       about the target to the delay key packets see, on top of what is there without them. Lone
  *       frames come from the slowdowns and from a window at its floor; a probe (no frame leaves until
  *       nothing of ours is in flight, then one does) makes one every {@link #PROBE_INTERVAL_NANOS}
- *       while an external delay is known, or when the queueing delay has stayed above twice the target
+ *       while an external delay above the target is known, or when the queueing delay has stayed above twice the target
  *       for four round trips. When the lone frames' delays jitter (interquartile range), the target is
- *       widened by that range and the current delay is the minimum over a whole round trip: a queue of
+ *       widened by that range (at most by the external delay) and the current delay is the minimum over a whole round trip: a queue of
  *       ours smaller than the jitter cannot be told from it. At most {@link #MAX_EXTERNAL_NANOS} is
  *       discounted: a longer standing queue is a bulk flow filling the bottleneck, and the controller
  *       yields to it as LEDBAT does, down to the minimum rate.
@@ -278,15 +279,20 @@ final class FlowController {
         long external = external(now);
         long target = target();
         long raw = queueing(now);
-        if (external > 0 && externalSpread > 0) {
-            // the external delay jitters: the current delay is then the minimum over a whole round trip,
-            // not a quarter of one, and the target is widened by that jitter (a queue of ours smaller
-            // than it cannot be told from the jitter, nor from the error of the estimate)
-            raw = oneWay.queueing(now, srtt);
-            target += externalSpread;
+        // an external delay within the target does not threaten the window: the law as without one
+        boolean significant = external > target;
+        maybeProbe(raw, significant, target, now);
+        long q = raw;
+        if (significant) {
+            if (externalSpread > 0) {
+                // the external delay jitters: the current delay is then the minimum over a whole round
+                // trip, not a quarter of one, and the target is widened by that jitter (a queue of ours
+                // smaller than it cannot be told from the jitter, nor from the error of the estimate)
+                raw = oneWay.queueing(now, srtt);
+                target += Math.min(externalSpread, external);
+            }
+            q = Math.max(0, raw - Math.min(external, MAX_EXTERNAL_NANOS)); // the part our values can cause
         }
-        maybeProbe(raw, external, target, now);
-        long q = Math.max(0, raw - Math.min(external, MAX_EXTERNAL_NANOS)); // the part our values can cause
         boolean limited = now - lastLimitedAt <= 2 * srtt;
         switch (phase) {
             case SLOWDOWN -> {}
@@ -319,20 +325,20 @@ final class FlowController {
     }
 
     /**
-     * Starts a probe (a lone frame sent on purpose) when the external-delay estimate is known but about
-     * to go stale, or when the queueing delay has stayed above twice the target for four round trips
-     * with none known: whether that delay is ours is then learnt in a round trip, not by a collapse of
+     * Starts a probe (a lone frame sent on purpose) when an external delay above the target is known
+     * and its estimate about to go stale, or when the queueing delay has stayed above twice the target
+     * for four round trips with none known: whether that delay is ours is then learnt in a round trip, not by a collapse of
      * the window to its floor.
      */
-    private void maybeProbe(long queueing, long external, long target, long now) {
+    private void maybeProbe(long queueing, boolean external, long target, long now) {
         if (probing || phase == Phase.SLOWDOWN || inFlight == 0 || window <= MIN_WINDOW) return;
-        if (external == 0 && queueing > 2 * target) {
+        if (!external && queueing > 2 * target) {
             if (highSince < 0) highSince = now;
         } else {
             highSince = -1;
         }
         boolean stale = now - lastLoneAt >= PROBE_INTERVAL_NANOS;
-        boolean refresh = external > 0;
+        boolean refresh = external;
         boolean suspect = highSince >= 0 && now - highSince >= 4 * srtt;
         if (stale && (refresh || suspect)) {
             probing = true;
