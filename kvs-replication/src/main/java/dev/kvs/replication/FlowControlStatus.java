@@ -13,6 +13,10 @@ package dev.kvs.replication;
  *     offset between the nodes, so only differences to it mean anything)
  * @param queueingDelayMicros the current one-way delay minus the base: the queue the value traffic
  *     sees at the bottleneck
+ * @param externalDelayMicros the part of the queueing delay that is there without this primary's
+ *     values: the lowest queueing delay of recent lone frames (sent with no value bytes in flight
+ *     ahead of them), e.g. a backup whose event loop reads late or another flow's standing queue; up
+ *     to 50 ms of it is not counted against the target
  * @param targetMicros the queueing delay aimed at
  * @param goodputBytesPerSecond value bytes the backup received per second, recently
  * @param minRateAlarm true while the window is held at the minimum rate by the measured delay: a
@@ -27,6 +31,7 @@ public record FlowControlStatus(
         long pacingRateBytesPerSecond,
         long baseDelayMicros,
         long queueingDelayMicros,
+        long externalDelayMicros,
         long targetMicros,
         long goodputBytesPerSecond,
         boolean minRateAlarm,
@@ -34,6 +39,6 @@ public record FlowControlStatus(
 
     /** The status of a replication without flow control, or without a peer. */
     public static FlowControlStatus off() {
-        return new FlowControlStatus(false, "off", 0, 0, 0, 0, 0, 0, 0, false, 0);
+        return new FlowControlStatus(false, "off", 0, 0, 0, 0, 0, 0, 0, 0, false, 0);
     }
 }

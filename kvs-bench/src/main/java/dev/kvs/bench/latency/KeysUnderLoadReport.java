@@ -203,7 +203,7 @@ record KeysUnderLoadReport(
                 line,
                 "queueing delay",
                 Report.ms(f.queueingDelayMicros() / 1000.0) + " ms (target " + Report.ms(f.targetMicros() / 1000.0)
-                        + " ms)"));
+                        + " ms, external " + Report.ms(f.externalDelayMicros() / 1000.0) + " ms)"));
         b.append(String.format(Locale.ROOT, line, "base delay", Report.ms(f.baseDelayMicros() / 1000.0) + " ms"));
         b.append(String.format(Locale.ROOT, line, "goodput", Report.rate(f.goodputBytesPerSecond())));
         b.append(String.format(Locale.ROOT, line, "min-rate alarm", f.minRateAlarm() ? "ON" : "off"));

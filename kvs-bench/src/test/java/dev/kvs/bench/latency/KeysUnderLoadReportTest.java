@@ -86,7 +86,7 @@ class KeysUnderLoadReportTest {
                 .contains("value goodput: 991 kB/s over 20.0 s = 99.1% of the link's 1.00 MB/s")
                 .contains("flow control     on, steady")
                 .contains("window           256 KiB (128 KiB in flight)")
-                .contains("queueing delay   3.50 ms (target 10.0 ms)")
+                .contains("queueing delay   3.50 ms (target 10.0 ms, external 2.00 ms)")
                 .contains("base delay       20.2 ms")
                 .contains("goodput          988 kB/s")
                 .contains("min-rate alarm   ON")
@@ -149,7 +149,7 @@ class KeysUnderLoadReportTest {
                 1_250,
                 123,
                 new FlowControlStatus(
-                        true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 10_000, 987_654, true, 7));
+                        true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 2_000, 10_000, 987_654, true, 7));
         return new KeysUnderLoadReport(
                 "keys-under-load",
                 SETTINGS,

@@ -2,6 +2,7 @@ package dev.kvs.replication.primary;
 
 import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.FlowControlStatus;
+import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -16,6 +17,22 @@ import java.util.concurrent.locks.LockSupport;
  *       offset of the two nodes, which cancels against the base delay: the minimum over a sliding
  *       history of one-minute buckets ({@link DelayHistory}). The current delay is the minimum of the
  *       samples of the last quarter of a base round trip (at least four); queueing delay = current - base.
+ *   <li><b>External delay.</b> Only the queueing our own value bytes can have caused counts. A
+ *       <em>lone</em> frame, sent with nothing of ours in flight, sees only the delay that is there
+ *       without our values: a backup whose event loop reads late on a loaded machine, or another
+ *       flow's standing queue. The median of the lone frames' queueing delays of the last {@link
+ *       #EXTERNAL_SPAN_NANOS} (it expires, so a delay that goes away stops counting within seconds) is
+ *       the external delay; once it exceeds the target (a smaller one the law absorbs as before), the
+ *       law steers on {@code queueing - external} (at least 0): values add
+ *       about the target to the delay key packets see, on top of what is there without them. Lone
+ *       frames come from the slowdowns and from a window at its floor; a probe (no frame leaves until
+ *       nothing of ours is in flight, then one does) makes one every {@link #PROBE_INTERVAL_NANOS}
+ *       while an external delay above the target is known, or when the queueing delay has stayed above twice the target
+ *       for four round trips. When the lone frames' delays jitter (interquartile range), the target is
+ *       widened by that range (at most by the external delay) and the current delay is the minimum over a whole round trip: a queue of
+ *       ours smaller than the jitter cannot be told from it. At most {@link #MAX_EXTERNAL_NANOS} is
+ *       discounted: a longer standing queue is a bulk flow filling the bottleneck, and the controller
+ *       yields to it as LEDBAT does, down to the minimum rate.
  *   <li><b>Target.</b> The configured target (default 10 ms), but at most a tenth of the base round
  *       trip (never below 1 ms): a key packet then crosses in about 1.1 base round trips on short
  *       links too.
@@ -53,6 +70,21 @@ final class FlowController {
     static final long MIN_TARGET_NANOS = 1_000_000;
     static final double PACING_GAIN = 1.25;
     static final long SLOWDOWN_INTERVAL_NANOS = 30_000_000_000L;
+    /** How long a lone frame's delay counts in the external-delay estimate (it expires after this). */
+    static final long EXTERNAL_SPAN_NANOS = 4_000_000_000L;
+    /** How often a lone frame is sent on purpose (a probe) to keep the external-delay estimate fresh. */
+    static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
+    /**
+     * The most external delay discounted: a standing queue longer than this is a bulk flow filling the
+     * bottleneck, and the controller yields to it as LEDBAT does (down to the minimum rate).
+     */
+    static final long MAX_EXTERNAL_NANOS = 50_000_000L;
+    /** Lone samples remembered for the external-delay estimate. */
+    private static final int LONE_SAMPLES = 64;
+
+    private static final long EXTERNAL_CACHE_NANOS = 10_000_000L;
+
+    private static final long NONE = Long.MIN_VALUE;
     private static final long SECOND = 1_000_000_000L;
 
     enum Phase {
@@ -99,6 +131,30 @@ final class FlowController {
     private long goodput;
     private long meterBytes;
     private long meterStart;
+    /** Send time of the lone frame in flight (sent with nothing of ours in flight), or NONE. */
+    private long loneSentAt = NONE;
+
+    private int loneStream;
+    /** One-way delays of recent lone frames (ring), and when their receipts came. */
+    private final long[] loneDelay = new long[LONE_SAMPLES];
+
+    private final long[] loneAt = new long[LONE_SAMPLES];
+    private int loneCount;
+    private int loneNext;
+    private long lastLoneAt = Long.MIN_VALUE / 2;
+    /** The external-delay estimate as last computed, and when (NONE: to recompute). */
+    private long externalCached;
+    /** The interquartile range of the lone frames' delays: how much the external delay jitters. */
+    private long externalSpread;
+
+    private long externalAt = NONE;
+    private final long[] scratch = new long[LONE_SAMPLES];
+    /** While a probe runs: no frame leaves until nothing of ours is in flight, then one lone frame. */
+    private boolean probing;
+
+    private long probeUntil;
+    /** Since when the queueing delay has been above twice the target with no external delay known. */
+    private long highSince = -1;
 
     /**
      * @param maxQuantum the largest frame payload to cut (the replicator's chunk and batch size)
@@ -147,6 +203,10 @@ final class FlowController {
     synchronized long sendAt(int bytes, long now) {
         if (!enabled) return now;
         tick(now);
+        if (probing) {
+            if (inFlight == 0 || now - probeUntil >= 0) probing = false; // the next frame goes alone
+            else return Math.min(probeUntil, now + Math.max(srtt / 4, 1)); // a receipt wakes the caller
+        }
         if (inFlight > 0 && inFlight + bytes > window) {
             // the window is full: a receipt may open it earlier; the minimum rate sends anyway
             long forcedAt = lastSendAt + (long) (bytes * (double) SECOND / minRate);
@@ -159,7 +219,12 @@ final class FlowController {
     synchronized void sent(int stream, int bytes, long now) {
         if (!enabled) return;
         if (inFlight > 0 && inFlight + bytes > window) lastForcedAt = now; // sent by the minimum rate
-        if (inFlight == 0) lastReceiptAt = now; // the timeout runs from the first byte in flight
+        if (inFlight == 0) {
+            lastReceiptAt = now; // the timeout runs from the first byte in flight
+            loneSentAt = now; // nothing of ours ahead of it: its queueing is not ours
+            loneStream = stream;
+            probing = false;
+        }
         inFlightByStream[stream] += bytes;
         inFlight += bytes;
         if (inFlight >= window / 2) {
@@ -196,14 +261,38 @@ final class FlowController {
         long rtt = Math.max(0, now - sentNanos);
         oneWay.add(receivedNanos - sentNanos, now);
         roundTrip.add(rtt, now);
+        if (sentNanos == loneSentAt && stream == loneStream) {
+            loneSentAt = NONE;
+            loneDelay[loneNext] = receivedNanos - sentNanos;
+            loneAt[loneNext] = now;
+            loneNext = (loneNext + 1) % LONE_SAMPLES;
+            if (loneCount < LONE_SAMPLES) loneCount++;
+            lastLoneAt = now;
+            externalAt = NONE; // recompute
+        }
         srtt = srtt == 0 ? Math.max(rtt, 1) : srtt + (rtt - srtt) / 8;
         tick(now);
         if (now - roundStart >= srtt) {
             roundStart = now;
             roundStartWindow = window;
         }
-        long q = queueing(now);
+        long external = external(now);
         long target = target();
+        long raw = queueing(now);
+        // an external delay within the target does not threaten the window: the law as without one
+        boolean significant = external > target;
+        maybeProbe(raw, significant, target, now);
+        long q = raw;
+        if (significant) {
+            if (externalSpread > 0) {
+                // the external delay jitters: the current delay is then the minimum over a whole round
+                // trip, not a quarter of one, and the target is widened by that jitter (a queue of ours
+                // smaller than it cannot be told from the jitter, nor from the error of the estimate)
+                raw = oneWay.queueing(now, srtt);
+                target += Math.min(externalSpread, external);
+            }
+            q = Math.max(0, raw - Math.min(external, MAX_EXTERNAL_NANOS)); // the part our values can cause
+        }
         boolean limited = now - lastLimitedAt <= 2 * srtt;
         switch (phase) {
             case SLOWDOWN -> {}
@@ -235,6 +324,58 @@ final class FlowController {
         }
     }
 
+    /**
+     * Starts a probe (a lone frame sent on purpose) when an external delay above the target is known
+     * and its estimate about to go stale, or when the queueing delay has stayed above twice the target
+     * for four round trips with none known: whether that delay is ours is then learnt in a round trip, not by a collapse of
+     * the window to its floor.
+     */
+    private void maybeProbe(long queueing, boolean external, long target, long now) {
+        if (probing || phase == Phase.SLOWDOWN || inFlight == 0 || window <= MIN_WINDOW) return;
+        if (!external && queueing > 2 * target) {
+            if (highSince < 0) highSince = now;
+        } else {
+            highSince = -1;
+        }
+        boolean stale = now - lastLoneAt >= PROBE_INTERVAL_NANOS;
+        boolean refresh = external;
+        boolean suspect = highSince >= 0 && now - highSince >= 4 * srtt;
+        if (stale && (refresh || suspect)) {
+            probing = true;
+            probeUntil = now + 4 * srtt;
+            highSince = -1;
+        }
+    }
+
+    /**
+     * The external delay: the median queueing delay of the lone frames (sent with nothing of ours in
+     * flight) receipted in the last {@link #EXTERNAL_SPAN_NANOS}; 0 if none. That delay is there
+     * without our values: a receiver that reads late, or another flow's standing queue. The median, not
+     * the minimum: the current delay it is subtracted from is the minimum of a few samples, and the
+     * minimum of many lone samples of a jittery delay would leave the jitter counted as our queue.
+     */
+    private long external(long now) {
+        if (oneWay.isEmpty()) return 0;
+        if (now - externalAt < EXTERNAL_CACHE_NANOS && externalAt != NONE) return externalCached;
+        int n = 0;
+        for (int i = 1; i <= loneCount; i++) {
+            int k = Math.floorMod(loneNext - i, LONE_SAMPLES);
+            if (now - loneAt[k] > EXTERNAL_SPAN_NANOS) break;
+            scratch[n++] = loneDelay[k];
+        }
+        long median = 0;
+        long spread = 0;
+        if (n > 0) {
+            Arrays.sort(scratch, 0, n);
+            median = Math.max(0, scratch[(n - 1) / 2] - oneWay.base());
+            spread = scratch[(3 * n - 1) / 4] - scratch[n / 4];
+        }
+        externalAt = now;
+        externalCached = median;
+        externalSpread = spread;
+        return median;
+    }
+
     /** {@code stream} dropped: what was in flight on it is gone; the window halves. */
     void streamReset(int stream, long now) {
         if (!enabled) return;
@@ -242,6 +383,7 @@ final class FlowController {
             if (inFlightByStream[stream] == 0) return;
             inFlight -= inFlightByStream[stream];
             inFlightByStream[stream] = 0;
+            loneSentAt = NONE;
             halve(now);
         }
         wake();
@@ -335,6 +477,7 @@ final class FlowController {
                 rate,
                 base / 1000,
                 queueing(now) / 1000,
+                external(now) / 1000,
                 target() / 1000,
                 recentGoodput,
                 now - lastForcedAt < SECOND,

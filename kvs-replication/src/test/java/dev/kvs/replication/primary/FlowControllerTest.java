@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.FlowControlStatus;
 import java.time.Duration;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -192,5 +193,90 @@ class FlowControllerTest {
         link.run(10 * SECOND);
         assertThat(fc.status(link.now()).targetMicros()).isEqualTo(2000);
         assertThat(link.keyWait(0.5)).isLessThanOrEqualTo(3 * MS); // 1.5 x the target, as above
+    }
+
+    /**
+     * The drill's case (#13): a backup whose event loop reads 20 ms late on a loaded machine. The
+     * delay is not in the link, so the window must not fall to its floor: values keep most of the
+     * link, and the queue at the bottleneck (what key packets wait behind) stays near the target.
+     */
+    @ParameterizedTest(name = "{0} B/s, {1} ms one way, reads {2} ms late +- {3} ms")
+    @CsvSource({
+        "6250000, 5, 20, 0",
+        "6250000, 5, 20, 5",
+        "1000000, 20, 20, 0",
+        "1000000, 20, 20, 5",
+        "125000000, 5, 20, 0",
+        "125000000, 5, 20, 5"
+    })
+    void aReceiverThatReadsLateDoesNotCollapseTheWindow(long rate, long delayMs, long lateMs, long jitterMs) {
+        long seed = Long.getLong("kvs.test.seed", 42);
+        System.out.println("aReceiverThatReadsLateDoesNotCollapseTheWindow seed " + seed + " (-Dkvs.test.seed=...)");
+        FlowController fc = controller();
+        SimulatedLink link = new SimulatedLink(fc, 2, rate, delayMs * MS);
+        link.run(5 * SECOND);
+        link.lateReads(lateMs * MS, jitterMs * MS, new Random(seed));
+        link.run(10 * SECOND);
+        link.resetSamples();
+        long before = link.delivered();
+        link.run(20 * SECOND);
+
+        FlowControlStatus s = fc.status(link.now());
+        long target = s.targetMicros() * 1000;
+        assertThat((link.delivered() - before) / (20.0 * rate))
+                .as("share of the link used (seed %d)", seed)
+                .isGreaterThan(0.6);
+        assertThat(fc.window()).as("window").isGreaterThan(4 * FlowController.MIN_WINDOW);
+        assertThat(s.minRateAlarm()).isFalse();
+        assertThat(s.externalDelayMicros() * 1000)
+                .as("external delay (seed %d)", seed)
+                .isBetween((lateMs - jitterMs - 1) * MS, (lateMs + jitterMs + 1) * MS);
+        // the late reads add no queue to the link: key packets still wait about the target, widened by
+        // the jitter of the external delay (a queue of ours below it cannot be told from the jitter)
+        assertThat(link.keyWait(0.5))
+                .as("key wait p50 (seed %d)", seed)
+                .isLessThanOrEqualTo(3 * target + 2 * jitterMs * MS);
+    }
+
+    @Test
+    void whenTheLateReadsStopItsOwnQueueReturnsNearTheTarget() {
+        long rate = 1_000_000;
+        FlowController fc = controller();
+        SimulatedLink link = new SimulatedLink(fc, 2, rate, 20 * MS);
+        link.run(5 * SECOND);
+        link.lateReads(30 * MS, 0, null);
+        link.run(20 * SECOND);
+        assertThat(fc.status(link.now()).externalDelayMicros()).isBetween(29_000L, 31_000L);
+
+        link.lateReads(0, 0, null);
+        link.run(10 * SECOND); // the estimate expires within seconds
+        link.resetSamples();
+        long before = link.delivered();
+        link.run(20 * SECOND);
+        FlowControlStatus s = fc.status(link.now());
+        assertThat(s.externalDelayMicros()).isLessThan(1000);
+        assertThat((link.delivered() - before) / (20.0 * rate)).as("share").isGreaterThan(0.9);
+        long target = s.targetMicros() * 1000;
+        assertThat(s.queueingDelayMicros() * 1000).isLessThanOrEqualTo(2 * target);
+        assertThat(link.keyWait(0.5)).as("key wait p50").isLessThanOrEqualTo(target * 3 / 2);
+        assertThat(link.keyWait(0.99)).as("key wait p99").isLessThanOrEqualTo(target * 5 / 2);
+    }
+
+    @Test
+    void aShortStandingQueueOfAnotherFlowIsCountedAsExternalAndValuesAddAtMostTheTarget() {
+        long rate = 1_000_000;
+        FlowController fc = controller();
+        SimulatedLink link = new SimulatedLink(fc, 2, rate, 20 * MS);
+        link.run(5 * SECOND);
+        link.competitor(30 * MS); // below MAX_EXTERNAL_NANOS: not a bulk flow to yield to
+        link.run(10 * SECOND);
+        link.resetSamples();
+        long before = link.delivered();
+        link.run(20 * SECOND);
+        FlowControlStatus s = fc.status(link.now());
+        assertThat(s.minRateAlarm()).isFalse();
+        assertThat((link.delivered() - before) / (20.0 * rate)).as("share").isGreaterThan(0.8);
+        long target = s.targetMicros() * 1000;
+        assertThat(link.keyWait(0.5)).as("key wait p50").isLessThanOrEqualTo(30 * MS + target * 3 / 2);
     }
 }

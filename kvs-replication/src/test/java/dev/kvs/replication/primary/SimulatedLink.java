@@ -4,12 +4,15 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.Random;
 
 /**
  * A deterministic simulation of one FIFO bottleneck driving a {@link FlowController}: a sender that
  * sends value frames whenever the controller allows, a wire of {@code rate} bytes/s with one-way
  * {@code delay} each way, receipts coming back unqueued, an optional competing bulk flow that keeps a
- * standing queue, and the clock offset of the backup. Time advances in fixed steps; nothing sleeps.
+ * standing queue, a receiver that reads late (its event loop scheduled late: the frames wait after the
+ * bottleneck, not in it), and the clock offset of the backup. Time advances in fixed steps; nothing
+ * sleeps.
  *
  * <p>Every millisecond it records the wait a key packet sent at that moment would have in the queue
  * (the bytes ahead of it divided by the rate): what the flow control is there to keep small.
@@ -31,6 +34,10 @@ final class SimulatedLink {
     private long delay;
     private long clockOffset = 123_456_789_000L;
     private long competitorQueue;
+    private long lateBy;
+    private long lateJitter;
+    private Random lateRandom;
+    private long lastReadAt;
     private long delivered;
     private long nextSample;
     private int nextStream;
@@ -45,6 +52,17 @@ final class SimulatedLink {
     /** From now on a competing flow keeps this much queue (in time) at the bottleneck; 0 for none. */
     void competitor(long standingQueueNanos) {
         competitorQueue = standingQueueNanos;
+    }
+
+    /**
+     * From now on the receiver reads each frame {@code by} (plus or minus a uniform {@code jitter},
+     * drawn from {@code random}) after it arrived, in arrival order: the frames wait in its socket, not
+     * at the bottleneck, and carry their read time as the receive time. 0 for none.
+     */
+    void lateReads(long by, long jitter, Random random) {
+        lateBy = by;
+        lateJitter = jitter;
+        lateRandom = random;
     }
 
     /** A route change: a new one-way delay for frames entering the wire from now on. */
@@ -85,7 +103,11 @@ final class SimulatedLink {
             long start = Math.max(wireFreeAt, now);
             wireFreeAt = start + bytes * SECOND / rate;
             long arrival = wireFreeAt + delay;
-            receipts.add(new Receipt(arrival + delay, stream, bytes, now, arrival + clockOffset));
+            long late = lateBy;
+            if (lateJitter > 0) late += (long) ((lateRandom.nextDouble() * 2 - 1) * lateJitter);
+            long read = Math.max(lastReadAt, arrival + Math.max(0, late));
+            lastReadAt = read;
+            receipts.add(new Receipt(read + delay, stream, bytes, now, read + clockOffset));
         }
         if (now >= nextSample) {
             keyWaits.add(Math.max(0, wireFreeAt - now));

@@ -183,6 +183,12 @@ public final class NodeMetrics implements AutoCloseable {
                 "Queueing delay the value traffic sees at the bottleneck (one-way delay minus the base)",
                 f -> f.queueingDelayMicros() / 1e6);
         flowGauge(
+                "kvs.replication.flow.external.delay",
+                "seconds",
+                "Part of the queueing delay that is there without this node's values (lone frames' delay:"
+                        + " a backup reading late, another flow's standing queue)",
+                f -> f.externalDelayMicros() / 1e6);
+        flowGauge(
                 "kvs.replication.flow.target",
                 "seconds",
                 "Queueing delay the flow control aims at",

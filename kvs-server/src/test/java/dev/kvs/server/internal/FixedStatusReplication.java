@@ -27,7 +27,7 @@ public final class FixedStatusReplication implements ReplicationLink {
             40_000,
             1_250,
             new FlowControlStatus(
-                    true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 10_000, 987_654, true, 7));
+                    true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 2_000, 10_000, 987_654, true, 7));
 
     private final ReplicatorStatus status;
 

@@ -142,6 +142,7 @@ class NodeMetricsTest {
                 .contains("kvs_replication_flow_pacing_rate_bytes_per_second 1000000")
                 .contains("kvs_replication_flow_base_delay_seconds 0.02015")
                 .contains("kvs_replication_flow_queueing_delay_seconds 0.0035")
+                .contains("kvs_replication_flow_external_delay_seconds 0.002")
                 .contains("kvs_replication_flow_target_seconds 0.01")
                 .contains("kvs_replication_value_goodput_bytes_per_second 987654")
                 .contains("kvs_replication_flow_min_rate_alarm 1")

@@ -247,6 +247,7 @@ final class InfoCommand implements Command {
         line(b, "kvs_flow_pacing_rate_bps", f.pacingRateBytesPerSecond());
         line(b, "kvs_flow_base_delay_us", f.baseDelayMicros());
         line(b, "kvs_flow_queueing_delay_us", f.queueingDelayMicros());
+        line(b, "kvs_flow_external_delay_us", f.externalDelayMicros());
         line(b, "kvs_flow_target_us", f.targetMicros());
         line(b, "kvs_flow_goodput_bps", f.goodputBytesPerSecond());
         line(b, "kvs_flow_min_rate_alarm", f.minRateAlarm() ? 1 : 0);

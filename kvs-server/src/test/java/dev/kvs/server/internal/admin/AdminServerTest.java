@@ -163,6 +163,7 @@ class AdminServerTest {
         assertThat(f.path("pacingRateBytesPerSecond").asLong()).isEqualTo(1_000_000);
         assertThat(f.path("baseDelayMicros").asLong()).isEqualTo(20_150);
         assertThat(f.path("queueingDelayMicros").asLong()).isEqualTo(3_500);
+        assertThat(f.path("externalDelayMicros").asLong()).isEqualTo(2_000);
         assertThat(f.path("targetMicros").asLong()).isEqualTo(10_000);
         assertThat(f.path("goodputBytesPerSecond").asLong()).isEqualTo(987_654);
         assertThat(f.path("minRateAlarm").asBoolean()).isTrue();

@@ -278,6 +278,7 @@ class RespServerTest {
                 .contains("\r\nkvs_flow_pacing_rate_bps:1000000\r\n")
                 .contains("\r\nkvs_flow_base_delay_us:20150\r\n")
                 .contains("\r\nkvs_flow_queueing_delay_us:3500\r\n")
+                .contains("\r\nkvs_flow_external_delay_us:2000\r\n")
                 .contains("\r\nkvs_flow_target_us:10000\r\n")
                 .contains("\r\nkvs_flow_goodput_bps:987654\r\n")
                 .contains("\r\nkvs_flow_min_rate_alarm:1\r\n")
