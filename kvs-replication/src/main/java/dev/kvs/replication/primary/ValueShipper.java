@@ -197,28 +197,23 @@ final class ValueShipper implements Runnable {
         TxId newest = link.pending().newest(key);
         if (newest == null) return null; // acknowledged meanwhile
         int chunkLimit = Math.min(link.config().chunkBytes(), quantum);
-        RecordHeader h = link.store().header(key);
-        if (h != null && h.state() == RecordState.COMPLETE && h.valueLength() > chunkLimit) {
-            if (h.txId().isBefore(newest)) {
+        if (link.pending().newestLength(key) > chunkLimit) {
+            // large: read its header only; sendChunk reads its bytes chunk by chunk
+            RecordHeader h = link.store().header(key);
+            if (h != null && h.state() == RecordState.COMPLETE && h.valueLength() > chunkLimit) {
+                startLarge(key, h, newest);
+                return null;
+            }
+        }
+        StoredValue v = link.store().get(key);
+        if (v != null && v.state() == RecordState.COMPLETE) {
+            if (v.txId().isBefore(newest)) {
                 // the tracker is ahead of what we read: a write is racing us; take it next round
                 link.pending().requeue(key);
                 return null;
             }
-            ValueChannel s = pickStream();
-            if (s == null) {
-                link.pending().requeue(key); // every stream is down: ship it when one is back
-                return null;
-            }
-            link.pending().shipped(key, h.txId());
-            large.add(new Large(key, h, s));
-            return null;
-        }
-        StoredValue v = link.store().get(key);
-        if (v != null && v.state() == RecordState.COMPLETE) {
-            if (v.txId().isBefore(newest) || v.value().length > chunkLimit) {
-                // the tracker is ahead of what we read, or the key became large since its header was
-                // read: a write is racing us; take it next round
-                link.pending().requeue(key);
+            if (v.value().length > chunkLimit) { // rewritten large since the tracker's newest: rare
+                startLarge(key, v.header(), newest);
                 return null;
             }
             byte[] value = v.value();
@@ -230,6 +225,22 @@ final class ValueShipper implements Runnable {
         TxId txId = v == null ? newest : v.txId();
         link.pending().shipped(key, txId);
         return new ValueChunk(txId, Op.DELETE, key, 0, 0, 0, new byte[0]);
+    }
+
+    /** Starts shipping a large value chunk by chunk on a stream of its own, if one is up. */
+    private void startLarge(byte[] key, RecordHeader h, TxId newest) {
+        if (h.txId().isBefore(newest)) {
+            // the tracker is ahead of what we read: a write is racing us; take it next round
+            link.pending().requeue(key);
+            return;
+        }
+        ValueChannel s = pickStream();
+        if (s == null) {
+            link.pending().requeue(key); // every stream is down: ship it when one is back
+            return;
+        }
+        link.pending().shipped(key, h.txId());
+        large.add(new Large(key, h, s));
     }
 
     private ValueChannel pickStream() {
