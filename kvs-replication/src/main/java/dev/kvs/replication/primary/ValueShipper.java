@@ -73,8 +73,6 @@ final class ValueShipper implements Runnable {
         REWRITTEN
     }
 
-    private final AtomicLong valuesAbandoned = new AtomicLong();
-
     ValueShipper(PrimaryLink link, List<ValueChannel> streams) {
         this.link = link;
         this.streams = streams;
@@ -87,11 +85,6 @@ final class ValueShipper implements Runnable {
 
     long bytesShipped() {
         return bytesShipped.get();
-    }
-
-    /** Large values abandoned mid-way because their key was rewritten while they were being shipped. */
-    long valuesAbandoned() {
-        return valuesAbandoned.get();
     }
 
     FlowControlStatus flowControlStatus() {
@@ -284,7 +277,6 @@ final class ValueShipper implements Runnable {
      * key ships again (its newer write is tracked; the newer value ships itself).
      */
     private void abandon(Large l) throws InterruptedException {
-        valuesAbandoned.incrementAndGet();
         link.pending().abandoned(l.txId);
         if (l.offset == 0) return; // nothing of it was sent
         ValueChunk cancel =
