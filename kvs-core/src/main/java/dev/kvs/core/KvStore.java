@@ -61,6 +61,28 @@ public interface KvStore extends Closeable {
         return out;
     }
 
+    /**
+     * Copies bytes {@code [offset, offset + length)} of {@code key}'s complete value into {@code buffer}
+     * from its position (advancing it), and returns the header of the record they were read from: its
+     * TxId names the write they belong to, so a caller reading a value range by range (the value
+     * shipper) sees a rewrite between two ranges and never mixes two values. A direct buffer is filled
+     * with one memory copy per stored chunk the range touches; no value-sized array is made.
+     *
+     * @return the record's header, or {@code null} if the store holds none; if the record is not
+     *     complete or its value is shorter than {@code offset + length}, nothing is copied (the
+     *     buffer's position is unchanged) and its header is returned
+     * @throws IllegalArgumentException if {@code offset} or {@code length} is negative or {@code buffer}
+     *     has fewer than {@code length} bytes remaining
+     * @throws EntryTooLargeException if the key is longer than the limit
+     */
+    default RecordHeader readRange(byte[] key, int offset, int length, java.nio.ByteBuffer buffer) {
+        ValueRead.checkRange(offset, length, buffer);
+        StoredValue v = get(key);
+        if (v == null) return null;
+        if (ValueRead.covers(v.header(), offset, length)) buffer.put(v.value(), offset, length);
+        return v.header();
+    }
+
     /** The header of {@code key}'s record without reading its value, or {@code null}. */
     RecordHeader header(byte[] key);
 

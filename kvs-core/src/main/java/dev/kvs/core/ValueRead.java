@@ -34,6 +34,22 @@ public record ValueRead(RecordHeader header, byte[] value, ByteBuffer buffer) {
         return new ValueRead(v.header(), null, b);
     }
 
+    /** Checks the arguments of {@link KvStore#readRange}. */
+    public static void checkRange(int offset, int length, ByteBuffer buffer) {
+        if (offset < 0 || length < 0) {
+            throw new IllegalArgumentException("range [" + offset + ", +" + length + ") is negative");
+        }
+        if (buffer.remaining() < length) {
+            throw new IllegalArgumentException(
+                    "buffer has " + buffer.remaining() + " bytes of room for a range of " + length);
+        }
+    }
+
+    /** True if {@code header}'s record is complete and its value holds {@code [offset, offset + length)}. */
+    public static boolean covers(RecordHeader header, int offset, int length) {
+        return header.state() == RecordState.COMPLETE && (long) offset + length <= header.valueLength();
+    }
+
     public RecordState state() {
         return header.state();
     }

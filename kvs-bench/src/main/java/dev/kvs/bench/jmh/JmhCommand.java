@@ -63,6 +63,13 @@ public final class JmhCommand implements Callable<Integer> {
     private List<String> params = new ArrayList<>();
 
     @Option(
+            names = "--prof",
+            paramLabel = "NAME[:OPTIONS]",
+            description = "Adds a JMH profiler (repeatable), e.g. --prof gc: allocation per operation"
+                    + " (gc.alloc.rate.norm, bytes/op) and GC counts")
+    private List<String> profilers = new ArrayList<>();
+
+    @Option(
             names = "--json",
             paramLabel = "FILE",
             description = "Where JMH writes its JSON results (default: jmh-results.json)")
@@ -83,6 +90,11 @@ public final class JmhCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--param wants NAME=V1[,V2...], not " + p);
             }
             o.param(p.substring(0, eq), p.substring(eq + 1).split(","));
+        }
+        for (String prof : profilers) {
+            int colon = prof.indexOf(':');
+            if (colon < 0) o.addProfiler(prof);
+            else o.addProfiler(prof.substring(0, colon), prof.substring(colon + 1));
         }
         if (full) {
             o.forks(2)

@@ -224,6 +224,52 @@ final class ChronicleKvStore implements KvStore {
         return chunks.readInto(r.blobId, r.valueLength, buffer) ? new ValueRead(r.header(), null, buffer) : null;
     }
 
+    /**
+     * As {@link #readValue}: lock-free attempts first, then under the key's stripe (so the chunks cannot
+     * be freed meanwhile); the chunks the range touches are copied from Chronicle's memory into the
+     * buffer.
+     */
+    @Override
+    public RecordHeader readRange(byte[] key, int offset, int length, ByteBuffer buffer) {
+        limits.checkKey(key);
+        ValueRead.checkRange(offset, length, buffer);
+        int slot = gate.enter();
+        try {
+            int start = buffer.position();
+            Record r = records.get(key);
+            for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
+                if (r == null || hidden(r)) return null;
+                if (readRange(r, offset, length, buffer)) return r.header();
+                buffer.position(start);
+                r = records.get(key); // replaced while we read it
+            }
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                r = records.get(key);
+                if (r == null || hidden(r)) return null;
+                if (!readRange(r, offset, length, buffer)) {
+                    throw new StorageException("value of a " + key.length + "-byte key (" + r.valueLength
+                            + " bytes, blob " + r.blobId + ") is missing chunks");
+                }
+                return r.header();
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /** Copies the range of record {@code r}'s value, if it has it; false if its chunks were freed meanwhile. */
+    private boolean readRange(Record r, int offset, int length, ByteBuffer buffer) {
+        if (!ValueRead.covers(r.header(), offset, length)) return true; // nothing to copy
+        if (!r.isChunked()) {
+            buffer.put(r.value, offset, length);
+            return true;
+        }
+        return chunks.readRangeInto(r.blobId, r.valueLength, offset, length, buffer);
+    }
+
     @Override
     public RecordHeader header(byte[] key) {
         limits.checkKey(key);

@@ -130,6 +130,31 @@ final class ValueChunks implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Copies bytes {@code [offset, offset + count)} of blob {@code blobId} (a value of {@code length}
+     * bytes) into {@code buffer} from its position, advancing it, one memory copy per stored chunk the
+     * range touches; false if one of those chunks is gone (the blob was freed; the buffer then holds
+     * part of the range).
+     */
+    boolean readRangeInto(long blobId, int length, int offset, int count, ByteBuffer buffer) {
+        int end = offset + count;
+        try {
+            for (int at = offset; at < end; ) {
+                int i = at / CHUNK_BYTES;
+                int chunkStart = i * CHUNK_BYTES;
+                int stored = Math.min(CHUNK_BYTES, length - chunkStart);
+                int n = Math.min(end, chunkStart + stored) - at;
+                if (map.getUsing(chunkKey(blobId, i), new ValueSlice(buffer, stored, at - chunkStart, n)) == null) {
+                    return false;
+                }
+                at += n;
+            }
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+        return true;
+    }
+
     void free(long blobId, int length) {
         removeChunks(blobId, chunkCount(length));
     }

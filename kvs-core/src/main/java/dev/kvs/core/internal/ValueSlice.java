@@ -12,19 +12,38 @@ final class ValueSlice {
     final int length;
     /** Set (and {@link #array} null) for a read into a buffer. */
     final ByteBuffer buffer;
+    /** For a read into a buffer: the first byte of the stored chunk to copy. */
+    final int skip;
+    /** For a read into a buffer: how many bytes of the stored chunk to copy from {@link #skip}. */
+    final int count;
 
     ValueSlice(byte[] array, int offset, int length) {
         this.array = array;
         this.offset = offset;
         this.length = length;
         this.buffer = null;
+        this.skip = 0;
+        this.count = length;
     }
 
     /** The next {@code length} bytes of {@code buffer}, from its position; a read advances it. */
     ValueSlice(ByteBuffer buffer, int length) {
+        this(buffer, length, 0, length);
+    }
+
+    /**
+     * Bytes {@code [skip, skip + count)} of a stored chunk of {@code length} bytes, into the next
+     * {@code count} bytes of {@code buffer}; a read advances it.
+     */
+    ValueSlice(ByteBuffer buffer, int length, int skip, int count) {
+        if (skip < 0 || count < 0 || (long) skip + count > length) {
+            throw new IllegalArgumentException("[" + skip + ", +" + count + ") outside a chunk of " + length);
+        }
         this.array = null;
         this.offset = 0;
         this.length = length;
         this.buffer = buffer;
+        this.skip = skip;
+        this.count = count;
     }
 }

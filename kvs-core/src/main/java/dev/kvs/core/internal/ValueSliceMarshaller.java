@@ -41,17 +41,21 @@ final class ValueSliceMarshaller
             throw new IORuntimeException("corrupt chunk: " + size + " bytes, expected " + using.length);
         }
         if (using.buffer != null) {
-            readInto(in, using.buffer, using.length);
+            readInto(in, using.buffer, using.skip, using.count);
         } else {
             in.read(using.array, using.offset, using.length);
         }
         return using;
     }
 
-    /** Copies {@code length} bytes from {@code in} to {@code buffer}'s position and advances it. */
-    private static void readInto(Bytes<?> in, ByteBuffer buffer, int length) {
+    /**
+     * Copies {@code length} bytes from {@code in}, {@code skip} bytes after its read position, to
+     * {@code buffer}'s position and advances it.
+     */
+    private static void readInto(Bytes<?> in, ByteBuffer buffer, int skip, int length) {
         if (buffer.remaining() < length) throw new BufferOverflowException();
         int at = buffer.position();
+        if (skip > 0) in.readSkip(skip);
         if (buffer.isDirect()) {
             in.nativeRead(in.readPosition(), Jvm.address(buffer) + at, length); // one memory copy
         } else if (buffer.hasArray()) {

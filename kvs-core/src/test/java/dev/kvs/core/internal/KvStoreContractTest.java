@@ -775,6 +775,51 @@ abstract class KvStoreContractTest {
     }
 
     @ParameterizedTest
+    @ValueSource(ints = {100, INLINE, INLINE + 1, CHUNK, CHUNK + 1, 3 * CHUNK, 3 * CHUNK + 5})
+    void readRangeCopiesAnyRangeOfACompleteValueAndNamesItsWrite(int length) {
+        byte[] value = randomBytes(length, length);
+        StoredValue stored = StoredValue.complete(TxId.of(2, 8), value);
+        store.put(key("big"), stored);
+        int[][] ranges = {
+            {0, length},
+            {0, 1},
+            {length - 1, 1},
+            {length, 0},
+            {length / 3, length / 3 + 1},
+            {Math.min(CHUNK - 1, length - 1), Math.min(2, length - Math.min(CHUNK - 1, length - 1))},
+            {Math.min(CHUNK, length), length - Math.min(CHUNK, length)}
+        };
+        for (int[] range : ranges) {
+            int offset = range[0];
+            int n = range[1];
+            for (ByteBuffer b : List.of(ByteBuffer.allocateDirect(n + 5), ByteBuffer.allocate(n + 5))) {
+                b.position(2);
+                assertThat(store.readRange(key("big"), offset, n, b)).isEqualTo(stored.header());
+                assertThat(b.position()).as("[%d, +%d)", offset, n).isEqualTo(2 + n);
+                byte[] copied = new byte[n];
+                b.get(2, copied);
+                assertThat(copied).as("[%d, +%d)", offset, n).isEqualTo(Arrays.copyOfRange(value, offset, offset + n));
+            }
+        }
+        ByteBuffer b = ByteBuffer.allocateDirect(10);
+        assertThat(store.readRange(key("big"), length - 5, 6, b)).isEqualTo(stored.header()); // past the end
+        assertThat(b.position()).isZero();
+        assertThatThrownBy(() -> store.readRange(key("big"), 0, 11, b)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.readRange(key("big"), -1, 1, b)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void readRangeOfAbsentOrIncompleteRecordsCopiesNothing() {
+        ByteBuffer b = ByteBuffer.allocateDirect(10);
+        assertThat(store.readRange(key("nope"), 0, 1, b)).isNull();
+        store.put(key("u"), StoredValue.unfinished(TxId.of(1, 1), 42, 2 * CHUNK));
+        store.put(key("t"), StoredValue.tombstone(TxId.of(1, 3)));
+        assertThat(store.readRange(key("u"), 0, 10, b)).isEqualTo(store.header(key("u")));
+        assertThat(store.readRange(key("t"), 0, 0, b)).isEqualTo(store.header(key("t")));
+        assertThat(b.position()).isZero();
+    }
+
+    @ParameterizedTest
     @ValueSource(ints = {0, 10, INLINE + 1, 2 * CHUNK})
     void readValueReturnsTheArrayWhenTheSinkDeclines(int length) {
         StoredValue stored = StoredValue.complete(TxId.of(1, 1), randomBytes(3, length));

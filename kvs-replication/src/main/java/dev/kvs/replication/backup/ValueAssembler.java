@@ -19,7 +19,8 @@ import java.util.zip.CRC32C;
  * chunk, reserved from the {@link AssemblyBudget} until its last chunk. A chunk that does not continue
  * its value (wrong offset, or a length, checksum, op or key different from the first chunk) abandons
  * the value: it is reported once as {@link Corrupt} so the primary resends it, and its remaining
- * chunks are ignored. Not thread-safe: one instance per channel, used on its event loop.
+ * chunks are ignored. A {@linkplain #isCancel cancel} drops a value being assembled without a report:
+ * the primary abandoned it because its key was rewritten (the newer value follows). Not thread-safe: one instance per channel, used on its event loop.
  */
 final class ValueAssembler implements AutoCloseable {
     /** What a chunk that ends or breaks a value yields. */
@@ -59,6 +60,12 @@ final class ValueAssembler implements AutoCloseable {
      */
     Result accept(ValueChunk c) {
         TxId txId = c.txId();
+        if (isCancel(c)) {
+            // the primary abandoned the value mid-way (its key was rewritten): drop what we have of it
+            discard(txId);
+            abandoned.remove(txId);
+            return null;
+        }
         if (c.offset() == 0) {
             abandoned.remove(txId);
             discard(txId); // a value starting again (a resend) replaces its unfinished copy
@@ -97,6 +104,15 @@ final class ValueAssembler implements AutoCloseable {
         assemblies.remove(txId);
         lease.release(a.buffer.length);
         return verify(txId, a.op, a.key, a.buffer, (int) a.crc.getValue(), a.checksum, a.expireAt);
+    }
+
+    /**
+     * True for a cancel: a chunk with no data at the end of a non-empty value ({@code offset ==
+     * totalLength > 0}), which no sender of a value's bytes writes (its last chunk carries data). The
+     * primary sends it on the value's stream when it abandons a value after some of its chunks.
+     */
+    static boolean isCancel(ValueChunk c) {
+        return c.data().length == 0 && c.totalLength() > 0 && c.offset() == c.totalLength();
     }
 
     /** Values being assembled. */

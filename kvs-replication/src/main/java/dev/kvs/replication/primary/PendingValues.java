@@ -158,6 +158,15 @@ final class PendingValues {
         if (k != null) requeue(k);
     }
 
+    /**
+     * The value with {@code txId} was abandoned mid-way (its key was rewritten while its chunks were
+     * being shipped): no ack will name it; the key ships again (its newer write, already tracked).
+     */
+    synchronized void abandoned(TxId txId) {
+        ByteKey k = inFlight.remove(txId);
+        if (k != null) requeue(k);
+    }
+
     /** A value connection dropped: everything sent on it and not acknowledged is shipped again. */
     synchronized void requeueInFlight() {
         List<ByteKey> keys = new ArrayList<>(inFlight.values());

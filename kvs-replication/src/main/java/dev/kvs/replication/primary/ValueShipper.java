@@ -1,5 +1,6 @@
 package dev.kvs.replication.primary;
 
+import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
@@ -8,9 +9,9 @@ import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.replication.wire.Frame.ValueChunk;
 import dev.kvs.replication.wire.FrameCodec;
+import dev.kvs.replication.wire.ValueChunkFrame;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,7 +23,11 @@ import org.slf4j.LoggerFactory;
  * Ships values on the value streams, on its own thread. Each round it batches small values (up to the
  * batch size, waiting at most the linger for more) and sends one chunk of every large value in
  * progress (at most one per stream), so a 10 MiB value advances chunk by chunk without holding back the small values queued
- * behind it. Reads the current value from the store at send time (conflation). Every frame waits for
+ * behind it. Reads the current value from the store at send time (conflation). A large value is read
+ * chunk by chunk, each chunk straight from the store into its frame's pooled direct buffer (one copy
+ * from the store to the wire, no value-sized array); if the key is rewritten between two of its chunks
+ * (the record's TxId changed), the value is abandoned, the backup told to drop its part (a cancel
+ * chunk), and the key ships again with its newer value. Every frame waits for
  * the {@link FlowController}'s window and pacing, and is cut to its quantum, so value bytes never
  * build a queue in front of the key packets; then the rate cap, then each stream's write buffer
  * (backpressure).
@@ -39,24 +44,33 @@ final class ValueShipper implements Runnable {
     private volatile boolean running = true;
     private int nextStream;
 
-    /** A value being sent chunk by chunk on one stream. */
+    /** A value being sent chunk by chunk on one stream, read from the store one chunk at a time. */
     private static final class Large {
         final TxId txId;
         final byte[] key;
-        final byte[] value;
+        final int length;
         final int checksum;
         final long expireAt;
         final ValueChannel stream;
         int offset;
 
-        Large(TxId txId, byte[] key, byte[] value, int checksum, long expireAt, ValueChannel stream) {
-            this.txId = txId;
+        Large(byte[] key, RecordHeader h, ValueChannel stream) {
+            this.txId = h.txId();
             this.key = key;
-            this.value = value;
-            this.checksum = checksum;
-            this.expireAt = expireAt;
+            this.length = h.valueLength();
+            this.checksum = h.checksum();
+            this.expireAt = h.expireAtMillis();
             this.stream = stream;
         }
+    }
+
+    /** What became of a large value's chunk. */
+    private enum ChunkSent {
+        SENT,
+        /** The stream dropped (or the shipper stopped) before it was written: the drop requeues the key. */
+        NOT_SENT,
+        /** The key was rewritten (or removed) since the value's first chunk: the value is abandoned. */
+        REWRITTEN
     }
 
     ValueShipper(PrimaryLink link, List<ValueChannel> streams) {
@@ -148,13 +162,15 @@ final class ValueShipper implements Runnable {
                 link.pending().requeue(l.key); // its stream dropped: start it again on another
                 continue;
             }
-            int n = Math.min(Math.min(link.config().chunkBytes(), link.flow().quantum()), l.value.length - l.offset);
-            byte[] data = Arrays.copyOfRange(l.value, l.offset, l.offset + n);
-            ValueChunk c =
-                    new ValueChunk(l.txId, Op.PUT, l.key, l.value.length, l.checksum, l.offset, data, l.expireAt);
-            send(l.stream, List.of(c));
-            l.offset += n;
-            if (l.offset == l.value.length) {
+            int n = Math.min(Math.min(link.config().chunkBytes(), link.flow().quantum()), l.length - l.offset);
+            ChunkSent sent = sendChunk(l, n);
+            if (sent == ChunkSent.REWRITTEN) {
+                it.remove();
+                abandon(l);
+                continue;
+            }
+            l.offset += n; // NOT_SENT: the stream dropped; the next round requeues the key
+            if (l.offset == l.length) {
                 it.remove();
                 valuesShipped.incrementAndGet();
             }
@@ -166,10 +182,22 @@ final class ValueShipper implements Runnable {
         return large.isEmpty() && link.pending().inFlight() <= 1; // 1: the value just prepared
     }
 
-    /** Reads the key's current value; returns it as one chunk if small, else starts sending it in chunks. */
+    /**
+     * Reads the key's current value; returns it as one chunk if small, else starts sending it in chunks
+     * (its header only is read here; {@link #sendChunk} reads its bytes).
+     */
     private ValueChunk prepare(byte[] key, int quantum) {
         TxId newest = link.pending().newest(key);
         if (newest == null) return null; // acknowledged meanwhile
+        int chunkLimit = Math.min(link.config().chunkBytes(), quantum);
+        if (link.pending().newestLength(key) > chunkLimit) {
+            // large: read its header only; sendChunk reads its bytes chunk by chunk
+            RecordHeader h = link.store().header(key);
+            if (h != null && h.state() == RecordState.COMPLETE && h.valueLength() > chunkLimit) {
+                startLarge(key, h, newest);
+                return null;
+            }
+        }
         StoredValue v = link.store().get(key);
         if (v != null && v.state() == RecordState.COMPLETE) {
             if (v.txId().isBefore(newest)) {
@@ -177,17 +205,11 @@ final class ValueShipper implements Runnable {
                 link.pending().requeue(key);
                 return null;
             }
-            byte[] value = v.value();
-            if (value.length > Math.min(link.config().chunkBytes(), quantum)) {
-                ValueChannel s = pickStream();
-                if (s == null) {
-                    link.pending().requeue(key); // every stream is down: ship it when one is back
-                    return null;
-                }
-                link.pending().shipped(key, v.txId());
-                large.add(new Large(v.txId(), key, value, v.header().checksum(), v.expireAtMillis(), s));
+            if (v.value().length > chunkLimit) { // rewritten large since the tracker's newest: rare
+                startLarge(key, v.header(), newest);
                 return null;
             }
+            byte[] value = v.value();
             link.pending().shipped(key, v.txId());
             return new ValueChunk(
                     v.txId(), Op.PUT, key, value.length, v.header().checksum(), 0, value, v.expireAtMillis());
@@ -198,6 +220,22 @@ final class ValueShipper implements Runnable {
         return new ValueChunk(txId, Op.DELETE, key, 0, 0, 0, new byte[0]);
     }
 
+    /** Starts shipping a large value chunk by chunk on a stream of its own, if one is up. */
+    private void startLarge(byte[] key, RecordHeader h, TxId newest) {
+        if (h.txId().isBefore(newest)) {
+            // the tracker is ahead of what we read: a write is racing us; take it next round
+            link.pending().requeue(key);
+            return;
+        }
+        ValueChannel s = pickStream();
+        if (s == null) {
+            link.pending().requeue(key); // every stream is down: ship it when one is back
+            return;
+        }
+        link.pending().shipped(key, h.txId());
+        large.add(new Large(key, h, s));
+    }
+
     private ValueChannel pickStream() {
         for (int i = 0; i < streams.size(); i++) {
             ValueChannel s = streams.get(Math.floorMod(nextStream++, streams.size()));
@@ -206,9 +244,58 @@ final class ValueShipper implements Runnable {
         return null;
     }
 
+    /**
+     * Sends bytes {@code [l.offset, +n)} of a large value on its stream once the flow control lets them
+     * go: a frame buffer is allocated from the channel's (pooled, direct) allocator and the store copies
+     * the range straight into it, checking that the record is still the write whose chunks went before.
+     */
+    private ChunkSent sendChunk(Large l, int n) throws InterruptedException {
+        int bytes = ValueChunkFrame.size(l.key, n);
+        if (!awaitWindow(bytes)) return ChunkSent.NOT_SENT;
+        Channel ch = l.stream.channel();
+        if (ch == null) return ChunkSent.NOT_SENT; // dropped meanwhile: what it carried is requeued by the drop
+        ValueChunkFrame frame =
+                ValueChunkFrame.allocate(ch.alloc(), l.txId, l.key, l.length, l.checksum, l.offset, n, l.expireAt);
+        RecordHeader h;
+        try {
+            h = link.store().readRange(l.key, l.offset, n, frame.data());
+        } catch (RuntimeException e) {
+            frame.release();
+            throw e;
+        }
+        if (h == null || h.state() != RecordState.COMPLETE || !h.txId().equals(l.txId) || h.valueLength() != l.length) {
+            frame.release();
+            return ChunkSent.REWRITTEN;
+        }
+        write(l.stream, ch, frame.finish(flowSent(l.stream, bytes)), bytes);
+        return ChunkSent.SENT;
+    }
+
+    /**
+     * Drops a large value whose key was rewritten while it was being shipped: the backup is told to
+     * drop what it assembled of it (a cancel chunk on the same stream, after the chunks it has), and the
+     * key ships again (its newer write is tracked; the newer value ships itself).
+     */
+    private void abandon(Large l) throws InterruptedException {
+        link.pending().abandoned(l.txId);
+        if (l.offset == 0) return; // nothing of it was sent
+        ValueChunk cancel =
+                new ValueChunk(l.txId, Op.PUT, l.key, l.length, l.checksum, l.length, new byte[0], l.expireAt);
+        send(l.stream, List.of(cancel));
+    }
+
     /** Sends {@code chunks} as one frame on {@code stream} once the flow control lets it go. */
     private boolean send(ValueChannel stream, List<ValueChunk> chunks) throws InterruptedException {
         int bytes = FrameCodec.encodedSize(new Frame.ValueBatch(chunks));
+        if (!awaitWindow(bytes)) return false;
+        Channel ch = stream.channel();
+        if (ch == null) return false; // dropped meanwhile: what it carried is requeued by the drop
+        write(stream, ch, new Frame.ValueBatch(flowSent(stream, bytes), chunks), bytes);
+        return true;
+    }
+
+    /** Waits for the flow control's window and pacing, then the rate cap; false if the shipper stopped. */
+    private boolean awaitWindow(int bytes) throws InterruptedException {
         FlowController flow = link.flow();
         while (true) {
             long now = System.nanoTime();
@@ -219,14 +306,21 @@ final class ValueShipper implements Runnable {
             if (!running) return false;
         }
         rate.acquire(bytes);
-        Channel ch = stream.channel();
-        if (ch == null) return false; // dropped meanwhile: what it carried is requeued by the drop
+        return true;
+    }
+
+    /** Tells the flow control that {@code bytes} leave on {@code stream} now; returns now. */
+    private long flowSent(ValueChannel stream, int bytes) {
         long now = System.nanoTime();
-        flow.sent(stream.stream(), bytes, now);
-        ch.writeAndFlush(new Frame.ValueBatch(now, chunks));
+        link.flow().sent(stream.stream(), bytes, now);
+        return now;
+    }
+
+    /** Writes a frame (a {@link Frame} or an encoded buffer) and waits while the stream is not writable. */
+    private void write(ValueChannel stream, Channel ch, Object frame, int bytes) throws InterruptedException {
+        ch.writeAndFlush(frame);
         bytesShipped.addAndGet(bytes);
         while (running && ch.isActive() && !ch.isWritable()) LockSupport.parkNanos(200_000);
         if (Thread.interrupted()) throw new InterruptedException();
-        return true;
     }
 }

@@ -222,7 +222,9 @@ public sealed interface Frame {
      * A piece of one value: bytes {@code [offset, offset + data.length)} of a value of {@code
      * totalLength} bytes with CRC32C {@code checksum}, of a key that expires at {@code expireAtMillis}
      * (epoch millis, 0 for never). A small value is one chunk; a delete is one empty chunk with op
-     * {@link Op#DELETE}.
+     * {@link Op#DELETE}. An empty chunk at {@code offset == totalLength > 0} is a <b>cancel</b>: the
+     * primary abandoned the value after some of its chunks (its key was rewritten meanwhile) and the
+     * backup drops what it assembled of it (no nack; older backups nack it, which the primary ignores).
      */
     record ValueChunk(
             TxId txId, Op op, byte[] key, int totalLength, int checksum, int offset, byte[] data, long expireAtMillis) {

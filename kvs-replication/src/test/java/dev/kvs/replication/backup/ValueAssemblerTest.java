@@ -193,4 +193,32 @@ class ValueAssemblerTest {
 
         assertThat(budget.used()).isZero();
     }
+
+    @Test
+    void aCancelDropsAValueBeingAssembledWithoutANackAndItsLaterChunksAreNotNeeded() {
+        byte[] a = random(250, 3);
+        List<ValueChunk> ca = chunks(tx(1), Op.PUT, bytes("a"), a, 100);
+        assertThat(assembler.accept(ca.get(0))).isNull();
+        assertThat(budget.used()).isEqualTo(250);
+        ValueChunk cancel =
+                new ValueChunk(tx(1), Op.PUT, bytes("a"), 250, ca.get(0).checksum(), 250, new byte[0]);
+        assertThat(ValueAssembler.isCancel(cancel)).isTrue();
+
+        assertThat(assembler.accept(cancel)).isNull();
+
+        assertThat(budget.used()).isZero();
+        assertThat(assembler.inProgress()).isZero();
+        // the newer value of the key assembles as usual
+        byte[] b = random(150, 4);
+        List<ValueChunk> cb = chunks(tx(2), Op.PUT, bytes("a"), b, 100);
+        assertThat(assembler.accept(cb.get(0))).isNull();
+        assertThat(assembler.accept(cb.get(1)))
+                .isInstanceOfSatisfying(Whole.class, w -> assertThat(w.bytes()).isEqualTo(b));
+        // a cancel of a value the channel never saw is ignored too
+        assertThat(assembler.accept(new ValueChunk(tx(9), Op.PUT, bytes("z"), 5, 0, 5, new byte[0])))
+                .isNull();
+        // an empty value is not a cancel
+        assertThat(ValueAssembler.isCancel(new ValueChunk(tx(3), Op.PUT, bytes("e"), 0, 0, 0, new byte[0])))
+                .isFalse();
+    }
 }

@@ -53,6 +53,46 @@ class FrameEncoderTest {
     }
 
     @Test
+    void aValueChunkFrameFilledInPlaceIsByteForByteTheEncodersValueBatchAndDecodesBack() {
+        byte[] key = {1, 2, 3};
+        byte[] value = new byte[300];
+        new java.util.Random(7).nextBytes(value);
+        Frame.ValueChunk chunk =
+                new Frame.ValueChunk(TxId.of(4, 9), Frame.Op.PUT, key, 1000, 0xCAFE, 100, value, 1_700_000_000_000L);
+        ValueChunkFrame frame = ValueChunkFrame.allocate(
+                io.netty.buffer.PooledByteBufAllocator.DEFAULT,
+                TxId.of(4, 9),
+                key,
+                1000,
+                0xCAFE,
+                100,
+                300,
+                1_700_000_000_000L);
+        java.nio.ByteBuffer data = frame.data();
+        assertThat(data.remaining()).isEqualTo(300);
+        assertThat(data.isDirect()).isTrue();
+        data.put(value);
+        ByteBuf buf = frame.finish(0x1122334455667788L);
+        try {
+            Frame.ValueBatch batch = new Frame.ValueBatch(0x1122334455667788L, List.of(chunk));
+            assertThat(buf.readableBytes())
+                    .isEqualTo(FrameCodec.encodedSize(batch))
+                    .isEqualTo(ValueChunkFrame.size(key, 300));
+            assertThat(io.netty.buffer.ByteBufUtil.getBytes(buf)).isEqualTo(Samples.encode(batch));
+            EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder(Samples.MAX));
+            decoder.writeInbound(buf.retain());
+            assertThat((Frame) decoder.readInbound()).isEqualTo(batch);
+            assertFalse(decoder.finish());
+        } finally {
+            buf.release();
+        }
+        assertThatThrownBy(() -> ValueChunkFrame.allocate(
+                        io.netty.buffer.PooledByteBufAllocator.DEFAULT, TxId.of(1, 1), key, 10, 0, 5, 6, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertFalse(channel.finish());
+    }
+
+    @Test
     void stringOfMaxLengthIsWritten() {
         Frame frame = new Frame.Reject(Frame.RejectReason.BUSY, 1, "x".repeat(65535));
         assertThat(Samples.encode(frame)).hasSize(4 + 2 + 1 + 8 + 2 + 65535);

@@ -1,0 +1,201 @@
+package dev.kvs.server.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kvs.core.StoredValue;
+import dev.kvs.replication.FlowControlConfig;
+import dev.kvs.replication.ReplicationMode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.ResourceLeakDetector;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The value shipper reads a large value from the store chunk by chunk into each frame's pooled direct
+ * buffer (no value-sized copy): values of every size around the shipper's and the store's chunk
+ * boundaries arrive byte-identical, a key rewritten while its value is in flight ends with the newest
+ * value on the backup (never a mix: the backup verifies the whole value's CRC32C and would nack a
+ * mix), and no buffer leaks on any path (Netty's leak detector runs at PARANOID in the tests; a leak
+ * it reports fails the test).
+ */
+class LargeValueShippingTest {
+    /** The store's chunk ({@code ValueChunks.CHUNK_BYTES}); the shipper's is 64 KiB in {@link TwoDc}. */
+    private static final int STORE_CHUNK = 64 * 1024 - 64;
+
+    private static final int SHIP_CHUNK = 64 * 1024;
+
+    private final ListAppender<ILoggingEvent> leaks = new ListAppender<>();
+    private final Logger leakLogger = (Logger) LoggerFactory.getLogger(ResourceLeakDetector.class);
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @BeforeEach
+    void watchForLeaks() {
+        assertThat(ResourceLeakDetector.getLevel()).isEqualTo(ResourceLeakDetector.Level.PARANOID);
+        leaks.start();
+        leakLogger.addAppender(leaks);
+    }
+
+    @AfterEach
+    void noBufferLeaked() {
+        try {
+            // a leaked buffer is reported when the detector finds it collected, on a later allocation
+            for (int i = 0; i < 5; i++) {
+                System.gc();
+                ByteBuf probe = PooledByteBufAllocator.DEFAULT.directBuffer(64);
+                probe.release();
+            }
+            assertThat(leaks.list)
+                    .extracting(ILoggingEvent::getFormattedMessage)
+                    .noneMatch(m -> m.contains("LEAK"));
+        } finally {
+            leakLogger.detachAppender(leaks);
+        }
+    }
+
+    @Test
+    void valuesAroundTheShippersAndTheStoresChunkBoundariesArriveByteIdentical() {
+        long seed = System.nanoTime();
+        System.out.println("LargeValueShippingTest seed " + seed);
+        Random rnd = new Random(seed);
+        int[] sizes = {
+            SHIP_CHUNK - 1,
+            SHIP_CHUNK,
+            SHIP_CHUNK + 1,
+            3 * SHIP_CHUNK,
+            3 * SHIP_CHUNK + 1,
+            STORE_CHUNK - 1,
+            STORE_CHUNK,
+            STORE_CHUNK + 1,
+            2 * STORE_CHUNK,
+            2 * STORE_CHUNK + 1,
+            10 << 20
+        };
+        // flow control off: every chunk is exactly the shipper's 64 KiB, so they straddle the store's
+        try (TwoDc dc = TwoDc.start(
+                        ReplicationMode.ID_FIRST,
+                        Duration.ofMillis(1),
+                        0,
+                        TwoDc.replication().flowControl(FlowControlConfig.off()).build());
+                Jedis p = dc.primaryClient()) {
+            List<byte[]> keys = new ArrayList<>();
+            List<byte[]> values = new ArrayList<>();
+            for (int size : sizes) {
+                byte[] key = b("v" + size);
+                byte[] value = new byte[size];
+                rnd.nextBytes(value);
+                assertThat(p.set(key, value)).isEqualTo("OK");
+                keys.add(key);
+                values.add(value);
+            }
+            ReplicationTest.awaitConverged(dc, keys);
+            for (int i = 0; i < keys.size(); i++) {
+                StoredValue v = dc.backup.store().get(keys.get(i));
+                assertThat(v.value()).as("%d bytes (seed %d)", sizes[i], seed).isEqualTo(values.get(i));
+            }
+        }
+    }
+
+    @Test
+    void aKeyRewrittenWhileItsTenMegabyteValueIsInFlightEndsWithTheNewestValueNeverAMix() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("LargeValueShippingTest seed " + seed);
+        Random rnd = new Random(seed);
+        // 40 Mbit/s: a 10 MiB value takes about 2 s through the link, so the rewrites land mid-value
+        try (TwoDc dc = TwoDc.start(
+                        ReplicationMode.ID_FIRST,
+                        Duration.ofMillis(5),
+                        40_000_000,
+                        TwoDc.replication().build());
+                Jedis p = dc.primaryClient();
+                Jedis bk = dc.backupClient()) {
+            byte[] key = b("big");
+            byte[] first = new byte[10 << 20];
+            rnd.nextBytes(first);
+            assertThat(p.set(key, first)).isEqualTo("OK");
+            awaitBackupReceivedMoreThan(bk, 1 << 20);
+            byte[] second = new byte[10 << 20];
+            rnd.nextBytes(second);
+            assertThat(p.set(key, second)).isEqualTo("OK"); // the first value's next chunk sees a new TxId
+            long before = bytesReceived(bk);
+            awaitBackupReceivedMoreThan(bk, before + (1 << 20));
+            byte[] third = new byte[3 * SHIP_CHUNK + 17]; // rewritten again mid-value, now to a shorter value
+            rnd.nextBytes(third);
+            assertThat(p.set(key, third)).isEqualTo("OK");
+
+            ReplicationTest.awaitConverged(dc, List.of(key));
+            assertThat(dc.backup.store().get(key).value()).as("seed %d", seed).isEqualTo(third);
+            // a mix of two values would fail the backup's checksum and be nacked
+            assertThat(TwoDc.info(bk, "kvs_values_nacked")).isEqualTo("0");
+            // the abandoned values' partial copies were dropped on the backup (a cancel chunk each)
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(assemblyBytes(dc)).isZero());
+        }
+    }
+
+    @Test
+    void aStreamDroppedMidValueThenARewriteDuringTheCutConvergesToTheRewrite() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("LargeValueShippingTest seed " + seed);
+        Random rnd = new Random(seed);
+        try (TwoDc dc = TwoDc.start(
+                        ReplicationMode.ASYNC,
+                        Duration.ofMillis(5),
+                        40_000_000,
+                        TwoDc.replication().build());
+                Jedis p = dc.primaryClient();
+                Jedis bk = dc.backupClient()) {
+            byte[] key = b("big");
+            byte[] first = new byte[10 << 20];
+            rnd.nextBytes(first);
+            p.set(key, first);
+            awaitBackupReceivedMoreThan(bk, 1 << 20);
+            dc.link.cut();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !TwoDc.info(p, "kvs_link_state").equals("streaming"));
+            byte[] second = new byte[5 * STORE_CHUNK + 3];
+            rnd.nextBytes(second);
+            p.set(key, second);
+            dc.link.heal();
+            ReplicationTest.awaitConverged(dc, List.of(key));
+            assertThat(dc.backup.store().get(key).value()).as("seed %d", seed).isEqualTo(second);
+            assertThat(TwoDc.info(bk, "kvs_values_nacked")).isEqualTo("0");
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(assemblyBytes(dc)).isZero());
+        }
+    }
+
+    private static long bytesReceived(Jedis bk) {
+        return Long.parseLong(TwoDc.info(bk, "kvs_backup_bytes_received"));
+    }
+
+    private static void awaitBackupReceivedMoreThan(Jedis bk, long bytes) {
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> bytesReceived(bk) > bytes);
+    }
+
+    /** The backup's bytes reserved by values being assembled from chunks ({@code /status}). */
+    private static long assemblyBytes(TwoDc dc) throws Exception {
+        return new ObjectMapper()
+                .readTree(Admin.get(dc.backup.adminPort(), "/status"))
+                .findValue("assemblyBytes")
+                .asLong();
+    }
+}
