@@ -303,8 +303,10 @@ public final class Replicator implements ReplicationLink {
         @Override
         public CompletableFuture<Void> commit() {
             for (TxId t : txIds) keyLog.commit(t);
-            for (int i = 0; i < keys.size(); i++) pending.add(keys.get(i), valueTxIds.get(i), lengths.get(i));
+            // the key packets' channel is woken before the shipper learns of their values: on a FIFO link a
+            // value frame that overtook its own key packet would make it wait its transfer time
             keyChannel.wakeup();
+            for (int i = 0; i < keys.size(); i++) pending.add(keys.get(i), valueTxIds.get(i), lengths.get(i));
             if (txIds.isEmpty()) return CompletableFuture.completedFuture(null);
             CompletableFuture<Void> f;
             switch (mode) {
