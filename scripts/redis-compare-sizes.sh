@@ -14,6 +14,8 @@
 # KVS_B=<another launcher> (e.g. a copy of ./kvs pointing at an older kvs.jar) adds a second kvs node on
 # KVS_B_PORT=16381, measured in the same rounds: before/after ratios from one run on a noisy machine.
 # ONLY="100kB 1MiB" runs only the named workloads (of 100B-P1 100B-P16 100kB 1MiB idle).
+# PIN=1 pins every server (kvs and Redis alike) to CPU 0 and redis-benchmark (and the idle client) to
+# CPU 1 with taskset, so that the load generator and the server under test do not fight over one core.
 # kvs is warmed up first (one pass of every workload). Needs redis-server, redis-benchmark, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +27,9 @@ REDIS_PORT=${REDIS_PORT:-16379}
 OUT=${OUT:-target/redis-compare}
 mkdir -p "$OUT"
 
-for tool in redis-server redis-benchmark redis-cli python3; do
+SRV_PIN=() CLI_PIN=()
+if [[ ${PIN:-0} == 1 ]]; then SRV_PIN=(taskset -c 0) CLI_PIN=(taskset -c 1); fi
+for tool in redis-server redis-benchmark redis-cli python3 ${SRV_PIN[0]:-}; do
   command -v $tool >/dev/null || { echo "missing $tool: apt-get install redis-server redis-tools python3" >&2; exit 1; }
 done
 
@@ -39,15 +43,15 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-"${KVS:-./kvs}" server --port "$KVS_PORT" --admin-port 0 --repl-port 0 > "$OUT/kvs.log" 2>&1 &
+${SRV_PIN[@]+"${SRV_PIN[@]}"} "${KVS:-./kvs}" server --port "$KVS_PORT" --admin-port 0 --repl-port 0 > "$OUT/kvs.log" 2>&1 &
 KVS_PID=$!
 PORTS=("$KVS_PORT" "$REDIS_PORT")
 if [[ -n "${KVS_B:-}" ]]; then
-  "$KVS_B" server --port "$KVS_B_PORT" --admin-port 0 --repl-port 0 > "$OUT/kvs-b.log" 2>&1 &
+  ${SRV_PIN[@]+"${SRV_PIN[@]}"} "$KVS_B" server --port "$KVS_B_PORT" --admin-port 0 --repl-port 0 > "$OUT/kvs-b.log" 2>&1 &
   KVS_B_PID=$!
   PORTS+=("$KVS_B_PORT")
 fi
-redis-server --port "$REDIS_PORT" --save '' --appendonly no --daemonize no > "$OUT/redis.log" 2>&1 &
+${SRV_PIN[@]+"${SRV_PIN[@]}"} redis-server --port "$REDIS_PORT" --save '' --appendonly no --daemonize no > "$OUT/redis.log" 2>&1 &
 REDIS_PID=$!
 for p in "${PORTS[@]}"; do
   for _ in $(seq 1 300); do redis-cli -p "$p" PING >/dev/null 2>&1 && break; sleep 0.2; done
@@ -64,11 +68,11 @@ WORKLOADS=(
 bench() { # port args -> "set_rps get_rps"
   local out
   # shellcheck disable=SC2086
-  out=$(redis-benchmark -p "$1" -t set,get -q $2 2>&1)
+  out=$(${CLI_PIN[@]+"${CLI_PIN[@]}"} redis-benchmark -p "$1" -t set,get -q $2 2>&1)
   if grep -qi "warn\|error\|could not" <<<"$out"; then echo "redis-benchmark on $1 printed: $out" >&2; exit 1; fi
   tr '\r' '\n' <<<"$out" | awk -F'[: ]+' '/^SET: .*requests per second/{s=$2} /^GET: .*requests per second/{g=$2} END{print s, g}'
 }
-idle() { python3 scripts/idle-latency.py "$1" 200 50 | sed -E 's/^p50=([0-9.]+).*/\1/'; }
+idle() { ${CLI_PIN[@]+"${CLI_PIN[@]}"} python3 scripts/idle-latency.py "$1" 200 50 | sed -E 's/^p50=([0-9.]+).*/\1/'; }
 
 if [[ -n "${ONLY:-}" ]]; then
   kept=()

@@ -44,6 +44,10 @@ import java.util.Set;
  * @param clientOutputBufferLimit most bytes of replies queued for one client (computed but not yet
  *     sent, e.g. behind a write waiting for replication, or to a client that does not read); over
  *     it the connection is closed; 0: no limit (Redis {@code client-output-buffer-limit} hard limit)
+ * @param bulkPreallocBytes node-wide budget of bytes the client port's decoders may allocate for bulk
+ *     strings ahead of their arrival (a large argument gets its final buffer when its header arrives,
+ *     as Redis does, instead of a doubling one); past it, and before authentication, buffers grow as
+ *     bytes arrive; 0: never preallocate
  * @param protectedMode with no {@code requirepass}, no {@code users} and a non-loopback {@code bind},
  *     refuse client connections from other hosts with {@code -DENIED} (Redis {@code protected-mode})
  * @param ioThreads Netty event-loop threads for client connections (0: one per core)
@@ -87,6 +91,7 @@ public record NodeConfig(
         int timeoutSeconds,
         int authTimeoutSeconds,
         long clientOutputBufferLimit,
+        long bulkPreallocBytes,
         boolean protectedMode,
         int ioThreads,
         StoreConfig store,
@@ -111,6 +116,8 @@ public record NodeConfig(
     public static final long DEFAULT_CLIENT_OUTPUT_BUFFER_LIMIT = 256L * 1024 * 1024;
     /** Smallest non-zero {@link #clientOutputBufferLimit}: below it ordinary replies would close clients. */
     public static final long MIN_CLIENT_OUTPUT_BUFFER_LIMIT = 1024 * 1024;
+
+    public static final long DEFAULT_BULK_PREALLOC_BYTES = 64L * 1024 * 1024;
 
     public NodeConfig {
         requireText("cluster", cluster);
@@ -137,6 +144,7 @@ public record NodeConfig(
             throw new IllegalArgumentException(
                     "clientOutputBufferLimit is neither 0 (no limit) nor at least 1MiB: " + clientOutputBufferLimit);
         }
+        if (bulkPreallocBytes < 0) throw new IllegalArgumentException("bulkPreallocBytes < 0: " + bulkPreallocBytes);
         if (ioThreads < 0) throw new IllegalArgumentException("ioThreads < 0: " + ioThreads);
         if (store == null) throw new IllegalArgumentException("store is missing");
         if (replication == null) throw new IllegalArgumentException("replication is missing");
@@ -298,6 +306,7 @@ public record NodeConfig(
         private int timeoutSeconds = 0;
         private int authTimeoutSeconds = DEFAULT_AUTH_TIMEOUT_SECONDS;
         private long clientOutputBufferLimit = DEFAULT_CLIENT_OUTPUT_BUFFER_LIMIT;
+        private long bulkPreallocBytes = DEFAULT_BULK_PREALLOC_BYTES;
         private boolean protectedMode = true;
         private int ioThreads = 0;
         private StoreConfig store = StoreConfig.defaults();
@@ -398,6 +407,12 @@ public record NodeConfig(
         /** Bytes; 0: no limit. */
         public Builder clientOutputBufferLimit(long v) {
             clientOutputBufferLimit = v;
+            return this;
+        }
+
+        /** Bytes; 0: bulk buffers always grow as their bytes arrive. */
+        public Builder bulkPreallocBytes(long v) {
+            bulkPreallocBytes = v;
             return this;
         }
 
@@ -514,6 +529,7 @@ public record NodeConfig(
             timeoutSeconds = c.timeoutSeconds;
             authTimeoutSeconds = c.authTimeoutSeconds;
             clientOutputBufferLimit = c.clientOutputBufferLimit;
+            bulkPreallocBytes = c.bulkPreallocBytes;
             protectedMode = c.protectedMode;
             ioThreads = c.ioThreads;
             store = c.store;
@@ -551,6 +567,7 @@ public record NodeConfig(
                     timeoutSeconds,
                     authTimeoutSeconds,
                     clientOutputBufferLimit,
+                    bulkPreallocBytes,
                     protectedMode,
                     ioThreads,
                     store,

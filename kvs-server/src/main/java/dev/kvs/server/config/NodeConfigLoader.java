@@ -41,7 +41,7 @@ import java.util.stream.Collectors;
  *
  * <p>The fields are those of {@link NodeConfig} ({@code cluster, name, role, bind, port, replPort,
  * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, timeoutSeconds,
- * authTimeoutSeconds, clientOutputBufferLimit, protectedMode, ioThreads, clusterSecret,
+ * authTimeoutSeconds, clientOutputBufferLimit, bulkPreallocBytes, protectedMode, ioThreads, clusterSecret,
  * insecureReplication}; {@code clusterSecretFile} reads the secret from a file), the {@code tls:}
  * section ({@code certFile, keyFile, caFile, peerName, clients, admin, clientAuth}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
@@ -144,6 +144,10 @@ public final class NodeConfigLoader {
             if (y.clientOutputBufferLimit() != null) {
                 b.clientOutputBufferLimit(byteSize("clientOutputBufferLimit", y.clientOutputBufferLimit())
                         .bytes());
+            }
+            if (y.bulkPreallocBytes() != null) {
+                b.bulkPreallocBytes(
+                        byteSize("bulkPreallocBytes", y.bulkPreallocBytes()).bytes());
             }
             if (y.protectedMode() != null) b.protectedMode(y.protectedMode());
             if (y.ioThreads() != null) b.ioThreads(toInt("ioThreads", y.ioThreads()));
@@ -500,6 +504,7 @@ public final class NodeConfigLoader {
             Long timeoutSeconds,
             Long authTimeoutSeconds,
             Object clientOutputBufferLimit,
+            Object bulkPreallocBytes,
             Boolean protectedMode,
             Long ioThreads,
             String dataDir,

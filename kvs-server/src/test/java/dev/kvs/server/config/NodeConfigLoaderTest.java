@@ -47,6 +47,7 @@ class NodeConfigLoaderTest {
                 timeoutSeconds: 300
                 authTimeoutSeconds: 5
                 clientOutputBufferLimit: 32MiB
+                bulkPreallocBytes: 8MiB
                 protectedMode: false
                 ioThreads: 4
                 clusterSecret: sixteen-bytes-or-more
@@ -76,6 +77,7 @@ class NodeConfigLoaderTest {
         assertThat(c.timeoutSeconds()).isEqualTo(300);
         assertThat(c.authTimeoutSeconds()).isEqualTo(5);
         assertThat(c.clientOutputBufferLimit()).isEqualTo(32L << 20);
+        assertThat(c.bulkPreallocBytes()).isEqualTo(8L << 20);
         assertThat(c.protectedMode()).isFalse();
         assertThat(c.ioThreads()).isEqualTo(4);
         assertThat(c.clusterSecret()).hasValue("sixteen-bytes-or-more");
@@ -226,6 +228,7 @@ class NodeConfigLoaderTest {
             authTimeoutSeconds: -5 => authTimeoutSeconds < 0: -5
             clientOutputBufferLimit: 1000 => clientOutputBufferLimit is neither 0 (no limit) nor at least 1MiB: 1000
             clientOutputBufferLimit: lots => clientOutputBufferLimit is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): lots
+            bulkPreallocBytes: lots => bulkPreallocBytes is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): lots
             protectedMode: maybe => protectedMode is not true or false: maybe
             ioThreads: -1 => ioThreads < 0: -1
             dataDir: "a\\0b" => dataDir is not a valid path: a\\u0000b
@@ -350,7 +353,7 @@ class NodeConfigLoaderTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(
                         "config error: unknown field 'prot' in kvs.yaml (known: admin, adminBind, adminPort, advertise,"
-                                + " authTimeoutSeconds, bind, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile,"
+                                + " authTimeoutSeconds, bind, bulkPreallocBytes, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile,"
                                 + " dataDir, expiry, failover, insecureReplication, ioThreads, maxBulkBytes, maxClients,"
                                 + " maxMultibulkLength, mode, name, peer, port, protectedMode, replBind, replPort, replication,"
                                 + " requirepass, role, store, timeoutSeconds, tls, users)");

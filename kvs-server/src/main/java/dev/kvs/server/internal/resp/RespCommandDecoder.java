@@ -16,8 +16,12 @@ import java.util.List;
  *
  * <p>Memory follows the bytes received, never the lengths announced: a bulk string's buffer starts at
  * what has arrived (at least {@link #MIN_BULK_CHUNK}) and doubles as more arrives, up to its length,
- * so a client announcing 64 MiB and sending 16 bytes costs 16 KiB, not 64 MiB. {@link ClientStats}
- * counts the bulk strings being received and the bytes held for them.
+ * so a client announcing 64 MiB and sending 16 bytes costs 16 KiB, not 64 MiB. The exception is a
+ * bulk string longer than {@link #MIN_BULK_CHUNK} from an authenticated connection, while the node-wide
+ * {@link BulkPreallocBudget} has room: it gets its final buffer when its first bytes arrive (as Redis
+ * does for big arguments), saving the doubling copies, and the bytes not yet received are charged to
+ * the budget until they arrive or the connection closes. {@link ClientStats} counts the bulk strings
+ * being received and the bytes held for them.
  *
  * <p>Limits: a bulk string longer than {@code maxBulkBytes} is skipped as it streams in (never
  * buffered) and its command answered with an error, so the stream stays in sync; more than {@code
@@ -64,6 +68,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private final int maxInlineBytes;
 
     private final ClientStats stats;
+    private final BulkPreallocBudget budget;
 
     private State state = State.COMMAND_START;
     private List<byte[]> args;
@@ -74,6 +79,8 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private int bulkLength;
 
     private int bulkFilled;
+    /** Bytes of the bulk being read that were preallocated and are still to come (charged to {@link #budget}). */
+    private long preallocated;
     /** True while a bulk string is being buffered (counted in {@link #stats}). */
     private boolean buffering;
 
@@ -87,6 +94,22 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
      *     {@link #authenticated()}
      */
     RespCommandDecoder(int maxBulkBytes, int maxElements, int maxInlineBytes, boolean preAuth, ClientStats stats) {
+        this(maxBulkBytes, maxElements, maxInlineBytes, preAuth, stats, new BulkPreallocBudget(0));
+    }
+
+    /**
+     * @param preAuth true if the connection must authenticate first: the pre-auth limits apply until
+     *     {@link #authenticated()}
+     * @param budget the node-wide budget of bulk bytes allocated ahead of their arrival
+     */
+    RespCommandDecoder(
+            int maxBulkBytes,
+            int maxElements,
+            int maxInlineBytes,
+            boolean preAuth,
+            ClientStats stats,
+            BulkPreallocBudget budget) {
+        this.budget = budget;
         this.maxBulkBytes = maxBulkBytes;
         this.maxElements = maxElements;
         this.maxInlineBytes = maxInlineBytes;
@@ -151,6 +174,12 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
                 }
                 case BULK_DATA -> {
                     int n = Math.min(in.readableBytes(), bulkLength - bulkFilled);
+                    if (preallocated > 0) {
+                        budget.release(n); // n <= preallocated: the bytes still to come
+                        preallocated -= n;
+                    } else if (bulk == null) {
+                        preallocate(n);
+                    }
                     ensureBulkCapacity(bulkFilled + n);
                     in.readBytes(bulk, bulkFilled, n);
                     bulkFilled += n;
@@ -197,8 +226,25 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
         stats.inputBulkBytes.addAndGet(grown - capacity);
     }
 
+    /**
+     * Allocates the whole bulk string at once, when its first {@code arriving} bytes do, if it is large,
+     * the connection authenticated, and the budget takes the bytes still to come; otherwise leaves the
+     * buffer to {@link #ensureBulkCapacity}.
+     */
+    private void preallocate(int arriving) {
+        long ahead = (long) bulkLength - arriving;
+        if (bulkLength <= MIN_BULK_CHUNK || preAuth || ahead <= 0 || !budget.tryCharge(ahead)) return;
+        bulk = new byte[bulkLength];
+        preallocated = ahead;
+        stats.inputBulkBytes.addAndGet(bulkLength);
+    }
+
     /** The bulk string was read (or the connection closed): it no longer counts as input held. */
     private void releaseBulk() {
+        if (preallocated > 0) {
+            budget.release(preallocated);
+            preallocated = 0;
+        }
         if (buffering) {
             buffering = false;
             stats.inputBulks.decrementAndGet();

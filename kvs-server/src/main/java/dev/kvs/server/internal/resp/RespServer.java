@@ -34,6 +34,7 @@ public final class RespServer {
     private final NodeContext node;
     private final CommandTable table = new CommandTable();
     private final ClientStats stats = new ClientStats();
+    private final BulkPreallocBudget bulkBudget;
     private final ProtectedMode protectedMode;
     private final SslContext tls;
     private Channel serverChannel;
@@ -48,6 +49,7 @@ public final class RespServer {
         this.node = node;
         this.tls = tls;
         this.protectedMode = new ProtectedMode(node.config());
+        this.bulkBudget = new BulkPreallocBudget(node.config().bulkPreallocBytes());
         DataCommands data = new DataCommands(node);
         data.register(table);
         new StringCommands(node, data).register(table);
@@ -105,7 +107,8 @@ public final class RespServer {
                 node.config().maxMultibulkLength(),
                 MAX_INLINE_BYTES,
                 node.config().clientAuthRequired(),
-                stats);
+                stats,
+                bulkBudget);
         p.addLast("decoder", decoder);
         p.addLast("handler", new RespHandler(node, table, stats, decoder, protectedMode));
     }
@@ -113,6 +116,11 @@ public final class RespServer {
     /** The port's counters; for INFO and tests. */
     ClientStats stats() {
         return stats;
+    }
+
+    /** The node's budget of bulk bytes preallocated ahead of their arrival; for tests. */
+    BulkPreallocBudget bulkBudget() {
+        return bulkBudget;
     }
 
     /** Client connections open now. */
