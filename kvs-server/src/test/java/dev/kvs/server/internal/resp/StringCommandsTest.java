@@ -123,6 +123,38 @@ class StringCommandsTest {
     }
 
     @Test
+    void getRangeOfALargeValueReadsOnlyTheRangeAcrossItsStoredChunks() {
+        long seed = System.nanoTime();
+        System.out.println("getRangeOfALargeValue seed " + seed);
+        java.util.Random random = new java.util.Random(seed);
+        char[] chars = new char[200_000]; // stored in 64 KiB chunks
+        for (int i = 0; i < chars.length; i++) chars[i] = (char) ('a' + random.nextInt(26));
+        String value = new String(chars);
+        byte[] bytes = value.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        resp.command("SET", "big", value);
+        java.util.List<long[]> ranges = new java.util.ArrayList<>(java.util.List.of(
+                new long[] {0, 9},
+                new long[] {65_530, 65_545}, // across the first chunk boundary
+                new long[] {-10, -1},
+                new long[] {65_536, 131_072},
+                new long[] {0, -1},
+                new long[] {199_990, 300_000},
+                new long[] {-300_000, 5},
+                new long[] {150_000, 100}));
+        for (int i = 0; i < 20; i++) {
+            ranges.add(new long[] {random.nextInt(400_000) - 200_000, random.nextInt(400_000) - 200_000});
+        }
+        for (long[] r : ranges) {
+            String expected =
+                    new String(StringCommands.range(bytes, r[0], r[1]), java.nio.charset.StandardCharsets.US_ASCII);
+            assertThat(resp.command("GETRANGE", "big", Long.toString(r[0]), Long.toString(r[1])))
+                    .as("GETRANGE big %d %d (seed %d)", r[0], r[1], seed)
+                    .isEqualTo(bulk(expected));
+        }
+        assertThat(resp.command("GETRANGE", "big", "65535", "65536")).isEqualTo(bulk(value.substring(65_535, 65_537)));
+    }
+
+    @Test
     void setRangePadsWithZerosAndChecksItsOffset() {
         // redis.io's SETRANGE examples
         resp.command("SET", "key1", "Hello World");
