@@ -4,10 +4,12 @@ import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.core.Jvm;
+import net.openhft.chronicle.core.UnsafeMemory;
 import net.openhft.chronicle.core.io.IORuntimeException;
 import net.openhft.chronicle.hash.serialization.SizedReader;
 import net.openhft.chronicle.hash.serialization.SizedWriter;
 import net.openhft.chronicle.hash.serialization.impl.EnumMarshallable;
+import sun.misc.Unsafe;
 
 /**
  * Copies a chunk between Chronicle's memory and a slice of the caller's value array (or a caller's
@@ -17,6 +19,8 @@ import net.openhft.chronicle.hash.serialization.impl.EnumMarshallable;
 final class ValueSliceMarshaller
         implements SizedReader<ValueSlice>, SizedWriter<ValueSlice>, EnumMarshallable<ValueSliceMarshaller> {
     static final ValueSliceMarshaller INSTANCE = new ValueSliceMarshaller();
+    /** Below this a plain write is as fast as a bulk copy's call. */
+    static final int BULK_COPY_MIN = 1024;
 
     private ValueSliceMarshaller() {}
 
@@ -27,14 +31,24 @@ final class ValueSliceMarshaller
 
     @Override
     public void write(Bytes<?> out, long size, ValueSlice s) {
-        out.write(s.array, s.offset, s.length);
+        if (s.length >= BULK_COPY_MIN && out.isDirectMemory()) {
+            // Chronicle copies a heap array into native memory eight bytes per loop iteration (12% of a
+            // 100 kB SET's CPU); the JDK's Unsafe.copyMemory is one intrinsic bulk copy (a chunk is at most
+            // 64 KiB, so it holds no safepoint long). The limit is checked (writeSkip) before a byte moves.
+            long address = out.addressForWrite(out.writePosition());
+            out.writeSkip(s.length);
+            UnsafeMemory.UNSAFE.copyMemory(
+                    s.array, Unsafe.ARRAY_BYTE_BASE_OFFSET + (long) s.offset, null, address, s.length);
+        } else {
+            out.write(s.array, s.offset, s.length);
+        }
     }
 
     @Override
     public ValueSlice read(Bytes<?> in, long size, ValueSlice using) {
         if (using == null) {
             byte[] bytes = new byte[(int) size];
-            in.read(bytes);
+            read(in, bytes, 0, bytes.length);
             return new ValueSlice(bytes, 0, bytes.length);
         }
         if (size != using.length) {
@@ -43,9 +57,20 @@ final class ValueSliceMarshaller
         if (using.buffer != null) {
             readInto(in, using.buffer, using.skip, using.count);
         } else {
-            in.read(using.array, using.offset, using.length);
+            read(in, using.array, using.offset, using.length);
         }
         return using;
+    }
+
+    /** Reads {@code length} bytes into {@code array}: one bulk copy from native memory, as in {@link #write}. */
+    private static void read(Bytes<?> in, byte[] array, int offset, int length) {
+        if (length >= BULK_COPY_MIN && in.isDirectMemory()) {
+            long address = in.addressForRead(in.readPosition());
+            in.readSkip(length);
+            UnsafeMemory.UNSAFE.copyMemory(null, address, array, Unsafe.ARRAY_BYTE_BASE_OFFSET + (long) offset, length);
+        } else {
+            in.read(array, offset, length);
+        }
     }
 
     /**
@@ -59,7 +84,7 @@ final class ValueSliceMarshaller
         if (buffer.isDirect()) {
             in.nativeRead(in.readPosition(), Jvm.address(buffer) + at, length); // one memory copy
         } else if (buffer.hasArray()) {
-            in.read(buffer.array(), buffer.arrayOffset() + at, length);
+            read(in, buffer.array(), buffer.arrayOffset() + at, length);
         } else {
             byte[] bytes = new byte[length]; // a read-only heap buffer: the store cannot fill it
             in.read(bytes);
