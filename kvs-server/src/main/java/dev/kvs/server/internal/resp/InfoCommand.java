@@ -39,11 +39,13 @@ final class InfoCommand implements Command {
     private final NodeContext node;
     private final ClientStats stats;
     private final CommandTable table;
+    private final BulkPreallocBudget bulkBudget;
 
-    InfoCommand(NodeContext node, ClientStats stats, CommandTable table) {
+    InfoCommand(NodeContext node, ClientStats stats, CommandTable table, BulkPreallocBudget bulkBudget) {
         this.node = node;
         this.stats = stats;
         this.table = table;
+        this.bulkBudget = bulkBudget;
     }
 
     static String redisRole(NodeContext node) {
@@ -122,6 +124,8 @@ final class InfoCommand implements Command {
         line(b, "connected_clients", stats.connected.get());
         line(b, "maxclients", node.config().maxClients());
         line(b, "kvs_input_bulk_bytes", stats.inputBulkBytes.get());
+        line(b, "kvs_bulk_prealloc_bytes", bulkBudget.charged()); // preallocated, not yet received
+        line(b, "kvs_bulk_prealloc_limit", bulkBudget.limit());
     }
 
     private void memory(StringBuilder b) {

@@ -57,7 +57,7 @@ public final class RespServer {
         new ReplicatedOpsCommands(node, data).register(table);
         new ServerCommands(node, table).register();
         BackupReadCommands.register(table);
-        table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table));
+        table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table, bulkBudget));
         new KeyspaceCommands(node).register(table);
         new ShutdownCommand(node).register(table);
     }

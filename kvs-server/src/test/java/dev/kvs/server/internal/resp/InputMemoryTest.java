@@ -202,6 +202,13 @@ class InputMemoryTest {
             assertThat(live.stats().inputBulkBytes.get())
                     .as("bytes held by %d decoders each inside an announced 1 MiB bulk", connections)
                     .isLessThanOrEqualTo(limit + (long) connections * RespCommandDecoder.MIN_BULK_CHUNK);
+            Socket operator = live.connect();
+            LiveRespServer.send(operator, "*2\r\n$4\r\nINFO\r\n$7\r\nclients\r\n");
+            assertThat(LiveRespServer.readLine(operator)).startsWith("$");
+            List<String> info = new ArrayList<>();
+            for (String line; !(line = LiveRespServer.readLine(operator)).isEmpty(); ) info.add(line);
+            assertThat(info)
+                    .contains("kvs_bulk_prealloc_bytes:" + budget.charged(), "kvs_bulk_prealloc_limit:" + limit);
 
             for (Socket s : sockets) s.close();
             await().atMost(Duration.ofSeconds(30)).until(() -> budget.charged() == 0);
