@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.hash.serialization.impl.ByteArraySizedReader;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
@@ -78,6 +79,7 @@ final class RecordMaps implements AutoCloseable {
     private static ChronicleMapBuilder<byte[], Record> builder(String name, int averageKey, MapLayout layout) {
         ChronicleMapBuilder<byte[], Record> b = ChronicleMap.of(byte[].class, Record.class)
                 .name(name)
+                .keyReaderAndDataAccess(ByteArraySizedReader.INSTANCE, new KeyBytesAccess())
                 .valueMarshallers(RecordMarshaller.INSTANCE, RecordMarshaller.INSTANCE)
                 .averageKeySize(averageKey)
                 .averageValueSize(RecordMarshaller.HEADER_BYTES + 64)
