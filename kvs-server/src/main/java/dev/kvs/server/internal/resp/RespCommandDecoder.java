@@ -66,6 +66,8 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private final int maxBulkBytes;
     private final int maxElements;
     private final int maxInlineBytes;
+    /** {@link #MIN_BULK_CHUNK}, but smaller in tests, so that fuzzing reaches preallocation with small inputs. */
+    private final int minBulkChunk;
 
     private final ClientStats stats;
     private final BulkPreallocBudget budget;
@@ -109,6 +111,20 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             boolean preAuth,
             ClientStats stats,
             BulkPreallocBudget budget) {
+        this(maxBulkBytes, maxElements, maxInlineBytes, preAuth, stats, budget, MIN_BULK_CHUNK);
+    }
+
+    /** As above, with {@code minBulkChunk} for {@link #MIN_BULK_CHUNK}: for tests. */
+    RespCommandDecoder(
+            int maxBulkBytes,
+            int maxElements,
+            int maxInlineBytes,
+            boolean preAuth,
+            ClientStats stats,
+            BulkPreallocBudget budget,
+            int minBulkChunk) {
+        if (minBulkChunk < 1) throw new IllegalArgumentException("minBulkChunk < 1: " + minBulkChunk);
+        this.minBulkChunk = minBulkChunk;
         this.budget = budget;
         this.maxBulkBytes = maxBulkBytes;
         this.maxElements = maxElements;
@@ -219,7 +235,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
         if (needed <= capacity) return;
         int grown = 2L * needed >= bulkLength
                 ? bulkLength
-                : (int) Math.min(bulkLength, Math.max(needed, Math.max(2L * capacity, MIN_BULK_CHUNK)));
+                : (int) Math.min(bulkLength, Math.max(needed, Math.max(2L * capacity, minBulkChunk)));
         byte[] b = new byte[grown];
         if (bulkFilled > 0) System.arraycopy(bulk, 0, b, 0, bulkFilled);
         bulk = b;
@@ -233,7 +249,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
      */
     private void preallocate(int arriving) {
         long ahead = (long) bulkLength - arriving;
-        if (bulkLength <= MIN_BULK_CHUNK || preAuth || ahead <= 0 || !budget.tryCharge(ahead)) return;
+        if (bulkLength <= minBulkChunk || preAuth || ahead <= 0 || !budget.tryCharge(ahead)) return;
         bulk = new byte[bulkLength];
         preallocated = ahead;
         stats.inputBulkBytes.addAndGet(bulkLength);

@@ -11,6 +11,8 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -147,5 +149,151 @@ class RespCommandDecoderJazzerTest {
         channel.finishAndReleaseAll();
         assertThat(stats.inputBulkBytes.get()).isZero();
         assertThat(fed).allSatisfy(b -> assertThat(b.refCnt()).isZero());
+    }
+
+    /**
+     * Preallocation of large bulk strings ({@link BulkPreallocBudget}), with several connections sharing
+     * one budget and a minimum chunk small enough for fuzz inputs to reach it: the budget never goes over
+     * its limit or below zero, each connection holds at most twice what it received (at least a chunk)
+     * plus what the budget lent, the commands decoded are the ones sent (or refused for their length),
+     * and closing every connection, mid-bulk or not, gives back the whole budget and every buffer.
+     */
+    @FuzzTest(maxDuration = "2m")
+    void preallocationStaysWithinItsBudget(FuzzedDataProvider data) {
+        checkPreallocation(new Input() {
+            @Override
+            public int anInt(int min, int max) {
+                return data.consumeInt(min, max);
+            }
+
+            @Override
+            public byte[] bytes(int n) {
+                byte[] b = data.consumeBytes(n);
+                return b.length == n ? b : java.util.Arrays.copyOf(b, n);
+            }
+        });
+    }
+
+    /** The same property on seeded random inputs, so that every build runs many cases (seed printed). */
+    @RepeatedTest(40)
+    void preallocationStaysWithinItsBudgetOnRandomInputs() {
+        long seed = Long.getLong("kvs.test.seed", System.nanoTime());
+        System.out.println("preallocationStaysWithinItsBudgetOnRandomInputs seed " + seed);
+        Random random = new Random(seed);
+        checkPreallocation(new Input() {
+            @Override
+            public int anInt(int min, int max) {
+                return min + random.nextInt(max - min + 1);
+            }
+
+            @Override
+            public byte[] bytes(int n) {
+                byte[] b = new byte[n];
+                random.nextBytes(b);
+                return b;
+            }
+        });
+    }
+
+    /** Where a preallocation run takes its choices from. */
+    interface Input {
+        int anInt(int min, int max);
+
+        byte[] bytes(int n);
+    }
+
+    private static void checkPreallocation(Input in) {
+        long limit = in.anInt(0, 4096);
+        int minChunk = in.anInt(1, 64);
+        int maxBulk = in.anInt(1, 4096);
+        int n = in.anInt(1, 4);
+        BulkPreallocBudget budget = new BulkPreallocBudget(limit);
+        EmbeddedChannel[] channels = new EmbeddedChannel[n];
+        ClientStats[] stats = new ClientStats[n];
+        byte[][] streams = new byte[n][];
+        List<List<byte[][]>> sent = new ArrayList<>();
+        int[] at = new int[n];
+        List<List<RespCommand>> decoded = new ArrayList<>();
+        List<ByteBuf> fed = new ArrayList<>();
+        for (int c = 0; c < n; c++) {
+            stats[c] = new ClientStats();
+            channels[c] =
+                    new EmbeddedChannel(new RespCommandDecoder(maxBulk, 8, 4096, false, stats[c], budget, minChunk));
+            List<byte[][]> commands = new ArrayList<>();
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            for (int k = in.anInt(0, 4); k > 0; k--) {
+                byte[][] args = new byte[in.anInt(1, 3)][];
+                out.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                for (int a = 0; a < args.length; a++) {
+                    args[a] = in.bytes(in.anInt(0, 2 * maxBulk));
+                    out.writeBytes(("$" + args[a].length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                    out.writeBytes(args[a]);
+                    out.writeBytes(new byte[] {'\r', '\n'});
+                }
+                commands.add(args);
+            }
+            sent.add(commands);
+            streams[c] = out.toByteArray();
+            decoded.add(new ArrayList<>());
+        }
+        long[] received = new long[n];
+        boolean[] closed = new boolean[n];
+        while (true) {
+            int open = 0;
+            for (int c = 0; c < n; c++) if (!closed[c] && at[c] < streams[c].length) open++;
+            if (open == 0) break;
+            int pick = in.anInt(0, open - 1);
+            int c = 0;
+            for (; ; c++) if (!closed[c] && at[c] < streams[c].length && pick-- == 0) break;
+            if (in.anInt(0, 19) == 0) { // the client goes away, possibly in the middle of a bulk string
+                channels[c].finishAndReleaseAll();
+                closed[c] = true;
+            } else {
+                int len = Math.min(in.anInt(1, 700), streams[c].length - at[c]);
+                ByteBuf buf = Unpooled.wrappedBuffer(streams[c], at[c], len);
+                fed.add(buf);
+                channels[c].writeInbound(buf);
+                at[c] += len;
+                received[c] += len;
+                for (Object msg; (msg = channels[c].readInbound()) != null; )
+                    decoded.get(c).add((RespCommand) msg);
+            }
+            assertThat(budget.charged()).as("bytes charged to the budget").isBetween(0L, limit);
+            long held = 0;
+            long bound = budget.charged();
+            for (int k = 0; k < n; k++) {
+                held += stats[k].inputBulkBytes.get();
+                bound += Math.max(minChunk, 2 * received[k]);
+            }
+            assertThat(held).as("bytes held for bulk strings").isLessThanOrEqualTo(bound);
+        }
+        for (int c = 0; c < n; c++) {
+            List<RespCommand> got = decoded.get(c);
+            List<byte[][]> expected = sent.get(c);
+            if (!closed[c]) assertThat(got).as("commands of connection %d", c).hasSameSizeAs(expected);
+            assertThat(got.size()).isLessThanOrEqualTo(expected.size());
+            for (int k = 0; k < got.size(); k++) {
+                byte[][] args = expected.get(k);
+                boolean tooLong = false;
+                for (byte[] a : args) tooLong |= a.length > maxBulk;
+                if (tooLong) {
+                    assertThat(got.get(k).error())
+                            .as("command %d of connection %d", k, c)
+                            .contains("max-bulk-bytes");
+                } else {
+                    assertThat(got.get(k).error()).isNull();
+                    assertThat(got.get(k).args())
+                            .as("command %d of connection %d", k, c)
+                            .isDeepEqualTo(args);
+                }
+            }
+            channels[c].finishAndReleaseAll();
+            assertThat(stats[c].inputBulks.get()).isZero();
+            assertThat(stats[c].inputBulkBytes.get()).isZero();
+        }
+        assertThat(budget.charged()).as("budget after every connection closed").isZero();
+        assertThat(fed)
+                .allSatisfy(
+                        b -> assertThat(b.refCnt()).as("input buffer released").isZero());
     }
 }
