@@ -43,6 +43,12 @@ public final class LocalReplication implements Replication {
             }
 
             @Override
+            public TxId put(byte[] key, byte[] value, int checksum, long expireAtMillis) {
+                TxId t = orderHere();
+                return t != null ? t : delegate.put(key, value, checksum, expireAtMillis);
+            }
+
+            @Override
             public TxId delete(byte[] key) {
                 TxId t = orderHere();
                 return t != null ? t : delegate.delete(key);
@@ -58,6 +64,12 @@ public final class LocalReplication implements Replication {
             public TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
                 TxId t = orderHere();
                 return t != null ? t : delegate.rename(source, key, value, expireAtMillis);
+            }
+
+            @Override
+            public TxId rename(byte[] source, byte[] key, byte[] value, int checksum, long expireAtMillis) {
+                TxId t = orderHere();
+                return t != null ? t : delegate.rename(source, key, value, checksum, expireAtMillis);
             }
 
             /** The next TxId of this epoch, or null if handed off since this write began (then: delegate). */

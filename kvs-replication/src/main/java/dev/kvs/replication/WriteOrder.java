@@ -22,6 +22,16 @@ public interface WriteOrder {
      */
     TxId put(byte[] key, byte[] value, long expireAtMillis);
 
+    /**
+     * As {@link #put(byte[], byte[], long)}, for a caller that has computed the value's checksum
+     * ({@code Checksums.crc32c(value)}) for its own record: the key packet carries it, so a write's value
+     * is checksummed once (a CRC32C pass over a 1 MiB value is about 30 µs on the write's path). This
+     * default, for orders that do not carry checksums, ignores it.
+     */
+    default TxId put(byte[] key, byte[] value, int checksum, long expireAtMillis) {
+        return put(key, value, expireAtMillis);
+    }
+
     /** Assigns the next TxId to the deletion of {@code key} (replicated as a tombstone). */
     TxId delete(byte[] key);
 
@@ -44,6 +54,11 @@ public interface WriteOrder {
 
     /** The same, for a {@code source} that expires at {@code expireAtMillis} (epoch ms; 0: never): the key keeps it. */
     TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis);
+
+    /** As {@link #rename(byte[], byte[], byte[], long)}, with the value's checksum computed by the caller. */
+    default TxId rename(byte[] source, byte[] key, byte[] value, int checksum, long expireAtMillis) {
+        return rename(source, key, value, expireAtMillis);
+    }
 
     /**
      * The writes are in the store. The future completes when the command may be answered in its

@@ -243,17 +243,21 @@ public final class Replicator implements ReplicationLink {
 
         @Override
         public TxId put(byte[] key, byte[] value, long expireAtMillis) {
-            return order(Op.PUT, key, value, expireAtMillis);
+            return put(key, value, Checksums.crc32c(value), expireAtMillis);
+        }
+
+        @Override
+        public TxId put(byte[] key, byte[] value, int checksum, long expireAtMillis) {
+            return order(Op.PUT, key, value, checksum, expireAtMillis);
         }
 
         @Override
         public TxId delete(byte[] key) {
-            return order(Op.DELETE, key, null, 0);
+            return order(Op.DELETE, key, null, 0, 0);
         }
 
-        private TxId order(Op op, byte[] key, byte[] value, long expireAtMillis) {
+        private TxId order(Op op, byte[] key, byte[] value, int crc, long expireAtMillis) {
             int len = value == null ? 0 : value.length;
-            int crc = value == null ? 0 : Checksums.crc32c(value);
             // in async mode the backup learns of the key only with its value: that is the baseline's risk
             TxId t = mode == ReplicationMode.ASYNC
                     ? keyLog.reserve(Op.SKIP, key, 0, 0, 0)
@@ -279,6 +283,11 @@ public final class Replicator implements ReplicationLink {
 
         @Override
         public TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
+            return rename(source, key, value, Checksums.crc32c(value), expireAtMillis);
+        }
+
+        @Override
+        public TxId rename(byte[] source, byte[] key, byte[] value, int checksum, long expireAtMillis) {
             if (mode == ReplicationMode.ASYNC) {
                 // no key packet in async mode: the delete and the value travel as two values, each with
                 // its own TxId (acks name TxIds), so the backup may apply one before the other
@@ -290,7 +299,7 @@ public final class Replicator implements ReplicationLink {
                 ship(key, t, value.length);
                 return t;
             }
-            TxId t = keyLog.reserve(Op.RENAME, key, value.length, Checksums.crc32c(value), expireAtMillis, source);
+            TxId t = keyLog.reserve(Op.RENAME, key, value.length, checksum, expireAtMillis, source);
             txIds.add(t);
             // only the value is shipped, again under its new name at t: the backup may not have the
             // source's value yet (it applies the rename from its own copy when it has; this then arrives

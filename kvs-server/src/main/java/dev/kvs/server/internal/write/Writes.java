@@ -1,7 +1,9 @@
 package dev.kvs.server.internal.write;
 
+import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
@@ -89,12 +91,7 @@ public final class Writes {
 
     /** Writes {@code value} to {@code key} expiring at {@code expireAtMillis}, whatever it held: no read. */
     public CompletableFuture<Void> put(ReplicationMode mode, byte[] key, byte[] value, long expireAtMillis) {
-        return run(
-                        mode,
-                        order -> store.upsert(
-                                key,
-                                () -> StoredValue.complete(
-                                        order.txIdOf(key, value, expireAtMillis), value, expireAtMillis)))
+        return run(mode, order -> store.upsert(key, () -> order.complete(key, value, expireAtMillis)))
                 .replicated();
     }
 
@@ -228,14 +225,18 @@ public final class Writes {
             this.order = order;
         }
 
-        TxId txIdOf(byte[] key, byte[] value, long expireAtMillis) {
+        /** Orders the write of {@code value} to {@code key}; its record, checksummed once for both. */
+        StoredValue complete(byte[] key, byte[] value, long expireAtMillis) {
             ordered = true;
-            return order.put(key, value, expireAtMillis);
+            int checksum = Checksums.crc32c(value);
+            TxId t = order.put(key, value, checksum, expireAtMillis);
+            return new StoredValue(
+                    new RecordHeader(RecordState.COMPLETE, t, checksum, value.length, expireAtMillis), value);
         }
 
         @Override
         public Write put(byte[] key, byte[] value, long expireAtMillis) {
-            return Write.put(StoredValue.complete(txIdOf(key, value, expireAtMillis), value, expireAtMillis));
+            return Write.put(complete(key, value, expireAtMillis));
         }
 
         @Override
@@ -248,8 +249,13 @@ public final class Writes {
         @Override
         public List<Write> rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
             ordered = true;
-            TxId t = order.rename(source, key, value, expireAtMillis); // the key keeps the source's expiry
-            return List.of(Write.remove(), Write.put(StoredValue.complete(t, value, expireAtMillis)));
+            int checksum = Checksums.crc32c(value);
+            // the key keeps the source's expiry
+            TxId t = order.rename(source, key, value, checksum, expireAtMillis);
+            return List.of(
+                    Write.remove(),
+                    Write.put(new StoredValue(
+                            new RecordHeader(RecordState.COMPLETE, t, checksum, value.length, expireAtMillis), value)));
         }
     }
 }

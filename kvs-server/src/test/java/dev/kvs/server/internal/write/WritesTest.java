@@ -43,6 +43,24 @@ class WritesTest {
         store.close();
     }
 
+    /** A value is checksummed once per write: the order's key packet and the store's record get the same CRC32C. */
+    @Test
+    void theOrderAndTheRecordShareTheValuesChecksum() {
+        byte[] value = "a value to checksum".getBytes();
+        writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), value);
+        writes.update(ReplicationMode.SYNC, "b".getBytes(), (h, order) -> order.put("b".getBytes(), value, 0));
+        writes.updateAll(
+                ReplicationMode.SYNC,
+                List.of("b".getBytes(), "c".getBytes()),
+                (headers, order) -> order.rename("b".getBytes(), "c".getBytes(), value, 0));
+
+        int crc = dev.kvs.core.Checksums.crc32c(value);
+        assertThat(link.checksums).containsExactly(crc, crc, crc);
+        assertThat(store.get("a".getBytes()).header().checksum()).isEqualTo(crc);
+        assertThat(store.get("c".getBytes()).header().checksum()).isEqualTo(crc);
+        assertThat(store.get("b".getBytes())).isNull();
+    }
+
     @Test
     void eachWrittenKeyGetsTheNextTxIdAndTheCommandCommitsOnce() {
         writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes());
@@ -136,6 +154,9 @@ class WritesTest {
     /** Records the protocol calls; orders seqs from 1. */
     private static final class RecordingLink implements ReplicationLink {
         final List<String> log = new ArrayList<>();
+        /** The checksums the writes handed to the order (the key packets carry them). */
+        final List<Integer> checksums = new ArrayList<>();
+
         long seq;
         volatile boolean room = true;
 
@@ -146,6 +167,18 @@ class WritesTest {
                 @Override
                 public TxId put(byte[] key, byte[] value, long expireAtMillis) {
                     return record("PUT", key);
+                }
+
+                @Override
+                public TxId put(byte[] key, byte[] value, int checksum, long expireAtMillis) {
+                    checksums.add(checksum);
+                    return record("PUT", key);
+                }
+
+                @Override
+                public TxId rename(byte[] source, byte[] key, byte[] value, int checksum, long expireAtMillis) {
+                    checksums.add(checksum);
+                    return record("RENAME " + new String(source) + " ->", key);
                 }
 
                 @Override
