@@ -15,6 +15,8 @@ import dev.kvs.core.TxId;
  * @param conflatedValues values never sent because a newer write of the same key replaced them
  * @param valuesShipped values sent
  * @param valueBytesShipped value bytes sent
+ * @param abandonedValues large values whose shipping stopped mid-way because their key was rewritten
+ *     meanwhile (the newer value ships instead; the backup drops its partial copy)
  * @param valueStreamsUp value connections up
  * @param resyncs full resyncs started
  * @param reconnects key channel connections made
@@ -33,6 +35,7 @@ public record ReplicatorStatus(
         long conflatedValues,
         long valuesShipped,
         long valueBytesShipped,
+        long abandonedValues,
         int valueStreamsUp,
         long resyncs,
         long reconnects,
@@ -41,7 +44,8 @@ public record ReplicatorStatus(
         FlowControlStatus flowControl) {
     /** The status of a node that orders writes without replicating them, up to {@code last}. */
     public static ReplicatorStatus none(TxId last) {
-        return new ReplicatorStatus("none", "", last, last, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, FlowControlStatus.off());
+        return new ReplicatorStatus(
+                "none", "", last, last, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, FlowControlStatus.off());
     }
 
     /** True while the key channel streams. */

@@ -22,6 +22,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class PendingValues {
     private final int maxCount;
+    /** See {@link #abandonedCount()}. */
+    private long abandonedCount;
+
     private final long maxBytes;
     /** In the order keys became pending: the first is the oldest. */
     private final Map<ByteKey, State> byKey = new LinkedHashMap<>();
@@ -163,8 +166,14 @@ final class PendingValues {
      * being shipped): no ack will name it; the key ships again (its newer write, already tracked).
      */
     synchronized void abandoned(TxId txId) {
+        abandonedCount++;
         ByteKey k = inFlight.remove(txId);
         if (k != null) requeue(k);
+    }
+
+    /** Large values abandoned mid-way so far, because their key was rewritten while they shipped. */
+    synchronized long abandonedCount() {
+        return abandonedCount;
     }
 
     /** A value connection dropped: everything sent on it and not acknowledged is shipped again. */

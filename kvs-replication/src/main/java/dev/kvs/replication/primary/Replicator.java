@@ -412,6 +412,7 @@ public final class Replicator implements ReplicationLink {
                 pending.conflated(),
                 shipper.valuesShipped(),
                 shipper.bytesShipped(),
+                pending.abandonedCount(),
                 up,
                 keyChannel.resyncs(),
                 keyChannel.connections(),

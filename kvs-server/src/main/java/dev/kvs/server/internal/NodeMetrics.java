@@ -139,6 +139,11 @@ public final class NodeMetrics implements AutoCloseable {
                 "bytes",
                 "Value bytes sent to the backup",
                 ReplicatorStatus::valueBytesShipped);
+        replicationGauge(
+                "kvs.replication.abandoned.values",
+                null,
+                "Large values whose shipping stopped mid-way because their key was rewritten",
+                ReplicatorStatus::abandonedValues);
         replicationGauge("kvs.replication.resyncs", null, "Full resyncs started", ReplicatorStatus::resyncs);
         replicationGauge(
                 "kvs.replication.connections", null, "Key channel connections made", ReplicatorStatus::reconnects);

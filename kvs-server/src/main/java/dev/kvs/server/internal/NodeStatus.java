@@ -164,6 +164,7 @@ public record NodeStatus(
                 r.conflatedValues(),
                 r.valuesShipped(),
                 r.valueBytesShipped(),
+                r.abandonedValues(),
                 r.valueStreamsUp(),
                 r.resyncs(),
                 r.reconnects(),

@@ -21,6 +21,7 @@ public final class FixedStatusReplication implements ReplicationLink {
             2,
             10,
             10_485_760,
+            4,
             2,
             0,
             1,

@@ -148,6 +148,7 @@ class NodeMetricsTest {
                 .contains("kvs_replication_flow_min_rate_alarm 1")
                 .contains("kvs_replication_flow_slowdowns 7")
                 .contains("kvs_replication_value_lag_bytes 5242880")
+                .contains("kvs_replication_abandoned_values 4")
                 .contains("kvs_replication_value_lag_oldest_seconds 1.25");
     }
 

@@ -143,6 +143,8 @@ class LargeValueShippingTest {
             assertThat(dc.backup.store().get(key).value()).as("seed %d", seed).isEqualTo(third);
             // a mix of two values would fail the backup's checksum and be nacked
             assertThat(TwoDc.info(bk, "kvs_values_nacked")).isEqualTo("0");
+            // the first and the second value were each abandoned mid-way, and counted
+            assertThat(Long.parseLong(TwoDc.info(p, "kvs_abandoned_values"))).isGreaterThanOrEqualTo(2);
             // the abandoned values' partial copies were dropped on the backup (a cancel chunk each)
             await().atMost(Duration.ofSeconds(10))
                     .untilAsserted(() -> assertThat(assemblyBytes(dc)).isZero());

@@ -193,6 +193,7 @@ final class InfoCommand implements Command {
         line(b, "kvs_value_lag_oldest_ms", r.oldestPendingValueMillis());
         line(b, "kvs_conflated_values", r.conflatedValues());
         line(b, "kvs_values_shipped", r.valuesShipped());
+        line(b, "kvs_abandoned_values", r.abandonedValues());
         line(b, "kvs_value_streams_up", r.valueStreamsUp());
         line(b, "kvs_resyncs", r.resyncs());
         flowControl(b, r.flowControl());

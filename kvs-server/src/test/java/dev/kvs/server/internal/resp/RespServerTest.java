@@ -284,7 +284,8 @@ class RespServerTest {
                 .contains("\r\nkvs_flow_min_rate_alarm:1\r\n")
                 .contains("\r\nkvs_flow_slowdowns:7\r\n")
                 .contains("\r\nkvs_value_lag_bytes:5242880\r\n")
-                .contains("\r\nkvs_value_lag_oldest_ms:1250\r\n");
+                .contains("\r\nkvs_value_lag_oldest_ms:1250\r\n")
+                .contains("\r\nkvs_abandoned_values:4\r\n");
     }
 
     @Test
