@@ -88,6 +88,7 @@ final class RealReplicationServer implements ReplicationServer {
                 .channel(Transports.serverChannel(b.group))
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.readAllocator())
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {

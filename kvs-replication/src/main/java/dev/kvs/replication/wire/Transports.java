@@ -1,7 +1,9 @@
 package dev.kvs.replication.wire;
 
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoEventLoopGroup;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
@@ -17,7 +19,25 @@ import io.netty.channel.socket.nio.NioSocketChannel;
  * any other.
  */
 public final class Transports {
+    /**
+     * The most one read of a socket takes into one buffer: 1 MiB. Netty's default stops at 64 KiB, so a
+     * 1 MiB value that had all arrived took 16 reads (a system call and a wake of the decoder each); a
+     * 100 kB one, two. Redis reads a big argument's remaining bytes in one call.
+     */
+    public static final int MAX_READ_BYTES = 1 << 20;
+
+    private static final RecvByteBufAllocator READS = new AdaptiveRecvByteBufAllocator(64, 2048, MAX_READ_BYTES);
+
     private Transports() {}
+
+    /**
+     * How a connection's reads are sized: Netty's adaptive sizing (a read that fills its buffer makes the
+     * next one larger, reads that fall short make it smaller), up to {@link #MAX_READ_BYTES}. A buffer
+     * lives only until its bytes are decoded, so an idle connection holds none.
+     */
+    public static RecvByteBufAllocator readAllocator() {
+        return READS;
+    }
 
     /** Whether {@code group} runs the native epoll transport. */
     public static boolean isEpoll(EventLoopGroup group) {

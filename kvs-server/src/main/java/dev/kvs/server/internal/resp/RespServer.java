@@ -1,5 +1,6 @@
 package dev.kvs.server.internal.resp;
 
+import dev.kvs.replication.wire.Transports;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.tls.TlsFailures;
@@ -76,6 +77,7 @@ public final class RespServer {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.readAllocator())
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, (int)
                         RespHandler.REPLY_SOFT_LIMIT))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
