@@ -37,6 +37,9 @@ class JmhCommandTest {
                             "put",
                             "get",
                             "dev.kvs.bench.jmh.FrameCodecBenchmark",
+                            "dev.kvs.bench.jmh.RespCodecBenchmark",
+                            "decodeSet",
+                            "encodeGetReply",
                             "dev.kvs.bench.jmh.WanLinkBenchmark",
                             "dev.kvs.bench.jmh.ReplicationLatencyBenchmark",
                             "timeToConsistencyProtection",
@@ -52,6 +55,7 @@ class JmhCommandTest {
         for (Class<?> c : new Class<?>[] {
             StoreBenchmark.class,
             FrameCodecBenchmark.class,
+            RespCodecBenchmark.class,
             WanLinkBenchmark.class,
             ReplicationLatencyBenchmark.class,
             RedisWaitBenchmark.class,
@@ -70,6 +74,7 @@ class JmhCommandTest {
                     .filteredOn(w -> w.startsWith("dev.kvs.bench.jmh.") && w.endsWith("Benchmark"))
                     .allMatch(w -> w.equals("dev.kvs.bench.jmh.StoreBenchmark")
                             || w.equals("dev.kvs.bench.jmh.FrameCodecBenchmark")
+                            || w.equals("dev.kvs.bench.jmh.RespCodecBenchmark")
                             || w.equals("dev.kvs.bench.jmh.WanLinkBenchmark")
                             || w.equals("dev.kvs.bench.jmh.ReplicationLatencyBenchmark")
                             || w.equals("dev.kvs.bench.jmh.RedisWaitBenchmark")

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 public final class RespServer {
     private static final Logger log = LoggerFactory.getLogger(RespServer.class);
 
-    private static final int MAX_INLINE_BYTES = 64 * 1024;
+    static final int MAX_INLINE_BYTES = 64 * 1024;
 
     /** The error a plain-text client of a TLS-only port reads before the connection closes. */
     public static final String TLS_REQUIRED =

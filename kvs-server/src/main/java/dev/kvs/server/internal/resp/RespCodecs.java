@@ -1,0 +1,40 @@
+package dev.kvs.server.internal.resp;
+
+import dev.kvs.server.NodeConfig;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
+
+/**
+ * The client port's codec on its own, for benchmarks ({@code RespCodecBenchmark} in kvs-bench): the
+ * request decoder and the reply encoder the port installs, each on an {@link EmbeddedChannel}, with the
+ * node's default limits.
+ */
+public final class RespCodecs {
+    private RespCodecs() {}
+
+    /**
+     * A channel whose inbound side decodes requests as an authenticated client connection of a node with
+     * the default limits does (bulk strings preallocated from a budget of its own); {@code readInbound()}
+     * gives the commands.
+     */
+    public static EmbeddedChannel decoder() {
+        return new EmbeddedChannel(new RespCommandDecoder(
+                NodeConfig.DEFAULT_MAX_BULK_BYTES,
+                NodeConfig.builder().build().maxMultibulkLength(),
+                RespServer.MAX_INLINE_BYTES,
+                false,
+                new ClientStats(),
+                new BulkPreallocBudget(NodeConfig.DEFAULT_BULK_PREALLOC_BYTES)));
+    }
+
+    /** A channel whose outbound side encodes replies as the client port does; {@code readOutbound()} gives the bytes. */
+    public static EmbeddedChannel encoder() {
+        return new EmbeddedChannel(new RespReplyEncoder());
+    }
+
+    /** The reply of a GET that found {@code value}. */
+    public static Object bulkReply(byte[] value) {
+        return new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(value));
+    }
+}
