@@ -16,7 +16,9 @@
 # ONLY="100kB 1MiB" runs only the named workloads (of 100B-P1 100B-P16 100kB 1MiB idle).
 # PIN=1 pins every server (kvs and Redis alike) to CPU 0 and redis-benchmark (and the idle client) to
 # CPU 1 with taskset, so that the load generator and the server under test do not fight over one core.
-# kvs is warmed up first (one pass of every workload). Needs redis-server, redis-benchmark, python3.
+# kvs is warmed up first: WARMUP=3 passes of every workload (its JIT compiles the request path over
+# the first seconds of load: on a slow 2-vCPU VM one pass left -P 16 rising from 0.26x to 0.95x Redis
+# over five rounds). Needs redis-server, redis-benchmark, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -85,7 +87,9 @@ SERVERS=("kvs:$KVS_PORT" "redis:$REDIS_PORT")
 [[ -n "${KVS_B:-}" ]] && SERVERS=("kvs:$KVS_PORT" "kvs-b:$KVS_B_PORT" "redis:$REDIS_PORT")
 for s in "${SERVERS[@]}"; do # warm-up
   [[ ${s%%:*} == redis ]] && continue
-  for w in "${WORKLOADS[@]}"; do bench "${s#*:}" "${w#*|}" >/dev/null; done
+  for _ in $(seq 1 "${WARMUP:-3}"); do
+    for w in "${WORKLOADS[@]}"; do bench "${s#*:}" "${w#*|}" >/dev/null; done
+  done
   if with_idle; then idle "${s#*:}" >/dev/null; fi
 done
 

@@ -26,9 +26,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * arrived in one read (a direct buffer, as the socket's), and encoding the reply of a GET of the value.
  * Average time per command.
  *
- * <p>The fork's heap is fixed and pre-touched: each decode allocates its value's array, and a heap that
- * is still growing maps its pages at their first use, which on a virtual machine made the 100 kB
- * decode cost anywhere from 14 to 430 µs (BENCHMARKS.md, "A fresh node's first large writes").
+ * <p>The fork's heap is fixed and pre-touched: every decode allocates its value's array, and on a virtual
+ * machine whose pages cost about 10 µs at their first touch, a heap still being touched for the first time
+ * made a 100 kB decode take 14 to 430 µs (BENCHMARKS.md, "Fifth run").
  */
 @State(Scope.Thread)
 @Fork(

@@ -22,9 +22,15 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The Chronicle Map store: one put, and one get, of a value of {@code valueBytes}, over a working set
  * of 64 keys (a put replaces a value of the same size). Average time per operation.
+ *
+ * <p>The fork's heap is fixed and pre-touched: every get allocates its value's array, and on a virtual
+ * machine whose pages cost about 10 µs at their first touch, a heap still being touched for the first time
+ * made a 100 kB get take 218 µs instead of 9 (BENCHMARKS.md, "Fifth run").
  */
 @State(Scope.Thread)
-@Fork(1)
+@Fork(
+        value = 1,
+        jvmArgs = {"-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch"})
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
 @BenchmarkMode(Mode.AverageTime)
