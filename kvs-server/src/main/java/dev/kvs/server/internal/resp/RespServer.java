@@ -70,7 +70,23 @@ public final class RespServer {
      */
     public int start(String bind, int port, EventLoopGroup boss, EventLoopGroup workers, Transport transport)
             throws InterruptedException {
-        ServerBootstrap b = new ServerBootstrap()
+        serverChannel = bootstrap(boss, workers, transport)
+                .bind(new InetSocketAddress(bind, port))
+                .sync()
+                .channel();
+        if (protectedMode.active()) {
+            log.warn(
+                    "protected mode: the client port listens on {} and neither requirepass nor users are set, so"
+                            + " only loopback clients are served; set requirepass or users, or protectedMode: false on"
+                            + " a trusted network",
+                    bind);
+        }
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** The listener's bootstrap: socket options, and {@link #configure} for each connection. */
+    ServerBootstrap bootstrap(EventLoopGroup boss, EventLoopGroup workers, Transport transport) {
+        return new ServerBootstrap()
                 .group(boss, workers)
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
@@ -86,15 +102,6 @@ public final class RespServer {
                         configure(ch.pipeline());
                     }
                 });
-        serverChannel = b.bind(new InetSocketAddress(bind, port)).sync().channel();
-        if (protectedMode.active()) {
-            log.warn(
-                    "protected mode: the client port listens on {} and neither requirepass nor users are set, so"
-                            + " only loopback clients are served; set requirepass or users, or protectedMode: false on"
-                            + " a trusted network",
-                    bind);
-        }
-        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
     }
 
     /** Installs the client protocol handlers; also used by tests on an {@code EmbeddedChannel}. */
