@@ -33,7 +33,8 @@ import picocli.CommandLine.Spec;
         versionProvider = KvsVersionProvider.class,
         description = {
             "JMH benchmarks: the store (put and get by value size, 100 B to 10 MiB), the client port's RESP"
-                    + " codec (SET decode, GET reply encode by value size), the replication frame codec, the WAN emulator's accuracy (round trips through a 4.6 ms link; the link's"
+                    + " codec (SET decode, GET reply encode by value size), the replication frame codec, the WAN"
+                    + " emulator's accuracy (round trips through a 4.6 ms link; the link's"
                     + " lateness is printed with a verdict), the end-to-end SET latency per replication mode and"
                     + " value size through a 5 ms FIFO link (ReplicationLatencyBenchmark: time to consistency"
                     + " protection and time to the value on the backup) and the Redis baseline (RedisWaitBenchmark:"

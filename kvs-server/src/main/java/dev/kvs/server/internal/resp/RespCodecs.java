@@ -1,9 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.server.NodeConfig;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
 
 /**
  * The client port's codec on its own, for benchmarks ({@code RespCodecBenchmark} in kvs-bench): the
@@ -19,13 +17,9 @@ public final class RespCodecs {
      * gives the commands.
      */
     public static EmbeddedChannel decoder() {
-        return new EmbeddedChannel(new RespCommandDecoder(
-                NodeConfig.DEFAULT_MAX_BULK_BYTES,
-                NodeConfig.builder().build().maxMultibulkLength(),
-                RespServer.MAX_INLINE_BYTES,
-                false,
-                new ClientStats(),
-                new BulkPreallocBudget(NodeConfig.DEFAULT_BULK_PREALLOC_BYTES)));
+        NodeConfig defaults = NodeConfig.builder().build();
+        return new EmbeddedChannel(
+                RespServer.decoder(defaults, new ClientStats(), new BulkPreallocBudget(defaults.bulkPreallocBytes())));
     }
 
     /** A channel whose outbound side encodes replies as the client port does; {@code readOutbound()} gives the bytes. */
@@ -35,6 +29,6 @@ public final class RespCodecs {
 
     /** The reply of a GET that found {@code value}. */
     public static Object bulkReply(byte[] value) {
-        return new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(value));
+        return Replies.bulk(value);
     }
 }

@@ -1,6 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.replication.wire.Transports;
+import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.tls.TlsFailures;
@@ -26,7 +27,7 @@ import org.slf4j.LoggerFactory;
 public final class RespServer {
     private static final Logger log = LoggerFactory.getLogger(RespServer.class);
 
-    static final int MAX_INLINE_BYTES = 64 * 1024;
+    private static final int MAX_INLINE_BYTES = 64 * 1024;
 
     /** The error a plain-text client of a TLS-only port reads before the connection closes. */
     public static final String TLS_REQUIRED =
@@ -111,15 +112,20 @@ public final class RespServer {
             p.addLast(TlsFailures.NAME, new TlsFailures("client"));
         }
         p.addLast("encoder", new RespReplyEncoder());
-        RespCommandDecoder decoder = new RespCommandDecoder(
-                node.config().maxBulkBytes(),
-                node.config().maxMultibulkLength(),
-                MAX_INLINE_BYTES,
-                node.config().clientAuthRequired(),
-                stats,
-                bulkBudget);
+        RespCommandDecoder decoder = decoder(node.config(), stats, bulkBudget);
         p.addLast("decoder", decoder);
         p.addLast("handler", new RespHandler(node, table, stats, decoder, protectedMode));
+    }
+
+    /** A connection's request decoder, with {@code config}'s limits (and its pre-auth ones if it asks for a login). */
+    static RespCommandDecoder decoder(NodeConfig config, ClientStats stats, BulkPreallocBudget budget) {
+        return new RespCommandDecoder(
+                config.maxBulkBytes(),
+                config.maxMultibulkLength(),
+                MAX_INLINE_BYTES,
+                config.clientAuthRequired(),
+                stats,
+                budget);
     }
 
     /** The port's counters; for INFO and tests. */
