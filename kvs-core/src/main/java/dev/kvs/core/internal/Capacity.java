@@ -51,10 +51,10 @@ final class Capacity {
      * each limited counter at least as much (an overwrite reserved as if it were an insert).
      */
     void settle(Delta reserved, Delta actual) {
-        entries.addAndGet(actual.entries() - Math.max(0, reserved.entries()));
-        bytes.addAndGet(actual.bytes() - Math.max(0, reserved.bytes()));
-        keyBytes.addAndGet(actual.keyBytes());
-        live.addAndGet(actual.live());
+        add(entries, actual.entries() - Math.max(0, reserved.entries()));
+        add(bytes, actual.bytes() - Math.max(0, reserved.bytes()));
+        add(keyBytes, actual.keyBytes());
+        add(live, actual.live());
     }
 
     void cancel(Delta d) {
@@ -65,8 +65,13 @@ final class Capacity {
     void commit(Delta d) {
         if (d.entries() < 0) entries.addAndGet(d.entries());
         if (d.bytes() < 0) bytes.addAndGet(d.bytes());
-        keyBytes.addAndGet(d.keyBytes());
-        live.addAndGet(d.live());
+        add(keyBytes, d.keyBytes());
+        add(live, d.live());
+    }
+
+    /** Adds {@code n} unless it is 0: the counters are shared by every writing thread. */
+    private static void add(AtomicLong counter, long n) {
+        if (n != 0) counter.addAndGet(n);
     }
 
     /** Sets the counters, e.g. after clearing the store or recounting a recovered one. */

@@ -115,19 +115,48 @@ final class RecordMaps implements AutoCloseable {
      * record's value is not copied out (put's return value would copy it into a new array).
      */
     Record put(byte[] key, Record record) {
+        return put(key, record, PutGuard.NONE);
+    }
+
+    /**
+     * Like {@link #put(byte[], Record)}, but first shows {@code guard} the header of the record it is
+     * about to replace (or null), under the segment's update lock: the guard may refuse the put by
+     * throwing, and is told if the write then fails. One lookup both finds the old record and writes.
+     */
+    Record put(byte[] key, Record record, PutGuard guard) {
         try (ExternalMapQueryContext<byte[], Record, ?> q = mapOf(key).queryContext(key)) {
             q.updateLock().lock();
             MapEntry<byte[], Record> entry = q.entry();
-            if (entry == null) {
-                q.insert(q.absentEntry(), q.wrapValueAsData(record));
-                return null;
+            Record old = entry == null ? null : entry.value().getUsing(RecordMarshaller.HEADER_ONLY);
+            guard.before(old);
+            try {
+                if (entry == null) q.insert(q.absentEntry(), q.wrapValueAsData(record));
+                else q.replaceValue(entry, q.wrapValueAsData(record));
+            } catch (RuntimeException e) {
+                guard.failed(old);
+                throw e;
             }
-            Record old = entry.value().getUsing(RecordMarshaller.HEADER_ONLY);
-            q.replaceValue(entry, q.wrapValueAsData(record));
             return old;
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
+    }
+
+    /** What a {@link #put(byte[], Record, PutGuard)} checks under the lock before it writes. */
+    interface PutGuard {
+        PutGuard NONE = new PutGuard() {
+            @Override
+            public void before(Record old) {}
+
+            @Override
+            public void failed(Record old) {}
+        };
+
+        /** Sees the header of the record about to be replaced, or null; throws to write nothing. */
+        void before(Record old);
+
+        /** The write failed after {@link #before} returned; undo what it did. */
+        void failed(Record old);
     }
 
     void remove(byte[] key) {

@@ -35,11 +35,18 @@ final class RecordWriter {
     }
 
     /**
-     * The SET hot path, stripe held: reserves room as if the key were new, so one Chronicle put both
-     * writes the record and returns the old one, then gives back what the overwrite did not use. Near
-     * the limits, where that reservation could fail, reads the old record first instead.
+     * The SET hot path, stripe held. A value stored inside its record is written by one Chronicle
+     * query that finds the old record and, under the segment's lock, reserves exactly the growth the
+     * write makes: an overwrite with a value of the same size touches no shared counter. A larger
+     * value's chunks are written before its record, so room is reserved first as if the key were new,
+     * and what the overwrite did not use is given back; near the limits, where that reservation could
+     * fail, the old record is read first instead.
      */
     void put(byte[] key, StoredValue value) {
+        if (value.value().length <= RecordMaps.INLINE_MAX) {
+            putInline(key, value);
+            return;
+        }
         Delta asNew = Delta.of(key.length, false, false, 0, value);
         if (!capacity.tryReserve(asNew)) {
             replace(key, records.header(key), value);
@@ -53,6 +60,24 @@ final class RecordWriter {
             throw e;
         }
         capacity.settle(asNew, deltaOf(key, old, value));
+        if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
+    }
+
+    private void putInline(byte[] key, StoredValue value) {
+        Record old = records.put(key, Record.inline(value), new RecordMaps.PutGuard() {
+            @Override
+            public void before(Record o) {
+                capacity.reserve(deltaOf(key, o, value));
+            }
+
+            @Override
+            public void failed(Record o) {
+                capacity.cancel(deltaOf(key, o, value));
+            }
+        });
+        capacity.commit(deltaOf(key, old, value));
+        if (old != null) expiry.remove(key, old.expireAt);
+        expiry.add(key, value.header().expireAtMillis());
         if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
     }
 

@@ -1,8 +1,10 @@
 package dev.kvs.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.StoreConfig;
+import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import java.util.ArrayList;
@@ -59,6 +61,54 @@ class RecordMapsTest {
             assertThat(chunked.seq).isEqualTo(3);
             assertThat(maps.get(key).seq).isEqualTo(4);
             assertThat(maps.get(key).value).hasSize(1);
+        }
+    }
+
+    @Test
+    void aGuardSeesTheReplacedHeaderUnderTheLockAndMayRefuseThePut() {
+        StoreConfig config =
+                StoreConfig.builder().maxEntries(100).maxBytes(1 << 20).build();
+        try (RecordMaps maps = RecordMaps.open(config, null)) {
+            byte[] key = "k".getBytes();
+            List<Record> seen = new ArrayList<>();
+            RecordMaps.PutGuard recording = new RecordMaps.PutGuard() {
+                @Override
+                public void before(Record old) {
+                    seen.add(old);
+                }
+
+                @Override
+                public void failed(Record old) {
+                    throw new AssertionError("the write did not fail");
+                }
+            };
+            assertThat(maps.put(key, record(1, 10), recording)).isNull();
+            assertThat(maps.put(key, record(2, 20), recording).seq).isEqualTo(1);
+            assertThat(seen).hasSize(2);
+            assertThat(seen.get(0)).as("a new key: no old record").isNull();
+            assertThat(seen.get(1).seq).isEqualTo(1);
+            assertThat(seen.get(1).valueLength).isEqualTo(10);
+            assertThat(seen.get(1).value).as("the header only").isNull();
+
+            RecordMaps.PutGuard refusing = new RecordMaps.PutGuard() {
+                @Override
+                public void before(Record old) {
+                    throw new StoreFullException("no room for " + (old == null ? "a new key" : "seq " + old.seq));
+                }
+
+                @Override
+                public void failed(Record old) {
+                    throw new AssertionError("nothing was written");
+                }
+            };
+            assertThatThrownBy(() -> maps.put(key, record(3, 30), refusing))
+                    .isInstanceOf(StoreFullException.class)
+                    .hasMessage("no room for seq 2");
+            assertThatThrownBy(() -> maps.put("other".getBytes(), record(4, 1), refusing))
+                    .hasMessage("no room for a new key");
+            assertThat(maps.get(key).seq).as("the refused put wrote nothing").isEqualTo(2);
+            assertThat(maps.get(key).value).hasSize(20);
+            assertThat(maps.get("other".getBytes())).isNull();
         }
     }
 

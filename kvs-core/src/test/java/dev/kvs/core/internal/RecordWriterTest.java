@@ -91,4 +91,37 @@ class RecordWriterTest {
         w.put("a".getBytes(), value(4, 1));
         assertThat(chunks.size()).isZero();
     }
+
+    @Test
+    void atTheByteLimitAnInlineOverwriteReservesOnlyWhatItGrows() {
+        // room for exactly one key of 1 byte and a value of 100: no room left to reserve as if new
+        Capacity full = new Capacity(StoreConfig.builder().maxBytes(101).build());
+        RecordWriter w = new RecordWriter(records, chunks, full, new SizeLimits(generous), new ExpiryIndex());
+        w.put("a".getBytes(), value(1, 100));
+        w.put("a".getBytes(), value(2, 100));
+        w.put("a".getBytes(), value(3, 60));
+        w.put("a".getBytes(), value(4, 100));
+        assertThat(full.valueBytes()).isEqualTo(100);
+        assertThat(full.keyBytes()).isEqualTo(1);
+        assertThatThrownBy(() -> w.put("a".getBytes(), value(5, 101)))
+                .isInstanceOf(StoreFullException.class)
+                .hasMessageContaining("maxBytes 101");
+        assertThat(records.get("a".getBytes()).seq)
+                .as("the refused write changed nothing")
+                .isEqualTo(4);
+        assertThat(full.valueBytes()).isEqualTo(100);
+        assertThat(full.entries()).isEqualTo(1);
+        assertThat(full.live()).isEqualTo(1);
+    }
+
+    @Test
+    void anInlineWriteOverATombstoneCountsItLiveAgain() {
+        writer.put("t".getBytes(), StoredValue.tombstone(TxId.of(1, 1)));
+        assertThat(capacity.entries()).isEqualTo(1);
+        assertThat(capacity.live()).isZero();
+        writer.put("t".getBytes(), value(2, 5));
+        assertThat(capacity.entries()).isEqualTo(1);
+        assertThat(capacity.live()).isEqualTo(1);
+        assertThat(capacity.valueBytes()).isEqualTo(5);
+    }
 }
