@@ -8,10 +8,10 @@ import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.server.internal.role.RoleMachine;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -28,6 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * The node's Micrometer meters, exported as Prometheus text on the admin port. Thread-safe; the
@@ -49,7 +50,7 @@ public final class NodeMetrics implements AutoCloseable {
     private final long startedAtMillis = System.currentTimeMillis();
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
-    private final ConcurrentHashMap<String, Timer> commandTimers = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, FunctionTimer> commandTimers = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> errorCounters = new ConcurrentHashMap<>();
     private final AtomicLong connections = new AtomicLong();
     private final Counter connectionsAccepted;
@@ -324,21 +325,24 @@ public final class NodeMetrics implements AutoCloseable {
         return registry;
     }
 
-    /** One command executed, by upper-case command name, with its service time. */
-    public void recordCommand(String command, long nanos) {
-        Timer t = commandTimers.get(command);
-        if (t == null) t = commandTimer(command);
-        t.record(nanos, TimeUnit.NANOSECONDS);
-    }
-
-    private Timer commandTimer(String command) {
-        String tag = commandTimers.size() < MAX_TAGS ? command.toLowerCase(Locale.ROOT) : OTHER;
-        Timer t = Timer.builder("kvs.commands")
-                .description("Commands executed and their service time, by command")
-                .tag("command", tag)
-                .register(registry);
-        Timer prior = commandTimers.putIfAbsent(command, t);
-        return prior != null ? prior : t;
+    /**
+     * Exposes one command's figures as the timer {@code kvs.commands{command="<lower-case name>"}}: its
+     * calls and the nanoseconds they took, read from the caller's counters at scrape time (the command
+     * table keeps them for {@code INFO commandstats}), so running a command records nothing here. The
+     * first exposure of a name wins; past {@link #MAX_TAGS} names, no more are exposed.
+     *
+     * @param counters held weakly by the registry: the caller keeps them
+     */
+    public <T> void exposeCommand(String command, T counters, ToLongFunction<T> calls, ToDoubleFunction<T> nanos) {
+        if (commandTimers.containsKey(command)) return;
+        synchronized (commandTimers) {
+            if (commandTimers.containsKey(command) || commandTimers.size() >= MAX_TAGS) return;
+            FunctionTimer t = FunctionTimer.builder("kvs.commands", counters, calls, nanos, TimeUnit.NANOSECONDS)
+                    .description("Commands executed and their service time, by command")
+                    .tag("command", command.toLowerCase(Locale.ROOT))
+                    .register(registry);
+            commandTimers.put(command, t);
+        }
     }
 
     /** One error reply sent, by its first word (e.g. {@code ERR}, {@code WRONGTYPE}, {@code NOAUTH}). */

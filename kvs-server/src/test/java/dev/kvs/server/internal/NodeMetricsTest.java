@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import dev.kvs.server.NodeConfig;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.Timer;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -22,45 +21,56 @@ class NodeMetricsTest {
         metrics.close();
     }
 
-    @Test
-    void recordCommandKeepsOneTimerPerCommandTaggedInLowerCase() {
-        metrics.recordCommand("GET", 1_000_000);
-        metrics.recordCommand("GET", 3_000_000);
-        metrics.recordCommand("SET", 2_000_000);
+    /** One command's figures, as the command table keeps them. */
+    private static final class Figures {
+        final AtomicLong calls = new AtomicLong();
+        final AtomicLong nanos = new AtomicLong();
 
-        Timer get =
-                metrics.registry().find("kvs.commands").tag("command", "get").timer();
-        assertThat(get).isNotNull();
-        assertThat(get.count()).isEqualTo(2);
-        assertThat(get.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(4.0);
-        assertThat(metrics.registry()
-                        .find("kvs.commands")
-                        .tag("command", "set")
-                        .timer()
-                        .count())
-                .isEqualTo(1);
+        Figures ran(long took) {
+            calls.incrementAndGet();
+            nanos.addAndGet(took);
+            return this;
+        }
+    }
+
+    private void expose(String command, Figures f) {
+        metrics.exposeCommand(command, f, x -> x.calls.get(), x -> x.nanos.get());
+    }
+
+    private FunctionTimer commandTimer(String tag) {
+        return metrics.registry().find("kvs.commands").tag("command", tag).functionTimer();
     }
 
     @Test
-    void repeatedCommandsRegisterNoNewMeters() {
-        metrics.recordCommand("GET", 1);
+    void exposedCommandsAreReadWhenAskedOneTimerPerCommandTaggedInLowerCase() {
+        Figures get = new Figures();
+        Figures set = new Figures().ran(2_000_000);
+        expose("GET", get);
+        expose("SET", set);
+        get.ran(1_000_000).ran(3_000_000);
+
+        assertThat(commandTimer("get").count()).isEqualTo(2);
+        assertThat(commandTimer("get").totalTime(TimeUnit.MILLISECONDS)).isEqualTo(4.0);
+        assertThat(commandTimer("set").count()).isEqualTo(1);
+        set.ran(1_000_000);
+        assertThat(commandTimer("set").count()).as("read again, not copied").isEqualTo(2);
+    }
+
+    @Test
+    void exposingACommandAgainRegistersNoNewMeter() {
+        Figures first = new Figures().ran(1);
+        expose("GET", first);
         int meters = metrics.registry().getMeters().size();
-        for (int i = 0; i < 1000; i++) metrics.recordCommand("GET", i);
+        for (int i = 0; i < 1000; i++) expose("GET", new Figures().ran(i).ran(i));
         assertThat(metrics.registry().getMeters()).hasSize(meters);
+        assertThat(commandTimer("get").count()).as("the first exposure wins").isEqualTo(1);
     }
 
     @Test
-    void commandTagsAreBoundedSoGarbageCommandsCannotExhaustMemory() {
-        for (int i = 0; i < NodeMetrics.MAX_TAGS * 4; i++) metrics.recordCommand("CMD" + i, 1);
+    void commandTagsAreBoundedSoTheScrapeCannotGrowWithoutEnd() {
+        for (int i = 0; i < NodeMetrics.MAX_TAGS * 4; i++) expose("CMD" + i, new Figures().ran(1));
 
-        Set<String> tags = metrics.registry().find("kvs.commands").timers().stream()
-                .map(t -> t.getId().getTag("command"))
-                .collect(Collectors.toSet());
-        assertThat(tags).hasSizeLessThanOrEqualTo(NodeMetrics.MAX_TAGS + 1).contains(NodeMetrics.OTHER);
-        double total = metrics.registry().find("kvs.commands").timers().stream()
-                .mapToLong(Timer::count)
-                .sum();
-        assertThat(total).isEqualTo(NodeMetrics.MAX_TAGS * 4);
+        assertThat(metrics.registry().find("kvs.commands").functionTimers()).hasSize(NodeMetrics.MAX_TAGS);
     }
 
     @Test
@@ -97,7 +107,7 @@ class NodeMetricsTest {
 
     @Test
     void scrapeShowsKvsMetersWithPrometheusNames() {
-        metrics.recordCommand("GET", 1_000_000);
+        expose("GET", new Figures().ran(1_000_000));
         metrics.recordError("ERR");
         metrics.connectionOpened();
 

@@ -14,6 +14,8 @@ final class CommandCounters {
     final LongAdder nanos = new LongAdder();
     final LongAdder rejected = new LongAdder();
     final LongAdder failed = new LongAdder();
+    /** Whether the node's metrics read these counters ({@code kvs.commands}); set after its first call. */
+    volatile boolean exposed;
 
     /** True once the command has been run, rejected or has failed. */
     boolean used() {

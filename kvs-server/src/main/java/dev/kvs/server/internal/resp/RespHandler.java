@@ -372,7 +372,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         c.calls.increment();
         c.nanos.add(nanos);
         executed = c;
-        metrics.recordCommand(spec.name(), nanos);
+        if (!c.exposed) {
+            metrics.exposeCommand(spec.name(), c, x -> x.calls.sum(), x -> x.nanos.sum());
+            c.exposed = true;
+        }
         return result;
     }
 

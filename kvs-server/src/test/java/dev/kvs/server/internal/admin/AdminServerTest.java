@@ -178,7 +178,8 @@ class AdminServerTest {
 
     @Test
     void metricsArePrometheusTextWithKvsMeters() throws Exception {
-        node.metrics().recordCommand("GET", 2_000_000);
+        long[] getFigures = {1, 2_000_000}; // calls, nanos
+        node.metrics().exposeCommand("GET", getFigures, f -> f[0], f -> f[1]);
         node.metrics().recordError("WRONGTYPE");
 
         HttpResponse<String> r = get("/metrics");

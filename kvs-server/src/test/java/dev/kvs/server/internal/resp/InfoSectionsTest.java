@@ -1,10 +1,13 @@
 package dev.kvs.server.internal.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
 
 import dev.kvs.server.internal.AckOnDemandReplication;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -39,6 +42,26 @@ class InfoSectionsTest {
             out.put(p[0], p[1].contains(".") ? (long) Double.parseDouble(p[1]) : Long.parseLong(p[1]));
         }
         return out;
+    }
+
+    @Test
+    void theMetricsReadTheSameFiguresAsCommandstats() {
+        assertThat(resp.node.metrics().scrape()).doesNotContain("kvs_commands_seconds_count{command=\"set\"}");
+        resp.command("SET", "k", "v");
+        resp.command("SET", "k", "v");
+        resp.command("GET", "k");
+        resp.command("GET"); // wrong arity: rejected, not run
+        String scrape = resp.node.metrics().scrape();
+        assertThat(scrape)
+                .contains("kvs_commands_seconds_count{command=\"set\"} 2")
+                .contains("kvs_commands_seconds_count{command=\"get\"} 1")
+                .doesNotContain("command=\"append\"");
+        Map<String, String> f = info("commandstats");
+        double usec = stat(f.get("cmdstat_set")).get("usec");
+        Matcher sum = Pattern.compile("kvs_commands_seconds_sum\\{command=\"set\"} (\\S+)")
+                .matcher(scrape);
+        assertThat(sum.find()).isTrue();
+        assertThat(Double.parseDouble(sum.group(1)) * 1e6).isCloseTo(usec, offset(1.0));
     }
 
     @Test
