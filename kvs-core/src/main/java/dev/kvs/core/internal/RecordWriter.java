@@ -64,21 +64,36 @@ final class RecordWriter {
     }
 
     private void putInline(byte[] key, StoredValue value) {
-        Record old = records.put(key, Record.inline(value), new RecordMaps.PutGuard() {
-            @Override
-            public void before(Record o) {
-                capacity.reserve(deltaOf(key, o, value));
-            }
-
-            @Override
-            public void failed(Record o) {
-                capacity.cancel(deltaOf(key, o, value));
-            }
-        });
-        capacity.commit(deltaOf(key, old, value));
+        Reservation r = new Reservation(key, value);
+        Record old = records.put(key, Record.inline(value), r);
+        capacity.commit(r.delta);
         if (old != null) expiry.remove(key, old.expireAt);
         expiry.add(key, value.header().expireAtMillis());
         if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
+    }
+
+    /** Reserves, under the segment lock, exactly the growth of writing {@code value} over the old record. */
+    private final class Reservation implements RecordMaps.PutGuard {
+        private final byte[] key;
+        private final StoredValue value;
+        /** What the write changes, once {@link #before} has seen the old record. */
+        Delta delta;
+
+        Reservation(byte[] key, StoredValue value) {
+            this.key = key;
+            this.value = value;
+        }
+
+        @Override
+        public void before(Record old) {
+            delta = deltaOf(key, old, value);
+            capacity.reserve(delta);
+        }
+
+        @Override
+        public void failed(Record old) {
+            capacity.cancel(delta);
+        }
     }
 
     /** Replaces {@code old} (the header of key's record, or null) with {@code value}; stripe held. */
