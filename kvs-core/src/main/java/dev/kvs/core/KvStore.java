@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -159,6 +160,43 @@ public interface KvStore extends Closeable {
      *     written
      */
     List<Write> updateAll(List<byte[]> keys, Function<List<RecordHeader>, List<Write>> fn);
+
+    /**
+     * Opens a stage for a value of {@code length} bytes, to be written piece by piece and then made a
+     * key's record by {@link #putStaged}. A store that keeps large values in pieces of its own writes
+     * them as they come, and the stage's bytes count against {@code maxBytes} from now until the stage
+     * is closed or committed. This default stages in a heap array ({@link HeapValueStage}).
+     *
+     * @throws EntryTooLargeException if {@code length} is above the value limit
+     * @throws StoreFullException if the store has no room for {@code length} more bytes
+     */
+    default ValueStage stage(int length) {
+        if (length > config().maxValueBytes()) {
+            throw new EntryTooLargeException(
+                    "value of " + length + " bytes > maxValueBytes " + config().maxValueBytes());
+        }
+        return new HeapValueStage(length);
+    }
+
+    /**
+     * Makes the staged value {@code key}'s record, with {@code header}, if {@code replace} accepts the
+     * key's current header ({@code null} if absent); {@code replace} runs under the key's lock, like an
+     * {@link #update} function. If it was written the stage is committed (closing it does nothing);
+     * otherwise nothing changed and the stage is still open.
+     *
+     * @param header a {@code COMPLETE} header whose value length is the stage's
+     * @return true if written
+     * @throws IllegalArgumentException if {@code stage} is not fully written, is not this store's, or
+     *     does not match {@code header}
+     * @throws StoreFullException, EntryTooLargeException as for {@link #put}; nothing is written
+     */
+    default boolean putStaged(byte[] key, RecordHeader header, ValueStage stage, Predicate<RecordHeader> replace) {
+        if (!(stage instanceof HeapValueStage heap)) {
+            throw new IllegalArgumentException("not a stage of this store: " + stage);
+        }
+        StoredValue value = new StoredValue(header, heap.bytes());
+        return update(key, h -> replace.test(h) ? Write.put(value) : Write.keep()) instanceof Write.Put;
+    }
 
     /**
      * Up to {@code max} keys whose record's expiry ({@link RecordHeader#expireAtMillis()}) has passed at

@@ -10,6 +10,7 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueRead;
 import dev.kvs.core.ValueSink;
+import dev.kvs.core.ValueStage;
 import dev.kvs.core.Write;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +52,10 @@ final class ChronicleKvStore implements KvStore {
     private final DataDir dataDir;
     /** Records before this TxId are hidden (a flush); null: none. See {@link #hideBefore}. */
     private volatile TxId hiddenBefore;
+    /** Orders a stage's room against {@link #clear}, which resets the counters. */
+    private final Object stageLock = new Object();
+    /** How many times the store was cleared: a stage opened before a clear lost its chunks and room. */
+    private volatile long generation;
 
     private ChronicleKvStore(StoreConfig config, RecordMaps records, ValueChunks chunks, DataDir dataDir) {
         this.config = config;
@@ -430,6 +436,79 @@ final class ChronicleKvStore implements KvStore {
         }
     }
 
+    /**
+     * A value up to the inline limit is staged on the heap and written whole; a longer one goes to the
+     * value chunks as it comes ({@link ChunkStage}), its room reserved now.
+     */
+    @Override
+    public ValueStage stage(int length) {
+        if (length < 0) throw new IllegalArgumentException("length < 0: " + length);
+        limits.checkValueLength(length);
+        if (length <= RecordMaps.INLINE_MAX) return KvStore.super.stage(length);
+        int slot = gate.enter();
+        try {
+            long gen;
+            synchronized (stageLock) {
+                capacity.reserve(Delta.staged(length));
+                gen = generation;
+            }
+            return new ChunkStage(this, gate, chunks, chunks.newBlobId(), length, gen);
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public boolean putStaged(byte[] key, RecordHeader header, ValueStage stage, Predicate<RecordHeader> replace) {
+        if (!(stage instanceof ChunkStage staged)) return KvStore.super.putStaged(key, header, stage, replace);
+        Objects.requireNonNull(header, "header == null");
+        Objects.requireNonNull(replace, "replace == null");
+        if (staged.owner != this) throw new IllegalArgumentException("not a stage of this store: " + stage);
+        if (header.state() != RecordState.COMPLETE || header.valueLength() != staged.length()) {
+            throw new IllegalArgumentException("header " + header + " does not describe " + stage);
+        }
+        if (!staged.ready()) throw new IllegalArgumentException("not ready to commit: " + stage);
+        limits.checkKey(key);
+        int slot = gate.enter();
+        try {
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                if (staged.generation != generation) {
+                    throw new StorageException("the store was cleared while " + stage + " was written");
+                }
+                Record old = records.header(key);
+                if (!replace.test(old == null || hidden(old) ? null : old.header())) return false;
+                writer.putStaged(key, old, header, staged.blobId, staged.length());
+                staged.committed();
+                return true;
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /** Gives back the room and chunks of a stage closed without a commit. */
+    void release(ChunkStage stage) {
+        synchronized (stageLock) {
+            if (stage.generation == generation) capacity.cancel(Delta.staged(stage.length()));
+        }
+        int slot;
+        try {
+            slot = gate.enter();
+        } catch (StorageException closed) {
+            return; // a persisted store drops the orphaned chunks when it is opened again
+        }
+        try {
+            chunks.free(stage.blobId, stage.length());
+        } catch (RuntimeException e) {
+            LOG.warn("could not free the chunks of {}: {}", stage, e.toString());
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
     @Override
     public List<byte[]> expiredKeys(long nowMillis, int max) {
         int slot = gate.enter();
@@ -529,7 +608,10 @@ final class ChronicleKvStore implements KvStore {
                 records.clear();
                 chunks.clear();
                 expiry.clear();
-                capacity.reset(0, 0, 0, 0);
+                synchronized (stageLock) {
+                    generation++;
+                    capacity.reset(0, 0, 0, 0);
+                }
             } finally {
                 stripes.unlock(all);
             }

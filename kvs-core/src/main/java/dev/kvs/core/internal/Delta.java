@@ -26,6 +26,18 @@ record Delta(long entries, long live, long keyBytes, long valueBytes) {
         return new Delta(entries, live, keyBytes, valueBytes);
     }
 
+    /** The change made by replacing a key's record (absent if {@code hadOld} is false) with a live one. */
+    static Delta ofLive(int keyLength, boolean hadOld, boolean oldLive, long oldValueBytes, long nextValueBytes) {
+        long entries = 1 - (hadOld ? 1 : 0);
+        long live = 1 - (hadOld && oldLive ? 1 : 0);
+        return new Delta(entries, live, (long) keyLength * entries, nextValueBytes - (hadOld ? oldValueBytes : 0));
+    }
+
+    /** Room for a staged value of {@code valueBytes}, before any record refers to it. */
+    static Delta staged(long valueBytes) {
+        return new Delta(0, 0, 0, valueBytes);
+    }
+
     long bytes() {
         return keyBytes + valueBytes;
     }

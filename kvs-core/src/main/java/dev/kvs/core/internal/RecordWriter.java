@@ -110,6 +110,28 @@ final class RecordWriter {
         if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
     }
 
+    /**
+     * Makes the staged blob {@code blobId} ({@code length} bytes, whose room the stage reserved) key's
+     * record with {@code header}, replacing {@code old} (its header, or null); stripe held. Reserves
+     * what the record adds besides the value (a new key's entry and key bytes) and frees the old value.
+     */
+    void putStaged(byte[] key, Record old, RecordHeader header, long blobId, int length) {
+        Delta actual = Delta.ofLive(
+                key.length, old != null, old != null && old.isLive(), old == null ? 0 : old.storedValueBytes(), length);
+        Delta rest = new Delta(actual.entries(), actual.live(), actual.keyBytes(), actual.valueBytes() - length);
+        capacity.reserve(rest);
+        try {
+            records.put(key, Record.chunked(header, blobId));
+        } catch (RuntimeException e) {
+            capacity.cancel(rest);
+            throw e;
+        }
+        capacity.commit(rest);
+        if (old != null) expiry.remove(key, old.expireAt);
+        expiry.add(key, header.expireAtMillis());
+        if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
+    }
+
     boolean remove(byte[] key, Record old) {
         if (old == null) return false;
         records.remove(key);

@@ -30,7 +30,10 @@ final class SizeLimits {
 
     void checkValue(StoredValue value) {
         Objects.requireNonNull(value, "value == null");
-        int length = value.value().length;
+        checkValueLength(value.value().length);
+    }
+
+    void checkValueLength(int length) {
         if (length > maxValueBytes) {
             throw new EntryTooLargeException("value of " + length + " bytes > maxValueBytes " + maxValueBytes);
         }

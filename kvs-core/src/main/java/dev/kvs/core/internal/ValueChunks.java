@@ -97,6 +97,23 @@ final class ValueChunks implements AutoCloseable {
         }
     }
 
+    /** A fresh blob id, for a value written chunk by chunk ({@link #writeChunk}). */
+    long newBlobId() {
+        return nextBlobId.getAndIncrement();
+    }
+
+    /**
+     * Writes chunk {@code index} of blob {@code blobId} from {@code array[offset, offset + length)}: a
+     * whole chunk ({@link #CHUNK_BYTES}, or less for a value's last one).
+     */
+    void writeChunk(long blobId, int index, byte[] array, int offset, int length) {
+        try {
+            map.put(chunkKey(blobId, index), new ValueSlice(array, offset, length));
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
     /** The value of blob {@code blobId}, or null if one of its chunks is gone (the blob was freed). */
     byte[] read(long blobId, int length) {
         byte[] value = new byte[length];

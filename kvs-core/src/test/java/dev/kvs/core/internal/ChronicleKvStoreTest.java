@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.core.StorageException;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueStage;
 import dev.kvs.core.Write;
 import java.util.Arrays;
 import java.util.List;
@@ -63,6 +65,69 @@ class ChronicleKvStoreTest extends KvStoreContractTest {
             assertThat(s.get(Arrays.copyOf(key("k0"), RecordMaps.SHORT_KEY_MAX)).expireAtMillis())
                     .isEqualTo(1_000);
         }
+    }
+
+    @Test
+    void aStageWritesItsChunksAsTheyComeAndHoldsItsRoomUntilClosed() {
+        try (KvStore s = open(StoreConfig.builder().maxEntries(100).maxBytes(3L << 20))) {
+            ValueStage first = s.stage(2 << 20);
+            first.write(new byte[CHUNK + 10], 0, CHUNK + 10);
+            assertThat(chunks(s)).as("whole chunks written, the rest gathered").isEqualTo(1);
+            assertThat(s.stats().valueBytes()).isEqualTo(2 << 20);
+            assertThatThrownBy(() -> s.stage(2 << 20)).isInstanceOf(StoreFullException.class);
+            assertThatThrownBy(() -> s.put(key("k"), StoredValue.complete(TxId.of(1, 1), new byte[2 << 20])))
+                    .isInstanceOf(StoreFullException.class);
+            first.close();
+            assertThat(chunks(s)).isZero();
+            assertThat(s.stats().valueBytes()).isZero();
+            try (ValueStage second = s.stage(2 << 20)) {
+                second.write(new byte[2 << 20], 0, 2 << 20);
+                StoredValue v = StoredValue.complete(TxId.of(1, 2), new byte[2 << 20]);
+                assertThat(s.putStaged(key("k"), v.header(), second, h -> true)).isTrue();
+            }
+            assertThat(s.stats().valueBytes()).isEqualTo(2 << 20);
+            assertThat(chunks(s)).isEqualTo(ValueChunks.chunkCount(2 << 20));
+        }
+    }
+
+    @Test
+    void aStageOpenedBeforeAClearCannotBeCommittedAndGivesBackNothingTwice() {
+        ValueStage stage = store.stage(2 * CHUNK);
+        stage.write(new byte[2 * CHUNK], 0, 2 * CHUNK);
+        store.clear();
+        StoredValue v = StoredValue.complete(TxId.of(1, 1), new byte[2 * CHUNK]);
+        assertThatThrownBy(() -> store.putStaged(key("k"), v.header(), stage, h -> true))
+                .isInstanceOf(StorageException.class);
+        stage.close();
+        assertThat(store.stats().valueBytes()).isZero();
+        assertThat(store.get(key("k"))).isNull();
+        store.put(key("k"), v);
+        assertThat(store.stats().valueBytes()).isEqualTo(2 * CHUNK);
+    }
+
+    @Test
+    void aStageOfAnotherStoreOrWithAWrongHeaderIsRefused() {
+        try (KvStore other = open(defaultConfig());
+                ValueStage stage = other.stage(2 * CHUNK)) {
+            stage.write(new byte[2 * CHUNK], 0, 2 * CHUNK);
+            StoredValue v = StoredValue.complete(TxId.of(1, 1), new byte[2 * CHUNK]);
+            assertThatThrownBy(() -> store.putStaged(key("k"), v.header(), stage, h -> true))
+                    .isInstanceOf(IllegalArgumentException.class);
+            StoredValue shorter = StoredValue.complete(TxId.of(1, 1), new byte[CHUNK]);
+            assertThatThrownBy(() -> other.putStaged(key("k"), shorter.header(), stage, h -> true))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThat(other.putStaged(key("k"), v.header(), stage, h -> true)).isTrue();
+        }
+    }
+
+    @Test
+    void closingAStageAfterItsStoreClosedIsQuiet() {
+        KvStore s = open(defaultConfig());
+        ValueStage stage = s.stage(2 * CHUNK);
+        stage.write(new byte[CHUNK], 0, CHUNK);
+        s.close();
+        stage.close();
+        assertThatThrownBy(() -> stage.write(new byte[1], 0, 1)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test

@@ -16,6 +16,7 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueRead;
 import dev.kvs.core.ValueSink;
+import dev.kvs.core.ValueStage;
 import dev.kvs.core.Write;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -877,6 +878,84 @@ abstract class KvStoreContractTest {
         store.put(key("big"), StoredValue.complete(TxId.of(1, 1), randomBytes(5, 2 * CHUNK)));
         assertThatThrownBy(() -> store.readValue(key("big"), n -> ByteBuffer.allocate(n - 1)))
                 .isInstanceOf(RuntimeException.class);
+    }
+
+    /** Writes {@code value} into {@code stage} in pieces of random sizes (some across chunk borders). */
+    static void writeInPieces(ValueStage stage, byte[] value, long seed) {
+        Random random = new Random(seed);
+        for (int at = 0; at < value.length; ) {
+            int n = Math.min(value.length - at, 1 + random.nextInt(random.nextBoolean() ? 2 * CHUNK : 5000));
+            stage.write(value, at, n);
+            at += n;
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 100, INLINE, INLINE + 1, CHUNK, 3 * CHUNK + 17, 1 << 20})
+    void aValueStagedInPiecesIsNoRecordUntilCommittedThenReadsWhole(int length) {
+        long seed = System.nanoTime();
+        System.out.println("aValueStagedInPiecesIsNoRecordUntilCommittedThenReadsWhole seed " + seed);
+        byte[] value = randomBytes(seed, length);
+        store.put(key("k"), complete(1, "old"));
+        StoredValue next = StoredValue.complete(TxId.of(1, 2), value, 9_000);
+        try (ValueStage stage = store.stage(length)) {
+            writeInPieces(stage, value, seed);
+            assertThat(stage.written()).isEqualTo(length);
+            assertThat(store.get(key("k"))).isEqualTo(complete(1, "old"));
+            List<RecordHeader> seen = new ArrayList<>();
+            assertThat(store.putStaged(key("k"), next.header(), stage, seen::add))
+                    .isTrue();
+            assertThat(seen).containsExactly(complete(1, "old").header());
+        }
+        assertThat(store.get(key("k"))).isEqualTo(next);
+        assertThat(store.stats().valueBytes()).isEqualTo(length);
+        assertThat(store.stats().entries()).isEqualTo(1);
+        assertThat(store.expiredKeys(9_001, 10)).hasSize(1);
+        checkInternals(store);
+    }
+
+    @Test
+    void aStagedValueThatIsNotWantedChangesNothingAndClosingItLeavesNoTrace() {
+        store.put(key("k"), complete(5, "newer"));
+        StoreStats before = store.stats();
+        byte[] value = randomBytes(3, 2 * CHUNK + 1);
+        ValueStage stage = store.stage(value.length);
+        stage.write(value, 0, value.length);
+        StoredValue older = StoredValue.complete(TxId.of(1, 4), value);
+        assertThat(store.putStaged(key("k"), older.header(), stage, h -> h == null))
+                .isFalse();
+        assertThat(store.putStaged(key("absent"), older.header(), stage, h -> false))
+                .isFalse();
+        assertThat(store.get(key("k"))).isEqualTo(complete(5, "newer"));
+        assertThat(store.get(key("absent"))).isNull();
+        stage.close();
+        stage.close();
+        assertThat(store.stats().valueBytes()).isEqualTo(before.valueBytes());
+        assertThat(store.stats().entries()).isEqualTo(before.entries());
+        checkInternals(store);
+    }
+
+    @Test
+    void aStageRefusesBytesPastItsLengthAndACommitBeforeItIsWhole() {
+        try (ValueStage stage = store.stage(3 * CHUNK)) {
+            stage.write(new byte[CHUNK], 0, CHUNK);
+            assertThatThrownBy(() -> stage.write(new byte[2 * CHUNK + 1], 0, 2 * CHUNK + 1))
+                    .isInstanceOf(IllegalArgumentException.class);
+            StoredValue v = StoredValue.complete(TxId.of(1, 1), new byte[3 * CHUNK]);
+            assertThatThrownBy(() -> store.putStaged(key("k"), v.header(), stage, h -> true))
+                    .isInstanceOf(RuntimeException.class);
+            assertThat(store.get(key("k"))).isNull();
+        }
+        assertThat(store.stats().valueBytes()).isZero();
+        checkInternals(store);
+    }
+
+    @Test
+    void aStageLongerThanTheValueLimitIsRefusedAtOnce() {
+        try (KvStore s = open(defaultConfig().maxValueBytes(2 * CHUNK))) {
+            assertThatThrownBy(() -> s.stage(2 * CHUNK + 1)).isInstanceOf(EntryTooLargeException.class);
+            s.stage(2 * CHUNK).close();
+        }
     }
 
     /** Implementation-specific consistency checks after the random operations. */

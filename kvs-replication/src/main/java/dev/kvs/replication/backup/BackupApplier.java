@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -331,40 +332,56 @@ final class BackupApplier {
 
     /**
      * Applies a whole, checksum-verified value: writes it if the store has no record of the key or an
-     * older one, then resolves the key's queue entries up to the TxId the store now holds.
+     * older one, then resolves the key's queue entries up to the TxId the store now holds. A staged
+     * value ({@link ValueAssembler.Whole#staged()}) is committed from its stage, which this closes.
      *
      * @throws KvsException if the store refuses the write (full, value too large); nothing changed
      */
     Outcome apply(ValueAssembler.Whole v) {
+        try {
+            return write(v);
+        } finally {
+            if (v.staged() != null) v.staged().close();
+        }
+    }
+
+    private Outcome write(ValueAssembler.Whole v) {
         UnfinishedKeys.Pending announced = unfinished.find(v.key(), v.txId());
-        if (announced != null
-                && (announced.valueLength() != v.bytes().length || announced.checksum() != v.checksum())) {
+        if (announced != null && (announced.valueLength() != v.length() || announced.checksum() != v.checksum())) {
             return Outcome.MISMATCH;
         }
-        StoredValue next = v.op() == Op.DELETE
-                ? StoredValue.tombstone(v.txId())
-                : new StoredValue(
-                        new RecordHeader(
-                                RecordState.COMPLETE, v.txId(), v.checksum(), v.bytes().length, v.expireAtMillis()),
-                        v.bytes());
         TxId[] inStore = new TxId[1];
-        Write w = store.update(v.key(), h -> {
+        Predicate<RecordHeader> newer = h -> {
             if (v.txId().compareTo(flushedBefore) < 0) {
                 // written before a flush that has reached this backup: discarded, never resurrected.
                 // Checked under the key's lock, so a flush's sweep (which starts after the watermark
                 // rose) either sees this key's record or this check sees the new watermark.
                 inStore[0] = v.txId();
-                return Write.keep();
+                return false;
             }
             if (h != null && h.txId().compareTo(v.txId()) >= 0) {
                 inStore[0] = h.txId();
-                return Write.keep();
+                return false;
             }
             inStore[0] = v.txId();
-            return Write.put(next);
-        });
+            return true;
+        };
+        boolean written;
+        if (v.staged() != null) {
+            RecordHeader header =
+                    new RecordHeader(RecordState.COMPLETE, v.txId(), v.checksum(), v.length(), v.expireAtMillis());
+            written = store.putStaged(v.key(), header, v.staged(), newer);
+        } else {
+            StoredValue next = v.op() == Op.DELETE
+                    ? StoredValue.tombstone(v.txId())
+                    : new StoredValue(
+                            new RecordHeader(
+                                    RecordState.COMPLETE, v.txId(), v.checksum(), v.length(), v.expireAtMillis()),
+                            v.bytes());
+            written = store.update(v.key(), h -> newer.test(h) ? Write.put(next) : Write.keep()) instanceof Write.Put;
+        }
         unfinished.resolve(v.key(), inStore[0]);
-        if (w instanceof Write.Put) {
+        if (written) {
             counters.valuesApplied.increment();
             return Outcome.APPLIED;
         }

@@ -1,7 +1,10 @@
 package dev.kvs.replication.backup;
 
 import dev.kvs.core.Checksums;
+import dev.kvs.core.HeapValueStage;
+import dev.kvs.core.KvsException;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueStage;
 import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.replication.wire.Frame.ValueChunk;
 import java.util.Arrays;
@@ -9,14 +12,19 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntFunction;
 import java.util.zip.CRC32C;
 
 /**
  * Assembles the values of one value channel from their chunks and verifies their CRC32C.
  *
  * <p>A value's chunks arrive in offset order on one channel, possibly interleaved with other values'
- * chunks. A one-chunk value needs no copy. A longer one gets a buffer of its full length at its first
- * chunk, reserved from the {@link AssemblyBudget} until its last chunk. A chunk that does not continue
+ * chunks. A one-chunk value needs no copy. A longer one is written, chunk by chunk as it comes, into a
+ * {@link ValueStage} opened at its first chunk: the backup's store stages a large value in its own
+ * memory ({@link dev.kvs.core.KvStore#stage}), so the last chunk is followed by one short write, not a
+ * copy of the whole value. A stage on the heap (a store without staging, one with no room now, or an
+ * assembler without a store) is reserved from the {@link AssemblyBudget} until the last chunk. A chunk
+ * that does not continue
  * its value (wrong offset, or a length, checksum, op or key different from the first chunk) abandons
  * the value: it is reported once as {@link Corrupt} so the primary resends it, and its remaining
  * chunks are ignored. A {@linkplain #isCancel cancel} drops a value being assembled without a report:
@@ -27,12 +35,29 @@ final class ValueAssembler implements AutoCloseable {
     sealed interface Result permits Whole, Corrupt {}
 
     /**
-     * A whole value whose checksum matched, of a key that expires at {@code expireAtMillis} (0: never).
-     * {@code bytes} is empty for a delete.
+     * A whole value whose checksum matched, of a key that expires at {@code expireAtMillis} (0: never):
+     * either in {@code bytes} (empty for a delete) or written into {@code staged}, which the receiver
+     * of this result owns and must close.
      */
-    record Whole(TxId txId, Op op, byte[] key, byte[] bytes, int checksum, long expireAtMillis) implements Result {
+    record Whole(TxId txId, Op op, byte[] key, byte[] bytes, ValueStage staged, int checksum, long expireAtMillis)
+            implements Result {
+        Whole {
+            if ((bytes == null) == (staged == null)) {
+                throw new IllegalArgumentException("exactly one of bytes and staged must be given");
+            }
+        }
+
+        Whole(TxId txId, Op op, byte[] key, byte[] bytes, int checksum, long expireAtMillis) {
+            this(txId, op, key, bytes, null, checksum, expireAtMillis);
+        }
+
         Whole(TxId txId, Op op, byte[] key, byte[] bytes, int checksum) {
             this(txId, op, key, bytes, checksum, 0);
+        }
+
+        /** The value's length in bytes. */
+        int length() {
+            return bytes != null ? bytes.length : staged.length();
         }
     }
 
@@ -43,13 +68,24 @@ final class ValueAssembler implements AutoCloseable {
 
     private final AssemblyBudget.Lease lease;
     private final int maxValueBytes;
+    private final IntFunction<ValueStage> stager;
     private final Map<TxId, Assembly> assemblies = new HashMap<>();
     /** Values abandoned mid-way whose later chunks are ignored. */
     private final Set<TxId> abandoned = new HashSet<>();
 
+    /** An assembler that stages every value on the heap (a handback, whose values are not stored as such). */
     ValueAssembler(AssemblyBudget.Lease lease, int maxValueBytes) {
+        this(lease, maxValueBytes, HeapValueStage::new);
+    }
+
+    /**
+     * An assembler that opens a value's stage with {@code stager} (a store's {@link
+     * dev.kvs.core.KvStore#stage}), or on the heap if that fails for want of room.
+     */
+    ValueAssembler(AssemblyBudget.Lease lease, int maxValueBytes, IntFunction<ValueStage> stager) {
         this.lease = lease;
         this.maxValueBytes = maxValueBytes;
+        this.stager = stager;
     }
 
     /**
@@ -78,11 +114,10 @@ final class ValueAssembler implements AutoCloseable {
                 return verify(
                         txId, c.op(), c.key(), c.data(), Checksums.crc32c(c.data()), c.checksum(), c.expireAtMillis());
             }
-            Assembly a = new Assembly(c);
-            lease.reserve(a.buffer.length);
+            Assembly a = new Assembly(c, open(c.totalLength()));
+            if (a.onHeap()) lease.reserve(a.length);
             assemblies.put(txId, a);
-            a.append(c.data());
-            return null;
+            return append(a, c);
         }
         Assembly a = assemblies.get(txId);
         if (a == null) {
@@ -99,11 +134,51 @@ final class ValueAssembler implements AutoCloseable {
             if (!c.isLast()) abandon(txId);
             return new Corrupt(txId, a.key, bad);
         }
-        a.append(c.data());
+        return append(a, c);
+    }
+
+    /** Adds {@code c} to {@code a}; at the last chunk, verifies and hands the value on. */
+    private Result append(Assembly a, ValueChunk c) {
+        TxId txId = c.txId();
+        String refused = null;
+        if (c.data().length > a.length - a.stage.written()) {
+            refused = "chunk of " + c.data().length + " bytes at offset " + c.offset() + " passes the end of a "
+                    + a.length + "-byte value";
+        } else {
+            try {
+                a.append(c.data());
+            } catch (KvsException e) {
+                refused = "store refused the value: " + e.getMessage();
+            }
+        }
+        if (refused != null) {
+            discard(txId);
+            if (!c.isLast()) abandon(txId);
+            return new Corrupt(txId, a.key, refused);
+        }
         if (!c.isLast()) return null;
         assemblies.remove(txId);
-        lease.release(a.buffer.length);
-        return verify(txId, a.op, a.key, a.buffer, (int) a.crc.getValue(), a.checksum, a.expireAt);
+        if (a.onHeap()) lease.release(a.length);
+        int actual = (int) a.crc.getValue();
+        if (actual != a.checksum) {
+            a.stage.close();
+            return mismatch(txId, a.key, actual, a.checksum);
+        }
+        return a.stage instanceof HeapValueStage heap
+                ? new Whole(txId, a.op, a.key, heap.bytes(), a.checksum, a.expireAt)
+                : new Whole(txId, a.op, a.key, null, a.stage, a.checksum, a.expireAt);
+    }
+
+    /**
+     * A stage for a value of {@code length} bytes: the store's, or one on the heap if the store has no
+     * room for it now (an overwrite may still fit when it is applied: it needs only its growth).
+     */
+    private ValueStage open(int length) {
+        try {
+            return stager.apply(length);
+        } catch (KvsException e) {
+            return new HeapValueStage(length);
+        }
     }
 
     /**
@@ -123,6 +198,7 @@ final class ValueAssembler implements AutoCloseable {
     /** Drops every partly assembled value and gives its memory back. */
     @Override
     public void close() {
+        for (Assembly a : assemblies.values()) a.stage.close();
         assemblies.clear();
         abandoned.clear();
         lease.close();
@@ -140,19 +216,22 @@ final class ValueAssembler implements AutoCloseable {
 
     private static Result verify(
             TxId txId, Op op, byte[] key, byte[] bytes, int actual, int expected, long expireAtMillis) {
-        if (actual != expected) {
-            return new Corrupt(
-                    txId,
-                    key,
-                    "checksum mismatch: CRC32C " + Integer.toHexString(actual) + " != "
-                            + Integer.toHexString(expected));
-        }
+        if (actual != expected) return mismatch(txId, key, actual, expected);
         return new Whole(txId, op, key, bytes, expected, expireAtMillis);
+    }
+
+    private static Corrupt mismatch(TxId txId, byte[] key, int actual, int expected) {
+        return new Corrupt(
+                txId,
+                key,
+                "checksum mismatch: CRC32C " + Integer.toHexString(actual) + " != " + Integer.toHexString(expected));
     }
 
     private void discard(TxId txId) {
         Assembly a = assemblies.remove(txId);
-        if (a != null) lease.release(a.buffer.length);
+        if (a == null) return;
+        if (a.onHeap()) lease.release(a.length);
+        a.stage.close();
     }
 
     private void abandon(TxId txId) {
@@ -166,22 +245,28 @@ final class ValueAssembler implements AutoCloseable {
         final byte[] key;
         final int checksum;
         final long expireAt;
-        final byte[] buffer;
+        final int length;
+        final ValueStage stage;
         final CRC32C crc = new CRC32C();
-        int filled;
 
-        Assembly(ValueChunk first) {
+        Assembly(ValueChunk first, ValueStage stage) {
             this.op = first.op();
             this.key = first.key();
             this.checksum = first.checksum();
             this.expireAt = first.expireAtMillis();
-            this.buffer = new byte[first.totalLength()];
+            this.length = first.totalLength();
+            this.stage = stage;
+        }
+
+        /** True if the value is staged on the heap: it counts against the assembly budget. */
+        boolean onHeap() {
+            return stage instanceof HeapValueStage;
         }
 
         String mismatch(ValueChunk c) {
-            if (c.offset() != filled) return "chunk at offset " + c.offset() + ", expected " + filled;
-            if (c.totalLength() != buffer.length) {
-                return "chunk of a " + c.totalLength() + "-byte value, first chunk said " + buffer.length;
+            if (c.offset() != stage.written()) return "chunk at offset " + c.offset() + ", expected " + stage.written();
+            if (c.totalLength() != length) {
+                return "chunk of a " + c.totalLength() + "-byte value, first chunk said " + length;
             }
             if (c.checksum() != checksum) return "chunks disagree on the checksum";
             if (c.op() != op) return "chunks disagree on the op: " + c.op() + " != " + op;
@@ -189,10 +274,10 @@ final class ValueAssembler implements AutoCloseable {
             return null;
         }
 
+        /** @throws KvsException if the store cannot hold the bytes */
         void append(byte[] data) {
-            System.arraycopy(data, 0, buffer, filled, data.length);
+            stage.write(data, 0, data.length);
             crc.update(data, 0, data.length);
-            filled += data.length;
         }
     }
 }

@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
  * <p>Each batch that asks for one gets a {@code ValueReceipt} at once, flushed before its values are
  * applied, stamped with the time its bytes were read (flow control measures the link with it).
  *
- * <p>Values are written to the store on this event loop: a value of tens of MiB blocks it for
- * milliseconds, accepted for now.
+ * <p>Values are written to the store on this event loop. A value longer than one chunk is written
+ * chunk by chunk as it arrives, into a stage of the store ({@link dev.kvs.core.KvStore#stage}), and
+ * committed at its last chunk; a one-chunk value (up to the primary's chunk size, 256 KiB by default)
+ * is written whole.
  */
 final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
     static final String NAME = "replication-value-channel";
@@ -50,7 +52,7 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
     public void handlerAdded(ChannelHandlerContext ctx) {
         lease = server.lease(ctx);
         clock = ctx.pipeline().get(ReadClock.class);
-        assembler = new ValueAssembler(lease, server.store.config().maxValueBytes());
+        assembler = new ValueAssembler(lease, server.store.config().maxValueBytes(), server.store::stage);
     }
 
     @Override

@@ -17,6 +17,7 @@ import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueStage;
 import dev.kvs.core.internal.HeapKvStore;
 import dev.kvs.replication.backup.BackupApplier.KeyResult;
 import dev.kvs.replication.backup.BackupApplier.Outcome;
@@ -47,6 +48,35 @@ class BackupApplierTest {
 
     private StoredValue stored(String key) {
         return store.get(bytes(key));
+    }
+
+    /** {@code value} staged whole in {@code s}, as the assembler hands it over. */
+    private static ValueAssembler.Whole staged(KvStore s, TxId txId, String key, byte[] value) {
+        ValueStage stage = s.stage(value.length);
+        stage.write(value, 0, value.length);
+        return new ValueAssembler.Whole(txId, Op.PUT, bytes(key), null, stage, Checksums.crc32c(value), 0);
+    }
+
+    @Test
+    void aStagedValueIsCommittedIfNewestAndItsStageIsClosedWhateverBecomesOfIt() {
+        byte[] big = new byte[300_000];
+        java.util.Arrays.fill(big, (byte) 7);
+        try (KvStore s = KvStore.builder().maxBytes(16 << 20).open()) {
+            BackupApplier a = new BackupApplier(s, unfinished, counters, 1000);
+            a.onKeyBatch(List.of(skip(tx(1)), putKey(tx(2), "k", big)));
+            assertThat(unfinished.newest(bytes("k")).txId()).isEqualTo(tx(2));
+
+            assertThat(a.apply(staged(s, tx(2), "k", big))).isEqualTo(Outcome.APPLIED);
+            assertThat(s.get(bytes("k"))).isEqualTo(StoredValue.complete(tx(2), big));
+            assertThat(unfinished.isEmpty()).isTrue();
+
+            assertThat(a.apply(staged(s, tx(1), "k", big))).isEqualTo(Outcome.SUPERSEDED);
+            a.onKeyBatch(List.of(putKey(tx(3), "k", big)));
+            assertThat(a.apply(staged(s, tx(3), "k", new byte[300_001]))).isEqualTo(Outcome.MISMATCH);
+
+            assertThat(s.get(bytes("k"))).isEqualTo(StoredValue.complete(tx(2), big));
+            assertThat(s.stats().valueBytes()).as("no stage holds room").isEqualTo(big.length);
+        }
     }
 
     @Test

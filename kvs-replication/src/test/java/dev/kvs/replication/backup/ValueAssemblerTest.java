@@ -7,7 +7,12 @@ import static dev.kvs.replication.backup.Packets.putChunk;
 import static dev.kvs.replication.backup.Packets.tx;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvs.core.KvStore;
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
+import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueStage;
 import dev.kvs.replication.backup.ValueAssembler.Corrupt;
 import dev.kvs.replication.backup.ValueAssembler.Whole;
 import dev.kvs.replication.wire.Frame.Op;
@@ -149,6 +154,94 @@ class ValueAssemblerTest {
         assertThat(assembler.accept(c.get(2)))
                 .isInstanceOfSatisfying(Whole.class, w -> assertThat(w.bytes()).isEqualTo(v));
         assertThat(budget.used()).isZero();
+    }
+
+    /** An assembler that stages its values in {@code store}, with a budget of its own. */
+    private static ValueAssembler staging(AssemblyBudget budget, KvStore store) {
+        return new ValueAssembler(budget.open(() -> {}), 1 << 20, store::stage);
+    }
+
+    @Test
+    void aLongValueIsWrittenIntoTheStoreAsItComesAndTakesNoAssemblyMemory() {
+        AssemblyBudget own = new AssemblyBudget(1 << 20, 1 << 20);
+        try (KvStore store = KvStore.builder().maxBytes(16 << 20).open()) {
+            ValueAssembler staged = staging(own, store);
+            byte[] v = random(200_000, 8);
+            List<ValueChunk> c = chunks(tx(1), Op.PUT, bytes("a"), v, 70_000);
+
+            assertThat(staged.accept(c.get(0))).isNull();
+            assertThat(staged.accept(c.get(1))).isNull();
+            assertThat(own.used()).isZero();
+            assertThat(store.stats().valueBytes())
+                    .as("the stage holds its room")
+                    .isEqualTo(200_000);
+            assertThat(store.get(bytes("a"))).isNull();
+
+            ValueAssembler.Result r = staged.accept(c.get(2));
+            assertThat(r).isInstanceOf(Whole.class);
+            Whole w = (Whole) r;
+            assertThat(w.bytes()).isNull();
+            assertThat(w.length()).isEqualTo(200_000);
+            RecordHeader h = new RecordHeader(RecordState.COMPLETE, tx(1), w.checksum(), w.length(), 0);
+            try (ValueStage stage = w.staged()) {
+                assertThat(store.putStaged(bytes("a"), h, stage, old -> old == null))
+                        .isTrue();
+            }
+            assertThat(store.get(bytes("a"))).isEqualTo(StoredValue.complete(tx(1), v));
+            assertThat(store.stats().valueBytes()).isEqualTo(200_000);
+        }
+    }
+
+    @Test
+    void aStagedValueThatIsCorruptCancelledOrCutOffLeavesNothingInTheStore() {
+        AssemblyBudget own = new AssemblyBudget(1 << 20, 1 << 20);
+        try (KvStore store = KvStore.builder().maxBytes(16 << 20).open()) {
+            ValueAssembler staged = staging(own, store);
+            List<ValueChunk> corrupt = chunks(tx(1), Op.PUT, bytes("a"), random(200_000, 9), 70_000);
+            ValueChunk middle = corrupt.get(1);
+            byte[] flipped = middle.data().clone();
+            flipped[5] ^= 1;
+            staged.accept(corrupt.get(0));
+            staged.accept(new ValueChunk(
+                    middle.txId(), Op.PUT, middle.key(), 200_000, middle.checksum(), middle.offset(), flipped));
+            assertThat(staged.accept(corrupt.get(2))).isInstanceOf(Corrupt.class);
+            assertThat(store.stats().valueBytes()).isZero();
+
+            List<ValueChunk> cancelled = chunks(tx(2), Op.PUT, bytes("b"), random(200_000, 10), 70_000);
+            staged.accept(cancelled.get(0));
+            ValueChunk first = cancelled.get(0);
+            assertThat(staged.accept(new ValueChunk(
+                            first.txId(), Op.PUT, first.key(), 200_000, first.checksum(), 200_000, new byte[0])))
+                    .isNull();
+            assertThat(store.stats().valueBytes()).isZero();
+
+            List<ValueChunk> cut = chunks(tx(3), Op.PUT, bytes("c"), random(200_000, 11), 70_000);
+            staged.accept(cut.get(0));
+            staged.accept(cut.get(1));
+            assertThat(store.stats().valueBytes()).isEqualTo(200_000);
+            staged.close(); // the channel closed
+            assertThat(store.stats().valueBytes()).isZero();
+            assertThat(store.stats().entries()).isZero();
+        }
+    }
+
+    @Test
+    void aValueTheStoreHasNoRoomToStageIsAssembledOnTheHeapInstead() {
+        AssemblyBudget own = new AssemblyBudget(1 << 20, 1 << 20);
+        try (KvStore store = KvStore.builder().maxBytes(1 << 20).open()) {
+            store.put(bytes("big"), StoredValue.complete(tx(1), random(900_000, 12)));
+            ValueAssembler staged = staging(own, store);
+            byte[] v = random(200_000, 13);
+            List<ValueChunk> c = chunks(tx(2), Op.PUT, bytes("a"), v, 70_000);
+
+            staged.accept(c.get(0));
+            assertThat(own.used()).isEqualTo(200_000);
+            staged.accept(c.get(1));
+            assertThat(staged.accept(c.get(2)))
+                    .isInstanceOfSatisfying(
+                            Whole.class, w -> assertThat(w.bytes()).isEqualTo(v));
+            assertThat(own.used()).isZero();
+        }
     }
 
     @Test

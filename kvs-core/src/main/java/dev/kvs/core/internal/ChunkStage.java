@@ -1,0 +1,119 @@
+package dev.kvs.core.internal;
+
+import dev.kvs.core.ValueStage;
+import java.util.Objects;
+
+/**
+ * A large value staged in {@link ValueChunks} under a fresh blob id, chunk by chunk as its bytes come:
+ * a whole chunk of the caller's array is written from it directly, and the bytes of a chunk that
+ * arrives in pieces are gathered in a heap buffer of one chunk first. No record refers to the blob
+ * until {@link ChronicleKvStore#putStaged} commits it, so no reader sees it; closing an uncommitted
+ * stage frees its chunks and its room. After a crash, the chunks of a stage never committed are
+ * orphans, which opening a persisted store removes.
+ */
+final class ChunkStage implements ValueStage {
+    private enum State {
+        OPEN,
+        COMMITTED,
+        CLOSED
+    }
+
+    final ChronicleKvStore owner;
+    final long blobId;
+    /** The store's {@link ChronicleKvStore#clear} count when the stage was opened. */
+    final long generation;
+
+    private final ValueChunks chunks;
+    private final OpenGate gate;
+    private final int length;
+    private int written;
+    /** The next chunk to write. */
+    private int index;
+    /** The bytes of chunk {@link #index} received so far, when it came in pieces. */
+    private byte[] partial;
+
+    private int partialFill;
+    private State state = State.OPEN;
+
+    ChunkStage(ChronicleKvStore owner, OpenGate gate, ValueChunks chunks, long blobId, int length, long generation) {
+        this.owner = owner;
+        this.gate = gate;
+        this.chunks = chunks;
+        this.blobId = blobId;
+        this.length = length;
+        this.generation = generation;
+    }
+
+    @Override
+    public int length() {
+        return length;
+    }
+
+    @Override
+    public int written() {
+        return written;
+    }
+
+    @Override
+    public void write(byte[] data, int offset, int count) {
+        Objects.checkFromIndexSize(offset, count, data.length);
+        if (state != State.OPEN)
+            throw new IllegalStateException("stage is " + state.name().toLowerCase());
+        if (count > length - written) {
+            throw new IllegalArgumentException(written + " + " + count + " bytes written to a stage of " + length);
+        }
+        int slot = gate.enter();
+        try {
+            while (count > 0) {
+                int chunk = Math.min(ValueChunks.CHUNK_BYTES, length - index * ValueChunks.CHUNK_BYTES);
+                int n;
+                if (partialFill == 0 && count >= chunk) {
+                    chunks.writeChunk(blobId, index, data, offset, chunk);
+                    index++;
+                    n = chunk;
+                } else {
+                    if (partial == null) partial = new byte[ValueChunks.CHUNK_BYTES];
+                    n = Math.min(chunk - partialFill, count);
+                    System.arraycopy(data, offset, partial, partialFill, n);
+                    partialFill += n;
+                    if (partialFill == chunk) {
+                        chunks.writeChunk(blobId, index, partial, 0, chunk);
+                        index++;
+                        partialFill = 0;
+                    }
+                }
+                offset += n;
+                count -= n;
+                written += n;
+            }
+        } finally {
+            gate.exit(slot);
+        }
+        if (written == length) partial = null;
+    }
+
+    /** True while the stage may be committed: open and written whole. */
+    boolean ready() {
+        return state == State.OPEN && written == length;
+    }
+
+    /** Its record now refers to the blob: closing frees nothing. */
+    void committed() {
+        state = State.COMMITTED;
+        partial = null;
+    }
+
+    @Override
+    public void close() {
+        if (state != State.OPEN) return;
+        state = State.CLOSED;
+        partial = null;
+        owner.release(this);
+    }
+
+    @Override
+    public String toString() {
+        return "ChunkStage[blob " + blobId + ", " + written + "/" + length + ", "
+                + state.name().toLowerCase() + "]";
+    }
+}
