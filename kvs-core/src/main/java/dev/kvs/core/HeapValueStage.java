@@ -48,6 +48,13 @@ public final class HeapValueStage implements ValueStage {
         return bytes;
     }
 
+    /** {@link #bytes()}: the stage's own array. */
+    @Override
+    public byte[] toArray() {
+        if (closed) throw new IllegalStateException("stage is closed");
+        return bytes();
+    }
+
     @Override
     public void close() {
         closed = true;

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -179,23 +178,27 @@ public interface KvStore extends Closeable {
     }
 
     /**
-     * Makes the staged value {@code key}'s record, with {@code header}, if {@code replace} accepts the
-     * key's current header ({@code null} if absent); {@code replace} runs under the key's lock, like an
-     * {@link #update} function. If it was written the stage is committed (closing it does nothing);
-     * otherwise nothing changed and the stage is still open.
+     * Makes the staged value {@code key}'s record if {@code decide} says so: it gets the key's current
+     * header ({@code null} if absent) under the key's lock, like an {@link #update} function, and
+     * returns the header to write the value with ({@code COMPLETE}, of the stage's length), or {@code
+     * null} to leave the key as it is. If it was written the stage is committed (closing it does
+     * nothing); otherwise nothing changed and the stage is still open.
      *
-     * @param header a {@code COMPLETE} header whose value length is the stage's
      * @return true if written
-     * @throws IllegalArgumentException if {@code stage} is not fully written, is not this store's, or
-     *     does not match {@code header}
+     * @throws IllegalArgumentException if {@code stage} is not fully written or is not this store's, or
+     *     the header does not describe it (nothing is written)
      * @throws StoreFullException, EntryTooLargeException as for {@link #put}; nothing is written
      */
-    default boolean putStaged(byte[] key, RecordHeader header, ValueStage stage, Predicate<RecordHeader> replace) {
+    default boolean putStaged(byte[] key, ValueStage stage, Function<RecordHeader, RecordHeader> decide) {
         if (!(stage instanceof HeapValueStage heap)) {
             throw new IllegalArgumentException("not a stage of this store: " + stage);
         }
-        StoredValue value = new StoredValue(header, heap.bytes());
-        return update(key, h -> replace.test(h) ? Write.put(value) : Write.keep()) instanceof Write.Put;
+        byte[] bytes = heap.bytes();
+        return update(key, h -> {
+                    RecordHeader header = decide.apply(h);
+                    return header == null ? Write.keep() : Write.put(new StoredValue(header, bytes));
+                })
+                instanceof Write.Put;
     }
 
     /**

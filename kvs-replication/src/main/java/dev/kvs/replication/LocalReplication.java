@@ -49,6 +49,12 @@ public final class LocalReplication implements Replication {
             }
 
             @Override
+            public TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
+                TxId t = orderHere();
+                return t != null ? t : delegate.put(key, valueLength, checksum, expireAtMillis);
+            }
+
+            @Override
             public TxId delete(byte[] key) {
                 TxId t = orderHere();
                 return t != null ? t : delegate.delete(key);

@@ -32,6 +32,17 @@ public interface WriteOrder {
         return put(key, value, expireAtMillis);
     }
 
+    /**
+     * As {@link #put(byte[], byte[], int, long)} for a value of {@code valueLength} bytes that is not in
+     * a heap array (staged in the store as it arrived): the order needs only its length and checksum.
+     * This default, for orders that need the bytes, refuses.
+     *
+     * @throws UnsupportedOperationException if this order needs the value's bytes
+     */
+    default TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
+        throw new UnsupportedOperationException(getClass().getName() + " needs the value's bytes");
+    }
+
     /** Assigns the next TxId to the deletion of {@code key} (replicated as a tombstone). */
     TxId delete(byte[] key);
 

@@ -21,7 +21,6 @@ import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -459,14 +458,10 @@ final class ChronicleKvStore implements KvStore {
     }
 
     @Override
-    public boolean putStaged(byte[] key, RecordHeader header, ValueStage stage, Predicate<RecordHeader> replace) {
-        if (!(stage instanceof ChunkStage staged)) return KvStore.super.putStaged(key, header, stage, replace);
-        Objects.requireNonNull(header, "header == null");
-        Objects.requireNonNull(replace, "replace == null");
+    public boolean putStaged(byte[] key, ValueStage stage, Function<RecordHeader, RecordHeader> decide) {
+        if (!(stage instanceof ChunkStage staged)) return KvStore.super.putStaged(key, stage, decide);
+        Objects.requireNonNull(decide, "decide == null");
         if (staged.owner != this) throw new IllegalArgumentException("not a stage of this store: " + stage);
-        if (header.state() != RecordState.COMPLETE || header.valueLength() != staged.length()) {
-            throw new IllegalArgumentException("header " + header + " does not describe " + stage);
-        }
         if (!staged.ready()) throw new IllegalArgumentException("not ready to commit: " + stage);
         limits.checkKey(key);
         int slot = gate.enter();
@@ -477,13 +472,30 @@ final class ChronicleKvStore implements KvStore {
                     throw new StorageException("the store was cleared while " + stage + " was written");
                 }
                 Record old = records.header(key);
-                if (!replace.test(old == null || hidden(old) ? null : old.header())) return false;
+                RecordHeader header = decide.apply(old == null || hidden(old) ? null : old.header());
+                if (header == null) return false;
+                if (header.state() != RecordState.COMPLETE || header.valueLength() != staged.length()) {
+                    throw new IllegalArgumentException("header " + header + " does not describe " + stage);
+                }
                 writer.putStaged(key, old, header, staged.blobId, staged.length());
                 staged.committed();
                 return true;
             } finally {
                 lock.unlock();
             }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /** The whole value of an open stage, read back from its chunks. */
+    byte[] readStaged(ChunkStage stage) {
+        int slot = gate.enter();
+        try {
+            byte[] value = chunks.read(stage.blobId, stage.length());
+            if (value == null)
+                throw new StorageException("the chunks of " + stage + " are gone (the store was cleared)");
+            return value;
         } finally {
             gate.exit(slot);
         }

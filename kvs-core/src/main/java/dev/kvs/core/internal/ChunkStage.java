@@ -1,6 +1,7 @@
 package dev.kvs.core.internal;
 
 import dev.kvs.core.ValueStage;
+import java.nio.ByteBuffer;
 import java.util.Objects;
 
 /**
@@ -90,6 +91,45 @@ final class ChunkStage implements ValueStage {
             gate.exit(slot);
         }
         if (written == length) partial = null;
+    }
+
+    /**
+     * Gathers the bytes in the chunk buffer and writes each chunk when it is full: one copy from {@code
+     * src} (a network buffer, say) and one into the store.
+     */
+    @Override
+    public void write(ByteBuffer src) {
+        int count = src.remaining();
+        if (state != State.OPEN)
+            throw new IllegalStateException("stage is " + state.name().toLowerCase());
+        if (count > length - written) {
+            throw new IllegalArgumentException(written + " + " + count + " bytes written to a stage of " + length);
+        }
+        int slot = gate.enter();
+        try {
+            while (src.hasRemaining()) {
+                int chunk = Math.min(ValueChunks.CHUNK_BYTES, length - index * ValueChunks.CHUNK_BYTES);
+                if (partial == null) partial = new byte[ValueChunks.CHUNK_BYTES];
+                int n = Math.min(chunk - partialFill, src.remaining());
+                src.get(partial, partialFill, n);
+                partialFill += n;
+                written += n;
+                if (partialFill == chunk) {
+                    chunks.writeChunk(blobId, index, partial, 0, chunk);
+                    index++;
+                    partialFill = 0;
+                }
+            }
+        } finally {
+            gate.exit(slot);
+        }
+        if (written == length) partial = null;
+    }
+
+    @Override
+    public byte[] toArray() {
+        if (!ready()) throw new IllegalStateException("not a whole open stage: " + this);
+        return owner.readStaged(this);
     }
 
     /** True while the stage may be committed: open and written whole. */

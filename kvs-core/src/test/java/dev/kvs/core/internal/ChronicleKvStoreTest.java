@@ -83,7 +83,7 @@ class ChronicleKvStoreTest extends KvStoreContractTest {
             try (ValueStage second = s.stage(2 << 20)) {
                 second.write(new byte[2 << 20], 0, 2 << 20);
                 StoredValue v = StoredValue.complete(TxId.of(1, 2), new byte[2 << 20]);
-                assertThat(s.putStaged(key("k"), v.header(), second, h -> true)).isTrue();
+                assertThat(s.putStaged(key("k"), second, h -> v.header())).isTrue();
             }
             assertThat(s.stats().valueBytes()).isEqualTo(2 << 20);
             assertThat(chunks(s)).isEqualTo(ValueChunks.chunkCount(2 << 20));
@@ -96,7 +96,7 @@ class ChronicleKvStoreTest extends KvStoreContractTest {
         stage.write(new byte[2 * CHUNK], 0, 2 * CHUNK);
         store.clear();
         StoredValue v = StoredValue.complete(TxId.of(1, 1), new byte[2 * CHUNK]);
-        assertThatThrownBy(() -> store.putStaged(key("k"), v.header(), stage, h -> true))
+        assertThatThrownBy(() -> store.putStaged(key("k"), stage, h -> v.header()))
                 .isInstanceOf(StorageException.class);
         stage.close();
         assertThat(store.stats().valueBytes()).isZero();
@@ -111,12 +111,12 @@ class ChronicleKvStoreTest extends KvStoreContractTest {
                 ValueStage stage = other.stage(2 * CHUNK)) {
             stage.write(new byte[2 * CHUNK], 0, 2 * CHUNK);
             StoredValue v = StoredValue.complete(TxId.of(1, 1), new byte[2 * CHUNK]);
-            assertThatThrownBy(() -> store.putStaged(key("k"), v.header(), stage, h -> true))
+            assertThatThrownBy(() -> store.putStaged(key("k"), stage, h -> v.header()))
                     .isInstanceOf(IllegalArgumentException.class);
             StoredValue shorter = StoredValue.complete(TxId.of(1, 1), new byte[CHUNK]);
-            assertThatThrownBy(() -> other.putStaged(key("k"), shorter.header(), stage, h -> true))
+            assertThatThrownBy(() -> other.putStaged(key("k"), stage, h -> shorter.header()))
                     .isInstanceOf(IllegalArgumentException.class);
-            assertThat(other.putStaged(key("k"), v.header(), stage, h -> true)).isTrue();
+            assertThat(other.putStaged(key("k"), stage, h -> v.header())).isTrue();
         }
     }
 

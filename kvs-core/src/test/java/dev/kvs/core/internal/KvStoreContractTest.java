@@ -880,12 +880,24 @@ abstract class KvStoreContractTest {
                 .isInstanceOf(RuntimeException.class);
     }
 
-    /** Writes {@code value} into {@code stage} in pieces of random sizes (some across chunk borders). */
+    /**
+     * Writes {@code value} into {@code stage} in pieces of random sizes (some across chunk borders), from
+     * arrays, heap buffers and direct buffers.
+     */
     static void writeInPieces(ValueStage stage, byte[] value, long seed) {
         Random random = new Random(seed);
         for (int at = 0; at < value.length; ) {
             int n = Math.min(value.length - at, 1 + random.nextInt(random.nextBoolean() ? 2 * CHUNK : 5000));
-            stage.write(value, at, n);
+            switch (random.nextInt(3)) {
+                case 0 -> stage.write(value, at, n);
+                case 1 -> stage.write(ByteBuffer.wrap(value, at, n));
+                default -> {
+                    ByteBuffer direct = ByteBuffer.allocateDirect(n + 3).position(3);
+                    direct.put(value, at, n).flip().position(3);
+                    stage.write(direct);
+                    assertThat(direct.hasRemaining()).isFalse();
+                }
+            }
             at += n;
         }
     }
@@ -901,9 +913,13 @@ abstract class KvStoreContractTest {
         try (ValueStage stage = store.stage(length)) {
             writeInPieces(stage, value, seed);
             assertThat(stage.written()).isEqualTo(length);
+            assertThat(stage.toArray()).isEqualTo(value);
             assertThat(store.get(key("k"))).isEqualTo(complete(1, "old"));
             List<RecordHeader> seen = new ArrayList<>();
-            assertThat(store.putStaged(key("k"), next.header(), stage, seen::add))
+            assertThat(store.putStaged(key("k"), stage, h -> {
+                        seen.add(h);
+                        return next.header();
+                    }))
                     .isTrue();
             assertThat(seen).containsExactly(complete(1, "old").header());
         }
@@ -922,10 +938,9 @@ abstract class KvStoreContractTest {
         ValueStage stage = store.stage(value.length);
         stage.write(value, 0, value.length);
         StoredValue older = StoredValue.complete(TxId.of(1, 4), value);
-        assertThat(store.putStaged(key("k"), older.header(), stage, h -> h == null))
+        assertThat(store.putStaged(key("k"), stage, h -> h == null ? older.header() : null))
                 .isFalse();
-        assertThat(store.putStaged(key("absent"), older.header(), stage, h -> false))
-                .isFalse();
+        assertThat(store.putStaged(key("absent"), stage, h -> null)).isFalse();
         assertThat(store.get(key("k"))).isEqualTo(complete(5, "newer"));
         assertThat(store.get(key("absent"))).isNull();
         stage.close();
@@ -942,7 +957,7 @@ abstract class KvStoreContractTest {
             assertThatThrownBy(() -> stage.write(new byte[2 * CHUNK + 1], 0, 2 * CHUNK + 1))
                     .isInstanceOf(IllegalArgumentException.class);
             StoredValue v = StoredValue.complete(TxId.of(1, 1), new byte[3 * CHUNK]);
-            assertThatThrownBy(() -> store.putStaged(key("k"), v.header(), stage, h -> true))
+            assertThatThrownBy(() -> store.putStaged(key("k"), stage, h -> v.header()))
                     .isInstanceOf(RuntimeException.class);
             assertThat(store.get(key("k"))).isNull();
         }

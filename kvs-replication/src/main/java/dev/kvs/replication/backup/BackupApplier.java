@@ -370,7 +370,7 @@ final class BackupApplier {
         if (v.staged() != null) {
             RecordHeader header =
                     new RecordHeader(RecordState.COMPLETE, v.txId(), v.checksum(), v.length(), v.expireAtMillis());
-            written = store.putStaged(v.key(), header, v.staged(), newer);
+            written = store.putStaged(v.key(), v.staged(), h -> newer.test(h) ? header : null);
         } else {
             StoredValue next = v.op() == Op.DELETE
                     ? StoredValue.tombstone(v.txId())

@@ -248,16 +248,20 @@ public final class Replicator implements ReplicationLink {
 
         @Override
         public TxId put(byte[] key, byte[] value, int checksum, long expireAtMillis) {
-            return order(Op.PUT, key, value, checksum, expireAtMillis);
+            return order(Op.PUT, key, value.length, checksum, expireAtMillis);
+        }
+
+        @Override
+        public TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
+            return order(Op.PUT, key, valueLength, checksum, expireAtMillis);
         }
 
         @Override
         public TxId delete(byte[] key) {
-            return order(Op.DELETE, key, null, 0, 0);
+            return order(Op.DELETE, key, 0, 0, 0);
         }
 
-        private TxId order(Op op, byte[] key, byte[] value, int crc, long expireAtMillis) {
-            int len = value == null ? 0 : value.length;
+        private TxId order(Op op, byte[] key, int len, int crc, long expireAtMillis) {
             // in async mode the backup learns of the key only with its value: that is the baseline's risk
             TxId t = mode == ReplicationMode.ASYNC
                     ? keyLog.reserve(Op.SKIP, key, 0, 0, 0)

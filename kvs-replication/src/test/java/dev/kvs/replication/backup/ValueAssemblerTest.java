@@ -184,7 +184,7 @@ class ValueAssemblerTest {
             assertThat(w.length()).isEqualTo(200_000);
             RecordHeader h = new RecordHeader(RecordState.COMPLETE, tx(1), w.checksum(), w.length(), 0);
             try (ValueStage stage = w.staged()) {
-                assertThat(store.putStaged(bytes("a"), h, stage, old -> old == null))
+                assertThat(store.putStaged(bytes("a"), stage, old -> old == null ? h : null))
                         .isTrue();
             }
             assertThat(store.get(bytes("a"))).isEqualTo(StoredValue.complete(tx(1), v));

@@ -51,6 +51,11 @@ public final class AckOnDemandReplication implements ReplicationLink {
             }
 
             @Override
+            public TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
+                return next();
+            }
+
+            @Override
             public TxId delete(byte[] key) {
                 return next();
             }

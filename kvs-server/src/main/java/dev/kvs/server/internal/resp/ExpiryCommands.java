@@ -8,6 +8,7 @@ import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Keys with a time to live, with Redis 7's semantics, replies and error words: {@code SET} with
@@ -165,9 +166,18 @@ final class ExpiryCommands {
             expireAt = (Long) at;
         }
         byte[] key = a[1], value = a[2];
-        if (!o.nx && !o.xx && !o.get && !o.keepTtl) {
-            return DataCommands.answer(writes.put(data.mode(s), key, value, expireAt), Replies.OK); // no read
+        RespCommand.Staged staged = null;
+        if (value == RespCommand.STAGED_ARG) { // its bytes went into the store as they arrived
+            staged = s.staged;
+            if (staged == null) return Replies.error("ERR the value of this SET is no longer held");
         }
+        if (!o.nx && !o.xx && !o.get && !o.keepTtl) {
+            CompletableFuture<Void> written = staged != null
+                    ? writes.putStaged(data.mode(s), key, staged.stage(), staged.checksum(), expireAt)
+                    : writes.put(data.mode(s), key, value, expireAt); // no read
+            return DataCommands.answer(written, Replies.OK);
+        }
+        byte[] whole = staged != null ? staged.stage().toArray() : value;
         long newExpiry = expireAt;
         byte[][] old = new byte[1][];
         Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
@@ -175,7 +185,7 @@ final class ExpiryCommands {
             if (present && v.state() == RecordState.COMPLETE) old[0] = v.value();
             if ((o.nx && present) || (o.xx && !present)) return Write.keep();
             long at = o.keepTtl ? (present ? v.expireAtMillis() : RecordHeader.NO_EXPIRY) : newExpiry;
-            return order.put(key, value, at);
+            return order.put(key, whole, at);
         });
         RedisMessage reply;
         if (o.get) reply = old[0] == null ? Replies.NIL : Replies.bulk(old[0]);

@@ -1,13 +1,19 @@
 package dev.kvs.server.internal.resp;
 
+import dev.kvs.core.HeapValueStage;
+import dev.kvs.core.KvsException;
+import dev.kvs.core.ValueStage;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.ByteProcessor;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntFunction;
+import java.util.zip.CRC32C;
 
 /**
  * Decodes client requests (RESP2 arrays of bulk strings, or inline commands) straight into {@link
@@ -22,6 +28,12 @@ import java.util.List;
  * does for big arguments), saving the doubling copies, and the bytes not yet received are charged to
  * the budget until they arrive or the connection closes. {@link ClientStats} counts the bulk strings
  * being received and the bytes held for them.
+ *
+ * <p>The value of a plain {@code SET key value} that would be preallocated so is instead written into
+ * a store stage as it arrives, when the decoder has a stager (the node is a primary and its store
+ * stages long values): its CRC32C is taken on the way, and the command carries the stage ({@link
+ * RespCommand#staged()}), so the SET commits it without copying the whole value into the store after
+ * its last byte. The budget is charged the same way.
  *
  * <p>Limits: a bulk string longer than {@code maxBulkBytes} is skipped as it streams in (never
  * buffered) and its command answered with an error, so the stream stays in sync; more than {@code
@@ -71,6 +83,14 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
 
     private final ClientStats stats;
     private final BulkPreallocBudget budget;
+    /** Opens a store stage for a plain SET's long value, or returns null; null: never stage. */
+    private final IntFunction<ValueStage> stager;
+    /** Where the bulk string being read goes instead of {@link #bulk}, or null. */
+    private ValueStage stage;
+
+    private final CRC32C stageCrc = new CRC32C();
+    /** The staged value of the command being read, once its bulk string ended. */
+    private RespCommand.Staged staged;
 
     private State state = State.COMMAND_START;
     private List<byte[]> args;
@@ -123,7 +143,24 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             ClientStats stats,
             BulkPreallocBudget budget,
             int minBulkChunk) {
+        this(maxBulkBytes, maxElements, maxInlineBytes, preAuth, stats, budget, minBulkChunk, null);
+    }
+
+    /**
+     * As above, staging a plain SET's long value with {@code stager} (which may return null: not now),
+     * or never if it is null.
+     */
+    RespCommandDecoder(
+            int maxBulkBytes,
+            int maxElements,
+            int maxInlineBytes,
+            boolean preAuth,
+            ClientStats stats,
+            BulkPreallocBudget budget,
+            int minBulkChunk,
+            IntFunction<ValueStage> stager) {
         if (minBulkChunk < 1) throw new IllegalArgumentException("minBulkChunk < 1: " + minBulkChunk);
+        this.stager = stager;
         this.minBulkChunk = minBulkChunk;
         this.budget = budget;
         this.maxBulkBytes = maxBulkBytes;
@@ -193,11 +230,15 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
                     if (preallocated > 0) {
                         budget.release(n); // n <= preallocated: the bytes still to come
                         preallocated -= n;
-                    } else if (bulk == null) {
+                    } else if (bulk == null && stage == null) {
                         preallocate(n);
                     }
-                    ensureBulkCapacity(bulkFilled + n);
-                    in.readBytes(bulk, bulkFilled, n);
+                    if (stage != null) {
+                        if (!writeStaged(in, n)) continue; // the store refused: skipping the rest
+                    } else {
+                        ensureBulkCapacity(bulkFilled + n);
+                        in.readBytes(bulk, bulkFilled, n);
+                    }
                     bulkFilled += n;
                     if (bulkFilled == bulkLength) state = State.BULK_CRLF;
                 }
@@ -212,7 +253,13 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
                     if (in.readByte() != '\r' || in.readByte() != '\n') {
                         throw new RespProtocolException("bulk string not terminated by CRLF");
                     }
-                    args.add(bulk);
+                    if (stage != null) {
+                        args.add(RespCommand.STAGED_ARG);
+                        staged = new RespCommand.Staged(stage, (int) stageCrc.getValue());
+                        stage = null;
+                    } else {
+                        args.add(bulk);
+                    }
                     releaseBulk();
                     state = State.ELEMENT_START;
                     if (remainingElements == 0) {
@@ -250,13 +297,67 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private void preallocate(int arriving) {
         long ahead = (long) bulkLength - arriving;
         if (bulkLength <= minBulkChunk || preAuth || ahead <= 0 || !budget.tryCharge(ahead)) return;
-        bulk = new byte[bulkLength];
         preallocated = ahead;
+        if (isPlainSetValue() && (stage = openStage()) != null) return;
+        bulk = new byte[bulkLength];
         stats.inputBulkBytes.addAndGet(bulkLength);
+    }
+
+    /** True if the bulk string being read is the value of a {@code SET key value} (no options). */
+    private boolean isPlainSetValue() {
+        return stager != null
+                && commandError == null
+                && remainingElements == 0
+                && args.size() == 2
+                && args.get(0).length == 3
+                && equalsIgnoreCase(args.get(0), "SET");
+    }
+
+    /** A store stage for the bulk string, or null (none now, or only on the heap: then buffered as usual). */
+    private ValueStage openStage() {
+        ValueStage s;
+        try {
+            s = stager.apply(bulkLength);
+        } catch (KvsException e) {
+            return null; // no room in the store now: the SET may still fit (an overwrite needs its growth only)
+        }
+        if (s instanceof HeapValueStage) {
+            s.close();
+            return null;
+        }
+        if (s != null) stageCrc.reset();
+        return s;
+    }
+
+    /**
+     * Writes the next {@code n} bytes of {@code in} into the stage, checksumming them; false if the
+     * store refused them: the command is then refused and the rest of its value skipped.
+     */
+    private boolean writeStaged(ByteBuf in, int n) {
+        try {
+            for (ByteBuffer b : in.nioBuffers(in.readerIndex(), n)) {
+                stageCrc.update(b.duplicate());
+                stage.write(b);
+            }
+        } catch (KvsException e) {
+            if (commandError == null) commandError = "ERR " + e.getMessage();
+            stage.close();
+            stage = null;
+            bulk = SKIPPED;
+            skipRemaining = (long) bulkLength - bulkFilled; // these n bytes included: not read yet
+            state = State.BULK_SKIP;
+            return false;
+        }
+        in.skipBytes(n);
+        return true;
     }
 
     /** The bulk string was read (or the connection closed): it no longer counts as input held. */
     private void releaseBulk() {
+        if (stage != null) { // the connection closed while the value arrived
+            stage.close();
+            stage = null;
+        }
         if (preallocated > 0) {
             budget.release(preallocated);
             preallocated = 0;
@@ -272,7 +373,15 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
         releaseBulk();
+        discardStaged();
         args = null;
+    }
+
+    private void discardStaged() {
+        if (staged != null) {
+            staged.stage().close();
+            staged = null;
+        }
     }
 
     private void startArray(long n) {
@@ -351,9 +460,11 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private void finishCommand(List<Object> out) {
         if (!args.isEmpty() && isHttp(args.get(0))) throw new CrossProtocolException();
         if (commandError != null) {
+            discardStaged();
             out.add(RespCommand.invalid(commandError));
         } else {
-            out.add(new RespCommand(args.toArray(new byte[0][]), null));
+            out.add(new RespCommand(args.toArray(new byte[0][]), null, staged));
+            staged = null;
         }
         args = null;
         commandError = null;

@@ -175,7 +175,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         stats.connected.decrementAndGet();
         metrics.connectionClosed();
         dropPending();
-        held.clear();
+        discardHeld();
         cancel(idleCheck);
         cancel(authCheck);
         ctx.fireChannelInactive();
@@ -188,7 +188,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             throw new IllegalStateException(
                     "not a RespCommand: " + msg.getClass().getName());
         }
-        if (closing) return;
+        if (closing) {
+            command.discard();
+            return;
+        }
         touch(ctx);
         if (!held.isEmpty() || outputFull(ctx)) {
             // behind a write waiting for replication room, or for the client to read: keep the order
@@ -213,7 +216,14 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             boolean wasAuthenticated = session.authenticated();
-            RedisMessage result = dispatch(command.args());
+            RedisMessage result;
+            session.staged = command.staged();
+            try {
+                result = dispatch(command.args());
+            } finally {
+                session.staged = null;
+                command.discard(); // nothing if the SET committed it
+            }
             reply(ctx, result, executed);
             if (!wasAuthenticated && session.authenticated()) {
                 decoder.authenticated();
@@ -270,7 +280,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private void runHeld(ChannelHandlerContext ctx) {
         if (runningHeld) return; // called back from inside a flush: the outer call goes on
         if (!ctx.channel().isActive() || closing) {
-            held.clear();
+            discardHeld();
             return;
         }
         runningHeld = true;
@@ -294,7 +304,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                     flushIfWritten(ctx);
                     return;
                 }
-                held.poll();
+                held.poll().discard();
                 CommandSpec refused = table.lookup(next.args()[0]);
                 if (refused != null) refused.counters().rejected.increment();
                 reply(
@@ -310,6 +320,12 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         }
         flushIfWritten(ctx);
         ctx.channel().config().setAutoRead(!session.closeAfterReply && !outputFull(ctx));
+    }
+
+    /** Drops the held commands, closing the stages of their staged values. */
+    private void discardHeld() {
+        for (RespCommand c : held) c.discard();
+        held.clear();
     }
 
     private void flushIfWritten(ChannelHandlerContext ctx) {

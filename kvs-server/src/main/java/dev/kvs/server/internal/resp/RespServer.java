@@ -1,9 +1,11 @@
 package dev.kvs.server.internal.resp;
 
+import dev.kvs.core.ValueStage;
 import dev.kvs.replication.wire.Transports;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.Transport;
+import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.tls.TlsFailures;
 import dev.kvs.server.internal.tls.TlsOnly;
 import io.netty.bootstrap.ServerBootstrap;
@@ -17,6 +19,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -112,20 +115,36 @@ public final class RespServer {
             p.addLast(TlsFailures.NAME, new TlsFailures("client"));
         }
         p.addLast("encoder", new RespReplyEncoder());
-        RespCommandDecoder decoder = decoder(node.config(), stats, bulkBudget);
+        RespCommandDecoder decoder = decoder(node.config(), stats, bulkBudget, this::stageOnPrimary);
         p.addLast("decoder", decoder);
         p.addLast("handler", new RespHandler(node, table, stats, decoder, protectedMode));
     }
 
     /** A connection's request decoder, with {@code config}'s limits (and its pre-auth ones if it asks for a login). */
     static RespCommandDecoder decoder(NodeConfig config, ClientStats stats, BulkPreallocBudget budget) {
+        return decoder(config, stats, budget, null);
+    }
+
+    /** As above, staging a plain SET's long value in the store with {@code stager} (null: never). */
+    static RespCommandDecoder decoder(
+            NodeConfig config, ClientStats stats, BulkPreallocBudget budget, IntFunction<ValueStage> stager) {
         return new RespCommandDecoder(
                 config.maxBulkBytes(),
                 config.maxMultibulkLength(),
                 MAX_INLINE_BYTES,
                 config.clientAuthRequired(),
                 stats,
-                budget);
+                budget,
+                RespCommandDecoder.MIN_BULK_CHUNK,
+                stager);
+    }
+
+    /**
+     * A store stage for a SET's value of {@code length} bytes while this node is a primary (a backup
+     * refuses the SET: nothing to stage for), else null.
+     */
+    private ValueStage stageOnPrimary(int length) {
+        return node.roles().current() instanceof NodeRole.Primary ? node.store().stage(length) : null;
     }
 
     /** The port's counters; for INFO and tests. */

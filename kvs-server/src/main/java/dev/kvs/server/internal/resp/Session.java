@@ -26,6 +26,12 @@ final class Session {
      */
     WriteOrder lastWrite;
 
+    /**
+     * The staged value of the command running now ({@link RespCommand#staged()}), for SET to take; the
+     * handler closes it after the command whether or not it was taken.
+     */
+    RespCommand.Staged staged;
+
     /** Set by QUIT: close the connection once the reply is written. */
     boolean closeAfterReply;
 

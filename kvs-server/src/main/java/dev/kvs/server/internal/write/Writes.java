@@ -6,6 +6,7 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueStage;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.WriteOrder;
@@ -92,6 +93,21 @@ public final class Writes {
     /** Writes {@code value} to {@code key} expiring at {@code expireAtMillis}, whatever it held: no read. */
     public CompletableFuture<Void> put(ReplicationMode mode, byte[] key, byte[] value, long expireAtMillis) {
         return run(mode, order -> store.upsert(key, () -> order.complete(key, value, expireAtMillis)))
+                .replicated();
+    }
+
+    /**
+     * Writes the value staged in {@code stage} (all of it written, its CRC32C {@code checksum}) to
+     * {@code key} expiring at {@code expireAtMillis}, whatever it held: a plain {@code SET} whose large
+     * value the client port wrote into the store as it arrived. The stage is committed if this returns;
+     * the caller closes it either way.
+     */
+    public CompletableFuture<Void> putStaged(
+            ReplicationMode mode, byte[] key, ValueStage stage, int checksum, long expireAtMillis) {
+        return run(
+                        mode,
+                        order -> store.putStaged(
+                                key, stage, h -> order.completeStaged(key, stage.length(), checksum, expireAtMillis)))
                 .replicated();
     }
 
@@ -232,6 +248,13 @@ public final class Writes {
             TxId t = order.put(key, value, checksum, expireAtMillis);
             return new StoredValue(
                     new RecordHeader(RecordState.COMPLETE, t, checksum, value.length, expireAtMillis), value);
+        }
+
+        /** Orders the write of a staged value of {@code length} bytes to {@code key}; its record's header. */
+        RecordHeader completeStaged(byte[] key, int length, int checksum, long expireAtMillis) {
+            ordered = true;
+            TxId t = order.put(key, length, checksum, expireAtMillis);
+            return new RecordHeader(RecordState.COMPLETE, t, checksum, length, expireAtMillis);
         }
 
         @Override

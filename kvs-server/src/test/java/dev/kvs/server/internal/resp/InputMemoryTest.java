@@ -23,6 +23,15 @@ import org.junit.jupiter.api.Test;
 class InputMemoryTest {
     private static final int ANNOUNCED = 64 << 20;
 
+    /**
+     * The head of {@code SET k <value> KEEPTTL} up to the value's length: a bulk that is not the last
+     * argument, so it is buffered (a plain {@code SET k <value>}'s goes into the store as it arrives; see
+     * {@link StagedSetTest}).
+     */
+    private static final String KEEPTTL_SET = "*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$";
+    /** What follows the value of {@link #KEEPTTL_SET}. */
+    private static final String KEEPTTL_END = "\r\n$7\r\nKEEPTTL\r\n";
+
     private static NodeConfig config() {
         return NodeConfig.builder()
                 .store(StoreConfig.builder().maxBytes(256L << 20).build())
@@ -70,12 +79,12 @@ class InputMemoryTest {
         try (RespChannel resp = new RespChannel(config())) {
             ClientStats stats = resp.server.stats();
             int size = 100_000;
-            assertThat(resp.send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + size + "\r\n" + "v".repeat(size / 2)))
+            assertThat(resp.send(KEEPTTL_SET + size + "\r\n" + "v".repeat(size / 2)))
                     .isEmpty();
             assertThat(stats.inputBulkBytes.get())
                     .as("half of it arrived: one buffer of its length, no further doubling")
                     .isEqualTo(size);
-            assertThat(resp.send("v".repeat(size / 2) + "\r\n")).isEqualTo("+OK\r\n");
+            assertThat(resp.send("v".repeat(size / 2) + KEEPTTL_END)).isEqualTo("+OK\r\n");
             assertThat(resp.command("STRLEN", "k")).isEqualTo(":" + size + "\r\n");
             assertThat(stats.inputBulkBytes.get()).isZero();
         }
@@ -85,7 +94,7 @@ class InputMemoryTest {
     void aConnectionClosedInsideABulkGivesItsBufferBack() {
         RespChannel resp = new RespChannel(config());
         ClientStats stats = resp.server.stats();
-        resp.send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100000\r\n" + "v".repeat(50_000));
+        resp.send(KEEPTTL_SET + "100000\r\n" + "v".repeat(50_000));
         assertThat(stats.inputBulkBytes.get()).isPositive();
 
         assertThat(resp.server.bulkBudget().charged()).isEqualTo(50_000);
@@ -103,7 +112,7 @@ class InputMemoryTest {
             ClientStats stats = resp.server.stats();
             BulkPreallocBudget budget = resp.server.bulkBudget();
             int size = 1 << 20;
-            assertThat(resp.send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + size + "\r\n" + "v".repeat(1000)))
+            assertThat(resp.send(KEEPTTL_SET + size + "\r\n" + "v".repeat(1000)))
                     .isEmpty();
             assertThat(stats.inputBulkBytes.get())
                     .as("one buffer of the final size")
@@ -117,7 +126,7 @@ class InputMemoryTest {
                 assertThat(budget.charged()).isEqualTo(size - sent);
                 assertThat(stats.inputBulkBytes.get()).isEqualTo(size);
             }
-            assertThat(resp.send("v".repeat(size - sent) + "\r\n")).isEqualTo("+OK\r\n");
+            assertThat(resp.send("v".repeat(size - sent) + KEEPTTL_END)).isEqualTo("+OK\r\n");
             assertThat(resp.command("STRLEN", "k")).isEqualTo(":" + size + "\r\n");
             assertThat(budget.charged()).isZero();
             assertThat(stats.inputBulkBytes.get()).isZero();
@@ -190,7 +199,7 @@ class InputMemoryTest {
             for (int i = 0; i < connections; i++) {
                 Socket s = live.connect();
                 sockets.add(s);
-                LiveRespServer.send(s, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + size + "\r\nx");
+                LiveRespServer.send(s, KEEPTTL_SET + size + "\r\nx");
             }
             long preallocated = limit / (size - 1); // 4: each charged with the bytes still to come
             long held = preallocated * size + (connections - preallocated) * RespCommandDecoder.MIN_BULK_CHUNK;

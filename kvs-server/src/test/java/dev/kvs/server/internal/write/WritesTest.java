@@ -176,6 +176,12 @@ class WritesTest {
                 }
 
                 @Override
+                public TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
+                    checksums.add(checksum);
+                    return record("PUT", key);
+                }
+
+                @Override
                 public TxId rename(byte[] source, byte[] key, byte[] value, int checksum, long expireAtMillis) {
                     checksums.add(checksum);
                     return record("RENAME " + new String(source) + " ->", key);
