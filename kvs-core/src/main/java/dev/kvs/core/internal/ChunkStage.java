@@ -58,30 +58,19 @@ final class ChunkStage implements ValueStage {
     @Override
     public void write(byte[] data, int offset, int count) {
         Objects.checkFromIndexSize(offset, count, data.length);
-        if (state != State.OPEN)
-            throw new IllegalStateException("stage is " + state.name().toLowerCase());
-        if (count > length - written) {
-            throw new IllegalArgumentException(written + " + " + count + " bytes written to a stage of " + length);
-        }
+        admit(count);
         int slot = gate.enter();
         try {
             while (count > 0) {
-                int chunk = Math.min(ValueChunks.CHUNK_BYTES, length - index * ValueChunks.CHUNK_BYTES);
+                int chunk = chunkLength();
                 int n;
                 if (partialFill == 0 && count >= chunk) {
-                    chunks.writeChunk(blobId, index, data, offset, chunk);
-                    index++;
+                    chunks.writeChunk(blobId, index++, data, offset, chunk);
                     n = chunk;
                 } else {
-                    if (partial == null) partial = new byte[ValueChunks.CHUNK_BYTES];
                     n = Math.min(chunk - partialFill, count);
-                    System.arraycopy(data, offset, partial, partialFill, n);
-                    partialFill += n;
-                    if (partialFill == chunk) {
-                        chunks.writeChunk(blobId, index, partial, 0, chunk);
-                        index++;
-                        partialFill = 0;
-                    }
+                    System.arraycopy(data, offset, partial(), partialFill, n);
+                    gathered(n, chunk);
                 }
                 offset += n;
                 count -= n;
@@ -99,31 +88,48 @@ final class ChunkStage implements ValueStage {
      */
     @Override
     public void write(ByteBuffer src) {
-        int count = src.remaining();
-        if (state != State.OPEN)
-            throw new IllegalStateException("stage is " + state.name().toLowerCase());
-        if (count > length - written) {
-            throw new IllegalArgumentException(written + " + " + count + " bytes written to a stage of " + length);
-        }
+        admit(src.remaining());
         int slot = gate.enter();
         try {
             while (src.hasRemaining()) {
-                int chunk = Math.min(ValueChunks.CHUNK_BYTES, length - index * ValueChunks.CHUNK_BYTES);
-                if (partial == null) partial = new byte[ValueChunks.CHUNK_BYTES];
+                int chunk = chunkLength();
                 int n = Math.min(chunk - partialFill, src.remaining());
-                src.get(partial, partialFill, n);
-                partialFill += n;
+                src.get(partial(), partialFill, n);
+                gathered(n, chunk);
                 written += n;
-                if (partialFill == chunk) {
-                    chunks.writeChunk(blobId, index, partial, 0, chunk);
-                    index++;
-                    partialFill = 0;
-                }
             }
         } finally {
             gate.exit(slot);
         }
         if (written == length) partial = null;
+    }
+
+    /** Checks that {@code count} more bytes may be written. */
+    private void admit(int count) {
+        if (state != State.OPEN)
+            throw new IllegalStateException("stage is " + state.name().toLowerCase());
+        if (count > length - written) {
+            throw new IllegalArgumentException(written + " + " + count + " bytes written to a stage of " + length);
+        }
+    }
+
+    /** The length of chunk {@link #index}: a whole chunk, or less for the value's last. */
+    private int chunkLength() {
+        return Math.min(ValueChunks.CHUNK_BYTES, length - index * ValueChunks.CHUNK_BYTES);
+    }
+
+    private byte[] partial() {
+        if (partial == null) partial = new byte[ValueChunks.CHUNK_BYTES];
+        return partial;
+    }
+
+    /** {@code n} more bytes of a chunk of {@code chunk} bytes were gathered: writes it once whole. */
+    private void gathered(int n, int chunk) {
+        partialFill += n;
+        if (partialFill == chunk) {
+            chunks.writeChunk(blobId, index++, partial, 0, chunk);
+            partialFill = 0;
+        }
     }
 
     @Override
