@@ -1,5 +1,6 @@
 package dev.kvs.core.internal;
 
+import dev.kvs.core.HeapValueStage;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
@@ -443,7 +444,7 @@ final class ChronicleKvStore implements KvStore {
     public ValueStage stage(int length) {
         if (length < 0) throw new IllegalArgumentException("length < 0: " + length);
         limits.checkValueLength(length);
-        if (length <= RecordMaps.INLINE_MAX) return KvStore.super.stage(length);
+        if (length <= RecordMaps.INLINE_MAX) return new HeapValueStage(length);
         int slot = gate.enter();
         try {
             long gen;
@@ -477,7 +478,7 @@ final class ChronicleKvStore implements KvStore {
                 if (header.state() != RecordState.COMPLETE || header.valueLength() != staged.length()) {
                     throw new IllegalArgumentException("header " + header + " does not describe " + stage);
                 }
-                writer.putStaged(key, old, header, staged.blobId, staged.length());
+                writer.putStaged(key, old, header, staged.blobId);
                 staged.committed();
                 return true;
             } finally {

@@ -19,17 +19,31 @@ record Delta(long entries, long live, long keyBytes, long valueBytes) {
      * next}, or removing it if {@code next} is null.
      */
     static Delta of(int keyLength, boolean hadOld, boolean oldLive, long oldValueBytes, StoredValue next) {
-        long entries = (next != null ? 1 : 0) - (hadOld ? 1 : 0);
-        long live = (next != null && next.state() != RecordState.TOMBSTONE ? 1 : 0) - (hadOld && oldLive ? 1 : 0);
-        long keyBytes = (long) keyLength * entries;
-        long valueBytes = (next != null ? next.value().length : 0) - (hadOld ? oldValueBytes : 0);
-        return new Delta(entries, live, keyBytes, valueBytes);
+        return of(
+                keyLength,
+                hadOld,
+                oldLive,
+                oldValueBytes,
+                next != null,
+                next != null && next.state() != RecordState.TOMBSTONE,
+                next != null ? next.value().length : 0);
     }
 
     /** The change made by replacing a key's record (absent if {@code hadOld} is false) with a live one. */
     static Delta ofLive(int keyLength, boolean hadOld, boolean oldLive, long oldValueBytes, long nextValueBytes) {
-        long entries = 1 - (hadOld ? 1 : 0);
-        long live = 1 - (hadOld && oldLive ? 1 : 0);
+        return of(keyLength, hadOld, oldLive, oldValueBytes, true, true, nextValueBytes);
+    }
+
+    private static Delta of(
+            int keyLength,
+            boolean hadOld,
+            boolean oldLive,
+            long oldValueBytes,
+            boolean hasNext,
+            boolean nextLive,
+            long nextValueBytes) {
+        long entries = (hasNext ? 1 : 0) - (hadOld ? 1 : 0);
+        long live = (nextLive ? 1 : 0) - (hadOld && oldLive ? 1 : 0);
         return new Delta(entries, live, (long) keyLength * entries, nextValueBytes - (hadOld ? oldValueBytes : 0));
     }
 

@@ -111,14 +111,14 @@ final class RecordWriter {
     }
 
     /**
-     * Makes the staged blob {@code blobId} ({@code length} bytes, whose room the stage reserved) key's
-     * record with {@code header}, replacing {@code old} (its header, or null); stripe held. Reserves
+     * Makes the staged blob {@code blobId} (whose room the stage reserved) key's record with {@code
+     * header}, replacing {@code old} (its header, or null); stripe held. Reserves
      * what the record adds besides the value (a new key's entry and key bytes) and frees the old value.
      */
-    void putStaged(byte[] key, Record old, RecordHeader header, long blobId, int length) {
-        Delta actual = Delta.ofLive(
-                key.length, old != null, old != null && old.isLive(), old == null ? 0 : old.storedValueBytes(), length);
-        Delta rest = new Delta(actual.entries(), actual.live(), actual.keyBytes(), actual.valueBytes() - length);
+    void putStaged(byte[] key, Record old, RecordHeader header, long blobId) {
+        // the value's own bytes were reserved by the stage: what is left is the record as if its value were empty
+        Delta rest = Delta.ofLive(
+                key.length, old != null, old != null && old.isLive(), old == null ? 0 : old.storedValueBytes(), 0);
         capacity.reserve(rest);
         try {
             records.put(key, Record.chunked(header, blobId));
