@@ -6,8 +6,8 @@ import java.util.Objects;
 
 /**
  * A large value staged in {@link ValueChunks} under a fresh blob id, chunk by chunk as its bytes come:
- * a whole chunk of the caller's array is written from it directly, and the bytes of a chunk that
- * arrives in pieces are gathered in a heap buffer of one chunk first. No record refers to the blob
+ * a whole chunk of the caller's array or buffer is written from it directly, and the bytes of a chunk
+ * that arrives in pieces are gathered in a heap buffer of one chunk first. No record refers to the blob
  * until {@link ChronicleKvStore#putStaged} commits it, so no reader sees it; closing an uncommitted
  * stage frees its chunks and its room. After a crash, the chunks of a stage never committed are
  * orphans, which opening a persisted store removes.
@@ -83,8 +83,9 @@ final class ChunkStage implements ValueStage {
     }
 
     /**
-     * Gathers the bytes in the chunk buffer and writes each chunk when it is full: one copy from {@code
-     * src} (a network buffer, say) and one into the store.
+     * Writes each whole chunk in {@code src} (a network buffer, say) into the store directly, with one
+     * copy, and gathers the bytes of a chunk that arrives in pieces as {@link #write(byte[], int, int)}
+     * does.
      */
     @Override
     public void write(ByteBuffer src) {
@@ -93,9 +94,15 @@ final class ChunkStage implements ValueStage {
         try {
             while (src.hasRemaining()) {
                 int chunk = chunkLength();
-                int n = Math.min(chunk - partialFill, src.remaining());
-                src.get(partial(), partialFill, n);
-                gathered(n, chunk);
+                int n;
+                if (partialFill == 0 && src.remaining() >= chunk) {
+                    chunks.writeChunk(blobId, index++, src, chunk);
+                    n = chunk;
+                } else {
+                    n = Math.min(chunk - partialFill, src.remaining());
+                    src.get(partial(), partialFill, n);
+                    gathered(n, chunk);
+                }
                 written += n;
             }
         } finally {

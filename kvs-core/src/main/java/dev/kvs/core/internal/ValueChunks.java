@@ -114,6 +114,19 @@ final class ValueChunks implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes chunk {@code index} of blob {@code blobId} from the next {@code length} bytes of {@code
+     * src} (a network buffer, say) with one copy, and advances it past them once stored.
+     */
+    void writeChunk(long blobId, int index, ByteBuffer src, int length) {
+        try {
+            map.put(chunkKey(blobId, index), new ValueSlice(src, length));
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+        src.position(src.position() + length);
+    }
+
     /** The value of blob {@code blobId}, or null if one of its chunks is gone (the blob was freed). */
     byte[] read(long blobId, int length) {
         byte[] value = new byte[length];

@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 
 /**
  * A range of a byte array, or the next bytes of a buffer: one chunk of a large value, written from or
- * read into the value itself (or, for a read, into a caller's buffer at its position).
+ * read into the value itself, or a caller's buffer at its position.
  */
 final class ValueSlice {
     final byte[] array;
@@ -26,7 +26,10 @@ final class ValueSlice {
         this.count = length;
     }
 
-    /** The next {@code length} bytes of {@code buffer}, from its position; a read advances it. */
+    /**
+     * The next {@code length} bytes of {@code buffer}, from its position: a read advances it; a write
+     * copies them and leaves the position to the caller (which advances it once the chunk is stored).
+     */
     ValueSlice(ByteBuffer buffer, int length) {
         this(buffer, length, 0, length);
     }

@@ -930,6 +930,32 @@ abstract class KvStoreContractTest {
         checkInternals(store);
     }
 
+    /** A network buffer holding the whole value (or more) is written straight into the store's chunks. */
+    @ParameterizedTest
+    @ValueSource(strings = {"direct", "heap", "read-only"})
+    void aValueStagedFromOneBufferReadsWholeAndTheBufferIsConsumed(String kind) {
+        long seed = System.nanoTime();
+        System.out.println("aValueStagedFromOneBufferReadsWholeAndTheBufferIsConsumed seed " + seed);
+        for (int length : new int[] {INLINE + 1, CHUNK, 2 * CHUNK, 3 * CHUNK + 17}) {
+            byte[] value = randomBytes(seed + length, length);
+            // the value sits between other bytes, as in a read buffer holding more than one command
+            ByteBuffer b =
+                    kind.equals("direct") ? ByteBuffer.allocateDirect(length + 10) : ByteBuffer.allocate(length + 10);
+            b.put(new byte[] {1, 2, 3}).put(value).put(new byte[] {4, 5, 6, 7, 8, 9, 10});
+            b.position(3).limit(3 + length);
+            if (kind.equals("read-only")) b = b.asReadOnlyBuffer();
+            try (ValueStage stage = store.stage(length)) {
+                stage.write(b);
+                assertThat(b.position()).isEqualTo(3 + length);
+                StoredValue v = StoredValue.complete(TxId.of(1, length), value);
+                assertThat(store.putStaged(key("k"), stage, h -> v.header())).isTrue();
+            }
+            assertThat(store.get(key("k")).value()).as("length %d", length).isEqualTo(value);
+        }
+        assertThat(store.stats().valueBytes()).isEqualTo(3 * CHUNK + 17);
+        checkInternals(store);
+    }
+
     @Test
     void aStagedValueThatIsNotWantedChangesNothingAndClosingItLeavesNoTrace() {
         store.put(key("k"), complete(5, "newer"));

@@ -29,11 +29,14 @@ import java.util.zip.CRC32C;
  * the budget until they arrive or the connection closes. {@link ClientStats} counts the bulk strings
  * being received and the bytes held for them.
  *
- * <p>The value of a plain {@code SET key value} that would be preallocated so is instead written into
- * a store stage as it arrives, when the decoder has a stager (the node is a primary and its store
- * stages long values): its CRC32C is taken on the way, and the command carries the stage ({@link
- * RespCommand#staged()}), so the SET commits it without copying the whole value into the store after
- * its last byte. The budget is charged the same way.
+ * <p>The value of a plain {@code SET key value} longer than {@link #MIN_BULK_CHUNK}, from an
+ * authenticated connection, is instead written into a store stage as it arrives, when the decoder has
+ * a stager (the node is a primary and its store stages long values): its CRC32C is taken on the way,
+ * and the command carries the stage ({@link RespCommand#staged()}), so the SET commits it without a
+ * heap copy or a whole-value copy into the store after its last byte. Whole store chunks are copied
+ * straight from the read buffer. The bytes still to come are charged to the budget as for a
+ * preallocation (a value that arrived whole in one read charges nothing), and past the budget the value
+ * is buffered.
  *
  * <p>Limits: a bulk string longer than {@code maxBulkBytes} is skipped as it streams in (never
  * buffered) and its command answered with an error, so the stream stays in sync; more than {@code
@@ -292,11 +295,17 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     /**
      * Allocates the whole bulk string at once, when its first {@code arriving} bytes do, if it is large,
      * the connection authenticated, and the budget takes the bytes still to come; otherwise leaves the
-     * buffer to {@link #ensureBulkCapacity}.
+     * buffer to {@link #ensureBulkCapacity}. A plain SET's value gets a store stage instead, also when
+     * it arrived whole (nothing to charge then).
      */
     private void preallocate(int arriving) {
         long ahead = (long) bulkLength - arriving;
-        if (bulkLength <= minBulkChunk || preAuth || ahead <= 0 || !budget.tryCharge(ahead)) return;
+        if (bulkLength <= minBulkChunk || preAuth) return;
+        if (ahead <= 0) { // here whole: staged, or buffered as it is
+            if (isPlainSetValue()) stage = openStage();
+            return;
+        }
+        if (!budget.tryCharge(ahead)) return;
         preallocated = ahead;
         if (isPlainSetValue() && (stage = openStage()) != null) return;
         bulk = new byte[bulkLength];

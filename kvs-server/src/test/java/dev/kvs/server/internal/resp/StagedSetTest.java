@@ -10,6 +10,7 @@ import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.primary.Replicator;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.Transport;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -19,6 +20,8 @@ import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The value of a plain {@code SET key value} long enough to be preallocated goes into the store as it
@@ -82,7 +85,7 @@ class StagedSetTest {
         try (RespChannel resp = new RespChannel(config())) {
             byte[] a = value(2, 200_000);
             byte[] b = value(3, 100_000);
-            // each value arrives in two pieces (a value that arrives whole in one read is simply buffered)
+            // each value arrives in two pieces
             String replies = resp.send(head("k", a.length) + text(a).substring(0, 1000));
             replies += resp.send(text(a).substring(1000) + "\r\n" + RespChannel.encode("STRLEN", "k")
                     + head("k", b.length) + text(b).substring(0, 50_000));
@@ -128,10 +131,12 @@ class StagedSetTest {
 
     /**
      * A staged SET held behind a write waiting for replication room, then dropped with the connection:
-     * nothing stays reserved.
+     * nothing stays reserved. The value is staged whether it arrives in pieces or whole in one read
+     * (from a heap or a direct buffer): held, it takes its room in the store, not on the heap.
      */
-    @Test
-    void aStagedSetHeldForReplicationRoomGivesItsRoomBackWhenTheConnectionCloses() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"pieces", "whole", "whole-direct"})
+    void aStagedSetHeldForReplicationRoomGivesItsRoomBackWhenTheConnectionCloses(String arrival) throws Exception {
         EventLoopGroup group = Transport.NIO.group(1, "test-repl");
         KvStore unshipped = KvStore.builder().maxEntries(10).maxBytes(1 << 16).open();
         int closed;
@@ -152,12 +157,20 @@ class StagedSetTest {
                     config().toBuilder().mode(ReplicationMode.ASYNC).build(), replicator);
             KvStore store = resp.store;
             assertThat(resp.command("SET", "a", "1")).isEqualTo("+OK\r\n"); // the key log's one slot
-            assertThat(resp.send(head("k", 100_000) + "v".repeat(20_000))).isEmpty();
-            assertThat(resp.send("v".repeat(80_000) + "\r\n"))
-                    .as("held: no room in the key log")
-                    .isEmpty();
-            long held = store.stats().valueBytes();
-            assertThat(held).isEqualTo(1 + 100_000);
+            String set = head("k", 100_000) + "v".repeat(100_000) + "\r\n";
+            String replies = switch (arrival) {
+                case "pieces" -> resp.send(set.substring(0, 20_000)) + resp.send(set.substring(20_000));
+                case "whole" -> resp.send(set);
+                default -> {
+                    resp.channel.writeInbound(
+                            Unpooled.directBuffer().writeBytes(set.getBytes(StandardCharsets.ISO_8859_1)));
+                    resp.channel.runPendingTasks();
+                    yield resp.drain();
+                }
+            };
+            assertThat(replies).as("held: no room in the key log").isEmpty();
+            assertThat(store.stats().valueBytes()).as("staged").isEqualTo(1 + 100_000);
+            assertThat(resp.server.stats().inputBulkBytes.get()).isZero();
 
             resp.channel.close();
 
