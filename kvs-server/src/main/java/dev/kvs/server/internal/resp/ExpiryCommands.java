@@ -177,8 +177,16 @@ final class ExpiryCommands {
                     : writes.put(data.mode(s), key, value, expireAt); // no read
             return DataCommands.answer(written, Replies.OK);
         }
-        byte[] whole = staged != null ? staged.stage().toArray() : value;
         long newExpiry = expireAt;
+        if (staged != null && !o.get) { // decided from the key's header: the staged value is not copied
+            Writes.Done<Boolean> w = writes.putStagedIf(data.mode(s), key, staged.stage(), staged.checksum(), h -> {
+                boolean present = h != null && h.state() != RecordState.TOMBSTONE;
+                if ((o.nx && present) || (o.xx && !present)) return Writes.KEEP;
+                return o.keepTtl ? (present ? h.expireAtMillis() : RecordHeader.NO_EXPIRY) : newExpiry;
+            });
+            return DataCommands.answer(w.replicated(), w.result() ? Replies.OK : Replies.NIL);
+        }
+        byte[] whole = staged != null ? staged.stage().toArray() : value; // GET: the old value is read
         byte[][] old = new byte[1][];
         Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
             boolean present = v != null && v.state() != RecordState.TOMBSTONE;

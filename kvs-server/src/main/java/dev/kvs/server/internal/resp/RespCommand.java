@@ -8,7 +8,7 @@ import dev.kvs.core.ValueStage;
  *
  * @param args the arguments, {@code args[0]} being the command name; empty for a blank line
  * @param error {@code null}, or the error reply text for a command that was read but is invalid
- * @param staged {@code null}, or the value of a plain {@code SET key value} that the decoder wrote
+ * @param staged {@code null}, or the value of a {@code SET key value [options]} that the decoder wrote
  *     into the store as it arrived; {@code args[2]} is then {@link #STAGED_ARG}. Whoever handles the
  *     command closes the stage (a no-op once committed).
  */

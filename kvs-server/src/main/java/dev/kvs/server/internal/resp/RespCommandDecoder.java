@@ -29,7 +29,7 @@ import java.util.zip.CRC32C;
  * the budget until they arrive or the connection closes. {@link ClientStats} counts the bulk strings
  * being received and the bytes held for them.
  *
- * <p>The value of a plain {@code SET key value} longer than {@link #MIN_BULK_CHUNK}, from an
+ * <p>The value of a {@code SET key value [options]} longer than {@link #MIN_BULK_CHUNK}, from an
  * authenticated connection, is instead written into a store stage as it arrives, when the decoder has
  * a stager (the node is a primary and its store stages long values): its CRC32C is taken on the way,
  * and the command carries the stage ({@link RespCommand#staged()}), so the SET commits it without a
@@ -86,7 +86,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
 
     private final ClientStats stats;
     private final BulkPreallocBudget budget;
-    /** Opens a store stage for a plain SET's long value, or returns null; null: never stage. */
+    /** Opens a store stage for a SET's long value, or returns null; null: never stage. */
     private final IntFunction<ValueStage> stager;
     /** Where the bulk string being read goes instead of {@link #bulk}, or null. */
     private ValueStage stage;
@@ -150,7 +150,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * As above, staging a plain SET's long value with {@code stager} (which may return null: not now),
+     * As above, staging a SET's long value with {@code stager} (which may return null: not now),
      * or never if it is null.
      */
     RespCommandDecoder(
@@ -295,28 +295,27 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     /**
      * Allocates the whole bulk string at once, when its first {@code arriving} bytes do, if it is large,
      * the connection authenticated, and the budget takes the bytes still to come; otherwise leaves the
-     * buffer to {@link #ensureBulkCapacity}. A plain SET's value gets a store stage instead, also when
+     * buffer to {@link #ensureBulkCapacity}. A SET's value gets a store stage instead, also when
      * it arrived whole (nothing to charge then).
      */
     private void preallocate(int arriving) {
         long ahead = (long) bulkLength - arriving;
         if (bulkLength <= minBulkChunk || preAuth) return;
         if (ahead <= 0) { // here whole: staged, or buffered as it is
-            if (isPlainSetValue()) stage = openStage();
+            if (isSetValue()) stage = openStage();
             return;
         }
         if (!budget.tryCharge(ahead)) return;
         preallocated = ahead;
-        if (isPlainSetValue() && (stage = openStage()) != null) return;
+        if (isSetValue() && (stage = openStage()) != null) return;
         bulk = new byte[bulkLength];
         stats.inputBulkBytes.addAndGet(bulkLength);
     }
 
-    /** True if the bulk string being read is the value of a {@code SET key value} (no options). */
-    private boolean isPlainSetValue() {
+    /** True if the bulk string being read is the value of a {@code SET key value [options]}. */
+    private boolean isSetValue() {
         return stager != null
                 && commandError == null
-                && remainingElements == 0
                 && args.size() == 2
                 && args.get(0).length == 3
                 && equalsIgnoreCase(args.get(0), "SET");

@@ -125,7 +125,7 @@ public final class RespServer {
         return decoder(config, stats, budget, null);
     }
 
-    /** As above, staging a plain SET's long value in the store with {@code stager} (null: never). */
+    /** As above, staging a SET's long value in the store with {@code stager} (null: never). */
     static RespCommandDecoder decoder(
             NodeConfig config, ClientStats stats, BulkPreallocBudget budget, IntFunction<ValueStage> stager) {
         return new RespCommandDecoder(

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /**
  * The one way a command writes the store on the primary. It owns the write protocol: take an order
@@ -96,19 +97,35 @@ public final class Writes {
                 .replicated();
     }
 
+    /** What {@link #putStagedIf}'s expiry function returns to leave the key as it is. */
+    public static final long KEEP = Long.MIN_VALUE;
+
     /**
      * Writes the value staged in {@code stage} (all of it written, its CRC32C {@code checksum}) to
-     * {@code key} expiring at {@code expireAtMillis}, whatever it held: a plain {@code SET} whose large
-     * value the client port wrote into the store as it arrived. The stage is committed if this returns;
-     * the caller closes it either way.
+     * {@code key} expiring at {@code expireAtMillis}, whatever it held: a {@code SET} whose large value
+     * the client port wrote into the store as it arrived. The stage is committed if this returns; the
+     * caller closes it either way.
      */
     public CompletableFuture<Void> putStaged(
             ReplicationMode mode, byte[] key, ValueStage stage, int checksum, long expireAtMillis) {
+        return putStagedIf(mode, key, stage, checksum, h -> expireAtMillis).replicated();
+    }
+
+    /**
+     * As {@link #putStaged}, if {@code expiry}, given the key's current header under its lock (null if
+     * absent or expired), returns the expiry to write; {@link #KEEP} leaves the key, and the stage
+     * uncommitted ({@code SET ... NX}, {@code XX}, {@code KEEPTTL}).
+     *
+     * @return whether the value was written
+     */
+    public Done<Boolean> putStagedIf(
+            ReplicationMode mode, byte[] key, ValueStage stage, int checksum, ToLongFunction<RecordHeader> expiry) {
         return run(
-                        mode,
-                        order -> store.putStaged(
-                                key, stage, h -> order.completeStaged(key, stage.length(), checksum, expireAtMillis)))
-                .replicated();
+                mode,
+                order -> store.putStaged(key, stage, h -> {
+                    long at = expiry.applyAsLong(live(h));
+                    return at == KEEP ? null : order.completeStaged(key, stage.length(), checksum, at);
+                }));
     }
 
     /** Decides, from its current header (null if absent or expired), what to do with {@code key}. */

@@ -24,13 +24,12 @@ class InputMemoryTest {
     private static final int ANNOUNCED = 64 << 20;
 
     /**
-     * The head of {@code SET k <value> KEEPTTL} up to the value's length: a bulk that is not the last
-     * argument, so it is buffered (a plain {@code SET k <value>}'s goes into the store as it arrives; see
-     * {@link StagedSetTest}).
+     * The head of {@code SETEX k 1000 <value>} up to the value's length: a bulk that is buffered (a
+     * {@code SET}'s value goes into the store as it arrives; see {@link StagedSetTest}).
      */
-    private static final String KEEPTTL_SET = "*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$";
-    /** What follows the value of {@link #KEEPTTL_SET}. */
-    private static final String KEEPTTL_END = "\r\n$7\r\nKEEPTTL\r\n";
+    private static final String BUFFERED_SET = "*4\r\n$5\r\nSETEX\r\n$1\r\nk\r\n$4\r\n1000\r\n$";
+    /** What follows the value of {@link #BUFFERED_SET}. */
+    private static final String BUFFERED_END = "\r\n";
 
     private static NodeConfig config() {
         return NodeConfig.builder()
@@ -79,12 +78,12 @@ class InputMemoryTest {
         try (RespChannel resp = new RespChannel(config())) {
             ClientStats stats = resp.server.stats();
             int size = 100_000;
-            assertThat(resp.send(KEEPTTL_SET + size + "\r\n" + "v".repeat(size / 2)))
+            assertThat(resp.send(BUFFERED_SET + size + "\r\n" + "v".repeat(size / 2)))
                     .isEmpty();
             assertThat(stats.inputBulkBytes.get())
                     .as("half of it arrived: one buffer of its length, no further doubling")
                     .isEqualTo(size);
-            assertThat(resp.send("v".repeat(size / 2) + KEEPTTL_END)).isEqualTo("+OK\r\n");
+            assertThat(resp.send("v".repeat(size / 2) + BUFFERED_END)).isEqualTo("+OK\r\n");
             assertThat(resp.command("STRLEN", "k")).isEqualTo(":" + size + "\r\n");
             assertThat(stats.inputBulkBytes.get()).isZero();
         }
@@ -94,7 +93,7 @@ class InputMemoryTest {
     void aConnectionClosedInsideABulkGivesItsBufferBack() {
         RespChannel resp = new RespChannel(config());
         ClientStats stats = resp.server.stats();
-        resp.send(KEEPTTL_SET + "100000\r\n" + "v".repeat(50_000));
+        resp.send(BUFFERED_SET + "100000\r\n" + "v".repeat(50_000));
         assertThat(stats.inputBulkBytes.get()).isPositive();
 
         assertThat(resp.server.bulkBudget().charged()).isEqualTo(50_000);
@@ -112,7 +111,7 @@ class InputMemoryTest {
             ClientStats stats = resp.server.stats();
             BulkPreallocBudget budget = resp.server.bulkBudget();
             int size = 1 << 20;
-            assertThat(resp.send(KEEPTTL_SET + size + "\r\n" + "v".repeat(1000)))
+            assertThat(resp.send(BUFFERED_SET + size + "\r\n" + "v".repeat(1000)))
                     .isEmpty();
             assertThat(stats.inputBulkBytes.get())
                     .as("one buffer of the final size")
@@ -126,7 +125,7 @@ class InputMemoryTest {
                 assertThat(budget.charged()).isEqualTo(size - sent);
                 assertThat(stats.inputBulkBytes.get()).isEqualTo(size);
             }
-            assertThat(resp.send("v".repeat(size - sent) + KEEPTTL_END)).isEqualTo("+OK\r\n");
+            assertThat(resp.send("v".repeat(size - sent) + BUFFERED_END)).isEqualTo("+OK\r\n");
             assertThat(resp.command("STRLEN", "k")).isEqualTo(":" + size + "\r\n");
             assertThat(budget.charged()).isZero();
             assertThat(stats.inputBulkBytes.get()).isZero();
@@ -199,7 +198,7 @@ class InputMemoryTest {
             for (int i = 0; i < connections; i++) {
                 Socket s = live.connect();
                 sockets.add(s);
-                LiveRespServer.send(s, KEEPTTL_SET + size + "\r\nx");
+                LiveRespServer.send(s, BUFFERED_SET + size + "\r\nx");
             }
             long preallocated = limit / (size - 1); // 4: each charged with the bytes still to come
             long held = preallocated * size + (connections - preallocated) * RespCommandDecoder.MIN_BULK_CHUNK;

@@ -80,6 +80,98 @@ class StagedSetTest {
         }
     }
 
+    /** The head of a {@code SET key <size bytes> ...} with {@code options} more arguments after the value. */
+    private static String head(String key, int size, int options) {
+        return "*" + (3 + options) + "\r\n$3\r\nSET\r\n$" + key.length() + "\r\n" + key + "\r\n$" + size + "\r\n";
+    }
+
+    private static byte[] bytes(String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aSetWithOptionsHasItsValueStagedAndItsExpiryApplied() {
+        try (RespChannel resp = new RespChannel(config())) {
+            int size = 100_000;
+            byte[] v = value(4, size);
+            assertThat(resp.send(head("k", size, 2) + text(v) + "\r\n$2\r\nEX\r\n"))
+                    .isEmpty();
+            assertThat(resp.store.stats().valueBytes())
+                    .as("staged before the options end")
+                    .isEqualTo(size);
+            assertThat(resp.server.stats().inputBulkBytes.get()).isZero();
+
+            long before = System.currentTimeMillis();
+            assertThat(resp.send("$3\r\n100\r\n")).isEqualTo("+OK\r\n");
+
+            assertThat(resp.command("GET", "k")).isEqualTo("$" + size + "\r\n" + text(v) + "\r\n");
+            assertThat(resp.store.header(bytes("k")).expireAtMillis()).isBetween(before + 99_000, before + 101_000);
+            assertThat(resp.store.header(bytes("k")).checksum()).isEqualTo(Checksums.crc32c(v));
+            assertThat(resp.store.stats().valueBytes()).isEqualTo(size);
+        }
+    }
+
+    /**
+     * NX, XX and KEEPTTL decide from the key's record without reading the staged value back; GET reads
+     * it (and the old value): each answers as Redis does and leaves exactly the winning value's room.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"NX", "XX", "KEEPTTL", "GET"})
+    void aStagedSetWithAConditionAnswersAsRedisAndLeavesOnlyTheWinnersRoom(String option) {
+        try (RespChannel resp = new RespChannel(config())) {
+            int size = 60_000;
+            byte[] v = value(5, size);
+            String set = head("k", size, 1) + text(v) + "\r\n"
+                    + RespChannel.encode(option).substring(4);
+
+            // the key is absent
+            String absent = resp.send(set);
+            boolean wrote = !option.equals("XX");
+            assertThat(absent).isEqualTo(wrote ? (option.equals("GET") ? "$-1\r\n" : "+OK\r\n") : "$-1\r\n");
+            assertThat(resp.store.stats().valueBytes()).isEqualTo(wrote ? size : 0);
+            assertThat(resp.command("GET", "k")).isEqualTo(wrote ? "$" + size + "\r\n" + text(v) + "\r\n" : "$-1\r\n");
+
+            // the key holds "old", expiring in 1000 s
+            assertThat(resp.command("SET", "k", "old", "EX", "1000")).isEqualTo("+OK\r\n");
+            long expiry = resp.store.header(bytes("k")).expireAtMillis();
+            String present = resp.send(set);
+            boolean replaced = !option.equals("NX");
+            String expected = switch (option) {
+                case "NX" -> "$-1\r\n";
+                case "GET" -> "$3\r\nold\r\n";
+                default -> "+OK\r\n";
+            };
+            assertThat(present).isEqualTo(expected);
+            assertThat(resp.command("GET", "k"))
+                    .isEqualTo(replaced ? "$" + size + "\r\n" + text(v) + "\r\n" : "$3\r\nold\r\n");
+            assertThat(resp.store.stats().valueBytes()).isEqualTo(replaced ? size : 3);
+            assertThat(resp.store.header(bytes("k")).expireAtMillis())
+                    .as("only KEEPTTL (and NX, which keeps the key) keeps the expiry")
+                    .isEqualTo(option.equals("KEEPTTL") || option.equals("NX") ? expiry : 0);
+        }
+    }
+
+    @Test
+    void aStagedSetRefusedForItsOptionsOrClosedBeforeThemGivesItsRoomBack() {
+        try (RespChannel resp = new RespChannel(config())) {
+            byte[] v = value(6, 50_000);
+            String reply = resp.send(head("k", v.length, 2) + text(v) + "\r\n$2\r\nEX\r\n$3\r\nabc\r\n");
+            assertThat(reply).startsWith("-ERR");
+            assertThat(resp.store.stats().valueBytes()).isZero();
+            assertThat(resp.store.stats().entries()).isZero();
+        }
+        RespChannel resp = new RespChannel(config());
+        byte[] v = value(7, 50_000);
+        assertThat(resp.send(head("k", v.length, 2) + text(v) + "\r\n$2\r\nPX\r\n"))
+                .isEmpty();
+        assertThat(resp.store.stats().valueBytes()).as("staged").isEqualTo(v.length);
+
+        resp.channel.close();
+
+        assertThat(resp.store.stats().valueBytes()).isZero();
+        resp.close();
+    }
+
     @Test
     void pipelinedStagedSetsOverwriteInOrderAndTheOldValuesRoomIsFreed() {
         try (RespChannel resp = new RespChannel(config())) {
