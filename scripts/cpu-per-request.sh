@@ -11,6 +11,8 @@
 #   SET 100 B, 50 clients, -P 16 | SET 1 MiB, 4 clients | SET 100 kB, 4 clients | SET 100 B, 50 clients, -P 1
 # or, with MODE=get, GETs of the keys SET (unmeasured) just before each run:
 #   GET 1 MiB, 4 clients (-n 2000 -r 100) | GET 100 kB, 4 clients (-n 10000 -r 1000)
+# or, with MODE=set-options, 100 kB SETs with options, 4 clients (-n 10000 -r 1000):
+#   SET ... EX 1000 | SET ... KEEPTTL | SET ... XX
 # Linux only (reads /proc/PID/stat; assumes 100 clock ticks per second).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +44,15 @@ if [[ ${MODE:-set} == get ]]; then
   WORKLOADS=(
     "GET-1MiB|-t get -d 1048576 -c 4 -n 2000 -r 100|2000|-t set -d 1048576 -c 4 -n 1000 -r 100"
     "GET-100kB|-t get -d 102400 -c 4 -n 10000 -r 1000|10000|-t set -d 102400 -c 4 -n 10000 -r 1000"
+  )
+elif [[ ${MODE:-set} == set-options ]]; then
+  # redis-benchmark fills no __data__ into a command of its own, so the value is a literal argument:
+  # 100,000 base64 characters (one word, no '|')
+  V=$(head -c 75000 /dev/urandom | base64 -w0)
+  WORKLOADS=(
+    "100kB-EX|-c 4 -n 10000 -r 1000 SET key:__rand_int__ $V EX 1000|10000"
+    "100kB-KEEPTTL|-c 4 -n 10000 -r 1000 SET key:__rand_int__ $V KEEPTTL|10000"
+    "100kB-XX|-c 4 -n 10000 -r 1000 SET key:__rand_int__ $V XX|10000"
   )
 else
   WORKLOADS=(
