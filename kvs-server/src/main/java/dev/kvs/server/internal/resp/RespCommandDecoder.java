@@ -115,43 +115,29 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private boolean preAuth;
 
     /**
+     * A decoder that neither preallocates nor stages (tests).
+     *
      * @param preAuth true if the connection must authenticate first: the pre-auth limits apply until
      *     {@link #authenticated()}
      */
     RespCommandDecoder(int maxBulkBytes, int maxElements, int maxInlineBytes, boolean preAuth, ClientStats stats) {
-        this(maxBulkBytes, maxElements, maxInlineBytes, preAuth, stats, new BulkPreallocBudget(0));
+        this(
+                maxBulkBytes,
+                maxElements,
+                maxInlineBytes,
+                preAuth,
+                stats,
+                new BulkPreallocBudget(0),
+                MIN_BULK_CHUNK,
+                null);
     }
 
     /**
-     * @param preAuth true if the connection must authenticate first: the pre-auth limits apply until
-     *     {@link #authenticated()}
+     * @param preAuth as above
      * @param budget the node-wide budget of bulk bytes allocated ahead of their arrival
-     */
-    RespCommandDecoder(
-            int maxBulkBytes,
-            int maxElements,
-            int maxInlineBytes,
-            boolean preAuth,
-            ClientStats stats,
-            BulkPreallocBudget budget) {
-        this(maxBulkBytes, maxElements, maxInlineBytes, preAuth, stats, budget, MIN_BULK_CHUNK);
-    }
-
-    /** As above, with {@code minBulkChunk} for {@link #MIN_BULK_CHUNK}: for tests. */
-    RespCommandDecoder(
-            int maxBulkBytes,
-            int maxElements,
-            int maxInlineBytes,
-            boolean preAuth,
-            ClientStats stats,
-            BulkPreallocBudget budget,
-            int minBulkChunk) {
-        this(maxBulkBytes, maxElements, maxInlineBytes, preAuth, stats, budget, minBulkChunk, null);
-    }
-
-    /**
-     * As above, staging a SET's long value with {@code stager} (which may return null: not now),
-     * or never if it is null.
+     * @param minBulkChunk {@link #MIN_BULK_CHUNK}, or less in tests, so that fuzzing reaches preallocation
+     *     with small inputs
+     * @param stager stages a SET's long value (it may return null: not now); null: never stage
      */
     RespCommandDecoder(
             int maxBulkBytes,

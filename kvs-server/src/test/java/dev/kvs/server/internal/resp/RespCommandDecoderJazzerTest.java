@@ -217,8 +217,8 @@ class RespCommandDecoderJazzerTest {
         List<ByteBuf> fed = new ArrayList<>();
         for (int c = 0; c < n; c++) {
             stats[c] = new ClientStats();
-            channels[c] =
-                    new EmbeddedChannel(new RespCommandDecoder(maxBulk, 8, 4096, false, stats[c], budget, minChunk));
+            channels[c] = new EmbeddedChannel(
+                    new RespCommandDecoder(maxBulk, 8, 4096, false, stats[c], budget, minChunk, null));
             List<byte[][]> commands = new ArrayList<>();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             for (int k = in.anInt(0, 4); k > 0; k--) {

@@ -112,8 +112,9 @@ class StagedSetTest {
     }
 
     /**
-     * NX, XX and KEEPTTL decide from the key's record without reading the staged value back; GET reads
-     * it (and the old value): each answers as Redis does and leaves exactly the winning value's room.
+     * A staged SET with NX, XX, KEEPTTL (decided from the key's header) or GET (which reads the old value)
+     * answers as Redis does and leaves exactly the winning value's room. (That the first three do not read
+     * the staged value back is measured, not asserted: BENCHMARKS.md, {@code MODE=set-options}.)
      */
     @ParameterizedTest
     @ValueSource(strings = {"NX", "XX", "KEEPTTL", "GET"})
