@@ -18,7 +18,9 @@ import java.util.concurrent.TimeUnit;
  * <p>The shipper reads the value from the store at send time, so a key written many times before it
  * is shipped sends only its latest value: the older TxIds are conflated, never sent, and resolved by
  * the acknowledgement of the newer one. Bounded by count and bytes; writers wait for room ({@link
- * #awaitRoom}). Thread-safe (one monitor; every method is short).
+ * #awaitRoom}). Thread-safe (one monitor; every method is short). The shipper waits on the monitor for keys
+ * to ship and writers for room; an add wakes it unless the caller batches the wake-ups ({@link #addQuietly},
+ * then {@link #signal}), and an acknowledgement wakes only writers waiting for room.
  */
 final class PendingValues {
     private final int maxCount;
@@ -33,6 +35,8 @@ final class PendingValues {
     private final Map<TxId, ByteKey> inFlight = new HashMap<>();
     private long bytes;
     private long conflated;
+    /** Writers in {@link #awaitRoom}. */
+    private int roomWaiters;
     /** byKey.size() and bytes, readable without the lock (checked on every write). */
     private volatile long countMirror;
 
@@ -65,23 +69,42 @@ final class PendingValues {
 
     synchronized boolean awaitRoom(long timeoutNanos) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
-        while (byKey.size() >= maxCount || bytes >= maxBytes) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) return false;
-            TimeUnit.NANOSECONDS.timedWait(this, left);
+        roomWaiters++;
+        try {
+            while (byKey.size() >= maxCount || bytes >= maxBytes) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) return false;
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+            return true;
+        } finally {
+            roomWaiters--;
         }
-        return true;
     }
 
     /** A write of {@code key} with {@code txId} is in the store; its value must reach the backup. */
     synchronized void add(byte[] key, TxId txId, int valueLength) {
+        if (addQuietly(key, txId, valueLength)) notifyAll();
+    }
+
+    /** Wakes the shipper (and any writer waiting for room, which looks again). */
+    synchronized void signal() {
+        notifyAll();
+    }
+
+    /**
+     * {@link #add} without waking the shipper: the caller {@link #signal}s once for a batch of adds.
+     *
+     * @return whether the key was queued to ship (else it was queued already, or a newer write is)
+     */
+    synchronized boolean addQuietly(byte[] key, TxId txId, int valueLength) {
         ByteKey k = new ByteKey(key);
         State s = byKey.get(k);
         if (s == null) {
             s = new State();
             byKey.put(k, s);
         } else if (s.newest.isAfter(txId)) {
-            return; // a newer write of this key is already tracked
+            return false; // a newer write of this key is already tracked
         } else if (s.queued) {
             conflated++; // the queued, unsent value is replaced by this one
         }
@@ -89,11 +112,10 @@ final class PendingValues {
         s.newest = txId;
         s.newestLength = valueLength;
         mirror();
-        if (!s.queued) {
-            s.queued = true;
-            queue.add(k);
-            notifyAll();
-        }
+        if (s.queued) return false;
+        s.queued = true;
+        queue.add(k);
+        return true;
     }
 
     /** The next key to ship, waiting up to {@code timeoutNanos}; null if none. */
@@ -151,7 +173,9 @@ final class PendingValues {
             byKey.remove(k);
             bytes -= s.newestLength;
             mirror();
-            notifyAll();
+            // room for waiting writers; without them no one is woken: the shipper, which waits on this
+            // monitor for keys to ship, would wake for nothing at every acknowledgement
+            if (roomWaiters > 0) notifyAll();
         }
     }
 
@@ -230,6 +254,11 @@ final class PendingValues {
             }
         }
         for (CompletableFuture<Void> f : waiting) f.completeExceptionally(cause);
+    }
+
+    /** Writers waiting in {@link #awaitRoom} now. */
+    synchronized int roomWaiters() {
+        return roomWaiters;
     }
 
     synchronized long count() {

@@ -43,6 +43,7 @@ public final class Replicator implements ReplicationLink {
     private final KeyChannel keyChannel;
     private final List<ValueChannel> valueChannels = new ArrayList<>();
     private final ValueShipper shipper;
+    private final CommitWakeup wakeup;
     private final Thread shipperThread;
     private final ExecutorService resyncExecutor;
     private final String peerText;
@@ -191,6 +192,7 @@ public final class Replicator implements ReplicationLink {
         this.keyChannel = new KeyChannel(link, group, resyncExecutor);
         for (int i = 0; i < config.valueStreams(); i++) valueChannels.add(new ValueChannel(link, group, i));
         this.shipper = new ValueShipper(link, valueChannels);
+        this.wakeup = new CommitWakeup(keyChannel::wakeup, pending::signal);
         this.shipperThread = daemon(shipper, "kvs-value-shipper");
         shipperThread.start();
         keyChannel.connect();
@@ -316,10 +318,11 @@ public final class Replicator implements ReplicationLink {
         @Override
         public CompletableFuture<Void> commit() {
             for (TxId t : txIds) keyLog.commit(t);
-            // the key packets' channel is woken before the shipper learns of their values: on a FIFO link a
-            // value frame that overtook its own key packet would make it wait its transfer time
-            keyChannel.wakeup();
-            for (int i = 0; i < keys.size(); i++) pending.add(keys.get(i), valueTxIds.get(i), lengths.get(i));
+            boolean queued = false;
+            for (int i = 0; i < keys.size(); i++) {
+                queued |= pending.addQuietly(keys.get(i), valueTxIds.get(i), lengths.get(i));
+            }
+            wakeup.committed(queued); // the key channel, then the shipper; from a client loop, once per turn
             if (txIds.isEmpty()) return CompletableFuture.completedFuture(null);
             CompletableFuture<Void> f;
             switch (mode) {

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.core.TxId;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 class PendingValuesTest {
@@ -81,6 +84,29 @@ class PendingValuesTest {
         PendingValues small = new PendingValues(100, 15);
         small.add(key("x"), TxId.of(1, 1), 16);
         assertThat(small.awaitRoom(0)).isFalse();
+    }
+
+    @Test
+    void aWriterWaitingForRoomIsWokenByTheAckThatFreesIt() throws Exception {
+        pending.add(key("a"), TxId.of(1, 1), 10);
+        pending.add(key("b"), TxId.of(1, 2), 10);
+        pending.add(key("c"), TxId.of(1, 3), 10);
+        pending.poll(0);
+        pending.shipped(key("a"), TxId.of(1, 1));
+        // a minute's wait: only the ack's wake-up ends it within the test's time
+        CompletableFuture<Boolean> room = CompletableFuture.supplyAsync(() -> {
+            try {
+                return pending.awaitRoom(TimeUnit.MINUTES.toNanos(1));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        // acked only once the writer waits (else its first look would find room, and no wake-up be needed)
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(pending::roomWaiters, n -> n == 1);
+        pending.acked(TxId.of(1, 1));
+
+        assertThat(room.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(pending.roomWaiters()).isZero();
     }
 
     @Test

@@ -1,0 +1,68 @@
+package dev.kvs.replication.primary;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Wakes the key channel, then the value shipper, once writes are committed: from a plain thread at once;
+ * from an event loop once per turn of that loop, after the I/O it is handling, however many writes that
+ * I/O committed.
+ *
+ * <p>Both run on other threads (the replication event loop and the shipper), and each wake-up of a
+ * sleeping thread is a system call on the committing loop and a context switch on the woken one. With
+ * many clients the client loops commit several writes per turn; one wake-up for all of them lets their
+ * key packets share a frame and their values share a value batch. The write waits at most for the rest of
+ * its loop's turn (the other connections that were readable with it), microseconds. The key channel is
+ * woken before the shipper, as before: on a FIFO link a value frame that overtook its own key packet would
+ * make it wait that frame's transfer time.
+ *
+ * <p>Thread-safe: client loops commit concurrently; a commit that lands while another loop's wake-up is
+ * scheduled is covered by it (its packets and values are queued before it runs).
+ */
+final class CommitWakeup {
+    private final Runnable keys;
+    private final Runnable values;
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private volatile boolean valuesQueued;
+    private final Runnable task = this::run;
+
+    /**
+     * @param keys wakes the key channel ({@link KeyChannel#wakeup})
+     * @param values wakes the shipper ({@link PendingValues#signal})
+     */
+    CommitWakeup(Runnable keys, Runnable values) {
+        this.keys = keys;
+        this.values = values;
+    }
+
+    /** Writes were committed; {@code queuedValues}: some of their values were queued to ship. */
+    void committed(boolean queuedValues) {
+        EventExecutor loop = ThreadExecutorMap.currentExecutor();
+        if (loop == null) {
+            wake(queuedValues);
+            return;
+        }
+        if (queuedValues) valuesQueued = true; // before the flag: a scheduled run sees it
+        if (scheduled.compareAndSet(false, true)) {
+            try {
+                loop.execute(task);
+            } catch (RejectedExecutionException e) {
+                run(); // the loop is shutting down: wake now
+            }
+        }
+    }
+
+    private void run() {
+        scheduled.set(false); // first: a commit after this schedules its own run
+        boolean v = valuesQueued;
+        if (v) valuesQueued = false;
+        wake(v);
+    }
+
+    private void wake(boolean queuedValues) {
+        keys.run();
+        if (queuedValues) values.run();
+    }
+}
