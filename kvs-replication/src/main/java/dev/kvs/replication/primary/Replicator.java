@@ -44,6 +44,7 @@ public final class Replicator implements ReplicationLink {
     private final List<ValueChannel> valueChannels = new ArrayList<>();
     private final ValueShipper shipper;
     private final CommitWakeup wakeup;
+    private final WriteTimeouts timeouts;
     private final Thread shipperThread;
     private final ExecutorService resyncExecutor;
     private final String peerText;
@@ -193,6 +194,7 @@ public final class Replicator implements ReplicationLink {
         for (int i = 0; i < config.valueStreams(); i++) valueChannels.add(new ValueChannel(link, group, i));
         this.shipper = new ValueShipper(link, valueChannels);
         this.wakeup = new CommitWakeup(keyChannel::wakeup, pending::signal);
+        this.timeouts = new WriteTimeouts(config.writeTimeout().toMillis(), group.next());
         this.shipperThread = daemon(shipper, "kvs-value-shipper");
         shipperThread.start();
         keyChannel.connect();
@@ -351,7 +353,7 @@ public final class Replicator implements ReplicationLink {
             if (f.isDone()) return f;
             TxId last = txIds.get(txIds.size() - 1);
             long ms = config.writeTimeout().toMillis();
-            return f.orTimeout(ms, TimeUnit.MILLISECONDS).exceptionallyCompose(e -> {
+            return timeouts.watch(f).exceptionallyCompose(e -> {
                 Throwable cause = e instanceof CompletionException ? e.getCause() : e;
                 if (cause instanceof TimeoutException) {
                     return CompletableFuture.failedFuture(new ReplicationTimeoutException(
@@ -441,6 +443,7 @@ public final class Replicator implements ReplicationLink {
 
     @Override
     public void close() {
+        timeouts.close();
         shipper.stop();
         shipperThread.interrupt();
         keyChannel.close();
