@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * key packets share a frame and their values share a value batch. The write waits at most for the rest of
  * its loop's turn (the other connections that were readable with it), microseconds. The key channel is
  * woken before the shipper, as before: on a FIFO link a value frame that overtook its own key packet would
- * make it wait that frame's transfer time.
+ * make it wait that frame's transfer time. (A shipper that is awake already may still take a value before
+ * its key packet leaves, as it could before; measured to cost less than making it wait, see BENCHMARKS.md.)
  *
  * <p>Thread-safe: client loops commit concurrently; a commit that lands while another loop's wake-up is
  * scheduled is covered by it (its packets and values are queued before it runs).
