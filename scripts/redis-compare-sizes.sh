@@ -6,6 +6,9 @@
 #   scripts/redis-compare-sizes.sh [rounds=3] [small_requests=100000]
 #
 #   100 B, 50 clients, -P 1 and -P 16: redis-benchmark -t set,get -d 100 -c 50 -n N -r 100000 [-P 16]
+#   the same -P 1, two client threads:  ... --threads 2 (100B-P1-T2: one redis-benchmark thread needs about
+#                                      20 µs of CPU per request, so at -P 1 it saturates its core at about
+#                                      47k requests/s on a 2-vCPU VM whichever server it drives)
 #   100 kB, 4 clients:                 redis-benchmark -t set,get -d 102400 -c 4 -n 20000 -r 1000
 #   1 MiB, 4 clients:                  redis-benchmark -t set,get -d 1048576 -c 4 -n 2000 -r 100
 #   one idle client:                   scripts/idle-latency.py PORT 200 50 (a 100 B SET every 50 ms, p50)
@@ -13,7 +16,9 @@
 # KVS=./kvs (the launcher to start kvs with), KVS_PORT=16380, REDIS_PORT=16379, OUT=target/redis-compare.
 # KVS_B=<another launcher> (e.g. a copy of ./kvs pointing at an older kvs.jar) adds a second kvs node on
 # KVS_B_PORT=16381, measured in the same rounds: before/after ratios from one run on a noisy machine.
-# ONLY="100kB 1MiB" runs only the named workloads (of 100B-P1 100B-P16 100kB 1MiB idle).
+# ONLY="100kB 1MiB" runs only the named workloads (of 100B-P1 100B-P1-T2 100B-P16 100kB 1MiB idle).
+# Each redis-benchmark pass also records its own CPU time (user + system) per request, printed after the
+# table: a load generator near one core's worth of CPU measures itself, not the server.
 # PIN=1 pins every server (kvs and Redis alike) to CPU 0 and redis-benchmark (and the idle client) to
 # CPU 1 with taskset, so that the load generator and the server under test do not fight over one core.
 # kvs is warmed up first: WARMUP=3 passes of every workload (its JIT compiles the request path over
@@ -62,17 +67,22 @@ done
 
 WORKLOADS=(
   "100B-P1|-d 100 -c 50 -n $SMALL -r 100000"
+  "100B-P1-T2|-d 100 -c 50 -n $SMALL -r 100000 --threads 2"
   "100B-P16|-d 100 -c 50 -n $SMALL -r 100000 -P 16"
   "100kB|-d 102400 -c 4 -n 20000 -r 1000"
   "1MiB|-d 1048576 -c 4 -n 2000 -r 100"
 )
 
-bench() { # port args -> "set_rps get_rps"
-  local out
+bench() { # port args -> "set_rps get_rps client_cpu_us_per_request"
+  local out cpu n
+  # bash's time keyword reports the CPU the pass used, its threads included
   # shellcheck disable=SC2086
-  out=$(${CLI_PIN[@]+"${CLI_PIN[@]}"} redis-benchmark -p "$1" -t set,get -q $2 2>&1)
+  cpu=$( { TIMEFORMAT='%U %S'; time ${CLI_PIN[@]+"${CLI_PIN[@]}"} redis-benchmark -p "$1" -t set,get -q $2 > "$OUT/pass.out" 2>&1; } 2>&1 )
+  out=$(<"$OUT/pass.out")
   if grep -qi "warn\|error\|could not" <<<"$out"; then echo "redis-benchmark on $1 printed: $out" >&2; exit 1; fi
-  tr '\r' '\n' <<<"$out" | awk -F'[: ]+' '/^SET: .*requests per second/{s=$2} /^GET: .*requests per second/{g=$2} END{print s, g}'
+  n=$(grep -oE -- '-n [0-9]+' <<<"$2" | awk '{print $2}')
+  tr '\r' '\n' <<<"$out" | awk -F'[: ]+' -v cpu="$cpu" -v n="$n" '/^SET: .*requests per second/{s=$2} /^GET: .*requests per second/{g=$2}
+    END{split(cpu, c, " "); printf "%s %s %.2f\n", s, g, (c[1] + c[2]) * 1e6 / (2 * n)}'
 }
 idle() { ${CLI_PIN[@]+"${CLI_PIN[@]}"} python3 scripts/idle-latency.py "$1" 200 50 | sed -E 's/^p50=([0-9.]+).*/\1/'; }
 
@@ -93,13 +103,13 @@ for s in "${SERVERS[@]}"; do # warm-up
   if with_idle; then idle "${s#*:}" >/dev/null; fi
 done
 
-echo "round workload server set_rps get_rps" > "$OUT/raw.txt"
+echo "round workload server set_rps get_rps client_us" > "$OUT/raw.txt"
 for r in $(seq 1 "$ROUNDS"); do
   for w in "${WORKLOADS[@]}"; do
     for s in "${SERVERS[@]}"; do echo "$r ${w%%|*} ${s%%:*} $(bench "${s#*:}" "${w#*|}")" >> "$OUT/raw.txt"; done
   done
   if with_idle; then
-    for s in "${SERVERS[@]}"; do echo "$r idle ${s%%:*} $(idle "${s#*:}") -" >> "$OUT/raw.txt"; done
+    for s in "${SERVERS[@]}"; do echo "$r idle ${s%%:*} $(idle "${s#*:}") - -" >> "$OUT/raw.txt"; done
   fi
 done
 
@@ -122,9 +132,20 @@ def row(w, name, i, fmt):
     else:
         print(f"| {w} | {name} | {fmt(k)} | {fmt(r)} | {k / r:.2f} |")
 present = {r[1] for r in rows}
-for w in ("100B-P1", "100B-P16", "100kB", "1MiB"):
+for w in ("100B-P1", "100B-P1-T2", "100B-P16", "100kB", "1MiB"):
     if w not in present: continue
     for i, cmd in ((3, "SET"), (4, "GET")):
         row(w, cmd + " req/s", i, lambda x: f"{x:,.0f}")
 if "idle" in present: row("idle", "SET p50 ms", 3, lambda x: f"{x:.3f}")
+servers = [s for s in ("kvs", "kvs-b", "redis") if any(r[2] == s for r in rows)]
+print()
+print("redis-benchmark's own CPU (user + system) per request, median µs, and the share of one core it used at the")
+print("median SET rate (near 100%: the load generator, not the server, set the pace):")
+for w in ("100B-P1", "100B-P1-T2", "100B-P16", "100kB", "1MiB"):
+    if w not in present: continue
+    cells = []
+    for s in servers:
+        us = med(w, s, 5)
+        cells.append(f"{s} {us:.2f} µs ({us * med(w, s, 3) / 1e4:.0f}%)")
+    print(f"- {w}: " + ", ".join(cells))
 PY
