@@ -9,6 +9,7 @@ import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.timeout.IdleState;
@@ -82,6 +83,22 @@ final class KeyChannel {
 
     private void retry() {
         if (state != State.CLOSED) reconnector.schedule(group.next(), this::connect);
+    }
+
+    /** The event loop of the current connection, or null if there is none. */
+    EventLoop eventLoop() {
+        Channel ch = channel;
+        return ch == null ? null : ch.eventLoop();
+    }
+
+    /**
+     * Sends the key packets that may go, now if called on the connection's event loop (see {@link
+     * #eventLoop}), else soon ({@link #wakeup}).
+     */
+    void pumpHere() {
+        Channel ch = channel;
+        if (ch != null && ch.eventLoop().inEventLoop()) pump(ch);
+        else wakeup();
     }
 
     /** New key packets may be sendable: send them soon, batched with whatever else arrives. */

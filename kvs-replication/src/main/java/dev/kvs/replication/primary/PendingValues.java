@@ -37,6 +37,8 @@ final class PendingValues {
     private long conflated;
     /** Writers in {@link #awaitRoom}. */
     private int roomWaiters;
+    /** {@link #signal} was called since the shipper last returned from {@link #awaitWork}. */
+    private boolean signalled;
     /** byKey.size() and bytes, readable without the lock (checked on every write). */
     private volatile long countMirror;
 
@@ -89,7 +91,22 @@ final class PendingValues {
 
     /** Wakes the shipper (and any writer waiting for room, which looks again). */
     synchronized void signal() {
+        signalled = true;
         notifyAll();
+    }
+
+    /**
+     * The shipper, with nothing in progress, waits here until a key is queued or it is {@link #signal}led,
+     * at most {@code timeoutNanos}.
+     */
+    synchronized void awaitWork(long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (queue.isEmpty() && !signalled) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) break;
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        signalled = false;
     }
 
     /**
@@ -130,6 +147,25 @@ final class PendingValues {
         State s = byKey.get(k);
         if (s != null) s.queued = false;
         return k.bytes();
+    }
+
+    /**
+     * The next key to ship if its newest value is at most {@code maxLength} bytes long (or a delete), else
+     * null, as when none is queued; never waits.
+     */
+    synchronized byte[] pollSmall(int maxLength) {
+        ByteKey k = queue.peek();
+        if (k == null) return null;
+        State s = byKey.get(k);
+        if (s != null && s.newestLength > maxLength) return null;
+        queue.poll();
+        if (s != null) s.queued = false;
+        return k.bytes();
+    }
+
+    /** Whether keys are queued to ship. */
+    synchronized boolean hasQueued() {
+        return !queue.isEmpty();
     }
 
     /** The newest TxId tracked for {@code key}, or null if none is pending. */

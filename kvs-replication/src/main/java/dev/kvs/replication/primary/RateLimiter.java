@@ -13,6 +13,11 @@ final class RateLimiter {
         this.tokens = bytesPerSecond;
     }
 
+    /** No cap: {@link #acquire} never waits. */
+    boolean unlimited() {
+        return bytesPerSecond <= 0;
+    }
+
     void acquire(int bytes) {
         if (bytesPerSecond <= 0) return;
         while (true) {

@@ -12,6 +12,7 @@ import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.wire.Frame.Op;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -23,8 +24,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
@@ -44,6 +47,12 @@ public final class Replicator implements ReplicationLink {
     private final List<ValueChannel> valueChannels = new ArrayList<>();
     private final ValueShipper shipper;
     private final CommitWakeup wakeup;
+    /** One task per wake-up on the key channel's event loop, see {@link #wake}. */
+    private final Runnable turn = this::turn;
+
+    private final AtomicBoolean turnScheduled = new AtomicBoolean();
+    private volatile boolean valuesDue;
+
     private final WriteTimeouts timeouts;
     private final Thread shipperThread;
     private final ExecutorService resyncExecutor;
@@ -193,12 +202,50 @@ public final class Replicator implements ReplicationLink {
         this.keyChannel = new KeyChannel(link, group, resyncExecutor);
         for (int i = 0; i < config.valueStreams(); i++) valueChannels.add(new ValueChannel(link, group, i));
         this.shipper = new ValueShipper(link, valueChannels);
-        this.wakeup = new CommitWakeup(keyChannel::wakeup, pending::signal);
+        this.wakeup = new CommitWakeup(this::wake);
         this.timeouts = new WriteTimeouts(config.writeTimeout().toMillis(), group.next());
         this.shipperThread = daemon(shipper, "kvs-value-shipper");
         shipperThread.start();
         keyChannel.connect();
         valueChannels.forEach(ValueChannel::connect);
+    }
+
+    /**
+     * Writes were committed (once per turn of a client event loop, or per commit from a plain thread): one
+     * task on the key channel's event loop sends their key packets, then ships their values if {@code values}
+     * and the link is idle ({@link ValueShipper#shipNow}). The shipper thread is woken only for what that
+     * leaves: on an idle link a value leaves without a thread hand-off. Without a key connection the shipper
+     * is woken at once.
+     */
+    private void wake(boolean values) {
+        if (values) valuesDue = true; // before the flag: a scheduled turn sees it
+        EventLoop loop = keyChannel.eventLoop();
+        if (loop == null) {
+            keyChannel.wakeup();
+            if (values) pending.signal();
+            return;
+        }
+        if (turnScheduled.compareAndSet(false, true)) {
+            try {
+                loop.execute(turn);
+            } catch (RejectedExecutionException e) {
+                turnScheduled.set(false);
+                pending.signal(); // the loop is shutting down
+            }
+        }
+    }
+
+    private void turn() {
+        turnScheduled.set(false); // first: a commit after this schedules its own turn
+        boolean values = valuesDue;
+        if (values) valuesDue = false;
+        keyChannel.pumpHere();
+        if (values && !shipper.shipNow()) pending.signal();
+    }
+
+    /** Values shipped by the replication event loop, without waking the shipper thread. */
+    long valuesShippedNow() {
+        return shipper.valuesShippedNow();
     }
 
     private static Thread daemon(Runnable r, String name) {

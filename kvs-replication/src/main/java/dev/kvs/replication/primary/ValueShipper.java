@@ -16,6 +16,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +32,13 @@ import org.slf4j.LoggerFactory;
  * the {@link FlowController}'s window and pacing, and is cut to its quantum, so value bytes never
  * build a queue in front of the key packets; then the rate cap, then each stream's write buffer
  * (backpressure).
+ *
+ * <p>On an idle link (no value in flight or under way) the replication event loop ships small values itself,
+ * right after the key packets of the same writes ({@link #shipNow}): the value leaves without waking this
+ * thread, whose wake-up was most of the time from a write's commit to its value's departure. Everything else
+ * (a busy link, whose values linger to share a batch; large values; waits for the window, the rate cap or a
+ * writable stream) stays on this thread. A lock keeps the two from shipping at once: the thread holds it for
+ * a round, never while it waits for work, and the event loop only tries it.
  */
 final class ValueShipper implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ValueShipper.class);
@@ -40,7 +48,11 @@ final class ValueShipper implements Runnable {
     private final List<Large> large = new ArrayList<>();
     private final AtomicLong valuesShipped = new AtomicLong();
     private final AtomicLong bytesShipped = new AtomicLong();
+    private final AtomicLong valuesShippedNow = new AtomicLong();
     private final RateLimiter rate;
+    /** Held by whoever ships: a round of this thread, or {@link #shipNow}. Guards the fields below it. */
+    private final ReentrantLock shipping = new ReentrantLock();
+
     private volatile boolean running = true;
     private int nextStream;
 
@@ -87,6 +99,11 @@ final class ValueShipper implements Runnable {
         return bytesShipped.get();
     }
 
+    /** Of {@link #valuesShipped}, those shipped by the replication event loop ({@link #shipNow}). */
+    long valuesShippedNow() {
+        return valuesShippedNow.get();
+    }
+
     FlowControlStatus flowControlStatus() {
         return link.flow().status(System.nanoTime());
     }
@@ -101,7 +118,22 @@ final class ValueShipper implements Runnable {
         link.flow().waiter(Thread.currentThread());
         while (running) {
             try {
-                round();
+                boolean idle;
+                shipping.lock();
+                try {
+                    idle = large.isEmpty();
+                } finally {
+                    shipping.unlock();
+                }
+                // unlocked while it waits: meanwhile the event loop may ship (shipNow), and signals it
+                // if it leaves anything for this thread
+                if (idle) link.pending().awaitWork(50_000_000L);
+                shipping.lockInterruptibly();
+                try {
+                    round();
+                } finally {
+                    shipping.unlock();
+                }
             } catch (InterruptedException e) {
                 return;
             } catch (RuntimeException e) {
@@ -126,7 +158,7 @@ final class ValueShipper implements Runnable {
         int batchLimit = Math.min(link.config().valueBatchBytes(), quantum);
         while (batchBytes < batchLimit) {
             long wait;
-            if (batch.isEmpty()) wait = large.isEmpty() ? 50_000_000L : 0;
+            if (batch.isEmpty()) wait = 0; // run() waited for work
             else wait = Math.max(0, deadline - System.nanoTime());
             byte[] key = link.pending().poll(wait);
             if (key == null) break;
@@ -175,6 +207,72 @@ final class ValueShipper implements Runnable {
                 valuesShipped.incrementAndGet();
             }
         }
+    }
+
+    /**
+     * Ships the small values queued now, as one batch on a writable stream, if the link is idle: no value in
+     * flight or under way, the flow control's window and pacing let a frame go now, and no rate cap is set.
+     * Called on the replication event loop after it sent the key packets of the writes that queued them.
+     * Never waits: if the shipper is in a round, or anything is left for it, it returns false and the caller
+     * wakes the shipper.
+     *
+     * @return true if nothing is left queued for the shipper
+     */
+    boolean shipNow() {
+        if (!rate.unlimited() || !shipping.tryLock()) return false;
+        try {
+            PendingValues pending = link.pending();
+            if (!running || !large.isEmpty() || pending.inFlight() > 0) return false;
+            ValueChannel stream = writableStream();
+            Channel ch = stream == null ? null : stream.channel();
+            if (ch == null) return false;
+            int quantum = link.flow().quantum();
+            int chunkLimit = Math.min(link.config().chunkBytes(), quantum);
+            int batchLimit = Math.min(link.config().valueBatchBytes(), quantum);
+            // the largest batch the loop below can build: the flow control lets it go now, so the batch may go
+            long now = System.nanoTime();
+            int largestBatch = batchLimit + chunkLimit + link.store().config().maxKeyBytes() + 64;
+            if (link.flow().sendAt(largestBatch, now) - now > 0) return false;
+            List<ValueChunk> batch = new ArrayList<>();
+            int batchBytes = 0;
+            while (batchBytes < batchLimit) {
+                byte[] key = pending.pollSmall(chunkLimit);
+                if (key == null) break;
+                ValueChunk small = prepare(key, quantum); // null: acknowledged, requeued, or large after all
+                if (small != null) {
+                    batch.add(small);
+                    batchBytes += small.data().length + key.length + 48;
+                }
+            }
+            if (!batch.isEmpty()) {
+                int bytes = FrameCodec.encodedSize(new Frame.ValueBatch(batch));
+                // a stream that dropped meanwhile requeues them (its channelInactive, or the next Welcome)
+                ch.writeAndFlush(new Frame.ValueBatch(flowSent(stream, bytes), batch));
+                bytesShipped.addAndGet(bytes);
+                valuesShipped.addAndGet(batch.size());
+                valuesShippedNow.addAndGet(batch.size());
+            }
+            return large.isEmpty() && !pending.hasQueued();
+        } finally {
+            shipping.unlock();
+        }
+    }
+
+    /** A ready stream that takes a write without waiting, on the calling event loop if one is; or null. */
+    private ValueChannel writableStream() {
+        ValueChannel any = null;
+        for (int i = 0; i < streams.size(); i++) {
+            ValueChannel s = streams.get(Math.floorMod(nextStream + i, streams.size()));
+            Channel ch = s.channel();
+            if (!s.ready() || ch == null || !ch.isWritable()) continue;
+            if (ch.eventLoop().inEventLoop()) {
+                nextStream += i + 1;
+                return s;
+            }
+            if (any == null) any = s;
+        }
+        if (any != null) nextStream++;
+        return any;
     }
 
     /** True if no value is in flight: nothing shipped awaits its ack and no large value is under way. */

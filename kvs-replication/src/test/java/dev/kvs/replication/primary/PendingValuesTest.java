@@ -118,4 +118,48 @@ class PendingValuesTest {
 
         assertThat(waiting).isCompletedExceptionally();
     }
+
+    @Test
+    void pollSmallTakesTheHeadOnlyIfItsValueIsSmallAndLeavesItQueuedOtherwise() {
+        pending.addQuietly(key("big"), TxId.of(1, 1), 500);
+        pending.addQuietly(key("small"), TxId.of(1, 2), 10);
+        assertThat(pending.pollSmall(100)).isNull(); // the head is large: not skipped, not taken
+        assertThat(pending.hasQueued()).isTrue();
+        assertThat(pending.pollSmall(500)).isEqualTo(key("big"));
+        assertThat(pending.pollSmall(100)).isEqualTo(key("small"));
+        assertThat(pending.pollSmall(100)).isNull();
+        assertThat(pending.hasQueued()).isFalse();
+        // taken off the queue, still pending: written again, it is queued again
+        pending.addQuietly(key("small"), TxId.of(1, 3), 10);
+        assertThat(pending.pollSmall(100)).isEqualTo(key("small"));
+    }
+
+    @Test
+    void awaitWorkReturnsForAQueuedKeyOrASignalEvenOneSentBeforeItWaits() throws Exception {
+        long minute = TimeUnit.MINUTES.toNanos(1);
+        pending.signal(); // before the wait: not lost
+        long t0 = System.nanoTime();
+        pending.awaitWork(minute);
+        pending.addQuietly(key("a"), TxId.of(1, 1), 10); // quietly: no notify, but the queue is not empty
+        pending.awaitWork(minute);
+        assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(30));
+        pending.poll(0);
+        // nothing queued and the signal consumed: it waits out its timeout
+        long t1 = System.nanoTime();
+        pending.awaitWork(TimeUnit.MILLISECONDS.toNanos(50));
+        assertThat(System.nanoTime() - t1).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
+        // a signal from another thread wakes a waiter
+        CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
+            try {
+                pending.awaitWork(minute);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+            pending.signal();
+            return waiting.isDone();
+        });
+        assertThat(waiting).isCompleted();
+    }
 }
