@@ -253,6 +253,9 @@ final class ValueShipper implements Runnable {
                 valuesShippedNow.addAndGet(batch.size());
             }
             return large.isEmpty() && !pending.hasQueued();
+        } catch (RuntimeException e) {
+            log.warn("shipping values on the replication event loop failed; the shipper thread takes over", e);
+            return false;
         } finally {
             shipping.unlock();
         }
