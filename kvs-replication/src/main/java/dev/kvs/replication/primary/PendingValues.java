@@ -168,6 +168,12 @@ final class PendingValues {
         return !queue.isEmpty();
     }
 
+    /** Whether a write waits for {@code key}'s value to be applied ({@link #whenApplied}: sync mode). */
+    synchronized boolean awaited(byte[] key) {
+        State s = byKey.get(new ByteKey(key));
+        return s != null && s.waiters != null && !s.waiters.isEmpty();
+    }
+
     /** The newest TxId tracked for {@code key}, or null if none is pending. */
     synchronized TxId newest(byte[] key) {
         State s = byKey.get(new ByteKey(key));

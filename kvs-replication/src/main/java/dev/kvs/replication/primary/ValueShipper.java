@@ -172,8 +172,10 @@ final class ValueShipper implements Runnable {
             if (small != null) {
                 // like Nagle's algorithm: on an idle link a value leaves at once (a sync write waits for
                 // it, and so does the time until the backup holds it); while earlier values are still
-                // unacknowledged, the batch waits up to the linger for more to share its frame
+                // unacknowledged, the batch waits up to the linger for more to share its frame. Not if a
+                // write waits for this value (sync): the batch then takes what is queued now, and goes
                 if (batch.isEmpty()) deadline = System.nanoTime() + (linkIdle() ? 0 : lingerNanos);
+                if (link.pending().awaited(key)) deadline = System.nanoTime();
                 batch.add(small);
                 batchBytes += small.data().length + key.length + 48;
             }

@@ -3,13 +3,17 @@ package dev.kvs.replication.backup;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.core.StoredValue;
 import dev.kvs.core.internal.HeapKvStore;
+import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.primary.Replicator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -61,5 +65,47 @@ class ValueLingerTest {
         SyncWrite.reachesTheBackup(replicator, primaryStore, store, "second, after the first was acknowledged");
 
         assertThat(replicator.status().pendingValues()).isZero();
+    }
+
+    @Test
+    void aValueASyncWriteWaitsForIsNotHeldForTheLingerOnABusyLink() {
+        server = ReplicationServer.builder()
+                .store(store)
+                .node(new ReplicationServerTest.TestNode("dc", "backup-1", 1))
+                .group(group)
+                .config(BackupConfig.defaults())
+                .start();
+        // the same hour-long linger; the link is kept busy by a large value shipped chunk by chunk
+        ReplicatorConfig config = ReplicatorConfig.builder()
+                .valueLinger(Duration.ofHours(1))
+                .chunkBytes(16 * 1024)
+                .writeTimeout(Duration.ofSeconds(60))
+                .reconnect(Duration.ofMillis(20), Duration.ofMillis(100))
+                .build();
+        replicator = Replicator.builder()
+                .config(config)
+                .store(primaryStore)
+                .identity("dc", "primary-1")
+                .peer(new InetSocketAddress("127.0.0.1", server.port()))
+                .group(group)
+                .start();
+        SyncWrite.reachesTheBackup(replicator, primaryStore, store, "first");
+
+        byte[] bigKey = "big".getBytes(StandardCharsets.UTF_8);
+        byte[] big = new byte[32 << 20];
+        WriteOrder bigWrite = replicator.begin(ReplicationMode.ID_FIRST);
+        primaryStore.put(bigKey, StoredValue.complete(bigWrite.put(bigKey, big), big));
+        bigWrite.commit();
+        byte[] key = "small".getBytes(StandardCharsets.UTF_8);
+        byte[] value = "waited for".getBytes(StandardCharsets.UTF_8);
+        WriteOrder order = replicator.begin(ReplicationMode.SYNC);
+        primaryStore.put(key, StoredValue.complete(order.put(key, value), value));
+        long t0 = System.nanoTime();
+        order.commit().orTimeout(30, TimeUnit.SECONDS).join();
+        System.out.println("sync write behind a 32 MiB value: "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms; big value on the backup: "
+                + (store.get(bigKey) != null));
+
+        assertThat(store.get(key).value()).isEqualTo(value);
     }
 }

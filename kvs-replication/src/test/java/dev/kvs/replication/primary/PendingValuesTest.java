@@ -162,4 +162,17 @@ class PendingValuesTest {
         });
         assertThat(waiting).isCompleted();
     }
+
+    @Test
+    void aKeyIsAwaitedWhileAWriteWaitsForItsValue() {
+        pending.add(key("a"), TxId.of(1, 1), 10);
+        assertThat(pending.awaited(key("a"))).isFalse(); // id-first and async writes do not wait for values
+        CompletableFuture<Void> sync = pending.whenApplied(key("a"), TxId.of(1, 1));
+        assertThat(pending.awaited(key("a"))).isTrue();
+        assertThat(pending.awaited(key("b"))).isFalse();
+        pending.shipped(key("a"), TxId.of(1, 1));
+        pending.acked(TxId.of(1, 1));
+        assertThat(sync).isDone();
+        assertThat(pending.awaited(key("a"))).isFalse();
+    }
 }
