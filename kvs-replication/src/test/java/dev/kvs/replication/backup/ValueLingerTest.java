@@ -39,27 +39,28 @@ class ValueLingerTest {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    @Test
-    void aValueOnAnIdleLinkIsNotHeldForTheLinger() {
+    /** A backup, and a replicator with an hour-long linger: a value held for it would fail a sync write. */
+    private void start(ReplicatorConfig.Builder config) {
         server = ReplicationServer.builder()
                 .store(store)
                 .node(new ReplicationServerTest.TestNode("dc", "backup-1", 1))
                 .group(group)
                 .config(BackupConfig.defaults())
                 .start();
-        // a linger far longer than the write timeout: a value held for it would fail the sync write
-        ReplicatorConfig config = ReplicatorConfig.builder()
-                .valueLinger(Duration.ofHours(1))
-                .writeTimeout(Duration.ofSeconds(20))
-                .reconnect(Duration.ofMillis(20), Duration.ofMillis(100))
-                .build();
         replicator = Replicator.builder()
-                .config(config)
+                .config(config.valueLinger(Duration.ofHours(1))
+                        .reconnect(Duration.ofMillis(20), Duration.ofMillis(100))
+                        .build())
                 .store(primaryStore)
                 .identity("dc", "primary-1")
                 .peer(new InetSocketAddress("127.0.0.1", server.port()))
                 .group(group)
                 .start();
+    }
+
+    @Test
+    void aValueOnAnIdleLinkIsNotHeldForTheLinger() {
+        start(ReplicatorConfig.builder().writeTimeout(Duration.ofSeconds(20)));
 
         SyncWrite.reachesTheBackup(replicator, primaryStore, store, "first");
         SyncWrite.reachesTheBackup(replicator, primaryStore, store, "second, after the first was acknowledged");
@@ -69,26 +70,8 @@ class ValueLingerTest {
 
     @Test
     void aValueASyncWriteWaitsForIsNotHeldForTheLingerOnABusyLink() {
-        server = ReplicationServer.builder()
-                .store(store)
-                .node(new ReplicationServerTest.TestNode("dc", "backup-1", 1))
-                .group(group)
-                .config(BackupConfig.defaults())
-                .start();
-        // the same hour-long linger; the link is kept busy by a large value shipped chunk by chunk
-        ReplicatorConfig config = ReplicatorConfig.builder()
-                .valueLinger(Duration.ofHours(1))
-                .chunkBytes(16 * 1024)
-                .writeTimeout(Duration.ofSeconds(60))
-                .reconnect(Duration.ofMillis(20), Duration.ofMillis(100))
-                .build();
-        replicator = Replicator.builder()
-                .config(config)
-                .store(primaryStore)
-                .identity("dc", "primary-1")
-                .peer(new InetSocketAddress("127.0.0.1", server.port()))
-                .group(group)
-                .start();
+        // the link is kept busy by a large value shipped chunk by chunk
+        start(ReplicatorConfig.builder().chunkBytes(16 * 1024).writeTimeout(Duration.ofSeconds(60)));
         SyncWrite.reachesTheBackup(replicator, primaryStore, store, "first");
 
         byte[] bigKey = "big".getBytes(StandardCharsets.UTF_8);
