@@ -135,6 +135,15 @@ final class PendingValues {
         return true;
     }
 
+    /**
+     * {@link #addQuietly}, and {@link #whenApplied} for the same value, at once: the shipper never sees the
+     * value without the write that waits for it ({@link #awaited}).
+     */
+    synchronized CompletableFuture<Void> addAwaited(byte[] key, TxId txId, int valueLength) {
+        addQuietly(key, txId, valueLength);
+        return whenApplied(key, txId);
+    }
+
     /** The next key to ship, waiting up to {@code timeoutNanos}; null if none. */
     synchronized byte[] poll(long timeoutNanos) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;

@@ -368,8 +368,17 @@ public final class Replicator implements ReplicationLink {
         public CompletableFuture<Void> commit() {
             for (TxId t : txIds) keyLog.commit(t);
             boolean queued = false;
+            // sync: each value's waiter is registered with it, so the shipper knows, as soon as it can take
+            // the value, that a write waits for it (such a value does not linger)
+            CompletableFuture<?>[] applied =
+                    mode == ReplicationMode.SYNC ? new CompletableFuture<?>[keys.size() + 1] : null;
             for (int i = 0; i < keys.size(); i++) {
-                queued |= pending.addQuietly(keys.get(i), valueTxIds.get(i), lengths.get(i));
+                if (applied != null) {
+                    applied[i] = pending.addAwaited(keys.get(i), valueTxIds.get(i), lengths.get(i));
+                    queued = true;
+                } else {
+                    queued |= pending.addQuietly(keys.get(i), valueTxIds.get(i), lengths.get(i));
+                }
             }
             wakeup.committed(queued); // the key channel, then the shipper; from a client loop, once per turn
             if (txIds.isEmpty()) return CompletableFuture.completedFuture(null);
@@ -388,10 +397,8 @@ public final class Replicator implements ReplicationLink {
                 case SYNC -> {
                     // every value applied, and the last key packet acknowledged (a FLUSH has no value:
                     // the backup acknowledges it once its store is flushed)
-                    CompletableFuture<?>[] all = new CompletableFuture<?>[keys.size() + 1];
-                    for (int i = 0; i < keys.size(); i++) all[i] = pending.whenApplied(keys.get(i), valueTxIds.get(i));
-                    all[keys.size()] = keyLog.whenAcked(txIds.get(txIds.size() - 1));
-                    f = CompletableFuture.allOf(all);
+                    applied[keys.size()] = keyLog.whenAcked(txIds.get(txIds.size() - 1));
+                    f = CompletableFuture.allOf(applied);
                 }
                 default -> {
                     return CompletableFuture.completedFuture(null);

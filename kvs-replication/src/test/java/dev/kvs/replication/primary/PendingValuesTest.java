@@ -164,7 +164,7 @@ class PendingValuesTest {
     }
 
     @Test
-    void aKeyIsAwaitedWhileAWriteWaitsForItsValue() {
+    void aKeyIsAwaitedWhileAWriteWaitsForItsValue() throws Exception {
         pending.add(key("a"), TxId.of(1, 1), 10);
         assertThat(pending.awaited(key("a"))).isFalse(); // id-first and async writes do not wait for values
         CompletableFuture<Void> sync = pending.whenApplied(key("a"), TxId.of(1, 1));
@@ -174,5 +174,11 @@ class PendingValuesTest {
         pending.acked(TxId.of(1, 1));
         assertThat(sync).isDone();
         assertThat(pending.awaited(key("a"))).isFalse();
+        // a sync write's value is queued and awaited at once: the shipper never sees one without the other
+        CompletableFuture<Void> atOnce = pending.addAwaited(key("c"), TxId.of(1, 3), 10);
+        assertThat(pending.awaited(key("c"))).isTrue();
+        pending.shipped(key("c"), TxId.of(1, 3));
+        pending.acked(TxId.of(1, 3));
+        assertThat(atOnce).isDone();
     }
 }
