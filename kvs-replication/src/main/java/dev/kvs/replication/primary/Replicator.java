@@ -380,7 +380,7 @@ public final class Replicator implements ReplicationLink {
                     queued |= pending.addQuietly(keys.get(i), valueTxIds.get(i), lengths.get(i));
                 }
             }
-            wakeup.committed(queued); // the key channel, then the shipper; from a client loop, once per turn
+            wakeup.committed(queued); // key packets, then values (see wake); from a client loop, once per turn
             if (txIds.isEmpty()) return CompletableFuture.completedFuture(null);
             CompletableFuture<Void> f;
             switch (mode) {

@@ -174,10 +174,11 @@ final class ValueShipper implements Runnable {
                 // it, and so does the time until the backup holds it); while earlier values are still
                 // unacknowledged, the batch waits up to the linger for more to share its frame. Not if a
                 // write waits for this value (sync): the batch then takes what is queued now, and goes
-                if (batch.isEmpty()) deadline = System.nanoTime() + (linkIdle() ? 0 : lingerNanos);
-                if (link.pending().awaited(key)) deadline = System.nanoTime();
+                long now = System.nanoTime();
+                if (batch.isEmpty()) deadline = now + (linkIdle() ? 0 : lingerNanos);
+                if (deadline - now > 0 && link.pending().awaited(key)) deadline = now;
                 batch.add(small);
-                batchBytes += small.data().length + key.length + 48;
+                batchBytes += batchCost(small);
             }
         }
         if (!batch.isEmpty()) {
@@ -243,7 +244,7 @@ final class ValueShipper implements Runnable {
                 ValueChunk small = prepare(key, quantum); // null: acknowledged, requeued, or large after all
                 if (small != null) {
                     batch.add(small);
-                    batchBytes += small.data().length + key.length + 48;
+                    batchBytes += batchCost(small);
                 }
             }
             if (!batch.isEmpty()) {
@@ -261,6 +262,11 @@ final class ValueShipper implements Runnable {
         } finally {
             shipping.unlock();
         }
+    }
+
+    /** What a small value adds to a batch, roughly: its bytes, its key and its chunk header. */
+    private static int batchCost(ValueChunk small) {
+        return small.data().length + small.key().length + 48;
     }
 
     /** A ready stream that takes a write without waiting, on the calling event loop if one is; or null. */
