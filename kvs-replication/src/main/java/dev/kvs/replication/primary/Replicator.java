@@ -248,6 +248,11 @@ public final class Replicator implements ReplicationLink {
         return shipper.valuesShippedNow();
     }
 
+    /** First chunks of large values sent by the replication event loop. */
+    long firstChunksShippedNow() {
+        return shipper.firstChunksShippedNow();
+    }
+
     private static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
         t.setDaemon(true);

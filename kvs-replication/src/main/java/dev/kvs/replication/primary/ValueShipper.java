@@ -34,10 +34,10 @@ import org.slf4j.LoggerFactory;
  * (backpressure).
  *
  * <p>On an idle link (no value in flight or under way) the replication event loop ships small values itself,
- * right after the key packets of the same writes ({@link #shipNow}): the value leaves without waking this
- * thread, whose wake-up was most of the time from a write's commit to its value's departure. Everything else
- * (a busy link, whose values linger to share a batch; large values; waits for the window, the rate cap or a
- * writable stream) stays on this thread. A lock keeps the two from shipping at once: the thread holds it for
+ * and the first chunk of a large one, right after the key packets of the same writes ({@link #shipNow}): the
+ * value leaves without waking this thread, whose wake-up was most of the time from a write's commit to its
+ * value's departure. Everything else (a busy link, whose values linger to share a batch; a large value's other
+ * chunks; waits for the window, the rate cap or a writable stream) stays on this thread. A lock keeps the two from shipping at once: the thread holds it for
  * a round, never while it waits for work, and the event loop only tries it.
  */
 final class ValueShipper implements Runnable {
@@ -49,6 +49,7 @@ final class ValueShipper implements Runnable {
     private final AtomicLong valuesShipped = new AtomicLong();
     private final AtomicLong bytesShipped = new AtomicLong();
     private final AtomicLong valuesShippedNow = new AtomicLong();
+    private final AtomicLong firstChunksShippedNow = new AtomicLong();
     private final RateLimiter rate;
     /** Held by whoever ships: a round of this thread, or {@link #shipNow}. Guards the fields below it. */
     private final ReentrantLock shipping = new ReentrantLock();
@@ -102,6 +103,11 @@ final class ValueShipper implements Runnable {
     /** Of {@link #valuesShipped}, those shipped by the replication event loop ({@link #shipNow}). */
     long valuesShippedNow() {
         return valuesShippedNow.get();
+    }
+
+    /** First chunks of large values sent by the replication event loop ({@link #shipNow}). */
+    long firstChunksShippedNow() {
+        return firstChunksShippedNow.get();
     }
 
     FlowControlStatus flowControlStatus() {
@@ -197,7 +203,7 @@ final class ValueShipper implements Runnable {
                 link.pending().requeue(l.key); // its stream dropped: start it again on another
                 continue;
             }
-            int n = Math.min(Math.min(link.config().chunkBytes(), link.flow().quantum()), l.length - l.offset);
+            int n = chunkLength(l);
             ChunkSent sent = sendChunk(l, n);
             if (sent == ChunkSent.REWRITTEN) {
                 it.remove();
@@ -213,8 +219,11 @@ final class ValueShipper implements Runnable {
     }
 
     /**
-     * Ships the small values queued now, as one batch on a writable stream, if the link is idle: no value in
-     * flight or under way, the flow control's window and pacing let a frame go now, and no rate cap is set.
+     * Ships the values queued now if the link is idle: no value in flight or under way, the flow control's
+     * window and pacing let a frame go now, and no rate cap is set. The small ones go as one batch on a
+     * writable stream; a large one starts on that stream, and its first chunk goes if the flow control lets it
+     * (one chunk at most: the copy from the store is the event loop's only value-sized work), its other chunks
+     * from the shipper thread, whose wake-up is then hidden behind the first chunk's time on the wire.
      * Called on the replication event loop after it sent the key packets of the writes that queued them.
      * Never waits: if the shipper is in a round, or anything is left for it, it returns false and the caller
      * wakes the shipper.
@@ -239,9 +248,10 @@ final class ValueShipper implements Runnable {
             List<ValueChunk> batch = new ArrayList<>();
             int batchBytes = 0;
             while (batchBytes < batchLimit) {
-                byte[] key = pending.pollSmall(chunkLimit);
+                // one large value may start here (its first chunk goes below), on this stream
+                byte[] key = pending.pollSmall(large.isEmpty() ? Integer.MAX_VALUE : chunkLimit);
                 if (key == null) break;
-                ValueChunk small = prepare(key, quantum); // null: acknowledged, requeued, or large after all
+                ValueChunk small = prepare(key, quantum, stream); // null: acknowledged, requeued, or large
                 if (small != null) {
                     batch.add(small);
                     batchBytes += batchCost(small);
@@ -255,6 +265,7 @@ final class ValueShipper implements Runnable {
                 valuesShipped.addAndGet(batch.size());
                 valuesShippedNow.addAndGet(batch.size());
             }
+            if (!large.isEmpty()) firstChunkNow(large.get(0));
             return large.isEmpty() && !pending.hasQueued();
         } catch (RuntimeException e) {
             log.warn("shipping values on the replication event loop failed; the shipper thread takes over", e);
@@ -262,6 +273,32 @@ final class ValueShipper implements Runnable {
         } finally {
             shipping.unlock();
         }
+    }
+
+    /**
+     * On the event loop: sends the first chunk of a large value just started, if the flow control lets it go
+     * now and its stream takes it without waiting. Anything else (a rewritten key, a dropped stream, a wait)
+     * is left to the shipper thread, whose next round sends the chunk at {@code l.offset} as usual.
+     */
+    private void firstChunkNow(Large l) {
+        Channel ch = l.stream.channel();
+        if (l.offset != 0 || !l.stream.ready() || ch == null || !ch.isWritable()) return;
+        int n = chunkLength(l);
+        long now = System.nanoTime();
+        if (link.flow().sendAt(ValueChunkFrame.size(l.key, n), now) - now > 0) return;
+        if (writeChunk(l, ch, n) != ChunkSent.SENT) return;
+        firstChunksShippedNow.incrementAndGet();
+        l.offset += n;
+        if (l.offset == l.length) { // a value just above the quantum may fit the chunk size
+            large.remove(l);
+            valuesShipped.incrementAndGet();
+            valuesShippedNow.incrementAndGet();
+        }
+    }
+
+    /** The length of the next chunk of {@code l}: the chunk size, cut to the flow control's quantum. */
+    private int chunkLength(Large l) {
+        return Math.min(Math.min(link.config().chunkBytes(), link.flow().quantum()), l.length - l.offset);
     }
 
     /** What a small value adds to a batch, roughly: its bytes, its key and its chunk header. */
@@ -296,6 +333,11 @@ final class ValueShipper implements Runnable {
      * (its header only is read here; {@link #sendChunk} reads its bytes).
      */
     private ValueChunk prepare(byte[] key, int quantum) {
+        return prepare(key, quantum, null);
+    }
+
+    /** {@link #prepare(byte[], int)}, starting a large value on {@code stream} if it is given. */
+    private ValueChunk prepare(byte[] key, int quantum, ValueChannel stream) {
         TxId newest = link.pending().newest(key);
         if (newest == null) return null; // acknowledged meanwhile
         int chunkLimit = Math.min(link.config().chunkBytes(), quantum);
@@ -303,7 +345,7 @@ final class ValueShipper implements Runnable {
             // large: read its header only; sendChunk reads its bytes chunk by chunk
             RecordHeader h = link.store().header(key);
             if (h != null && h.state() == RecordState.COMPLETE && h.valueLength() > chunkLimit) {
-                startLarge(key, h, newest);
+                startLarge(key, h, newest, stream);
                 return null;
             }
         }
@@ -315,7 +357,7 @@ final class ValueShipper implements Runnable {
                 return null;
             }
             if (v.value().length > chunkLimit) { // rewritten large since the tracker's newest: rare
-                startLarge(key, v.header(), newest);
+                startLarge(key, v.header(), newest, stream);
                 return null;
             }
             byte[] value = v.value();
@@ -329,14 +371,17 @@ final class ValueShipper implements Runnable {
         return new ValueChunk(txId, Op.DELETE, key, 0, 0, 0, new byte[0]);
     }
 
-    /** Starts shipping a large value chunk by chunk on a stream of its own, if one is up. */
-    private void startLarge(byte[] key, RecordHeader h, TxId newest) {
+    /**
+     * Starts shipping a large value chunk by chunk on {@code stream}, or if null on a stream of its own, if
+     * one is up.
+     */
+    private void startLarge(byte[] key, RecordHeader h, TxId newest, ValueChannel stream) {
         if (h.txId().isBefore(newest)) {
             // the tracker is ahead of what we read: a write is racing us; take it next round
             link.pending().requeue(key);
             return;
         }
-        ValueChannel s = pickStream();
+        ValueChannel s = stream != null ? stream : pickStream();
         if (s == null) {
             link.pending().requeue(key); // every stream is down: ship it when one is back
             return;
@@ -359,10 +404,20 @@ final class ValueShipper implements Runnable {
      * the range straight into it, checking that the record is still the write whose chunks went before.
      */
     private ChunkSent sendChunk(Large l, int n) throws InterruptedException {
-        int bytes = ValueChunkFrame.size(l.key, n);
-        if (!awaitWindow(bytes)) return ChunkSent.NOT_SENT;
+        if (!awaitWindow(ValueChunkFrame.size(l.key, n))) return ChunkSent.NOT_SENT;
         Channel ch = l.stream.channel();
         if (ch == null) return ChunkSent.NOT_SENT; // dropped meanwhile: what it carried is requeued by the drop
+        ChunkSent sent = writeChunk(l, ch, n);
+        if (sent == ChunkSent.SENT) awaitWritable(ch);
+        return sent;
+    }
+
+    /**
+     * Writes bytes {@code [l.offset, +n)} of a large value to {@code ch} now, read straight from the store into
+     * the frame's buffer, unless the record is no longer the write whose chunks went before.
+     */
+    private ChunkSent writeChunk(Large l, Channel ch, int n) {
+        int bytes = ValueChunkFrame.size(l.key, n);
         ValueChunkFrame frame =
                 ValueChunkFrame.allocate(ch.alloc(), l.txId, l.key, l.length, l.checksum, l.offset, n, l.expireAt);
         RecordHeader h;
@@ -376,7 +431,8 @@ final class ValueShipper implements Runnable {
             frame.release();
             return ChunkSent.REWRITTEN;
         }
-        write(l.stream, ch, frame.finish(flowSent(l.stream, bytes)), bytes);
+        ch.writeAndFlush(frame.finish(flowSent(l.stream, bytes)));
+        bytesShipped.addAndGet(bytes);
         return ChunkSent.SENT;
     }
 
@@ -399,7 +455,7 @@ final class ValueShipper implements Runnable {
         if (!awaitWindow(bytes)) return false;
         Channel ch = stream.channel();
         if (ch == null) return false; // dropped meanwhile: what it carried is requeued by the drop
-        write(stream, ch, new Frame.ValueBatch(flowSent(stream, bytes), chunks), bytes);
+        write(ch, new Frame.ValueBatch(flowSent(stream, bytes), chunks), bytes);
         return true;
     }
 
@@ -425,10 +481,15 @@ final class ValueShipper implements Runnable {
         return now;
     }
 
-    /** Writes a frame (a {@link Frame} or an encoded buffer) and waits while the stream is not writable. */
-    private void write(ValueChannel stream, Channel ch, Object frame, int bytes) throws InterruptedException {
+    /** Writes a frame and waits while the stream is not writable. */
+    private void write(Channel ch, Frame frame, int bytes) throws InterruptedException {
         ch.writeAndFlush(frame);
         bytesShipped.addAndGet(bytes);
+        awaitWritable(ch);
+    }
+
+    /** Waits while {@code ch} is not writable (backpressure), unless it closed or the shipper stopped. */
+    private void awaitWritable(Channel ch) throws InterruptedException {
         while (running && ch.isActive() && !ch.isWritable()) LockSupport.parkNanos(200_000);
         if (Thread.interrupted()) throw new InterruptedException();
     }

@@ -123,16 +123,46 @@ class ValueShippingOnTheLoopTest {
     }
 
     @Test
+    void onAnIdleLinkTheReplicationLoopSendsALargeValuesFirstChunk() {
+        start(ReplicatorConfig.builder().chunkBytes(16 * 1024));
+        int writes = 20;
+        Random random = new Random(writes);
+        long bytesBefore = replicator.status().valueBytesShipped();
+        for (int i = 0; i < writes; i++) {
+            byte[] value = new byte[100_000 + i]; // 7 chunks: the first from the loop, the others from the shipper
+            random.nextBytes(value);
+            write(ReplicationMode.SYNC, bytes("k" + i), value)
+                    .orTimeout(20, TimeUnit.SECONDS)
+                    .join();
+            assertThat(backupStore.get(bytes("k" + i)).value()).isEqualTo(value);
+        }
+        long firstChunks = replicator.firstChunksShippedNow();
+        System.out.println("first chunks sent by the replication loop: " + firstChunks + " of " + writes);
+        assertThat(firstChunks).isGreaterThanOrEqualTo(writes / 2);
+        assertThat(replicator.valuesShippedNow()).isZero(); // every value had chunks left for the shipper
+        // each chunk went once: a first chunk sent again by the shipper would be a resend of the value
+        long valueBytes = writes * 100_000L + (writes - 1) * writes / 2;
+        assertThat(replicator.status().valueBytesShipped() - bytesBefore).isBetween(valueBytes, valueBytes * 11 / 10);
+    }
+
+    @Test
     void withARateCapEveryValueGoesThroughTheShipperThread() {
         // the loop never waits, and a capped rate may make a frame wait: it leaves them all to the shipper
-        start(ReplicatorConfig.builder().valueRateBytesPerSecond(10L << 20));
+        start(ReplicatorConfig.builder().valueRateBytesPerSecond(10L << 20).chunkBytes(16 * 1024));
         for (int i = 0; i < 10; i++) {
             write(ReplicationMode.SYNC, bytes("k" + i), bytes("v" + i))
                     .orTimeout(20, TimeUnit.SECONDS)
                     .join();
             assertThat(backupStore.get(bytes("k" + i)).value()).isEqualTo(bytes("v" + i));
         }
+        byte[] large = new byte[100_000];
+        new Random(10).nextBytes(large);
+        write(ReplicationMode.SYNC, bytes("large"), large)
+                .orTimeout(20, TimeUnit.SECONDS)
+                .join();
+        assertThat(backupStore.get(bytes("large")).value()).isEqualTo(large);
         assertThat(replicator.valuesShippedNow()).isZero();
+        assertThat(replicator.firstChunksShippedNow()).isZero();
         assertThat(replicator.status().valuesShipped()).isGreaterThanOrEqualTo(10);
     }
 
