@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Keys whose newest value the backup has not acknowledged yet, and the queue of keys to ship.
@@ -39,6 +40,12 @@ final class PendingValues {
     private int roomWaiters;
     /** {@link #signal} was called since the shipper last returned from {@link #awaitWork}. */
     private boolean signalled;
+    /** The clock of arrivals: {@link System#nanoTime}, but in tests. */
+    private final LongSupplier clock;
+    /** When the last value was queued, and how long after the one before it (MAX_VALUE: fewer than two yet). */
+    private long lastArrival;
+
+    private long arrivalGap = Long.MAX_VALUE;
     /** byKey.size() and bytes, readable without the lock (checked on every write). */
     private volatile long countMirror;
 
@@ -55,8 +62,15 @@ final class PendingValues {
     private record Waiter(TxId txId, CompletableFuture<Void> future) {}
 
     PendingValues(int maxCount, long maxBytes) {
+        this(maxCount, maxBytes, System::nanoTime);
+    }
+
+    /** With {@code clock} for the arrivals of values ({@link #arrivingWithin}). */
+    PendingValues(int maxCount, long maxBytes, LongSupplier clock) {
         this.maxCount = maxCount;
         this.maxBytes = maxBytes;
+        this.clock = clock;
+        this.lastArrival = clock.getAsLong() - Long.MAX_VALUE / 2;
     }
 
     /** True if a write may be added now; lock-free. */
@@ -115,6 +129,9 @@ final class PendingValues {
      * @return whether the key was queued to ship (else it was queued already, or a newer write is)
      */
     synchronized boolean addQuietly(byte[] key, TxId txId, int valueLength) {
+        long now = clock.getAsLong();
+        arrivalGap = now - lastArrival;
+        lastArrival = now;
         ByteKey k = new ByteKey(key);
         State s = byKey.get(k);
         if (s == null) {
@@ -170,6 +187,15 @@ final class PendingValues {
         queue.poll();
         if (s != null) s.queued = false;
         return k.bytes();
+    }
+
+    /**
+     * Whether values are arriving less than {@code nanos} apart: the last two were queued less than that
+     * apart, and the last less than that ago. A batch waits up to the linger for more values only then:
+     * values that come further apart would only be held back by it.
+     */
+    synchronized boolean arrivingWithin(long nanos) {
+        return arrivalGap < nanos && clock.getAsLong() - lastArrival < nanos;
     }
 
     /** Whether keys are queued to ship. */

@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -77,6 +78,7 @@ public final class Replicator implements ReplicationLink {
         private Runnable onConfirmed = () -> {};
         private LinkSecurity security = LinkSecurity.NONE;
         private Supplier<String> clientAddress = () -> "";
+        private LongSupplier arrivalClock = System::nanoTime;
 
         private Builder() {}
 
@@ -135,6 +137,12 @@ public final class Replicator implements ReplicationLink {
         }
 
         /** The event loops of the key and value channels (required). */
+        /** The clock the value linger reads the arrivals of values with: tests only. */
+        Builder arrivalClock(LongSupplier clock) {
+            arrivalClock = clock;
+            return this;
+        }
+
         public Builder group(EventLoopGroup group) {
             this.group = Objects.requireNonNull(group, "group == null");
             return this;
@@ -177,7 +185,7 @@ public final class Replicator implements ReplicationLink {
         long lastSeq = b.lastSeq;
         this.config = config;
         this.keyLog = new KeyLog(epoch, lastSeq, config.maxUnackedKeys());
-        this.pending = new PendingValues(config.maxPendingValues(), config.maxPendingValueBytes());
+        this.pending = new PendingValues(config.maxPendingValues(), config.maxPendingValueBytes(), b.arrivalClock);
         this.peerText = peer.getHostString() + ":" + peer.getPort();
         int maxQuantum = Math.min(config.chunkBytes(), config.valueBatchBytes());
         FlowController flow =

@@ -33,11 +33,12 @@ import org.slf4j.LoggerFactory;
  * build a queue in front of the key packets; then the rate cap, then each stream's write buffer
  * (backpressure).
  *
- * <p>On an idle link (no value in flight or under way) the replication event loop ships small values itself,
- * and the first chunk of a large one, right after the key packets of the same writes ({@link #shipNow}): the
- * value leaves without waking this thread, whose wake-up was most of the time from a write's commit to its
- * value's departure. Everything else (a busy link, whose values linger to share a batch; a large value's other
- * chunks; waits for the window, the rate cap or a writable stream) stays on this thread. A lock keeps the two from shipping at once: the thread holds it for
+ * <p>When no batch would linger (no value in flight or under way, or values arriving further apart than the
+ * linger) the replication event loop ships small values itself, and the first chunk of a large one, right after
+ * the key packets of the same writes ({@link #shipNow}): the value leaves without waking this thread, whose
+ * wake-up was most of the time from a write's commit to its value's departure. Everything else (a busy link,
+ * whose values linger to share a batch; a large value's other chunks; waits for the window, the rate cap or a
+ * writable stream) stays on this thread. A lock keeps the two from shipping at once: the thread holds it for
  * a round, never while it waits for work, and the event loop only tries it.
  */
 final class ValueShipper implements Runnable {
@@ -176,12 +177,11 @@ final class ValueShipper implements Runnable {
             }
             ValueChunk small = prepare(key, quantum);
             if (small != null) {
-                // like Nagle's algorithm: on an idle link a value leaves at once (a sync write waits for
-                // it, and so does the time until the backup holds it); while earlier values are still
-                // unacknowledged, the batch waits up to the linger for more to share its frame. Not if a
-                // write waits for this value (sync): the batch then takes what is queued now, and goes
+                // like Nagle's algorithm (lingers): the batch may wait up to the linger for more values to
+                // share its frame. Not if a write waits for this value (sync): the batch then takes what
+                // is queued now, and goes
                 long now = System.nanoTime();
-                if (batch.isEmpty()) deadline = now + (linkIdle() ? 0 : lingerNanos);
+                if (batch.isEmpty()) deadline = now + (lingers(1, lingerNanos) ? lingerNanos : 0);
                 if (deadline - now > 0 && link.pending().awaited(key)) deadline = now;
                 batch.add(small);
                 batchBytes += batchCost(small);
@@ -219,8 +219,9 @@ final class ValueShipper implements Runnable {
     }
 
     /**
-     * Ships the values queued now if the link is idle: no value in flight or under way, the flow control's
-     * window and pacing let a frame go now, and no rate cap is set. The small ones go as one batch on a
+     * Ships the values queued now if no batch would linger ({@link #lingers}: the link is idle, or values
+     * arrive further apart than the linger), the flow control's window and pacing let a frame go now, and no
+     * rate cap is set. The small ones go as one batch on a
      * writable stream; a large one starts on that stream, and its first chunk goes if the flow control lets it
      * (one chunk at most: the copy from the store is the event loop's only value-sized work), its other chunks
      * from the shipper thread, whose wake-up is then hidden behind the first chunk's time on the wire.
@@ -234,7 +235,9 @@ final class ValueShipper implements Runnable {
         if (!rate.unlimited() || !shipping.tryLock()) return false;
         try {
             PendingValues pending = link.pending();
-            if (!running || !large.isEmpty() || pending.inFlight() > 0) return false;
+            if (!running
+                    || !large.isEmpty()
+                    || lingers(0, link.config().valueLinger().toNanos())) return false;
             ValueChannel stream = writableStream();
             Channel ch = stream == null ? null : stream.channel();
             if (ch == null) return false;
@@ -323,9 +326,17 @@ final class ValueShipper implements Runnable {
         return any;
     }
 
-    /** True if no value is in flight: nothing shipped awaits its ack and no large value is under way. */
-    private boolean linkIdle() {
-        return large.isEmpty() && link.pending().inFlight() <= 1; // 1: the value just prepared
+    /**
+     * Whether a batch waits up to the linger for more values to share its frame, as in Nagle's algorithm: only
+     * while values are in flight (besides the {@code prepared} ones just taken) or under way, and more are
+     * arriving less than a linger apart. On an idle link a value leaves at once (a sync write waits for it, and
+     * so does the time until the backup holds it); and values that come further apart than the linger would
+     * only be held back by it: one client writing every few milliseconds on a long link always has a value in
+     * flight, and each of its values would wait the whole linger for a next one that comes later.
+     */
+    private boolean lingers(int prepared, long lingerNanos) {
+        PendingValues pending = link.pending();
+        return (!large.isEmpty() || pending.inFlight() > prepared) && pending.arrivingWithin(lingerNanos);
     }
 
     /**

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -180,5 +181,28 @@ class PendingValuesTest {
         pending.shipped(key("c"), TxId.of(1, 3));
         pending.acked(TxId.of(1, 3));
         assertThat(atOnce).isDone();
+    }
+
+    @Test
+    void valuesArrivingLessThanALingerApartAreToldFromSparseOnes() {
+        AtomicLong clock = new AtomicLong(-5_000_000_000L);
+        PendingValues timed = new PendingValues(100, 1 << 20, clock::get);
+        long ms = 1_000_000;
+        assertThat(timed.arrivingWithin(ms)).isFalse(); // nothing arrived
+
+        timed.add(key("a"), TxId.of(1, 1), 10);
+        assertThat(timed.arrivingWithin(ms)).isFalse(); // one value: no gap known
+
+        clock.addAndGet(100_000);
+        timed.add(key("b"), TxId.of(1, 2), 10);
+        assertThat(timed.arrivingWithin(ms)).isTrue(); // 100 us apart, the last just now
+        assertThat(timed.arrivingWithin(50_000)).isFalse();
+
+        clock.addAndGet(2 * ms);
+        assertThat(timed.arrivingWithin(ms)).isFalse(); // none for 2 ms: no more are coming
+
+        timed.add(key("a"), TxId.of(1, 3), 10); // a rewrite is an arrival too
+        assertThat(timed.arrivingWithin(ms)).isFalse(); // 2 ms after the one before
+        assertThat(timed.arrivingWithin(3 * ms)).isTrue();
     }
 }
