@@ -203,6 +203,13 @@ final class PendingValues {
         return !queue.isEmpty();
     }
 
+    /** Whether a write waits for the value of the key at the head of the queue ({@link #awaited}). */
+    synchronized boolean headAwaited() {
+        ByteKey k = queue.peek();
+        State s = k == null ? null : byKey.get(k);
+        return s != null && s.waiters != null && !s.waiters.isEmpty();
+    }
+
     /** Whether a write waits for {@code key}'s value to be applied ({@link #whenApplied}: sync mode). */
     synchronized boolean awaited(byte[] key) {
         State s = byKey.get(new ByteKey(key));

@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * build a queue in front of the key packets; then the rate cap, then each stream's write buffer
  * (backpressure).
  *
- * <p>When no batch would linger (no value in flight or under way, or values arriving further apart than the
- * linger) the replication event loop ships small values itself, and the first chunk of a large one, right after
+ * <p>When no batch would linger (no value in flight or under way, values arriving further apart than the
+ * linger, or a sync write waiting for the first value queued) the replication event loop ships small values itself, and the first chunk of a large one, right after
  * the key packets of the same writes ({@link #shipNow}): the value leaves without waking this thread, whose
  * wake-up was most of the time from a write's commit to its value's departure. Everything else (a busy link,
  * whose values linger to share a batch; a large value's other chunks; waits for the window, the rate cap or a
@@ -220,8 +220,8 @@ final class ValueShipper implements Runnable {
 
     /**
      * Ships the values queued now if no batch would linger ({@link #lingers}: the link is idle, or values
-     * arrive further apart than the linger), the flow control's window and pacing let a frame go now, and no
-     * rate cap is set. The small ones go as one batch on a
+     * arrive further apart than the linger) or a write waits for the first of them (sync), the flow control's
+     * window and pacing let a frame go now, and no rate cap is set. The small ones go as one batch on a
      * writable stream; a large one starts on that stream, and its first chunk goes if the flow control lets it
      * (one chunk at most: the copy from the store is the event loop's only value-sized work), its other chunks
      * from the shipper thread, whose wake-up is then hidden behind the first chunk's time on the wire.
@@ -235,9 +235,12 @@ final class ValueShipper implements Runnable {
         if (!rate.unlimited() || !shipping.tryLock()) return false;
         try {
             PendingValues pending = link.pending();
-            if (!running
-                    || !large.isEmpty()
-                    || lingers(0, link.config().valueLinger().toNanos())) return false;
+            if (!running || !large.isEmpty()) return false;
+            // a batch that would linger is the shipper's, unless a write waits for its first value (sync): such
+            // a batch does not linger (round), so it may as well leave now. On a busy link the loop starts no
+            // large value: measured, the sync drill's 1 MiB writes went slower when it did
+            boolean busy = lingers(0, link.config().valueLinger().toNanos());
+            if (busy && !pending.headAwaited()) return false;
             ValueChannel stream = writableStream();
             Channel ch = stream == null ? null : stream.channel();
             if (ch == null) return false;
@@ -251,8 +254,8 @@ final class ValueShipper implements Runnable {
             List<ValueChunk> batch = new ArrayList<>();
             int batchBytes = 0;
             while (batchBytes < batchLimit) {
-                // one large value may start here (its first chunk goes below), on this stream
-                byte[] key = pending.pollSmall(large.isEmpty() ? Integer.MAX_VALUE : chunkLimit);
+                // on an idle link one large value may start here (its first chunk goes below), on this stream
+                byte[] key = pending.pollSmall(large.isEmpty() && !busy ? Integer.MAX_VALUE : chunkLimit);
                 if (key == null) break;
                 ValueChunk small = prepare(key, quantum, stream); // null: acknowledged, requeued, or large
                 if (small != null) {

@@ -10,7 +10,6 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.backup.BackupConfig;
-import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.ReplicationServer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -39,21 +38,6 @@ class ValueLingerArrivalsTest {
     private ReplicationServer server;
     private Replicator replicator;
 
-    private record Node(String cluster, String name) implements BackupNode {
-        @Override
-        public boolean isBackup() {
-            return true;
-        }
-
-        @Override
-        public long epoch() {
-            return 1;
-        }
-
-        @Override
-        public void adoptEpoch(long epoch) {}
-    }
-
     @AfterEach
     void close() {
         if (replicator != null) replicator.close();
@@ -70,7 +54,7 @@ class ValueLingerArrivalsTest {
     private void startWithABusyLink() {
         server = ReplicationServer.builder()
                 .store(backupStore)
-                .node(new Node("dc", "backup-1"))
+                .node(new FixedBackupNode("dc", "backup-1"))
                 .group(group)
                 .config(BackupConfig.defaults())
                 .start();

@@ -10,20 +10,24 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.backup.BackupConfig;
-import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.ReplicationServer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
@@ -41,23 +45,13 @@ class ValueShippingOnTheLoopTest {
     private final EventLoopGroup clientLoops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     private final KvStore primaryStore = HeapKvStore.open();
     private final KvStore backupStore = HeapKvStore.open();
+    /** What the backup writes to: {@link #backupStore}, unless a test puts a gate in front of it. */
+    private KvStore backupWrites = backupStore;
+    /** The replicator's clock of value arrivals (for the linger). */
+    private LongSupplier arrivalClock = System::nanoTime;
+
     private ReplicationServer server;
     private Replicator replicator;
-
-    private record Node(String cluster, String name) implements BackupNode {
-        @Override
-        public boolean isBackup() {
-            return true;
-        }
-
-        @Override
-        public long epoch() {
-            return 1;
-        }
-
-        @Override
-        public void adoptEpoch(long epoch) {}
-    }
 
     @AfterEach
     void close() {
@@ -75,8 +69,8 @@ class ValueShippingOnTheLoopTest {
                 .reconnect(Duration.ofMillis(20), Duration.ofMillis(100))
                 .build();
         server = ReplicationServer.builder()
-                .store(backupStore)
-                .node(new Node("dc", "backup-1"))
+                .store(backupWrites)
+                .node(new FixedBackupNode("dc", "backup-1"))
                 .group(backupLoops)
                 .config(BackupConfig.defaults())
                 .start();
@@ -86,6 +80,7 @@ class ValueShippingOnTheLoopTest {
                 .identity("dc", "primary-1")
                 .peer(new InetSocketAddress("127.0.0.1", server.port()))
                 .group(replication)
+                .arrivalClock(arrivalClock)
                 .start();
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> replicator.status().streaming()
@@ -143,6 +138,53 @@ class ValueShippingOnTheLoopTest {
         // each chunk went once: a first chunk sent again by the shipper would be a resend of the value
         long valueBytes = writes * 100_000L + (writes - 1) * writes / 2;
         assertThat(replicator.status().valueBytesShipped() - bytesBefore).isBetween(valueBytes, valueBytes * 11 / 10);
+    }
+
+    /**
+     * A sync write's value does not linger (the shipper would send its batch at once), so on a busy link too the
+     * loop ships it rather than waking the shipper for it. The link is kept busy by an id-first value whose
+     * apply the backup holds back (so its ack does not come), and values arrive less than a linger apart (the
+     * arrival clock stands still), so any other batch would linger: an hour here.
+     */
+    @Test
+    void onABusyLinkTheReplicationLoopShipsTheValueASyncWriteWaitsFor() throws Exception {
+        byte[] held = bytes("held");
+        CountDownLatch release = new CountDownLatch(1);
+        backupWrites = (KvStore) Proxy.newProxyInstance(
+                KvStore.class.getClassLoader(), new Class<?>[] {KvStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("update") && args[0] instanceof byte[] k && Arrays.equals(k, held)) {
+                        release.await(30, TimeUnit.SECONDS); // the backup's value loop applies it later
+                    }
+                    try {
+                        return method.invoke(backupStore, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        long frozen = System.nanoTime();
+        arrivalClock = () -> frozen;
+        // small frames, so that a batch fits the flow control's first window beside the value in flight
+        start(ReplicatorConfig.builder()
+                .valueLinger(Duration.ofHours(1))
+                .valueBatchBytes(4 * 1024)
+                .chunkBytes(4 * 1024));
+        write(ReplicationMode.SYNC, bytes("first"), bytes("v"))
+                .orTimeout(20, TimeUnit.SECONDS)
+                .join();
+
+        CompletableFuture<Void> idFirst = write(ReplicationMode.ID_FIRST, held, bytes("held back"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> replicator.status().valuesShipped() >= 2);
+        long before = replicator.valuesShippedNow();
+        CompletableFuture<Void> sync = write(ReplicationMode.SYNC, bytes("waited for"), bytes("now"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> replicator.status().valuesShipped() >= 3);
+        long shippedByTheLoop = replicator.valuesShippedNow() - before;
+        release.countDown();
+
+        assertThat(shippedByTheLoop).isEqualTo(1);
+        sync.orTimeout(20, TimeUnit.SECONDS).join();
+        idFirst.orTimeout(20, TimeUnit.SECONDS).join();
+        assertThat(backupStore.get(bytes("waited for")).value()).isEqualTo(bytes("now"));
+        assertThat(backupStore.get(held).value()).isEqualTo(bytes("held back"));
     }
 
     @Test
