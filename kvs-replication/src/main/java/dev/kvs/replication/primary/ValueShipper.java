@@ -34,12 +34,13 @@ import org.slf4j.LoggerFactory;
  * (backpressure).
  *
  * <p>When no batch would linger (no value in flight or under way, values arriving further apart than the
- * linger, or a sync write waiting for the first value queued) the replication event loop ships small values itself, and the first chunk of a large one, right after
- * the key packets of the same writes ({@link #shipNow}): the value leaves without waking this thread, whose
- * wake-up was most of the time from a write's commit to its value's departure. Everything else (a busy link,
- * whose values linger to share a batch; a large value's other chunks; waits for the window, the rate cap or a
- * writable stream) stays on this thread. A lock keeps the two from shipping at once: the thread holds it for
- * a round, never while it waits for work, and the event loop only tries it.
+ * linger, or a sync write waiting for the first value queued) the replication event loop ships small values
+ * itself, and (but for a sync write on a busy link) the first chunk of a large one, right after the key packets
+ * of the same writes ({@link #shipNow}): the value leaves without waking this thread, whose wake-up was most of
+ * the time from a write's commit to its value's departure. Everything else (a busy link's lingering batches and its large
+ * values; a large value's other chunks; waits for the window, the rate cap or a writable stream) stays on this
+ * thread. A lock keeps the two from shipping at once: the thread holds it for a round, never while it waits
+ * for work, and the event loop only tries it.
  */
 final class ValueShipper implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ValueShipper.class);
@@ -222,9 +223,10 @@ final class ValueShipper implements Runnable {
      * Ships the values queued now if no batch would linger ({@link #lingers}: the link is idle, or values
      * arrive further apart than the linger) or a write waits for the first of them (sync), the flow control's
      * window and pacing let a frame go now, and no rate cap is set. The small ones go as one batch on a
-     * writable stream; a large one starts on that stream, and its first chunk goes if the flow control lets it
-     * (one chunk at most: the copy from the store is the event loop's only value-sized work), its other chunks
-     * from the shipper thread, whose wake-up is then hidden behind the first chunk's time on the wire.
+     * writable stream; unless a batch would linger, a large one starts on that stream, and its first chunk goes
+     * if the flow control lets it (one chunk at most: the copy from the store is the event loop's only
+     * value-sized work), its other chunks from the shipper thread, whose wake-up is then hidden behind the first
+     * chunk's time on the wire.
      * Called on the replication event loop after it sent the key packets of the writes that queued them.
      * Never waits: if the shipper is in a round, or anything is left for it, it returns false and the caller
      * wakes the shipper.
@@ -254,7 +256,8 @@ final class ValueShipper implements Runnable {
             List<ValueChunk> batch = new ArrayList<>();
             int batchBytes = 0;
             while (batchBytes < batchLimit) {
-                // on an idle link one large value may start here (its first chunk goes below), on this stream
+                // unless the link is busy, one large value may start here, on this stream (its first chunk
+                // goes below)
                 byte[] key = pending.pollSmall(large.isEmpty() && !busy ? Integer.MAX_VALUE : chunkLimit);
                 if (key == null) break;
                 ValueChunk small = prepare(key, quantum, stream); // null: acknowledged, requeued, or large
