@@ -42,7 +42,7 @@ final class PendingValues {
     private boolean signalled;
     /** The clock of arrivals: {@link System#nanoTime}, but in tests. */
     private final LongSupplier clock;
-    /** When the last value was queued, and how long after the one before it (MAX_VALUE: fewer than two yet). */
+    /** When the last value was queued, and how long after the one before it (huge: fewer than two yet). */
     private long lastArrival;
 
     private long arrivalGap = Long.MAX_VALUE;
@@ -206,13 +206,15 @@ final class PendingValues {
     /** Whether a write waits for the value of the key at the head of the queue ({@link #awaited}). */
     synchronized boolean headAwaited() {
         ByteKey k = queue.peek();
-        State s = k == null ? null : byKey.get(k);
-        return s != null && s.waiters != null && !s.waiters.isEmpty();
+        return k != null && awaited(byKey.get(k));
     }
 
     /** Whether a write waits for {@code key}'s value to be applied ({@link #whenApplied}: sync mode). */
     synchronized boolean awaited(byte[] key) {
-        State s = byKey.get(new ByteKey(key));
+        return awaited(byKey.get(new ByteKey(key)));
+    }
+
+    private static boolean awaited(State s) {
         return s != null && s.waiters != null && !s.waiters.isEmpty();
     }
 

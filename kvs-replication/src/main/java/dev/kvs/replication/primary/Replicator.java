@@ -136,13 +136,13 @@ public final class Replicator implements ReplicationLink {
             return this;
         }
 
-        /** The event loops of the key and value channels (required). */
         /** The clock the value linger reads the arrivals of values with: tests only. */
         Builder arrivalClock(LongSupplier clock) {
             arrivalClock = clock;
             return this;
         }
 
+        /** The event loops of the key and value channels (required). */
         public Builder group(EventLoopGroup group) {
             this.group = Objects.requireNonNull(group, "group == null");
             return this;

@@ -37,9 +37,9 @@ import org.slf4j.LoggerFactory;
  * linger, or a sync write waiting for the first value queued) the replication event loop ships small values
  * itself, and (but for a sync write on a busy link) the first chunk of a large one, right after the key packets
  * of the same writes ({@link #shipNow}): the value leaves without waking this thread, whose wake-up was most of
- * the time from a write's commit to its value's departure. Everything else (a busy link's lingering batches and its large
- * values; a large value's other chunks; waits for the window, the rate cap or a writable stream) stays on this
- * thread. A lock keeps the two from shipping at once: the thread holds it for a round, never while it waits
+ * the time from a write's commit to its value's departure. Everything else (a busy link's lingering batches and
+ * its large values; a large value's other chunks; waits for the window, the rate cap or a writable stream) stays
+ * on this thread. A lock keeps the two from shipping at once: the thread holds it for a round, never while it waits
  * for work, and the event loop only tries it.
  */
 final class ValueShipper implements Runnable {
