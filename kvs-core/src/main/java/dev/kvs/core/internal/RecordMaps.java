@@ -80,7 +80,7 @@ final class RecordMaps implements AutoCloseable {
         ChronicleMapBuilder<byte[], Record> b = ChronicleMap.of(byte[].class, Record.class)
                 .name(name)
                 .keyReaderAndDataAccess(ByteArraySizedReader.INSTANCE, new KeyBytesAccess())
-                .valueMarshallers(RecordMarshaller.INSTANCE, RecordMarshaller.INSTANCE)
+                .valueReaderAndDataAccess(RecordMarshaller.INSTANCE, new RecordDataAccess())
                 .averageKeySize(averageKey)
                 .averageValueSize(RecordMarshaller.HEADER_BYTES + 64)
                 .removeReturnsNull(true);
@@ -127,7 +127,7 @@ final class RecordMaps implements AutoCloseable {
         try (ExternalMapQueryContext<byte[], Record, ?> q = mapOf(key).queryContext(key)) {
             q.updateLock().lock();
             MapEntry<byte[], Record> entry = q.entry();
-            Record old = entry == null ? null : entry.value().getUsing(RecordMarshaller.HEADER_ONLY);
+            Record old = entry == null ? null : RecordMarshaller.header(entry.value());
             guard.before(old);
             try {
                 if (entry == null) q.insert(q.absentEntry(), q.wrapValueAsData(record));

@@ -2,7 +2,10 @@ package dev.kvs.core.internal;
 
 import dev.kvs.core.RecordState;
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.RandomDataInput;
+import net.openhft.chronicle.bytes.RandomDataOutput;
 import net.openhft.chronicle.core.io.IORuntimeException;
+import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.hash.serialization.SizedReader;
 import net.openhft.chronicle.hash.serialization.SizedWriter;
 import net.openhft.chronicle.hash.serialization.impl.EnumMarshallable;
@@ -39,47 +42,80 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
 
     @Override
     public void write(Bytes<?> out, long size, Record r) {
-        out.writeByte((byte) (r.state.ordinal() | (r.isChunked() ? CHUNKED : 0) | (r.hasExpiry() ? EXPIRES : 0)));
-        out.writeLong(r.epoch);
-        out.writeLong(r.seq);
-        out.writeInt(r.checksum);
-        out.writeInt(r.valueLength);
-        if (r.hasExpiry()) out.writeLong(r.expireAt);
+        long at = out.writePosition();
+        out.writeSkip(size); // an elastic buffer grows to hold the record
+        write((RandomDataOutput) out, at, r);
+    }
+
+    /**
+     * Writes {@code r} at {@code offset} of {@code out}, in {@link #size} bytes laid out as the class
+     * comment says, with positioned writes: no {@code Bytes} view of the memory.
+     */
+    static void write(RandomDataOutput out, long offset, Record r) {
+        out.writeByte(
+                offset, (byte) (r.state.ordinal() | (r.isChunked() ? CHUNKED : 0) | (r.hasExpiry() ? EXPIRES : 0)));
+        out.writeLong(offset + 1, r.epoch);
+        out.writeLong(offset + 9, r.seq);
+        out.writeInt(offset + 17, r.checksum);
+        out.writeInt(offset + 21, r.valueLength);
+        long at = offset + HEADER_BYTES;
+        if (r.hasExpiry()) {
+            out.writeLong(at, r.expireAt);
+            at += EXPIRY_BYTES;
+        }
         if (r.isChunked()) {
-            out.writeLong(r.blobId);
+            out.writeLong(at, r.blobId);
         } else {
             int n = inlineLength(r);
-            if (n > 0) out.write(r.value, 0, n);
+            if (n > 0) out.write(at, r.value, 0, n);
         }
     }
 
     @Override
     public Record read(Bytes<?> in, long size, Record using) {
-        int flags = in.readByte();
+        long at = in.readPosition();
+        Record r = read(in, at, size, using != HEADER_ONLY);
+        in.readPosition(at + size);
+        return r;
+    }
+
+    /**
+     * Reads the record of {@code size} bytes at {@code offset} of {@code in} with positioned reads (no
+     * {@code Bytes} view of the memory); its inline value only if {@code withValue}.
+     */
+    static Record read(RandomDataInput in, long offset, long size, boolean withValue) {
+        int flags = in.readByte(offset);
         RecordState state = RecordState.ofCode(flags & 3);
-        long epoch = in.readLong();
-        long seq = in.readLong();
-        int checksum = in.readInt();
-        int valueLength = in.readInt();
+        long epoch = in.readLong(offset + 1);
+        long seq = in.readLong(offset + 9);
+        int checksum = in.readInt(offset + 17);
+        int valueLength = in.readInt(offset + 21);
+        long at = offset + HEADER_BYTES;
         long payload = size - HEADER_BYTES;
         long expireAt = 0;
         if ((flags & EXPIRES) != 0) {
             if (payload < EXPIRY_BYTES) throw corrupt(size, valueLength);
-            expireAt = in.readLong();
+            expireAt = in.readLong(at);
+            at += EXPIRY_BYTES;
             payload -= EXPIRY_BYTES;
         }
         if ((flags & CHUNKED) != 0) {
             if (payload != 8) throw corrupt(size, valueLength);
-            return new Record(state, epoch, seq, checksum, valueLength, in.readLong(), null, expireAt);
+            return new Record(state, epoch, seq, checksum, valueLength, in.readLong(at), null, expireAt);
         }
         long expected = state == RecordState.COMPLETE ? valueLength : 0;
         if (payload != expected) throw corrupt(size, valueLength);
         byte[] value = null;
-        if (using != HEADER_ONLY) {
+        if (withValue) {
             value = new byte[(int) payload];
-            in.read(value);
+            in.read(at, value, 0, value.length);
         }
         return new Record(state, epoch, seq, checksum, valueLength, Record.NO_BLOB, value, expireAt);
+    }
+
+    /** The header of the record {@code value} holds (its inline value not copied), read in place. */
+    static Record header(Data<Record> value) {
+        return read(value.bytes(), value.offset(), value.size(), false);
     }
 
     private static int inlineLength(Record r) {
