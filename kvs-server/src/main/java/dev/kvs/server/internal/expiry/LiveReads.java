@@ -30,13 +30,13 @@ public final class LiveReads {
     /** {@code key}'s record, or null if absent or expired. */
     public StoredValue get(byte[] key) {
         StoredValue v = store.get(key);
-        return v != null && v.header().expiredAt(clock.millis()) ? null : v;
+        return v != null && expired(v.header()) ? null : v;
     }
 
     /** {@code key}'s header, or null if absent or expired. */
     public RecordHeader header(byte[] key) {
         RecordHeader h = store.header(key);
-        return h != null && h.expiredAt(clock.millis()) ? null : h;
+        return h != null && expired(h) ? null : h;
     }
 
     /** True if {@code key} has a record that is neither a tombstone nor expired. */
@@ -52,5 +52,10 @@ public final class LiveReads {
         List<StoredValue> out = new ArrayList<>(values.size());
         for (StoredValue v : values) out.add(v != null && v.header().expiredAt(now) ? null : v);
         return out;
+    }
+
+    /** True if {@code h}'s expiry has passed; the clock is read only for a record that has one. */
+    private boolean expired(RecordHeader h) {
+        return h.hasExpiry() && h.expiredAt(clock.millis());
     }
 }

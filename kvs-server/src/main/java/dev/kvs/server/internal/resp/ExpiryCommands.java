@@ -158,10 +158,9 @@ final class ExpiryCommands {
     private RedisMessage set(Session s, byte[][] a) {
         Options o = new Options();
         if (!o.parse(a, 3, true)) return Replies.SYNTAX;
-        long now = reads.nowMillis();
         long expireAt = RecordHeader.NO_EXPIRY;
         if (o.hasExpire()) {
-            Object at = o.expireAt(now, "set");
+            Object at = o.expireAt(reads.nowMillis(), "set");
             if (at instanceof String error) return Replies.error(error);
             expireAt = (Long) at;
         }
