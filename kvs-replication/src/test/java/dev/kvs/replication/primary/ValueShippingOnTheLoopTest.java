@@ -184,6 +184,8 @@ class ValueShippingOnTheLoopTest {
         sync.orTimeout(20, TimeUnit.SECONDS).join();
         idFirst.orTimeout(20, TimeUnit.SECONDS).join();
         assertThat(backupStore.get(bytes("waited for")).value()).isEqualTo(bytes("now"));
+        // an id-first write is answered on its key packet's ack: the held value's apply may still be running
+        await().atMost(Duration.ofSeconds(20)).until(() -> backupStore.get(held) != null);
         assertThat(backupStore.get(held).value()).isEqualTo(bytes("held back"));
     }
 
