@@ -58,6 +58,13 @@ public final class JmhCommand implements Callable<Integer> {
     private boolean full;
 
     @Option(
+            names = "--stages",
+            description = "ReplicationLatencyBenchmark also prints, per trial, when each stage of a write happened"
+                    + " (the commit, the key packet's flush, the value's frames, their reads and apply on the backup,"
+                    + " the acks, the reply): medians in µs from the commit, over the trial's last iteration")
+    private boolean stages;
+
+    @Option(
             names = {"-p", "--param"},
             paramLabel = "NAME=V1,V2",
             description = "Run only these values of a @Param, e.g. -p valueSize=100,1048576 -p mode=id-first")
@@ -79,7 +86,7 @@ public final class JmhCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ChainedOptionsBuilder o = new OptionsBuilder()
-                .jvmArgsAppend(moduleFlags())
+                .jvmArgsAppend(forkFlags(stages))
                 .result(json.toString())
                 .resultFormat(ResultFormatType.JSON)
                 .shouldFailOnError(true);
@@ -154,6 +161,13 @@ public final class JmhCommand implements Callable<Integer> {
     }
 
     /** This JVM's --add-opens/--add-exports/native-access flags and -D settings, for the forks. */
+    /** The forks' JVM flags: this JVM's module flags, and the stage trace's switch if asked for. */
+    static String[] forkFlags(boolean stages) {
+        List<String> flags = new ArrayList<>(List.of(moduleFlags()));
+        if (stages) flags.add("-D" + ReplicationLatencyBenchmark.STAGES_PROPERTY + "=true");
+        return flags.toArray(new String[0]);
+    }
+
     static String[] moduleFlags() {
         List<String> flags = new ArrayList<>();
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {

@@ -6,6 +6,7 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.TxId;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
@@ -76,6 +77,13 @@ public class ReplicationLatencyBenchmark {
     static final long BITS_PER_SECOND = 1_000_000_000L;
     /** How long a write or its value may take before the benchmark fails. */
     static final Duration TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * {@code -Dkvs.stages=true} ({@code ./kvs bench jmh --stages}): each trial also prints when each stage of its
+     * writes happened ({@link WriteStages}), over its last iteration.
+     */
+    static final String STAGES_PROPERTY = "kvs.stages";
+
+    private static final boolean STAGES = Boolean.getBoolean(STAGES_PROPERTY);
 
     @Param({"async", "sync", "id-first"})
     public String mode;
@@ -209,15 +217,43 @@ public class ReplicationLatencyBenchmark {
         return awaitValueOnBackup();
     }
 
+    /** With {@link #STAGES_PROPERTY}: each iteration records its writes' stages afresh. */
+    @Setup(Level.Iteration)
+    public void recordStages() {
+        if (STAGES) WriteStages.enable(100_000);
+    }
+
     /** Not measured: the next write starts with the link idle and the backup caught up. */
     @TearDown(Level.Invocation)
-    public void drain() {
+    public void drain() throws IOException {
         if (pending) awaitValueOnBackup();
+        if (STAGES) awaitValueAcked();
+    }
+
+    /**
+     * With {@link #STAGES_PROPERTY}, also until the primary has the value's ack ({@code kvs_value_lag_count:0}):
+     * in the modes that answer before it (id-first, async), the stages after the reply are then this write's,
+     * not stamped on the next one.
+     */
+    private void awaitValueAcked() throws IOException {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (true) {
+            Object info = client.call("INFO", "replication");
+            if (info instanceof byte[] b
+                    && new String(b, StandardCharsets.UTF_8).contains("\r\nkvs_value_lag_count:0\r\n")) return;
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the primary had no ack for the value of " + valueSize + " bytes in "
+                        + TIMEOUT.toSeconds() + " s (" + mode + ")");
+            }
+            LockSupport.parkNanos(100_000);
+        }
     }
 
     private Object set() throws IOException {
         pending = true;
+        WriteStages.begin();
         Object reply = client.call("SET", key, value);
+        WriteStages.end();
         expect("OK", reply, "SET of " + valueSize + " bytes");
         return reply;
     }
@@ -253,6 +289,12 @@ public class ReplicationLatencyBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
+        if (STAGES) {
+            System.out.printf(
+                    "%nStages of %s SETs of %d bytes (%d writes, the trial's last iteration):%n%s%n",
+                    mode, valueSize, WriteStages.writes(), WriteStages.table());
+            WriteStages.disable();
+        }
         if (client != null) client.close();
         if (primary != null) primary.close();
         if (link != null) link.close();

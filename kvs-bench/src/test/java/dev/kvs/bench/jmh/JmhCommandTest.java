@@ -150,4 +150,12 @@ class JmhCommandTest {
                 .anyMatch(f -> f.startsWith("-Dchronicle.analytics.disable"))
                 .noneMatch(f -> f.startsWith("-Xmx"));
     }
+
+    @Test
+    void stagesAreSwitchedOnInTheForksOnlyWhenAskedFor() {
+        assertThat(Arrays.asList(JmhCommand.forkFlags(true)))
+                .contains("-Dkvs.stages=true")
+                .containsAll(Arrays.asList(JmhCommand.moduleFlags()));
+        assertThat(Arrays.asList(JmhCommand.forkFlags(false))).noneMatch(f -> f.contains("kvs.stages"));
+    }
 }

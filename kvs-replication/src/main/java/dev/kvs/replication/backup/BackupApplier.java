@@ -8,6 +8,7 @@ import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import java.util.ArrayList;
@@ -381,6 +382,7 @@ final class BackupApplier {
             written = store.update(v.key(), h -> newer.test(h) ? Write.put(next) : Write.keep()) instanceof Write.Put;
         }
         unfinished.resolve(v.key(), inStore[0]);
+        WriteStages.mark(WriteStages.Stage.APPLIED);
         if (written) {
             counters.valuesApplied.increment();
             return Outcome.APPLIED;

@@ -2,6 +2,7 @@ package dev.kvs.replication.backup;
 
 import dev.kvs.core.KvsException;
 import dev.kvs.core.TxId;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.FrameCodec;
 import io.netty.channel.ChannelHandlerContext;
@@ -58,6 +59,8 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof Frame.ValueBatch b) {
+            WriteStages.mark(WriteStages.Stage.BACKUP_FIRST_READ);
+            WriteStages.markLast(WriteStages.Stage.BACKUP_LAST_READ);
             if (b.sentNanos() != 0) {
                 // the receipt goes before the values are applied: it measures the link, not the store
                 long at = clock != null ? clock.lastReadNanos() : System.nanoTime();
@@ -114,10 +117,12 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (!acks.isEmpty()) writeAcks(ctx);
+        boolean acking = !acks.isEmpty();
+        if (acking) writeAcks(ctx);
         if (writeDue) {
             ctx.flush();
             writeDue = false;
+            if (acking) WriteStages.mark(WriteStages.Stage.ACK_FLUSHED);
         }
         if (lease.pauseIfOver()) {
             log.debug(

@@ -1,5 +1,6 @@
 package dev.kvs.replication.primary;
 
+import dev.kvs.core.WriteStages;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -61,6 +62,7 @@ final class CommitWakeup {
     }
 
     private void run() {
+        WriteStages.mark(WriteStages.Stage.CLIENT_TURN_ENDED);
         scheduled.set(false); // first: a commit after this schedules its own run
         boolean v = valuesQueued;
         if (v) valuesQueued = false;

@@ -2,6 +2,7 @@ package dev.kvs.replication.primary;
 
 import dev.kvs.core.RecordState;
 import dev.kvs.core.TxId;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.KeyBatch;
@@ -121,7 +122,10 @@ final class KeyChannel {
             ch.write(new KeyBatch(packets), ch.voidPromise());
             wrote = true;
         }
-        if (wrote) ch.flush();
+        if (wrote) {
+            ch.flush();
+            WriteStages.mark(WriteStages.Stage.KEY_FLUSHED);
+        }
     }
 
     /**
@@ -306,6 +310,7 @@ final class KeyChannel {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
             if (f instanceof Frame.KeyAck a) {
+                WriteStages.mark(WriteStages.Stage.KEY_ACKED);
                 link.keyLog().ack(a.upTo());
                 pump(ctx.channel()); // acks free room in the log: more may be sendable
             } else if (f instanceof Frame.Welcome w) {

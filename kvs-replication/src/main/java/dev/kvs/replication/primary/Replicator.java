@@ -3,6 +3,7 @@ package dev.kvs.replication.primary;
 import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationMode;
@@ -245,6 +246,7 @@ public final class Replicator implements ReplicationLink {
 
     private void turn() {
         turnScheduled.set(false); // first: a commit after this schedules its own turn
+        WriteStages.mark(WriteStages.Stage.REPLICATION_TURN);
         boolean values = valuesDue;
         if (values) valuesDue = false;
         keyChannel.pumpHere();
@@ -379,6 +381,7 @@ public final class Replicator implements ReplicationLink {
 
         @Override
         public CompletableFuture<Void> commit() {
+            WriteStages.mark(WriteStages.Stage.COMMITTED);
             for (TxId t : txIds) keyLog.commit(t);
             boolean queued = false;
             // sync: each value's waiter is registered with it, so the shipper knows, as soon as it can take

@@ -1,6 +1,7 @@
 package dev.kvs.replication.primary;
 
 import dev.kvs.core.TxId;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.wire.Frame;
 import io.netty.channel.Channel;
@@ -80,6 +81,7 @@ final class ValueChannel {
             if (f instanceof Frame.ValueReceipt r) {
                 link.flow().received(stream, r.bytes(), r.sentNanos(), r.receivedNanos(), System.nanoTime());
             } else if (f instanceof Frame.ValueAck a) {
+                WriteStages.mark(WriteStages.Stage.VALUE_ACKED);
                 for (TxId t : a.txIds()) link.pending().acked(t);
             } else if (f instanceof Frame.ValueNack n) {
                 log.warn("backup re-requests value {}: {}", n.txId(), n.reason());

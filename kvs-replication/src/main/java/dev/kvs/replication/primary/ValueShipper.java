@@ -4,6 +4,7 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.FlowControlStatus;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.Op;
@@ -269,6 +270,7 @@ final class ValueShipper implements Runnable {
             if (!batch.isEmpty()) {
                 int bytes = FrameCodec.encodedSize(new Frame.ValueBatch(batch));
                 // a stream that dropped meanwhile requeues them (its channelInactive, or the next Welcome)
+                valueFrameWritten();
                 ch.writeAndFlush(new Frame.ValueBatch(flowSent(stream, bytes), batch));
                 bytesShipped.addAndGet(bytes);
                 valuesShipped.addAndGet(batch.size());
@@ -448,6 +450,7 @@ final class ValueShipper implements Runnable {
             frame.release();
             return ChunkSent.REWRITTEN;
         }
+        valueFrameWritten();
         ch.writeAndFlush(frame.finish(flowSent(l.stream, bytes)));
         bytesShipped.addAndGet(bytes);
         return ChunkSent.SENT;
@@ -498,8 +501,15 @@ final class ValueShipper implements Runnable {
         return now;
     }
 
+    /** For {@code ./kvs bench jmh --stages}: a value frame is about to be written. */
+    private static void valueFrameWritten() {
+        WriteStages.mark(WriteStages.Stage.FIRST_VALUE_FRAME);
+        WriteStages.markLast(WriteStages.Stage.LAST_VALUE_FRAME);
+    }
+
     /** Writes a frame and waits while the stream is not writable. */
     private void write(Channel ch, Frame frame, int bytes) throws InterruptedException {
+        valueFrameWritten();
         ch.writeAndFlush(frame);
         bytesShipped.addAndGet(bytes);
         awaitWritable(ch);

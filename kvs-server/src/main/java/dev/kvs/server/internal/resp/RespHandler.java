@@ -1,6 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.KvsException;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
@@ -207,6 +208,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void handle(ChannelHandlerContext ctx, RespCommand command) {
+        WriteStages.mark(WriteStages.Stage.DISPATCHED);
         if (command.error() != null) {
             stats.protocolErrors.increment();
             reply(ctx, Replies.error(command.error()), null);
@@ -533,6 +535,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.write(m, ctx.voidPromise());
+        WriteStages.mark(WriteStages.Stage.REPLY_WRITTEN);
         writtenSinceFlush = true;
     }
 
