@@ -11,8 +11,8 @@ import java.util.function.LongSupplier;
  * <p>The benchmark {@linkplain #begin begins} each write and the code on its path {@linkplain #mark marks} the
  * stages it passes, stamped with {@link System#nanoTime()}, so the stamps of the primary and the backup share
  * one clock. A stage is stamped for whichever write began last: the trace is meaningful with one write in
- * flight at a time (the benchmark waits for each value on the backup before the next write). Off, a mark is one
- * volatile read.
+ * flight at a time (the benchmark waits for each write's value on the backup, and its ack on the primary, before
+ * the next write). Off, a mark is one volatile read.
  *
  * <p>Thread-safe: marks come from any thread; each stage of each write keeps its first stamp ({@link #mark}) or
  * its last ({@link #markLast}).
