@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class TestClock extends Clock {
     private final boolean follows;
     private final AtomicLong millis; // the time, or the offset from the system clock
+    private final AtomicLong reads = new AtomicLong();
 
     private TestClock(boolean follows, long millis) {
         this.follows = follows;
@@ -34,8 +35,14 @@ public final class TestClock extends Clock {
         millis.addAndGet(d.toMillis());
     }
 
+    /** How many times the time was read. */
+    public long reads() {
+        return reads.get();
+    }
+
     @Override
     public long millis() {
+        reads.incrementAndGet();
         return follows ? System.currentTimeMillis() + millis.get() : millis.get();
     }
 

@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
+import dev.kvs.server.internal.TestClock;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -19,7 +17,7 @@ class LiveReadsTest {
 
     private final KvStore store =
             KvStore.builder().maxEntries(10).maxBytes(1 << 16).open();
-    private final CountingClock clock = new CountingClock(T);
+    private final TestClock clock = TestClock.fixedAt(T);
     private final LiveReads reads = new LiveReads(store, clock);
     private final byte[] plain = "plain".getBytes();
     private final byte[] expiring = "expiring".getBytes();
@@ -39,15 +37,15 @@ class LiveReadsTest {
         assertThat(reads.get(plain).value()).isEqualTo("p".getBytes());
         assertThat(reads.header(plain)).isNotNull();
         assertThat(reads.exists(plain)).isTrue();
-        assertThat(clock.reads).isZero();
+        assertThat(clock.reads()).isZero();
     }
 
     @Test
     void aRecordWithAnExpiryIsHiddenOnceItPassed() {
         assertThat(reads.get(expiring)).isNotNull();
         assertThat(reads.exists(expiring)).isTrue();
-        assertThat(clock.reads).isPositive();
-        clock.now = T + 1; // an expiry passes after its millisecond
+        assertThat(clock.reads()).isPositive();
+        clock.advance(Duration.ofMillis(1)); // an expiry passes after its millisecond
         assertThat(reads.get(expiring)).isNull();
         assertThat(reads.header(expiring)).isNull();
         assertThat(reads.exists(expiring)).isFalse();
@@ -55,35 +53,5 @@ class LiveReadsTest {
                 .satisfiesExactly(
                         v -> assertThat(v.value()).isEqualTo("p".getBytes()),
                         v -> assertThat(v).isNull());
-    }
-
-    private static final class CountingClock extends Clock {
-        long now;
-        int reads;
-
-        CountingClock(long now) {
-            this.now = now;
-        }
-
-        @Override
-        public long millis() {
-            reads++;
-            return now;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
     }
 }
