@@ -160,7 +160,6 @@ public final class JmhCommand implements Callable<Integer> {
         return false;
     }
 
-    /** This JVM's --add-opens/--add-exports/native-access flags and -D settings, for the forks. */
     /** The forks' JVM flags: this JVM's module flags, and the stage trace's switch if asked for. */
     static String[] forkFlags(boolean stages) {
         List<String> flags = new ArrayList<>(List.of(moduleFlags()));
@@ -168,6 +167,7 @@ public final class JmhCommand implements Callable<Integer> {
         return flags.toArray(new String[0]);
     }
 
+    /** This JVM's --add-opens/--add-exports/native-access flags and -D settings, for the forks. */
     static String[] moduleFlags() {
         List<String> flags = new ArrayList<>();
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
