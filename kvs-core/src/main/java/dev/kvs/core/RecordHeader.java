@@ -1,5 +1,7 @@
 package dev.kvs.core;
 
+import java.time.Clock;
+
 /**
  * What a store knows about a record without reading its value: cheap to fetch even for a 64 MiB
  * value.
@@ -39,6 +41,14 @@ public record RecordHeader(RecordState state, TxId txId, int checksum, int value
      */
     public boolean expiredAt(long nowMillis) {
         return expired(expireAtMillis, nowMillis);
+    }
+
+    /**
+     * True if this header's expiry has passed on {@code clock}; the clock is read only if it has one (a read of
+     * the wall clock per GET and SET of a key without expiry is not free).
+     */
+    public boolean expiredAt(Clock clock) {
+        return hasExpiry() && expiredAt(clock.millis());
     }
 
     /** True if an expiry of {@code expireAtMillis} ({@link #NO_EXPIRY}: none) has passed at {@code nowMillis}. */

@@ -54,8 +54,8 @@ public final class LiveReads {
         return out;
     }
 
-    /** True if {@code h}'s expiry has passed; the clock is read only for a record that has one. */
-    private boolean expired(RecordHeader h) {
-        return h.hasExpiry() && h.expiredAt(clock.millis());
+    /** True if {@code h}'s expiry has passed on this node's clock (read only if {@code h} has an expiry). */
+    public boolean expired(RecordHeader h) {
+        return h.expiredAt(clock);
     }
 }

@@ -140,9 +140,7 @@ final class DataCommands {
 
     /** Whether GET and MGET reply with the value of {@code r} (or nil: also if it expired): the one place of that check. */
     boolean readable(ValueRead r) {
-        return r != null
-                && r.state() == RecordState.COMPLETE
-                && !(r.header().hasExpiry() && r.header().expiredAt(reads.nowMillis()));
+        return r != null && r.state() == RecordState.COMPLETE && !reads.expired(r.header());
     }
 
     private RedisMessage del(Session s, byte[][] a) {

@@ -169,11 +169,11 @@ public final class Writes {
     }
 
     private RecordHeader live(RecordHeader h) {
-        return h != null && h.hasExpiry() && h.expiredAt(clock.millis()) ? null : h;
+        return h != null && h.expiredAt(clock) ? null : h;
     }
 
     private StoredValue live(StoredValue v) {
-        return v != null && v.header().hasExpiry() && v.header().expiredAt(clock.millis()) ? null : v;
+        return v != null && v.header().expiredAt(clock) ? null : v;
     }
 
     /**
