@@ -2,7 +2,11 @@ package dev.kvs.core;
 
 import java.util.Objects;
 
-/** A {@link ValueStage} in a heap array: what stores without a staging area of their own hand out. */
+/**
+ * A {@link ValueStage} in a heap array: what stores without a staging area of their own hand out. It
+ * cannot be read while written: {@link #readable()} stays 0 and a {@link StageListener} is never
+ * called.
+ */
 public final class HeapValueStage implements ValueStage {
     private final byte[] bytes;
     private int written;

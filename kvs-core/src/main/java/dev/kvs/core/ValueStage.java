@@ -11,6 +11,12 @@ import java.nio.ByteBuffer;
  * #length()}; {@link KvStore#putStaged} then makes them a key's record. Until that, no reader sees
  * them. {@link #close} gives back what a stage that was not committed holds (room and memory); after a
  * commit it does nothing. Not thread-safe: one writer.
+ *
+ * <p>A stage whose store writes its bytes where other threads can reach them (chunk by chunk) lets
+ * them read what was written so far while the writer goes on ({@link #readable()}, {@link
+ * #readRange}) and tells a {@link StageListener} what becomes of it: replication ships a large value
+ * as it arrives instead of after its last byte. {@link #readable()} and {@link #readRange} are the
+ * only methods other threads may call.
  */
 public interface ValueStage extends AutoCloseable {
     /** The value's length in bytes, fixed when the stage was opened. */
@@ -56,7 +62,61 @@ public interface ValueStage extends AutoCloseable {
      */
     byte[] toArray();
 
-    /** Frees what the stage holds unless it was committed; idempotent. */
+    /**
+     * How many bytes, from the first, another thread may read now with {@link #readRange} while the
+     * writer goes on: it grows as the store writes whole chunks of the value, so it lags {@link
+     * #written()} by less than a chunk, and equals {@link #length()} once everything is written. A
+     * reader that reads this first sees those bytes in {@link #readRange}. Safe to call from any
+     * thread. This default returns 0: a stage that cannot be read while written.
+     */
+    default int readable() {
+        return 0;
+    }
+
+    /**
+     * Copies bytes {@code [offset, offset + length)}, which must lie within {@code [0, readable())},
+     * into {@code buffer} from its position, advancing it. Safe to call from any thread, while the
+     * writer goes on; also after a commit, while the key's record still holds these bytes.
+     *
+     * @return false if the stage's bytes are gone (it was closed without a commit, its record was
+     *     replaced, or the store was cleared or closed); the buffer's contents and position are then
+     *     unspecified
+     * @throws IllegalArgumentException if the range is negative, passes {@link #readable()}, or does
+     *     not fit in {@code buffer}
+     */
+    default boolean readRange(int offset, int length, ByteBuffer buffer) {
+        ValueRead.checkRange(offset, length, buffer);
+        checkReadable(offset, length, readable());
+        if (length > 0) throw new UnsupportedOperationException("readRange on " + this);
+        return true;
+    }
+
+    /**
+     * Checks that {@code [offset, offset + length)}, not negative, lies within {@code [0, readable)}.
+     *
+     * @throws IllegalArgumentException if not
+     */
+    private static void checkReadable(int offset, int length, int readable) {
+        if ((long) offset + length > readable) {
+            throw new IllegalArgumentException(
+                    "range [" + offset + ", +" + length + ") passes the " + readable + " readable bytes");
+        }
+    }
+
+    /**
+     * Makes {@code listener} the stage's {@link StageListener}: at most one, set by the writer before
+     * its first write. This default does nothing: a stage that cannot be read while written never calls
+     * a listener.
+     *
+     * @throws IllegalStateException (stages that call it) if a listener is set already, or bytes were
+     *     written, or the stage is closed or committed
+     */
+    default void listen(StageListener listener) {}
+
+    /**
+     * Frees what the stage holds unless it was committed; idempotent. Tells the listener the stage was
+     * {@linkplain StageListener#abandoned abandoned} if it was open.
+     */
     @Override
     void close();
 }

@@ -479,7 +479,7 @@ final class ChronicleKvStore implements KvStore {
                     throw new IllegalArgumentException("header " + header + " does not describe " + stage);
                 }
                 writer.putStaged(key, old, header, staged.blobId);
-                staged.committed();
+                staged.committed(header);
                 return true;
             } finally {
                 lock.unlock();
@@ -487,6 +487,11 @@ final class ChronicleKvStore implements KvStore {
         } finally {
             gate.exit(slot);
         }
+    }
+
+    /** How many times the store was cleared: a {@link ChunkStage} of an older count lost its chunks. */
+    long generation() {
+        return generation;
     }
 
     /** The whole value of an open stage, read back from its chunks. */
