@@ -6,6 +6,9 @@ import dev.kvs.core.KvsException;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueStage;
 import dev.kvs.replication.wire.Frame.Op;
+import dev.kvs.replication.wire.Frame.StageBind;
+import dev.kvs.replication.wire.Frame.StageCancel;
+import dev.kvs.replication.wire.Frame.StagedChunk;
 import dev.kvs.replication.wire.Frame.ValueChunk;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -28,7 +31,20 @@ import java.util.zip.CRC32C;
  * its value (wrong offset, or a length, checksum, op or key different from the first chunk) abandons
  * the value: it is reported once as {@link Corrupt} so the primary resends it, and its remaining
  * chunks are ignored. A {@linkplain #isCancel cancel} drops a value being assembled without a report:
- * the primary abandoned it because its key was rewritten (the newer value follows). Not thread-safe: one instance per channel, used on its event loop.
+ * the primary abandoned it because its key was rewritten (the newer value follows).
+ *
+ * <p><b>Cut-through</b> (protocol version 5): a large SET's value may start arriving as {@link
+ * StagedChunk}s, before the write has a TxId, named by a stage id. They are assembled the same way
+ * (the same stages, the same budget) into a separate table of at most {@link #MAX_STAGED} values,
+ * with nothing to report: a staged value that breaks (a chunk that does not continue it, a value over
+ * {@code maxValueBytes}, a store refusal, one too many) is dropped quietly and its id remembered so
+ * its later chunks are ignored. A {@link StageBind} gives a staged value its TxId, checksum and
+ * expiry: whole, it is verified and handed on at once; else it joins the values being assembled
+ * under that TxId, and the value's remaining {@link ValueChunk}s continue it with the usual checks.
+ * A bind of a staged value not held is {@link Corrupt}, so the primary resends the value whole. A
+ * {@link StageCancel} drops a staged value.
+ *
+ * <p>Not thread-safe: one instance per channel, used on its event loop.
  */
 final class ValueAssembler implements AutoCloseable {
     /** What a chunk that ends or breaks a value yields. */
@@ -65,6 +81,8 @@ final class ValueAssembler implements AutoCloseable {
     record Corrupt(TxId txId, byte[] key, String reason) implements Result {}
 
     private static final int MAX_ABANDONED = 4096;
+    /** The most staged values (not yet bound or cancelled) one channel holds; more are dropped. */
+    static final int MAX_STAGED = 64;
 
     private final AssemblyBudget.Lease lease;
     private final int maxValueBytes;
@@ -72,6 +90,10 @@ final class ValueAssembler implements AutoCloseable {
     private final Map<TxId, Assembly> assemblies = new HashMap<>();
     /** Values abandoned mid-way whose later chunks are ignored. */
     private final Set<TxId> abandoned = new HashSet<>();
+    /** Staged values (cut-through) by stage id, until their bind or cancel. */
+    private final Map<Long, Assembly> staging = new HashMap<>();
+    /** Stage ids of staged values dropped mid-way whose later chunks are ignored. */
+    private final Set<Long> droppedStages = new HashSet<>();
 
     /** An assembler that stages every value on the heap (a handback, whose values are not stored as such). */
     ValueAssembler(AssemblyBudget.Lease lease, int maxValueBytes) {
@@ -114,7 +136,9 @@ final class ValueAssembler implements AutoCloseable {
                 return verify(
                         txId, c.op(), c.key(), c.data(), Checksums.crc32c(c.data()), c.checksum(), c.expireAtMillis());
             }
-            Assembly a = new Assembly(c, open(c.totalLength()));
+            Assembly a = new Assembly(c.op(), c.key(), c.totalLength(), open(c.totalLength()));
+            a.checksum = c.checksum();
+            a.expireAt = c.expireAtMillis();
             if (a.onHeap()) lease.reserve(a.length);
             assemblies.put(txId, a);
             return append(a, c);
@@ -158,6 +182,11 @@ final class ValueAssembler implements AutoCloseable {
         }
         if (!c.isLast()) return null;
         assemblies.remove(txId);
+        return complete(txId, a);
+    }
+
+    /** Verifies {@code a}, which holds all its bytes and no longer counts as being assembled. */
+    private Result complete(TxId txId, Assembly a) {
         if (a.onHeap()) lease.release(a.length);
         int actual = (int) a.crc.getValue();
         if (actual != a.checksum) {
@@ -167,6 +196,103 @@ final class ValueAssembler implements AutoCloseable {
         return a.stage instanceof HeapValueStage heap
                 ? new Whole(txId, a.op, a.key, heap.bytes(), a.checksum, a.expireAt)
                 : new Whole(txId, a.op, a.key, null, a.stage, a.checksum, a.expireAt);
+    }
+
+    /**
+     * Takes a chunk of a staged value (cut-through): its first chunk (offset 0) opens the value's
+     * stage; a later one continues it. Drops the staged value, remembering its id so its later chunks
+     * are ignored, if the chunk does not continue it (offset, length or key), the value is over {@code
+     * maxValueBytes}, {@link #MAX_STAGED} staged values are held already, or the store refuses the
+     * bytes. A chunk past offset 0 of a stage not held is ignored.
+     *
+     * @return {@code null}: a staged value has no TxId yet, nothing is acked or nacked before its
+     *     {@link #bind}
+     */
+    Result acceptStaged(StagedChunk c) {
+        long id = c.stageId();
+        if (droppedStages.contains(id)) return null;
+        Assembly a = staging.get(id);
+        if (a == null) {
+            if (c.offset() != 0 || c.totalLength() > maxValueBytes || staging.size() >= MAX_STAGED) {
+                dropStage(id);
+                return null;
+            }
+            a = new Assembly(Op.PUT, c.key(), c.totalLength(), open(c.totalLength()));
+            if (a.onHeap()) lease.reserve(a.length);
+            staging.put(id, a);
+        } else if (c.offset() != a.stage.written() || c.totalLength() != a.length || !Arrays.equals(c.key(), a.key)) {
+            dropStage(id);
+            return null;
+        }
+        try {
+            a.append(c.data());
+        } catch (KvsException e) {
+            dropStage(id);
+        }
+        return null;
+    }
+
+    /**
+     * Gives the staged value {@code b.stageId()} its TxId, checksum and expiry. A value with all its
+     * bytes is verified at once; one still missing some is assembled on under its TxId (replacing any
+     * unfinished value of that TxId), and the TxId's next {@link ValueChunk} must continue it.
+     *
+     * @return a {@link Whole} or {@link Corrupt} (checksum mismatch) if the staged value was complete;
+     *     {@link Corrupt} if it is not held (dropped, or never seen) or is of another key, so that the
+     *     primary resends the value whole (the TxId's chunks sent meanwhile are ignored); else {@code
+     *     null}
+     */
+    Result bind(StageBind b) {
+        long id = b.stageId();
+        TxId txId = b.txId();
+        droppedStages.remove(id);
+        Assembly a = staging.remove(id);
+        String bad = null;
+        if (a == null) {
+            bad = "staged value " + id + " was not held";
+        } else if (!Arrays.equals(a.key, b.key())) {
+            free(a);
+            bad = "staged value " + id + " is of another key";
+        }
+        if (bad != null) {
+            // the value's remaining chunks may follow the bind: ignore them, the primary resends it whole
+            discard(txId);
+            abandon(txId);
+            return new Corrupt(txId, b.key(), bad);
+        }
+        a.checksum = b.checksum();
+        a.expireAt = b.expireAtMillis();
+        abandoned.remove(txId);
+        discard(txId);
+        if (a.stage.written() == a.length) return complete(txId, a);
+        assemblies.put(txId, a);
+        return null;
+    }
+
+    /** Drops the staged value {@code c.stageId()}, if held, and forgets its id. */
+    void cancel(StageCancel c) {
+        Assembly a = staging.remove(c.stageId());
+        if (a != null) free(a);
+        droppedStages.remove(c.stageId());
+    }
+
+    /** Staged values held (not yet bound or cancelled). */
+    int staged() {
+        return staging.size();
+    }
+
+    /** Drops the staged value {@code id}, if held, and ignores its later chunks. */
+    private void dropStage(long id) {
+        Assembly a = staging.remove(id);
+        if (a != null) free(a);
+        if (droppedStages.size() >= MAX_ABANDONED) droppedStages.clear(); // a flood of broken values: forget
+        droppedStages.add(id);
+    }
+
+    /** Gives back the memory of an assembly no longer held. */
+    private void free(Assembly a) {
+        if (a.onHeap()) lease.release(a.length);
+        a.stage.close();
     }
 
     /**
@@ -199,8 +325,11 @@ final class ValueAssembler implements AutoCloseable {
     @Override
     public void close() {
         for (Assembly a : assemblies.values()) a.stage.close();
+        for (Assembly a : staging.values()) a.stage.close();
         assemblies.clear();
         abandoned.clear();
+        staging.clear();
+        droppedStages.clear();
         lease.close();
     }
 
@@ -229,9 +358,7 @@ final class ValueAssembler implements AutoCloseable {
 
     private void discard(TxId txId) {
         Assembly a = assemblies.remove(txId);
-        if (a == null) return;
-        if (a.onHeap()) lease.release(a.length);
-        a.stage.close();
+        if (a != null) free(a);
     }
 
     private void abandon(TxId txId) {
@@ -239,22 +366,23 @@ final class ValueAssembler implements AutoCloseable {
         abandoned.add(txId);
     }
 
-    /** One value being assembled. */
+    /**
+     * One value being assembled. Its checksum and expiry come with its first chunk, or, for a staged
+     * value, with its bind; the CRC of its bytes is computed as they arrive.
+     */
     private static final class Assembly {
         final Op op;
         final byte[] key;
-        final int checksum;
-        final long expireAt;
+        int checksum;
+        long expireAt;
         final int length;
         final ValueStage stage;
         final CRC32C crc = new CRC32C();
 
-        Assembly(ValueChunk first, ValueStage stage) {
-            this.op = first.op();
-            this.key = first.key();
-            this.checksum = first.checksum();
-            this.expireAt = first.expireAtMillis();
-            this.length = first.totalLength();
+        Assembly(Op op, byte[] key, int length, ValueStage stage) {
+            this.op = op;
+            this.key = key;
+            this.length = length;
             this.stage = stage;
         }
 

@@ -19,8 +19,13 @@ import org.slf4j.LoggerFactory;
  * frame), flushed once. Stops reading while assembly memory is over its bound (see {@link
  * AssemblyBudget}).
  *
- * <p>Each batch that asks for one gets a {@code ValueReceipt} at once, flushed before its values are
- * applied, stamped with the time its bytes were read (flow control measures the link with it).
+ * <p>Each batch (or staged chunk) that asks for one gets a {@code ValueReceipt} at once, flushed
+ * before its values are applied, stamped with the time its bytes were read (flow control measures the
+ * link with it).
+ *
+ * <p>Cut-through (protocol version 5): {@code StagedChunk}s stage a value that has no TxId yet, a
+ * {@code StageBind} gives it one (and is applied, acked or nacked like a value's last chunk), a
+ * {@code StageCancel} drops it; see {@link ValueAssembler}.
  *
  * <p>Values are written to the store on this event loop. A value longer than one chunk is written
  * chunk by chunk as it arrives, into a stage of the store ({@link dev.kvs.core.KvStore#stage}), and
@@ -59,18 +64,15 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof Frame.ValueBatch b) {
-            WriteStages.mark(WriteStages.Stage.BACKUP_FIRST_READ);
-            WriteStages.markLast(WriteStages.Stage.BACKUP_LAST_READ);
-            if (b.sentNanos() != 0) {
-                // the receipt goes before the values are applied: it measures the link, not the store
-                long at = clock != null ? clock.lastReadNanos() : System.nanoTime();
-                ctx.writeAndFlush(new Frame.ValueReceipt(b.sentNanos(), at, FrameCodec.encodedSize(b)));
-            }
-            for (Frame.ValueChunk c : b.chunks()) {
-                ValueAssembler.Result r = assembler.accept(c);
-                if (r instanceof ValueAssembler.Whole w) apply(ctx, w);
-                else if (r instanceof ValueAssembler.Corrupt bad) nack(ctx, bad.txId(), bad.key(), bad.reason());
-            }
+            read(ctx, b.sentNanos(), b);
+            for (Frame.ValueChunk c : b.chunks()) settle(ctx, assembler.accept(c));
+        } else if (msg instanceof Frame.StagedChunk c) {
+            read(ctx, c.sentNanos(), c);
+            settle(ctx, assembler.acceptStaged(c));
+        } else if (msg instanceof Frame.StageBind b) {
+            settle(ctx, assembler.bind(b));
+        } else if (msg instanceof Frame.StageCancel c) {
+            assembler.cancel(c);
         } else if (msg instanceof Frame.Heartbeat h) {
             if (!h.reply()) {
                 ctx.write(new Frame.Heartbeat(h.nanos(), true));
@@ -84,6 +86,26 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             ctx.close();
         }
+    }
+
+    /**
+     * A frame of value bytes ({@code ValueBatch} or {@code StagedChunk}) was read: marks it, and
+     * answers its receipt at once if it asks for one ({@code sentNanos != 0}).
+     */
+    private void read(ChannelHandlerContext ctx, long sentNanos, Frame frame) {
+        WriteStages.mark(WriteStages.Stage.BACKUP_FIRST_READ);
+        WriteStages.markLast(WriteStages.Stage.BACKUP_LAST_READ);
+        if (sentNanos != 0) {
+            // the receipt goes before the values are applied: it measures the link, not the store
+            long at = clock != null ? clock.lastReadNanos() : System.nanoTime();
+            ctx.writeAndFlush(new Frame.ValueReceipt(sentNanos, at, FrameCodec.encodedSize(frame)));
+        }
+    }
+
+    /** Applies a whole value, nacks a broken one; nothing for {@code null}. */
+    private void settle(ChannelHandlerContext ctx, ValueAssembler.Result r) {
+        if (r instanceof ValueAssembler.Whole w) apply(ctx, w);
+        else if (r instanceof ValueAssembler.Corrupt bad) nack(ctx, bad.txId(), bad.key(), bad.reason());
     }
 
     private void apply(ChannelHandlerContext ctx, ValueAssembler.Whole w) {

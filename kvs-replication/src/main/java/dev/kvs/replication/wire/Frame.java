@@ -15,7 +15,7 @@ import java.util.List;
  * <pre>
  * key channel   primary -> backup: Hello, KeyBatch, ResyncBegin, ResyncEnd, Handover, Heartbeat
  *               backup -> primary: Welcome, Reject, KeyAck, Resend, Heartbeat
- * value channel primary -> backup: Hello, ValueBatch, Heartbeat
+ * value channel primary -> backup: Hello, ValueBatch, StagedChunk, StageBind, StageCancel, Heartbeat
  *               backup -> primary: Welcome, Reject, ValueReceipt, ValueAck, ValueNack, Heartbeat
  * handback      old primary -> new primary: Hello, ValueBatch, HandbackEnd
  *               new primary -> old primary: HandbackWants..., Reject, ValueAck
@@ -31,13 +31,19 @@ import java.util.List;
  * (every key written before it is gone) and {@link Op#RENAME} (a key packet naming its {@code
  * source} key as well). A value chunk is still only {@code PUT} or {@code DELETE}.
  *
+ * <p>Version 5 added <b>cut-through</b> on value channels: a large SET's value is shipped while
+ * the primary still receives it from its client, before the write has a TxId, as {@link
+ * StagedChunk}s named by a stage id; when the SET commits a {@link StageBind} gives the staged value
+ * its TxId, checksum and expiry, and the value's remaining bytes follow as ordinary {@link
+ * ValueChunk}s of that TxId; a {@link StageCancel} drops a staged value that will not be written.
+ *
  * <p>A <b>handback</b> connection is failback: a deposed primary dials the node that replaced it,
  * is told which fenced keys (TxId, length, checksum) the new primary misses, sends the values it
  * still holds for them, and learns which were accepted.
  */
 public sealed interface Frame {
     /** Protocol version written in every frame; a peer speaking another version is rejected. */
-    byte VERSION = 4;
+    byte VERSION = 5;
 
     /** The kind of connection a {@link Hello} opens. */
     enum ChannelKind {
@@ -283,10 +289,93 @@ public sealed interface Frame {
     }
 
     /**
-     * The backup received a {@link ValueBatch} of {@code bytes} (encoded, length prefix included) that
-     * was sent at {@code sentNanos} (the primary's clock), at {@code receivedNanos} (the backup's
-     * clock), before applying it. Sent at once, so the primary measures one-way delay (up to the clock
-     * offset, which cancels against the base delay) and the bytes no longer in flight.
+     * Bytes {@code [offset, offset + data.length)} of a SET's value of {@code totalLength} bytes, sent
+     * while the primary still receives it (cut-through), before the write has a TxId; {@code stageId}
+     * (unique within the primary process) names it until a {@link StageBind} or {@link StageCancel}.
+     * {@code sentNanos} as in {@link ValueBatch}: unless 0, the backup answers a {@link ValueReceipt}.
+     * Since version 5.
+     */
+    record StagedChunk(long sentNanos, long stageId, byte[] key, int totalLength, int offset, byte[] data)
+            implements Frame {
+        public StagedChunk {
+            if (offset < 0 || totalLength < 0 || offset + (long) data.length > totalLength) {
+                throw new IllegalArgumentException("staged chunk [" + offset + ", +" + data.length
+                        + ") outside value of " + totalLength + " bytes");
+            }
+        }
+
+        /** True if the chunk ends its value. */
+        public boolean isLast() {
+            return offset + data.length == totalLength;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof StagedChunk c
+                    && sentNanos == c.sentNanos
+                    && stageId == c.stageId
+                    && Arrays.equals(key, c.key)
+                    && totalLength == c.totalLength
+                    && offset == c.offset
+                    && Arrays.equals(data, c.data);
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(stageId) * 31 + offset;
+        }
+
+        @Override
+        public String toString() {
+            return "StagedChunk[stage " + stageId + " [" + offset + ", +" + data.length + ") of " + totalLength + "]";
+        }
+    }
+
+    /**
+     * The staged value {@code stageId} is the PUT of {@code key} at {@code txId}, of CRC32C {@code
+     * checksum}, expiring at {@code expireAtMillis} (epoch millis, 0: never): its remaining bytes, if
+     * any, follow as {@link ValueChunk}s of {@code txId} from the offset the staged chunks reached. A
+     * backup that does not hold the staged value nacks {@code txId}, and the primary ships the value
+     * again whole. Since version 5.
+     */
+    record StageBind(long stageId, TxId txId, byte[] key, int checksum, long expireAtMillis) implements Frame {
+        public StageBind {
+            if (expireAtMillis < 0) throw new IllegalArgumentException("expireAtMillis < 0: " + expireAtMillis);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof StageBind b
+                    && stageId == b.stageId
+                    && txId.equals(b.txId)
+                    && Arrays.equals(key, b.key)
+                    && checksum == b.checksum
+                    && expireAtMillis == b.expireAtMillis;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(stageId) * 31 + txId.hashCode();
+        }
+
+        @Override
+        public String toString() {
+            return "StageBind[stage " + stageId + " -> " + txId + " key=" + key.length + "B]";
+        }
+    }
+
+    /**
+     * The staged value {@code stageId} will not be written (the SET was refused, or its client left):
+     * the backup drops it. Since version 5.
+     */
+    record StageCancel(long stageId) implements Frame {}
+
+    /**
+     * The backup received a {@link ValueBatch} (or a {@link StagedChunk}) of {@code bytes} (encoded,
+     * length prefix included) that was sent at {@code sentNanos} (the primary's clock), at {@code
+     * receivedNanos} (the backup's clock), before applying it. Sent at once, so the primary measures
+     * one-way delay (up to the clock offset, which cancels against the base delay) and the bytes no
+     * longer in flight.
      */
     record ValueReceipt(long sentNanos, long receivedNanos, int bytes) implements Frame {
         public ValueReceipt {

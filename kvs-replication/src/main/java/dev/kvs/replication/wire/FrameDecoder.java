@@ -154,6 +154,12 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 return new Frame.AuthChallenge(readBytes(in, "nonce"), readBytes(in, "proof"));
             case AUTH_PROOF:
                 return new Frame.AuthProof(readBytes(in, "proof"));
+            case STAGED_CHUNK:
+                return readStagedChunk(in);
+            case STAGE_BIND:
+                return readStageBind(in);
+            case STAGE_CANCEL:
+                return new Frame.StageCancel(readLong(in, "stage id"));
             default:
                 throw new FrameException("unknown frame type " + type);
         }

@@ -83,6 +83,9 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         if (frame instanceof Frame.AuthInit) return AUTH_INIT;
         if (frame instanceof Frame.AuthChallenge) return AUTH_CHALLENGE;
         if (frame instanceof Frame.AuthProof) return AUTH_PROOF;
+        if (frame instanceof Frame.StagedChunk) return STAGED_CHUNK;
+        if (frame instanceof Frame.StageBind) return STAGE_BIND;
+        if (frame instanceof Frame.StageCancel) return STAGE_CANCEL;
         throw new IllegalArgumentException("unknown frame: " + frame);
     }
 
@@ -143,6 +146,15 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         }
         if (frame instanceof Frame.AuthProof a) {
             return bytesSize(a.proof());
+        }
+        if (frame instanceof Frame.StagedChunk c) {
+            return stagedChunkSize(c);
+        }
+        if (frame instanceof Frame.StageBind b) {
+            return stageBindSize(b);
+        }
+        if (frame instanceof Frame.StageCancel) {
+            return 8;
         }
         return TXID_BYTES; // KeyAck, Resend, ResyncBegin, ResyncEnd
     }
@@ -212,6 +224,12 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
             writeBytes(out, c.proof());
         } else if (frame instanceof Frame.AuthProof a) {
             writeBytes(out, a.proof());
+        } else if (frame instanceof Frame.StagedChunk c) {
+            writeStagedChunk(out, c);
+        } else if (frame instanceof Frame.StageBind b) {
+            writeStageBind(out, b);
+        } else if (frame instanceof Frame.StageCancel c) {
+            out.writeLong(c.stageId());
         }
     }
 }

@@ -23,6 +23,10 @@ final class Wire {
     static final int MIN_KEY_PACKET_BYTES = TXID_BYTES + 1 + 4 + 4 + 4 + 8;
     /** TxId, op, key length, total length, checksum, offset, data length, expiry. */
     static final int MIN_VALUE_CHUNK_BYTES = TXID_BYTES + 1 + 4 + 4 + 4 + 4 + 4 + 8;
+    /** Send time, stage id, key length, total length, offset, data length. */
+    static final int MIN_STAGED_CHUNK_BYTES = 8 + 8 + 4 + 4 + 4 + 4;
+    /** Stage id, TxId, key length, checksum, expiry. */
+    static final int MIN_STAGE_BIND_BYTES = 8 + TXID_BYTES + 4 + 4 + 8;
 
     static final byte HELLO = 1;
     static final byte WELCOME = 2;
@@ -43,8 +47,11 @@ final class Wire {
     static final byte AUTH_INIT = 17;
     static final byte AUTH_CHALLENGE = 18;
     static final byte AUTH_PROOF = 19;
+    static final byte STAGED_CHUNK = 20;
+    static final byte STAGE_BIND = 21;
+    static final byte STAGE_CANCEL = 22;
     /** The highest frame type. */
-    static final byte LAST_TYPE = AUTH_PROOF;
+    static final byte LAST_TYPE = STAGE_CANCEL;
 
     private static final Frame.ChannelKind[] CHANNEL_KINDS = Frame.ChannelKind.values();
     private static final Frame.Op[] OPS = Frame.Op.values();
@@ -70,6 +77,14 @@ final class Wire {
 
     static long valueChunkSize(Frame.ValueChunk c) {
         return MIN_VALUE_CHUNK_BYTES + (long) c.key().length + c.data().length;
+    }
+
+    static long stagedChunkSize(Frame.StagedChunk c) {
+        return MIN_STAGED_CHUNK_BYTES + (long) c.key().length + c.data().length;
+    }
+
+    static long stageBindSize(Frame.StageBind b) {
+        return MIN_STAGE_BIND_BYTES + (long) b.key().length;
     }
 
     private static int utf8Length(String s) {
@@ -125,6 +140,23 @@ final class Wire {
         out.writeInt(c.offset());
         writeBytes(out, c.data());
         out.writeLong(c.expireAtMillis());
+    }
+
+    static void writeStagedChunk(ByteBuf out, Frame.StagedChunk c) {
+        out.writeLong(c.sentNanos());
+        out.writeLong(c.stageId());
+        writeBytes(out, c.key());
+        out.writeInt(c.totalLength());
+        out.writeInt(c.offset());
+        writeBytes(out, c.data());
+    }
+
+    static void writeStageBind(ByteBuf out, Frame.StageBind b) {
+        out.writeLong(b.stageId());
+        writeTxId(out, b.txId());
+        writeBytes(out, b.key());
+        out.writeInt(b.checksum());
+        out.writeLong(b.expireAtMillis());
     }
 
     // ---- readers: every one checks the bytes left first
@@ -233,6 +265,25 @@ final class Wire {
         byte[] data = readBytes(in, "chunk data");
         long expireAt = readExpiry(in);
         return new Frame.ValueChunk(txId, op, key, totalLength, checksum, offset, data, expireAt);
+    }
+
+    static Frame.StagedChunk readStagedChunk(ByteBuf in) {
+        long sentNanos = readLong(in, "sentNanos");
+        long stageId = readLong(in, "stage id");
+        byte[] key = readBytes(in, "key");
+        int totalLength = readInt(in, "total length");
+        int offset = readInt(in, "offset");
+        byte[] data = readBytes(in, "chunk data");
+        return new Frame.StagedChunk(sentNanos, stageId, key, totalLength, offset, data);
+    }
+
+    static Frame.StageBind readStageBind(ByteBuf in) {
+        long stageId = readLong(in, "stage id");
+        TxId txId = readTxId(in, "stage bind TxId");
+        byte[] key = readBytes(in, "key");
+        int checksum = readInt(in, "checksum");
+        long expireAt = readExpiry(in);
+        return new Frame.StageBind(stageId, txId, key, checksum, expireAt);
     }
 
     private static long readExpiry(ByteBuf in) {

@@ -11,6 +11,7 @@ import static dev.kvs.replication.backup.Packets.tx;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
@@ -31,6 +32,7 @@ import io.netty.channel.nio.NioIoHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
@@ -378,6 +380,71 @@ class ReplicationServerTest {
         keys.next(Frame.KeyAck.class);
         values.send(new ValueBatch(List.of(putChunk(tx(2), "b", bytes("2")))));
         assertThat(values.next(Frame.ValueAck.class).txIds()).containsExactly(tx(2));
+    }
+
+    @Test
+    void aStagedChunkGetsAReceiptAtOnceAndAStagedValueIsAppliedAndAckedAtItsBind() {
+        start();
+        TestPrimary keys = keyChannel();
+        TestPrimary values = valueChannel(0);
+        byte[] v = new byte[1000];
+        new Random(43).nextBytes(v);
+        long before = System.nanoTime();
+        Frame.StagedChunk first = new Frame.StagedChunk(12345, 7, bytes("a"), 1000, 0, Arrays.copyOf(v, 600));
+        values.send(first);
+        Frame.ValueReceipt r = values.next(Frame.ValueReceipt.class);
+        assertThat(r.sentNanos()).isEqualTo(12345);
+        assertThat(r.receivedNanos()).isBetween(before, System.nanoTime());
+        assertThat(r.bytes()).isEqualTo(FrameCodec.encodedSize(first));
+        // a staged chunk that asks for no receipt gets none; the value is applied at its bind
+        values.send(new Frame.StagedChunk(0, 7, bytes("a"), 1000, 600, Arrays.copyOfRange(v, 600, 1000)));
+        keys.send(new KeyBatch(List.of(putKey(tx(1), "a", v))));
+        keys.next(Frame.KeyAck.class);
+        values.send(new Frame.StageBind(7, tx(1), bytes("a"), Checksums.crc32c(v), 0));
+
+        assertThat(values.next(Frame.ValueAck.class).txIds()).containsExactly(tx(1));
+        assertThat(store.get(bytes("a"))).isEqualTo(StoredValue.complete(tx(1), v));
+        assertThat(server.unfinishedKeys().isEmpty()).isTrue();
+        assertThat(server.status().assemblyBytes()).isZero();
+    }
+
+    @Test
+    void aStagedValueIsContinuedByValueChunksAfterItsBindAndABindOfAStageNotHeldIsNacked() {
+        start();
+        TestPrimary keys = keyChannel();
+        TestPrimary values = valueChannel(0);
+        byte[] big = new byte[300_000];
+        new Random(44).nextBytes(big);
+        keys.send(new KeyBatch(List.of(putKey(tx(1), "big", big), putKey(tx(2), "gone", bytes("x")))));
+        keys.next(Frame.KeyAck.class);
+
+        values.send(
+                new Frame.StagedChunk(0, 1, bytes("big"), big.length, 0, Arrays.copyOf(big, 100_000)),
+                new Frame.StagedChunk(0, 2, bytes("gone"), 1, 0, new byte[0]),
+                new Frame.StageCancel(2),
+                new Frame.StageBind(1, tx(1), bytes("big"), Checksums.crc32c(big), 0),
+                new ValueBatch(List.of(new ValueChunk(
+                        tx(1),
+                        Op.PUT,
+                        bytes("big"),
+                        big.length,
+                        Checksums.crc32c(big),
+                        100_000,
+                        Arrays.copyOfRange(big, 100_000, big.length)))),
+                new Frame.StageBind(2, tx(2), bytes("gone"), Checksums.crc32c(bytes("x")), 0));
+
+        // the ack of tx 1 goes at the end of a read, the nack at once: either may come first
+        List<Frame> answers = List.of(values.next(), values.next());
+        assertThat(answers)
+                .containsExactlyInAnyOrder(
+                        new Frame.ValueNack(tx(2), bytes("gone"), "staged value 2 was not held"),
+                        new Frame.ValueAck(List.of(tx(1))));
+        assertThat(store.get(bytes("big"))).isEqualTo(StoredValue.complete(tx(1), big));
+        assertThat(store.get(bytes("gone"))).isNull();
+        // the primary resends the nacked value whole
+        values.send(new ValueBatch(List.of(putChunk(tx(2), "gone", bytes("x")))));
+        assertThat(values.next(Frame.ValueAck.class).txIds()).containsExactly(tx(2));
+        assertThat(server.unfinishedKeys().isEmpty()).isTrue();
     }
 
     @Test

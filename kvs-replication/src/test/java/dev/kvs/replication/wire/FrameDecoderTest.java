@@ -99,8 +99,43 @@ class FrameDecoderTest {
     }
 
     @Test
-    void rejectsTypeAfterValueReceipt() {
-        assertRejected(raw(20, b -> b.writeLong(1).writeByte(0)), "unknown frame type 20");
+    void rejectsTypeAfterTheLast() {
+        assertThat(Wire.LAST_TYPE).isEqualTo(Wire.STAGE_CANCEL);
+        assertRejected(raw(23, b -> b.writeLong(1).writeByte(0)), "unknown frame type 23");
+    }
+
+    @Test
+    void rejectsStagedChunkOutsideItsValue() {
+        ByteBuf bad = raw(Wire.STAGED_CHUNK, b -> {
+            b.writeLong(0).writeLong(7).writeInt(1).writeByte('k');
+            b.writeInt(12).writeInt(10).writeInt(5).writeZero(5);
+        });
+        assertThatThrownBy(() -> channel.writeInbound(bad))
+                .isInstanceOf(FrameException.class)
+                .hasMessage("invalid frame type 20: staged chunk [10, +5) outside value of 12 bytes")
+                .hasCauseInstanceOf(IllegalArgumentException.class);
+        assertThat(bad.refCnt()).isZero();
+        assertIgnoresWhatFollows(channel);
+    }
+
+    @Test
+    void rejectsStagedChunkAtNegativeOffset() {
+        assertRejected(
+                raw(Wire.STAGED_CHUNK, b -> {
+                    b.writeLong(0).writeLong(7).writeInt(0);
+                    b.writeInt(12).writeInt(-1).writeInt(0);
+                }),
+                "invalid frame type 20: staged chunk [-1, +0) outside value of 12 bytes");
+    }
+
+    @Test
+    void rejectsStageBindWithNegativeExpiry() {
+        assertRejected(
+                raw(Wire.STAGE_BIND, b -> {
+                    b.writeLong(7).writeLong(1).writeLong(2).writeInt(0);
+                    b.writeInt(0).writeLong(-1);
+                }),
+                "expiry < 0: -1");
     }
 
     @Test

@@ -22,33 +22,99 @@ class FrameEncoderTest {
     @Test
     void writesLengthVersionTypeThenBigEndianFields() {
         assertThat(hex(new Frame.Heartbeat(0x0102030405060708L, true)))
-                .isEqualTo("0000000b" + "04" + "0c" + "0102030405060708" + "01");
+                .isEqualTo("0000000b" + "05" + "0c" + "0102030405060708" + "01");
         assertThat(hex(new Frame.KeyAck(TxId.of(1, 2))))
-                .isEqualTo("00000012" + "04" + "05" + "0000000000000001" + "0000000000000002");
+                .isEqualTo("00000012" + "05" + "05" + "0000000000000001" + "0000000000000002");
         assertThat(hex(new Frame.Reject(Frame.RejectReason.VERSION, 7, "é")))
-                .isEqualTo("0000000f" + "04" + "03" + "03" + "0000000000000007" + "0002" + "c3a9");
+                .isEqualTo("0000000f" + "05" + "03" + "03" + "0000000000000007" + "0002" + "c3a9");
         assertThat(hex(new Frame.ValueAck(List.of(TxId.of(0, 255)))))
-                .isEqualTo("00000016" + "04" + "0a" + "00000001" + "0000000000000000" + "00000000000000ff");
+                .isEqualTo("00000016" + "05" + "0a" + "00000001" + "0000000000000000" + "00000000000000ff");
         assertThat(hex(new Frame.KeyBatch(
                         List.of(new Frame.KeyPacket(TxId.of(0, 1), Frame.Op.DELETE, new byte[] {9}, 3, -1)))))
-                .isEqualTo("0000002c" + "04" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "01"
+                .isEqualTo("0000002c" + "05" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "01"
                         + "0000000109" + "00000003" + "ffffffff" + "0000000000000000");
         assertThat(hex(new Frame.KeyBatch(
                         List.of(new Frame.KeyPacket(TxId.of(0, 1), Frame.Op.PUT, new byte[] {9}, 3, -1, 0x1234)))))
-                .isEqualTo("0000002c" + "04" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "00"
+                .isEqualTo("0000002c" + "05" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "00"
                         + "0000000109" + "00000003" + "ffffffff" + "0000000000001234");
         // version 4: Hello ends with the dialler's client address
         assertThat(hex(new Frame.Hello("c", "n", "p", 2, Frame.ChannelKind.KEY, 0, "h:1")))
-                .isEqualTo("0000001d" + "04" + "01" + "000163" + "00016e" + "000170" + "0000000000000002" + "00"
+                .isEqualTo("0000001d" + "05" + "01" + "000163" + "00016e" + "000170" + "0000000000000002" + "00"
                         + "00000000" + "0003683a31");
         // a RENAME packet carries its source key after the expiry; FLUSH has no key
         assertThat(hex(new Frame.KeyBatch(List.of(
                         Frame.KeyPacket.rename(TxId.of(0, 2), new byte[] {7}, new byte[] {9}, 3, -1),
                         Frame.KeyPacket.flush(TxId.of(0, 3))))))
-                .isEqualTo("00000056" + "04" + "04" + "00000002" + "0000000000000000" + "0000000000000002" + "04"
+                .isEqualTo("00000056" + "05" + "04" + "00000002" + "0000000000000000" + "0000000000000002" + "04"
                         + "0000000109" + "00000003" + "ffffffff" + "0000000000000000" + "0000000107"
                         + "0000000000000000" + "0000000000000003" + "03" + "00000000" + "00000000" + "00000000"
                         + "0000000000000000");
+        // version 5: cut-through frames
+        assertThat(hex(new Frame.StagedChunk(0x0102, 3, new byte[] {9}, 10, 4, new byte[] {7, 8})))
+                .isEqualTo("00000025" + "05" + "14" + "0000000000000102" + "0000000000000003" + "0000000109"
+                        + "0000000a" + "00000004" + "000000020708");
+        assertThat(hex(new Frame.StageBind(3, TxId.of(1, 2), new byte[] {9}, -1, 0x1234)))
+                .isEqualTo("0000002b" + "05" + "15" + "0000000000000003" + "0000000000000001" + "0000000000000002"
+                        + "0000000109" + "ffffffff" + "0000000000001234");
+        assertThat(hex(new Frame.StageCancel(3))).isEqualTo("0000000a" + "05" + "16" + "0000000000000003");
+        assertFalse(channel.finish());
+    }
+
+    @Test
+    void aStagedChunkFrameFilledInPlaceIsByteForByteTheEncodersStagedChunkAndDecodesBack() {
+        byte[] key = {1, 2, 3};
+        byte[] value = new byte[300];
+        new java.util.Random(8).nextBytes(value);
+        Frame.StagedChunk chunk = new Frame.StagedChunk(0x1122334455667788L, 42, key, 1000, 100, value);
+        StagedChunkFrame frame =
+                StagedChunkFrame.allocate(io.netty.buffer.PooledByteBufAllocator.DEFAULT, 42, key, 1000, 100, 300);
+        java.nio.ByteBuffer data = frame.data();
+        assertThat(data.remaining()).isEqualTo(300);
+        assertThat(data.isDirect()).isTrue();
+        data.put(value);
+        ByteBuf buf = frame.finish(0x1122334455667788L);
+        try {
+            assertThat(buf.readableBytes())
+                    .isEqualTo(FrameCodec.encodedSize(chunk))
+                    .isEqualTo(StagedChunkFrame.size(key, 300));
+            assertThat(io.netty.buffer.ByteBufUtil.getBytes(buf)).isEqualTo(Samples.encode(chunk));
+            EmbeddedChannel decoder = new EmbeddedChannel(new FrameDecoder(Samples.MAX));
+            decoder.writeInbound(buf.retain());
+            assertThat((Frame) decoder.readInbound()).isEqualTo(chunk);
+            assertFalse(decoder.finish());
+        } finally {
+            buf.release();
+        }
+        assertThatThrownBy(() ->
+                        StagedChunkFrame.allocate(io.netty.buffer.PooledByteBufAllocator.DEFAULT, 1, key, 10, 5, 6))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("staged chunk [5, +6) outside value of 10 bytes");
+        StagedChunkFrame unsent =
+                StagedChunkFrame.allocate(io.netty.buffer.PooledByteBufAllocator.DEFAULT, 1, key, 10, 0, 10);
+        ByteBuf held = unsent.finish(0);
+        assertThat(held.refCnt()).isEqualTo(1);
+        unsent.release();
+        assertThat(held.refCnt()).isZero();
+        assertFalse(channel.finish());
+    }
+
+    @Test
+    void stagedChunkRefusesBytesOutsideItsValue() {
+        assertThatThrownBy(() -> new Frame.StagedChunk(0, 1, new byte[0], 4, 3, new byte[2]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("staged chunk [3, +2) outside value of 4 bytes");
+        assertThatThrownBy(() -> new Frame.StagedChunk(0, 1, new byte[0], -1, 0, new byte[0]))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Frame.StageBind(1, TxId.of(1, 1), new byte[0], 0, -1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("expireAtMillis < 0: -1");
+        assertThat(new Frame.StagedChunk(0, 1, new byte[] {1}, 4, 3, new byte[] {2}))
+                .isEqualTo(new Frame.StagedChunk(0, 1, new byte[] {1}, 4, 3, new byte[] {2}))
+                .hasSameHashCodeAs(new Frame.StagedChunk(0, 1, new byte[] {1}, 4, 3, new byte[] {2}))
+                .isNotEqualTo(new Frame.StagedChunk(0, 1, new byte[] {1}, 4, 3, new byte[] {3}));
+        assertThat(new Frame.StageBind(1, TxId.of(1, 1), new byte[] {1}, 0, 0))
+                .isEqualTo(new Frame.StageBind(1, TxId.of(1, 1), new byte[] {1}, 0, 0))
+                .isNotEqualTo(new Frame.StageBind(1, TxId.of(1, 1), new byte[] {2}, 0, 0));
         assertFalse(channel.finish());
     }
 

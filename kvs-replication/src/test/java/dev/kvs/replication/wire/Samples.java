@@ -67,7 +67,14 @@ final class Samples {
                 new Frame.AuthInit(filled(Frame.NONCE_BYTES, 1)),
                 new Frame.AuthChallenge(filled(Frame.NONCE_BYTES, 2), filled(Frame.PROOF_BYTES, 3)),
                 new Frame.AuthProof(filled(Frame.PROOF_BYTES, 4)),
-                new Frame.Reject(RejectReason.AUTH, 1, "no proof"));
+                new Frame.Reject(RejectReason.AUTH, 1, "no proof"),
+                new Frame.StagedChunk(123_456L, 7, bytes("user:big"), 100, 0, bytes("first")),
+                new Frame.StagedChunk(0, Long.MIN_VALUE, new byte[0], 0, 0, new byte[0]),
+                new Frame.StagedChunk(Long.MAX_VALUE, Long.MAX_VALUE, bytes("k"), Integer.MAX_VALUE, 97, bytes("mid")),
+                new Frame.StageBind(7, t, bytes("user:big"), 0xCAFEBABE, 1_700_000_000_123L),
+                new Frame.StageBind(Long.MIN_VALUE, big, new byte[0], -1, 0),
+                new Frame.StageCancel(7),
+                new Frame.StageCancel(-1));
     }
 
     private static byte[] filled(int n, int v) {
@@ -112,7 +119,7 @@ final class Samples {
 
     /** A valid frame chosen at random, with random contents, every type equally likely. */
     static Frame random(Random r) {
-        switch (r.nextInt(16)) {
+        switch (r.nextInt(19)) {
             case 0:
                 return new Frame.Hello(
                         string(r),
@@ -184,6 +191,21 @@ final class Samples {
                 return new Frame.HandbackEnd(r.nextInt());
             case 14:
                 return new Frame.ValueReceipt(r.nextLong(), r.nextLong(), r.nextInt() & Integer.MAX_VALUE);
+            case 15: {
+                byte[] data = bytes(r, 64);
+                int offset = r.nextInt(100);
+                int total = offset + data.length + r.nextInt(3);
+                return new Frame.StagedChunk(r.nextLong(), r.nextLong(), bytes(r, 20), total, offset, data);
+            }
+            case 16:
+                return new Frame.StageBind(
+                        r.nextLong(),
+                        txId(r),
+                        bytes(r, 20),
+                        r.nextInt(),
+                        r.nextBoolean() ? 0 : r.nextLong() & Long.MAX_VALUE);
+            case 17:
+                return new Frame.StageCancel(r.nextLong());
             default:
                 return new Frame.Heartbeat(r.nextLong(), r.nextBoolean());
         }
