@@ -19,6 +19,8 @@ import java.time.Duration;
  * @param heartbeatInterval how often an idle link is probed
  * @param maxFrameBytes longest replication frame accepted
  * @param flowControl delay-based flow control of the value traffic
+ * @param cutThrough ship a large SET's value while the client still sends it, before the write is
+ *     committed (see {@link ReplicationLink#shipWhileStaged}); off, a value leaves after its commit
  */
 public record ReplicatorConfig(
         int maxUnackedKeys,
@@ -34,7 +36,8 @@ public record ReplicatorConfig(
         Duration reconnectMax,
         Duration heartbeatInterval,
         int maxFrameBytes,
-        FlowControlConfig flowControl) {
+        FlowControlConfig flowControl,
+        boolean cutThrough) {
 
     public ReplicatorConfig {
         if (flowControl == null) throw new IllegalArgumentException("flowControl is missing");
@@ -97,6 +100,7 @@ public record ReplicatorConfig(
         private Duration heartbeatInterval = Duration.ofSeconds(1);
         private int maxFrameBytes = 8 * 1024 * 1024;
         private FlowControlConfig flowControl = FlowControlConfig.defaults();
+        private boolean cutThrough = true;
 
         Builder() {}
 
@@ -116,6 +120,7 @@ public record ReplicatorConfig(
             heartbeatInterval = c.heartbeatInterval;
             maxFrameBytes = c.maxFrameBytes;
             flowControl = c.flowControl;
+            cutThrough = c.cutThrough;
         }
 
         public Builder maxUnackedKeys(int v) {
@@ -184,6 +189,11 @@ public record ReplicatorConfig(
             return this;
         }
 
+        public Builder cutThrough(boolean v) {
+            cutThrough = v;
+            return this;
+        }
+
         public ReplicatorConfig build() {
             return new ReplicatorConfig(
                     maxUnackedKeys,
@@ -199,7 +209,8 @@ public record ReplicatorConfig(
                     reconnectMax,
                     heartbeatInterval,
                     maxFrameBytes,
-                    flowControl);
+                    flowControl,
+                    cutThrough);
         }
     }
 }

@@ -17,6 +17,8 @@ import dev.kvs.core.TxId;
  * @param valueBytesShipped value bytes sent
  * @param abandonedValues large values whose shipping stopped mid-way because their key was rewritten
  *     meanwhile (the newer value ships instead; the backup drops its partial copy)
+ * @param cutThroughValues large values that started for the backup while their client still sent them,
+ *     then were bound to their write at its commit (cut-through)
  * @param valueStreamsUp value connections up
  * @param resyncs full resyncs started
  * @param reconnects key channel connections made
@@ -36,6 +38,7 @@ public record ReplicatorStatus(
         long valuesShipped,
         long valueBytesShipped,
         long abandonedValues,
+        long cutThroughValues,
         int valueStreamsUp,
         long resyncs,
         long reconnects,
@@ -45,7 +48,7 @@ public record ReplicatorStatus(
     /** The status of a node that orders writes without replicating them, up to {@code last}. */
     public static ReplicatorStatus none(TxId last) {
         return new ReplicatorStatus(
-                "none", "", last, last, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, FlowControlStatus.off());
+                "none", "", last, last, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, FlowControlStatus.off());
     }
 
     /** True while the key channel streams. */

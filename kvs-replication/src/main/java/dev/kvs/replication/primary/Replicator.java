@@ -3,6 +3,7 @@ package dev.kvs.replication.primary;
 import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueStage;
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.ReplicationLink;
@@ -48,6 +49,7 @@ public final class Replicator implements ReplicationLink {
     private final KeyChannel keyChannel;
     private final List<ValueChannel> valueChannels = new ArrayList<>();
     private final ValueShipper shipper;
+    private final StagedValues staged;
     private final CommitWakeup wakeup;
     /** One task per wake-up on the key channel's event loop, see {@link #wake}. */
     private final Runnable turn = this::turn;
@@ -210,7 +212,8 @@ public final class Replicator implements ReplicationLink {
                 : config.heartbeatInterval().toNanos();
         this.keyChannel = new KeyChannel(link, group, resyncExecutor);
         for (int i = 0; i < config.valueStreams(); i++) valueChannels.add(new ValueChannel(link, group, i));
-        this.shipper = new ValueShipper(link, valueChannels);
+        this.staged = new StagedValues(pending::signal);
+        this.shipper = new ValueShipper(link, valueChannels, staged);
         this.wakeup = new CommitWakeup(this::wake);
         this.timeouts = new WriteTimeouts(config.writeTimeout().toMillis(), group.next());
         this.shipperThread = daemon(shipper, "kvs-value-shipper");
@@ -251,6 +254,26 @@ public final class Replicator implements ReplicationLink {
         if (values) valuesDue = false;
         keyChannel.pumpHere();
         if (values && !shipper.shipNow()) pending.signal();
+    }
+
+    @Override
+    public void shipWhileStaged(byte[] key, ValueStage stage) {
+        if (config.cutThrough()) staged.open(key, stage);
+    }
+
+    /** Values whose first bytes went to the backup before their commit, bound to it afterwards (cut-through). */
+    long valuesCutThrough() {
+        return staged.boundCount();
+    }
+
+    /** Values whose bytes went ahead of their commit and that the backup was told to drop. */
+    long stagedValuesCancelled() {
+        return staged.cancelledCount();
+    }
+
+    /** Values registered for cut-through now. */
+    int valuesStaged() {
+        return staged.size();
     }
 
     /** Values shipped by the replication event loop, without waking the shipper thread. */
@@ -492,6 +515,7 @@ public final class Replicator implements ReplicationLink {
                 shipper.valuesShipped(),
                 shipper.bytesShipped(),
                 pending.abandonedCount(),
+                staged.boundCount(),
                 up,
                 keyChannel.resyncs(),
                 keyChannel.connections(),

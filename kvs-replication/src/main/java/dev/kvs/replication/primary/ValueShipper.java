@@ -10,6 +10,7 @@ import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.replication.wire.Frame.ValueChunk;
 import dev.kvs.replication.wire.FrameCodec;
+import dev.kvs.replication.wire.StagedChunkFrame;
 import dev.kvs.replication.wire.ValueChunkFrame;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
@@ -42,12 +43,21 @@ import org.slf4j.LoggerFactory;
  * its large values; a large value's other chunks; waits for the window, the rate cap or a writable stream) stays
  * on this thread. A lock keeps the two from shipping at once: the thread holds it for a round, never while it waits
  * for work, and the event loop only tries it.
+ *
+ * <p>Cut-through: a large {@code SET}'s value registered in {@link StagedValues} while its client still sends it
+ * ships on this thread as it becomes readable, one {@link Frame.StagedChunk} per round under its stage id, paced
+ * like any value. When its write's turn comes ({@link #prepare}), the value continues as a large value from the
+ * bytes already sent, its first frame a {@link Frame.StageBind} that gives the stage id its TxId. A value whose
+ * {@code SET} was not written, or was written over before its turn, gets a {@link Frame.StageCancel}.
  */
 final class ValueShipper implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ValueShipper.class);
+    /** A staged value committed this long ago whose write never reached the shipper is dropped. */
+    private static final long STALE_COMMIT_NANOS = 10_000_000_000L;
 
     private final PrimaryLink link;
     private final List<ValueChannel> streams;
+    private final StagedValues staged;
     private final List<Large> large = new ArrayList<>();
     private final AtomicLong valuesShipped = new AtomicLong();
     private final AtomicLong bytesShipped = new AtomicLong();
@@ -69,6 +79,8 @@ final class ValueShipper implements Runnable {
         final long expireAt;
         final ValueChannel stream;
         int offset;
+        /** The stage id its first bytes went under before its commit, until its bind is sent; 0 if none. */
+        long bindId;
 
         Large(byte[] key, RecordHeader h, ValueChannel stream) {
             this.txId = h.txId();
@@ -90,8 +102,13 @@ final class ValueShipper implements Runnable {
     }
 
     ValueShipper(PrimaryLink link, List<ValueChannel> streams) {
+        this(link, streams, new StagedValues(link.pending()::signal));
+    }
+
+    ValueShipper(PrimaryLink link, List<ValueChannel> streams, StagedValues staged) {
         this.link = link;
         this.streams = streams;
+        this.staged = staged;
         this.rate = new RateLimiter(link.config().valueRateBytesPerSecond());
     }
 
@@ -130,7 +147,7 @@ final class ValueShipper implements Runnable {
                 boolean idle;
                 shipping.lock();
                 try {
-                    idle = large.isEmpty();
+                    idle = large.isEmpty() && !staged.due();
                 } finally {
                     shipping.unlock();
                 }
@@ -205,6 +222,11 @@ final class ValueShipper implements Runnable {
                 link.pending().requeue(l.key); // its stream dropped: start it again on another
                 continue;
             }
+            if (l.bindId != 0 && bind(l, ch)) { // its staged bytes were the whole value
+                it.remove();
+                valuesShipped.incrementAndGet();
+                continue;
+            }
             int n = chunkLength(l);
             ChunkSent sent = sendChunk(l, n);
             if (sent == ChunkSent.REWRITTEN) {
@@ -218,6 +240,120 @@ final class ValueShipper implements Runnable {
                 valuesShipped.incrementAndGet();
             }
         }
+        shipStaged(quantum);
+    }
+
+    /**
+     * Sends the next readable bytes of every value staged for shipping (one frame each), and the cancels
+     * due: for a value whose {@code SET} was not written, or whose key was written again before its turn.
+     */
+    private void shipStaged(int quantum) throws InterruptedException {
+        int chunkLimit = Math.min(link.config().chunkBytes(), quantum);
+        long now = System.nanoTime();
+        for (StagedValues.Staged s : staged.all()) {
+            if (s.abandoned) {
+                cancel(s);
+                continue;
+            }
+            RecordHeader committed = s.committed;
+            if (committed != null) {
+                // its write's turn takes it (prepare), unless a newer write of the key came first, or the
+                // write never reached the shipper (it failed after the store took it)
+                TxId newest = link.pending().newest(s.key);
+                boolean overtaken = newest != null && committed.txId().isBefore(newest);
+                if (overtaken || (newest == null && now - s.committedNanos > STALE_COMMIT_NANOS)) cancel(s);
+                continue;
+            }
+            if (s.stream != null && !s.connected()) { // the backup dropped its bytes with the connection
+                s.stream = null;
+                s.channel = null;
+                s.shipped = 0;
+            }
+            int n = Math.min(s.readable - s.shipped, chunkLimit);
+            if (n <= 0 || (s.stream == null && (s.stream = pickStream()) == null)) continue;
+            sendStaged(s, n);
+        }
+    }
+
+    /** Sends bytes {@code [s.shipped, +n)} of a staged value once the flow control lets them go. */
+    private void sendStaged(StagedValues.Staged s, int n) throws InterruptedException {
+        int bytes = StagedChunkFrame.size(s.key, n);
+        if (!awaitWindow(bytes)) return;
+        Channel ch = s.stream.channel();
+        if (ch == null || !s.stream.ready()) return; // dropped meanwhile: the next round starts it again
+        if (s.channel == null) s.channel = ch;
+        else if (s.channel != ch) return; // reconnected meanwhile: the next round starts it again
+        StagedChunkFrame frame = StagedChunkFrame.allocate(ch.alloc(), s.id, s.key, s.length(), s.shipped, n);
+        boolean read;
+        try {
+            read = s.stage.readRange(s.shipped, n, frame.data());
+        } catch (RuntimeException e) { // the store failed: the value ships after its commit, as any other
+            log.warn("reading a staged value to ship it failed; it ships after its commit", e);
+            read = false;
+        }
+        if (!read) { // the stage was closed meanwhile (its SET failed, its client left, or the store was cleared)
+            frame.release();
+            cancel(s);
+            return;
+        }
+        valueFrameWritten();
+        ch.writeAndFlush(frame.finish(flowSent(s.stream, bytes)));
+        bytesShipped.addAndGet(bytes);
+        s.shipped += n;
+        awaitWritable(ch);
+    }
+
+    /** Forgets a staged value, telling the backup to drop what it received of it. */
+    private void cancel(StagedValues.Staged s) {
+        if (!staged.remove(s)) return;
+        cancelTaken(s);
+    }
+
+    /**
+     * Sends the bind of a large value whose first bytes went ahead of its commit (cut-through): the backup's
+     * staged bytes become the value of its TxId, and its chunks continue from there.
+     *
+     * @return true if that was the whole value
+     */
+    private boolean bind(Large l, Channel ch) {
+        ch.writeAndFlush(new Frame.StageBind(l.bindId, l.txId, l.key, l.checksum, l.expireAt));
+        l.bindId = 0;
+        return l.offset == l.length;
+    }
+
+    /**
+     * Continues the value of {@code key}'s write at {@code newest} from the bytes that went ahead of its
+     * commit, if any did and their stream is up.
+     *
+     * @return true if it is now a large value in progress
+     */
+    private boolean resumeStaged(byte[] key, TxId newest) {
+        StagedValues.Staged s = staged.take(key, newest);
+        if (s == null) return false;
+        ValueChannel stream = s.stream;
+        if (s.shipped == 0 || !s.connected()) return false; // nothing of it is on the backup
+        RecordHeader h = link.store().header(key);
+        if (h == null
+                || h.state() != RecordState.COMPLETE
+                || !h.txId().equals(newest)
+                || h.valueLength() != s.length()) {
+            cancelTaken(s); // written over meanwhile: the newer write ships as usual
+            return false;
+        }
+        link.pending().shipped(key, newest);
+        Large l = new Large(key, h, stream);
+        l.offset = s.shipped;
+        l.bindId = s.id;
+        large.add(l);
+        staged.bound();
+        return true;
+    }
+
+    /** As {@link #cancel}, for a value already taken from the registry. */
+    private void cancelTaken(StagedValues.Staged s) {
+        if (s.shipped == 0 || !s.connected()) return; // nothing sent, or dropped with its connection
+        s.channel.writeAndFlush(new Frame.StageCancel(s.id));
+        staged.cancelled();
     }
 
     /**
@@ -293,7 +429,13 @@ final class ValueShipper implements Runnable {
      */
     private void firstChunkNow(Large l) {
         Channel ch = l.stream.channel();
-        if (l.offset != 0 || !l.stream.ready() || ch == null || !ch.isWritable()) return;
+        if ((l.offset != 0 && l.bindId == 0) || !l.stream.ready() || ch == null || !ch.isWritable()) return;
+        if (l.bindId != 0 && bind(l, ch)) {
+            large.remove(l);
+            valuesShipped.incrementAndGet();
+            valuesShippedNow.incrementAndGet();
+            return;
+        }
         int n = chunkLength(l);
         long now = System.nanoTime();
         if (link.flow().sendAt(ValueChunkFrame.size(l.key, n), now) - now > 0) return;
@@ -359,6 +501,7 @@ final class ValueShipper implements Runnable {
     private ValueChunk prepare(byte[] key, int quantum, ValueChannel stream) {
         TxId newest = link.pending().newest(key);
         if (newest == null) return null; // acknowledged meanwhile
+        if (resumeStaged(key, newest)) return null;
         int chunkLimit = Math.min(link.config().chunkBytes(), quantum);
         if (link.pending().newestLength(key) > chunkLimit) {
             // large: read its header only; sendChunk reads its bytes chunk by chunk
@@ -463,6 +606,11 @@ final class ValueShipper implements Runnable {
      */
     private void abandon(Large l) throws InterruptedException {
         link.pending().abandoned(l.txId);
+        if (l.bindId != 0) { // its staged bytes were never bound: the backup holds them under the stage id
+            Channel ch = l.stream.channel();
+            if (ch != null) ch.writeAndFlush(new Frame.StageCancel(l.bindId));
+            return;
+        }
         if (l.offset == 0) return; // nothing of it was sent
         ValueChunk cancel =
                 new ValueChunk(l.txId, Op.PUT, l.key, l.length, l.checksum, l.length, new byte[0], l.expireAt);

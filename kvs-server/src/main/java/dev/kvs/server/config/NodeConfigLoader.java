@@ -322,6 +322,7 @@ public final class NodeConfigLoader {
             if (r.maxFrameBytes() != null)
                 b.maxFrameBytes(byteSize("maxFrameBytes", r.maxFrameBytes()).toInt("maxFrameBytes"));
             if (r.flowControl() != null) b.flowControl(toFlowControl(r.flowControl()));
+            if (r.cutThrough() != null) b.cutThrough(r.cutThrough());
             return b.build();
         } catch (IllegalArgumentException e) {
             String m = e.getMessage();
@@ -556,7 +557,8 @@ public final class NodeConfigLoader {
             Object valueRateBytesPerSecond,
             Long writeTimeoutMs,
             Object maxFrameBytes,
-            FlowControlYaml flowControl) {}
+            FlowControlYaml flowControl,
+            Boolean cutThrough) {}
 
     /** The {@code replication.flowControl:} section (delay-based flow control of the value traffic). */
     record FlowControlYaml(

@@ -145,6 +145,11 @@ public final class NodeMetrics implements AutoCloseable {
                 null,
                 "Large values whose shipping stopped mid-way because their key was rewritten",
                 ReplicatorStatus::abandonedValues);
+        replicationGauge(
+                "kvs.replication.cut.through.values",
+                null,
+                "Large values that started for the backup while their client still sent them",
+                ReplicatorStatus::cutThroughValues);
         replicationGauge("kvs.replication.resyncs", null, "Full resyncs started", ReplicatorStatus::resyncs);
         replicationGauge(
                 "kvs.replication.connections", null, "Key channel connections made", ReplicatorStatus::reconnects);

@@ -165,6 +165,7 @@ public record NodeStatus(
                 r.valuesShipped(),
                 r.valueBytesShipped(),
                 r.abandonedValues(),
+                r.cutThroughValues(),
                 r.valueStreamsUp(),
                 r.resyncs(),
                 r.reconnects(),

@@ -22,6 +22,7 @@ public final class FixedStatusReplication implements ReplicationLink {
             10,
             10_485_760,
             4,
+            3,
             2,
             0,
             1,

@@ -13,6 +13,11 @@ import dev.kvs.replication.ReplicationMode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -181,6 +186,92 @@ class LargeValueShippingTest {
             await().atMost(Duration.ofSeconds(10))
                     .untilAsserted(() -> assertThat(assemblyBytes(dc)).isZero());
         }
+    }
+
+    /**
+     * Cut-through through the client port: a SET's value sent in two halves, the second only once the backup
+     * has received bytes of the first, is on the backup when a sync SET is answered, and counted as cut-through;
+     * a SET refused with NX after its value went ahead, and a client gone mid-value, leave the backup's value as
+     * it was, with nothing nacked.
+     */
+    @Test
+    void aLargeSetLeavesForTheBackupWhileItArrivesAndOneNotWrittenLeavesTheBackupAsItWas() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("LargeValueShippingTest seed " + seed);
+        Random rnd = new Random(seed);
+        try (TwoDc dc = TwoDc.start(
+                        ReplicationMode.SYNC,
+                        Duration.ofMillis(2),
+                        0,
+                        TwoDc.replication().build());
+                Jedis p = dc.primaryClient();
+                Jedis bk = dc.backupClient()) {
+            assertThat(p.set(b("warm"), b("up"))).isEqualTo("OK");
+            byte[] key = b("cut");
+            byte[] value = new byte[1 << 20];
+            rnd.nextBytes(value);
+            try (Socket client = new Socket("127.0.0.1", dc.primary.port())) {
+                OutputStream out = client.getOutputStream();
+                long before = bytesReceived(bk);
+                out.write(setHeader(key, value.length, ""));
+                out.write(value, 0, value.length / 2);
+                out.flush();
+                // the first half reaches the backup before the SET is whole
+                awaitBackupReceivedMoreThan(bk, before + 128 * 1024);
+                out.write(value, value.length / 2, value.length / 2);
+                out.write(b("\r\n"));
+                out.flush();
+                assertThat(readLine(client.getInputStream())).isEqualTo("+OK");
+            }
+            // sync: answered once the backup applied it
+            assertThat(dc.backup.store().get(key).value()).isEqualTo(value);
+            assertThat(TwoDc.info(p, "kvs_cut_through_values")).isEqualTo("1");
+
+            byte[] other = new byte[1 << 20];
+            rnd.nextBytes(other);
+            try (Socket client = new Socket("127.0.0.1", dc.primary.port())) {
+                OutputStream out = client.getOutputStream();
+                long before = bytesReceived(bk);
+                out.write(setHeader(key, other.length, "NX"));
+                out.write(other, 0, other.length / 2);
+                out.flush();
+                awaitBackupReceivedMoreThan(bk, before + 128 * 1024);
+                out.write(other, other.length / 2, other.length / 2);
+                out.write(b("\r\n$2\r\nNX\r\n"));
+                out.flush();
+                assertThat(readLine(client.getInputStream())).isEqualTo("$-1"); // NX: the key exists
+            }
+            try (Socket client = new Socket("127.0.0.1", dc.primary.port())) {
+                OutputStream out = client.getOutputStream();
+                long before = bytesReceived(bk);
+                out.write(setHeader(key, other.length, ""));
+                out.write(other, 0, other.length / 2);
+                out.flush();
+                awaitBackupReceivedMoreThan(bk, before + 128 * 1024);
+            } // gone mid-value
+            assertThat(p.set(b("after"), b("x"))).isEqualTo("OK");
+            ReplicationTest.awaitConverged(dc, List.of(key, b("after")));
+            assertThat(dc.backup.store().get(key).value()).isEqualTo(value);
+            assertThat(TwoDc.info(p, "kvs_cut_through_values")).isEqualTo("1");
+            assertThat(TwoDc.info(bk, "kvs_values_nacked")).isEqualTo("0");
+        }
+    }
+
+    /** {@code SET key <length bytes>} up to its value, with {@code options} announced as one more argument. */
+    private static byte[] setHeader(byte[] key, int length, String options) {
+        int args = options.isEmpty() ? 3 : 4;
+        return b("*" + args + "\r\n$3\r\nSET\r\n$" + key.length + "\r\n" + new String(key, StandardCharsets.UTF_8)
+                + "\r\n$" + length + "\r\n");
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        for (int c = in.read(); c != '\r'; c = in.read()) {
+            if (c < 0) throw new EOFException("connection closed after " + line);
+            line.append((char) c);
+        }
+        in.read(); // \n
+        return line.toString();
     }
 
     private static long bytesReceived(Jedis bk) {

@@ -194,6 +194,7 @@ final class InfoCommand implements Command {
         line(b, "kvs_conflated_values", r.conflatedValues());
         line(b, "kvs_values_shipped", r.valuesShipped());
         line(b, "kvs_abandoned_values", r.abandonedValues());
+        line(b, "kvs_cut_through_values", r.cutThroughValues());
         line(b, "kvs_value_streams_up", r.valueStreamsUp());
         line(b, "kvs_resyncs", r.resyncs());
         flowControl(b, r.flowControl());

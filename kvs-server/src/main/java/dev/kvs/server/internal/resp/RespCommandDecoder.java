@@ -12,7 +12,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.IntFunction;
 import java.util.zip.CRC32C;
 
 /**
@@ -54,6 +53,18 @@ import java.util.zip.CRC32C;
  * after it is decoded, as Redis does.
  */
 final class RespCommandDecoder extends ByteToMessageDecoder {
+    /** Opens the store stage a SET's long value is written into as it arrives. */
+    @FunctionalInterface
+    interface Stager {
+        /**
+         * A stage for {@code key}'s value of {@code length} bytes, or null: not now (the value is then
+         * buffered). Called on the connection's event loop before the value's first byte is written.
+         *
+         * @throws KvsException if the store has no room for it now
+         */
+        ValueStage stage(byte[] key, int length);
+    }
+
     /** Beyond this a declared bulk length is treated as garbage rather than skipped. */
     static final long ABSOLUTE_MAX_BULK = 512L * 1024 * 1024;
 
@@ -87,7 +98,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private final ClientStats stats;
     private final BulkPreallocBudget budget;
     /** Opens a store stage for a SET's long value, or returns null; null: never stage. */
-    private final IntFunction<ValueStage> stager;
+    private final Stager stager;
     /** Where the bulk string being read goes instead of {@link #bulk}, or null. */
     private ValueStage stage;
 
@@ -147,7 +158,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             ClientStats stats,
             BulkPreallocBudget budget,
             int minBulkChunk,
-            IntFunction<ValueStage> stager) {
+            Stager stager) {
         if (minBulkChunk < 1) throw new IllegalArgumentException("minBulkChunk < 1: " + minBulkChunk);
         this.stager = stager;
         this.minBulkChunk = minBulkChunk;
@@ -311,7 +322,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private ValueStage openStage() {
         ValueStage s;
         try {
-            s = stager.apply(bulkLength);
+            s = stager.stage(args.get(1), bulkLength);
         } catch (KvsException e) {
             return null; // no room in the store now: the SET may still fit (an overwrite needs its growth only)
         }

@@ -19,7 +19,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,7 +126,7 @@ public final class RespServer {
 
     /** As above, staging a SET's long value in the store with {@code stager} (null: never). */
     static RespCommandDecoder decoder(
-            NodeConfig config, ClientStats stats, BulkPreallocBudget budget, IntFunction<ValueStage> stager) {
+            NodeConfig config, ClientStats stats, BulkPreallocBudget budget, RespCommandDecoder.Stager stager) {
         return new RespCommandDecoder(
                 config.maxBulkBytes(),
                 config.maxMultibulkLength(),
@@ -140,11 +139,15 @@ public final class RespServer {
     }
 
     /**
-     * A store stage for a SET's value of {@code length} bytes while this node is a primary (a backup
-     * refuses the SET: nothing to stage for), else null.
+     * A store stage for {@code key}'s SET value of {@code length} bytes while this node is a primary (a
+     * backup refuses the SET: nothing to stage for), else null. With a backup, the value may start to
+     * ship while it arrives ({@link dev.kvs.replication.ReplicationLink#shipWhileStaged}).
      */
-    private ValueStage stageOnPrimary(int length) {
-        return node.roles().current() instanceof NodeRole.Primary ? node.store().stage(length) : null;
+    private ValueStage stageOnPrimary(byte[] key, int length) {
+        if (!(node.roles().current() instanceof NodeRole.Primary p)) return null;
+        ValueStage stage = node.store().stage(length);
+        if (p.link() != null) p.link().shipWhileStaged(key, stage);
+        return stage;
     }
 
     /** The port's counters; for INFO and tests. */
