@@ -22,6 +22,8 @@ public final class WriteStages {
     public enum Stage {
         /** The client starts sending the command (the benchmark's {@link #begin}). */
         CLIENT_SENDS("the client starts sending the SET"),
+        /** A staged value's first store chunk is readable, so it may start for the backup (cut-through). */
+        FIRST_READABLE("its first chunk is readable on the primary (cut-through)"),
         /** The command is read whole and dispatched on the primary. */
         DISPATCHED("the command is dispatched (all of it received)"),
         /** The write is in the primary's store and its key packet is released: the origin of the table. */

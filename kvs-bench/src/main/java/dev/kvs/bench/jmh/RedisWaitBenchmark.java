@@ -43,6 +43,12 @@ public class RedisWaitBenchmark {
     @Param({"100", "100000", "1048576", "10485760"})
     public int valueSize;
 
+    /** As {@link ReplicationLatencyBenchmark#clientBitsPerSecond}: the client's own link to the primary. */
+    @Param({"0"})
+    public long clientBitsPerSecond;
+
+    private WanLink clientLink;
+
     private RedisServer primary;
     private WanLink link;
     private RedisServer replica;
@@ -63,8 +69,12 @@ public class RedisWaitBenchmark {
         replica = RedisServer.start("replica", List.of("--replicaof", "127.0.0.1", Integer.toString(link.port())));
         replica.awaitInfo("master_link_status", "up", Duration.ofSeconds(30));
         primary.awaitInfo("connected_slaves", "1", Duration.ofSeconds(30));
+        clientLink = ReplicationLatencyBenchmark.clientLink(primary.port, clientBitsPerSecond);
         client = RespConnection.open(
-                "127.0.0.1", primary.port, Duration.ofSeconds(5), ReplicationLatencyBenchmark.TIMEOUT);
+                "127.0.0.1",
+                clientLink != null ? clientLink.port() : primary.port,
+                Duration.ofSeconds(5),
+                ReplicationLatencyBenchmark.TIMEOUT);
         value = new byte[valueSize];
         new Random(valueSize).nextBytes(value);
         setThenWait(); // the replica's first acknowledgement; not measured
@@ -86,6 +96,7 @@ public class RedisWaitBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         if (client != null) client.close();
+        if (clientLink != null) clientLink.close();
         if (replica != null) replica.close();
         if (link != null) link.close();
         if (primary != null) primary.close();

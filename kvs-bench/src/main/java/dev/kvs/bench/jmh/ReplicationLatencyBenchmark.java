@@ -8,6 +8,7 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.core.TxId;
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.NodeConfig;
@@ -91,6 +92,25 @@ public class ReplicationLatencyBenchmark {
     @Param({"100", "100000", "1048576", "10485760"})
     public int valueSize;
 
+    /**
+     * The primary's {@code replication.cutThrough}: a SET's value of 64 KiB or more leaves while it arrives.
+     * {@code -p cutThrough=true,false} compares with and without in one run.
+     */
+    @Param({"true"})
+    public boolean cutThrough;
+
+    /**
+     * The client's own link to the primary, bits per second: 0 connects it directly (loopback, which on this
+     * machine uploads 1 MiB in about a millisecond); say {@code -p clientBitsPerSecond=1000000000} for a client
+     * on another machine of the primary's DC, behind a FIFO link of that bandwidth and no delay, whose upload
+     * then takes as long as it would there.
+     */
+    @Param({"0"})
+    public long clientBitsPerSecond;
+
+    /** The client's link to the primary, or null. */
+    private WanLink clientLink;
+
     private KvsNode backup;
     private WanLink link;
     private KvsNode primary;
@@ -129,10 +149,13 @@ public class ReplicationLatencyBenchmark {
                 .replPort(0)
                 .peer("127.0.0.1:" + link.port())
                 .mode(m)
+                .replication(ReplicatorConfig.builder().cutThrough(cutThrough).build())
                 .store(store)
                 .build());
         backupStore = backup.store();
-        client = RespConnection.open("127.0.0.1", primary.port(), Duration.ofSeconds(5), TIMEOUT);
+        clientLink = clientLink(primary.port(), clientBitsPerSecond);
+        client = RespConnection.open(
+                "127.0.0.1", clientLink != null ? clientLink.port() : primary.port(), Duration.ofSeconds(5), TIMEOUT);
         expect("OK", client.call("KVS.MODE", m.label()), "KVS.MODE " + m.label());
         value = new byte[valueSize];
         new Random(valueSize).nextBytes(value);
@@ -140,6 +163,20 @@ public class ReplicationLatencyBenchmark {
         set();
         awaitValueOnBackup();
         warmUpJit(m);
+    }
+
+    /**
+     * A FIFO link of {@code bitsPerSecond} and no delay in front of the server on {@code port}, for the benchmark's
+     * client; null if {@code bitsPerSecond} is 0 (the client connects directly).
+     */
+    static WanLink clientLink(int port, long bitsPerSecond) {
+        if (bitsPerSecond == 0) return null;
+        return WanLink.builder()
+                .target("127.0.0.1", port)
+                .delay(Duration.ZERO)
+                .bandwidthBitsPerSecond(bitsPerSecond)
+                .queueing(WanLink.Queueing.FIFO)
+                .build();
     }
 
     /** Values written by the JIT warm-up, in all: enough for tens of thousands of small writes. */
@@ -296,6 +333,7 @@ public class ReplicationLatencyBenchmark {
             WriteStages.disable();
         }
         if (client != null) client.close();
+        if (clientLink != null) clientLink.close();
         if (primary != null) primary.close();
         if (link != null) link.close();
         if (backup != null) backup.close();

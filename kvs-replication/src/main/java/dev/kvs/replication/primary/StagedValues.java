@@ -5,6 +5,7 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.StageListener;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueStage;
+import dev.kvs.core.WriteStages;
 import io.netty.channel.Channel;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -94,6 +95,7 @@ final class StagedValues {
 
         @Override
         public void readable(int readable) {
+            WriteStages.mark(WriteStages.Stage.FIRST_READABLE);
             this.readable = readable;
             wake.run();
         }
