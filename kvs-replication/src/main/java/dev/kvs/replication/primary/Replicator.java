@@ -271,6 +271,11 @@ public final class Replicator implements ReplicationLink {
         return staged.cancelledCount();
     }
 
+    /** Value bytes sent before their write's commit (cut-through), in all. */
+    long stagedBytesSent() {
+        return staged.bytesSent();
+    }
+
     /** Values registered for cut-through now. */
     int valuesStaged() {
         return staged.size();

@@ -8,7 +8,6 @@ import dev.kvs.core.ValueStage;
 import dev.kvs.core.WriteStages;
 import io.netty.channel.Channel;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -38,6 +37,7 @@ final class StagedValues {
     private final Runnable wake;
     private final AtomicLong bound = new AtomicLong();
     private final AtomicLong cancelled = new AtomicLong();
+    private final AtomicLong bytesSent = new AtomicLong();
 
     /** @param wake wakes the shipper (it may be waiting for work) */
     StagedValues(Runnable wake) {
@@ -87,12 +87,6 @@ final class StagedValues {
             return stream != null && stream.ready() && stream.channel() == channel;
         }
 
-        /** Whether the shipper has something to do for it: bytes to send while it is open, or a cancel. */
-        boolean due() {
-            if (abandoned) return true;
-            return committed == null && readable > shipped;
-        }
-
         @Override
         public void readable(int readable) {
             WriteStages.mark(WriteStages.Stage.FIRST_READABLE);
@@ -138,13 +132,7 @@ final class StagedValues {
         return true;
     }
 
-    /** Whether any value needs the shipper now ({@link Staged#due}). */
-    boolean due() {
-        for (Staged s : values) if (s.due()) return true;
-        return false;
-    }
-
-    /** Every registered value, for the shipper to work through; {@link Iterator#remove} is not supported. */
+    /** Every registered value, oldest first, for the shipper to work through (it forgets one with {@link #remove}). */
     Iterable<Staged> all() {
         return values;
     }
@@ -166,6 +154,16 @@ final class StagedValues {
         if (!values.remove(s)) return false;
         count.decrementAndGet();
         return true;
+    }
+
+    /** Counts {@code bytes} of a value sent before its commit. */
+    void sent(int bytes) {
+        bytesSent.addAndGet(bytes);
+    }
+
+    /** Value bytes sent before their write's commit, in all. */
+    long bytesSent() {
+        return bytesSent.get();
     }
 
     /** Counts a value whose staged bytes were bound to its write. */

@@ -197,10 +197,45 @@ class CutThroughTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> replicator.status().pendingValues() == 0);
         assertThat(backupStore.get(key).value()).isEqualTo(bytes("newer"));
         // whichever came first: the staged value was bound and then superseded, or cancelled (by the shipper's
-        // next round, which may come after the newer value went from the replication event loop)
-        await().atMost(Duration.ofSeconds(20)).until(() -> replicator.valuesStaged() == 0);
+        // next round, which may come after the newer value went from the replication event loop), well before
+        // the 10 s after which a commit that never reached the shipper is given up
+        await().atMost(Duration.ofSeconds(5)).until(() -> replicator.valuesStaged() == 0);
         assertThat(replicator.valuesCutThrough() + replicator.stagedValuesCancelled())
                 .isEqualTo(1);
+    }
+
+    /**
+     * Committed values go first: while a committed value is still shipping, a staged one waits, rather than take
+     * link bytes from a write that waits already. The rate cap makes the link slow (2 MiB/s: the committed
+     * 1 MiB value takes half a second) and keeps every frame on the shipper thread.
+     */
+    @Test
+    void aStagedValueWaitsWhileACommittedOneShips() {
+        start(ReplicatorConfig.builder().valueRateBytesPerSecond(2L << 20).chunkBytes(16 * 1024));
+        byte[] committedKey = bytes("committed");
+        byte[] committedValue = random(new Random(5), 1 << 20);
+        long before = replicator.status().valueBytesShipped();
+        CompletableFuture<Void> committed = put(ReplicationMode.ID_FIRST, committedKey, committedValue);
+        byte[] stagedKey = bytes("staged");
+        byte[] stagedValue = random(new Random(6), 512 * 1024);
+        ValueStage stage = stage(stagedKey, stagedValue.length);
+        write(stage, stagedValue, 0, stagedValue.length, 64 * 1024);
+
+        // half of the committed value is on its way: none of the staged one went beside it
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> replicator.status().valueBytesShipped() - before >= committedValue.length / 2);
+        assertThat(backupStore.get(committedKey)).isNull();
+        assertThat(replicator.stagedBytesSent()).isZero();
+        committed.orTimeout(20, TimeUnit.SECONDS).join();
+
+        commit(ReplicationMode.SYNC, stagedKey, stage, stagedValue)
+                .orTimeout(20, TimeUnit.SECONDS)
+                .join();
+        assertThat(backupStore.get(stagedKey).value()).isEqualTo(stagedValue);
+        // an id-first write is answered on its key packet's ack: its value may still be arriving
+        await().atMost(Duration.ofSeconds(20)).until(() -> backupStore.get(committedKey) != null);
+        assertThat(backupStore.get(committedKey).value()).isEqualTo(committedValue);
     }
 
     @Test
