@@ -98,7 +98,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private final ClientStats stats;
     private final BulkPreallocBudget budget;
     /** Opens a store stage for a SET's long value, or returns null; null: never stage. */
-    private final Stager stager;
+    private Stager stager;
     /** Where the bulk string being read goes instead of {@link #bulk}, or null. */
     private ValueStage stage;
 
@@ -355,6 +355,14 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
         }
         in.skipBytes(n);
         return true;
+    }
+
+    /**
+     * Sets the stager, for a stager that needs the connection's handler, made after this decoder (before
+     * the first byte is decoded).
+     */
+    void stager(Stager stager) {
+        this.stager = stager;
     }
 
     /** The bulk string was read (or the connection closed): it no longer counts as input held. */

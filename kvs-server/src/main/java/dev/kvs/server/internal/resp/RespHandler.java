@@ -2,6 +2,7 @@ package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.KvsException;
 import dev.kvs.core.WriteStages;
+import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
@@ -142,6 +143,12 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         channel = ctx.channel();
+    }
+
+    /** The replication mode of this connection's writes now: its {@code KVS.MODE}, else the node's. */
+    ReplicationMode mode() {
+        Session s = session;
+        return s != null && s.mode != null ? s.mode : node.mode();
     }
 
     @Override
