@@ -1,10 +1,12 @@
 package dev.kvs.server.internal;
 
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueStage;
 import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.WriteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +19,19 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class AckOnDemandReplication implements ReplicationLink {
     private final List<CompletableFuture<Void>> unacked = new ArrayList<>();
+    private final List<String> shippedWhileStaged = new ArrayList<>();
     private long seq;
+
+    /** Records the key (ISO-8859-1) of a value the client port hands over to ship while it arrives. */
+    @Override
+    public synchronized void shipWhileStaged(byte[] key, ValueStage stage) {
+        shippedWhileStaged.add(new String(key, StandardCharsets.ISO_8859_1));
+    }
+
+    /** The keys of the values handed over by {@link #shipWhileStaged}, in order. */
+    public synchronized List<String> shippedWhileStaged() {
+        return List.copyOf(shippedWhileStaged);
+    }
 
     /** Acknowledges every write committed so far. */
     public void ackAll() {

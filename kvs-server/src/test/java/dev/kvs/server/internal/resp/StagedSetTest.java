@@ -9,6 +9,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.primary.Replicator;
 import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.AckOnDemandReplication;
 import dev.kvs.server.internal.Transport;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
@@ -17,6 +18,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -273,6 +275,31 @@ class StagedSetTest {
             replicator.close();
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
             unshipped.close();
+        }
+    }
+
+    /**
+     * Cut-through is for sync writes: the client port hands a SET's staged value to replication while it
+     * arrives only in the connection's sync mode (an id-first write's key packet would queue behind its own
+     * value's bytes at the WAN's bottleneck; an async write waits for neither).
+     */
+    @Test
+    void onlyASyncSetsValueIsHandedToReplicationWhileItArrives() {
+        AckOnDemandReplication backup = new AckOnDemandReplication();
+        try (RespChannel resp = new RespChannel(config(), backup)) {
+            String value = "v".repeat(100_000);
+            for (String mode : List.of("async", "id-first", "sync", "id-first-after-reply")) {
+                assertThat(resp.command("KVS.MODE", mode)).isEqualTo("+OK\r\n");
+                String reply = resp.command("SET", "k-" + mode, value);
+                backup.ackAll();
+                resp.channel.runPendingTasks();
+                assertThat(reply + resp.drain()).as(mode).isEqualTo("+OK\r\n");
+            }
+            assertThat(backup.shippedWhileStaged()).containsExactly("k-sync");
+            assertThat(resp.store
+                            .get("k-sync".getBytes(StandardCharsets.ISO_8859_1))
+                            .value())
+                    .hasSize(value.length());
         }
     }
 }
