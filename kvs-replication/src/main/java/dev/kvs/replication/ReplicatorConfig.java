@@ -20,7 +20,8 @@ import java.time.Duration;
  * @param maxFrameBytes longest replication frame accepted
  * @param flowControl delay-based flow control of the value traffic
  * @param cutThrough ship a large SET's value while the client still sends it, before the write is
- *     committed (see {@link ReplicationLink#shipWhileStaged}); off, a value leaves after its commit
+ *     committed (see {@link ReplicationLink#shipWhileStaged}; the client port does so for sync writes
+ *     only); off, a value leaves after its commit
  */
 public record ReplicatorConfig(
         int maxUnackedKeys,
