@@ -11,10 +11,12 @@ import dev.kvs.core.Write;
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,11 +25,16 @@ import org.slf4j.LoggerFactory;
  * What the backup does with what it receives: key packets (contiguity, unfinished-key queue), full
  * resyncs, and whole values (applied to the store if no newer TxId of the key is there).
  *
- * <p>A key packet enters the queue only if the store's record of its key is older, and that check
- * and the {@link UnfinishedKeys#add} run under the key's store lock ({@link KvStore#updateAll}); a
- * value is written under the same lock and resolves the queue up to the TxId then in the store. So
- * whichever of a key packet and its value comes first, the key never stays unfinished once a value
- * at least as new is stored.
+ * <p>A key packet enters the queue only if the store's record of its key is older; a value resolves
+ * the queue up to the TxId then in the store. So whichever of a key packet and its value comes first,
+ * the key never stays unfinished once a value at least as new is stored. Looking every announced key
+ * up in the store would cost a hash-table miss per write on the key channel's critical path, and a
+ * value almost never overtakes its key packet: so the applier keeps the newest TxId any value has
+ * brought into the store ({@link #newestValue}), and only a key packet not newer than that is
+ * checked against the store (under the key's store lock, {@link KvStore#updateAll}). The others are
+ * queued at once, then the watermark is read again: a value that landed meanwhile either sees the
+ * entry and resolves it, or raised the watermark before that second read, and the key is checked
+ * against the store after all (see {@link #announce}).
  *
  * <p>Thread-safe: key-side calls are serialised on one lock (the key channel, or a replacement
  * racing its predecessor); values may be applied from any number of threads.
@@ -74,6 +81,16 @@ final class BackupApplier {
      * arrives now is discarded rather than applied (it would bring a flushed key back).
      */
     private volatile TxId flushedBefore = TxId.ZERO;
+    /**
+     * At least the TxId of every record a value brought into the store, raised after the value's
+     * write and before it resolves the queue. A store that held records when this applier started
+     * (a persisted backup restarted, a primary demoted) may hold any TxId: then every announced key
+     * is checked, as if this were {@link #UNKNOWN}.
+     */
+    private final AtomicReference<TxId> newestValue;
+
+    /** Greater than any TxId: every announced key is looked up in the store. */
+    private static final TxId UNKNOWN = new TxId(Long.MAX_VALUE, Long.MAX_VALUE);
 
     BackupApplier(KvStore store, UnfinishedKeys unfinished, BackupCounters counters, int maxHeldKeyPackets) {
         this.store = store;
@@ -81,6 +98,7 @@ final class BackupApplier {
         this.counters = counters;
         this.sequence = new KeySequence(TxId.ZERO, maxHeldKeyPackets);
         this.contiguous = TxId.ZERO;
+        this.newestValue = new AtomicReference<>(store.stats().entries() == 0 ? TxId.ZERO : UNKNOWN);
     }
 
     /** The highest TxId such that every key packet of its epoch up to it has arrived. */
@@ -381,6 +399,10 @@ final class BackupApplier {
                             v.bytes());
             written = store.update(v.key(), h -> newer.test(h) ? Write.put(next) : Write.keep()) instanceof Write.Put;
         }
+        // raised before the queue is read: a key packet queued without a store check is either seen
+        // here and resolved, or checks the store itself after reading this (see announce)
+        newestValue.accumulateAndGet(inStore[0], BackupApplier::later);
+        VarHandle.fullFence();
         unfinished.resolve(v.key(), inStore[0]);
         WriteStages.mark(WriteStages.Stage.APPLIED);
         if (written) {
@@ -394,14 +416,41 @@ final class BackupApplier {
     /** Queues the keys of {@code packets} whose store record is older than the packet. */
     private void announce(List<KeyPacket> packets) {
         if (packets.isEmpty()) return;
-        List<KeyPacket> writes = new ArrayList<>(packets.size());
-        List<byte[]> keys = new ArrayList<>(packets.size());
+        TxId newest = newestValue.get();
+        List<KeyPacket> writes = new ArrayList<>(0);
+        List<KeyPacket> queued = null;
         for (KeyPacket p : packets) {
             if (p.op() == Op.SKIP) continue;
-            writes.add(p);
-            keys.add(p.key());
+            if (p.txId().compareTo(newest) > 0) {
+                // newer than every value in the store: no record of the key can be as new
+                unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
+                if (queued == null) queued = new ArrayList<>(packets.size());
+                queued.add(p);
+            } else {
+                writes.add(p);
+            }
         }
+        if (queued != null) {
+            VarHandle.fullFence(); // the adds above before the read below (see write)
+            TxId now = newestValue.get();
+            if (now != newest) {
+                for (KeyPacket p : queued) {
+                    if (p.txId().compareTo(now) <= 0) writes.add(p); // a value landed meanwhile: check
+                }
+            }
+        }
+        queueIfOlderInStore(writes);
+    }
+
+    private static TxId later(TxId a, TxId b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    /** Queues the keys of {@code writes} whose store record is older; resolves those whose record is not. */
+    private void queueIfOlderInStore(List<KeyPacket> writes) {
         if (writes.isEmpty()) return;
+        List<byte[]> keys = new ArrayList<>(writes.size());
+        for (KeyPacket p : writes) keys.add(p.key());
         try {
             store.updateAll(keys, headers -> {
                 List<Write> keep = new ArrayList<>(headers.size());
@@ -423,6 +472,8 @@ final class BackupApplier {
     private void queueIfNewer(KeyPacket p, RecordHeader h) {
         if (h == null || h.txId().compareTo(p.txId()) < 0) {
             unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
+        } else {
+            unfinished.resolve(p.key(), h.txId()); // queued before a value as new landed (announce)
         }
     }
 

@@ -24,6 +24,9 @@ import dev.kvs.replication.backup.BackupApplier.Outcome;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -254,10 +257,10 @@ class BackupApplierTest {
     @Test
     void aFullResyncQueuesWhatIsNewerRemovesWhatItDidNotListAndSetsContiguous() {
         TxId upTo = tx(20);
-        store.put(bytes("same"), StoredValue.complete(tx(3), V1));
-        store.put(bytes("older"), StoredValue.complete(tx(2), V1));
-        store.put(bytes("gone"), StoredValue.complete(tx(4), V1));
-        store.put(bytes("newer"), StoredValue.complete(tx(21), V1)); // a value that overtook the listing
+        applier.apply(whole(tx(3), "same", V1));
+        applier.apply(whole(tx(2), "older", V1));
+        applier.apply(whole(tx(4), "gone", V1));
+        applier.apply(whole(tx(21), "newer", V1)); // a value that overtook the listing
         unfinished.add(bytes("goneToo"), tx(6), 3, 0);
 
         applier.onResyncBegin(upTo);
@@ -281,6 +284,67 @@ class BackupApplierTest {
 
         assertThat(keys(putKey(tx(21), "newer", V1)).ack()).isEqualTo(tx(21));
         assertThat(unfinished.contains(bytes("newer"))).isFalse();
+    }
+
+    @Test
+    void aRecordTheStoreHeldWhenTheBackupStartedKeepsAnOlderKeyPacketOutOfTheQueue() {
+        store.put(bytes("k"), StoredValue.complete(tx(5), V1)); // a persisted backup restarted, say
+        BackupApplier restarted = new BackupApplier(store, unfinished, counters, 1000);
+
+        restarted.onKeyBatch(List.of(skip(tx(1)), skip(tx(2)), skip(tx(3)), putKey(tx(4), "k", V2)));
+        assertThat(unfinished.contains(bytes("k")))
+                .as("the store's record is newer")
+                .isFalse();
+        restarted.onKeyBatch(List.of(putKey(tx(5), "k", V1), putKey(tx(6), "k", V2)));
+
+        assertThat(unfinished.snapshot())
+                .extracting(p -> new String(p.key()) + "@" + p.txId())
+                .containsExactly("k@1:6");
+    }
+
+    @Test
+    void aTombstoneTheStoreHeldWhenTheBackupStartedKeepsAnOlderKeyPacketOutOfTheQueue() {
+        store.put(bytes("d"), StoredValue.tombstone(tx(2))); // the store's only record: no live key
+        BackupApplier restarted = new BackupApplier(store, unfinished, counters, 1000);
+
+        restarted.onKeyBatch(List.of(putKey(tx(1), "d", V1)));
+
+        assertThat(unfinished.contains(bytes("d")))
+                .as("the store's tombstone is newer")
+                .isFalse();
+    }
+
+    @Test
+    void aValueThatOvertookItsKeyPacketKeepsItOutOfTheQueueAndLaterOnesGoIn() {
+        assertThat(applier.apply(whole(tx(2), "k", V1))).isEqualTo(Outcome.APPLIED);
+
+        keys(putKey(tx(1), "j", V1), putKey(tx(2), "k", V1), putKey(tx(3), "k", V2));
+
+        assertThat(unfinished.snapshot())
+                .extracting(p -> new String(p.key()) + "@" + p.txId())
+                .containsExactlyInAnyOrder("j@1:1", "k@1:3");
+    }
+
+    @Test
+    void aValueThatLandsBetweenTheWatermarksReadAndItsKeysQueueingIsFoundAtTheSecondLook() {
+        AtomicReference<BackupApplier> backup = new AtomicReference<>();
+        AtomicBoolean landed = new AtomicBoolean();
+        // the queue reads its clock as it adds an entry, after the applier read the watermark: a value
+        // thread applies the key's value right then, and finds no entry to resolve
+        UnfinishedKeys queue = new UnfinishedKeys(1000, () -> {
+            if (landed.compareAndSet(false, true)) {
+                CompletableFuture.runAsync(() -> backup.get().apply(whole(tx(1), "k", V1)))
+                        .join();
+            }
+            return 0L;
+        });
+        backup.set(new BackupApplier(store, queue, counters, 1000));
+
+        backup.get().onKeyBatch(List.of(putKey(tx(1), "k", V1)));
+
+        assertThat(landed).isTrue();
+        assertThat(stored("k")).isEqualTo(StoredValue.complete(tx(1), V1));
+        assertThat(queue.contains(bytes("k"))).as("the key's value is stored").isFalse();
     }
 
     @Test
