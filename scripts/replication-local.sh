@@ -10,6 +10,7 @@
 # against the primary, after WARMUP=3 unmeasured passes of both (the JIT compiles the request and
 # replication paths over the first few hundred thousand requests: a fresh pair's first 100,000 1 KiB SETs
 # ran at 8.5k/s, its second at 18.9k/s); prints medians and id-first / async. OUT=target/replication-local.
+# KVS=./kvs: the launcher both nodes run (another checkout's, to measure an older build the same way).
 # Ports (override if they are taken): PRIMARY_PORT=16580, BACKUP_PORT=16581 (client ports),
 # BACKUP_REPL_PORT=17581; the others are ephemeral.
 set -euo pipefail
@@ -19,6 +20,7 @@ ROUNDS=${1:-3}
 SMALL=${2:-100000}
 LARGE=${3:-1000}
 OUT=${OUT:-target/replication-local}
+KVS=${KVS:-./kvs}
 WARMUP=${WARMUP:-3}
 PRIMARY_PORT=${PRIMARY_PORT:-16580}
 BACKUP_PORT=${BACKUP_PORT:-16581}
@@ -41,9 +43,9 @@ rps() { # args -> requests/s
 echo "round mode 1KiB_rps 1MiB_rps" > "$OUT/raw.txt"
 for r in $(seq 1 "$ROUNDS"); do
   for mode in async id-first; do
-    ./kvs server --role backup --name local-backup --port "$BACKUP_PORT" --repl-port "$BACKUP_REPL_PORT" --admin-port 0 > "$OUT/backup-$mode.log" 2>&1 &
+    "$KVS" server --role backup --name local-backup --port "$BACKUP_PORT" --repl-port "$BACKUP_REPL_PORT" --admin-port 0 > "$OUT/backup-$mode.log" 2>&1 &
     bpid=$!
-    ./kvs server --role primary --name local-primary --port "$PRIMARY_PORT" --repl-port 0 --admin-port 0 \
+    "$KVS" server --role primary --name local-primary --port "$PRIMARY_PORT" --repl-port 0 --admin-port 0 \
         --peer "127.0.0.1:$BACKUP_REPL_PORT" --mode "$mode" > "$OUT/primary-$mode.log" 2>&1 &
     ppid=$!
     pids=("$bpid" "$ppid")
