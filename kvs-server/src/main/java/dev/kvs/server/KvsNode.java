@@ -7,6 +7,7 @@ import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeMetrics;
+import dev.kvs.server.internal.PackedEventLoops;
 import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.admin.AdminServer;
 import dev.kvs.server.internal.expiry.ActiveExpiry;
@@ -47,7 +48,7 @@ public final class KvsNode implements AutoCloseable {
     private final Failover failover;
     private final NodeContext context;
     private final EventLoopGroup boss;
-    private final EventLoopGroup workers;
+    private final PackedEventLoops workers;
     private final EventLoopGroup adminGroup;
     private final EventLoopGroup replicationGroup;
     /** A backup's value channels: applying values never holds up its key channel. */
@@ -90,7 +91,7 @@ public final class KvsNode implements AutoCloseable {
         int threads = config.ioThreads() > 0
                 ? config.ioThreads()
                 : Runtime.getRuntime().availableProcessors();
-        this.workers = transport.group(threads, "kvs-io");
+        this.workers = transport.clientGroup(threads, config.ioPackConnections(), "kvs-io");
         this.adminGroup =
                 new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kvs-admin"), NioIoHandler.newFactory());
         this.replicationGroup = config.peer().isPresent() || config.role() == Role.BACKUP
@@ -102,6 +103,7 @@ public final class KvsNode implements AutoCloseable {
         Writes writes = new Writes(store, roles, clock);
         this.failover = new Failover(config, store, roles, writes, replicationGroup);
         this.context = new NodeContext(config, store, roles, writes, failover, new NodeMetrics(store, roles));
+        context.metrics().clientLoops(workers);
         this.expiry = new ActiveExpiry(context, config.expiry());
         // SHUTDOWN: the same stop as SIGTERM, off the event loops that close() shuts down
         context.onShutdown(() -> {

@@ -51,6 +51,8 @@ import java.util.Set;
  * @param protectedMode with no {@code requirepass}, no {@code users} and a non-loopback {@code bind},
  *     refuse client connections from other hosts with {@code -DENIED} (Redis {@code protected-mode})
  * @param ioThreads Netty event-loop threads for client connections (0: one per core)
+ * @param ioPackConnections client connections an event loop takes before a new one goes to the next loop; once
+ *     each serves this many, new connections go to the loop serving the fewest (1: spread from the first)
  * @param store the store's limits and data directory
  * @param replication the primary's replication limits (batching, bounds, timeouts)
  * @param failover read policy and timeouts for unfinished keys after promotion
@@ -94,6 +96,7 @@ public record NodeConfig(
         long bulkPreallocBytes,
         boolean protectedMode,
         int ioThreads,
+        int ioPackConnections,
         StoreConfig store,
         ReplicatorConfig replication,
         FailoverConfig failover,
@@ -118,6 +121,8 @@ public record NodeConfig(
     public static final long MIN_CLIENT_OUTPUT_BUFFER_LIMIT = 1024 * 1024;
 
     public static final long DEFAULT_BULK_PREALLOC_BYTES = 64L * 1024 * 1024;
+    /** Connections an event loop takes before the next one is used: see {@link #ioPackConnections}. */
+    public static final int DEFAULT_IO_PACK_CONNECTIONS = 4;
 
     public NodeConfig {
         requireText("cluster", cluster);
@@ -146,6 +151,7 @@ public record NodeConfig(
         }
         if (bulkPreallocBytes < 0) throw new IllegalArgumentException("bulkPreallocBytes < 0: " + bulkPreallocBytes);
         if (ioThreads < 0) throw new IllegalArgumentException("ioThreads < 0: " + ioThreads);
+        if (ioPackConnections < 1) throw new IllegalArgumentException("ioPackConnections < 1: " + ioPackConnections);
         if (store == null) throw new IllegalArgumentException("store is missing");
         if (replication == null) throw new IllegalArgumentException("replication is missing");
         if (failover == null) throw new IllegalArgumentException("failover is missing");
@@ -309,6 +315,7 @@ public record NodeConfig(
         private long bulkPreallocBytes = DEFAULT_BULK_PREALLOC_BYTES;
         private boolean protectedMode = true;
         private int ioThreads = 0;
+        private int ioPackConnections = DEFAULT_IO_PACK_CONNECTIONS;
         private StoreConfig store = StoreConfig.defaults();
         private ReplicatorConfig replication = ReplicatorConfig.defaults();
         private FailoverConfig failover = FailoverConfig.defaults();
@@ -426,6 +433,11 @@ public record NodeConfig(
             return this;
         }
 
+        public Builder ioPackConnections(int v) {
+            ioPackConnections = v;
+            return this;
+        }
+
         public Builder failover(FailoverConfig v) {
             failover = v;
             return this;
@@ -532,6 +544,7 @@ public record NodeConfig(
             bulkPreallocBytes = c.bulkPreallocBytes;
             protectedMode = c.protectedMode;
             ioThreads = c.ioThreads;
+            ioPackConnections = c.ioPackConnections;
             store = c.store;
             replication = c.replication;
             failover = c.failover;
@@ -570,6 +583,7 @@ public record NodeConfig(
                     bulkPreallocBytes,
                     protectedMode,
                     ioThreads,
+                    ioPackConnections,
                     store,
                     replication,
                     failover,

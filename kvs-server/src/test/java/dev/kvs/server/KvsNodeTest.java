@@ -2,13 +2,19 @@ package dev.kvs.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -151,6 +157,35 @@ class KvsNodeTest {
                     .isInstanceOf(NodeStartException.class)
                     .hasMessage(
                             "cannot listen on 127.0.0.1:" + first.port() + " (client port): address already in use");
+        }
+    }
+
+    @Test
+    void clientConnectionsFillOneEventLoopBeforeTheNext() throws Exception {
+        NodeConfig c = config().ioThreads(2).ioPackConnections(2).build();
+        try (KvsNode node = KvsNode.start(c);
+                Jedis a = new Jedis("127.0.0.1", node.port());
+                Jedis b = new Jedis("127.0.0.1", node.port());
+                Jedis third = new Jedis("127.0.0.1", node.port())) {
+            assertThat(a.ping()).isEqualTo("PONG");
+            assertThat(b.ping()).isEqualTo("PONG");
+            assertThat(third.info("clients")).contains("connected_clients:3", "kvs_io_thread_clients:2,1");
+            HttpResponse<String> metrics = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.adminPort() + "/metrics"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            assertThat(metrics.body())
+                    .contains(
+                            "kvs_io_thread_connections{thread=\"0\"} 2.0",
+                            "kvs_io_thread_connections{thread=\"1\"} 1.0");
+            a.close();
+            // the first loop has room again, so the next connection goes there
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(third.info("clients")).contains("kvs_io_thread_clients:1,1"));
+            try (Jedis fourth = new Jedis("127.0.0.1", node.port())) {
+                assertThat(fourth.info("clients")).contains("kvs_io_thread_clients:2,1");
+            }
         }
     }
 }

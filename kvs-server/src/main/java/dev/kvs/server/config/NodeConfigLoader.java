@@ -41,8 +41,8 @@ import java.util.stream.Collectors;
  *
  * <p>The fields are those of {@link NodeConfig} ({@code cluster, name, role, bind, port, replPort,
  * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, timeoutSeconds,
- * authTimeoutSeconds, clientOutputBufferLimit, bulkPreallocBytes, protectedMode, ioThreads, clusterSecret,
- * insecureReplication}; {@code clusterSecretFile} reads the secret from a file), the {@code tls:}
+ * authTimeoutSeconds, clientOutputBufferLimit, bulkPreallocBytes, protectedMode, ioThreads,
+ * ioPackConnections, clusterSecret, insecureReplication}; {@code clusterSecretFile} reads the secret from a file), the {@code tls:}
  * section ({@code certFile, keyFile, caFile, peerName, clients, admin, clientAuth}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
  * replication:} section (with its {@code flowControl:} subsection), the {@code failover:} section and
@@ -151,6 +151,7 @@ public final class NodeConfigLoader {
             }
             if (y.protectedMode() != null) b.protectedMode(y.protectedMode());
             if (y.ioThreads() != null) b.ioThreads(toInt("ioThreads", y.ioThreads()));
+            if (y.ioPackConnections() != null) b.ioPackConnections(toInt("ioPackConnections", y.ioPackConnections()));
             b.store(toStore(y.store(), y.dataDir()));
             if (y.replication() != null) b.replication(toReplication(y.replication()));
             if (y.failover() != null) b.failover(toFailover(y.failover()));
@@ -508,6 +509,7 @@ public final class NodeConfigLoader {
             Object bulkPreallocBytes,
             Boolean protectedMode,
             Long ioThreads,
+            Long ioPackConnections,
             String dataDir,
             StoreYaml store,
             ReplicationYaml replication,

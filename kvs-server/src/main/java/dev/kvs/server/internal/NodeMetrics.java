@@ -380,6 +380,18 @@ public final class NodeMetrics implements AutoCloseable {
         return out;
     }
 
+    /** Gauges of the client connections each of {@code loops} serves, tagged by the loop's index. */
+    public void clientLoops(PackedEventLoops loops) {
+        int n = loops.served().length;
+        for (int i = 0; i < n; i++) {
+            int loop = i;
+            Gauge.builder("kvs.io.thread.connections", loops, l -> l.served()[loop])
+                    .description("Client connections an event loop serves now (ioPackConnections places them)")
+                    .tag("thread", Integer.toString(i))
+                    .register(registry);
+        }
+    }
+
     /** A client connection was accepted. */
     public void connectionOpened() {
         connections.incrementAndGet();

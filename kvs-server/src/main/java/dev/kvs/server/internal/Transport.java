@@ -35,6 +35,12 @@ public enum Transport {
         return new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), factory);
     }
 
+    /** The client port's loops: connections packed {@code pack} to a loop before the next is used. */
+    public PackedEventLoops clientGroup(int threads, int pack, String name) {
+        IoHandlerFactory factory = this == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        return new PackedEventLoops(threads, pack, new DefaultThreadFactory(name, true), factory);
+    }
+
     public Class<? extends ServerChannel> serverChannel() {
         return this == EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
     }

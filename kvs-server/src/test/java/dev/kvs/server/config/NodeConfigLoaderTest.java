@@ -50,6 +50,7 @@ class NodeConfigLoaderTest {
                 bulkPreallocBytes: 8MiB
                 protectedMode: false
                 ioThreads: 4
+                ioPackConnections: 3
                 clusterSecret: sixteen-bytes-or-more
                 dataDir: /var/lib/kvs
                 store:
@@ -80,6 +81,7 @@ class NodeConfigLoaderTest {
         assertThat(c.bulkPreallocBytes()).isEqualTo(8L << 20);
         assertThat(c.protectedMode()).isFalse();
         assertThat(c.ioThreads()).isEqualTo(4);
+        assertThat(c.ioPackConnections()).isEqualTo(3);
         assertThat(c.clusterSecret()).hasValue("sixteen-bytes-or-more");
         assertThat(c.store())
                 .isEqualTo(new StoreConfig(5000, 2L << 30, 1024, 10_000_000, Optional.of(Path.of("/var/lib/kvs"))));
@@ -231,6 +233,8 @@ class NodeConfigLoaderTest {
             bulkPreallocBytes: lots => bulkPreallocBytes is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): lots
             protectedMode: maybe => protectedMode is not true or false: maybe
             ioThreads: -1 => ioThreads < 0: -1
+            ioPackConnections: 0 => ioPackConnections < 1: 0
+            ioPackConnections: few => ioPackConnections is not an integer: few
             dataDir: "a\\0b" => dataDir is not a valid path: a\\u0000b
             store: 5 => store is not a mapping of field: value: 5
             store: {maxEntries: 0} => store.maxEntries <= 0: 0
@@ -354,7 +358,7 @@ class NodeConfigLoaderTest {
                 .hasMessage(
                         "config error: unknown field 'prot' in kvs.yaml (known: admin, adminBind, adminPort, advertise,"
                                 + " authTimeoutSeconds, bind, bulkPreallocBytes, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile,"
-                                + " dataDir, expiry, failover, insecureReplication, ioThreads, maxBulkBytes, maxClients,"
+                                + " dataDir, expiry, failover, insecureReplication, ioPackConnections, ioThreads, maxBulkBytes, maxClients,"
                                 + " maxMultibulkLength, mode, name, peer, port, protectedMode, replBind, replPort, replication,"
                                 + " requirepass, role, store, timeoutSeconds, tls, users)");
     }

@@ -1,5 +1,6 @@
 package dev.kvs.server.internal.resp;
 
+import dev.kvs.server.internal.PackedEventLoops;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -30,4 +31,13 @@ final class ClientStats {
     final AtomicInteger inputBulks = new AtomicInteger();
     /** Bytes the decoders hold for the bulk strings being received now (a gauge). */
     final AtomicLong inputBulkBytes = new AtomicLong();
+
+    /** The client port's event loops, once the port is bound (null before, and for test servers). */
+    volatile PackedEventLoops loops;
+
+    /** Connections each event loop serves now, or null if the loops are not known. */
+    int[] perLoop() {
+        PackedEventLoops l = loops;
+        return l == null ? null : l.served();
+    }
 }

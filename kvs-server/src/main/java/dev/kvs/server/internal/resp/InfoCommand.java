@@ -11,8 +11,10 @@ import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.role.NodeRole;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 /** INFO [section ...]: Redis-style sections, plus kvs's replication fields. */
 final class InfoCommand implements Command {
@@ -123,6 +125,13 @@ final class InfoCommand implements Command {
         b.append("# Clients\r\n");
         line(b, "connected_clients", stats.connected.get());
         line(b, "maxclients", node.config().maxClients());
+        int[] perLoop = stats.perLoop();
+        if (perLoop != null) { // connections each event loop serves, in loop order (ioPackConnections)
+            line(
+                    b,
+                    "kvs_io_thread_clients",
+                    Arrays.stream(perLoop).mapToObj(Integer::toString).collect(Collectors.joining(",")));
+        }
         line(b, "kvs_input_bulk_bytes", stats.inputBulkBytes.get());
         line(b, "kvs_bulk_prealloc_bytes", bulkBudget.charged()); // preallocated, not yet received
         line(b, "kvs_bulk_prealloc_limit", bulkBudget.limit());

@@ -5,6 +5,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.wire.Transports;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.PackedEventLoops;
 import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.tls.TlsFailures;
@@ -74,6 +75,7 @@ public final class RespServer {
      */
     public int start(String bind, int port, EventLoopGroup boss, EventLoopGroup workers, Transport transport)
             throws InterruptedException {
+        if (workers instanceof PackedEventLoops loops) stats.loops = loops;
         serverChannel = bootstrap(boss, workers, transport)
                 .bind(new InetSocketAddress(bind, port))
                 .sync()
