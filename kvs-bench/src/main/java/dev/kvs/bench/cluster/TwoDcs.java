@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 /**
  * Two DCs on this machine, each a kvs node process: a backup, and a primary replicating to it across
@@ -68,7 +69,8 @@ public final class TwoDcs implements AutoCloseable {
     /**
      * Starts the backup, the link and the primary on loopback, and waits until the primary streams to
      * the backup. The backup's replication port is chosen up front so the three start at once; if
-     * another process takes it first, the backup does not start and the message says so.
+     * another socket takes it before the backup listens (an outgoing connection's ephemeral port), the
+     * three are stopped and started again on another port, up to {@value #START_ATTEMPTS} times.
      *
      * @throws IllegalStateException naming the node and quoting its log if a node does not start, or
      *     if the replication does not come up
@@ -76,7 +78,33 @@ public final class TwoDcs implements AutoCloseable {
      */
     public static TwoDcs startOnLoopback(Settings s, Path dir, JavaCommand java, ChildProcesses children)
             throws InterruptedException {
-        int backupRepl = freePort();
+        return startOnLoopback(s, dir, java, children, TwoDcs::freePort);
+    }
+
+    /** As above, with the backup's replication port of each attempt from {@code ports}. */
+    static TwoDcs startOnLoopback(Settings s, Path dir, JavaCommand java, ChildProcesses children, IntSupplier ports)
+            throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnLoopback(s, dir, java, children, ports.getAsInt());
+            } catch (IllegalStateException e) {
+                if (attempt == START_ATTEMPTS || !replicationPortTaken(e)) throw e;
+                System.err.println("kvs: the backup's replication port was taken before it listened; starting the"
+                        + " two DCs again on another port (attempt " + (attempt + 1) + " of " + START_ATTEMPTS
+                        + ")");
+            }
+        }
+    }
+
+    /** Whether {@code e} says the backup could not listen on its replication port, which another socket took. */
+    static boolean replicationPortTaken(IllegalStateException e) {
+        String m = e.getMessage();
+        return m != null && m.startsWith("dc-backup ") && m.contains("(replication port): address already in use");
+    }
+
+    private static TwoDcs startOnLoopback(
+            Settings s, Path dir, JavaCommand java, ChildProcesses children, int backupRepl)
+            throws InterruptedException {
         WanLink link = s.link().start(LOOPBACK, backupRepl);
         NodeProcess backup = null;
         NodeProcess primary = null;
@@ -126,7 +154,9 @@ public final class TwoDcs implements AutoCloseable {
         return args;
     }
 
-    private static int freePort() {
+    private static final int START_ATTEMPTS = 3;
+
+    static int freePort() {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK))) {
             return s.getLocalPort();
         } catch (IOException e) {
