@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * <p>Why: a loop serving only one or two connections sleeps between their requests, and each sleep is a context
  * switch and a wake-up on the next request's path. Four clients of 100 kB values on two loops of a two-core
  * machine measured 0.5 to 0.9 context switches per request and 0.62x Redis's SETs; on one loop 0.85x
- * (BENCHMARKS.md, "Few connections of 100 kB values"). Fifty pipelining clients need both loops. {@code pack = 1}
- * spreads connections evenly from the first one, as Netty's round robin does on a fresh start.
+ * (BENCHMARKS.md, "Few connections of 100 kB values"; "Packing client connections" for where the cut lies).
+ * Fifty pipelining clients need both loops. {@code pack = 1} spreads connections evenly from the first one, as
+ * Netty's round robin does on a fresh start.
  *
  * <p>Connections stay on the loop they were placed on: counts fall as connections close, and the next
  * connections fill the gap.
