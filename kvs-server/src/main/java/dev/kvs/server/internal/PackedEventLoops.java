@@ -34,6 +34,7 @@ public final class PackedEventLoops extends MultiThreadIoEventLoopGroup {
     private final int pack;
     private final IoEventLoop[] loops;
     private final AtomicIntegerArray served;
+    private final Object placing = new Object();
 
     public PackedEventLoops(int threads, int pack, ThreadFactory threadFactory, IoHandlerFactory ioHandlerFactory) {
         super(threads, threadFactory, ioHandlerFactory);
@@ -71,7 +72,7 @@ public final class PackedEventLoops extends MultiThreadIoEventLoopGroup {
     /** Picks {@code channel}'s loop and counts it there until it closes. */
     private int place(Channel channel) {
         int chosen;
-        synchronized (this) { // one acceptor thread calls this; the lock only orders a second caller
+        synchronized (placing) { // one acceptor thread calls this; the lock only orders a second caller
             chosen = choose();
             served.incrementAndGet(chosen);
         }
