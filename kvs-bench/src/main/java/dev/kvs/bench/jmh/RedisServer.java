@@ -65,9 +65,39 @@ final class RedisServer implements AutoCloseable {
      * @param extra more {@code --option value} arguments, e.g. {@code --replicaof}
      */
     static RedisServer start(String name, List<String> extra) throws IOException {
+        return start(name, extra, RedisServer::freePort);
+    }
+
+    /** Where each attempt's port comes from. */
+    @FunctionalInterface
+    interface Ports {
+        int next() throws IOException;
+    }
+
+    /**
+     * As above, on a port from {@code ports}: if another socket took it before {@code redis-server} bound it
+     * (an outgoing connection's ephemeral port), again on the next one, up to {@value #START_ATTEMPTS} times.
+     */
+    static RedisServer start(String name, List<String> extra, Ports ports) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return start(name, extra, ports.next());
+            } catch (IOException e) {
+                if (attempt == START_ATTEMPTS || !portTaken(e)) throw e;
+            }
+        }
+    }
+
+    /** Whether {@code e} says {@code redis-server} could not bind its port. */
+    static boolean portTaken(IOException e) {
+        return e.getMessage() != null && e.getMessage().contains("Address already in use");
+    }
+
+    private static final int START_ATTEMPTS = 3;
+
+    private static RedisServer start(String name, List<String> extra, int port) throws IOException {
         Path exe = requireOnPath();
         Path dir = Files.createTempDirectory("kvs-jmh-" + name + "-");
-        int port = freePort();
         List<String> cmd = new ArrayList<>(List.of(
                 exe.toString(),
                 "--port",
