@@ -229,6 +229,45 @@ public interface KvStore extends Closeable {
     long size();
 
     /**
+     * Tombstones held: records that only order a delete against older writes. They take room (entries
+     * and key bytes) like any record until removed. This default reads {@link #stats()}.
+     */
+    default long tombstones() {
+        StoreStats s = stats();
+        return s.entries() - s.liveEntries();
+    }
+
+    /**
+     * Removes every record for which {@code condition} holds, each tested again and removed under its
+     * own key's lock, so writers wait for one key at a time, never for the whole walk, and a record
+     * rewritten meanwhile is judged as it is then. {@code condition} sees the record's header (no value
+     * is read); it may also be called without the lock to pick candidates, so it must have no side
+     * effects, and it must be quick and must not touch the store. Records hidden by {@link #hideBefore}
+     * are left to {@link #removeBefore}. Weakly consistent like {@link #forEach}: a record written
+     * during the walk may or may not be seen. For collecting tombstones, off the hot path.
+     *
+     * @return the number of records removed
+     */
+    default long removeIf(java.util.function.BiPredicate<byte[], RecordHeader> condition) {
+        Objects.requireNonNull(condition, "condition == null");
+        List<byte[]> keys = new java.util.ArrayList<>();
+        forEach((key, v) -> {
+            if (condition.test(key, v.header())) keys.add(key);
+        });
+        long removed = 0;
+        for (byte[] key : keys) {
+            boolean[] gone = new boolean[1];
+            update(key, h -> {
+                if (h == null || !condition.test(key, h)) return Write.keep();
+                gone[0] = true;
+                return Write.remove();
+            });
+            if (gone[0]) removed++;
+        }
+        return removed;
+    }
+
+    /**
      * Visits every record, weakly consistent (a record written during the scan may or may not be
      * seen). For resync and diagnostics, not for the hot path.
      */
@@ -291,7 +330,9 @@ public interface KvStore extends Closeable {
      * were empty. It still takes room (and counts in {@link #size()}) until {@link #removeBefore}
      * removes it. Call it in {@link #exclusive} with the TxId of a flush: FLUSHDB then takes effect at
      * once for every reader and writer, and the removal runs key by key afterwards. Never lowers the
-     * mark; not persisted (a node restarted before the sweep ends has the older records back).
+     * mark. A store with a data dir persists the mark until {@link #removeBefore} has swept up to it,
+     * and a store opened on a dir with a mark left (the process stopped during the sweep) finishes the
+     * sweep before it returns, so flushed records never come back.
      *
      * @throws UnsupportedOperationException if this store cannot do it (test stubs)
      */

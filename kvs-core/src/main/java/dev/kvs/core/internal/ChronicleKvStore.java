@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -52,6 +53,8 @@ final class ChronicleKvStore implements KvStore {
     private final DataDir dataDir;
     /** Records before this TxId are hidden (a flush); null: none. See {@link #hideBefore}. */
     private volatile TxId hiddenBefore;
+    /** Orders the changes of {@link #hiddenBefore} and its file. */
+    private final Object flushMarkLock = new Object();
     /** Orders a stage's room against {@link #clear}, which resets the counters. */
     private final Object stageLock = new Object();
     /** How many times the store was cleared: a stage opened before a clear lost its chunks and room. */
@@ -75,7 +78,10 @@ final class ChronicleKvStore implements KvStore {
             records = RecordMaps.open(config, dir);
             chunks = ValueChunks.open(config, dir);
             ChronicleKvStore store = new ChronicleKvStore(config, records, chunks, dir);
-            if (dir != null) store.recount();
+            if (dir != null) {
+                store.recount();
+                store.finishFlush();
+            }
             return store;
         } catch (RuntimeException e) {
             try {
@@ -114,6 +120,18 @@ final class ChronicleKvStore implements KvStore {
         long orphans = chunks.recover(blobs::contains, maxBlobId[0]);
         capacity.reset(counts[0], counts[1], counts[2], counts[3]);
         if (orphans > 0) LOG.info("removed {} orphaned value chunks in {}", orphans, dataDir.path());
+    }
+
+    /**
+     * A flush whose sweep the last process did not finish left its mark: its records are hidden now and
+     * removed before the store is handed out, so they never come back.
+     */
+    private void finishFlush() {
+        TxId mark = dataDir.flushMark();
+        if (mark == null) return;
+        hiddenBefore = mark;
+        long removed = removeBefore(mark);
+        LOG.info("finished the sweep of the flush at {} in {}: {} records removed", mark, dataDir.path(), removed);
     }
 
     @Override
@@ -657,8 +675,12 @@ final class ChronicleKvStore implements KvStore {
     @Override
     public void hideBefore(TxId upTo) {
         Objects.requireNonNull(upTo, "upTo == null");
-        TxId mark = hiddenBefore;
-        if (mark == null || upTo.compareTo(mark) > 0) hiddenBefore = upTo;
+        synchronized (flushMarkLock) {
+            TxId mark = hiddenBefore;
+            if (mark != null && upTo.compareTo(mark) <= 0) return;
+            if (dataDir != null) dataDir.writeFlushMark(upTo);
+            hiddenBefore = upTo;
+        }
     }
 
     /** True if {@code r} is before the flush mark: as good as gone. */
@@ -685,7 +707,59 @@ final class ChronicleKvStore implements KvStore {
                     lock.unlock();
                 }
             });
+            if (dataDir != null) dataDir.clearFlushMark(upTo); // the sweep up to it is over
             return removed[0];
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
+    public long tombstones() {
+        int slot = gate.enter();
+        try {
+            return capacity.entries() - capacity.live();
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /**
+     * Segment by segment: the candidates come from one read of the segment's headers (no lock of ours
+     * held), then each is tested again and removed under its own stripe.
+     */
+    @Override
+    public long removeIf(BiPredicate<byte[], RecordHeader> condition) {
+        Objects.requireNonNull(condition, "condition == null");
+        int slot = gate.enter();
+        try {
+            long removed = 0;
+            List<byte[]> keys = new ArrayList<>();
+            List<Record> headers = new ArrayList<>();
+            int segments = records.segments();
+            for (int s = 0; s < segments; s++) {
+                keys.clear();
+                headers.clear();
+                records.segmentEntries(s, keys, headers);
+                for (int i = 0; i < keys.size(); i++) {
+                    byte[] key = keys.get(i);
+                    Record seen = headers.get(i);
+                    if (hidden(seen) || !condition.test(key, seen.header())) continue;
+                    ReentrantLock lock = stripes.lock(key);
+                    try {
+                        Record old = records.header(key);
+                        if (old != null
+                                && !hidden(old)
+                                && condition.test(key, old.header())
+                                && writer.remove(key, old)) {
+                            removed++;
+                        }
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            }
+            return removed;
         } finally {
             gate.exit(slot);
         }

@@ -78,6 +78,44 @@ class ChronicleKvStorePersistedTest extends KvStoreContractTest {
     }
 
     @Test
+    void aFlushWhoseSweepDidNotFinishIsFinishedWhenTheStoreIsOpenedAgain() {
+        StoreConfig config = defaultConfig().dataDir(tempDir.resolve("flush")).build();
+        Path mark = config.dataDir().orElseThrow().resolve("flush-mark");
+        try (KvStore s = Stores.open(config)) {
+            for (int i = 1; i <= 20; i++) s.put(key("k" + i), complete(i, "v" + i));
+            s.put(key("big"), StoredValue.complete(TxId.of(1, 3), randomBytes(3, 2 * CHUNK)));
+            s.hideBefore(TxId.of(1, 11)); // the node stops here, before its sweep
+            assertThat(mark).hasContent("1:11");
+        }
+        try (KvStore s = Stores.open(config)) {
+            assertThat(s.get(key("k10"))).isNull();
+            assertThat(s.get(key("big"))).isNull();
+            assertThat(s.get(key("k11"))).isEqualTo(complete(11, "v11"));
+            assertThat(s.stats().entries()).isEqualTo(10);
+            assertThat(((ChronicleKvStore) s).chunkCount()).isZero();
+            assertThat(mark).doesNotExist();
+        }
+    }
+
+    @Test
+    void theFlushMarkIsKeptUntilItsSweepIsOverAndNeverLowered() {
+        StoreConfig config = defaultConfig().dataDir(tempDir.resolve("mark")).build();
+        Path mark = config.dataDir().orElseThrow().resolve("flush-mark");
+        try (KvStore s = Stores.open(config)) {
+            s.put(key("a"), complete(1, "a"));
+            s.hideBefore(TxId.of(1, 5));
+            s.hideBefore(TxId.of(1, 9));
+            s.hideBefore(TxId.of(1, 7));
+            assertThat(mark).hasContent("1:9");
+            s.removeBefore(TxId.of(1, 5)); // an older sweep ending does not clear a newer mark
+            assertThat(mark).hasContent("1:9");
+            s.removeBefore(TxId.of(1, 9));
+            assertThat(mark).doesNotExist();
+            assertThat(s.stats().entries()).isZero();
+        }
+    }
+
+    @Test
     void reopenKeepsExpiriesAndIndexesThem() {
         StoreConfig config = defaultConfig().dataDir(tempDir.resolve("expiry")).build();
         byte[] big = randomBytes(12, 2 * CHUNK);

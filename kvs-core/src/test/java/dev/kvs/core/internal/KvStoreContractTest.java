@@ -628,6 +628,42 @@ abstract class KvStoreContractTest {
     }
 
     @Test
+    void removeIfRemovesWhatTheConditionAcceptsAndCountsTombstones() {
+        for (int i = 1; i <= 30; i++) store.put(key("live" + i), complete(i, "v" + i));
+        for (int i = 1; i <= 20; i++) store.put(key("tomb" + i), StoredValue.tombstone(TxId.of(1, 100 + i)));
+        store.put(key("bigTomb"), StoredValue.tombstone(TxId.of(1, 200)));
+        store.put(key("big"), StoredValue.complete(TxId.of(1, 201), new byte[2 * CHUNK]));
+        assertThat(store.tombstones()).isEqualTo(21);
+
+        long removed = store.removeIf(
+                (k, h) -> h.state() == RecordState.TOMBSTONE && h.txId().compareTo(TxId.of(1, 110)) <= 0);
+
+        assertThat(removed).isEqualTo(10);
+        assertThat(store.get(key("tomb3"))).isNull();
+        assertThat(store.get(key("tomb11"))).isEqualTo(StoredValue.tombstone(TxId.of(1, 111)));
+        assertThat(store.get(key("live3"))).isEqualTo(complete(3, "v3"));
+        assertThat(store.tombstones()).isEqualTo(11);
+        assertThat(store.size()).isEqualTo(31);
+        assertThat(store.stats().entries()).isEqualTo(42);
+        // the key passed is the record's own, and a record removed by a writer meanwhile is not counted
+        assertThat(store.removeIf((k, h) -> new String(k, UTF_8).equals("big"))).isEqualTo(1);
+        assertThat(store.get(key("big"))).isNull();
+        assertThat(store.stats().valueBytes()).isEqualTo(9 * 2 + 21 * 3); // "v1".."v30"
+    }
+
+    @Test
+    void removeIfLeavesHiddenRecordsToTheFlushSweep() {
+        store.put(key("oldTomb"), StoredValue.tombstone(TxId.of(1, 5)));
+        store.put(key("newTomb"), StoredValue.tombstone(TxId.of(1, 20)));
+        store.hideBefore(TxId.of(1, 10));
+
+        assertThat(store.removeIf((k, h) -> h.state() == RecordState.TOMBSTONE)).isEqualTo(1);
+        assertThat(store.stats().entries()).isEqualTo(1); // oldTomb: hidden, still held until its sweep
+        assertThat(store.removeBefore(TxId.of(1, 10))).isEqualTo(1);
+        assertThat(store.stats().entries()).isZero();
+    }
+
+    @Test
     void exclusiveHoldsEveryKeyLock() throws Exception {
         java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
