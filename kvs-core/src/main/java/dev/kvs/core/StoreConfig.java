@@ -26,6 +26,16 @@ public record StoreConfig(long maxEntries, long maxBytes, int maxKeyBytes, int m
         if (dataDir == null) throw new NullPointerException("dataDir == null (use Optional.empty())");
     }
 
+    /**
+     * Entries beyond {@code maxEntries} that only tombstones may take: 1% of {@code maxEntries}, at
+     * least 1,024. A delete that has to leave a tombstone (a backup ordering it against older writes
+     * still on their way) is then not refused because live keys fill the store, as Redis takes a
+     * {@code DEL} whatever its memory; tombstones are collected once they order nothing.
+     */
+    public long tombstoneReserve() {
+        return Math.max(1024, maxEntries / 100);
+    }
+
     public static StoreConfig defaults() {
         return builder().build();
     }

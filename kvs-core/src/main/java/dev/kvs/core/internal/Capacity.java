@@ -14,6 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Capacity {
     private final long maxEntries;
+    /** Entries beyond {@link #maxEntries} for growth by tombstones only: see {@link StoreConfig#tombstoneReserve}. */
+    private final long tombstoneEntries;
+
     private final long maxBytes;
     private final AtomicLong entries = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
@@ -22,12 +25,13 @@ final class Capacity {
 
     Capacity(StoreConfig config) {
         this.maxEntries = config.maxEntries();
+        this.tombstoneEntries = maxEntries + config.tombstoneReserve();
         this.maxBytes = config.maxBytes();
     }
 
     /** @throws StoreFullException if the growth in {@code d} does not fit; nothing is reserved then */
     void reserve(Delta d) {
-        if (d.entries() > 0 && !tryGrow(entries, d.entries(), maxEntries)) {
+        if (d.entries() > 0 && !tryGrow(entries, d.entries(), entryLimit(d))) {
             throw full(entries.get(), d.entries(), "entries", "maxEntries", maxEntries);
         }
         if (d.bytes() > 0 && !tryGrow(bytes, d.bytes(), maxBytes)) {
@@ -38,7 +42,7 @@ final class Capacity {
 
     /** Like {@link #reserve} but answers false instead of throwing. */
     boolean tryReserve(Delta d) {
-        if (d.entries() > 0 && !tryGrow(entries, d.entries(), maxEntries)) return false;
+        if (d.entries() > 0 && !tryGrow(entries, d.entries(), entryLimit(d))) return false;
         if (d.bytes() > 0 && !tryGrow(bytes, d.bytes(), maxBytes)) {
             if (d.entries() > 0) entries.addAndGet(-d.entries());
             return false;
@@ -67,6 +71,11 @@ final class Capacity {
         if (d.bytes() < 0) bytes.addAndGet(d.bytes());
         add(keyBytes, d.keyBytes());
         add(live, d.live());
+    }
+
+    /** A change that adds no live record (only tombstones) may use the tombstone reserve too. */
+    private long entryLimit(Delta d) {
+        return d.live() <= 0 ? tombstoneEntries : maxEntries;
     }
 
     /** Adds {@code n} unless it is 0: the counters are shared by every writing thread. */

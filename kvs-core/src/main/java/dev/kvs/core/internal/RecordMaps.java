@@ -59,7 +59,7 @@ final class RecordMaps implements AutoCloseable {
 
     /** Every entry may be small; the bytes of keys and inline values together are within maxBytes. */
     static MapLayout shortLayout(StoreConfig config) {
-        long entries = config.maxEntries();
+        long entries = saturatedAdd(config.maxEntries(), config.tombstoneReserve());
         long data = Math.min(config.maxBytes(), saturatedMultiply(entries, SHORT_KEY_MAX + INLINE_MAX));
         long payload = saturatedAdd(saturatedMultiply(entries, RECORD_FIXED + SHORT_CHUNK), data);
         long maxEntry = SHORT_KEY_MAX + RECORD_FIXED + INLINE_MAX;
@@ -68,7 +68,9 @@ final class RecordMaps implements AutoCloseable {
 
     /** Long keys use maxBytes quickly, so fewer fit; most of the room comes as extra tiers on demand. */
     static MapLayout longLayout(StoreConfig config) {
-        long entries = Math.min(config.maxEntries(), config.maxBytes() / (SHORT_KEY_MAX + 1) + 1);
+        long entries = Math.min(
+                saturatedAdd(config.maxEntries(), config.tombstoneReserve()),
+                config.maxBytes() / (SHORT_KEY_MAX + 1) + 1);
         long perEntryData = (long) config.maxKeyBytes() + INLINE_MAX;
         long data = Math.min(config.maxBytes(), saturatedMultiply(entries, perEntryData));
         long payload = saturatedAdd(saturatedMultiply(entries, RECORD_FIXED + LONG_CHUNK), data);

@@ -294,6 +294,25 @@ abstract class KvStoreContractTest {
     }
 
     @Test
+    void aFullStoreStillTakesTombstonesFromItsReserveButNoLiveKey() {
+        try (KvStore s = open(defaultConfig().maxEntries(3))) {
+            long reserve = s.config().tombstoneReserve();
+            assertThat(reserve).isEqualTo(1024);
+            for (int i = 0; i < 3; i++) s.put(key("k" + i), complete(i, "v"));
+            for (int i = 0; i < reserve; i++) s.put(key("gone" + i), StoredValue.tombstone(TxId.of(1, 10 + i)));
+            assertThat(s.tombstones()).isEqualTo(reserve);
+            assertThatThrownBy(() -> s.put(key("gone-too-many"), StoredValue.tombstone(TxId.of(2, 1))))
+                    .isInstanceOf(StoreFullException.class);
+            assertThatThrownBy(() -> s.put(key("live"), complete(9, "v")))
+                    .isInstanceOf(StoreFullException.class)
+                    .hasMessage("store full: " + (3 + reserve) + " entries (maxEntries 3)");
+            // a live key turned into a tombstone needs no new entry
+            s.put(key("k0"), StoredValue.tombstone(TxId.of(2, 2)));
+            assertThat(s.size()).isEqualTo(2);
+        }
+    }
+
+    @Test
     void fullByBytesRejectsGrowthUntilRoomIsFreed() {
         try (KvStore s = open(defaultConfig().maxBytes(100 * 1024))) {
             s.put(key("a"), StoredValue.complete(TxId.of(1, 1), new byte[60 * 1024]));
