@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -35,6 +36,21 @@ import org.slf4j.LoggerFactory;
  * queued at once, then the watermark is read again: a value that landed meanwhile either sees the
  * entry and resolves it, or raised the watermark before that second read, and the key is checked
  * against the store after all (see {@link #announce}).
+ *
+ * <p><b>Awaited values.</b> Every write reaches the key channel: a fenced one ({@code PUT}, {@code
+ * DELETE}, {@code RENAME}) enters the unfinished-key queue, an {@code async} one ({@link Op#ASYNC})
+ * a second queue that nothing fences ({@link #asyncValues}). So for a TxId up to {@link #contiguous()}
+ * the backup knows whether its value is still awaited, and a value nobody awaits any more (its key
+ * was written again or deleted since, and that has landed) is discarded without a look at the store.
+ * That is what lets a delete leave no tombstone: once every key packet up to it has arrived, the
+ * delete removes the record, and an older value arriving later finds nothing awaiting it. A value of
+ * a TxId beyond {@link #contiguous()} (it overtook its key packet) is applied if the store's record is
+ * older, as before; every tombstone removed is at or below {@link #contiguous()}, hence older than
+ * such a value. Tombstones that had to be written (the delete's value overtook its key packet, a
+ * rename's source, a resync's removals) are left to the {@link TombstoneCollector}. During a full
+ * resync nothing counts as settled (its listing, which may come after the values, announces the
+ * primary's keys again): values go by the store alone, deletes leave tombstones, and none is collected
+ * before the resync's walk is over.
  *
  * <p>Thread-safe: key-side calls are serialised on one lock (the key channel, or a replacement
  * racing its predecessor); values may be applied from any number of threads.
@@ -68,7 +84,11 @@ final class BackupApplier {
 
     private final KvStore store;
     private final UnfinishedKeys unfinished;
+    /** Async writes whose value has not landed: awaited, never fenced. */
+    private final UnfinishedKeys asyncValues;
+
     private final BackupCounters counters;
+    private final TombstoneCollector tombstones;
     private final Object keyLock = new Object();
     private final KeySequence sequence; // keyLock
     private Set<ByteKey> listed; // keyLock; non-null while a full resync lists keys
@@ -93,9 +113,20 @@ final class BackupApplier {
     private static final TxId UNKNOWN = new TxId(Long.MAX_VALUE, Long.MAX_VALUE);
 
     BackupApplier(KvStore store, UnfinishedKeys unfinished, BackupCounters counters, int maxHeldKeyPackets) {
+        this(store, unfinished, new UnfinishedKeys(unfinished.maxKeys()), counters, maxHeldKeyPackets);
+    }
+
+    BackupApplier(
+            KvStore store,
+            UnfinishedKeys unfinished,
+            UnfinishedKeys asyncValues,
+            BackupCounters counters,
+            int maxHeldKeyPackets) {
         this.store = store;
         this.unfinished = unfinished;
+        this.asyncValues = asyncValues;
         this.counters = counters;
+        this.tombstones = new TombstoneCollector(store, this::awaitsUpTo, counters);
         this.sequence = new KeySequence(TxId.ZERO, maxHeldKeyPackets);
         this.contiguous = TxId.ZERO;
         this.newestValue = new AtomicReference<>(store.stats().entries() == 0 ? TxId.ZERO : UNKNOWN);
@@ -114,6 +145,74 @@ final class BackupApplier {
     /** The TxId of the last flush applied ({@link TxId#ZERO} if none). */
     TxId flushedBefore() {
         return flushedBefore;
+    }
+
+    /** The queue of async writes whose values have not landed. */
+    UnfinishedKeys asyncValues() {
+        return asyncValues;
+    }
+
+    /**
+     * Removes the tombstones that order nothing any more (see {@link TombstoneCollector}); nothing
+     * while a resync lists keys or walks the store (its removals are tombstones until it is over).
+     *
+     * @return the tombstones removed
+     */
+    long collectTombstones() {
+        if (resyncing()) return 0;
+        return tombstones.collect(contiguous);
+    }
+
+    /**
+     * True if {@link #collectTombstones} would remove a deferred tombstone now: the key channel has
+     * passed it. Cheap: the key channel asks after each batch, so that tombstones written by deletes
+     * whose values overtook their key packets go within moments, not at the next periodic collection.
+     */
+    boolean tombstonesDue() {
+        return !resyncing() && tombstones.due(contiguous);
+    }
+
+    /** The tombstone count above which {@link #collectTombstones} sweeps the store. */
+    long tombstoneSweepAbove() {
+        return tombstones.sweepAbove();
+    }
+
+    /**
+     * Active expiry on the backup: removes {@code key}'s record if it has expired at {@code nowMillis}.
+     * At once when its TxId is settled (every key packet up to it arrived, nothing older awaited: an
+     * older value arriving later is discarded), else as a tombstone of the record's TxId, collected
+     * later. The primary's delete, when it arrives, changes nothing visible.
+     *
+     * @return true if the key was removed
+     */
+    boolean expire(byte[] key, long nowMillis) {
+        TxId[] deferred = new TxId[1];
+        Write w = store.update(key, h -> {
+            if (h == null || h.state() == RecordState.TOMBSTONE || !h.expiredAt(nowMillis)) return Write.keep();
+            TxId settled = resyncing() ? TxId.ZERO : contiguous; // under the key's lock: see write
+            if (h.txId().compareTo(settled) <= 0 && !awaitsUpTo(key, h.txId())) return Write.remove();
+            deferred[0] = h.txId();
+            return Write.put(StoredValue.tombstone(h.txId()));
+        });
+        if (deferred[0] != null) tombstones.defer(key, deferred[0]);
+        return !(w instanceof Write.Keep);
+    }
+
+    /** True if {@code key} awaits a value of {@code txId} or an older one, in either queue. */
+    private boolean awaitsUpTo(byte[] key, TxId txId) {
+        return unfinished.awaitsUpTo(key, txId) || asyncValues.awaitsUpTo(key, txId);
+    }
+
+    /** Queues the write {@code p} announces: in the unfinished-key queue, or (async) the unfenced one. */
+    private void await(KeyPacket p) {
+        if (p.op() == Op.ASYNC) asyncValues.add(p.key(), p.txId(), 0, 0);
+        else unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
+    }
+
+    /** Resolves {@code key}'s entries up to {@code upTo} in both queues. */
+    private void resolve(byte[] key, TxId upTo) {
+        unfinished.resolve(key, upTo);
+        asyncValues.resolve(key, upTo);
     }
 
     /**
@@ -177,7 +276,7 @@ final class BackupApplier {
         // the older records are gone at once for every reader (a READONLY client, a promotion); the
         // sweep frees their room later
         store.hideBefore(txId);
-        long dropped = unfinished.resolveBefore(txId);
+        long dropped = unfinished.resolveBefore(txId) + asyncValues.resolveBefore(txId);
         counters.flushes.increment();
         log.info("flush at {}: {} unfinished entries before it dropped; sweeping the store", txId, dropped);
     }
@@ -240,9 +339,11 @@ final class BackupApplier {
             unfinished.add(src, t, 0, 0);
             return;
         }
-        unfinished.resolve(src, t); // the store holds src at t now: older values of it are settled
+        resolve(src, t); // the store holds src at t now: older values of it are settled
+        // its tombstone goes once the key channel has passed t (published after this batch)
+        tombstones.defer(src, t);
         if (fromCopy[0]) {
-            unfinished.resolve(dst, t);
+            resolve(dst, t);
             counters.renamesFromCopy.increment();
         }
     }
@@ -251,7 +352,7 @@ final class BackupApplier {
     private StoredValue copyFor(byte[] src, KeyPacket p) {
         StoredValue copy;
         try {
-            if (unfinished.contains(src)) return null; // a newer value of it is on its way
+            if (unfinished.contains(src) || asyncValues.contains(src)) return null; // a newer value is on its way
             copy = store.get(src);
         } catch (KvsException e) {
             return null;
@@ -369,48 +470,110 @@ final class BackupApplier {
         if (announced != null && (announced.valueLength() != v.length() || announced.checksum() != v.checksum())) {
             return Outcome.MISMATCH;
         }
+        TxId t = v.txId();
         TxId[] inStore = new TxId[1];
+        TxId[] settled = new TxId[1];
+        boolean[] unawaited = new boolean[1];
         Predicate<RecordHeader> newer = h -> {
-            if (v.txId().compareTo(flushedBefore) < 0) {
+            // under the key's lock, before the queues: a key packet is in its queue (or settled) once
+            // contiguous covers it, and a record removed under this lock was removed with contiguous
+            // already past it, so this read sees that too. During a full resync nothing is settled: the
+            // listing announces again what the primary holds, and may come after its values
+            settled[0] = resyncing() ? TxId.ZERO : contiguous;
+            if (t.compareTo(flushedBefore) < 0) {
                 // written before a flush that has reached this backup: discarded, never resurrected.
                 // Checked under the key's lock, so a flush's sweep (which starts after the watermark
                 // rose) either sees this key's record or this check sees the new watermark.
-                inStore[0] = v.txId();
+                inStore[0] = t;
                 return false;
             }
-            if (h != null && h.txId().compareTo(v.txId()) >= 0) {
+            if (h != null && h.txId().compareTo(t) >= 0) {
                 inStore[0] = h.txId();
                 return false;
             }
-            inStore[0] = v.txId();
+            inStore[0] = t;
+            if (t.compareTo(settled[0]) <= 0 && !awaited(v.key(), t)) {
+                // its key packet came and nothing awaits it any more: a newer write (or delete) of the
+                // key landed since, whose record may be gone already (see the class comment)
+                unawaited[0] = true;
+                return false;
+            }
             return true;
         };
         boolean written;
         if (v.staged() != null) {
             RecordHeader header =
-                    new RecordHeader(RecordState.COMPLETE, v.txId(), v.checksum(), v.length(), v.expireAtMillis());
+                    new RecordHeader(RecordState.COMPLETE, t, v.checksum(), v.length(), v.expireAtMillis());
             written = store.putStaged(v.key(), v.staged(), h -> newer.test(h) ? header : null);
+        } else if (v.op() == Op.DELETE) {
+            return delete(v, settled, newer, inStore, unawaited);
         } else {
-            StoredValue next = v.op() == Op.DELETE
-                    ? StoredValue.tombstone(v.txId())
-                    : new StoredValue(
-                            new RecordHeader(
-                                    RecordState.COMPLETE, v.txId(), v.checksum(), v.length(), v.expireAtMillis()),
-                            v.bytes());
+            StoredValue next = new StoredValue(
+                    new RecordHeader(RecordState.COMPLETE, t, v.checksum(), v.length(), v.expireAtMillis()), v.bytes());
             written = store.update(v.key(), h -> newer.test(h) ? Write.put(next) : Write.keep()) instanceof Write.Put;
         }
         // raised before the queue is read: a key packet queued without a store check is either seen
         // here and resolved, or checks the store itself after reading this (see announce)
         newestValue.accumulateAndGet(inStore[0], BackupApplier::later);
         VarHandle.fullFence();
-        unfinished.resolve(v.key(), inStore[0]);
+        resolve(v.key(), inStore[0]);
+        return outcome(written, unawaited[0]);
+    }
+
+    /**
+     * A delete's value. Once the key channel has passed its TxId it removes the record outright and
+     * resolves the queues in the same step under the key's lock, so no older value can slip in between
+     * (it finds nothing awaiting it); before that it writes a tombstone, collected later.
+     */
+    private Outcome delete(
+            ValueAssembler.Whole v,
+            TxId[] settled,
+            Predicate<RecordHeader> newer,
+            TxId[] inStore,
+            boolean[] unawaited) {
+        byte[] key = v.key();
+        TxId t = v.txId();
+        boolean[] settledNow = new boolean[1];
+        boolean[] applied = new boolean[1];
+        List<CompletableFuture<Void>> fenced = new ArrayList<>(0);
+        List<CompletableFuture<Void>> async = new ArrayList<>(0);
+        store.update(key, h -> {
+            applied[0] = newer.test(h);
+            if (!applied[0]) return Write.keep();
+            settledNow[0] = t.compareTo(settled[0]) <= 0;
+            if (!settledNow[0]) return Write.put(StoredValue.tombstone(t));
+            newestValue.accumulateAndGet(t, BackupApplier::later); // as in write: before the queues
+            VarHandle.fullFence();
+            unfinished.resolve(key, t, fenced);
+            asyncValues.resolve(key, t, async);
+            return h == null ? Write.keep() : Write.remove();
+        });
+        if (applied[0] && settledNow[0]) {
+            unfinished.complete(fenced);
+            asyncValues.complete(async);
+        } else {
+            newestValue.accumulateAndGet(inStore[0], BackupApplier::later);
+            VarHandle.fullFence();
+            resolve(key, inStore[0]);
+            if (applied[0]) tombstones.defer(key, t);
+        }
+        return outcome(applied[0], unawaited[0]);
+    }
+
+    private Outcome outcome(boolean written, boolean unawaited) {
         WriteStages.mark(WriteStages.Stage.APPLIED);
         if (written) {
             counters.valuesApplied.increment();
             return Outcome.APPLIED;
         }
+        if (unawaited) counters.valuesNotAwaited.increment();
         counters.valuesSuperseded.increment();
         return Outcome.SUPERSEDED;
+    }
+
+    /** True if the value of {@code key} at {@code t} is awaited, in either queue. */
+    private boolean awaited(byte[] key, TxId t) {
+        return unfinished.find(key, t) != null || asyncValues.find(key, t) != null;
     }
 
     /** Queues the keys of {@code packets} whose store record is older than the packet. */
@@ -423,7 +586,7 @@ final class BackupApplier {
             if (p.op() == Op.SKIP) continue;
             if (p.txId().compareTo(newest) > 0) {
                 // newer than every value in the store: no record of the key can be as new
-                unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
+                await(p);
                 if (queued == null) queued = new ArrayList<>(packets.size());
                 queued.add(p);
             } else {
@@ -463,23 +626,22 @@ final class BackupApplier {
         } catch (KvsException e) {
             // e.g. a key longer than this store accepts: its value cannot be stored either, so fence it
             log.warn("cannot check {} announced keys against the store; queueing them: {}", keys.size(), e.toString());
-            for (KeyPacket p : writes) {
-                unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
-            }
+            for (KeyPacket p : writes) await(p);
         }
     }
 
     private void queueIfNewer(KeyPacket p, RecordHeader h) {
         if (h == null || h.txId().compareTo(p.txId()) < 0) {
-            unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
+            await(p);
         } else {
-            unfinished.resolve(p.key(), h.txId()); // queued before a value as new landed (announce)
+            resolve(p.key(), h.txId()); // queued before a value as new landed (announce)
         }
     }
 
     /**
      * Replaces every unlisted record not newer than {@code upTo} by a tombstone at {@code upTo} (so a
-     * late value of the deleted key cannot bring it back) and resolves the unlisted queue entries.
+     * late value of the deleted key cannot bring it back while the walk lasts; collected after it) and
+     * resolves the unlisted queue entries.
      */
     private int removeUnlisted(Set<ByteKey> keys, TxId upTo) {
         List<byte[]> stale = new ArrayList<>();
@@ -500,11 +662,16 @@ final class BackupApplier {
                                     && h.txId().compareTo(upTo) <= 0
                             ? Write.put(tombstone)
                             : Write.keep());
-            if (w instanceof Write.Put) removed++;
+            if (w instanceof Write.Put) {
+                removed++;
+                tombstones.defer(key, upTo); // collected once the walk is over
+            }
         }
-        for (UnfinishedKeys.Pending p : unfinished.snapshot()) {
-            if (p.txId().compareTo(upTo) <= 0 && !keys.contains(new ByteKey(p.key()))) {
-                unfinished.resolve(p.key(), upTo);
+        for (UnfinishedKeys queue : List.of(unfinished, asyncValues)) {
+            for (UnfinishedKeys.Pending p : queue.snapshot()) {
+                if (p.txId().compareTo(upTo) <= 0 && !keys.contains(new ByteKey(p.key()))) {
+                    queue.resolve(p.key(), upTo);
+                }
             }
         }
         return removed;

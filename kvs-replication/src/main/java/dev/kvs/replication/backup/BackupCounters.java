@@ -17,4 +17,7 @@ final class BackupCounters {
     final LongAdder flushes = new LongAdder();
     final LongAdder keysRemovedByFlush = new LongAdder();
     final LongAdder renamesFromCopy = new LongAdder();
+    final LongAdder tombstonesCollected = new LongAdder();
+    final LongAdder tombstoneSweeps = new LongAdder();
+    final LongAdder valuesNotAwaited = new LongAdder();
 }

@@ -25,9 +25,15 @@ import dev.kvs.core.TxId;
  *     at its bound
  * @param bytesReceived bytes read from every replication connection
  * @param resyncs full resyncs completed
- * @param keysRemovedByResync records replaced by a tombstone because a resync did not list them
+ * @param keysRemovedByResync records removed because a resync did not list them
  * @param refusedConnections connections closed before or at their handshake: no or a wrong proof of the
  *     cluster secret, no handshake in time, too many handshakes at once, or a {@code Reject}
+ * @param asyncValuesAwaited async writes announced whose value has not landed (not fenced)
+ * @param valuesNotAwaited values discarded because nothing awaited them any more: a newer write or a
+ *     delete of their key had landed (counted in {@code valuesSuperseded} too)
+ * @param tombstonesCollected tombstones removed once they ordered nothing (deferred, or found by a sweep)
+ * @param tombstoneSweeps sweeps of the whole store for tombstones
+ * @param tombstoneSweepAbove the tombstone count above which a sweep runs
  */
 public record BackupStatus(
         boolean keyChannelConnected,
@@ -49,4 +55,9 @@ public record BackupStatus(
         long bytesReceived,
         long resyncs,
         long keysRemovedByResync,
-        long refusedConnections) {}
+        long refusedConnections,
+        long asyncValuesAwaited,
+        long valuesNotAwaited,
+        long tombstonesCollected,
+        long tombstoneSweeps,
+        long tombstoneSweepAbove) {}

@@ -5,6 +5,7 @@ import dev.kvs.replication.wire.Frame;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,7 +13,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The backup's end of the key channel: hands key batches and resync markers to the {@link
  * BackupApplier} and answers one cumulative {@code KeyAck} (and at most one {@code Resend}) per read
- * batch, flushed once. Stops reading while the unfinished-key queue is full.
+ * batch, flushed once. Stops reading while the unfinished-key queue, or the queue of async values
+ * awaited, is full.
  */
 final class KeyChannelHandler extends ChannelInboundHandlerAdapter {
     static final String NAME = "replication-key-channel";
@@ -21,6 +23,7 @@ final class KeyChannelHandler extends ChannelInboundHandlerAdapter {
     private final RealReplicationServer server;
     private final BackupApplier applier;
     private final UnfinishedKeys unfinished;
+    private final UnfinishedKeys asyncValues;
     private boolean ackDue;
     private TxId resend;
     private boolean writeDue;
@@ -30,6 +33,7 @@ final class KeyChannelHandler extends ChannelInboundHandlerAdapter {
         this.server = server;
         this.applier = server.applier;
         this.unfinished = server.unfinished;
+        this.asyncValues = server.applier.asyncValues();
     }
 
     @Override
@@ -44,6 +48,7 @@ final class KeyChannelHandler extends ChannelInboundHandlerAdapter {
             }
             ackDue = !applier.resyncing();
             if (r.resend() != null) resend = r.resend();
+            if (applier.tombstonesDue()) server.collectSoon();
         } else if (msg instanceof Frame.ResyncBegin r) {
             applier.onResyncBegin(r.upTo());
         } else if (msg instanceof Frame.ResyncEnd r) {
@@ -93,28 +98,37 @@ final class KeyChannelHandler extends ChannelInboundHandlerAdapter {
             ctx.flush();
             writeDue = false;
         }
-        if (!paused && unfinished.isFull()) pause(ctx);
+        if (!paused && full()) pause(ctx);
         ctx.fireChannelReadComplete();
     }
 
-    /** Stops reading until values drain the unfinished-key queue below its bound. */
+    private boolean full() {
+        return unfinished.isFull() || asyncValues.isFull();
+    }
+
+    /** Stops reading until values drain the queues below their bound. */
     private void pause(ChannelHandlerContext ctx) {
         paused = true;
         ctx.channel().config().setAutoRead(false);
         server.keyChannelPaused(ctx.channel(), true);
-        log.info("unfinished-key queue full ({} keys); key channel paused", unfinished.size());
-        unfinished.whenNotFull().thenRun(() -> {
-            try {
-                ctx.executor().execute(() -> resumeOrWait(ctx));
-            } catch (RejectedExecutionException e) {
-                // shutting down
-            }
-        });
+        log.info(
+                "unfinished-key queue or async values awaited full ({} / {} keys, bound {}); key channel paused",
+                unfinished.size(),
+                asyncValues.size(),
+                unfinished.maxKeys());
+        CompletableFuture.allOf(unfinished.whenNotFull(), asyncValues.whenNotFull())
+                .thenRun(() -> {
+                    try {
+                        ctx.executor().execute(() -> resumeOrWait(ctx));
+                    } catch (RejectedExecutionException e) {
+                        // shutting down
+                    }
+                });
     }
 
     private void resumeOrWait(ChannelHandlerContext ctx) {
         if (!ctx.channel().isActive()) return;
-        if (unfinished.isFull()) {
+        if (full()) {
             pause(ctx);
             return;
         }

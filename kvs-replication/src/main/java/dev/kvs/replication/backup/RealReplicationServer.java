@@ -31,9 +31,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -77,7 +78,12 @@ final class RealReplicationServer implements ReplicationServer {
         this.node = b.node;
         this.config = b.config;
         this.unfinished = b.unfinished != null ? b.unfinished : new UnfinishedKeys(config.maxUnfinishedKeys());
-        this.applier = new BackupApplier(store, unfinished, counters, config.maxHeldKeyPackets());
+        this.applier = new BackupApplier(
+                store,
+                unfinished,
+                new UnfinishedKeys(config.maxUnfinishedKeys()),
+                counters,
+                config.maxHeldKeyPackets());
         this.budget = new AssemblyBudget(config.maxAssemblyBytes(), config.maxAssemblyBytesPerChannel());
         this.received = new ReceivedBytes(counters.bytesReceived);
         this.security = b.security;
@@ -104,6 +110,7 @@ final class RealReplicationServer implements ReplicationServer {
         }
         this.server = bound.channel();
         all.add(server);
+        startCollecting();
         log.info("backup {} listening for replication on {}", node.name(), server.localAddress());
     }
 
@@ -133,12 +140,54 @@ final class RealReplicationServer implements ReplicationServer {
         p.addLast(HandshakeHandler.NAME, new HandshakeHandler(this));
     }
 
-    /** Runs resync walks over the store, one at a time, off the event loops. */
-    private final ExecutorService walker = Executors.newSingleThreadExecutor(r -> {
+    /**
+     * Runs resync and flush walks over the store and the collection of tombstones, one at a time, off
+     * the event loops: a collection never runs during a walk.
+     */
+    private final ScheduledExecutorService walker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "kvs-resync-walk");
         t.setDaemon(true);
         return t;
     });
+
+    /** How often the backup collects the tombstones that order nothing any more. */
+    static final long COLLECT_INTERVAL_MILLIS = 100;
+
+    /** Starts collecting tombstones every {@link #COLLECT_INTERVAL_MILLIS} while this node is a backup. */
+    private void startCollecting() {
+        walker.scheduleWithFixedDelay(
+                this::collect, COLLECT_INTERVAL_MILLIS, COLLECT_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** A collection is queued on the walker and has not started yet. */
+    private final AtomicBoolean collectQueued = new AtomicBoolean();
+
+    /** Collects tombstones now, off the event loops, unless a collection is queued already. */
+    void collectSoon() {
+        if (!collectQueued.compareAndSet(false, true)) return;
+        try {
+            walker.execute(() -> {
+                collectQueued.set(false);
+                collect();
+            });
+        } catch (RejectedExecutionException e) {
+            collectQueued.set(false); // closing
+        }
+    }
+
+    private void collect() {
+        if (!node.isBackup()) return;
+        try {
+            applier.collectTombstones();
+        } catch (RuntimeException e) {
+            log.warn("collecting tombstones failed; trying again: {}", e.toString());
+        }
+    }
+
+    @Override
+    public boolean expire(byte[] key, long nowMillis) {
+        return applier.expire(key, nowMillis);
+    }
 
     /**
      * Runs {@code walk} off the event loops, then {@code done} with whether it completed (unless the
@@ -354,7 +403,12 @@ final class RealReplicationServer implements ReplicationServer {
                 counters.bytesReceived.sum(),
                 counters.resyncs.sum(),
                 counters.keysRemovedByResync.sum(),
-                counters.refusedConnections.sum());
+                counters.refusedConnections.sum(),
+                applier.asyncValues().size(),
+                counters.valuesNotAwaited.sum(),
+                counters.tombstonesCollected.sum(),
+                counters.tombstoneSweeps.sum(),
+                applier.tombstoneSweepAbove());
     }
 
     @Override

@@ -59,6 +59,16 @@ public interface ReplicationServer extends AutoCloseable {
     BackupStatus status();
 
     /**
+     * Active expiry on a backup: removes {@code key}'s record if it has expired at {@code nowMillis}
+     * (its expiry is the primary's absolute time), so that expired keys never pile up while their
+     * replicated deletes are on their way. No tombstone is left once no older value of the key can be
+     * applied any more; until then one is, and collected later.
+     *
+     * @return true if the key was removed
+     */
+    boolean expire(byte[] key, long nowMillis);
+
+    /**
      * The client (RESP) address, {@code host:port}, that the last primary whose key channel was
      * welcomed advertised in its {@code Hello}; kept after that channel closes; empty if none did.
      */

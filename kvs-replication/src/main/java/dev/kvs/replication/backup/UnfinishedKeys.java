@@ -150,9 +150,21 @@ public final class UnfinishedKeys {
      * @return the number of entries removed
      */
     public int resolve(byte[] key, TxId upTo) {
+        List<CompletableFuture<Void>> done = new ArrayList<>(0);
+        int removed = resolve(key, upTo, done);
+        afterRemoval(done);
+        return removed;
+    }
+
+    /**
+     * {@link #resolve(byte[], TxId)}, but the {@link #whenResolved} futures of a key that left the
+     * queue are added to {@code resolved} instead of completed: for a caller holding a lock their
+     * callbacks must not run under, which completes them with {@link #complete} once it let go.
+     */
+    int resolve(byte[] key, TxId upTo, List<CompletableFuture<Void>> resolved) {
         if (upTo == null) throw new NullPointerException("upTo == null");
         int[] removed = new int[1];
-        List<CompletableFuture<Void>> done = new ArrayList<>(0);
+        List<CompletableFuture<Void>> done = resolved;
         byKey.computeIfPresent(new ByteKey(key), (k, e) -> {
             int n = 0;
             while (n < e.slots.length && e.slots[n].pending.txId.compareTo(upTo) <= 0) {
@@ -166,8 +178,22 @@ public final class UnfinishedKeys {
             done.addAll(e.waiters);
             return null;
         });
-        afterRemoval(done);
         return removed[0];
+    }
+
+    /** Completes the futures {@link #resolve(byte[], TxId, List)} collected. */
+    void complete(List<CompletableFuture<Void>> resolved) {
+        afterRemoval(resolved);
+    }
+
+    /**
+     * True if {@code key} has an entry at {@code upTo} or before: a value that old is still awaited,
+     * so a record that would stop it from being applied (a tombstone) must stay.
+     */
+    boolean awaitsUpTo(byte[] key, TxId upTo) {
+        if (isEmpty()) return false;
+        Entries e = byKey.get(new ByteKey(key));
+        return e != null && e.slots[0].pending.txId.compareTo(upTo) <= 0;
     }
 
     /**

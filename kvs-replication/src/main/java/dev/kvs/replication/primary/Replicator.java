@@ -356,9 +356,10 @@ public final class Replicator implements ReplicationLink {
         }
 
         private TxId order(Op op, byte[] key, int len, int crc, long expireAtMillis) {
-            // in async mode the backup learns of the key only with its value: that is the baseline's risk
+            // in async mode the backup does not fence the key (that is the baseline's risk); it only
+            // learns that a value is on its way, so that older values stop counting once it has landed
             TxId t = mode == ReplicationMode.ASYNC
-                    ? keyLog.reserve(Op.SKIP, key, 0, 0, 0)
+                    ? keyLog.reserve(Op.ASYNC, key, 0, 0, 0)
                     : keyLog.reserve(op, key, len, crc, expireAtMillis);
             txIds.add(t);
             ship(key, t, len);
@@ -387,12 +388,13 @@ public final class Replicator implements ReplicationLink {
         @Override
         public TxId rename(byte[] source, byte[] key, byte[] value, int checksum, long expireAtMillis) {
             if (mode == ReplicationMode.ASYNC) {
-                // no key packet in async mode: the delete and the value travel as two values, each with
-                // its own TxId (acks name TxIds), so the backup may apply one before the other
-                TxId deleted = keyLog.reserve(Op.SKIP, source, 0, 0);
+                // no RENAME in async mode (nothing is fenced): the delete and the value travel as two
+                // async writes, each with its own TxId (acks name TxIds), so the backup may apply one
+                // before the other
+                TxId deleted = keyLog.reserve(Op.ASYNC, source, 0, 0);
                 txIds.add(deleted);
                 ship(source, deleted, 0);
-                TxId t = keyLog.reserve(Op.SKIP, key, 0, 0);
+                TxId t = keyLog.reserve(Op.ASYNC, key, 0, 0);
                 txIds.add(t);
                 ship(key, t, value.length);
                 return t;

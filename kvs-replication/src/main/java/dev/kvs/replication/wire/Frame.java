@@ -37,13 +37,17 @@ import java.util.List;
  * its TxId, checksum and expiry, and the value's remaining bytes follow as ordinary {@link
  * ValueChunk}s of that TxId; a {@link StageCancel} drops a staged value that will not be written.
  *
+ * <p>Version 6 announces {@code async} writes with their key ({@link Op#ASYNC}, which used to be a
+ * {@link Op#SKIP}), so that the backup knows every value still on its way and can collect the
+ * tombstones of deleted keys.
+ *
  * <p>A <b>handback</b> connection is failback: a deposed primary dials the node that replaced it,
  * is told which fenced keys (TxId, length, checksum) the new primary misses, sends the values it
  * still holds for them, and learns which were accepted.
  */
 public sealed interface Frame {
     /** Protocol version written in every frame; a peer speaking another version is rejected. */
-    byte VERSION = 5;
+    byte VERSION = 6;
 
     /** The kind of connection a {@link Hello} opens. */
     enum ChannelKind {
@@ -60,8 +64,8 @@ public sealed interface Frame {
         /** The key was deleted; a tombstone follows on a value channel. */
         DELETE,
         /**
-         * A seq with no key to announce: an {@code async} write (its key travels with its value, so the
-         * backup cannot fence it) or a write that failed after it was ordered. Keeps seq gap-free.
+         * A seq with no key to announce: a write that failed after it was ordered (and, before version
+         * 6, an {@code async} write). Keeps seq gap-free.
          */
         SKIP,
         /**
@@ -77,10 +81,18 @@ public sealed interface Frame {
          * tombstone at this TxId from the packet itself (a delete needs no value); the value follows
          * as for a PUT of {@code key} at this TxId (shipped again under the new name: the backup may
          * not hold the source's value yet), and a backup holding the source's value complete gives it
-         * to {@code key} at once from its own copy. Not used in {@code async} mode, which has no key
-         * packets: there a rename is a delete and a write with a TxId each.
+         * to {@code key} at once from its own copy. Not used in {@code async} mode, which fences nothing:
+         * there a rename is a delete and a write, two {@link #ASYNC} packets with a TxId each.
          */
-        RENAME;
+        RENAME,
+        /**
+         * An {@code async} write of {@code key} (since version 6): its value, or its delete's tombstone,
+         * follows on a value channel. The backup does not fence the key (losing it silently is async's
+         * risk), but it knows the value is on its way: a value of a TxId the key channel has passed is
+         * applied only while the backup still awaits it, so a delete's tombstone is not needed once
+         * every key packet up to it has arrived. No length, checksum or expiry.
+         */
+        ASYNC;
 
         /** True for the ops a value chunk may carry. */
         public boolean carriesValue() {

@@ -124,6 +124,102 @@ class BackupApplierRandomTest {
         }
     }
 
+    /**
+     * Puts, deletes and async writes of a few keys, their key packets on one thread, their values on
+     * three (shuffled as several streams deliver them, some sent twice, the copy much later) and the
+     * tombstone collector on a fifth: the store ends with each key's last write, a deleted key has no
+     * record at all, and nothing stays awaited.
+     */
+    @RepeatedTest(10)
+    void deletesValuesAndTheCollectorRacingLeaveTheLastWritesAndNoTombstones() throws Exception {
+        long seed = FIXED_SEED != null ? FIXED_SEED : new Random().nextLong();
+        System.out.println(
+                "BackupApplierRandomTest delete race seed " + seed + " (replay with -Dkvs.seed=" + seed + ")");
+        Random random = new Random(seed);
+        int writes = 20_000;
+        int keyCount = 1 + random.nextInt(50);
+        List<KeyPacket> packets = new ArrayList<>();
+        List<ValueAssembler.Whole> values = new ArrayList<>();
+        Map<String, ValueAssembler.Whole> last = new HashMap<>();
+        for (int i = 1; i <= writes; i++) {
+            TxId t = TxId.of(1, i);
+            String key = "key-" + random.nextInt(keyCount);
+            int kind = random.nextInt(10);
+            ValueAssembler.Whole w;
+            if (kind < 3) {
+                packets.add(Packets.deleteKey(t, key));
+                w = Packets.tombstone(t, key);
+            } else {
+                byte[] v = new byte[random.nextInt(16)];
+                random.nextBytes(v);
+                packets.add(kind < 5 ? Packets.asyncKey(t, key) : Packets.putKey(t, key, v));
+                w = Packets.whole(t, key, v);
+            }
+            values.add(w);
+            last.put(key, w);
+        }
+        for (int i = 0; i < values.size(); i += 32) {
+            Collections.shuffle(values.subList(i, Math.min(values.size(), i + 32)), random);
+        }
+        for (int i = 0; i < 500; i++) { // resent copies, arriving well after the original
+            int from = random.nextInt(values.size());
+            int to = Math.min(values.size(), from + 32 + random.nextInt(2000));
+            values.add(to, values.get(from));
+        }
+        try (KvStore store = HeapKvStore.open()) {
+            UnfinishedKeys unfinished = new UnfinishedKeys();
+            BackupApplier applier = new BackupApplier(store, unfinished, new BackupCounters(), 1000);
+            ExecutorService pool = Executors.newFixedThreadPool(5);
+            CountDownLatch go = new CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+            try {
+                List<Future<?>> work = new ArrayList<>();
+                work.add(pool.submit(() -> {
+                    go.await();
+                    for (int i = 0; i < packets.size(); i += 16) {
+                        applier.onKeyBatch(packets.subList(i, Math.min(packets.size(), i + 16)));
+                    }
+                    return null;
+                }));
+                for (int t = 0; t < 3; t++) {
+                    int first = t;
+                    work.add(pool.submit(() -> {
+                        go.await();
+                        for (int i = first; i < values.size(); i += 3) applier.apply(values.get(i));
+                        return null;
+                    }));
+                }
+                Future<?> collector = pool.submit(() -> {
+                    go.await();
+                    while (!done.get()) applier.collectTombstones();
+                    return null;
+                });
+                go.countDown();
+                for (Future<?> f : work) f.get(60, TimeUnit.SECONDS);
+                done.set(true);
+                collector.get(60, TimeUnit.SECONDS);
+            } finally {
+                pool.shutdownNow();
+            }
+            applier.collectTombstones();
+            for (ValueAssembler.Whole w : last.values()) {
+                StoredValue stored = store.get(w.key());
+                if (w.op() == Op.DELETE) {
+                    assertThat(stored)
+                            .as(new String(w.key(), UTF_8) + " deleted at " + w.txId())
+                            .isNull();
+                } else {
+                    assertThat(stored).isEqualTo(StoredValue.complete(w.txId(), w.bytes()));
+                }
+            }
+            assertThat(store.tombstones()).isZero();
+            assertThat(unfinished.snapshot()).as("unfinished keys").isEmpty();
+            assertThat(applier.asyncValues().snapshot())
+                    .as("async values awaited")
+                    .isEmpty();
+        }
+    }
+
     private void run(long seed, KvStore store, boolean large) {
         System.out.println("BackupApplierRandomTest seed " + seed + " (replay with -Dkvs.seed=" + seed + ")");
         Random random = new Random(seed);
@@ -155,12 +251,12 @@ class BackupApplierRandomTest {
             }
             String key = keys[random.nextInt(keys.length)];
             boolean delete = kind >= 80;
-            boolean async = kind < 18; // its key packet is a SKIP: the value travels alone
+            boolean async = kind < 18; // an ASYNC key packet: awaited, never fenced
             byte[] value = delete ? null : randomValue(random, large);
             state.put(key, new Shipped(t, key, value));
             history.put(key + "@" + t, value);
             unshipped.put(key, t);
-            if (async) packets.add(new KeyPacket(t, Op.SKIP, new byte[0], 0, 0));
+            if (async) packets.add(new KeyPacket(t, Op.ASYNC, key.getBytes(UTF_8), 0, 0));
             else if (delete) packets.add(Packets.deleteKey(t, key));
             else packets.add(Packets.putKey(t, key, value));
             if (random.nextInt(4) == 0) ship(random, state, unshipped, perStream, corrupted, false);
@@ -189,7 +285,19 @@ class BackupApplierRandomTest {
             boolean deliverKeys = keyAt < packets.size() && (valuesLeft == 0 || random.nextInt(3) == 0);
             if (deliverKeys) {
                 int n = 1 + random.nextInt(8);
-                List<KeyPacket> batch = packets.subList(keyAt, Math.min(packets.size(), keyAt + n));
+                int end = keyAt + 1;
+                while (end < Math.min(packets.size(), keyAt + n)
+                        && packets.get(end).txId().seq() != 1) end++;
+                List<KeyPacket> batch = packets.subList(keyAt, end); // within one epoch
+                if (keyAt > 0
+                        && batch.get(0).txId().seq() == 1
+                        && !applier.contiguous().equals(packets.get(keyAt - 1).txId())) {
+                    // a new epoch's primary takes over only once the backup has every key packet of
+                    // the last one (a switchover waits for it; a failover promotes this backup instead):
+                    // the old primary resends what is missing first
+                    keyAt = indexAfter(packets, applier.contiguous());
+                    continue;
+                }
                 int roll = random.nextInt(40);
                 if (roll == 0) { // lost on the way: the next batch reveals the gap
                     keyAt += batch.size();
@@ -209,9 +317,18 @@ class BackupApplierRandomTest {
                 if (r instanceof ValueAssembler.Corrupt) {
                     corruptSeen++;
                 } else if (r instanceof ValueAssembler.Whole w) {
-                    assertThat(applier.apply(w)).isNotEqualTo(BackupApplier.Outcome.MISMATCH);
-                    checkStoredKey(store, history, seen, new String(w.key(), UTF_8));
+                    BackupApplier.Outcome outcome = applier.apply(w);
+                    assertThat(outcome).isNotEqualTo(BackupApplier.Outcome.MISMATCH);
+                    String key = new String(w.key(), UTF_8);
+                    if (outcome == BackupApplier.Outcome.APPLIED)
+                        seen.merge(key, w.txId(), BackupApplierRandomTest::later);
+                    checkStoredKey(store, history, seen, key);
                 }
+            }
+            if (random.nextInt(10) == 0) {
+                // tombstones go at random moments: a late value must still never bring a deleted key back
+                applier.collectTombstones();
+                for (String key : keys) checkStoredKey(store, history, seen, key);
             }
             if (keyAt >= packets.size()
                     && valuesLeft == 0
@@ -222,13 +339,15 @@ class BackupApplierRandomTest {
 
         assertThat(corruptSeen).as("corrupt values detected").isEqualTo(corrupted.size());
         assertThat(applier.contiguous()).isEqualTo(last);
+        applier.collectTombstones();
+        assertThat(store.tombstones())
+                .as("tombstones left once every key packet came")
+                .isZero();
         for (String key : keys) {
             StoredValue stored = store.get(key.getBytes(UTF_8));
             Shipped expected = state.get(key);
-            if (expected == null) {
+            if (expected == null || expected.bytes() == null) {
                 assertThat(stored).as(key).isNull();
-            } else if (expected.bytes() == null) {
-                assertThat(stored).as(key).isEqualTo(StoredValue.tombstone(expected.txId()));
             } else {
                 assertThat(stored).as(key).isEqualTo(StoredValue.complete(expected.txId(), expected.bytes()));
             }
@@ -238,6 +357,7 @@ class BackupApplierRandomTest {
                         state.values().stream().filter(v -> v.bytes() != null).count());
         assertThat(unfinished.snapshot()).as("unfinished keys").isEmpty();
         assertThat(unfinished.isEmpty()).isTrue();
+        assertThat(applier.asyncValues().snapshot()).as("async values awaited").isEmpty();
         for (ValueAssembler a : assemblers) assertThat(a.inProgress()).isZero();
         assertThat(budget.used()).isZero();
         assertThat(store.stats().valueBytes())
@@ -328,11 +448,26 @@ class BackupApplierRandomTest {
         return i;
     }
 
-    /** The stored record of {@code key} is one the primary wrote, never older than one seen before. */
+    private static TxId later(TxId a, TxId b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    /**
+     * The stored record of {@code key} is one the primary wrote, never older than the newest value
+     * applied to it ({@code seen}); no record at all only if that was a delete (its record may be gone:
+     * removed at once, or its tombstone collected).
+     */
     private static void checkStoredKey(KvStore store, Map<String, byte[]> history, Map<String, TxId> seen, String key) {
-        StoredValue v = store.get(key.getBytes(UTF_8));
-        assertThat(v).as(key).isNotNull();
         TxId before = seen.get(key);
+        StoredValue v = store.get(key.getBytes(UTF_8));
+        if (v == null) {
+            if (before != null) {
+                assertThat(history.get(key + "@" + before))
+                        .as(key + " has no record, but the newest value applied, at " + before + ", was not a delete")
+                        .isNull();
+            }
+            return;
+        }
         if (before != null) assertThat(v.txId()).as("stored TxId of " + key).isGreaterThanOrEqualTo(before);
         seen.put(key, v.txId());
         String at = key + "@" + v.txId();

@@ -1,5 +1,6 @@
 package dev.kvs.replication.backup;
 
+import static dev.kvs.replication.backup.Packets.asyncKey;
 import static dev.kvs.replication.backup.Packets.bytes;
 import static dev.kvs.replication.backup.Packets.deleteKey;
 import static dev.kvs.replication.backup.Packets.putKey;
@@ -13,7 +14,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kvs.core.Checksums;
 import dev.kvs.core.EntryTooLargeException;
 import dev.kvs.core.KvStore;
-import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
@@ -142,25 +142,61 @@ class BackupApplierTest {
     }
 
     @Test
-    void aDeleteStoresATombstoneThatALatePutCannotOverwrite() {
+    void aDeleteBehindTheKeyChannelLeavesNoTombstoneAndALatePutFindsNothingAwaitingIt() {
+        keys(putKey(tx(1), "k", V1), deleteKey(tx(2), "k"));
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.APPLIED);
+
+        assertThat(applier.apply(tombstone(tx(2), "k"))).isEqualTo(Outcome.APPLIED);
+        assertThat(stored("k")).isNull();
+        assertThat(store.stats().entries()).isZero();
+        // the same value again (a duplicate, or one resent on another stream) must not bring it back
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.SUPERSEDED);
+
+        assertThat(stored("k")).isNull();
+        assertThat(store.stats().entries()).isZero();
+        assertThat(counters.valuesNotAwaited.sum()).isEqualTo(1);
+        assertThat(unfinished.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aDeleteWhoseValueOvertookItsKeyPacketLeavesATombstoneUntilTheKeyChannelPassesIt() {
+        keys(putKey(tx(1), "k", V1));
+
+        assertThat(applier.apply(tombstone(tx(2), "k"))).isEqualTo(Outcome.APPLIED);
+        assertThat(stored("k")).isEqualTo(StoredValue.tombstone(tx(2)));
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.SUPERSEDED); // the tombstone's work
+        assertThat(applier.collectTombstones()).isZero(); // tx 2 is beyond the key channel: still needed
+
+        keys(deleteKey(tx(2), "k"));
+        assertThat(applier.collectTombstones()).isEqualTo(1);
+
+        assertThat(stored("k")).isNull();
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.SUPERSEDED);
+        assertThat(stored("k")).isNull();
+        assertThat(counters.tombstonesCollected.sum()).isEqualTo(1);
+        assertThat(unfinished.isEmpty()).isTrue();
+    }
+
+    @Test
+    void anOlderValueStillAwaitedIsNotStoppedByACollectedTombstoneOfAnotherKey() {
+        keys(putKey(tx(1), "a", V1), putKey(tx(2), "b", V1), deleteKey(tx(3), "b"));
+        applier.apply(tombstone(tx(3), "b"));
+
+        assertThat(applier.apply(whole(tx(1), "a", V1))).isEqualTo(Outcome.APPLIED);
+        assertThat(applier.apply(whole(tx(2), "b", V1))).isEqualTo(Outcome.SUPERSEDED);
+        assertThat(stored("a").txId()).isEqualTo(tx(1));
+        assertThat(stored("b")).isNull();
+    }
+
+    @Test
+    void aDeleteOfAKeyWhoseValueNeverCameLeavesNothingAndTakesNoRoom() {
         keys(putKey(tx(1), "k", V1), deleteKey(tx(2), "k"));
 
         assertThat(applier.apply(tombstone(tx(2), "k"))).isEqualTo(Outcome.APPLIED);
         assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.SUPERSEDED);
 
-        assertThat(stored("k")).isEqualTo(StoredValue.tombstone(tx(2)));
-        assertThat(store.exists(bytes("k"))).isFalse();
-        assertThat(store.size()).isZero();
-        assertThat(unfinished.isEmpty()).isTrue();
-    }
-
-    @Test
-    void aDeleteOfAKeyTheBackupNeverHadStillLeavesATombstone() {
-        keys(deleteKey(tx(1), "k"));
-
-        applier.apply(tombstone(tx(1), "k"));
-
-        assertThat(stored("k").state()).isEqualTo(RecordState.TOMBSTONE);
+        assertThat(stored("k")).isNull();
+        assertThat(store.stats().entries()).isZero();
         assertThat(unfinished.isEmpty()).isTrue();
     }
 
@@ -221,11 +257,26 @@ class BackupApplierTest {
     }
 
     @Test
-    void aValueWhoseKeyPacketWasASkipIsAppliedAsIs() {
+    void anAsyncWriteIsAwaitedWithoutFencingItsKeyAndItsValueApplied() {
+        keys(asyncKey(tx(1), "k"), asyncKey(tx(2), "gone"), asyncKey(tx(3), "gone"));
+
+        assertThat(unfinished.isEmpty()).isTrue(); // nothing fenced: losing it silently is async's risk
+        assertThat(applier.asyncValues().size()).isEqualTo(2);
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.APPLIED);
+        assertThat(applier.apply(tombstone(tx(3), "gone"))).isEqualTo(Outcome.APPLIED);
+        assertThat(applier.apply(whole(tx(2), "gone", V1))).isEqualTo(Outcome.SUPERSEDED); // a late, older value
+
+        assertThat(stored("k").txId()).isEqualTo(tx(1));
+        assertThat(stored("gone")).isNull();
+        assertThat(applier.asyncValues().isEmpty()).isTrue();
+    }
+
+    @Test
+    void aValueOfAFailedWritesSeqIsDiscarded() {
         keys(skip(tx(1)));
 
-        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.APPLIED);
-        assertThat(stored("k").txId()).isEqualTo(tx(1));
+        assertThat(applier.apply(whole(tx(1), "k", V1))).isEqualTo(Outcome.SUPERSEDED);
+        assertThat(stored("k")).isNull();
     }
 
     @Test

@@ -41,6 +41,11 @@ final class Packets {
         return KeyPacket.rename(txId, bytes(source), bytes(key), value.length, Checksums.crc32c(value));
     }
 
+    /** An async write of {@code key}: awaited by the backup, never fenced. */
+    static KeyPacket asyncKey(TxId txId, String key) {
+        return new KeyPacket(txId, Op.ASYNC, bytes(key), 0, 0);
+    }
+
     static KeyPacket skip(TxId txId) {
         return new KeyPacket(txId, Op.SKIP, EMPTY, 0, 0);
     }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.RepeatedTest;
  * primary ships it (key packets in order; values read from the primary's store at random later
  * moments, so conflated and possibly newer than the key packets delivered; a flushed key's pending
  * value ships as a tombstone of its old TxId), delivered in random batches and random value order,
- * with flush sweeps run at random later moments. After every step, every key the backup does not
+ * with flush sweeps and tombstone collections run at random later moments. After every step, every key the backup does not
  * hold unfinished must be served as the primary had it at a TxId no older than the key's last write
  * up to the backup's contiguous TxId (never a stale or resurrected value); at the end the backup
  * equals the primary with nothing unfinished.
@@ -98,6 +98,7 @@ class ReplicatedOpsRandomTest {
             List<ValueAssembler.Whole> values = new ArrayList<>();
             int shippedAt = 0;
             while (keyAt < packets.size() || shippedAt < shipped.size() || !values.isEmpty() || !walks.isEmpty()) {
+                if (random.nextInt(8) == 0) applier.collectTombstones(); // at random moments
                 int roll = random.nextInt(10);
                 if (roll < 4 && keyAt < packets.size()) {
                     int n = 1 + random.nextInt(6);
@@ -122,13 +123,13 @@ class ReplicatedOpsRandomTest {
             assertThat(unfinished.snapshot())
                     .as("seed %d: nothing unfinished at the end", seed)
                     .isEmpty();
+            applier.collectTombstones();
+            assertThat(store.tombstones()).as("seed %d: tombstones left", seed).isZero();
             for (String k : keys) {
                 byte[] want = current(history, k);
                 StoredValue got = store.get(b(k));
                 if (want == null) {
-                    assertThat(got == null || got.state() == RecordState.TOMBSTONE)
-                            .as("seed %d: %s absent", seed, k)
-                            .isTrue();
+                    assertThat(got).as("seed %d: %s absent", seed, k).isNull();
                 } else {
                     assertThat(got.value()).as("seed %d: %s", seed, k).isEqualTo(want);
                 }

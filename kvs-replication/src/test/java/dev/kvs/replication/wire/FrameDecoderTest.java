@@ -276,7 +276,7 @@ class FrameDecoderTest {
                                 .writeInt(0)
                                 .writeInt(0)
                                 .writeLong(0)),
-                "op ordinal 255 >= 5");
+                "op ordinal 255 >= 6");
     }
 
     @Test

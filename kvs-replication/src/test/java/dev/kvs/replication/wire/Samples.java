@@ -35,6 +35,7 @@ final class Samples {
                         new Frame.KeyPacket(t, Op.PUT, bytes("user:1"), 120, 0xCAFEBABE, 1_700_000_000_123L),
                         new Frame.KeyPacket(t.next(), Op.DELETE, bytes("user:2"), 0, 0),
                         new Frame.KeyPacket(t.next().next(), Op.SKIP, new byte[0], 0, -1),
+                        new Frame.KeyPacket(t.next().next().next(), Op.ASYNC, bytes("user:3"), 0, 0),
                         new Frame.KeyPacket(big, Op.PUT, new byte[0], Integer.MAX_VALUE, Integer.MIN_VALUE))),
                 new Frame.KeyBatch(List.of(
                         Frame.KeyPacket.flush(t),

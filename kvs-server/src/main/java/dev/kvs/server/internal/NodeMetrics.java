@@ -239,6 +239,31 @@ public final class NodeMetrics implements AutoCloseable {
                 b -> b.oldestUnfinishedAgeMillis() / 1000.0);
         backupGauge("kvs.replication.values.applied", null, "Values applied (backup)", BackupStatus::valuesApplied);
         backupGauge(
+                "kvs.replication.async.values.awaited",
+                null,
+                "Async writes announced whose value has not landed; not fenced (backup)",
+                BackupStatus::asyncValuesAwaited);
+        backupGauge(
+                "kvs.replication.values.not.awaited",
+                null,
+                "Values discarded because a newer write or a delete of their key had landed (backup)",
+                BackupStatus::valuesNotAwaited);
+        backupGauge(
+                "kvs.replication.tombstones.collected",
+                null,
+                "Tombstones removed once no older value of their key could be applied (backup)",
+                BackupStatus::tombstonesCollected);
+        backupGauge(
+                "kvs.replication.tombstone.sweeps",
+                null,
+                "Sweeps of the whole store for tombstones (backup)",
+                BackupStatus::tombstoneSweeps);
+        backupGauge(
+                "kvs.replication.tombstone.sweep.above",
+                null,
+                "Tombstones held above which a sweep runs (backup)",
+                BackupStatus::tombstoneSweepAbove);
+        backupGauge(
                 "kvs.replication.refused.connections",
                 null,
                 "Replication connections refused at their handshake: no or a wrong cluster secret proof, no"
@@ -286,6 +311,11 @@ public final class NodeMetrics implements AutoCloseable {
     private void registerStoreGauges() {
         storeGauge("kvs.keyspace.keys", null, "Keys held (tombstones excluded), as DBSIZE", StoreStats::liveEntries);
         storeGauge("kvs.store.entries", null, "Records held, tombstones included", StoreStats::entries);
+        storeGauge(
+                "kvs.store.tombstones",
+                null,
+                "Tombstones held: deletes a backup still orders against older writes",
+                s -> s.entries() - s.liveEntries());
         storeGauge("kvs.store.max.entries", null, "Configured record capacity", StoreStats::maxEntries);
         storeGauge("kvs.memory.keys", "bytes", "Bytes of keys held", StoreStats::keyBytes);
         storeGauge("kvs.memory.values", "bytes", "Bytes of values held", StoreStats::valueBytes);

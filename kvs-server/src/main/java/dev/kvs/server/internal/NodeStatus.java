@@ -64,6 +64,8 @@ public record NodeStatus(
      * Memory use.
      *
      * @param entries records held, tombstones included
+     * @param tombstones tombstones held: deletes a backup still orders against older writes (collected
+     *     once none can arrive)
      * @param keyBytes bytes of keys
      * @param valueBytes bytes of values
      * @param offHeapBytes off-heap memory reserved by the store
@@ -78,6 +80,7 @@ public record NodeStatus(
      */
     public record Memory(
             long entries,
+            long tombstones,
             long keyBytes,
             long valueBytes,
             long offHeapBytes,
@@ -95,6 +98,7 @@ public record NodeStatus(
         Runtime rt = Runtime.getRuntime();
         Memory memory = new Memory(
                 s.entries(),
+                s.entries() - s.liveEntries(),
                 s.keyBytes(),
                 s.valueBytes(),
                 s.offHeapBytes(),

@@ -52,6 +52,19 @@ final class TwoDc implements AutoCloseable {
             Clock backupClock) {
         StoreConfig store =
                 StoreConfig.builder().maxEntries(50_000).maxBytes(256L << 20).build();
+        return start(mode, oneWayDelay, bitsPerSecond, replication, failover, primaryClock, backupClock, store);
+    }
+
+    /** The same with both nodes' store limits given. */
+    static TwoDc start(
+            ReplicationMode mode,
+            Duration oneWayDelay,
+            long bitsPerSecond,
+            ReplicatorConfig replication,
+            dev.kvs.server.FailoverConfig failover,
+            Clock primaryClock,
+            Clock backupClock,
+            StoreConfig store) {
         KvsNode backup = KvsNode.start(
                 NodeConfig.builder()
                         .name("dc-backup")

@@ -3,8 +3,6 @@ package dev.kvs.server.internal.expiry;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.RecordState;
-import dev.kvs.core.StoredValue;
-import dev.kvs.core.Write;
 import dev.kvs.server.ExpiryConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.role.NodeRole;
@@ -25,12 +23,17 @@ import org.slf4j.LoggerFactory;
  *   <li>On a primary, each removal is a replicated write with its own TxId, ordered through {@link
  *       dev.kvs.server.internal.write.Writes#expire} like a {@code DEL}: the backup applies it as a
  *       delete. A key fenced after a promotion is left to its value (or its loss).
- *   <li>On a backup, an expired key is replaced locally by a tombstone of the same TxId (which keeps a
- *       late, older value from bringing it back); the primary's delete, when it arrives, replaces the
- *       tombstone and changes nothing visible. Reads never needed it: they treat the key as absent.
+ *   <li>On a backup, an expired key is removed locally ({@code ReplicationServer.expire}: outright
+ *       once no older value of it can be applied any more, else as a tombstone of the same TxId,
+ *       collected later); the primary's delete, when it arrives, changes nothing visible. Reads never
+ *       needed it: they treat the key as absent.
  *   <li>A deposed primary does nothing (failback decides what it keeps). After a promotion the new
  *       primary's next round removes expired keys as replicated writes.
  * </ul>
+ *
+ * <p>The same thread removes the tombstones a primary holds ({@link #sweepTombstones}): a primary
+ * orders every write itself and takes no values from a peer, so none of them orders anything there.
+ * It holds some only from before: its time as a backup, or a store it was restarted with.
  */
 public final class ActiveExpiry implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ActiveExpiry.class);
@@ -62,9 +65,13 @@ public final class ActiveExpiry implements AutoCloseable {
         return expired.get();
     }
 
+    /** The share of each interval rounds may take while they keep finding full batches (Redis: 25%). */
+    static final int BUSY_PERCENT = 25;
+
     private void safeRound() {
         try {
-            round();
+            cycle();
+            sweepTombstones();
         } catch (RuntimeException e) {
             log.warn(
                     "active expiry round failed; next round in {} ms",
@@ -74,14 +81,40 @@ public final class ActiveExpiry implements AutoCloseable {
     }
 
     /**
+     * Rounds, one after another while each finds a full batch of {@code maxKeysPerCycle} keys due and
+     * they have taken less than {@link #BUSY_PERCENT}% of the interval: many keys expiring at once (a
+     * burst of short TTLs) go at up to that share of a thread, not at one batch per interval, as
+     * Redis's expiry cycle repeats while it keeps finding expired keys.
+     *
+     * @return the keys removed
+     */
+    public int cycle() {
+        long budget = config.interval().toNanos() * BUSY_PERCENT / 100;
+        long start = System.nanoTime();
+        int removed = 0;
+        while (true) {
+            int[] due = new int[1];
+            int n = round(due);
+            removed += n;
+            if (n == 0 || due[0] < config.maxKeysPerCycle() || System.nanoTime() - start >= budget) return removed;
+        }
+    }
+
+    /**
      * One bounded round: removes up to {@code maxKeysPerCycle} expired keys.
      *
      * @return the keys removed
      */
     public int round() {
+        return round(new int[1]);
+    }
+
+    /** {@link #round()}, telling in {@code due[0]} how many keys it found due. */
+    private int round(int[] dueCount) {
         long now = node.clock().millis();
         KvStore store = node.store();
         List<byte[]> due = store.expiredKeys(now, config.maxKeysPerCycle());
+        dueCount[0] = due.size();
         if (due.isEmpty()) return 0;
         NodeRole role = node.roles().current();
         int removed = 0;
@@ -92,20 +125,38 @@ public final class ActiveExpiry implements AutoCloseable {
                 try {
                     if (node.writes().expire(node.mode(), key, now).result()) removed++;
                 } catch (KvsException e) {
-                    break; // e.g. BUSY: replication is at its bounds; the next round tries again
+                    break; // e.g. BUSY: replication is at its bounds; the next interval tries again
                 }
-            } else if (role instanceof NodeRole.Backup) {
-                Write w = store.update(
-                        key,
-                        h -> h != null && h.state() != RecordState.TOMBSTONE && h.expiredAt(now)
-                                ? Write.put(StoredValue.tombstone(h.txId()))
-                                : Write.keep());
-                if (w instanceof Write.Put) removed++;
+            } else if (role instanceof NodeRole.Backup b) {
+                if (b.server().expire(key, now)) removed++;
             } else {
                 break;
             }
         }
         expired.addAndGet(removed);
+        return removed;
+    }
+
+    /** A primary sweeps its store for tombstones at most this often. */
+    static final long TOMBSTONE_SWEEP_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private long lastTombstoneSweep = System.nanoTime() - TOMBSTONE_SWEEP_INTERVAL_NANOS;
+
+    /**
+     * On a primary holding tombstones, removes them all, at most once per {@link
+     * #TOMBSTONE_SWEEP_INTERVAL_NANOS}; a backup's are collected by its replication listener.
+     *
+     * @return the tombstones removed
+     */
+    public long sweepTombstones() {
+        if (!(node.roles().current() instanceof NodeRole.Primary)) return 0;
+        KvStore store = node.store();
+        if (store.tombstones() == 0) return 0;
+        long now = System.nanoTime();
+        if (now - lastTombstoneSweep < TOMBSTONE_SWEEP_INTERVAL_NANOS) return 0;
+        lastTombstoneSweep = now;
+        long removed = store.removeIf((key, h) -> h.state() == RecordState.TOMBSTONE);
+        log.info("removed {} tombstones this primary held", removed);
         return removed;
     }
 

@@ -2,7 +2,8 @@
  * Keys with a TTL on a node: {@link dev.kvs.server.internal.expiry.LiveReads}, the store as commands
  * read it (a key whose absolute expiry has passed on the node's clock is absent: lazy expiry), and
  * {@link dev.kvs.server.internal.expiry.ActiveExpiry}, the bounded background rounds that remove such
- * keys (replicated deletes on a primary, local tombstones on a backup). The commands are in {@code
+ * keys (replicated deletes on a primary, local removals on a backup) and a primary's leftover
+ * tombstones. The commands are in {@code
  * internal.resp.ExpiryCommands}; the expiry itself travels with each write (see the README's
  * "Expiry" section).
  */

@@ -382,9 +382,9 @@ public final class Failover implements RoleEvents, AutoCloseable {
                                 && lost.valueLength() == value.length
                                 && lost.checksum() == checksum;
                 if (!matches) return false;
-                StoredValue record =
-                        delete ? StoredValue.tombstone(txId) : StoredValue.complete(txId, value, expireAtMillis);
-                store.update(key, h -> h == null || h.txId().isBefore(txId) ? Write.put(record) : Write.keep());
+                // a primary needs no tombstone: no older value of the key can reach it any more
+                Write write = delete ? Write.remove() : Write.put(StoredValue.complete(txId, value, expireAtMillis));
+                store.update(key, h -> h == null || h.txId().isBefore(txId) ? write : Write.keep());
                 if (p != null) queue.resolve(key, txId);
                 else gate.lost().remove(key);
                 return true;

@@ -151,6 +151,9 @@ final class InfoCommand implements Command {
         line(b, "maxmemory", st.maxBytes());
         line(b, "maxmemory_human", human(st.maxBytes()));
         line(b, "kvs_max_entries", st.maxEntries());
+        line(b, "kvs_entries", st.entries());
+        line(b, "kvs_tombstones", st.entries() - st.liveEntries());
+        line(b, "kvs_tombstone_reserve", node.store().config().tombstoneReserve());
         line(b, "maxmemory_policy", "noeviction");
     }
 
@@ -236,6 +239,11 @@ final class InfoCommand implements Command {
             line(b, "kvs_value_channels", bs.valueChannels());
             line(b, "kvs_backup_bytes_received", bs.bytesReceived());
             line(b, "kvs_backup_resyncs", bs.resyncs());
+            line(b, "kvs_async_values_awaited", bs.asyncValuesAwaited());
+            line(b, "kvs_values_not_awaited", bs.valuesNotAwaited());
+            line(b, "kvs_tombstones_collected", bs.tombstonesCollected());
+            line(b, "kvs_tombstone_sweeps", bs.tombstoneSweeps());
+            line(b, "kvs_tombstone_sweep_above", bs.tombstoneSweepAbove());
             line(b, "kvs_replication_refused_connections", bs.refusedConnections());
         }
     }

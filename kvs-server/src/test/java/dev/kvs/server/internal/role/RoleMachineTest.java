@@ -395,7 +395,36 @@ class RoleMachineTest {
         @Override
         public BackupStatus status() {
             return new BackupStatus(
-                    false, 0, node.epoch(), TxId.of(1, 5), false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0, 0, 0, 0);
+                    false,
+                    0,
+                    node.epoch(),
+                    TxId.of(1, 5),
+                    false,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    false,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    1024);
+        }
+
+        @Override
+        public boolean expire(byte[] key, long nowMillis) {
+            return false;
         }
 
         @Override
