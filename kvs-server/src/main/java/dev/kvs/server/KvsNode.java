@@ -26,6 +26,9 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -174,6 +177,7 @@ public final class KvsNode implements AutoCloseable {
                     config.adminBindAddress(),
                     node.adminPort,
                     config.store().dataDir().map(d -> "persisted to " + d).orElse("in memory"));
+            openReplication(config, node.replPort()).ifPresent(log::warn);
             return node;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -182,6 +186,26 @@ public final class KvsNode implements AutoCloseable {
             if (e instanceof KvsException k) throw k;
             throw new NodeStartException("cannot start node '" + config.name() + "': " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * What a node that replicates without a cluster secret and without TLS leaves open, if it does. The
+     * configuration refuses that only beyond loopback (or with {@code insecureReplication}), so a node
+     * that starts this way says so.
+     */
+    static Optional<String> openReplication(NodeConfig config, int replPort) {
+        if (config.clusterSecret().isPresent() || config.tls().isPresent()) return Optional.empty();
+        List<String> open = new ArrayList<>();
+        if (config.role() == Role.BACKUP) {
+            open.add("anyone who reaches its replication port " + config.replicationBind() + ":" + replPort
+                    + " can act as its primary");
+        }
+        config.peer()
+                .ifPresent(p -> open.add("it sends its writes to " + p + ", unauthenticated and in clear"
+                        + (config.role() == Role.BACKUP ? ", once promoted" : "")));
+        if (open.isEmpty()) return Optional.empty();
+        return Optional.of("replication is open: no clusterSecret and no tls, so " + String.join("; and ", open)
+                + ". Set the same clusterSecret (or clusterSecretFile) on both nodes, or tls");
     }
 
     private static TxId lastTxId(KvStore store) {

@@ -58,9 +58,10 @@ import java.util.Set;
  * @param failover read policy and timeouts for unfinished keys after promotion
  * @param clusterSecret the secret both nodes prove to each other on every replication connection
  *     (at least 16 bytes), if any
- * @param insecureReplication true to let a node whose ports bind a non-loopback address replicate
- *     without a cluster secret or TLS (anyone who reaches its replication port could then act as its
- *     peer)
+ * @param insecureReplication true to let a node whose replication port binds a non-loopback address,
+ *     or whose {@code peer} is not a loopback address, replicate without a cluster secret or TLS
+ *     (anyone who reaches its replication port could then act as its peer, and anyone who answers at
+ *     the peer's address would receive its writes)
  * @param tls this node's certificate, key and trusted CA: replication connections then use mutual TLS
  * @param admin who may use the admin HTTP port: its bearer token, and whether reads are open
  * @param users users of the client port besides {@code requirepass}'s {@code default} user (see
@@ -174,17 +175,38 @@ public record NodeConfig(
             throw new IllegalArgumentException("tls." + (tlsPorts.clients() ? "clients" : "admin")
                     + " is true but tls has no certFile, keyFile and caFile");
         }
-        if (replicates
-                && clusterSecret.isEmpty()
-                && tls.isEmpty()
-                && !insecureReplication
-                && !isLoopback(replBind.orElse(bind))) {
-            throw new IllegalArgumentException("the replication port binds " + replBind.orElse(bind)
-                    + ", not a loopback address, and replication has no"
-                    + " clusterSecret and no tls: anyone who reaches the replication port could act as this node's"
-                    + " peer. Set the same clusterSecret (or clusterSecretFile) on both nodes, or tls, or"
-                    + " insecureReplication: true to accept that");
+        if (replicates && clusterSecret.isEmpty() && tls.isEmpty() && !insecureReplication) {
+            if (!isLoopback(replBind.orElse(bind))) {
+                throw new IllegalArgumentException("the replication port binds " + replBind.orElse(bind)
+                        + ", not a loopback address, and replication has no"
+                        + " clusterSecret and no tls: anyone who reaches the replication port could act as this"
+                        + " node's peer. Set the same clusterSecret (or clusterSecretFile) on both nodes, or tls, or"
+                        + " insecureReplication: true to accept that");
+            }
+            if (peer.isPresent() && !isLoopbackLiteral(peerHost(peer.get()))) {
+                throw new IllegalArgumentException("peer " + peer.get() + " is not a loopback address, and"
+                        + " replication has no clusterSecret and no tls: this node would send its writes to"
+                        + " whoever answers at that address, unauthenticated and in clear. Set the same"
+                        + " clusterSecret (or clusterSecretFile) on both nodes, or tls, or insecureReplication:"
+                        + " true to accept that");
+            }
         }
+    }
+
+    /**
+     * The replication rule's test of a peer: only {@code localhost} and loopback IP literals count, so
+     * that neither a DNS lookup at start nor a name that resolves elsewhere later decides it.
+     */
+    private static boolean isLoopbackLiteral(String host) {
+        if (host.equals("localhost")) return true;
+        String literal = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        boolean ipv4 = literal.matches("\\d{1,3}(\\.\\d{1,3}){3}");
+        boolean ipv6 = literal.indexOf(':') >= 0 && literal.matches("[0-9A-Fa-f:.]+");
+        return (ipv4 || ipv6) && isLoopback(literal); // a literal is parsed, never looked up
+    }
+
+    private static String peerHost(String hostPort) {
+        return hostPort.substring(0, hostPort.lastIndexOf(':'));
     }
 
     /**

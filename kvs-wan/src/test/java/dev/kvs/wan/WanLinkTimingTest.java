@@ -1,6 +1,7 @@
 package dev.kvs.wan;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,6 +36,11 @@ class WanLinkTimingTest {
                         .delay(DELAY)
                         .build()) {
             long[] roundTrips = roundTrips(link, ROUND_TRIPS);
+            // a chunk counts as relayed once its write has completed, which the client may see after
+            // it has read the byte
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> link.stats().toTarget().relayedBytes() == ROUND_TRIPS
+                            && link.stats().toClient().relayedBytes() == ROUND_TRIPS);
             WanLinkStats stats = link.stats();
             System.out.printf(
                     "delay %s: round trip p50 %d us; lateness to target %s, to client %s%n",

@@ -56,7 +56,7 @@ record IdFirstOverhead(IdFirstOverheadReport.Settings settings, LinkSettings lin
                     settings,
                     rtt,
                     results,
-                    IdFirstOverheadReport.verdict(results),
+                    IdFirstOverheadReport.verdict(results, rtt.p50Ms()),
                     Provenance.now(runDir));
         } catch (IOException e) {
             throw new UncheckedIOException("a client connection failed: " + e.getMessage(), e);

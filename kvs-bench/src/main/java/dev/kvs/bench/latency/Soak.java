@@ -114,7 +114,7 @@ record Soak(SoakReport.Settings settings, LinkSettings link, boolean terminal) i
                     writes,
                     primary,
                     backup,
-                    SoakReport.verdict(samples, writes, primary, backup),
+                    SoakReport.verdict(samples, minutes, settings.durationSeconds(), writes, primary, backup),
                     Provenance.now(runDir));
         } catch (IOException e) {
             throw new UncheckedIOException("a client connection failed: " + e.getMessage(), e);

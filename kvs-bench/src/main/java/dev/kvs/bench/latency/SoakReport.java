@@ -45,6 +45,8 @@ record SoakReport(
     static final long FD_SLACK = 16;
     /** Threads: the last third's median may exceed the first third's by this many. */
     static final long THREAD_SLACK = 8;
+    /** Small SETs acknowledged in each whole minute of the run: more than one. */
+    static final int MIN_SETS_PER_MINUTE = 2;
 
     /**
      * What ran.
@@ -159,10 +161,21 @@ record SoakReport(
     /**
      * The bounds: per node, the last third's heap after GC (its minimum: the troughs after
      * collections, which a leak raises), open file descriptors and threads (their medians) against the
-     * first third's; no acknowledged write lost on either node and no read of an older value; at least
-     * one write acknowledged. A figure with fewer than two samples in a third is not met.
+     * first third's; no acknowledged write lost on either node and no read of an older value; more than
+     * one small SET acknowledged in every whole minute of the run (in the first, for a run shorter than
+     * two), so that a load which stopped early or failed throughout cannot pass as flat. A figure with
+     * fewer than two samples in a third is not met.
+     *
+     * @param minutes the small SETs acknowledged per minute of the run, in order
+     * @param durationSeconds how long the load ran
      */
-    static Verdict verdict(List<Sample> samples, Writes writes, SoakLoad.Check primary, SoakLoad.Check backup) {
+    static Verdict verdict(
+            List<Sample> samples,
+            List<Minute> minutes,
+            double durationSeconds,
+            Writes writes,
+            SoakLoad.Check primary,
+            SoakLoad.Check backup) {
         List<Verdict.Check> checks = new ArrayList<>();
         for (boolean isPrimary : new boolean[] {true, false}) {
             String who = isPrimary ? "primary" : "backup";
@@ -211,8 +224,17 @@ record SoakReport(
                 "acknowledged writes lost on the backup = 0", backup == null ? null : (double) backup.lost(), 0.0, ""));
         checks.add(Verdict.Check.atMost(
                 "reads of an older value than acknowledged = 0", (double) writes.readMismatches(), 0.0, ""));
+        int wholeMinutes = Math.max(1, (int) (durationSeconds / 60));
+        int fewest = Integer.MAX_VALUE;
+        for (int m = 0; m < wholeMinutes; m++) {
+            fewest = Math.min(fewest, m < minutes.size() ? minutes.get(m).sets() : 0);
+        }
         checks.add(Verdict.Check.atLeast(
-                "writes acknowledged >= 1", (double) (writes.smallAcked() + writes.largeAcked()), 1.0, ""));
+                "small SETs acknowledged in each minute " + (wholeMinutes == 1 ? "1" : "1.." + wholeMinutes) + " >= "
+                        + MIN_SETS_PER_MINUTE,
+                (double) fewest,
+                (double) MIN_SETS_PER_MINUTE,
+                ""));
         return Verdict.of(checks);
     }
 

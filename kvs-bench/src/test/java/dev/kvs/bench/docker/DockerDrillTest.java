@@ -194,7 +194,9 @@ class DockerDrillTest {
                 "--port=" + CLIENT_PORT,
                 "--repl-port=" + REPL_PORT,
                 "--admin-port=" + ADMIN_PORT,
-                "--mode=id-first"));
+                "--mode=id-first",
+                // the drill's network is private to it (as in docker/compose.yaml)
+                "--insecure-replication"));
         command.addAll(List.of(flags));
         return new GenericContainer<>(image)
                 .withNetwork(wan)

@@ -29,7 +29,7 @@ class IdFirstOverheadReportTest {
         IdFirstOverheadReport.SizeResult r = IdFirstOverheadReport.SizeResult.of(100, p50(0.5), none, 10.0);
         assertThat(r.overheadMs()).isNull();
         assertThat(r.overheadRoundTrips()).isNull();
-        assertThat(IdFirstOverheadReport.verdict(List.of(r)).pass()).isFalse();
+        assertThat(IdFirstOverheadReport.verdict(List.of(r), 10.0).pass()).isFalse();
     }
 
     @Test
@@ -40,25 +40,62 @@ class IdFirstOverheadReportTest {
 
     @Test
     void passesAtMostOnePointTwoRoundTripsForEverySize() {
-        Verdict pass = IdFirstOverheadReport.verdict(List.of(
-                IdFirstOverheadReport.SizeResult.of(100, p50(0.5), p50(12.5), 10.0),
-                IdFirstOverheadReport.SizeResult.of(10 << 20, p50(30), p50(42), 10.0)));
+        Verdict pass = IdFirstOverheadReport.verdict(
+                List.of(
+                        IdFirstOverheadReport.SizeResult.of(100, p50(0.5), p50(12.5), 10.0),
+                        IdFirstOverheadReport.SizeResult.of(10 << 20, p50(30), p50(42), 10.0)),
+                10.0);
         assertThat(pass.pass()).as(pass.render()).isTrue();
 
-        Verdict fail = IdFirstOverheadReport.verdict(List.of(
-                IdFirstOverheadReport.SizeResult.of(100, p50(0.5), p50(12.5), 10.0),
-                IdFirstOverheadReport.SizeResult.of(10 << 20, p50(30), p50(42.1), 10.0)));
+        Verdict fail = IdFirstOverheadReport.verdict(
+                List.of(
+                        IdFirstOverheadReport.SizeResult.of(100, p50(0.5), p50(12.5), 10.0),
+                        IdFirstOverheadReport.SizeResult.of(10 << 20, p50(30), p50(42.1), 10.0)),
+                10.0);
         assertThat(fail.pass()).isFalse();
         assertThat(fail.render())
-                .startsWith("FAIL: 1 of 3 bounds not met\n")
+                .startsWith("FAIL: 1 of 5 bounds not met\n")
                 .contains("NOT MET  10 MiB: (id-first p50 - async p50) / RTT <= 1.2: 1.21 (limit 1.20)");
+    }
+
+    @Test
+    void anIdFirstSetAnsweredInLessThanPointEightRoundTripsFails() {
+        // 7.9 ms over a 10 ms link: the write did not wait for its key packet's acknowledgement
+        Verdict v = IdFirstOverheadReport.verdict(
+                List.of(
+                        IdFirstOverheadReport.SizeResult.of(100, p50(0.5), p50(7.9), 10.0),
+                        IdFirstOverheadReport.SizeResult.of(10 << 20, p50(30), p50(38), 10.0)),
+                10.0);
+        assertThat(v.pass()).isFalse();
+        assertThat(v.render())
+                .startsWith("FAIL: 1 of 5 bounds not met\n")
+                .contains("NOT MET  100 B: id-first p50 >= 0.8 RTT: 7.90 ms (limit 8 ms)")
+                .contains("met      10 MiB: id-first p50 >= 0.8 RTT: 38 ms (limit 8 ms)");
+        // an id-first that answered like async: no overhead at all, well under the upper bound
+        Verdict likeAsync = IdFirstOverheadReport.verdict(
+                List.of(IdFirstOverheadReport.SizeResult.of(100, p50(0.5), p50(0.5), 10.0)), 10.0);
+        assertThat(likeAsync.pass()).isFalse();
+        assertThat(likeAsync.render()).contains("NOT MET  100 B: id-first p50 >= 0.8 RTT: 0.50 ms (limit 8 ms)");
+        // exactly 0.8 round trips is enough
+        assertThat(IdFirstOverheadReport.verdict(
+                                List.of(IdFirstOverheadReport.SizeResult.of(100, p50(0.5), p50(8.0), 10.0)), 10.0)
+                        .pass())
+                .isTrue();
+    }
+
+    @Test
+    void withoutALinkRoundTripTheLowerBoundIsNotMet() {
+        Verdict v = IdFirstOverheadReport.verdict(
+                List.of(IdFirstOverheadReport.SizeResult.of(100, p50(0.5), p50(10.5), null)), null);
+        assertThat(v.pass()).isFalse();
+        assertThat(v.render()).contains("NOT MET  100 B: id-first p50 >= 0.8 RTT: 10.5 ms (limit none)");
     }
 
     @Test
     void aFailedSetFails() {
         PhaseStats withFailure = new PhaseStats(30, 29, Map.of("NOREPLICA", 1L), 10.0, 11.0, 12.0);
         Verdict v = IdFirstOverheadReport.verdict(
-                List.of(IdFirstOverheadReport.SizeResult.of(100, p50(0.5), withFailure, 10.0)));
+                List.of(IdFirstOverheadReport.SizeResult.of(100, p50(0.5), withFailure, 10.0)), 10.0);
         assertThat(v.pass()).isFalse();
         assertThat(v.render()).contains("NOT MET  SETs failed = 0: 1 (limit 0)");
     }
@@ -75,7 +112,7 @@ class IdFirstOverheadReportTest {
                         "100 B         30       0          0.50             10.5             12.5         10.0   0.98")
                 .contains(
                         "10 MiB        30       0          30.0             90.0             92.0         60.0   5.88")
-                .contains("FAIL: 1 of 3 bounds not met");
+                .contains("FAIL: 1 of 5 bounds not met");
     }
 
     @Test
@@ -115,7 +152,7 @@ class IdFirstOverheadReportTest {
                 SETTINGS,
                 new PhaseStats(30, 30, Map.of(), 10.2, 12.2, 12.5),
                 sizes,
-                IdFirstOverheadReport.verdict(sizes),
+                IdFirstOverheadReport.verdict(sizes, 10.2),
                 new Provenance("/tmp/run", "2025-01-01T00:00:00Z", "17", 2));
     }
 }

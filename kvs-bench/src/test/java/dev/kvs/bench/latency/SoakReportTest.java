@@ -31,6 +31,19 @@ class SoakReportTest {
         return new SoakReport.Node(heap + 20 * MIB, heap, 300 * MIB, 40 + i % 3, 30 + i % 2, 3);
     }
 
+    /** The verdict of a one-minute run whose minute acknowledged 500 small SETs. */
+    private static Verdict verdict(
+            List<SoakReport.Sample> samples, SoakReport.Writes writes, SoakLoad.Check primary, SoakLoad.Check backup) {
+        return SoakReport.verdict(samples, minutes(500), 60, writes, primary, backup);
+    }
+
+    /** Minutes with these counts of acknowledged small SETs. */
+    private static List<SoakReport.Minute> minutes(int... sets) {
+        List<SoakReport.Minute> m = new ArrayList<>();
+        for (int i = 0; i < sets.length; i++) m.add(new SoakReport.Minute(i, sets[i], 1.0, 2.0, 3.0));
+        return m;
+    }
+
     private static Verdict.Check check(Verdict v, String prefix) {
         return v.checks().stream()
                 .filter(c -> c.bound().startsWith(prefix))
@@ -40,7 +53,7 @@ class SoakReportTest {
 
     @Test
     void flatFiguresAndNoLossPass() {
-        Verdict v = SoakReport.verdict(samples(SoakReportTest::flat), WRITES, NONE_LOST, NONE_LOST);
+        Verdict v = verdict(samples(SoakReportTest::flat), WRITES, NONE_LOST, NONE_LOST);
         assertThat(v.pass()).as(v.render()).isTrue();
         assertThat(v.checks()).hasSize(10);
         // the heap's troughs: 30 MiB in both thirds; limit 30 * 1.25 + 32
@@ -51,7 +64,7 @@ class SoakReportTest {
     @Test
     void aHeapWhoseTroughsRiseFails() {
         // 2 MiB more after every sample: the last third's trough is 80 MiB above the first's
-        Verdict v = SoakReport.verdict(
+        Verdict v = verdict(
                 samples(i -> {
                     SoakReport.Node f = flat(i);
                     return new SoakReport.Node(
@@ -69,7 +82,7 @@ class SoakReportTest {
     @Test
     void aHighHeapPeakAloneIsNoLeak() {
         // one sample per third at 400 MiB (a collection that left much behind); the troughs stay put
-        Verdict v = SoakReport.verdict(
+        Verdict v = verdict(
                 samples(i -> {
                     SoakReport.Node f = flat(i);
                     long heap = i % 20 == 10 ? 400 * MIB : f.heapAfterGcBytes();
@@ -84,7 +97,7 @@ class SoakReportTest {
     @Test
     void leakingFileDescriptorsFail() {
         // one more socket every sample: the median climbs by 40 from the first third to the last
-        Verdict v = SoakReport.verdict(
+        Verdict v = verdict(
                 samples(i -> {
                     SoakReport.Node f = flat(i);
                     return new SoakReport.Node(f.heapUsedBytes(), f.heapAfterGcBytes(), 0, 40 + i, f.threads(), 3);
@@ -100,7 +113,7 @@ class SoakReportTest {
 
     @Test
     void fdsWithinTheToleranceStillPass() {
-        Verdict v = SoakReport.verdict(
+        Verdict v = verdict(
                 samples(i -> {
                     SoakReport.Node f = flat(i);
                     return new SoakReport.Node(
@@ -114,7 +127,7 @@ class SoakReportTest {
 
     @Test
     void growingThreadsFail() {
-        Verdict v = SoakReport.verdict(
+        Verdict v = verdict(
                 samples(i -> {
                     SoakReport.Node f = flat(i);
                     return new SoakReport.Node(f.heapUsedBytes(), f.heapAfterGcBytes(), 0, f.fds(), 30 + i / 3, 3);
@@ -129,12 +142,12 @@ class SoakReportTest {
     @Test
     void oneLostWriteFailsWhateverTheFigures() {
         SoakLoad.Check oneLost = new SoakLoad.Check(500, 1, List.of("k: no complete value"));
-        Verdict v = SoakReport.verdict(samples(SoakReportTest::flat), WRITES, NONE_LOST, oneLost);
+        Verdict v = verdict(samples(SoakReportTest::flat), WRITES, NONE_LOST, oneLost);
         assertThat(v.pass()).isFalse();
         assertThat(check(v, "acknowledged writes lost on the backup").ok()).isFalse();
         assertThat(check(v, "acknowledged writes lost on the primary").ok()).isTrue();
         SoakReport.Writes staleRead = new SoakReport.Writes(1000, 10, Map.of(), 100, 1, 4, 2);
-        assertThat(SoakReport.verdict(samples(SoakReportTest::flat), staleRead, NONE_LOST, NONE_LOST)
+        assertThat(verdict(samples(SoakReportTest::flat), staleRead, NONE_LOST, NONE_LOST)
                         .pass())
                 .isFalse();
     }
@@ -142,19 +155,46 @@ class SoakReportTest {
     @Test
     void unknownFiguresAndTooFewSamplesAreNotMet() {
         // the primary's /status never answered: its heap is unknown (-1) in every sample
-        Verdict v = SoakReport.verdict(
-                samples(i -> new SoakReport.Node(-1, -1, -1, 40, 30, -1)), WRITES, NONE_LOST, NONE_LOST);
+        Verdict v = verdict(samples(i -> new SoakReport.Node(-1, -1, -1, 40, 30, -1)), WRITES, NONE_LOST, NONE_LOST);
         assertThat(check(v, "primary heap after GC").ok()).isFalse();
         assertThat(check(v, "primary heap after GC").measured()).isNull();
         assertThat(check(v, "primary open fds").ok()).isTrue();
         // three samples: one per third, not enough for a trend
-        Verdict few = SoakReport.verdict(samples(SoakReportTest::flat).subList(0, 3), WRITES, NONE_LOST, NONE_LOST);
+        Verdict few = verdict(samples(SoakReportTest::flat).subList(0, 3), WRITES, NONE_LOST, NONE_LOST);
         assertThat(few.pass()).isFalse();
         // no write acknowledged at all: nothing was soaked
         SoakReport.Writes none = new SoakReport.Writes(0, 0, Map.of("connection", 9L), 0, 0, 0, 0);
-        assertThat(check(SoakReport.verdict(samples(SoakReportTest::flat), none, NONE_LOST, NONE_LOST), "writes")
-                        .ok())
-                .isFalse();
+        Verdict nothing = SoakReport.verdict(samples(SoakReportTest::flat), minutes(), 60, none, NONE_LOST, NONE_LOST);
+        assertThat(check(nothing, "small SETs acknowledged").ok()).isFalse();
+        assertThat(nothing.pass()).isFalse();
+    }
+
+    @Test
+    void everyWholeMinuteMustAcknowledgeMoreThanOneSmallSet() {
+        List<SoakReport.Sample> s = samples(SoakReportTest::flat);
+        // 3.5 minutes: minutes 1..3 are judged, the last half minute is not
+        Verdict steady = SoakReport.verdict(s, minutes(900, 880, 910, 0), 210, WRITES, NONE_LOST, NONE_LOST);
+        assertThat(steady.pass()).as(steady.render()).isTrue();
+        assertThat(check(steady, "small SETs acknowledged").bound())
+                .isEqualTo("small SETs acknowledged in each minute 1..3 >= 2");
+        assertThat(check(steady, "small SETs acknowledged").measured()).isEqualTo(880.0);
+
+        // the load stalled in the middle minute
+        Verdict stalled = SoakReport.verdict(s, minutes(900, 0, 910), 180, WRITES, NONE_LOST, NONE_LOST);
+        assertThat(stalled.pass()).isFalse();
+        assertThat(stalled.render()).contains("NOT MET  small SETs acknowledged in each minute 1..3 >= 2: 0 (limit 2)");
+
+        // the load stopped after the first minute: the later minutes were never recorded
+        Verdict stopped = SoakReport.verdict(s, minutes(900), 180, WRITES, NONE_LOST, NONE_LOST);
+        assertThat(check(stopped, "small SETs acknowledged").ok()).isFalse();
+
+        // one acknowledged write, then failures only: not a soak, even in a short run
+        Verdict one = SoakReport.verdict(s, minutes(1), 45, WRITES, NONE_LOST, NONE_LOST);
+        assertThat(one.pass()).isFalse();
+        assertThat(one.render()).contains("NOT MET  small SETs acknowledged in each minute 1 >= 2: 1 (limit 2)");
+        assertThat(SoakReport.verdict(s, minutes(2), 45, WRITES, NONE_LOST, NONE_LOST)
+                        .pass())
+                .isTrue();
     }
 
     @Test

@@ -199,8 +199,10 @@ public final class ServerCommand implements Callable<Integer> {
 
     @Option(
             names = "--insecure-replication",
-            description = "Replicate without a cluster secret although the ports bind a non-loopback address:"
-                    + " anyone who reaches the replication port could act as this node's peer")
+            description = "Replicate without a cluster secret or TLS although the replication port binds a"
+                    + " non-loopback address or --peer is not a loopback address: anyone who reaches the"
+                    + " replication port could act as this node's peer, whoever answers at the peer's address"
+                    + " gets its writes")
     private boolean insecureReplication;
 
     @Option(

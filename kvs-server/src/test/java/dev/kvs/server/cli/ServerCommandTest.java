@@ -216,6 +216,19 @@ class ServerCommandTest {
     }
 
     @Test
+    void aLoopbackPrimaryWhosePeerIsRemoteRefusesToStartWithoutASecret() {
+        assertThat(run("--peer", "10.20.30.40:7380")).isEqualTo(2);
+        assertOneLineError("kvs-test server: config error: peer 10.20.30.40:7380 is not a loopback address, and"
+                + " replication has no clusterSecret and no tls: this node would send its writes to whoever"
+                + " answers at that address, unauthenticated and in clear. Set the same clusterSecret (or"
+                + " clusterSecretFile) on both nodes, or tls, or insecureReplication: true to accept that");
+        assertThat(started.get()).isNull();
+
+        assertThat(run("--peer", "10.20.30.40:7380", "--insecure-replication")).isZero();
+        assertThat(started.get().peer()).hasValue("10.20.30.40:7380");
+    }
+
+    @Test
     void badRoleModeAndSizeAreQuoted() {
         assertThat(run("--role", "leader")).isEqualTo(2);
         assertThat(run("--mode", "fast")).isEqualTo(2);

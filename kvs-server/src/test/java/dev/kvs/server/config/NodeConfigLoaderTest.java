@@ -104,6 +104,32 @@ class NodeConfigLoaderTest {
     }
 
     @Test
+    void aNodeWhosePeerIsNotLoopbackNeedsAClusterSecretOrToBeToldInsecure() {
+        // bound to loopback, so its replication port is not reachable; its writes would still leave the machine
+        assertThatThrownBy(() -> NodeConfigLoader.parse("peer: 10.1.2.3:7380\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("peer 10.1.2.3:7380 is not a loopback address, and replication has no"
+                        + " clusterSecret and no tls: this node would send its writes to whoever answers at that"
+                        + " address");
+        // a backup dials its peer once promoted; a name counts as remote, whatever it resolves to now
+        assertThatThrownBy(() -> NodeConfigLoader.parse("role: backup\npeer: localhost.example:7380\n", "x"))
+                .hasMessageContaining("peer localhost.example:7380 is not a loopback address");
+        assertThatThrownBy(() -> NodeConfigLoader.parse("peer: '[2001:db8::1]:7380'\n", "x"))
+                .hasMessageContaining("peer [2001:db8::1]:7380 is not a loopback address");
+        for (String loopback : List.of("127.0.0.1:7380", "127.3.2.1:7380", "localhost:7380", "[::1]:7380")) {
+            assertThat(NodeConfigLoader.parse("peer: '" + loopback + "'\n", "x").peer())
+                    .hasValue(loopback);
+        }
+        // a secret, tls or insecureReplication lets it start
+        assertThat(NodeConfigLoader.parse("peer: 10.1.2.3:7380\nclusterSecret: sixteen-bytes-or-more\n", "x")
+                        .peer())
+                .hasValue("10.1.2.3:7380");
+        assertThat(NodeConfigLoader.parse("peer: 10.1.2.3:7380\ninsecureReplication: true\n", "x")
+                        .insecureReplication())
+                .isTrue();
+    }
+
+    @Test
     void theClusterSecretIsReadFromAFileAndMustBeLongEnough() throws IOException {
         Path secret = dir.resolve("secret");
         Files.writeString(secret, "  from-a-file-0123456789\n");

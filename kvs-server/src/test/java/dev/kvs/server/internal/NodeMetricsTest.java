@@ -136,7 +136,10 @@ class NodeMetricsTest {
     void scrapeShowsTheFlowControlAndTheValueLag() {
         metrics.close();
         metrics = TestContexts.primary(
-                        NodeConfig.builder().peer("dc2.example:7380").build(),
+                        NodeConfig.builder()
+                                .peer("dc2.example:7380")
+                                .insecureReplication(true)
+                                .build(),
                         store,
                         2,
                         5,

@@ -71,6 +71,7 @@ class AdminServerTest {
                 .role(Role.PRIMARY)
                 .mode(ReplicationMode.SYNC)
                 .peer("dc2.example:7380")
+                .insecureReplication(true) // a peer that is not loopback needs a secret otherwise
                 .build();
         serve(TestContexts.primary(config, store, 3, 7));
     }

@@ -323,7 +323,8 @@ class RespServerTest {
     @Test
     void backupRefusesDataCommandsWithNotPrimary() {
         resp.close();
-        resp = new RespChannel(NodeConfig.builder().peer("main:7380").build());
+        resp = new RespChannel(
+                NodeConfig.builder().peer("main:7380").insecureReplication(true).build());
         assertThat(resp.node.roles().demote(2)).isTrue(); // a primary told of a newer one: a backup to clients
         // no primary has advertised its client address to this node: '-' (the peer is a replication address)
         assertThat(resp.command("GET", "k"))
