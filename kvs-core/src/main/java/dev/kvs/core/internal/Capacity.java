@@ -34,20 +34,26 @@ final class Capacity {
         if (d.entries() > 0 && !tryGrow(entries, d.entries(), entryLimit(d))) {
             throw full(entries.get(), d.entries(), "entries", "maxEntries", maxEntries);
         }
+        // a tombstone made live again takes no entry, but counts as live: the reserve is for tombstones
+        if (d.live() > 0 && !tryGrow(live, d.live(), maxEntries)) {
+            if (d.entries() > 0) entries.addAndGet(-d.entries());
+            throw full(live.get(), d.live(), "live keys", "maxEntries", maxEntries);
+        }
         if (d.bytes() > 0 && !tryGrow(bytes, d.bytes(), maxBytes)) {
             if (d.entries() > 0) entries.addAndGet(-d.entries());
+            if (d.live() > 0) live.addAndGet(-d.live());
             throw full(bytes.get(), d.bytes(), "bytes", "maxBytes", maxBytes);
         }
     }
 
     /** Like {@link #reserve} but answers false instead of throwing. */
     boolean tryReserve(Delta d) {
-        if (d.entries() > 0 && !tryGrow(entries, d.entries(), entryLimit(d))) return false;
-        if (d.bytes() > 0 && !tryGrow(bytes, d.bytes(), maxBytes)) {
-            if (d.entries() > 0) entries.addAndGet(-d.entries());
+        try {
+            reserve(d);
+            return true;
+        } catch (StoreFullException e) {
             return false;
         }
-        return true;
     }
 
     /**
@@ -56,21 +62,22 @@ final class Capacity {
      */
     void settle(Delta reserved, Delta actual) {
         add(entries, actual.entries() - Math.max(0, reserved.entries()));
+        add(live, actual.live() - Math.max(0, reserved.live()));
         add(bytes, actual.bytes() - Math.max(0, reserved.bytes()));
         add(keyBytes, actual.keyBytes());
-        add(live, actual.live());
     }
 
     void cancel(Delta d) {
         if (d.entries() > 0) entries.addAndGet(-d.entries());
+        if (d.live() > 0) live.addAndGet(-d.live());
         if (d.bytes() > 0) bytes.addAndGet(-d.bytes());
     }
 
     void commit(Delta d) {
         if (d.entries() < 0) entries.addAndGet(d.entries());
+        if (d.live() < 0) live.addAndGet(d.live());
         if (d.bytes() < 0) bytes.addAndGet(d.bytes());
         add(keyBytes, d.keyBytes());
-        add(live, d.live());
     }
 
     /** A change that adds no live record (only tombstones) may use the tombstone reserve too. */

@@ -306,9 +306,15 @@ abstract class KvStoreContractTest {
             assertThatThrownBy(() -> s.put(key("live"), complete(9, "v")))
                     .isInstanceOf(StoreFullException.class)
                     .hasMessage("store full: " + (3 + reserve) + " entries (maxEntries 3)");
-            // a live key turned into a tombstone needs no new entry
+            // a live key turned into a tombstone needs no new entry; a tombstone made live again counts
             s.put(key("k0"), StoredValue.tombstone(TxId.of(2, 2)));
             assertThat(s.size()).isEqualTo(2);
+            s.put(key("gone0"), complete(11, "back"));
+            assertThatThrownBy(() -> s.put(key("gone1"), complete(12, "one too many")))
+                    .isInstanceOf(StoreFullException.class)
+                    .hasMessage("store full: 3 live keys (maxEntries 3)");
+            assertThat(s.size()).isEqualTo(3);
+            assertThat(s.get(key("gone1"))).isEqualTo(StoredValue.tombstone(TxId.of(1, 11)));
         }
     }
 
