@@ -1,6 +1,7 @@
 package dev.kvs.replication.backup;
 
 import dev.kvs.core.TxId;
+import dev.kvs.replication.ValueRefusals;
 
 /**
  * A point-in-time view of a backup's replication, for {@code /status}, {@code INFO replication} and
@@ -18,7 +19,7 @@ import dev.kvs.core.TxId;
  * @param resendsRequested {@code Resend}s sent after a gap in key packets
  * @param valuesApplied values written to the store
  * @param valuesSuperseded values not written because a newer TxId of the key was already stored
- * @param valuesNacked values refused (checksum mismatch, broken chunks, store refusal)
+ * @param valuesNacked values asked for again (checksum mismatch, broken chunks)
  * @param assemblyBytes bytes reserved by values being assembled from chunks
  * @param pausedValueChannels value channels not read now because assembly memory is at its bound
  * @param keyChannelPaused whether the key channel is not read now because the unfinished-key queue is
@@ -28,6 +29,8 @@ import dev.kvs.core.TxId;
  * @param keysRemovedByResync records replaced by a tombstone because a resync did not list them
  * @param refusedConnections connections closed before or at their handshake: no or a wrong proof of the
  *     cluster secret, no handshake in time, too many handshakes at once, or a {@code Reject}
+ * @param refusals values that arrived intact but that the store would not take (full, too large,
+ *     failing), reported to the primary, which keeps them and retries: the last reason and the counts
  */
 public record BackupStatus(
         boolean keyChannelConnected,
@@ -49,4 +52,5 @@ public record BackupStatus(
         long bytesReceived,
         long resyncs,
         long keysRemovedByResync,
-        long refusedConnections) {}
+        long refusedConnections,
+        ValueRefusals refusals) {}

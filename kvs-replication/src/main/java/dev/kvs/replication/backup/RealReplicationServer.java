@@ -49,6 +49,7 @@ final class RealReplicationServer implements ReplicationServer {
     final BackupConfig config;
     final UnfinishedKeys unfinished;
     final BackupCounters counters = new BackupCounters();
+    final BackupRefusals refusals = new BackupRefusals();
     final BackupApplier applier;
     final AssemblyBudget budget;
     private final ReceivedBytes received;
@@ -354,7 +355,8 @@ final class RealReplicationServer implements ReplicationServer {
                 counters.bytesReceived.sum(),
                 counters.resyncs.sum(),
                 counters.keysRemovedByResync.sum(),
-                counters.refusedConnections.sum());
+                counters.refusedConnections.sum(),
+                refusals.snapshot());
     }
 
     @Override

@@ -334,7 +334,9 @@ class RoleMachineTest {
                         1,
                         0,
                         0,
-                        none.flowControl());
+                        none.flowControl(),
+                        0,
+                        none.refusals());
             }
             return new ReplicatorStatus(
                     "streaming",
@@ -354,7 +356,9 @@ class RoleMachineTest {
                     1,
                     0,
                     0,
-                    none.flowControl());
+                    none.flowControl(),
+                    0,
+                    none.refusals());
         }
 
         @Override
@@ -395,7 +399,27 @@ class RoleMachineTest {
         @Override
         public BackupStatus status() {
             return new BackupStatus(
-                    false, 0, node.epoch(), TxId.of(1, 5), false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0, 0, 0, 0);
+                    false,
+                    0,
+                    node.epoch(),
+                    TxId.of(1, 5),
+                    false,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    false,
+                    0,
+                    0,
+                    0,
+                    0,
+                    dev.kvs.replication.ValueRefusals.none());
         }
 
         @Override
