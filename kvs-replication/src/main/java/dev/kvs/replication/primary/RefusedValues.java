@@ -6,7 +6,6 @@ import dev.kvs.replication.BackupCannotStoreException;
 import dev.kvs.replication.ValueRefusals;
 import dev.kvs.replication.wire.Frame.StoreRefusal;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,9 +17,12 @@ import org.slf4j.LoggerFactory;
  * Values the backup's store refused ({@code ValueRefused}: full, too large, failing), and the alarm
  * they raise. Such a value stays in {@link PendingValues}, out of the shipping queue: sending it again
  * at once would be refused again, at the link's speed. Every {@link #RETRY_NANOS} {@link #retry} ships
- * one of them again (the one refused longest ago) as a probe; once one has landed, every one held is
- * shipped again at the next retry. So a backup that stays full costs one value a second, and one that
- * has room again (keys deleted on the primary, a larger store) gets them all within two retries.
+ * one of them again (the one refused longest ago) as a probe; once one has landed, or a value channel
+ * has connected again (a backup restarted, perhaps with a larger store), every one held is shipped
+ * again at the next retry. So a backup that stays full costs one value a second, and one that has room
+ * again (keys deleted on the primary, a larger store) gets them all within two retries. A value refused
+ * as too large is no probe: room does not help it, only a backup restarted with a larger {@code
+ * maxValueBytes} (a reconnection), and probing it would resend the whole value every second.
  *
  * <p>The alarm is on while any refused value has not landed since (its key's newest value, or a newer
  * one, acknowledged): the link is {@code degraded}, and id-first and sync writes are answered with a
@@ -42,13 +44,17 @@ final class RefusedValues {
     private final long[] byReason = new long[REASONS.length];
     private StoreRefusal lastReason;
     private String lastDetail = "";
-    /** A refused value landed since the last {@link #retry}: the backup has room again. */
-    private boolean landedSinceRetry;
+    /**
+     * A refused value landed, or a value channel connected, since the last {@link #retry}: the backup
+     * may take them all now.
+     */
+    private boolean releaseAll;
     /** The last refusal's reason while the alarm is on, else null: what writes check. */
     private volatile StoreRefusal alarm;
 
     private static final class Refused {
         TxId txId;
+        StoreRefusal reason;
         /** Not shipped again since it was refused. */
         boolean held;
     }
@@ -72,6 +78,7 @@ final class RefusedValues {
             Refused r = refused.remove(key);
             if (r == null) r = new Refused();
             if (r.txId == null || txId.isAfter(r.txId)) r.txId = txId;
+            r.reason = reason;
             r.held = true;
             refused.put(key, r);
             if (alarm == null) {
@@ -93,7 +100,7 @@ final class RefusedValues {
             Refused r = refused.get(key);
             if (r == null || r.txId.isAfter(txId)) return;
             refused.remove(key);
-            landedSinceRetry = true;
+            releaseAll = true;
             if (refused.isEmpty()) cleared();
         }
     }
@@ -104,20 +111,26 @@ final class RefusedValues {
                 "the backup's store takes values again: every refused value landed; replication is no longer degraded");
     }
 
+    /** A value channel connected (again): every refused value is shipped at the next {@link #retry}. */
+    synchronized void reconnected() {
+        if (!refused.isEmpty()) releaseAll = true;
+    }
+
     /**
-     * Ships refused values again: all of them if one landed since the last call, else the one refused
-     * longest ago. Call it every {@link #RETRY_NANOS}.
+     * Ships refused values again: all of them if one landed or a value channel connected since the last
+     * call, else the one refused longest ago (not for being too large). Call it every {@link
+     * #RETRY_NANOS}.
      */
     void retry() {
         List<ByteKey> release = new ArrayList<>();
         synchronized (this) {
             if (refused.isEmpty()) return;
-            boolean all = landedSinceRetry;
-            landedSinceRetry = false;
-            for (Iterator<Map.Entry<ByteKey, Refused>> it = refused.entrySet().iterator(); it.hasNext(); ) {
-                Map.Entry<ByteKey, Refused> e = it.next();
-                if (!e.getValue().held) continue;
-                e.getValue().held = false;
+            boolean all = releaseAll;
+            releaseAll = false;
+            for (Map.Entry<ByteKey, Refused> e : refused.entrySet()) {
+                Refused r = e.getValue();
+                if (!r.held || (!all && r.reason == StoreRefusal.VALUE_TOO_LARGE)) continue;
+                r.held = false;
                 release.add(e.getKey());
                 if (!all) break;
             }

@@ -100,6 +100,7 @@ final class ValueChannel {
                 // anything sent before a drop and not acknowledged goes again (duplicates are harmless:
                 // the backup applies only newer values and acknowledges superseded ones)
                 link.pending().requeueInFlight();
+                refusals.reconnected(); // a backup restarted with a larger store takes them now
             } else if (f instanceof Frame.Heartbeat h && !h.reply()) {
                 ctx.writeAndFlush(new Frame.Heartbeat(h.nanos(), true));
             } else if (f instanceof Frame.Reject r) {

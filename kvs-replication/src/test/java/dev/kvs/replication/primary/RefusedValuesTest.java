@@ -96,6 +96,27 @@ class RefusedValuesTest {
     }
 
     @Test
+    void aValueRefusedAsTooLargeIsNoProbeButShipsAgainOnceAValueChannelReconnects() throws Exception {
+        TxId big = shipped("big", 1);
+        TxId b = shipped("b", 2);
+        refusals.refused(big, StoreRefusal.VALUE_TOO_LARGE, "value of 2000 bytes > maxValueBytes 1000");
+        refusals.refused(b, StoreRefusal.STORE_FULL, FULL);
+
+        refusals.retry();
+        assertThat(queued()).containsExactly("b");
+        pending.shipped(key("b"), b);
+        refusals.refused(b, StoreRefusal.STORE_FULL, FULL);
+        refusals.retry();
+        assertThat(queued()).containsExactly("b");
+        pending.shipped(key("b"), b);
+
+        refusals.reconnected(); // the backup restarted, perhaps with a larger maxValueBytes
+        assertThat(queued()).as("not at once: at the next retry").isEmpty();
+        refusals.retry();
+        assertThat(queued()).containsExactly("big");
+    }
+
+    @Test
     void onceARefusedValueLandsEveryOneHeldShipsAtTheNextRetryAndTheAlarmClearsWhenAllHaveLanded() throws Exception {
         TxId a = shipped("a", 1);
         TxId b = shipped("b", 2);
