@@ -5,7 +5,9 @@ import dev.kvs.core.TxId;
 /**
  * What a primary's replication is doing.
  *
- * @param state {@code none} (no peer), {@code connecting}, {@code resyncing}, {@code streaming}
+ * @param state {@code none} (no peer), {@code connecting}, {@code resyncing}, {@code streaming}, {@code
+ *     degraded} (streaming, but the backup's store refuses values: see {@code refusingValues}), {@code
+ *     diverged}
  * @param peer the backup's address, or empty
  * @param lastTxId last TxId ordered
  * @param ackedTxId highest TxId whose key packet (and every earlier one) the backup acknowledged
@@ -25,6 +27,10 @@ import dev.kvs.core.TxId;
  * @param keyAckLatencyMicros last observed key-packet round trip (send to cumulative ack), micros
  * @param oldestPendingValueMillis age of the oldest value not yet acknowledged by the backup (0 if none)
  * @param flowControl the value traffic's flow control
+ * @param refusingValues values the backup's store refused (full, too large, failing) that have not
+ *     landed since: kept on the primary and retried; while not 0 the link is {@code degraded} and
+ *     id-first and sync writes answer {@code -NOREPLICA}
+ * @param refusals why the backup last refused a value, and how many it refused, by reason
  */
 public record ReplicatorStatus(
         String state,
@@ -44,16 +50,45 @@ public record ReplicatorStatus(
         long reconnects,
         long keyAckLatencyMicros,
         long oldestPendingValueMillis,
-        FlowControlStatus flowControl) {
+        FlowControlStatus flowControl,
+        long refusingValues,
+        ValueRefusals refusals) {
+    /** The {@link #state} of a streaming link whose backup's store refuses values. */
+    public static final String DEGRADED = "degraded";
+
     /** The status of a node that orders writes without replicating them, up to {@code last}. */
     public static ReplicatorStatus none(TxId last) {
         return new ReplicatorStatus(
-                "none", "", last, last, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, FlowControlStatus.off());
+                "none",
+                "",
+                last,
+                last,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                FlowControlStatus.off(),
+                0,
+                ValueRefusals.none());
     }
 
-    /** True while the key channel streams. */
+    /** True while the key channel streams ({@code degraded} included). */
     public boolean streaming() {
-        return state.equals("streaming");
+        return state.equals("streaming") || degraded();
+    }
+
+    /** True while the key channel streams but the backup's store refuses values. */
+    public boolean degraded() {
+        return state.equals(DEGRADED);
     }
 
     /** Streaming, with every key and every value ordered so far acknowledged by the backup. */

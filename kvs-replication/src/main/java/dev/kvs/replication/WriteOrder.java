@@ -73,7 +73,8 @@ public interface WriteOrder {
 
     /**
      * The writes are in the store. The future completes when the command may be answered in its
-     * replication mode, or fails with {@link ReplicationTimeoutException}.
+     * replication mode, or fails with {@link ReplicationTimeoutException}, or (not in {@code async}
+     * mode) with {@link BackupCannotStoreException} while the backup's store refuses values.
      */
     CompletableFuture<Void> commit();
 

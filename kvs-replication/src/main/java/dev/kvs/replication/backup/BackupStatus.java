@@ -1,6 +1,7 @@
 package dev.kvs.replication.backup;
 
 import dev.kvs.core.TxId;
+import dev.kvs.replication.ValueRefusals;
 
 /**
  * A point-in-time view of a backup's replication, for {@code /status}, {@code INFO replication} and
@@ -18,7 +19,7 @@ import dev.kvs.core.TxId;
  * @param resendsRequested {@code Resend}s sent after a gap in key packets
  * @param valuesApplied values written to the store
  * @param valuesSuperseded values not written because a newer TxId of the key was already stored
- * @param valuesNacked values refused (checksum mismatch, broken chunks, store refusal)
+ * @param valuesNacked values asked for again (checksum mismatch, broken chunks)
  * @param assemblyBytes bytes reserved by values being assembled from chunks
  * @param pausedValueChannels value channels not read now because assembly memory is at its bound
  * @param keyChannelPaused whether the key channel is not read now because the unfinished-key queue is
@@ -34,6 +35,8 @@ import dev.kvs.core.TxId;
  * @param tombstonesCollected tombstones removed once they ordered nothing (deferred, or found by a sweep)
  * @param tombstoneSweeps sweeps of the whole store for tombstones
  * @param tombstoneSweepAbove the tombstone count above which a sweep runs
+ * @param refusals values that arrived intact but that the store would not take (full, too large,
+ *     failing), reported to the primary, which keeps them and retries: the last reason and the counts
  */
 public record BackupStatus(
         boolean keyChannelConnected,
@@ -60,4 +63,5 @@ public record BackupStatus(
         long valuesNotAwaited,
         long tombstonesCollected,
         long tombstoneSweeps,
-        long tombstoneSweepAbove) {}
+        long tombstoneSweepAbove,
+        ValueRefusals refusals) {}

@@ -50,6 +50,7 @@ final class RealReplicationServer implements ReplicationServer {
     final BackupConfig config;
     final UnfinishedKeys unfinished;
     final BackupCounters counters = new BackupCounters();
+    final BackupRefusals refusals = new BackupRefusals();
     final BackupApplier applier;
     final AssemblyBudget budget;
     private final ReceivedBytes received;
@@ -408,7 +409,8 @@ final class RealReplicationServer implements ReplicationServer {
                 counters.valuesNotAwaited.sum(),
                 counters.tombstonesCollected.sum(),
                 counters.tombstoneSweeps.sum(),
-                applier.tombstoneSweepAbove());
+                applier.tombstoneSweepAbove(),
+                refusals.snapshot());
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.kvs.replication.wire.Frame.Op;
 import dev.kvs.replication.wire.Frame.StageBind;
 import dev.kvs.replication.wire.Frame.StageCancel;
 import dev.kvs.replication.wire.Frame.StagedChunk;
+import dev.kvs.replication.wire.Frame.StoreRefusal;
 import dev.kvs.replication.wire.Frame.ValueChunk;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -77,8 +78,16 @@ final class ValueAssembler implements AutoCloseable {
         }
     }
 
-    /** A value that cannot be applied: to be nacked. */
-    record Corrupt(TxId txId, byte[] key, String reason) implements Result {}
+    /**
+     * A value that cannot be applied: to be nacked (resent), or, if {@code refusal} is not null, refused
+     * (the store will not take it: resending it at once would not help).
+     */
+    record Corrupt(TxId txId, byte[] key, String reason, StoreRefusal refusal) implements Result {
+        /** A broken value, to be sent again. */
+        Corrupt(TxId txId, byte[] key, String reason) {
+            this(txId, key, reason, null);
+        }
+    }
 
     private static final int MAX_ABANDONED = 4096;
     /** The most staged values (not yet bound or cancelled) one channel holds; more are dropped. */
@@ -130,7 +139,7 @@ final class ValueAssembler implements AutoCloseable {
             String bad = checkStart(c);
             if (bad != null) {
                 if (!c.isLast()) abandon(txId);
-                return new Corrupt(txId, c.key(), bad);
+                return new Corrupt(txId, c.key(), bad, tooLarge(c) ? StoreRefusal.VALUE_TOO_LARGE : null);
             }
             if (c.isLast()) {
                 return verify(
@@ -165,6 +174,7 @@ final class ValueAssembler implements AutoCloseable {
     private Result append(Assembly a, ValueChunk c) {
         TxId txId = c.txId();
         String refused = null;
+        StoreRefusal refusal = null;
         if (c.data().length > a.length - a.stage.written()) {
             refused = "chunk of " + c.data().length + " bytes at offset " + c.offset() + " passes the end of a "
                     + a.length + "-byte value";
@@ -172,13 +182,14 @@ final class ValueAssembler implements AutoCloseable {
             try {
                 a.append(c.data());
             } catch (KvsException e) {
-                refused = "store refused the value: " + e.getMessage();
+                refused = e.getMessage();
+                refusal = BackupRefusals.reasonOf(e);
             }
         }
         if (refused != null) {
             discard(txId);
             if (!c.isLast()) abandon(txId);
-            return new Corrupt(txId, a.key, refused);
+            return new Corrupt(txId, a.key, refused, refusal);
         }
         if (!c.isLast()) return null;
         assemblies.remove(txId);
@@ -333,8 +344,12 @@ final class ValueAssembler implements AutoCloseable {
         lease.close();
     }
 
+    private boolean tooLarge(ValueChunk c) {
+        return c.totalLength() > maxValueBytes;
+    }
+
     private String checkStart(ValueChunk c) {
-        if (c.totalLength() > maxValueBytes) {
+        if (tooLarge(c)) {
             return "value of " + c.totalLength() + " bytes > maxValueBytes " + maxValueBytes;
         }
         if (c.op() == Op.DELETE && c.totalLength() != 0) {

@@ -4,6 +4,7 @@ import dev.kvs.core.KvsException;
 import dev.kvs.core.TxId;
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.wire.Frame;
+import dev.kvs.replication.wire.Frame.StoreRefusal;
 import dev.kvs.replication.wire.FrameCodec;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -18,6 +19,11 @@ import org.slf4j.LoggerFactory;
  * broken ones, and answers one {@code ValueAck} per read batch (split only if it would not fit in a
  * frame), flushed once. Stops reading while assembly memory is over its bound (see {@link
  * AssemblyBudget}).
+ *
+ * <p>A value the store will not take (full, too large, failing) is answered with a {@code
+ * ValueRefused} naming the reason, not a nack: sending it again at once would not help, so the
+ * primary keeps it and retries later, and shows the alarm. It is counted and logged by {@link
+ * BackupRefusals} (not a line per value).
  *
  * <p>Each batch (or staged chunk) that asks for one gets a {@code ValueReceipt} at once, flushed
  * before its values are applied, stamped with the time its bytes were read (flow control measures the
@@ -35,6 +41,7 @@ import org.slf4j.LoggerFactory;
 final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
     static final String NAME = "replication-value-channel";
     private static final Logger log = LoggerFactory.getLogger(ValueChannelHandler.class);
+    private static final int MAX_DETAIL_CHARS = 1024;
 
     private final RealReplicationServer server;
     private final BackupApplier applier;
@@ -102,10 +109,14 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Applies a whole value, nacks a broken one; nothing for {@code null}. */
+    /** Applies a whole value, nacks a broken one, refuses one the store will not take; nothing for {@code null}. */
     private void settle(ChannelHandlerContext ctx, ValueAssembler.Result r) {
-        if (r instanceof ValueAssembler.Whole w) apply(ctx, w);
-        else if (r instanceof ValueAssembler.Corrupt bad) nack(ctx, bad.txId(), bad.key(), bad.reason());
+        if (r instanceof ValueAssembler.Whole w) {
+            apply(ctx, w);
+        } else if (r instanceof ValueAssembler.Corrupt bad) {
+            if (bad.refusal() != null) refuse(ctx, bad.txId(), bad.key(), bad.refusal(), bad.reason());
+            else nack(ctx, bad.txId(), bad.key(), bad.reason());
+        }
     }
 
     private void apply(ChannelHandlerContext ctx, ValueAssembler.Whole w) {
@@ -113,7 +124,7 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
         try {
             outcome = applier.apply(w);
         } catch (KvsException e) {
-            nack(ctx, w.txId(), w.key(), "store refused the value: " + e.getMessage());
+            refuse(ctx, w.txId(), w.key(), BackupRefusals.reasonOf(e), String.valueOf(e.getMessage()));
             return;
         }
         if (outcome == BackupApplier.Outcome.MISMATCH) {
@@ -128,6 +139,15 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
         counters.valuesNacked.increment();
         log.warn("value {} from {} refused: {}", txId, ctx.channel().remoteAddress(), reason);
         ctx.write(new Frame.ValueNack(txId, key, reason));
+        writeDue = true;
+    }
+
+    /** The store will not take the value: the primary hears why, and keeps it for later. */
+    private void refuse(ChannelHandlerContext ctx, TxId txId, byte[] key, StoreRefusal reason, String detail) {
+        // a store's message is short; a frame's string is at most 64 KiB of UTF-8
+        String d = detail.length() > MAX_DETAIL_CHARS ? detail.substring(0, MAX_DETAIL_CHARS) : detail;
+        server.refusals.refused(reason, d, ctx.channel().remoteAddress());
+        ctx.write(new Frame.ValueRefused(txId, key, reason, d));
         writeDue = true;
     }
 

@@ -240,12 +240,16 @@ final class PendingValues {
         return inFlight.size();
     }
 
-    /** The backup applied (or found superseded) the value with {@code txId}. */
-    synchronized void acked(TxId txId) {
+    /**
+     * The backup applied (or found superseded) the value with {@code txId}.
+     *
+     * @return its key, or null if {@code txId} was not in flight
+     */
+    synchronized ByteKey acked(TxId txId) {
         ByteKey k = inFlight.remove(txId);
-        if (k == null) return;
+        if (k == null) return null;
         State s = byKey.get(k);
-        if (s == null) return;
+        if (s == null) return k;
         if (s.waiters != null) {
             for (Iterator<Waiter> it = s.waiters.iterator(); it.hasNext(); ) {
                 Waiter w = it.next();
@@ -263,6 +267,35 @@ final class PendingValues {
             // monitor for keys to ship, would wake for nothing at every acknowledgement
             if (roomWaiters > 0) notifyAll();
         }
+        return k;
+    }
+
+    /**
+     * The backup's store refused the value with {@code txId} (full, too large): its key stays pending
+     * but is not shipped again until {@link #requeue}d ({@link RefusedValues} retries it), and the writes
+     * waiting for this value or an older one of the key ({@code sync}) fail with {@code cause} now.
+     *
+     * @return its key, or null if {@code txId} was not in flight or its key is no longer pending
+     */
+    ByteKey refused(TxId txId, Throwable cause) {
+        List<CompletableFuture<Void>> failed = new ArrayList<>(0);
+        ByteKey k;
+        synchronized (this) {
+            k = inFlight.remove(txId);
+            State s = k == null ? null : byKey.get(k);
+            if (s == null) return null;
+            if (s.waiters != null) {
+                for (Iterator<Waiter> it = s.waiters.iterator(); it.hasNext(); ) {
+                    Waiter w = it.next();
+                    if (!w.txId.isAfter(txId)) {
+                        failed.add(w.future);
+                        it.remove();
+                    }
+                }
+            }
+        }
+        for (CompletableFuture<Void> f : failed) f.completeExceptionally(cause);
+        return k;
     }
 
     /** The value with {@code txId} arrived corrupt: ship the key again. */

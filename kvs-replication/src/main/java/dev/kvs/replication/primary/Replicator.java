@@ -5,6 +5,7 @@ import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueStage;
 import dev.kvs.core.WriteStages;
+import dev.kvs.replication.BackupCannotStoreException;
 import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationMode;
@@ -27,6 +28,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -57,6 +59,8 @@ public final class Replicator implements ReplicationLink {
     private final AtomicBoolean turnScheduled = new AtomicBoolean();
     private volatile boolean valuesDue;
 
+    private final RefusedValues refusals;
+    private final ScheduledFuture<?> refusalRetries;
     private final WriteTimeouts timeouts;
     private final Thread shipperThread;
     private final ExecutorService resyncExecutor;
@@ -211,7 +215,11 @@ public final class Replicator implements ReplicationLink {
                 ? TimeUnit.SECONDS.toNanos(1)
                 : config.heartbeatInterval().toNanos();
         this.keyChannel = new KeyChannel(link, group, resyncExecutor);
-        for (int i = 0; i < config.valueStreams(); i++) valueChannels.add(new ValueChannel(link, group, i));
+        this.refusals = new RefusedValues(pending);
+        for (int i = 0; i < config.valueStreams(); i++) valueChannels.add(new ValueChannel(link, refusals, group, i));
+        this.refusalRetries = group.next()
+                .scheduleWithFixedDelay(
+                        refusals::retry, RefusedValues.RETRY_NANOS, RefusedValues.RETRY_NANOS, TimeUnit.NANOSECONDS);
         this.staged = new StagedValues(pending::signal);
         this.shipper = new ValueShipper(link, valueChannels, staged);
         this.wakeup = new CommitWakeup(this::wake);
@@ -428,6 +436,13 @@ public final class Replicator implements ReplicationLink {
             }
             wakeup.committed(queued); // key packets, then values (see wake); from a client loop, once per turn
             if (txIds.isEmpty()) return CompletableFuture.completedFuture(null);
+            TxId last = txIds.get(txIds.size() - 1);
+            if (mode != ReplicationMode.ASYNC) {
+                // the backup's store refuses values: no acknowledgement whose value could not land (the
+                // write is on this node, ordered, and its value replicates once the backup has room)
+                BackupCannotStoreException refusing = refusals.refusal(last);
+                if (refusing != null) return CompletableFuture.failedFuture(refusing);
+            }
             CompletableFuture<Void> f;
             switch (mode) {
                 case ID_FIRST -> f = keyLog.whenAcked(txIds.get(txIds.size() - 1));
@@ -451,19 +466,25 @@ public final class Replicator implements ReplicationLink {
                 }
             }
             if (f.isDone()) return f;
-            TxId last = txIds.get(txIds.size() - 1);
             long ms = config.writeTimeout().toMillis();
-            return timeouts.watch(f).exceptionallyCompose(e -> {
+            return timeouts.watch(f).handle((v, e) -> {
+                if (e == null) {
+                    // a key packet acknowledged while the backup's store refuses values: the value may
+                    // never land (a sync write's value did land: it is confirmed)
+                    BackupCannotStoreException refusing = mode == ReplicationMode.SYNC ? null : refusals.refusal(last);
+                    if (refusing != null) throw new CompletionException(refusing);
+                    return null;
+                }
                 Throwable cause = e instanceof CompletionException ? e.getCause() : e;
                 if (cause instanceof TimeoutException) {
-                    return CompletableFuture.failedFuture(new ReplicationTimeoutException(
+                    throw new CompletionException(new ReplicationTimeoutException(
                             last,
                             "write " + last + " is on the primary but the backup did not confirm its "
                                     + (mode == ReplicationMode.SYNC ? "value" : "key packet") + " within " + ms
                                     + " ms; it is replicated when the link heals; if the backup is promoted"
                                     + " before that, failback hands it over or rolls it back (GET /failback)"));
                 }
-                return CompletableFuture.failedFuture(cause);
+                throw e instanceof CompletionException c ? c : new CompletionException(cause);
             });
         }
 
@@ -510,8 +531,12 @@ public final class Replicator implements ReplicationLink {
     @Override
     public ReplicatorStatus status() {
         int up = (int) valueChannels.stream().filter(ValueChannel::ready).count();
+        KeyChannel.State state = keyChannel.state();
+        int refusing = refusals.refusing();
         return new ReplicatorStatus(
-                keyChannel.state().name().toLowerCase(Locale.ROOT),
+                state == KeyChannel.State.STREAMING && refusing > 0
+                        ? ReplicatorStatus.DEGRADED
+                        : state.name().toLowerCase(Locale.ROOT),
                 peerText,
                 keyLog.lastTxId(),
                 keyLog.ackedTxId(),
@@ -528,7 +553,9 @@ public final class Replicator implements ReplicationLink {
                 keyChannel.connections(),
                 keyLog.ackLatencyMicros(),
                 pending.oldestAgeMillis(),
-                shipper.flowControlStatus());
+                shipper.flowControlStatus(),
+                refusing,
+                refusals.snapshot());
     }
 
     /**
@@ -544,6 +571,7 @@ public final class Replicator implements ReplicationLink {
 
     @Override
     public void close() {
+        refusalRetries.cancel(false);
         timeouts.close();
         shipper.stop();
         shipperThread.interrupt();

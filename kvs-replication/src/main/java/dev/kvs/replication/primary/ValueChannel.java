@@ -1,5 +1,6 @@
 package dev.kvs.replication.primary;
 
+import dev.kvs.core.ByteKey;
 import dev.kvs.core.TxId;
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.Role;
@@ -16,6 +17,7 @@ final class ValueChannel {
     private static final Logger log = LoggerFactory.getLogger(ValueChannel.class);
 
     private final PrimaryLink link;
+    private final RefusedValues refusals;
     private final EventLoopGroup group;
     private final int stream;
     private final Reconnector reconnector;
@@ -23,8 +25,9 @@ final class ValueChannel {
     private volatile boolean ready;
     private volatile boolean closed;
 
-    ValueChannel(PrimaryLink link, EventLoopGroup group, int stream) {
+    ValueChannel(PrimaryLink link, RefusedValues refusals, EventLoopGroup group, int stream) {
         this.link = link;
+        this.refusals = refusals;
         this.group = group;
         this.stream = stream;
         this.reconnector = new Reconnector(link.config());
@@ -82,7 +85,12 @@ final class ValueChannel {
                 link.flow().received(stream, r.bytes(), r.sentNanos(), r.receivedNanos(), System.nanoTime());
             } else if (f instanceof Frame.ValueAck a) {
                 WriteStages.mark(WriteStages.Stage.VALUE_ACKED);
-                for (TxId t : a.txIds()) link.pending().acked(t);
+                for (TxId t : a.txIds()) {
+                    ByteKey k = link.pending().acked(t);
+                    if (k != null) refusals.landed(k, t);
+                }
+            } else if (f instanceof Frame.ValueRefused r) {
+                refusals.refused(r.txId(), r.reason(), r.detail());
             } else if (f instanceof Frame.ValueNack n) {
                 log.warn("backup re-requests value {}: {}", n.txId(), n.reason());
                 link.pending().nacked(n.txId());
@@ -92,6 +100,7 @@ final class ValueChannel {
                 // anything sent before a drop and not acknowledged goes again (duplicates are harmless:
                 // the backup applies only newer values and acknowledges superseded ones)
                 link.pending().requeueInFlight();
+                refusals.reconnected(); // a backup restarted with a larger store takes them now
             } else if (f instanceof Frame.Heartbeat h && !h.reply()) {
                 ctx.writeAndFlush(new Frame.Heartbeat(h.nanos(), true));
             } else if (f instanceof Frame.Reject r) {

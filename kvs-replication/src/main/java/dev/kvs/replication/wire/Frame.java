@@ -16,7 +16,8 @@ import java.util.List;
  * key channel   primary -> backup: Hello, KeyBatch, ResyncBegin, ResyncEnd, Handover, Heartbeat
  *               backup -> primary: Welcome, Reject, KeyAck, Resend, Heartbeat
  * value channel primary -> backup: Hello, ValueBatch, StagedChunk, StageBind, StageCancel, Heartbeat
- *               backup -> primary: Welcome, Reject, ValueReceipt, ValueAck, ValueNack, Heartbeat
+ *               backup -> primary: Welcome, Reject, ValueReceipt, ValueAck, ValueNack, ValueRefused,
+ *                                  Heartbeat
  * handback      old primary -> new primary: Hello, ValueBatch, HandbackEnd
  *               new primary -> old primary: HandbackWants..., Reject, ValueAck
  * </pre>
@@ -37,9 +38,12 @@ import java.util.List;
  * its TxId, checksum and expiry, and the value's remaining bytes follow as ordinary {@link
  * ValueChunk}s of that TxId; a {@link StageCancel} drops a staged value that will not be written.
  *
- * <p>Version 6 announces {@code async} writes with their key ({@link Op#ASYNC}, which used to be a
- * {@link Op#SKIP}), so that the backup knows every value still on its way and can collect the
- * tombstones of deleted keys.
+ * <p>Version 6 added {@link ValueRefused}: a value that arrived intact but that the backup's store
+ * would not take (full, too large, failing). Unlike a {@link ValueNack} it asks for no resend:
+ * the primary holds the value and retries it later, and raises an alarm until it lands. It also
+ * announces {@code async} writes with their key ({@link Op#ASYNC}, which used to be a {@link
+ * Op#SKIP}), so that the backup knows every value still on its way and can collect the tombstones
+ * of deleted keys.
  *
  * <p>A <b>handback</b> connection is failback: a deposed primary dials the node that replaced it,
  * is told which fenced keys (TxId, length, checksum) the new primary misses, sends the values it
@@ -116,6 +120,27 @@ public sealed interface Frame {
         NOT_PRIMARY,
         /** The peer did not prove the cluster secret (or one side has none configured). */
         AUTH
+    }
+
+    /** Why a backup's store would not take a value ({@link ValueRefused}). */
+    enum StoreRefusal {
+        /** The store is at its {@code maxEntries} or {@code maxBytes}: room may come back (deletes). */
+        STORE_FULL("store full"),
+        /** The value (or its key) is longer than the backup's store accepts: it never fits as it is. */
+        VALUE_TOO_LARGE("value too large"),
+        /** Any other failure of the store (I/O, a closed store). */
+        STORE_ERROR("store error");
+
+        private final String label;
+
+        StoreRefusal(String label) {
+            this.label = label;
+        }
+
+        /** How status, {@code INFO} and errors name it, e.g. {@code store full}. */
+        public String label() {
+            return label;
+        }
     }
 
     /**
@@ -419,6 +444,40 @@ public sealed interface Frame {
         @Override
         public String toString() {
             return "ValueNack[" + txId + " key=" + key.length + "B " + reason + "]";
+        }
+    }
+
+    /**
+     * The backup's store refused the value of {@code key} with {@code txId} for {@code reason}, though
+     * it arrived intact (a value longer than the store accepts is refused at its first chunk, and its
+     * other chunks are ignored); {@code detail} is the store's own message (e.g. {@code store full:
+     * 200 entries (maxEntries 200)}). The key stays unfinished on the backup. Not a request to resend:
+     * the primary keeps the value pending, raises an alarm, and retries it at a modest pace until it
+     * lands (its {@link ValueAck}). Since version 6.
+     */
+    record ValueRefused(TxId txId, byte[] key, StoreRefusal reason, String detail) implements Frame {
+        public ValueRefused {
+            if (reason == null) throw new IllegalArgumentException("reason == null");
+            if (detail == null) throw new IllegalArgumentException("detail == null (use \"\")");
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ValueRefused r
+                    && txId.equals(r.txId)
+                    && Arrays.equals(key, r.key)
+                    && reason == r.reason
+                    && detail.equals(r.detail);
+        }
+
+        @Override
+        public int hashCode() {
+            return txId.hashCode() * 31 + Arrays.hashCode(key);
+        }
+
+        @Override
+        public String toString() {
+            return "ValueRefused[" + txId + " key=" + key.length + "B " + reason.label() + ": " + detail + "]";
         }
     }
 

@@ -86,6 +86,7 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         if (frame instanceof Frame.StagedChunk) return STAGED_CHUNK;
         if (frame instanceof Frame.StageBind) return STAGE_BIND;
         if (frame instanceof Frame.StageCancel) return STAGE_CANCEL;
+        if (frame instanceof Frame.ValueRefused) return VALUE_REFUSED;
         throw new IllegalArgumentException("unknown frame: " + frame);
     }
 
@@ -155,6 +156,9 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         }
         if (frame instanceof Frame.StageCancel) {
             return 8;
+        }
+        if (frame instanceof Frame.ValueRefused r) {
+            return TXID_BYTES + bytesSize(r.key()) + 1 + stringSize(r.detail());
         }
         return TXID_BYTES; // KeyAck, Resend, ResyncBegin, ResyncEnd
     }
@@ -230,6 +234,11 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
             writeStageBind(out, b);
         } else if (frame instanceof Frame.StageCancel c) {
             out.writeLong(c.stageId());
+        } else if (frame instanceof Frame.ValueRefused r) {
+            writeTxId(out, r.txId());
+            writeBytes(out, r.key());
+            writeEnum(out, r.reason());
+            writeString(out, r.detail());
         }
     }
 }

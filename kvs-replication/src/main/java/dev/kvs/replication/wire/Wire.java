@@ -50,12 +50,14 @@ final class Wire {
     static final byte STAGED_CHUNK = 20;
     static final byte STAGE_BIND = 21;
     static final byte STAGE_CANCEL = 22;
+    static final byte VALUE_REFUSED = 23;
     /** The highest frame type. */
-    static final byte LAST_TYPE = STAGE_CANCEL;
+    static final byte LAST_TYPE = VALUE_REFUSED;
 
     private static final Frame.ChannelKind[] CHANNEL_KINDS = Frame.ChannelKind.values();
     private static final Frame.Op[] OPS = Frame.Op.values();
     private static final Frame.RejectReason[] REJECT_REASONS = Frame.RejectReason.values();
+    private static final Frame.StoreRefusal[] STORE_REFUSALS = Frame.StoreRefusal.values();
 
     private Wire() {}
 
@@ -220,6 +222,10 @@ final class Wire {
 
     static Frame.RejectReason readRejectReason(ByteBuf in) {
         return readEnum(in, REJECT_REASONS, "reject reason");
+    }
+
+    static Frame.StoreRefusal readStoreRefusal(ByteBuf in) {
+        return readEnum(in, STORE_REFUSALS, "store refusal");
     }
 
     private static <E extends Enum<E>> E readEnum(ByteBuf in, E[] values, String what) {

@@ -100,8 +100,8 @@ class FrameDecoderTest {
 
     @Test
     void rejectsTypeAfterTheLast() {
-        assertThat(Wire.LAST_TYPE).isEqualTo(Wire.STAGE_CANCEL);
-        assertRejected(raw(23, b -> b.writeLong(1).writeByte(0)), "unknown frame type 23");
+        assertThat(Wire.LAST_TYPE).isEqualTo(Wire.VALUE_REFUSED);
+        assertRejected(raw(24, b -> b.writeLong(1).writeByte(0)), "unknown frame type 24");
     }
 
     @Test
@@ -261,6 +261,32 @@ class FrameDecoderTest {
     void rejectsRejectReasonOrdinalOutOfRange() {
         assertRejected(
                 raw(Wire.REJECT, b -> b.writeByte(7).writeLong(0).writeShort(0)), "reject reason ordinal 7 >= 7");
+    }
+
+    @Test
+    void rejectsStoreRefusalOrdinalOutOfRange() {
+        assertRejected(
+                raw(
+                        Wire.VALUE_REFUSED,
+                        b -> b.writeLong(0)
+                                .writeLong(0)
+                                .writeInt(0)
+                                .writeByte(3)
+                                .writeShort(0)),
+                "store refusal ordinal 3 >= 3");
+    }
+
+    @Test
+    void rejectsValueRefusedWithNegativeTxId() {
+        assertRejected(
+                raw(
+                        Wire.VALUE_REFUSED,
+                        b -> b.writeLong(0)
+                                .writeLong(-1)
+                                .writeInt(0)
+                                .writeByte(0)
+                                .writeShort(0)),
+                "TxId has a negative part: 0:-1");
     }
 
     @Test

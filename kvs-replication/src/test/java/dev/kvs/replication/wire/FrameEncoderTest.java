@@ -57,6 +57,10 @@ class FrameEncoderTest {
                 .isEqualTo("0000002b" + "06" + "15" + "0000000000000003" + "0000000000000001" + "0000000000000002"
                         + "0000000109" + "ffffffff" + "0000000000001234");
         assertThat(hex(new Frame.StageCancel(3))).isEqualTo("0000000a" + "06" + "16" + "0000000000000003");
+        // version 6: a value the backup's store refused, and why
+        assertThat(hex(new Frame.ValueRefused(TxId.of(1, 2), new byte[] {9}, Frame.StoreRefusal.VALUE_TOO_LARGE, "é")))
+                .isEqualTo("0000001c" + "06" + "17" + "0000000000000001" + "0000000000000002" + "0000000109" + "01"
+                        + "0002" + "c3a9");
         assertFalse(channel.finish());
     }
 

@@ -75,7 +75,11 @@ final class Samples {
                 new Frame.StageBind(7, t, bytes("user:big"), 0xCAFEBABE, 1_700_000_000_123L),
                 new Frame.StageBind(Long.MIN_VALUE, big, new byte[0], -1, 0),
                 new Frame.StageCancel(7),
-                new Frame.StageCancel(-1));
+                new Frame.StageCancel(-1),
+                new Frame.ValueRefused(
+                        t, bytes("user:1"), Frame.StoreRefusal.STORE_FULL, "store full: 200 entries (maxEntries 200)"),
+                new Frame.ValueRefused(big, new byte[0], Frame.StoreRefusal.STORE_ERROR, ""),
+                new Frame.ValueRefused(TxId.ZERO, bytes("k"), Frame.StoreRefusal.VALUE_TOO_LARGE, "ünïcode"));
     }
 
     private static byte[] filled(int n, int v) {
@@ -120,7 +124,7 @@ final class Samples {
 
     /** A valid frame chosen at random, with random contents, every type equally likely. */
     static Frame random(Random r) {
-        switch (r.nextInt(19)) {
+        switch (r.nextInt(20)) {
             case 0:
                 return new Frame.Hello(
                         string(r),
@@ -207,6 +211,8 @@ final class Samples {
                         r.nextBoolean() ? 0 : r.nextLong() & Long.MAX_VALUE);
             case 17:
                 return new Frame.StageCancel(r.nextLong());
+            case 18:
+                return new Frame.ValueRefused(txId(r), bytes(r, 20), pick(r, Frame.StoreRefusal.values()), string(r));
             default:
                 return new Frame.Heartbeat(r.nextLong(), r.nextBoolean());
         }

@@ -5,9 +5,11 @@ import dev.kvs.core.StoreStats;
 import dev.kvs.replication.FlowControlStatus;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.ValueRefusals;
 import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.server.internal.role.RoleMachine;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -158,7 +160,49 @@ public final class NodeMetrics implements AutoCloseable {
                 "seconds",
                 "Age of the oldest value not yet acknowledged by the backup",
                 r -> r.oldestPendingValueMillis() / 1000.0);
+        registerRefusalMeters();
         registerFlowControlGauges();
+    }
+
+    /**
+     * Values a backup's store refused: on a primary the alarm (degraded) and what its backup reported, on
+     * a backup what its own store refused. One counter per reason, each there from the start.
+     */
+    private void registerRefusalMeters() {
+        replicationGauge(
+                "kvs.replication.degraded",
+                null,
+                "1 while the backup's store refuses values (full, value too large): id-first and sync writes"
+                        + " answer NOREPLICA until every refused value has landed",
+                r -> r.degraded() ? 1 : 0);
+        replicationGauge(
+                "kvs.replication.refusing.values",
+                null,
+                "Values the backup's store refused that have not landed since (kept on the primary, retried)",
+                ReplicatorStatus::refusingValues);
+        for (String reason : ValueRefusals.none().byReason().keySet()) {
+            String tag = reason.replace(' ', '_');
+            FunctionCounter.builder(
+                            "kvs.replication.values.refused",
+                            node,
+                            n -> n.current()
+                                    .replicationStatus()
+                                    .refusals()
+                                    .byReason()
+                                    .get(reason))
+                    .description("Values the backup's store refused, by reason (primary)")
+                    .tag("reason", tag)
+                    .register(registry);
+            FunctionCounter.builder("kvs.replication.store.refusals", node, n -> {
+                        var server = n.current().listener();
+                        return server == null
+                                ? 0
+                                : server.status().refusals().byReason().get(reason);
+                    })
+                    .description("Values this node's store refused as a backup, by reason (backup)")
+                    .tag("reason", tag)
+                    .register(registry);
+        }
     }
 
     /** The value traffic's flow control ({@code FlowControlStatus}); all 0 while it is off. */

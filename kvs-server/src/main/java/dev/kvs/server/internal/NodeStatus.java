@@ -175,6 +175,8 @@ public record NodeStatus(
                 r.reconnects(),
                 r.keyAckLatencyMicros(),
                 r.oldestPendingValueMillis(),
-                r.flowControl());
+                r.flowControl(),
+                r.refusingValues(),
+                r.refusals());
     }
 }

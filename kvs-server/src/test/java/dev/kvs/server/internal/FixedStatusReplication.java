@@ -5,7 +5,9 @@ import dev.kvs.replication.FlowControlStatus;
 import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorStatus;
+import dev.kvs.replication.ValueRefusals;
 import dev.kvs.replication.WriteOrder;
+import java.util.Map;
 
 /** A replication that only reports a fixed status: for what {@code INFO}, {@code /status} and metrics show. */
 public final class FixedStatusReplication implements ReplicationLink {
@@ -29,7 +31,35 @@ public final class FixedStatusReplication implements ReplicationLink {
             40_000,
             1_250,
             new FlowControlStatus(
-                    true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 2_000, 10_000, 987_654, true, 7));
+                    true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 2_000, 10_000, 987_654, true, 7),
+            0,
+            ValueRefusals.none());
+
+    /** A streaming primary whose backup's store refuses values: the link is degraded. */
+    public static final ReplicatorStatus DEGRADED = new ReplicatorStatus(
+            ReplicatorStatus.DEGRADED,
+            "dc2.example:7380",
+            TxId.of(3, 9),
+            TxId.of(3, 9),
+            0,
+            42,
+            43_008,
+            0,
+            60,
+            61_440,
+            0,
+            0,
+            2,
+            0,
+            1,
+            40_000,
+            3_000,
+            FlowControlStatus.off(),
+            41,
+            new ValueRefusals(
+                    "store full",
+                    "store full: 200 entries (maxEntries 200)",
+                    Map.of("store full", 57L, "value too large", 1L, "store error", 0L)));
 
     private final ReplicatorStatus status;
 

@@ -166,6 +166,38 @@ class NodeMetricsTest {
     }
 
     @Test
+    void scrapeShowsTheAlarmWhileTheBackupsStoreRefusesValuesAndTheRefusalsByReason() {
+        metrics.close();
+        metrics = TestContexts.primary(
+                        NodeConfig.builder().peer("dc2.example:7380").build(),
+                        store,
+                        2,
+                        5,
+                        new FixedStatusReplication(FixedStatusReplication.DEGRADED))
+                .metrics();
+
+        String text = metrics.scrape();
+
+        assertThat(text)
+                .contains("kvs_replication_degraded 1")
+                .contains("kvs_replication_refusing_values 41")
+                .contains("kvs_replication_values_refused_total{reason=\"store_full\"} 57")
+                .contains("kvs_replication_values_refused_total{reason=\"value_too_large\"} 1")
+                .contains("kvs_replication_values_refused_total{reason=\"store_error\"} 0")
+                .contains("kvs_replication_link_up 1");
+    }
+
+    @Test
+    void noAlarmWhileTheBackupStoresEverything() {
+        String text = metrics.scrape();
+
+        assertThat(text)
+                .contains("kvs_replication_degraded 0")
+                .contains("kvs_replication_refusing_values 0")
+                .contains("kvs_replication_values_refused_total{reason=\"store_full\"} 0");
+    }
+
+    @Test
     void flowControlGaugesAreZeroWhileItIsOff() {
         String text = metrics.scrape();
 

@@ -52,7 +52,7 @@ final class TwoDc implements AutoCloseable {
             Clock backupClock) {
         StoreConfig store =
                 StoreConfig.builder().maxEntries(50_000).maxBytes(256L << 20).build();
-        return start(mode, oneWayDelay, bitsPerSecond, replication, failover, primaryClock, backupClock, store);
+        return start(mode, oneWayDelay, bitsPerSecond, replication, failover, primaryClock, backupClock, store, store);
     }
 
     /** The same with both nodes' store limits given. */
@@ -65,6 +65,34 @@ final class TwoDc implements AutoCloseable {
             Clock primaryClock,
             Clock backupClock,
             StoreConfig store) {
+        return start(mode, oneWayDelay, bitsPerSecond, replication, failover, primaryClock, backupClock, store, store);
+    }
+
+    /** The same with each node's store given: a backup smaller than its primary, say. */
+    static TwoDc start(
+            ReplicationMode mode, ReplicatorConfig replication, StoreConfig primaryStore, StoreConfig backupStore) {
+        return start(
+                mode,
+                Duration.ofMillis(1),
+                0,
+                replication,
+                dev.kvs.server.FailoverConfig.defaults(),
+                Clock.systemUTC(),
+                Clock.systemUTC(),
+                primaryStore,
+                backupStore);
+    }
+
+    private static TwoDc start(
+            ReplicationMode mode,
+            Duration oneWayDelay,
+            long bitsPerSecond,
+            ReplicatorConfig replication,
+            dev.kvs.server.FailoverConfig failover,
+            Clock primaryClock,
+            Clock backupClock,
+            StoreConfig primaryStore,
+            StoreConfig backupStore) {
         KvsNode backup = KvsNode.start(
                 NodeConfig.builder()
                         .name("dc-backup")
@@ -72,7 +100,7 @@ final class TwoDc implements AutoCloseable {
                         .port(0)
                         .adminPort(0)
                         .replPort(0)
-                        .store(store)
+                        .store(backupStore)
                         .failover(failover)
                         .build(),
                 backupClock);
@@ -94,7 +122,7 @@ final class TwoDc implements AutoCloseable {
                         .peer("127.0.0.1:" + link.port())
                         .mode(mode)
                         .replication(replication)
-                        .store(store)
+                        .store(primaryStore)
                         .build(),
                 primaryClock);
         return new TwoDc(backup, link, primary);

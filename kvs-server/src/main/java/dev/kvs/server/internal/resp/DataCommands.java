@@ -10,6 +10,7 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueRead;
 import dev.kvs.core.Write;
+import dev.kvs.replication.BackupCannotStoreException;
 import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicationTimeoutException;
@@ -246,6 +247,8 @@ final class DataCommands {
     static RedisMessage storeError(KvsException e) {
         if (e instanceof ReplicationBusyException) return Replies.error("BUSY " + e.getMessage());
         if (e instanceof ReplicationTimeoutException) return Replies.error("NOREPLICA " + e.getMessage());
+        // written on the primary, not confirmed: the backup's store refuses values (full, too large)
+        if (e instanceof BackupCannotStoreException) return Replies.error("NOREPLICA " + e.getMessage());
         if (e instanceof NotWritableException) return Replies.error(e.getMessage()); // NOTPRIMARY / FENCED
         if (e instanceof StoreFullException) return Replies.error("OOM " + e.getMessage());
         if (e instanceof EntryTooLargeException) return Replies.error("ERR " + e.getMessage());

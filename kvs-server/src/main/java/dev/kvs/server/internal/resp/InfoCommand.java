@@ -209,6 +209,11 @@ final class InfoCommand implements Command {
         line(b, "kvs_cut_through_values", r.cutThroughValues());
         line(b, "kvs_value_streams_up", r.valueStreamsUp());
         line(b, "kvs_resyncs", r.resyncs());
+        // the backup's store refuses values: kvs_link_state is degraded while kvs_backup_refusing_values > 0
+        line(b, "kvs_backup_refusing_values", r.refusingValues());
+        line(b, "kvs_backup_refusal_reason", r.refusals().reason());
+        line(b, "kvs_backup_refusal_detail", r.refusals().detail());
+        line(b, "kvs_backup_refused_values", r.refusals().total());
         flowControl(b, r.flowControl());
         line(b, "connected_slaves", r.streaming() ? 1 : 0);
         if (node.gate().active()) {
@@ -236,6 +241,9 @@ final class InfoCommand implements Command {
             line(b, "kvs_values_applied", bs.valuesApplied());
             line(b, "kvs_values_superseded", bs.valuesSuperseded());
             line(b, "kvs_values_nacked", bs.valuesNacked());
+            line(b, "kvs_values_refused", bs.refusals().total()); // by this node's store; why, below
+            line(b, "kvs_values_refused_reason", bs.refusals().reason());
+            line(b, "kvs_values_refused_detail", bs.refusals().detail());
             line(b, "kvs_value_channels", bs.valueChannels());
             line(b, "kvs_backup_bytes_received", bs.bytesReceived());
             line(b, "kvs_backup_resyncs", bs.resyncs());
@@ -250,7 +258,8 @@ final class InfoCommand implements Command {
 
     /**
      * The replication link as this node sees it: a primary's replicator state ({@code none}, {@code
-     * connecting}, {@code resyncing}, {@code streaming}); on a backup its primary's key channel: {@code
+     * connecting}, {@code resyncing}, {@code streaming}, {@code degraded}: streaming, but the backup's
+     * store refuses values, {@code diverged}); on a backup its primary's key channel: {@code
      * streaming}, {@code resyncing} or {@code down} (as {@code master_link_status} says up or down).
      */
     private String linkState(ReplicatorStatus r) {

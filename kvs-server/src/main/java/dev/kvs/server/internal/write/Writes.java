@@ -82,7 +82,8 @@ public final class Writes {
      *
      * @param result what the store did
      * @param replicated completes when the command may be answered in its replication mode, or fails
-     *     with a {@link dev.kvs.replication.ReplicationTimeoutException}
+     *     with a {@link dev.kvs.replication.ReplicationTimeoutException} or a {@link
+     *     dev.kvs.replication.BackupCannotStoreException} (both: the write is on this node, not confirmed)
      */
     public record Done<T>(T result, CompletableFuture<Void> replicated) {}
 

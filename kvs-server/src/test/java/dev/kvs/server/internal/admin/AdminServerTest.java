@@ -172,6 +172,23 @@ class AdminServerTest {
     }
 
     @Test
+    void statusShowsTheAlarmWhileTheBackupsStoreRefusesValues() throws Exception {
+        stop();
+        serve(TestContexts.primary(
+                node.config(), store, 3, 7, new FixedStatusReplication(FixedStatusReplication.DEGRADED)));
+
+        JsonNode r = JSON.readTree(get("/status").body()).path("replication");
+
+        assertThat(r.path("state").asText()).isEqualTo("degraded");
+        assertThat(r.path("refusingValues").asLong()).isEqualTo(41);
+        JsonNode refusals = r.path("refusals");
+        assertThat(refusals.path("reason").asText()).isEqualTo("store full");
+        assertThat(refusals.path("detail").asText()).isEqualTo("store full: 200 entries (maxEntries 200)");
+        assertThat(refusals.path("byReason").path("store full").asLong()).isEqualTo(57);
+        assertThat(refusals.path("byReason").path("value too large").asLong()).isEqualTo(1);
+    }
+
+    @Test
     void statusFollowsRoleChanges() throws Exception {
         assertThat(node.roles().demote(4)).isTrue();
         assertThat(JSON.readTree(get("/status").body()).path("role").asText()).isEqualTo("backup");

@@ -289,6 +289,34 @@ class RespServerTest {
     }
 
     @Test
+    void infoReplicationShowsTheAlarmWhileTheBackupsStoreRefusesValues() {
+        resp.close();
+        resp = RespChannel.withDefaults(new FixedStatusReplication(FixedStatusReplication.DEGRADED));
+
+        String info = resp.command("INFO", "replication");
+
+        assertThat(info)
+                .contains("\r\nkvs_link_state:degraded\r\n")
+                .contains("\r\nkvs_backup_refusing_values:41\r\n")
+                .contains("\r\nkvs_backup_refusal_reason:store full\r\n")
+                .contains("\r\nkvs_backup_refusal_detail:store full: 200 entries (maxEntries 200)\r\n")
+                .contains("\r\nkvs_backup_refused_values:58\r\n")
+                .contains("\r\nconnected_slaves:1\r\n");
+    }
+
+    @Test
+    void infoReplicationShowsNoRefusalWhileTheBackupStoresEverything() {
+        resp.close();
+        resp = RespChannel.withDefaults(new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL));
+
+        assertThat(resp.command("INFO", "replication"))
+                .contains("\r\nkvs_link_state:streaming\r\n")
+                .contains("\r\nkvs_backup_refusing_values:0\r\n")
+                .contains("\r\nkvs_backup_refusal_reason:\r\n")
+                .contains("\r\nkvs_backup_refused_values:0\r\n");
+    }
+
+    @Test
     void infoReplicationSaysFlowControlIsOffWithoutABackup() {
         assertThat(resp.command("INFO", "replication"))
                 .contains("\r\nkvs_flow_control:off\r\n")

@@ -334,7 +334,9 @@ class RoleMachineTest {
                         1,
                         0,
                         0,
-                        none.flowControl());
+                        none.flowControl(),
+                        0,
+                        none.refusals());
             }
             return new ReplicatorStatus(
                     "streaming",
@@ -354,7 +356,9 @@ class RoleMachineTest {
                     1,
                     0,
                     0,
-                    none.flowControl());
+                    none.flowControl(),
+                    0,
+                    none.refusals());
         }
 
         @Override
@@ -419,7 +423,8 @@ class RoleMachineTest {
                     0,
                     0,
                     0,
-                    1024);
+                    1024,
+                    dev.kvs.replication.ValueRefusals.none());
         }
 
         @Override
