@@ -31,6 +31,7 @@ import dev.kvs.core.TxId;
  *     landed since: kept on the primary and retried; while not 0 the link is {@code degraded} and
  *     id-first and sync writes answer {@code -NOREPLICA}
  * @param refusals why the backup last refused a value, and how many it refused, by reason
+ * @param resync what full resyncs listed and shipped (only the values the backup lacked)
  */
 public record ReplicatorStatus(
         String state,
@@ -52,7 +53,8 @@ public record ReplicatorStatus(
         long oldestPendingValueMillis,
         FlowControlStatus flowControl,
         long refusingValues,
-        ValueRefusals refusals) {
+        ValueRefusals refusals,
+        ResyncStatus resync) {
     /** The {@link #state} of a streaming link whose backup's store refuses values. */
     public static final String DEGRADED = "degraded";
 
@@ -78,7 +80,8 @@ public record ReplicatorStatus(
                 0,
                 FlowControlStatus.off(),
                 0,
-                ValueRefusals.none());
+                ValueRefusals.none(),
+                ResyncStatus.none());
     }
 
     /** True while the key channel streams ({@code degraded} included). */

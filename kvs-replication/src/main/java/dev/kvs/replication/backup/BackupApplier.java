@@ -15,6 +15,7 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
@@ -65,8 +66,29 @@ final class BackupApplier {
         /** The store already held this TxId or a newer one of the key: nothing written. */
         SUPERSEDED,
         /** Its length or checksum differs from what its key packet announced: not applied. */
-        MISMATCH
+        MISMATCH,
+        /**
+         * A delete that came before its key packet: held until the key channel passes it, then applied
+         * (leaving no tombstone) and its outcome given to the {@link Settled} it came with.
+         */
+        HELD
     }
+
+    /** Where a held delete's outcome goes once it is applied: the outcome, or the store's refusal. */
+    @FunctionalInterface
+    interface Settled {
+        void settled(Outcome outcome, KvsException refused);
+    }
+
+    /** Deletes held at most; past it a delete that comes before its key packet leaves a tombstone. */
+    static final int MAX_HELD_DELETES = 65_536;
+
+    private record Held(ValueAssembler.Whole value, Settled settled) {}
+
+    private final Object heldLock = new Object();
+    /** Deletes that came before their key packets, oldest TxId first; heldLock. */
+    private final PriorityQueue<Held> held =
+            new PriorityQueue<>((a, b) -> a.value.txId().compareTo(b.value.txId()));
 
     /**
      * What to answer on the key channel.
@@ -75,10 +97,12 @@ final class BackupApplier {
      * @param resend ask the primary to resend after this TxId, or {@code null}
      * @param walk a flush's sweep of the store to run off the event loop (see {@link #onKeyBatch}), or
      *     {@code null}
+     * @param wants during a full resync's listing, the listed keys whose values this backup lacks
+     *     (answered to the primary as a {@code ResyncWants}); empty otherwise
      */
-    record KeyResult(TxId ack, TxId resend, Runnable walk) {
+    record KeyResult(TxId ack, TxId resend, Runnable walk, List<KeyPacket> wants) {
         KeyResult(TxId ack, TxId resend) {
-            this(ack, resend, null);
+            this(ack, resend, null, List.of());
         }
     }
 
@@ -92,6 +116,9 @@ final class BackupApplier {
     private final Object keyLock = new Object();
     private final KeySequence sequence; // keyLock
     private Set<ByteKey> listed; // keyLock; non-null while a full resync lists keys
+    /** The listed packets of the batch being announced whose values this backup lacks; keyLock. */
+    private List<KeyPacket> wants;
+
     private volatile TxId contiguous;
     private volatile boolean resyncing;
     /** A resync's store walk has not finished: keys are not acknowledged yet. */
@@ -207,6 +234,7 @@ final class BackupApplier {
     private void await(KeyPacket p) {
         if (p.op() == Op.ASYNC) asyncValues.add(p.key(), p.txId(), 0, 0);
         else unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
+        if (wants != null) wants.add(p); // a resync's listing: the primary ships only these
     }
 
     /** Resolves {@code key}'s entries up to {@code upTo} in both queues. */
@@ -226,21 +254,30 @@ final class BackupApplier {
     KeyResult onKeyBatch(List<KeyPacket> packets) {
         synchronized (keyLock) {
             List<KeyPacket> ready = new ArrayList<>(packets.size());
+            List<KeyPacket> wanted = listed == null ? List.of() : new ArrayList<>();
+            wants = listed == null ? null : wanted;
             for (KeyPacket p : packets) {
                 counters.keyPackets.increment();
                 if (listed != null) {
                     if (p.op() == Op.SKIP || p.op() == Op.FLUSH) continue;
                     listed.add(new ByteKey(p.key()));
+                    counters.resyncKeysListed.increment();
                     ready.add(p);
                 } else if (sequence.offer(p, ready) == KeySequence.Offer.DUPLICATE) {
                     counters.duplicateKeyPackets.increment();
                 }
             }
-            TxId flush = announceInOrder(ready);
+            TxId flush;
+            try {
+                flush = announceInOrder(ready);
+            } finally {
+                wants = null;
+            }
             contiguous = sequence.contiguous();
             TxId resend = listed == null ? sequence.resendNeeded() : null;
             if (resend != null) counters.resendsRequested.increment();
-            return new KeyResult(contiguous, resend, flush == null ? null : flushWalk(flush));
+            if (!wanted.isEmpty()) counters.resyncValuesWanted.add(wanted.size());
+            return new KeyResult(contiguous, resend, flush == null ? null : flushWalk(flush), wanted);
         }
     }
 
@@ -465,6 +502,85 @@ final class BackupApplier {
         }
     }
 
+    /**
+     * {@link #apply(ValueAssembler.Whole)}, except that a delete whose key packet has not arrived is
+     * held ({@link Outcome#HELD}) until the key channel passes it, and then applied like a delete that
+     * came after its key packet: it removes the record and leaves no tombstone. Until then the key
+     * keeps what it had, as if the delete's value were still on its way (an older value that comes
+     * meanwhile is applied, and removed by the delete). {@code later} gets the outcome then, on the
+     * thread that applies it. The held deletes of a primary that is gone are dropped ({@link
+     * #dropHeld}): their writes were never acknowledged by this backup.
+     *
+     * @throws KvsException as {@link #apply(ValueAssembler.Whole)}, for a value applied now
+     */
+    Outcome apply(ValueAssembler.Whole v, Settled later) {
+        if (v.op() == Op.DELETE
+                && v.staged() == null
+                && !resyncing()
+                && v.txId().compareTo(contiguous) > 0) {
+            synchronized (heldLock) {
+                if (held.size() < MAX_HELD_DELETES) {
+                    held.add(new Held(v, later));
+                    counters.deletesHeld.increment();
+                } else {
+                    return apply(v); // a tombstone, collected once the key channel passes it
+                }
+            }
+            if (heldDue()) releaseHeld(); // the key channel passed it while it was being held
+            return Outcome.HELD;
+        }
+        return apply(v);
+    }
+
+    /** True if a held delete's key packet has arrived: {@link #releaseHeld} would apply it now. */
+    boolean heldDue() {
+        if (resyncing()) return false;
+        TxId c = contiguous;
+        synchronized (heldLock) {
+            return !held.isEmpty() && held.peek().value.txId().compareTo(c) <= 0;
+        }
+    }
+
+    /**
+     * Applies the held deletes whose key packets have arrived; each outcome (or refusal) goes to its
+     * {@link Settled}.
+     *
+     * @return the deletes applied
+     */
+    int releaseHeld() {
+        if (resyncing()) return 0;
+        TxId c = contiguous;
+        List<Held> due = new ArrayList<>();
+        synchronized (heldLock) {
+            while (!held.isEmpty() && held.peek().value.txId().compareTo(c) <= 0) due.add(held.poll());
+        }
+        for (Held h : due) {
+            Outcome outcome = null;
+            KvsException refused = null;
+            try {
+                outcome = apply(h.value);
+            } catch (KvsException e) {
+                refused = e;
+            }
+            h.settled.settled(outcome, refused);
+        }
+        return due.size();
+    }
+
+    /** Drops the held deletes: their primary is gone (a promotion, or a primary of a newer epoch). */
+    void dropHeld() {
+        synchronized (heldLock) {
+            held.clear();
+        }
+    }
+
+    /** Deletes held now, waiting for their key packets. */
+    int heldDeletes() {
+        synchronized (heldLock) {
+            return held.size();
+        }
+    }
+
     private Outcome write(ValueAssembler.Whole v) {
         UnfinishedKeys.Pending announced = unfinished.find(v.key(), v.txId());
         if (announced != null && (announced.valueLength() != v.length() || announced.checksum() != v.checksum())) {
@@ -605,6 +721,14 @@ final class BackupApplier {
         queueIfOlderInStore(writes);
     }
 
+    /** A record of the listed TxId that is not the listed value: incomplete, or another length or checksum. */
+    private static boolean differs(RecordHeader h, KeyPacket p) {
+        return h.txId().equals(p.txId())
+                && (h.state() != RecordState.COMPLETE
+                        || h.valueLength() != p.valueLength()
+                        || h.checksum() != p.checksum());
+    }
+
     private static TxId later(TxId a, TxId b) {
         return a.compareTo(b) >= 0 ? a : b;
     }
@@ -631,7 +755,7 @@ final class BackupApplier {
     }
 
     private void queueIfNewer(KeyPacket p, RecordHeader h) {
-        if (h == null || h.txId().compareTo(p.txId()) < 0) {
+        if (h == null || h.txId().compareTo(p.txId()) < 0 || (wants != null && differs(h, p))) {
             await(p);
         } else {
             resolve(p.key(), h.txId()); // queued before a value as new landed (announce)

@@ -20,4 +20,7 @@ final class BackupCounters {
     final LongAdder tombstonesCollected = new LongAdder();
     final LongAdder tombstoneSweeps = new LongAdder();
     final LongAdder valuesNotAwaited = new LongAdder();
+    final LongAdder deletesHeld = new LongAdder();
+    final LongAdder resyncKeysListed = new LongAdder();
+    final LongAdder resyncValuesWanted = new LongAdder();
 }

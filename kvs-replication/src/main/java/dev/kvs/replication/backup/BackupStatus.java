@@ -35,6 +35,8 @@ import dev.kvs.replication.ValueRefusals;
  * @param tombstonesCollected tombstones removed once they ordered nothing (deferred, or found by a sweep)
  * @param tombstoneSweeps sweeps of the whole store for tombstones
  * @param tombstoneSweepAbove the tombstone count above which a sweep runs
+ * @param deletesHeld deletes whose values came before their key packets, held until those arrive (then
+ *     applied without a tombstone); at most {@code 65,536}, past which such a delete leaves a tombstone
  * @param refusals values that arrived intact but that the store would not take (full, too large,
  *     failing), reported to the primary, which keeps them and retries: the last reason and the counts
  */
@@ -64,4 +66,5 @@ public record BackupStatus(
         long tombstonesCollected,
         long tombstoneSweeps,
         long tombstoneSweepAbove,
+        long deletesHeld,
         ValueRefusals refusals) {}

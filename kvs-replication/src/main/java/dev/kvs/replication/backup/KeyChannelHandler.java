@@ -48,7 +48,12 @@ final class KeyChannelHandler extends ChannelInboundHandlerAdapter {
             }
             ackDue = !applier.resyncing();
             if (r.resend() != null) resend = r.resend();
-            if (applier.tombstonesDue()) server.collectSoon();
+            // deletes that came before their key packets, and tombstones the key channel has passed
+            if (applier.heldDue() || applier.tombstonesDue()) server.collectSoon();
+            if (!r.wants().isEmpty()) {
+                ctx.write(new Frame.ResyncWants(r.wants()));
+                writeDue = true;
+            }
         } else if (msg instanceof Frame.ResyncBegin r) {
             applier.onResyncBegin(r.upTo());
         } else if (msg instanceof Frame.ResyncEnd r) {

@@ -163,7 +163,10 @@ final class RealReplicationServer implements ReplicationServer {
     /** A collection is queued on the walker and has not started yet. */
     private final AtomicBoolean collectQueued = new AtomicBoolean();
 
-    /** Collects tombstones now, off the event loops, unless a collection is queued already. */
+    /**
+     * Applies the held deletes whose key packets came and collects tombstones now, off the event loops,
+     * unless that is queued already.
+     */
     void collectSoon() {
         if (!collectQueued.compareAndSet(false, true)) return;
         try {
@@ -179,6 +182,7 @@ final class RealReplicationServer implements ReplicationServer {
     private void collect() {
         if (!node.isBackup()) return;
         try {
+            applier.releaseHeld();
             applier.collectTombstones();
         } catch (RuntimeException e) {
             log.warn("collecting tombstones failed; trying again: {}", e.toString());
@@ -319,6 +323,7 @@ final class RealReplicationServer implements ReplicationServer {
     }
 
     private void closeOlderThan(long epoch) {
+        applier.dropHeld(); // deletes of a primary that is gone: this backup never acknowledged them
         if (keyChannel != null && keyHello.epoch() < epoch) {
             keyChannel.close();
             keyChannel = null;
@@ -410,6 +415,7 @@ final class RealReplicationServer implements ReplicationServer {
                 counters.tombstonesCollected.sum(),
                 counters.tombstoneSweeps.sum(),
                 applier.tombstoneSweepAbove(),
+                applier.heldDeletes(),
                 refusals.snapshot());
     }
 

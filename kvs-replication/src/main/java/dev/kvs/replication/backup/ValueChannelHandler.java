@@ -11,6 +11,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,17 +123,48 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
     private void apply(ChannelHandlerContext ctx, ValueAssembler.Whole w) {
         BackupApplier.Outcome outcome;
         try {
-            outcome = applier.apply(w);
+            outcome = applier.apply(w, (later, refused) -> settledLater(ctx, w, later, refused));
         } catch (KvsException e) {
             refuse(ctx, w.txId(), w.key(), BackupRefusals.reasonOf(e), String.valueOf(e.getMessage()));
             return;
         }
+        if (outcome == BackupApplier.Outcome.HELD) return; // answered once its key packet has come
+        answer(ctx, w, outcome);
+    }
+
+    /** The answer to a value applied: an ack, or a nack if it differs from its key packet. */
+    private void answer(ChannelHandlerContext ctx, ValueAssembler.Whole w, BackupApplier.Outcome outcome) {
         if (outcome == BackupApplier.Outcome.MISMATCH) {
             nack(ctx, w.txId(), w.key(), "value differs from its key packet (length or checksum)");
             return;
         }
         acks.add(w.txId());
         if (acks.size() >= maxAcksPerFrame) writeAcks(ctx);
+    }
+
+    /** A held delete was applied on another thread: answered on this channel's event loop. */
+    private void settledLater(
+            ChannelHandlerContext ctx, ValueAssembler.Whole w, BackupApplier.Outcome outcome, KvsException refused) {
+        try {
+            ctx.executor().execute(() -> {
+                if (!ctx.channel().isActive()) return; // the primary ships it again on a new channel
+                if (refused != null) {
+                    refuse(
+                            ctx,
+                            w.txId(),
+                            w.key(),
+                            BackupRefusals.reasonOf(refused),
+                            String.valueOf(refused.getMessage()));
+                } else {
+                    answer(ctx, w, outcome);
+                    if (!acks.isEmpty()) writeAcks(ctx);
+                }
+                ctx.flush();
+                writeDue = false;
+            });
+        } catch (RejectedExecutionException e) {
+            // the event loop is shutting down: the channel is gone with it
+        }
     }
 
     private void nack(ChannelHandlerContext ctx, TxId txId, byte[] key, String reason) {

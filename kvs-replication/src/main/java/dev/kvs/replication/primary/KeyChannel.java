@@ -1,8 +1,10 @@
 package dev.kvs.replication.primary;
 
+import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.TxId;
 import dev.kvs.core.WriteStages;
+import dev.kvs.replication.ResyncStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.KeyBatch;
@@ -51,6 +53,15 @@ final class KeyChannel {
     private final Reconnector reconnector;
     private final AtomicBoolean pumpScheduled = new AtomicBoolean();
     private final AtomicLong resyncs = new AtomicLong();
+    /** Totals over every resync; see {@link ResyncStatus}. */
+    private final AtomicLong keysListed = new AtomicLong();
+
+    private final AtomicLong valueBytesListed = new AtomicLong();
+    private final AtomicLong valuesWanted = new AtomicLong();
+    private final AtomicLong valueBytesWanted = new AtomicLong();
+    /** The totals when the current resync began, for its summary once the backup acknowledges it. */
+    private volatile ResyncStatus resyncStart;
+
     private final AtomicLong connections = new AtomicLong();
     private volatile State state = State.CONNECTING;
     private volatile Channel channel;
@@ -64,6 +75,10 @@ final class KeyChannel {
 
     State state() {
         return state;
+    }
+
+    ResyncStatus resyncStatus() {
+        return new ResyncStatus(keysListed.get(), valueBytesListed.get(), valuesWanted.get(), valueBytesWanted.get());
     }
 
     long resyncs() {
@@ -193,8 +208,12 @@ final class KeyChannel {
         }
     }
 
-    /** Lists every key (keys first, so the backup can fence from the first second), then streams on. */
+    /**
+     * Lists every key (keys first, so the backup can fence from the first second), then streams on. The
+     * backup answers each batch with the values it lacks ({@link Frame.ResyncWants}); only those ship.
+     */
     private void resync(Channel ch) {
+        resyncStart = resyncStatus();
         try {
             long upTo = link.keyLog().sendablePrefix();
             TxId mark = new TxId(link.keyLog().epoch(), upTo);
@@ -211,7 +230,8 @@ final class KeyChannel {
                         v.header().valueLength(),
                         v.header().checksum(),
                         v.header().expireAtMillis()));
-                link.pending().add(key, v.txId(), v.header().valueLength());
+                keysListed.incrementAndGet();
+                valueBytesListed.addAndGet(v.header().valueLength());
                 keys.add(key);
                 if (batch.size() >= 1024) {
                     send(ch, new KeyBatch(new ArrayList<>(batch)));
@@ -233,6 +253,37 @@ final class KeyChannel {
             log.warn("full resync to {} failed; will retry on reconnect", link.peerName(), e);
             ch.close();
         }
+    }
+
+    /**
+     * Ships the values a resync's backup lacks, each if its key still has the listed TxId (a key written
+     * since ships its newer value as any write does; one deleted since, its delete).
+     */
+    private void ship(List<KeyPacket> wanted) {
+        for (KeyPacket p : wanted) {
+            RecordHeader h = link.store().header(p.key());
+            if (h == null || !h.txId().equals(p.txId())) continue;
+            link.pending().add(p.key(), p.txId(), p.valueLength());
+            valuesWanted.incrementAndGet();
+            valueBytesWanted.addAndGet(p.valueLength());
+        }
+    }
+
+    /** The backup acknowledged the end of a resync: every batch's wants came before, in order. */
+    private void resyncAcknowledged() {
+        ResyncStatus start = resyncStart;
+        resyncStart = null;
+        ResyncStatus now = resyncStatus();
+        long listedBytes = now.valueBytesListed() - start.valueBytesListed();
+        long wantedBytes = now.valueBytesWanted() - start.valueBytesWanted();
+        log.info(
+                "full resync to {} acknowledged: {} keys listed, {} values shipped ({} of {} value bytes; {} saved)",
+                link.peerName(),
+                now.keysListed() - start.keysListed(),
+                now.valuesWanted() - start.valuesWanted(),
+                wantedBytes,
+                listedBytes,
+                listedBytes - wantedBytes);
     }
 
     /** Writes from a non-event-loop thread, waiting while the channel's buffer is full. */
@@ -310,11 +361,14 @@ final class KeyChannel {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
             if (f instanceof Frame.KeyAck a) {
+                if (resyncStart != null) resyncAcknowledged();
                 WriteStages.mark(WriteStages.Stage.KEY_ACKED);
                 link.keyLog().ack(a.upTo());
                 pump(ctx.channel()); // acks free room in the log: more may be sendable
             } else if (f instanceof Frame.Welcome w) {
                 onWelcome(ctx.channel(), w);
+            } else if (f instanceof Frame.ResyncWants w) {
+                ship(w.wanted());
             } else if (f instanceof Frame.Resend r) {
                 link.keyLog().rewind(r.after());
                 pump(ctx.channel());

@@ -555,7 +555,8 @@ public final class Replicator implements ReplicationLink {
                 pending.oldestAgeMillis(),
                 shipper.flowControlStatus(),
                 refusing,
-                refusals.snapshot());
+                refusals.snapshot(),
+                keyChannel.resyncStatus());
     }
 
     /**

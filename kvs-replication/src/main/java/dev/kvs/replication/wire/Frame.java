@@ -14,7 +14,7 @@ import java.util.List;
  *
  * <pre>
  * key channel   primary -> backup: Hello, KeyBatch, ResyncBegin, ResyncEnd, Handover, Heartbeat
- *               backup -> primary: Welcome, Reject, KeyAck, Resend, Heartbeat
+ *               backup -> primary: Welcome, Reject, KeyAck, Resend, ResyncWants, Heartbeat
  * value channel primary -> backup: Hello, ValueBatch, StagedChunk, StageBind, StageCancel, Heartbeat
  *               backup -> primary: Welcome, Reject, ValueReceipt, ValueAck, ValueNack, ValueRefused,
  *                                  Heartbeat
@@ -43,7 +43,8 @@ import java.util.List;
  * the primary holds the value and retries it later, and raises an alarm until it lands. It also
  * announces {@code async} writes with their key ({@link Op#ASYNC}, which used to be a {@link
  * Op#SKIP}), so that the backup knows every value still on its way and can collect the tombstones
- * of deleted keys.
+ * of deleted keys, and makes a full resync incremental: the backup answers each batch of the listing
+ * with the values it lacks ({@link ResyncWants}), and only those are shipped.
  *
  * <p>A <b>handback</b> connection is failback: a deposed primary dials the node that replaced it,
  * is told which fenced keys (TxId, length, checksum) the new primary misses, sends the values it
@@ -260,6 +261,14 @@ public sealed interface Frame {
 
     /** Full resync's key listing is complete; the backup now has every key packet up to {@code upTo}. */
     record ResyncEnd(TxId upTo) implements Frame {}
+
+    /**
+     * The backup's answer to one batch of a full resync's listing: the listed keys whose values it
+     * lacks (it holds no record of that TxId, or one whose length or checksum differs), as they were
+     * listed. The primary ships only those (if the key still has that TxId: a newer write ships
+     * anyway): a backup that was away ships only what changed meanwhile. Since version 6.
+     */
+    record ResyncWants(List<KeyPacket> wanted) implements Frame {}
 
     /**
      * A piece of one value: bytes {@code [offset, offset + data.length)} of a value of {@code

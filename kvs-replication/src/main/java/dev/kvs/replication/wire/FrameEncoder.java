@@ -87,6 +87,7 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         if (frame instanceof Frame.StageBind) return STAGE_BIND;
         if (frame instanceof Frame.StageCancel) return STAGE_CANCEL;
         if (frame instanceof Frame.ValueRefused) return VALUE_REFUSED;
+        if (frame instanceof Frame.ResyncWants) return RESYNC_WANTS;
         throw new IllegalArgumentException("unknown frame: " + frame);
     }
 
@@ -109,6 +110,11 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         if (frame instanceof Frame.KeyBatch b) {
             long size = 4;
             for (Frame.KeyPacket p : b.packets()) size += keyPacketSize(p);
+            return size;
+        }
+        if (frame instanceof Frame.ResyncWants w) {
+            long size = 4;
+            for (Frame.KeyPacket p : w.wanted()) size += keyPacketSize(p);
             return size;
         }
         if (frame instanceof Frame.ValueBatch b) {
@@ -186,6 +192,9 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         } else if (frame instanceof Frame.KeyBatch b) {
             out.writeInt(b.packets().size());
             for (Frame.KeyPacket p : b.packets()) writeKeyPacket(out, p);
+        } else if (frame instanceof Frame.ResyncWants w) {
+            out.writeInt(w.wanted().size());
+            for (Frame.KeyPacket p : w.wanted()) writeKeyPacket(out, p);
         } else if (frame instanceof Frame.KeyAck a) {
             writeTxId(out, a.upTo());
         } else if (frame instanceof Frame.Resend r) {

@@ -51,8 +51,9 @@ final class Wire {
     static final byte STAGE_BIND = 21;
     static final byte STAGE_CANCEL = 22;
     static final byte VALUE_REFUSED = 23;
+    static final byte RESYNC_WANTS = 24;
     /** The highest frame type. */
-    static final byte LAST_TYPE = VALUE_REFUSED;
+    static final byte LAST_TYPE = RESYNC_WANTS;
 
     private static final Frame.ChannelKind[] CHANNEL_KINDS = Frame.ChannelKind.values();
     private static final Frame.Op[] OPS = Frame.Op.values();

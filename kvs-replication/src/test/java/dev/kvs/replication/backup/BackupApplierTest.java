@@ -35,7 +35,7 @@ class BackupApplierTest {
             HeapKvStore.open(StoreConfig.builder().maxValueBytes(1024).build());
     private final UnfinishedKeys unfinished = new UnfinishedKeys();
     private final BackupCounters counters = new BackupCounters();
-    private final BackupApplier applier = new BackupApplier(store, unfinished, counters, 1000);
+    private BackupApplier applier = new BackupApplier(store, unfinished, counters, 1000);
 
     private static final byte[] V1 = bytes("one");
     private static final byte[] V2 = bytes("two");
@@ -318,6 +318,9 @@ class BackupApplierTest {
         assertThat(applier.resyncing()).isTrue();
         KeyResult during = keys(putKey(tx(9), "older", V2), putKey(tx(3), "same", V1), putKey(tx(15), "fresh", V2));
         assertThat(during.resend()).isNull(); // listings are not contiguous: no gap
+        assertThat(during.wants()) // only the values this backup lacks are shipped
+                .extracting(p -> new String(p.key()) + "@" + p.txId())
+                .containsExactly("older@1:9", "fresh@1:15");
         KeyResult end = applier.onResyncEnd(upTo);
 
         assertThat(end).isEqualTo(new KeyResult(upTo, null));
@@ -335,6 +338,65 @@ class BackupApplierTest {
 
         assertThat(keys(putKey(tx(21), "newer", V1)).ack()).isEqualTo(tx(21));
         assertThat(unfinished.contains(bytes("newer"))).isFalse();
+    }
+
+    @Test
+    void aResyncWantsAListedValueItHoldsOnlyWhenItsLengthOrChecksumDiffers() {
+        store.put(bytes("same"), StoredValue.complete(tx(3), V1));
+        store.put(bytes("differs"), StoredValue.complete(tx(4), V1));
+        store.put(bytes("tomb"), StoredValue.tombstone(tx(5)));
+        applier = new BackupApplier(store, unfinished, counters, 1000); // a backup restarted with them
+
+        applier.onResyncBegin(tx(9));
+        KeyResult r = keys(putKey(tx(3), "same", V1), putKey(tx(4), "differs", V2), putKey(tx(5), "tomb", V1));
+
+        assertThat(r.wants()).extracting(p -> new String(p.key())).containsExactly("differs", "tomb");
+        assertThat(keys(putKey(tx(6), "after", V1)).wants()).hasSize(1);
+        applier.onResyncEnd(tx(9));
+        assertThat(keys(putKey(tx(10), "streaming", V1)).wants()).isEmpty(); // only a listing is answered
+        assertThat(counters.resyncKeysListed.sum()).isEqualTo(4);
+        assertThat(counters.resyncValuesWanted.sum()).isEqualTo(3);
+    }
+
+    @Test
+    void aDeleteThatCameBeforeItsKeyPacketIsHeldThenAppliedWithoutATombstone() {
+        keys(putKey(tx(1), "k", V1));
+        applier.apply(whole(tx(1), "k", V1));
+        List<Outcome> later = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        assertThat(applier.apply(tombstone(tx(2), "k"), (o, refused) -> later.add(o)))
+                .isEqualTo(Outcome.HELD);
+        assertThat(stored("k")).isEqualTo(StoredValue.complete(tx(1), V1)); // as if it were still on its way
+        assertThat(applier.heldDeletes()).isEqualTo(1);
+        assertThat(applier.heldDue()).isFalse();
+        assertThat(applier.releaseHeld()).isZero();
+
+        keys(deleteKey(tx(2), "k"));
+        assertThat(applier.heldDue()).isTrue();
+        assertThat(applier.releaseHeld()).isEqualTo(1);
+
+        assertThat(later).containsExactly(Outcome.APPLIED);
+        assertThat(stored("k")).isNull();
+        assertThat(store.stats().entries()).isZero(); // no tombstone was ever written
+        assertThat(unfinished.isEmpty()).isTrue();
+        // a delete behind the key channel is applied at once, as before
+        keys(putKey(tx(3), "j", V1), deleteKey(tx(4), "j"));
+        assertThat(applier.apply(tombstone(tx(4), "j"), (o, refused) -> later.add(o)))
+                .isEqualTo(Outcome.APPLIED);
+        assertThat(later).hasSize(1);
+    }
+
+    @Test
+    void theHeldDeletesOfAPrimaryThatIsGoneAreDropped() {
+        List<Outcome> later = new java.util.concurrent.CopyOnWriteArrayList<>();
+        applier.apply(tombstone(tx(2), "k"), (o, refused) -> later.add(o));
+
+        applier.dropHeld();
+        keys(putKey(tx(1), "k", V1), deleteKey(tx(2), "k"));
+
+        assertThat(applier.releaseHeld()).isZero();
+        assertThat(later).isEmpty();
+        assertThat(applier.heldDeletes()).isZero();
     }
 
     @Test

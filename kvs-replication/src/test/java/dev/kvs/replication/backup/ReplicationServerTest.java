@@ -572,17 +572,25 @@ class ReplicationServerTest {
     }
 
     @Test
-    void aFullResyncOverTheWireListsKeysAndRemovesTheUnlisted() {
+    void aFullResyncOverTheWireListsKeysAndRemovesTheUnlistedAndWantsOnlyWhatItLacks() {
         store.put(bytes("gone"), StoredValue.complete(tx(2), bytes("x")));
+        store.put(bytes("held"), StoredValue.complete(tx(4), bytes("h")));
         start();
         TestPrimary keys = keyChannel();
 
         keys.send(
                 new Frame.ResyncBegin(tx(10)),
-                new KeyBatch(List.of(putKey(tx(7), "a", bytes("a")), putKey(tx(3), "b", bytes("b")))),
+                new KeyBatch(List.of(
+                        putKey(tx(7), "a", bytes("a")),
+                        putKey(tx(4), "held", bytes("h")),
+                        putKey(tx(3), "b", bytes("b")))),
                 new Frame.ResyncEnd(tx(10)),
                 new KeyBatch(List.of(putKey(tx(11), "c", bytes("c")))));
 
+        // the listing is answered with what this backup lacks: "held" it has at the listed TxId
+        assertThat(keys.next(Frame.ResyncWants.class).wanted())
+                .extracting(p -> new String(p.key()) + "@" + p.txId())
+                .containsExactly("a@1:7", "b@1:3");
         TxId last = null;
         while (last == null || last.isBefore(tx(11)))
             last = keys.next(Frame.KeyAck.class).upTo();

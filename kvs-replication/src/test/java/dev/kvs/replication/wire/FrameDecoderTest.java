@@ -100,8 +100,8 @@ class FrameDecoderTest {
 
     @Test
     void rejectsTypeAfterTheLast() {
-        assertThat(Wire.LAST_TYPE).isEqualTo(Wire.VALUE_REFUSED);
-        assertRejected(raw(24, b -> b.writeLong(1).writeByte(0)), "unknown frame type 24");
+        assertThat(Wire.LAST_TYPE).isEqualTo(Wire.RESYNC_WANTS);
+        assertRejected(raw(25, b -> b.writeLong(1).writeByte(0)), "unknown frame type 25");
     }
 
     @Test

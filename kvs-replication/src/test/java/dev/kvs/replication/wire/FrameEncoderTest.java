@@ -61,6 +61,11 @@ class FrameEncoderTest {
         assertThat(hex(new Frame.ValueRefused(TxId.of(1, 2), new byte[] {9}, Frame.StoreRefusal.VALUE_TOO_LARGE, "é")))
                 .isEqualTo("0000001c" + "06" + "17" + "0000000000000001" + "0000000000000002" + "0000000109" + "01"
                         + "0002" + "c3a9");
+        // version 6: what a backup lacks of a resync's listing
+        assertThat(hex(new Frame.ResyncWants(
+                        List.of(new Frame.KeyPacket(TxId.of(0, 1), Frame.Op.PUT, new byte[] {9}, 3, -1, 0x1234)))))
+                .isEqualTo("0000002c" + "06" + "18" + "00000001" + "0000000000000000" + "0000000000000001" + "00"
+                        + "0000000109" + "00000003" + "ffffffff" + "0000000000001234");
         assertFalse(channel.finish());
     }
 

@@ -79,7 +79,11 @@ final class Samples {
                 new Frame.ValueRefused(
                         t, bytes("user:1"), Frame.StoreRefusal.STORE_FULL, "store full: 200 entries (maxEntries 200)"),
                 new Frame.ValueRefused(big, new byte[0], Frame.StoreRefusal.STORE_ERROR, ""),
-                new Frame.ValueRefused(TxId.ZERO, bytes("k"), Frame.StoreRefusal.VALUE_TOO_LARGE, "ünïcode"));
+                new Frame.ValueRefused(TxId.ZERO, bytes("k"), Frame.StoreRefusal.VALUE_TOO_LARGE, "ünïcode"),
+                new Frame.ResyncWants(List.of()),
+                new Frame.ResyncWants(List.of(
+                        new Frame.KeyPacket(t, Op.PUT, bytes("user:1"), 120, 0xCAFEBABE, 1_700_000_000_123L),
+                        new Frame.KeyPacket(big, Op.PUT, new byte[0], Integer.MAX_VALUE, Integer.MIN_VALUE))));
     }
 
     private static byte[] filled(int n, int v) {
@@ -124,7 +128,7 @@ final class Samples {
 
     /** A valid frame chosen at random, with random contents, every type equally likely. */
     static Frame random(Random r) {
-        switch (r.nextInt(20)) {
+        switch (r.nextInt(21)) {
             case 0:
                 return new Frame.Hello(
                         string(r),
@@ -213,6 +217,19 @@ final class Samples {
                 return new Frame.StageCancel(r.nextLong());
             case 18:
                 return new Frame.ValueRefused(txId(r), bytes(r, 20), pick(r, Frame.StoreRefusal.values()), string(r));
+            case 19: {
+                List<Frame.KeyPacket> wanted = new ArrayList<>();
+                for (int i = r.nextInt(4); i > 0; i--) {
+                    wanted.add(new Frame.KeyPacket(
+                            txId(r),
+                            Op.PUT,
+                            bytes(r, 20),
+                            r.nextInt(1 << 20),
+                            r.nextInt(),
+                            r.nextLong() & Long.MAX_VALUE));
+                }
+                return new Frame.ResyncWants(wanted);
+            }
             default:
                 return new Frame.Heartbeat(r.nextLong(), r.nextBoolean());
         }

@@ -106,6 +106,16 @@ public final class NodeMetrics implements AutoCloseable {
 
     private void registerReplicationGauges() {
         replicationGauge(
+                "kvs.replication.resync.value.shipped",
+                "bytes",
+                "Value bytes full resyncs shipped: only what the backup lacked",
+                r -> r.resync().valueBytesWanted());
+        replicationGauge(
+                "kvs.replication.resync.value.saved",
+                "bytes",
+                "Value bytes full resyncs did not ship because the backup held them",
+                r -> r.resync().valueBytesSaved());
+        replicationGauge(
                 "kvs.replication.link.up",
                 null,
                 "1 while the key channel streams to the backup",
@@ -302,6 +312,11 @@ public final class NodeMetrics implements AutoCloseable {
                 null,
                 "Sweeps of the whole store for tombstones (backup)",
                 BackupStatus::tombstoneSweeps);
+        backupGauge(
+                "kvs.replication.deletes.held",
+                null,
+                "Deletes whose values came before their key packets, held until those arrive (backup)",
+                BackupStatus::deletesHeld);
         backupGauge(
                 "kvs.replication.tombstone.sweep.above",
                 null,

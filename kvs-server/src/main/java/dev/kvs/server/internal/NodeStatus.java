@@ -177,6 +177,7 @@ public record NodeStatus(
                 r.oldestPendingValueMillis(),
                 r.flowControl(),
                 r.refusingValues(),
-                r.refusals());
+                r.refusals(),
+                r.resync());
     }
 }

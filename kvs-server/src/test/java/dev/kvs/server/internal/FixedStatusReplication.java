@@ -5,6 +5,7 @@ import dev.kvs.replication.FlowControlStatus;
 import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorStatus;
+import dev.kvs.replication.ResyncStatus;
 import dev.kvs.replication.ValueRefusals;
 import dev.kvs.replication.WriteOrder;
 import java.util.Map;
@@ -33,7 +34,8 @@ public final class FixedStatusReplication implements ReplicationLink {
             new FlowControlStatus(
                     true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 2_000, 10_000, 987_654, true, 7),
             0,
-            ValueRefusals.none());
+            ValueRefusals.none(),
+            ResyncStatus.none());
 
     /** A streaming primary whose backup's store refuses values: the link is degraded. */
     public static final ReplicatorStatus DEGRADED = new ReplicatorStatus(
@@ -59,7 +61,8 @@ public final class FixedStatusReplication implements ReplicationLink {
             new ValueRefusals(
                     "store full",
                     "store full: 200 entries (maxEntries 200)",
-                    Map.of("store full", 57L, "value too large", 1L, "store error", 0L)));
+                    Map.of("store full", 57L, "value too large", 1L, "store error", 0L)),
+            ResyncStatus.none());
 
     private final ReplicatorStatus status;
 

@@ -143,6 +143,18 @@ final class TwoDc implements AutoCloseable {
         backup = KvsNode.start(c.toBuilder().replPort(replPort).build());
     }
 
+    /**
+     * Stops the backup, runs {@code whileAway} (writes on the primary, say), and starts it again with
+     * the same configuration on the same replication port: with a data dir it comes back with its data.
+     */
+    void restartBackup(Runnable whileAway) {
+        int replPort = backup.replPort();
+        NodeConfig c = backup.config();
+        backup.close();
+        whileAway.run();
+        backup = KvsNode.start(c.toBuilder().replPort(replPort).build());
+    }
+
     /** Restarts the (memory-only) primary: it comes back empty, in the same epoch. */
     void restartPrimaryEmpty() {
         NodeConfig c = primary.config();

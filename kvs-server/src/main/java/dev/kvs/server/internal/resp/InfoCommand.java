@@ -209,6 +209,11 @@ final class InfoCommand implements Command {
         line(b, "kvs_cut_through_values", r.cutThroughValues());
         line(b, "kvs_value_streams_up", r.valueStreamsUp());
         line(b, "kvs_resyncs", r.resyncs());
+        // a full resync ships only the values the backup lacks
+        line(b, "kvs_resync_keys_listed", r.resync().keysListed());
+        line(b, "kvs_resync_values_shipped", r.resync().valuesWanted());
+        line(b, "kvs_resync_value_bytes_shipped", r.resync().valueBytesWanted());
+        line(b, "kvs_resync_value_bytes_saved", r.resync().valueBytesSaved());
         // the backup's store refuses values: kvs_link_state is degraded while kvs_backup_refusing_values > 0
         line(b, "kvs_backup_refusing_values", r.refusingValues());
         line(b, "kvs_backup_refusal_reason", r.refusals().reason());
@@ -252,6 +257,7 @@ final class InfoCommand implements Command {
             line(b, "kvs_tombstones_collected", bs.tombstonesCollected());
             line(b, "kvs_tombstone_sweeps", bs.tombstoneSweeps());
             line(b, "kvs_tombstone_sweep_above", bs.tombstoneSweepAbove());
+            line(b, "kvs_deletes_held", bs.deletesHeld());
             line(b, "kvs_replication_refused_connections", bs.refusedConnections());
         }
     }

@@ -336,7 +336,8 @@ class RoleMachineTest {
                         0,
                         none.flowControl(),
                         0,
-                        none.refusals());
+                        none.refusals(),
+                        none.resync());
             }
             return new ReplicatorStatus(
                     "streaming",
@@ -358,7 +359,8 @@ class RoleMachineTest {
                     0,
                     none.flowControl(),
                     0,
-                    none.refusals());
+                    none.refusals(),
+                    none.resync());
         }
 
         @Override
@@ -424,6 +426,7 @@ class RoleMachineTest {
                     0,
                     0,
                     1024,
+                    0,
                     dev.kvs.replication.ValueRefusals.none());
         }
 
