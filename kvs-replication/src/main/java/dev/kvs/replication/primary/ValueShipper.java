@@ -362,7 +362,7 @@ final class ValueShipper implements Runnable {
      * @return true if that was the whole value
      */
     private boolean bind(Large l, Channel ch) {
-        ch.writeAndFlush(new Frame.StageBind(l.bindId, l.txId, l.key, l.checksum, l.expireAt));
+        writeInOrder(ch, new Frame.StageBind(l.bindId, l.txId, l.key, l.checksum, l.expireAt));
         l.bindId = 0;
         return l.offset == l.length;
     }
@@ -398,7 +398,7 @@ final class ValueShipper implements Runnable {
     /** As {@link #cancel}, for a value already taken from the registry. */
     private void cancelTaken(StagedValues.Staged s) {
         if (s.shipped == 0 || !s.connected()) return; // nothing sent, or dropped with its connection
-        s.channel.writeAndFlush(new Frame.StageCancel(s.id));
+        writeInOrder(s.channel, new Frame.StageCancel(s.id));
         staged.cancelled();
     }
 
@@ -476,10 +476,13 @@ final class ValueShipper implements Runnable {
     private void firstChunkNow(Large l) {
         Channel ch = l.stream.channel();
         if ((l.offset != 0 && l.bindId == 0) || !l.stream.ready() || ch == null || !ch.isWritable()) return;
-        if (l.bindId != 0 && bind(l, ch)) {
-            large.remove(l);
-            valuesShipped.incrementAndGet();
-            valuesShippedNow.incrementAndGet();
+        if (l.bindId != 0) {
+            // its bind is queued behind the staged bytes (bind); a chunk written from here would overtake it
+            if (bind(l, ch)) {
+                large.remove(l);
+                valuesShipped.incrementAndGet();
+                valuesShippedNow.incrementAndGet();
+            }
             return;
         }
         int n = chunkLength(l);
@@ -654,7 +657,7 @@ final class ValueShipper implements Runnable {
         link.pending().abandoned(l.txId);
         if (l.bindId != 0) { // its staged bytes were never bound: the backup holds them under the stage id
             Channel ch = l.stream.channel();
-            if (ch != null) ch.writeAndFlush(new Frame.StageCancel(l.bindId));
+            if (ch != null) writeInOrder(ch, new Frame.StageCancel(l.bindId));
             return;
         }
         if (l.offset == 0) return; // nothing of it was sent
@@ -699,6 +702,18 @@ final class ValueShipper implements Runnable {
     private static void valueFrameWritten() {
         WriteStages.mark(WriteStages.Stage.FIRST_VALUE_FRAME);
         WriteStages.markLast(WriteStages.Stage.LAST_VALUE_FRAME);
+    }
+
+    /**
+     * Writes a bind or cancel of a value's bytes sent ahead of its commit, after them. The shipper thread's
+     * frames reach a channel in tasks queued on its event loop: on that loop (from {@link #shipNow}), a frame
+     * written at once would overtake those still queued, and the backup would get the bind or cancel of a stage
+     * before its bytes (it would then nack the bind, or hold the bytes that came after their cancel until the
+     * connection closes). There the frame is queued too, behind them.
+     */
+    private void writeInOrder(Channel ch, Frame frame) {
+        if (ch.eventLoop().inEventLoop()) ch.eventLoop().execute(() -> ch.writeAndFlush(frame));
+        else ch.writeAndFlush(frame);
     }
 
     /** Writes a frame and waits while the stream is not writable. */
