@@ -166,6 +166,7 @@ public record NodeStatus(
                 r.valueBytesShipped(),
                 r.abandonedValues(),
                 r.cutThroughValues(),
+                r.shipperFailures(),
                 r.valueStreamsUp(),
                 r.resyncs(),
                 r.reconnects(),

@@ -23,6 +23,7 @@ public final class FixedStatusReplication implements ReplicationLink {
             10_485_760,
             4,
             3,
+            6,
             2,
             0,
             1,
