@@ -21,6 +21,8 @@ import dev.kvs.core.TxId;
  *     meanwhile (the newer value ships instead; the backup drops its partial copy)
  * @param cutThroughValues large values that started for the backup while their client still sent them,
  *     then were bound to their write at its commit (cut-through)
+ * @param shipperFailures failures while shipping values (a read of the primary's store that threw, a frame that
+ *     could not be built or sent); each value involved was put back and ships again after a back-off
  * @param valueStreamsUp value connections up
  * @param resyncs full resyncs started
  * @param reconnects key channel connections made
@@ -46,6 +48,7 @@ public record ReplicatorStatus(
         long valueBytesShipped,
         long abandonedValues,
         long cutThroughValues,
+        long shipperFailures,
         int valueStreamsUp,
         long resyncs,
         long reconnects,
@@ -65,6 +68,7 @@ public record ReplicatorStatus(
                 "",
                 last,
                 last,
+                0,
                 0,
                 0,
                 0,

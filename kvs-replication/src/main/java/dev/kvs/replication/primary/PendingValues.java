@@ -235,6 +235,14 @@ final class PendingValues {
         inFlight.put(txId, new ByteKey(key));
     }
 
+    /**
+     * The value with {@code txId}, marked {@link #shipped}, never left (its frame could not be built or sent): no
+     * ack will name it. The caller puts its key back ({@link ShipperFailures}).
+     */
+    synchronized void unsent(TxId txId) {
+        inFlight.remove(txId);
+    }
+
     /** How many values were shipped and not yet acknowledged or nacked by the backup. */
     synchronized int inFlight() {
         return inFlight.size();

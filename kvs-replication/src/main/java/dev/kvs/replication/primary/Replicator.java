@@ -548,6 +548,7 @@ public final class Replicator implements ReplicationLink {
                 shipper.bytesShipped(),
                 pending.abandonedCount(),
                 staged.boundCount(),
+                shipper.failures(),
                 up,
                 keyChannel.resyncs(),
                 keyChannel.connections(),

@@ -13,14 +13,13 @@ import dev.kvs.replication.wire.FrameCodec;
 import dev.kvs.replication.wire.StagedChunkFrame;
 import dev.kvs.replication.wire.ValueChunkFrame;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Ships values on the value streams, on its own thread. Each round it batches small values (up to the
@@ -49,9 +48,13 @@ import org.slf4j.LoggerFactory;
  * like any value, while no committed value waits for the link ({@link #sendable}). When its write's turn comes ({@link #prepare}), the value continues as a large value from the
  * bytes already sent, its first frame a {@link Frame.StageBind} that gives the stage id its TxId. A value whose
  * {@code SET} was not written, or was written over before its turn, gets a {@link Frame.StageCancel}.
+ *
+ * <p>Whatever fails (a read of the store that throws, a frame that cannot be built or sent), no value taken off
+ * the {@link PendingValues} queue is left behind, and this thread goes on: each step that takes values puts back
+ * what it could not send, to ship again after a back-off ({@link ShipperFailures}, which also counts and logs
+ * the failures); a frame that fails to go out resets its stream, whose drop ships again what it carried.
  */
 final class ValueShipper implements Runnable {
-    private static final Logger log = LoggerFactory.getLogger(ValueShipper.class);
     /** A staged value committed this long ago whose write never reached the shipper is dropped. */
     private static final long STALE_COMMIT_NANOS = 10_000_000_000L;
 
@@ -64,11 +67,20 @@ final class ValueShipper implements Runnable {
     private final AtomicLong valuesShippedNow = new AtomicLong();
     private final AtomicLong firstChunksShippedNow = new AtomicLong();
     private final RateLimiter rate;
+    private final ShipperFailures failures = new ShipperFailures();
+    /** See {@link #writeFrame}. */
+    private final ChannelFutureListener resetOnFailure = f -> {
+        if (f.isSuccess() || !f.channel().isActive()) return;
+        failures.failed(ShipperFailures.Kind.WRITE, f.cause());
+        f.channel().close();
+    };
     /** Held by whoever ships: a round of this thread, or {@link #shipNow}. Guards the fields below it. */
     private final ReentrantLock shipping = new ReentrantLock();
 
     private volatile boolean running = true;
     private int nextStream;
+    /** Rounds in a row that failed: the shipper backs off longer after each ({@link #run}). */
+    private int roundFailures;
 
     /** A value being sent chunk by chunk on one stream, read from the store one chunk at a time. */
     private static final class Large {
@@ -130,6 +142,11 @@ final class ValueShipper implements Runnable {
         return firstChunksShippedNow.get();
     }
 
+    /** Failures while shipping values, of every kind; none of them left a value behind ({@link ShipperFailures}). */
+    long failures() {
+        return failures.count();
+    }
+
     FlowControlStatus flowControlStatus() {
         return link.flow().status(System.nanoTime());
     }
@@ -157,19 +174,23 @@ final class ValueShipper implements Runnable {
                 shipping.lockInterruptibly();
                 try {
                     round();
+                    roundFailures = 0;
                 } finally {
                     shipping.unlock();
                 }
             } catch (InterruptedException e) {
                 return;
-            } catch (RuntimeException e) {
-                log.warn("value shipper error; continuing", e);
-                LockSupport.parkNanos(10_000_000);
+            } catch (RuntimeException | Error e) {
+                // whatever failed, this thread goes on (nothing else ships values), after a back-off: what the
+                // round had taken is put back by the round itself (each step that takes a value guards it)
+                failures.failed(ShipperFailures.Kind.ROUND, e);
+                LockSupport.parkNanos(ShipperFailures.backoffNanos(++roundFailures));
             }
         }
     }
 
     private void round() throws InterruptedException {
+        for (byte[] key : failures.due(System.nanoTime())) link.pending().requeue(key);
         if (streams.stream().noneMatch(ValueChannel::ready)) {
             for (Large l : large) link.pending().requeue(l.key);
             large.clear();
@@ -194,7 +215,7 @@ final class ValueShipper implements Runnable {
                 link.pending().requeue(key);
                 break;
             }
-            ValueChunk small = prepare(key, quantum);
+            ValueChunk small = prepareOrPutBack(key, quantum, null);
             if (small != null) {
                 // like Nagle's algorithm (lingers): the batch may wait up to the linger for more values to
                 // share its frame. Not if a write waits for this value (sync): the batch then takes what
@@ -212,7 +233,11 @@ final class ValueShipper implements Runnable {
                 link.pending().requeueInFlight();
                 return;
             }
-            if (send(s, batch)) valuesShipped.addAndGet(batch.size());
+            try {
+                if (send(s, batch)) valuesShipped.addAndGet(batch.size());
+            } catch (RuntimeException | Error e) {
+                putBack(batch, e);
+            }
         }
         for (Iterator<Large> it = large.iterator(); it.hasNext(); ) {
             Large l = it.next();
@@ -228,7 +253,14 @@ final class ValueShipper implements Runnable {
                 continue;
             }
             int n = chunkLength(l);
-            ChunkSent sent = sendChunk(l, n);
+            ChunkSent sent;
+            try {
+                sent = sendChunk(l, n);
+            } catch (RuntimeException | Error e) {
+                it.remove();
+                putBack(l, e);
+                continue;
+            }
             if (sent == ChunkSent.REWRITTEN) {
                 it.remove();
                 abandon(l);
@@ -252,40 +284,54 @@ final class ValueShipper implements Runnable {
         long now = System.nanoTime();
         int started = startedStaged();
         for (StagedValues.Staged s : staged.all()) {
-            if (s.abandoned) {
+            try {
+                if (shipStaged(s, started, chunkLimit, now)) started++;
+            } catch (RuntimeException | Error e) {
+                // its value ships after its commit, as any other; the backup drops what it has of it
+                failures.failed(ShipperFailures.Kind.STAGED, e);
                 cancel(s);
-                continue;
             }
-            RecordHeader committed = s.committed;
-            if (committed != null) {
-                // its write's turn takes it (prepare), unless a newer write of the key came first (tracked, or
-                // shipped and acknowledged already: the store then holds another record), or the write never
-                // reached the shipper (it failed after the store took it)
-                TxId newest = link.pending().newest(s.key);
-                boolean overtaken;
-                if (newest != null) {
-                    overtaken = committed.txId().isBefore(newest);
-                } else { // not tracked yet (its commit is under way), or no longer
-                    RecordHeader h = link.store().header(s.key);
-                    overtaken = h == null
-                            || !h.txId().equals(committed.txId())
-                            || now - s.committedNanos > STALE_COMMIT_NANOS;
-                }
-                if (overtaken) cancel(s);
-                continue;
-            }
-            if (s.stream != null && !s.connected()) { // the backup dropped its bytes with the connection
-                s.stream = null;
-                s.channel = null;
-                s.shipped = 0; // not counted in started: not connected
-            }
-            if (!sendable(s, started)) continue;
-            if (s.shipped == 0) {
-                if ((s.stream = pickStream()) == null) continue;
-                started++;
-            }
-            sendStaged(s, Math.min(s.readable - s.shipped, chunkLimit));
         }
+    }
+
+    /**
+     * {@link #shipStaged(int)} for one staged value: its cancel if due, else its next bytes if they may go.
+     *
+     * @return whether it started (its first bytes went)
+     */
+    private boolean shipStaged(StagedValues.Staged s, int started, int chunkLimit, long now)
+            throws InterruptedException {
+        if (s.abandoned) {
+            cancel(s);
+            return false;
+        }
+        RecordHeader committed = s.committed;
+        if (committed != null) {
+            // its write's turn takes it (prepare), unless a newer write of the key came first (tracked, or
+            // shipped and acknowledged already: the store then holds another record), or the write never
+            // reached the shipper (it failed after the store took it)
+            TxId newest = link.pending().newest(s.key);
+            boolean overtaken;
+            if (newest != null) {
+                overtaken = committed.txId().isBefore(newest);
+            } else { // not tracked yet (its commit is under way), or no longer
+                RecordHeader h = link.store().header(s.key);
+                overtaken =
+                        h == null || !h.txId().equals(committed.txId()) || now - s.committedNanos > STALE_COMMIT_NANOS;
+            }
+            if (overtaken) cancel(s);
+            return false;
+        }
+        if (s.stream != null && !s.connected()) { // the backup dropped its bytes with the connection
+            s.stream = null;
+            s.channel = null;
+            s.shipped = 0; // not counted in started: not connected
+        }
+        if (!sendable(s, started)) return false;
+        boolean starts = s.shipped == 0;
+        if (starts && (s.stream = pickStream()) == null) return false;
+        sendStaged(s, Math.min(s.readable - s.shipped, chunkLimit));
+        return starts;
     }
 
     /**
@@ -332,8 +378,8 @@ final class ValueShipper implements Runnable {
         boolean read;
         try {
             read = s.stage.readRange(s.shipped, n, frame.data());
-        } catch (RuntimeException e) { // the store failed: the value ships after its commit, as any other
-            log.warn("reading a staged value to ship it failed; it ships after its commit", e);
+        } catch (RuntimeException | Error e) { // the store failed: the value ships after its commit, as any other
+            failures.failed(ShipperFailures.Kind.STAGED, e);
             read = false;
         }
         if (!read) { // the stage was closed meanwhile (its SET failed, its client left, or the store was cleared)
@@ -342,7 +388,7 @@ final class ValueShipper implements Runnable {
             return;
         }
         valueFrameWritten();
-        ch.writeAndFlush(frame.finish(flowSent(s.stream, bytes)));
+        writeFrame(ch, frame.finish(flowSent(s.stream, bytes)));
         bytesShipped.addAndGet(bytes);
         s.shipped += n;
         staged.sent(n);
@@ -362,7 +408,7 @@ final class ValueShipper implements Runnable {
      * @return true if that was the whole value
      */
     private boolean bind(Large l, Channel ch) {
-        ch.writeAndFlush(new Frame.StageBind(l.bindId, l.txId, l.key, l.checksum, l.expireAt));
+        writeInOrder(ch, new Frame.StageBind(l.bindId, l.txId, l.key, l.checksum, l.expireAt));
         l.bindId = 0;
         return l.offset == l.length;
     }
@@ -378,7 +424,13 @@ final class ValueShipper implements Runnable {
         if (s == null) return false;
         ValueChannel stream = s.stream;
         if (s.shipped == 0 || !s.connected()) return false; // nothing of it is on the backup
-        RecordHeader h = link.store().header(key);
+        RecordHeader h;
+        try {
+            h = link.store().header(key);
+        } catch (RuntimeException | Error e) {
+            cancelTaken(s); // the key ships again (put back by the caller), whole
+            throw e;
+        }
         if (h == null
                 || h.state() != RecordState.COMPLETE
                 || !h.txId().equals(newest)
@@ -398,7 +450,7 @@ final class ValueShipper implements Runnable {
     /** As {@link #cancel}, for a value already taken from the registry. */
     private void cancelTaken(StagedValues.Staged s) {
         if (s.shipped == 0 || !s.connected()) return; // nothing sent, or dropped with its connection
-        s.channel.writeAndFlush(new Frame.StageCancel(s.id));
+        writeInOrder(s.channel, new Frame.StageCancel(s.id));
         staged.cancelled();
     }
 
@@ -443,25 +495,31 @@ final class ValueShipper implements Runnable {
                 // goes below)
                 byte[] key = pending.pollSmall(large.isEmpty() && !busy ? Integer.MAX_VALUE : chunkLimit);
                 if (key == null) break;
-                ValueChunk small = prepare(key, quantum, stream); // null: acknowledged, requeued, or large
+                // null: acknowledged, requeued, put back, or large
+                ValueChunk small = prepareOrPutBack(key, quantum, stream);
                 if (small != null) {
                     batch.add(small);
                     batchBytes += batchCost(small);
                 }
             }
             if (!batch.isEmpty()) {
-                int bytes = FrameCodec.encodedSize(new Frame.ValueBatch(batch));
-                // a stream that dropped meanwhile requeues them (its channelInactive, or the next Welcome)
-                valueFrameWritten();
-                ch.writeAndFlush(new Frame.ValueBatch(flowSent(stream, bytes), batch));
-                bytesShipped.addAndGet(bytes);
-                valuesShipped.addAndGet(batch.size());
-                valuesShippedNow.addAndGet(batch.size());
+                try {
+                    int bytes = FrameCodec.encodedSize(new Frame.ValueBatch(batch));
+                    // a stream that dropped meanwhile requeues them (its channelInactive, or the next Welcome)
+                    valueFrameWritten();
+                    writeFrame(ch, new Frame.ValueBatch(flowSent(stream, bytes), batch));
+                    bytesShipped.addAndGet(bytes);
+                    valuesShipped.addAndGet(batch.size());
+                    valuesShippedNow.addAndGet(batch.size());
+                } catch (RuntimeException | Error e) {
+                    putBack(batch, e);
+                }
             }
             if (!large.isEmpty()) firstChunkNow(large.get(0));
             return large.isEmpty() && !pending.hasQueued();
-        } catch (RuntimeException e) {
-            log.warn("shipping values on the replication event loop failed; the shipper thread takes over", e);
+        } catch (RuntimeException | Error e) {
+            // most likely a large value's first chunk: the value stays in progress, the shipper thread takes it over
+            failures.failed(ShipperFailures.Kind.ROUND, e);
             return false;
         } finally {
             shipping.unlock();
@@ -476,10 +534,13 @@ final class ValueShipper implements Runnable {
     private void firstChunkNow(Large l) {
         Channel ch = l.stream.channel();
         if ((l.offset != 0 && l.bindId == 0) || !l.stream.ready() || ch == null || !ch.isWritable()) return;
-        if (l.bindId != 0 && bind(l, ch)) {
-            large.remove(l);
-            valuesShipped.incrementAndGet();
-            valuesShippedNow.incrementAndGet();
+        if (l.bindId != 0) {
+            // its bind is queued behind the staged bytes (bind); a chunk written from here would overtake it
+            if (bind(l, ch)) {
+                large.remove(l);
+                valuesShipped.incrementAndGet();
+                valuesShippedNow.incrementAndGet();
+            }
             return;
         }
         int n = chunkLength(l);
@@ -537,13 +598,8 @@ final class ValueShipper implements Runnable {
 
     /**
      * Reads the key's current value; returns it as one chunk if small, else starts sending it in chunks
-     * (its header only is read here; {@link #sendChunk} reads its bytes).
+     * (its header only is read here; {@link #sendChunk} reads its bytes), on {@code stream} if it is given.
      */
-    private ValueChunk prepare(byte[] key, int quantum) {
-        return prepare(key, quantum, null);
-    }
-
-    /** {@link #prepare(byte[], int)}, starting a large value on {@code stream} if it is given. */
     private ValueChunk prepare(byte[] key, int quantum, ValueChannel stream) {
         TxId newest = link.pending().newest(key);
         if (newest == null) return null; // acknowledged meanwhile
@@ -569,14 +625,51 @@ final class ValueShipper implements Runnable {
                 return null;
             }
             byte[] value = v.value();
-            link.pending().shipped(key, v.txId());
-            return new ValueChunk(
+            ValueChunk chunk = new ValueChunk(
                     v.txId(), Op.PUT, key, value.length, v.header().checksum(), 0, value, v.expireAtMillis());
+            link.pending().shipped(key, v.txId());
+            return chunk;
         }
         // no record: the newest write of the key was a delete; ship its tombstone
         TxId txId = v == null ? newest : v.txId();
         link.pending().shipped(key, txId);
         return new ValueChunk(txId, Op.DELETE, key, 0, 0, 0, new byte[0]);
+    }
+
+    /**
+     * {@link #prepare(byte[], int, ValueChannel)}, or if that fails (the store's read threw), null with the key put
+     * back, to ship after a back-off: the key was taken off the queue, and nothing of it is in flight.
+     */
+    private ValueChunk prepareOrPutBack(byte[] key, int quantum, ValueChannel stream) {
+        try {
+            return prepare(key, quantum, stream);
+        } catch (RuntimeException | Error e) {
+            failures.retryLater(key, ShipperFailures.Kind.READ, e, System.nanoTime());
+            return null;
+        }
+    }
+
+    /**
+     * A batch whose values were marked shipped could not be sent: none of them is in flight any more, and their
+     * keys ship again after a back-off.
+     */
+    private void putBack(List<ValueChunk> batch, Throwable e) {
+        long now = System.nanoTime();
+        for (ValueChunk c : batch) {
+            link.pending().unsent(c.txId());
+            failures.retryLater(c.key(), ShipperFailures.Kind.SEND, e, now);
+        }
+    }
+
+    /**
+     * A chunk of a large value in progress could not be read or sent: the backup is told to drop what it has of
+     * it, and its key ships again, from its first byte, after a back-off. The caller took it out of {@link
+     * #large}.
+     */
+    private void putBack(Large l, Throwable e) throws InterruptedException {
+        link.pending().unsent(l.txId);
+        failures.retryLater(l.key, ShipperFailures.Kind.CHUNK, e, System.nanoTime());
+        dropOnBackup(l);
     }
 
     /**
@@ -631,7 +724,7 @@ final class ValueShipper implements Runnable {
         RecordHeader h;
         try {
             h = link.store().readRange(l.key, l.offset, n, frame.data());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             frame.release();
             throw e;
         }
@@ -640,7 +733,7 @@ final class ValueShipper implements Runnable {
             return ChunkSent.REWRITTEN;
         }
         valueFrameWritten();
-        ch.writeAndFlush(frame.finish(flowSent(l.stream, bytes)));
+        writeFrame(ch, frame.finish(flowSent(l.stream, bytes)));
         bytesShipped.addAndGet(bytes);
         return ChunkSent.SENT;
     }
@@ -652,9 +745,14 @@ final class ValueShipper implements Runnable {
      */
     private void abandon(Large l) throws InterruptedException {
         link.pending().abandoned(l.txId);
+        dropOnBackup(l);
+    }
+
+    /** Tells the backup to drop what it holds of a large value in progress, if anything. */
+    private void dropOnBackup(Large l) throws InterruptedException {
         if (l.bindId != 0) { // its staged bytes were never bound: the backup holds them under the stage id
             Channel ch = l.stream.channel();
-            if (ch != null) ch.writeAndFlush(new Frame.StageCancel(l.bindId));
+            if (ch != null) writeInOrder(ch, new Frame.StageCancel(l.bindId));
             return;
         }
         if (l.offset == 0) return; // nothing of it was sent
@@ -701,10 +799,32 @@ final class ValueShipper implements Runnable {
         WriteStages.markLast(WriteStages.Stage.LAST_VALUE_FRAME);
     }
 
+    /**
+     * Writes a frame of a value stream. A frame that fails to go out on a stream still up (its encoding failed,
+     * e.g. for want of direct memory) resets the stream: the values it carried are in flight, and would
+     * otherwise wait for an ack that never comes; closed, the stream ships them again when it is back (its
+     * drop requeues what is in flight, and the backup drops its partial values with the connection).
+     */
+    private void writeFrame(Channel ch, Object frame) {
+        ch.writeAndFlush(frame).addListener(resetOnFailure);
+    }
+
+    /**
+     * Writes a bind or cancel of a value's bytes sent ahead of its commit, after them. The shipper thread's
+     * frames reach a channel in tasks queued on its event loop: on that loop (from {@link #shipNow}), a frame
+     * written at once would overtake those still queued, and the backup would get the bind or cancel of a stage
+     * before its bytes (it would then nack the bind, or hold the bytes that came after their cancel until the
+     * connection closes). There the frame is queued too, behind them.
+     */
+    private void writeInOrder(Channel ch, Frame frame) {
+        if (ch.eventLoop().inEventLoop()) ch.eventLoop().execute(() -> writeFrame(ch, frame));
+        else writeFrame(ch, frame);
+    }
+
     /** Writes a frame and waits while the stream is not writable. */
     private void write(Channel ch, Frame frame, int bytes) throws InterruptedException {
         valueFrameWritten();
-        ch.writeAndFlush(frame);
+        writeFrame(ch, frame);
         bytesShipped.addAndGet(bytes);
         awaitWritable(ch);
     }

@@ -46,6 +46,22 @@ class PendingValuesTest {
     }
 
     @Test
+    void aValueThatNeverLeftIsNoLongerInFlightAndStaysPendingUntilItsKeyIsPutBack() throws Exception {
+        pending.add(key("a"), TxId.of(1, 1), 10);
+        pending.poll(0);
+        pending.shipped(key("a"), TxId.of(1, 1));
+
+        pending.unsent(TxId.of(1, 1));
+
+        assertThat(pending.inFlight()).isZero();
+        assertThat(pending.count()).isEqualTo(1);
+        pending.requeueInFlight(); // a stream's drop does not ship it: the shipper puts it back, after a back-off
+        assertThat(pending.hasQueued()).isFalse();
+        pending.requeue(key("a"));
+        assertThat(pending.poll(0)).isEqualTo(key("a"));
+    }
+
+    @Test
     void anAckOfAnOlderValueKeepsTheNewerOnePending() throws Exception {
         pending.add(key("a"), TxId.of(1, 1), 10);
         pending.poll(0);

@@ -106,6 +106,11 @@ public final class NodeMetrics implements AutoCloseable {
 
     private void registerReplicationGauges() {
         replicationGauge(
+                "kvs.replication.shipper.failures",
+                null,
+                "Failures while shipping values (a store read or a send that threw): each value was put back",
+                ReplicatorStatus::shipperFailures);
+        replicationGauge(
                 "kvs.replication.resync.value.shipped",
                 "bytes",
                 "Value bytes full resyncs shipped: only what the backup lacked",

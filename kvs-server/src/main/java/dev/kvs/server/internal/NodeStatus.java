@@ -170,6 +170,7 @@ public record NodeStatus(
                 r.valueBytesShipped(),
                 r.abandonedValues(),
                 r.cutThroughValues(),
+                r.shipperFailures(),
                 r.valueStreamsUp(),
                 r.resyncs(),
                 r.reconnects(),

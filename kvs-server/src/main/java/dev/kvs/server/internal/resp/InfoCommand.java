@@ -206,6 +206,8 @@ final class InfoCommand implements Command {
         line(b, "kvs_conflated_values", r.conflatedValues());
         line(b, "kvs_values_shipped", r.valuesShipped());
         line(b, "kvs_abandoned_values", r.abandonedValues());
+        // a read of the store or a send that failed: the value was put back and shipped later
+        line(b, "kvs_shipper_failures", r.shipperFailures());
         line(b, "kvs_cut_through_values", r.cutThroughValues());
         line(b, "kvs_value_streams_up", r.valueStreamsUp());
         line(b, "kvs_resyncs", r.resyncs());
