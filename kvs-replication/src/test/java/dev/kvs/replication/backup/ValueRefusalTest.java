@@ -3,6 +3,7 @@ package dev.kvs.replication.backup;
 import static dev.kvs.replication.backup.Packets.bytes;
 import static dev.kvs.replication.backup.Packets.chunks;
 import static dev.kvs.replication.backup.Packets.deleteChunk;
+import static dev.kvs.replication.backup.Packets.deleteKey;
 import static dev.kvs.replication.backup.Packets.putChunk;
 import static dev.kvs.replication.backup.Packets.putKey;
 import static dev.kvs.replication.backup.Packets.tx;
@@ -128,7 +129,8 @@ class ValueRefusalTest {
         byte[] big = new byte[1500];
         new Random(7).nextBytes(big);
         keys.send(new KeyBatch(List.of(
-                new Frame.KeyPacket(tx(1), Op.PUT, bytes("big"), big.length, dev.kvs.core.Checksums.crc32c(big)))));
+                new Frame.KeyPacket(tx(1), Op.PUT, bytes("big"), big.length, dev.kvs.core.Checksums.crc32c(big)),
+                deleteKey(tx(2), "other"))));
         keys.next(Frame.KeyAck.class);
 
         for (Frame.ValueChunk c : chunks(tx(1), Op.PUT, bytes("big"), big, 500)) {

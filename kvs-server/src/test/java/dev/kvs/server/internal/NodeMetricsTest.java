@@ -169,7 +169,10 @@ class NodeMetricsTest {
     void scrapeShowsTheAlarmWhileTheBackupsStoreRefusesValuesAndTheRefusalsByReason() {
         metrics.close();
         metrics = TestContexts.primary(
-                        NodeConfig.builder().peer("dc2.example:7380").build(),
+                        NodeConfig.builder()
+                                .peer("dc2.example:7380")
+                                .insecureReplication(true)
+                                .build(),
                         store,
                         2,
                         5,
