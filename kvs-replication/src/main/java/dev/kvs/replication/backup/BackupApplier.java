@@ -15,7 +15,6 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
@@ -80,15 +79,7 @@ final class BackupApplier {
         void settled(Outcome outcome, KvsException refused);
     }
 
-    /** Deletes held at most; past it a delete that comes before its key packet leaves a tombstone. */
-    static final int MAX_HELD_DELETES = 65_536;
-
-    private record Held(ValueAssembler.Whole value, Settled settled) {}
-
-    private final Object heldLock = new Object();
-    /** Deletes that came before their key packets, oldest TxId first; heldLock. */
-    private final PriorityQueue<Held> held =
-            new PriorityQueue<>((a, b) -> a.value.txId().compareTo(b.value.txId()));
+    private final HeldDeletes held = new HeldDeletes();
 
     /**
      * What to answer on the key channel.
@@ -518,14 +509,8 @@ final class BackupApplier {
                 && v.staged() == null
                 && !resyncing()
                 && v.txId().compareTo(contiguous) > 0) {
-            synchronized (heldLock) {
-                if (held.size() < MAX_HELD_DELETES) {
-                    held.add(new Held(v, later));
-                    counters.deletesHeld.increment();
-                } else {
-                    return apply(v); // a tombstone, collected once the key channel passes it
-                }
-            }
+            if (!held.add(v, later)) return apply(v); // a tombstone, collected once the key channel passes it
+            counters.deletesHeld.increment();
             if (heldDue()) releaseHeld(); // the key channel passed it while it was being held
             return Outcome.HELD;
         }
@@ -534,11 +519,7 @@ final class BackupApplier {
 
     /** True if a held delete's key packet has arrived: {@link #releaseHeld} would apply it now. */
     boolean heldDue() {
-        if (resyncing()) return false;
-        TxId c = contiguous;
-        synchronized (heldLock) {
-            return !held.isEmpty() && held.peek().value.txId().compareTo(c) <= 0;
-        }
+        return !resyncing() && held.due(contiguous);
     }
 
     /**
@@ -549,36 +530,28 @@ final class BackupApplier {
      */
     int releaseHeld() {
         if (resyncing()) return 0;
-        TxId c = contiguous;
-        List<Held> due = new ArrayList<>();
-        synchronized (heldLock) {
-            while (!held.isEmpty() && held.peek().value.txId().compareTo(c) <= 0) due.add(held.poll());
-        }
-        for (Held h : due) {
+        List<HeldDeletes.Held> due = held.takeDue(contiguous);
+        for (HeldDeletes.Held h : due) {
             Outcome outcome = null;
             KvsException refused = null;
             try {
-                outcome = apply(h.value);
+                outcome = apply(h.value());
             } catch (KvsException e) {
                 refused = e;
             }
-            h.settled.settled(outcome, refused);
+            h.settled().settled(outcome, refused);
         }
         return due.size();
     }
 
     /** Drops the held deletes: their primary is gone (a promotion, or a primary of a newer epoch). */
     void dropHeld() {
-        synchronized (heldLock) {
-            held.clear();
-        }
+        held.clear();
     }
 
     /** Deletes held now, waiting for their key packets. */
     int heldDeletes() {
-        synchronized (heldLock) {
-            return held.size();
-        }
+        return held.size();
     }
 
     private Outcome write(ValueAssembler.Whole v) {
