@@ -64,9 +64,9 @@ for i in range(expiring):
 PY
 
 start=$(date +%s.%N)
-redis-cli -p "$PRIMARY_PORT" --pipe < "$run/commands.resp" > "$run/pipe.out"
+redis-cli -p "$PRIMARY_PORT" --pipe < "$run/commands.resp" > "$run/pipe.out" || true # non-zero when a reply was an error
 end=$(date +%s.%N)
-cat "$run/pipe.out"
+grep -v "^OOM\|^ERR" "$run/pipe.out"; grep -m3 "^OOM\|^ERR\|^NOREPLICA\|^BUSY" "$run/pipe.out" || true
 errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$run/pipe.out")
 awk -v n=$((2 * PAIRS + EXPIRING)) -v s="$start" -v e="$end" 'BEGIN { printf "pipe: %d commands in %.1f s\n", n, e - s }'
 

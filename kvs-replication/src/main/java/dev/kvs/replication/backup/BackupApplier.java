@@ -223,9 +223,11 @@ final class BackupApplier {
 
     /** Queues the write {@code p} announces: in the unfinished-key queue, or (async) the unfenced one. */
     private void await(KeyPacket p) {
-        if (p.op() == Op.ASYNC) asyncValues.add(p.key(), p.txId(), 0, 0);
-        else unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
-        if (wants != null) wants.add(p); // a resync's listing: the primary ships only these
+        boolean added = p.op() == Op.ASYNC
+                ? asyncValues.add(p.key(), p.txId(), 0, 0)
+                : unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
+        // a resync's listing: the primary ships only these, each once (announce may look twice)
+        if (wants != null && added) wants.add(p);
     }
 
     /** Resolves {@code key}'s entries up to {@code upTo} in both queues. */
@@ -732,6 +734,7 @@ final class BackupApplier {
             await(p);
         } else {
             resolve(p.key(), h.txId()); // queued before a value as new landed (announce)
+            if (wants != null) wants.remove(p); // ... and not wanted after all
         }
     }
 

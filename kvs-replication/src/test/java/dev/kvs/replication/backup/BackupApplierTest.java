@@ -461,6 +461,48 @@ class BackupApplierTest {
     }
 
     @Test
+    void aResyncListingWantsEachValueOnceEvenWhenAValueLandsBetweenItsTwoLooks() {
+        AtomicReference<BackupApplier> backup = new AtomicReference<>();
+        AtomicBoolean landed = new AtomicBoolean();
+        UnfinishedKeys queue = new UnfinishedKeys(1000, () -> {
+            if (landed.compareAndSet(false, true)) { // a newer value of another key lands meanwhile
+                CompletableFuture.runAsync(() -> backup.get().apply(whole(tx(5), "z", V1)))
+                        .join();
+            }
+            return 0L;
+        });
+        backup.set(new BackupApplier(store, queue, counters, 1000));
+        backup.get().onResyncBegin(tx(9));
+
+        KeyResult r = backup.get().onKeyBatch(List.of(putKey(tx(3), "k", V2), putKey(tx(4), "j", V1)));
+
+        assertThat(landed).isTrue();
+        assertThat(r.wants())
+                .extracting(p -> new String(p.key()) + "@" + p.txId())
+                .containsExactly("k@1:3", "j@1:4");
+    }
+
+    @Test
+    void aResyncListingDoesNotWantAValueThatLandedBetweenItsTwoLooks() {
+        AtomicReference<BackupApplier> backup = new AtomicReference<>();
+        AtomicBoolean landed = new AtomicBoolean();
+        UnfinishedKeys queue = new UnfinishedKeys(1000, () -> {
+            if (landed.compareAndSet(false, true)) { // k@3 itself lands while it is queued
+                CompletableFuture.runAsync(() -> backup.get().apply(whole(tx(3), "k", V2)))
+                        .join();
+            }
+            return 0L;
+        });
+        backup.set(new BackupApplier(store, queue, counters, 1000));
+        backup.get().onResyncBegin(tx(9));
+
+        KeyResult r = backup.get().onKeyBatch(List.of(putKey(tx(3), "k", V2), putKey(tx(4), "j", V1)));
+
+        assertThat(landed).isTrue();
+        assertThat(r.wants()).extracting(p -> new String(p.key())).containsExactly("j");
+    }
+
+    @Test
     void aLateValueOfAKeyTheResyncRemovedCannotBringItBack() {
         store.put(bytes("gone"), StoredValue.complete(tx(4), V1));
         applier.onResyncBegin(tx(20));
