@@ -205,12 +205,16 @@ final class ResyncPair implements AutoCloseable {
 
     /** Deletes the stopped backup's data directory and makes it again, empty. */
     void wipeBackupData() {
+        deleteBackupData();
+        createDirectories(dataDir);
+    }
+
+    private void deleteBackupData() {
         try (Stream<Path> files = Files.walk(dataDir)) {
             for (Path f : files.sorted(Comparator.reverseOrder()).toList()) Files.delete(f);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete " + dataDir + ": " + e.getMessage(), e);
         }
-        createDirectories(dataDir);
     }
 
     /**
@@ -311,11 +315,16 @@ final class ResyncPair implements AutoCloseable {
         dcs.checkAlive();
     }
 
-    /** Kills both nodes and closes the link. */
+    /**
+     * Kills both nodes, closes the link, and deletes the backup's data directory: its files take
+     * several times the values' bytes (5 GB for the default run), and the run directory keeps the
+     * configs and logs.
+     */
     @Override
     public void close() {
         children.close();
         link.close();
+        if (Files.exists(dataDir)) deleteBackupData();
     }
 
     /** Whether {@code e} says the backup could not listen on its replication port, which another socket took. */

@@ -152,7 +152,7 @@ record ResyncReport(
         return String.format(
                 Locale.ROOT,
                 "%,d keys of %s (async); the backup (--data-dir) restarted after %s%% (%,d keys) changed, then"
-                        + " restarted empty; link %s ms each way, %s; stores maxEntries %,d, maxBytes %s; nodes"
+                        + " restarted empty; link %s ms each way, %s; stores maxEntries %,d, maxBytes %,d; nodes"
                         + " -Xmx%s; flow control %s",
                 s.keys(),
                 Report.bytes(s.valueSize()),
@@ -161,7 +161,7 @@ record ResyncReport(
                 Report.number(s.delayMs()),
                 s.bandwidthMbit() == 0 ? "unlimited bandwidth" : Report.number(s.bandwidthMbit()) + " Mbit/s",
                 s.maxEntries(),
-                Report.bytes(s.maxBytes()),
+                s.maxBytes(),
                 s.nodeHeap(),
                 s.flowControl());
     }

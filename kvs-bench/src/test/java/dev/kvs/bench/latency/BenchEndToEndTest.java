@@ -188,6 +188,9 @@ class BenchEndToEndTest {
         assertThat(kvs.out()).contains("incremental / full value bytes shipped").contains("PASS: every bound met");
         assertThat(Files.readString(dir.resolve("run/dc-main.log"))).contains("full resync to");
         assertThat(dir.resolve("run/dc-backup-full.log")).exists();
+        assertThat(dir.resolve("run/dc-backup-data"))
+                .as("the backup's files are removed")
+                .doesNotExist();
         InProcessKvs.assertNothingLeftRunning();
     }
 }
