@@ -110,7 +110,7 @@ record Resync(ResyncReport.Settings settings, LinkSettings link) implements Benc
                 shipped.valueBytesShipped());
         long primaryKeys = dbSize(primary);
         long backupKeys = dbSize(() -> connect(pair.backupPort()));
-        ResyncKeys.Check check = keys.check(() -> connect(pair.backupPort()), n -> {});
+        ResyncKeys.Check check = keys.check(() -> connect(pair.backupPort()));
         say(
                 err,
                 "%s: %,d keys on the primary, %,d on the backup; %d missing, %d unfinished, %d different",

@@ -11,7 +11,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.function.IntConsumer;
 import java.util.function.IntPredicate;
 
 /**
@@ -154,12 +153,8 @@ final class ResyncKeys {
         }
     }
 
-    /**
-     * Reads every key back ({@code KVS.PEEK}) and compares it with the last value written.
-     *
-     * @param progress told the number of keys read so far, every {@value #WINDOW}
-     */
-    Check check(Connector node, IntConsumer progress) throws IOException {
+    /** Reads every key back ({@code KVS.PEEK}) and compares it with the last value written. */
+    Check check(Connector node) throws IOException {
         long missing = 0;
         long unfinished = 0;
         long different = 0;
@@ -179,7 +174,6 @@ final class ResyncKeys {
                         different++;
                     }
                 }
-                progress.accept(to);
             }
         }
         return new Check(keys, missing, unfinished, different);

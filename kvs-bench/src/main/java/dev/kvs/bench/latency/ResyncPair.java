@@ -310,11 +310,6 @@ final class ResyncPair implements AutoCloseable {
         return dcs.get(dcs.primary(), "/status");
     }
 
-    /** Fails with both nodes' last log lines if either has exited. */
-    void checkAlive() {
-        dcs.checkAlive();
-    }
-
     /**
      * Kills both nodes, closes the link, and deletes the backup's data directory: its files take
      * several times the values' bytes (5 GB for the default run), and the run directory keeps the
