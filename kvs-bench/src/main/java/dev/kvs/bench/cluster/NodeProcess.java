@@ -114,7 +114,7 @@ public final class NodeProcess {
     }
 
     /** Asks the node to stop ({@code SIGTERM}), then kills it if it has not stopped in {@code grace}. */
-    void stop(Duration grace) throws InterruptedException {
+    public void stop(Duration grace) throws InterruptedException {
         process.destroy();
         if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) kill();
     }

@@ -21,6 +21,7 @@ import picocli.CommandLine.Spec;
             IdFirstOverheadCommand.class,
             SoakCommand.class,
             AbuseCommand.class,
+            ResyncCommand.class,
             JmhCommand.class,
             ChartsCommand.class
         },
@@ -53,6 +54,7 @@ public final class BenchCommand implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(
-                spec.commandLine(), "missing COMMAND (keys-under-load, id-first-overhead, soak, abuse, jmh, charts)");
+                spec.commandLine(),
+                "missing COMMAND (keys-under-load, id-first-overhead, soak, abuse, resync, jmh, charts)");
     }
 }

@@ -20,14 +20,22 @@ class BenchCommandTest {
         assertThat(kvs.run("bench")).isEqualTo(2);
         assertThat(kvs.err())
                 .startsWith(
-                        "kvs bench: missing COMMAND (keys-under-load, id-first-overhead, soak, abuse, jmh, charts); see 'kvs bench --help'");
+                        "kvs bench: missing COMMAND (keys-under-load, id-first-overhead, soak, abuse, resync, jmh, charts); see 'kvs bench --help'");
     }
 
     @Test
     void benchHelpListsBothBenchmarks() {
         assertThat(kvs.run("bench", "--help")).isZero();
         assertThat(kvs.out())
-                .contains("keys-under-load", "id-first-overhead", "soak", "abuse", "jmh", "charts", "Exit codes");
+                .contains(
+                        "keys-under-load",
+                        "id-first-overhead",
+                        "soak",
+                        "abuse",
+                        "resync",
+                        "jmh",
+                        "charts",
+                        "Exit codes");
     }
 
     @Test
@@ -122,6 +130,62 @@ class BenchCommandTest {
         assertUsageError("--hold-seconds is not in 0.5..50: 0.1", "abuse", "--hold-seconds", "0.1");
         assertUsageError("--auth-timeout-seconds is not in 1..60: 0", "abuse", "--auth-timeout-seconds", "0");
         assertUsageError("--node-heap is not a -Xmx size like 2g: lots", "abuse", "--node-heap", "lots");
+    }
+
+    @Test
+    void resyncHelpNamesEveryOptionAndTheBound() {
+        assertThat(kvs.run("bench", "resync", "--help")).isZero();
+        assertThat(kvs.out())
+                .contains("--keys=N", "--value-size=SIZE", "--changed-percent=P", "--timeout=TIME", "--node-heap=SIZE")
+                .contains("--delay-ms=MS", "--bandwidth-mbit=MBIT", "--buffer=SIZE", "--queueing=fifo|fair")
+                .contains("--flow-control=on|off", "--json[=FILE]", "--dir=DIR")
+                .contains("at most 5%");
+    }
+
+    @Test
+    void resyncDefaultsAreTheIssuesScaleWithStoresSizedForTheKeys() {
+        ResyncCommand c = parse(new ResyncCommand());
+        Resync defaults = c.benchmark();
+
+        assertThat(defaults.link()).isEqualTo(new LinkSettings(Duration.ZERO, 0, 4 << 20, WanLink.Queueing.FIFO));
+        assertThat(defaults.settings())
+                .isEqualTo(new ResyncReport.Settings(
+                        1_000_000, 1024, 1, 10_000, 0, 0, "on", "1g", 1_200_000, 2_176_000_000L, 600));
+        Resync tiny = parse(
+                        new ResyncCommand(),
+                        "--keys=2000",
+                        "--value-size=512B",
+                        "--changed-percent=2.5",
+                        "--timeout=90s",
+                        "--node-heap=256m",
+                        "--delay-ms=5",
+                        "--bandwidth-mbit=100",
+                        "--flow-control=off")
+                .benchmark();
+        assertThat(tiny.settings())
+                .as("small stores get 10,000 entries and 64 MiB at least")
+                .isEqualTo(new ResyncReport.Settings(2000, 512, 2.5, 50, 5, 100, "off", "256m", 10_000, 64L << 20, 90));
+    }
+
+    @Test
+    void resyncRefusesOutOfRangeOptions() {
+        assertUsageError("--keys is not in 100..20000000: 99", "resync", "--keys", "99");
+        assertUsageError("--value-size is not in 16B..1MiB: 8", "resync", "--value-size", "8B");
+        assertUsageError(
+                "--changed-percent is not above 0 (at least one key) and at most 100: 0.0",
+                "resync",
+                "--changed-percent",
+                "0");
+        assertUsageError(
+                "--changed-percent is not above 0 (at least one key) and at most 100: 0.01",
+                "resync",
+                "--keys",
+                "1000",
+                "--changed-percent",
+                "0.01");
+        assertUsageError("--changed-percent is not above 0", "resync", "--changed-percent", "101");
+        assertUsageError("--timeout is not in 10s..24h: 5.0 s", "resync", "--timeout", "5s");
+        assertUsageError("--node-heap is not a -Xmx size like 1g: big", "resync", "--node-heap", "big");
     }
 
     @Test

@@ -142,4 +142,55 @@ class BenchEndToEndTest {
         assertThat(kvs.err()).contains("value size").containsPattern("(?m)^(PASS|FAIL): ");
         InProcessKvs.assertNothingLeftRunning();
     }
+
+    @Test
+    @Timeout(120)
+    void resyncShipsOnlyTheChangedValuesToABackupRestartedOnItsDataAndEveryValueToAnEmptyOne() throws Exception {
+        Path json = dir.resolve("resync.json");
+
+        int code = kvs.run(
+                "bench",
+                "resync",
+                "--keys=2000",
+                "--value-size=512B",
+                "--changed-percent=1",
+                "--node-heap=256m",
+                "--timeout=60s",
+                "--json=" + json,
+                "--dir=" + dir.resolve("run"));
+
+        // bytes, not times, decide this verdict: it holds on a loaded machine too
+        assertThat(code).as("%s", kvs).isZero();
+        JsonNode r = Report.JSON.readTree(json.toFile());
+        JsonNode inc = r.path("incremental");
+        JsonNode full = r.path("full");
+        assertThat(r.path("settings").path("changedKeys").asInt()).isEqualTo(20);
+        assertThat(inc.path("keysListed").asLong()).as("%s", inc).isEqualTo(2000);
+        // the changed values ship as pending ones too: the listing may find some of them landed already
+        assertThat(inc.path("resyncValueBytesShipped").asLong())
+                .as("the backup asks for at most the 20 changed values")
+                .isBetween(0L, 20L * 512);
+        assertThat(inc.path("resyncValueBytesSaved").asLong()
+                        + inc.path("resyncValueBytesShipped").asLong())
+                .as("every value listed is asked for or saved")
+                .isEqualTo(2000L * 512);
+        assertThat(full.path("resyncValueBytesShipped").asLong())
+                .as("an empty backup asks for every value")
+                .isEqualTo(2000L * 512);
+        assertThat(full.path("valueBytesShipped").asLong()).isGreaterThanOrEqualTo(2000L * 512);
+        for (JsonNode p : new JsonNode[] {inc, full}) {
+            assertThat(p.path("secondsToConverge").isNumber()).as("%s", p).isTrue();
+            assertThat(p.path("backupKeys").asLong()).as("%s", p).isEqualTo(2000);
+            assertThat(p.path("check").path("keys").asLong()).isEqualTo(2000);
+            assertThat(p.path("check").path("different").asLong()).isZero();
+        }
+        assertThat(r.path("shippedPercent").asDouble()).isLessThanOrEqualTo(5.0);
+        assertThat(kvs.out()).contains("incremental / full value bytes shipped").contains("PASS: every bound met");
+        assertThat(Files.readString(dir.resolve("run/dc-main.log"))).contains("full resync to");
+        assertThat(dir.resolve("run/dc-backup-full.log")).exists();
+        assertThat(dir.resolve("run/dc-backup-data"))
+                .as("the backup's files are removed")
+                .doesNotExist();
+        InProcessKvs.assertNothingLeftRunning();
+    }
 }
