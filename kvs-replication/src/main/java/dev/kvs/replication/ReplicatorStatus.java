@@ -25,6 +25,7 @@ import dev.kvs.core.TxId;
  * @param keyAckLatencyMicros last observed key-packet round trip (send to cumulative ack), micros
  * @param oldestPendingValueMillis age of the oldest value not yet acknowledged by the backup (0 if none)
  * @param flowControl the value traffic's flow control
+ * @param valueLag the bound on the lag in time, the projected lag and the writes it held
  */
 public record ReplicatorStatus(
         String state,
@@ -44,11 +45,30 @@ public record ReplicatorStatus(
         long reconnects,
         long keyAckLatencyMicros,
         long oldestPendingValueMillis,
-        FlowControlStatus flowControl) {
+        FlowControlStatus flowControl,
+        ValueLagStatus valueLag) {
     /** The status of a node that orders writes without replicating them, up to {@code last}. */
     public static ReplicatorStatus none(TxId last) {
         return new ReplicatorStatus(
-                "none", "", last, last, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, FlowControlStatus.off());
+                "none",
+                "",
+                last,
+                last,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                FlowControlStatus.off(),
+                ValueLagStatus.off());
     }
 
     /** True while the key channel streams. */

@@ -211,7 +211,7 @@ final class KeyChannel {
                         v.header().valueLength(),
                         v.header().checksum(),
                         v.header().expireAtMillis()));
-                link.pending().add(key, v.txId(), v.header().valueLength());
+                link.pending().listed(key, v.txId(), v.header().valueLength());
                 keys.add(key);
                 if (batch.size() >= 1024) {
                     send(ch, new KeyBatch(new ArrayList<>(batch)));

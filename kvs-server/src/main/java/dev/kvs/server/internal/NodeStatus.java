@@ -171,6 +171,7 @@ public record NodeStatus(
                 r.reconnects(),
                 r.keyAckLatencyMicros(),
                 r.oldestPendingValueMillis(),
-                r.flowControl());
+                r.flowControl(),
+                r.valueLag());
     }
 }

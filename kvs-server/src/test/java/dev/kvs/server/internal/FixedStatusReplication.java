@@ -5,11 +5,12 @@ import dev.kvs.replication.FlowControlStatus;
 import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorStatus;
+import dev.kvs.replication.ValueLagStatus;
 import dev.kvs.replication.WriteOrder;
 
 /** A replication that only reports a fixed status: for what {@code INFO}, {@code /status} and metrics show. */
 public final class FixedStatusReplication implements ReplicationLink {
-    /** A streaming primary whose flow control is on, every number distinct. */
+    /** A streaming primary whose flow control and bound on the value lag are on, every number distinct. */
     public static final ReplicatorStatus STREAMING_WITH_FLOW_CONTROL = new ReplicatorStatus(
             "streaming",
             "dc2.example:7380",
@@ -29,7 +30,8 @@ public final class FixedStatusReplication implements ReplicationLink {
             40_000,
             1_250,
             new FlowControlStatus(
-                    true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 2_000, 10_000, 987_654, true, 7));
+                    true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 2_000, 10_000, 987_654, true, 7),
+            new ValueLagStatus(5_000, 3_200, 1_048_576, 12, 3_456));
 
     private final ReplicatorStatus status;
 

@@ -334,7 +334,8 @@ class RoleMachineTest {
                         1,
                         0,
                         0,
-                        none.flowControl());
+                        none.flowControl(),
+                        none.valueLag());
             }
             return new ReplicatorStatus(
                     "streaming",
@@ -354,7 +355,8 @@ class RoleMachineTest {
                     1,
                     0,
                     0,
-                    none.flowControl());
+                    none.flowControl(),
+                    none.valueLag());
         }
 
         @Override
