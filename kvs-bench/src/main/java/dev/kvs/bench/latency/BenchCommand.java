@@ -18,6 +18,7 @@ import picocli.CommandLine.Spec;
         versionProvider = KvsVersionProvider.class,
         subcommands = {
             KeysUnderLoadCommand.class,
+            ValueLagBoundCommand.class,
             IdFirstOverheadCommand.class,
             SoakCommand.class,
             AbuseCommand.class,
@@ -53,6 +54,7 @@ public final class BenchCommand implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(
-                spec.commandLine(), "missing COMMAND (keys-under-load, id-first-overhead, soak, abuse, jmh, charts)");
+                spec.commandLine(),
+                "missing COMMAND (keys-under-load, value-lag, id-first-overhead, soak, abuse, jmh, charts)");
     }
 }
