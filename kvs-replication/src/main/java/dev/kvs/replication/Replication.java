@@ -33,8 +33,24 @@ public interface Replication extends AutoCloseable {
      */
     boolean hasRoom();
 
+    /**
+     * {@link #hasRoom()} for a write whose values are about {@code valueBytes} long: the bound in time
+     * ({@link ReplicatorConfig#maxValueLag()}) holds a large value earlier than a small one. This default
+     * ignores the size.
+     */
+    default boolean hasRoom(long valueBytes) {
+        return hasRoom();
+    }
+
     /** How long a writer may wait for room before it is refused with BUSY. */
     long writeTimeoutMillis();
+
+    /**
+     * A write that found no room ({@link #hasRoom} false) was held by its event loop for {@code waitedNanos},
+     * then ran or was refused with BUSY: counted in {@link #status()} ({@link ValueLagStatus#waits()}) if the
+     * bound in time held it. Thread-safe; this default counts nothing.
+     */
+    default void heldForRoom(long waitedNanos) {}
 
     /** The TxId of the last write ordered. */
     TxId lastTxId();

@@ -14,6 +14,14 @@ import java.time.Duration;
  * @param valueStreams parallel value connections
  * @param valueRateBytesPerSecond cap on value bytes sent per second (0: none)
  * @param writeTimeout how long a writer waits at a bound, or for its acknowledgement
+ * @param maxValueLag the bound on exposure in time: past it, writes wait (up to {@code writeTimeout}, then
+ *     {@link ReplicationBusyException}) until the oldest write whose value the backup has not acknowledged is
+ *     younger, and the values pending would reach the backup within it at the measured rate; so under a load
+ *     above the link's rate the writers slow to the link's pace, and a failover fences (or, in {@code async}
+ *     mode, loses) at most about this much of the latest writes. Every mode's values share the one queue and
+ *     link, so it holds writes of every mode: {@code sync} writes would wait behind the same values anyway,
+ *     and {@code async} gets Redis's {@code min-replicas-max-lag} trade. While the backup is unreachable the
+ *     lag grows with the outage: writes are refused after it. Zero: off (the byte and count bounds only)
  * @param reconnectMin first reconnect delay after the link drops
  * @param reconnectMax longest reconnect delay (the delay doubles up to it)
  * @param heartbeatInterval how often an idle link is probed
@@ -33,12 +41,21 @@ public record ReplicatorConfig(
         int valueStreams,
         long valueRateBytesPerSecond,
         Duration writeTimeout,
+        Duration maxValueLag,
         Duration reconnectMin,
         Duration reconnectMax,
         Duration heartbeatInterval,
         int maxFrameBytes,
         FlowControlConfig flowControl,
         boolean cutThrough) {
+
+    /**
+     * The default {@link #maxValueLag}: as long as the default write timeout, so that a write held at it
+     * waits about what an unconfirmed write would; long enough to ride out a burst or a WAN hiccup (a
+     * retransmission timeout, a few round trips) without refusing writes; a few megabytes of values on a
+     * slow link (5 MB at 8 Mbit/s), where the byte bound alone allowed 17 minutes of them.
+     */
+    public static final Duration DEFAULT_MAX_VALUE_LAG = Duration.ofSeconds(5);
 
     public ReplicatorConfig {
         if (flowControl == null) throw new IllegalArgumentException("flowControl is missing");
@@ -53,6 +70,7 @@ public record ReplicatorConfig(
         if (valueRateBytesPerSecond < 0)
             throw new IllegalArgumentException("valueRateBytesPerSecond < 0: " + valueRateBytesPerSecond);
         notNegative("writeTimeout", writeTimeout);
+        notNegative("maxValueLag", maxValueLag);
         notNegative("reconnectMin", reconnectMin);
         notNegative("reconnectMax", reconnectMax);
         if (reconnectMax.compareTo(reconnectMin) < 0)
@@ -96,6 +114,7 @@ public record ReplicatorConfig(
         private int valueStreams = 2;
         private long valueRateBytesPerSecond = 0;
         private Duration writeTimeout = Duration.ofSeconds(5);
+        private Duration maxValueLag = DEFAULT_MAX_VALUE_LAG;
         private Duration reconnectMin = Duration.ofMillis(50);
         private Duration reconnectMax = Duration.ofSeconds(2);
         private Duration heartbeatInterval = Duration.ofSeconds(1);
@@ -116,6 +135,7 @@ public record ReplicatorConfig(
             valueStreams = c.valueStreams;
             valueRateBytesPerSecond = c.valueRateBytesPerSecond;
             writeTimeout = c.writeTimeout;
+            maxValueLag = c.maxValueLag;
             reconnectMin = c.reconnectMin;
             reconnectMax = c.reconnectMax;
             heartbeatInterval = c.heartbeatInterval;
@@ -169,6 +189,12 @@ public record ReplicatorConfig(
             return this;
         }
 
+        /** The bound on exposure in time; {@link Duration#ZERO}: off. Default {@link #DEFAULT_MAX_VALUE_LAG}. */
+        public Builder maxValueLag(Duration v) {
+            maxValueLag = v;
+            return this;
+        }
+
         public Builder reconnect(Duration min, Duration max) {
             reconnectMin = min;
             reconnectMax = max;
@@ -206,6 +232,7 @@ public record ReplicatorConfig(
                     valueStreams,
                     valueRateBytesPerSecond,
                     writeTimeout,
+                    maxValueLag,
                     reconnectMin,
                     reconnectMax,
                     heartbeatInterval,

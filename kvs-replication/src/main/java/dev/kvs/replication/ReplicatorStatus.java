@@ -34,6 +34,7 @@ import dev.kvs.core.TxId;
  *     id-first and sync writes answer {@code -NOREPLICA}
  * @param refusals why the backup last refused a value, and how many it refused, by reason
  * @param resync what full resyncs listed and shipped (only the values the backup lacked)
+ * @param valueLag the bound on the lag in time, the projected lag and the writes it held
  */
 public record ReplicatorStatus(
         String state,
@@ -57,7 +58,8 @@ public record ReplicatorStatus(
         FlowControlStatus flowControl,
         long refusingValues,
         ValueRefusals refusals,
-        ResyncStatus resync) {
+        ResyncStatus resync,
+        ValueLagStatus valueLag) {
     /** The {@link #state} of a streaming link whose backup's store refuses values. */
     public static final String DEGRADED = "degraded";
 
@@ -85,7 +87,8 @@ public record ReplicatorStatus(
                 FlowControlStatus.off(),
                 0,
                 ValueRefusals.none(),
-                ResyncStatus.none());
+                ResyncStatus.none(),
+                ValueLagStatus.off());
     }
 
     /** True while the key channel streams ({@code degraded} included). */

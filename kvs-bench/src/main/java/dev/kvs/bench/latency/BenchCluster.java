@@ -10,6 +10,7 @@ import dev.kvs.bench.cluster.NodeProcess;
 import dev.kvs.bench.cluster.NodeYaml;
 import dev.kvs.bench.cluster.TwoDcs;
 import dev.kvs.replication.FlowControlStatus;
+import dev.kvs.replication.ValueLagStatus;
 import dev.kvs.wan.WanLink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -51,6 +52,7 @@ final class BenchCluster implements AutoCloseable {
      * @param oldestPendingValueMillis the value lag's age
      * @param valueBytesShipped value bytes the primary sent
      * @param flowControl the value traffic's flow control
+     * @param valueLag the bound on the value lag in time, and the writes it held
      */
     record Replication(
             String state,
@@ -59,7 +61,8 @@ final class BenchCluster implements AutoCloseable {
             long pendingValueBytes,
             long oldestPendingValueMillis,
             long valueBytesShipped,
-            FlowControlStatus flowControl) {}
+            FlowControlStatus flowControl,
+            ValueLagStatus valueLag) {}
 
     private final ChildProcesses children;
     private final TwoDcs dcs;
@@ -187,6 +190,21 @@ final class BenchCluster implements AutoCloseable {
     /** The process id of the primary (or the backup). */
     long pid(boolean primary) {
         return (primary ? dcs.primary() : dcs.backup()).node().pid();
+    }
+
+    /** Kills the primary at once ({@code SIGKILL}): it ships nothing more. */
+    void killPrimary() {
+        dcs.primary().node().kill();
+    }
+
+    /** {@code GET /lost} of the backup: its unfinished keys, each with when its key packet arrived. */
+    JsonNode backupUnfinished() {
+        return dcs.get(dcs.backup(), "/lost");
+    }
+
+    /** {@code POST /promote?lost=true} on the backup: it becomes the primary, its unfinished keys fenced as lost. */
+    JsonNode promoteBackup() {
+        return dcs.post(dcs.backup(), "/promote?lost=true");
     }
 
     /** Cuts the replication link: every connection across it is closed and new ones are refused. */

@@ -18,6 +18,7 @@ import picocli.CommandLine.Spec;
         versionProvider = KvsVersionProvider.class,
         subcommands = {
             KeysUnderLoadCommand.class,
+            ValueLagBoundCommand.class,
             IdFirstOverheadCommand.class,
             SoakCommand.class,
             AbuseCommand.class,
@@ -55,6 +56,6 @@ public final class BenchCommand implements Runnable {
     public void run() {
         throw new ParameterException(
                 spec.commandLine(),
-                "missing COMMAND (keys-under-load, id-first-overhead, soak, abuse, resync, jmh, charts)");
+                "missing COMMAND (keys-under-load, value-lag, id-first-overhead, soak, abuse, resync, jmh, charts)");
     }
 }

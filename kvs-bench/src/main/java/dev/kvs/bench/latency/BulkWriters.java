@@ -98,6 +98,14 @@ final class BulkWriters {
         return failures.values().stream().mapToLong(LongAdder::sum).sum();
     }
 
+    /** What the writers did so far; they go on. */
+    Result snapshot() {
+        Map<String, Long> byKind = new TreeMap<>();
+        failures.forEach((k, v) -> byKind.put(k, v.sum()));
+        long n = acked.sum();
+        return new Result(settings.writers(), settings.valueSize(), n, n * settings.valueSize(), byKind);
+    }
+
     /**
      * Stops the writers: closes their connections (a SET still waiting is abandoned, not counted) and
      * waits for their threads. Idempotent: a second call returns the same counts.
@@ -106,10 +114,7 @@ final class BulkWriters {
         stopping = true;
         for (Writer w : writers) w.close();
         for (Writer w : writers) w.thread.join(5_000);
-        Map<String, Long> byKind = new TreeMap<>();
-        failures.forEach((k, v) -> byKind.put(k, v.sum()));
-        long n = acked.sum();
-        return new Result(settings.writers(), settings.valueSize(), n, n * settings.valueSize(), byKind);
+        return snapshot();
     }
 
     private void failed(String kind) {

@@ -20,7 +20,7 @@ class BenchCommandTest {
         assertThat(kvs.run("bench")).isEqualTo(2);
         assertThat(kvs.err())
                 .startsWith(
-                        "kvs bench: missing COMMAND (keys-under-load, id-first-overhead, soak, abuse, resync, jmh, charts); see 'kvs bench --help'");
+                        "kvs bench: missing COMMAND (keys-under-load, value-lag, id-first-overhead, soak, abuse, resync, jmh, charts); see 'kvs bench --help'");
     }
 
     @Test
@@ -197,6 +197,41 @@ class BenchCommandTest {
                 .contains("--idle-seconds=S", "--ramp-seconds=S", "--loaded-seconds=S", "--mode=MODE")
                 .contains("--flow-control=on|off", "--json[=FILE]", "--dir=DIR")
                 .contains("loaded p50 <= idle p50 + 15 ms", ">= 80%");
+    }
+
+    @Test
+    void valueLagHelpNamesEveryOption() {
+        assertThat(kvs.run("bench", "value-lag", "--help")).isZero();
+        assertThat(kvs.out())
+                .contains("--delay-ms=MS", "--bandwidth-mbit=MBIT", "--buffer=SIZE", "--queueing=fifo|fair")
+                .contains("--duration=TIME", "--max-value-lag-ms=MS", "--writers=N", "--value-size=SIZE")
+                .contains("--small-size=SIZE", "--interval-ms=MS", "--idle-seconds=S", "--ramp-seconds=S")
+                .contains("--mode=MODE", "--flow-control=on|off", "--json[=FILE]", "--dir=DIR")
+                .contains("bound + 1 s", ">= 80%");
+    }
+
+    @Test
+    void valueLagDefaultsAreTheAcceptanceCase() {
+        ValueLagBound benchmark = parse(new ValueLagBoundCommand()).benchmark();
+        assertThat(benchmark.link())
+                .isEqualTo(new LinkSettings(Duration.ofMillis(20), 8_000_000, 4 << 20, WanLink.Queueing.FIFO));
+        assertThat(benchmark.settings())
+                .isEqualTo(new ValueLagBoundReport.Settings(
+                        20, 8, 4 << 20, "fifo", "id-first", "on", null, 100, 50, 10, 4, 1 << 20, 2, 60));
+        assertThat(benchmark.tuning()).doesNotContain("maxValueLagMs"); // the node's default
+    }
+
+    @Test
+    void valueLagOptionsTakeTheirForms() {
+        ValueLagBound benchmark = parse(
+                        new ValueLagBoundCommand(), "--duration=20s", "--max-value-lag-ms=2000", "--writers=2")
+                .benchmark();
+        assertThat(benchmark.settings().seconds()).isEqualTo(20.0);
+        assertThat(benchmark.settings().maxValueLagMs()).isEqualTo(2_000L);
+        assertThat(benchmark.settings().writers()).isEqualTo(2);
+        assertThat(benchmark.tuning()).contains("  maxValueLagMs: 2000\n");
+        assertUsageError("--max-value-lag-ms is not in 0..3600000: -1", "value-lag", "--max-value-lag-ms", "-1");
+        assertUsageError("--duration is not in 1s..1h: 0.5 s", "value-lag", "--duration", "0.5s");
     }
 
     @Test

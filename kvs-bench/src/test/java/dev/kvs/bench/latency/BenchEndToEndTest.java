@@ -63,6 +63,43 @@ class BenchEndToEndTest {
     }
 
     @Test
+    @Timeout(120)
+    void valueLagSamplesTheLagKillsThePrimaryAndReportsWhatItsBackupFenced() throws Exception {
+        Path json = dir.resolve("vlag.json");
+
+        int code = kvs.run(
+                "bench",
+                "value-lag",
+                "--delay-ms=2",
+                "--bandwidth-mbit=40",
+                "--writers=2",
+                "--value-size=256KiB",
+                "--interval-ms=20",
+                "--idle-seconds=1",
+                "--ramp-seconds=0.5",
+                "--duration=2s",
+                "--max-value-lag-ms=2000",
+                "--json=" + json,
+                "--dir=" + dir.resolve("run"));
+
+        assertThat(code).as("%s", kvs).isIn(0, 3);
+        JsonNode r = Report.JSON.readTree(json.toFile());
+        assertThat(r.path("maxValueLagMillis").asLong()).isEqualTo(2_000);
+        assertThat(r.path("lag").path("samples").asLong()).isPositive();
+        assertThat(r.path("loaded").path("ok").asLong()).isPositive();
+        assertThat(r.path("writers").path("acked").asLong()).isPositive();
+        assertThat(r.path("goodput").path("percentOfLink").isNumber()).isTrue();
+        assertThat(r.path("primary").path("maxValueLagMillis").asLong()).isEqualTo(2_000);
+        assertThat(r.path("fenced").has("keys")).isTrue();
+        assertThat(r.path("fenced").path("oldestAgeMillis").asLong()).isNotNegative();
+        assertThat(r.path("verdict").path("checks")).hasSize(7);
+        assertThat(r.path("verdict").path("pass").asBoolean()).isEqualTo(code == 0);
+        assertThat(kvs.out()).contains("value lag: max", "after the kill").containsPattern("(?m)^(PASS|FAIL): ");
+        assertThat(kvs.err()).contains("dc-main killed");
+        InProcessKvs.assertNothingLeftRunning();
+    }
+
+    @Test
     @Timeout(180)
     void abuseRunsTheThreeAttacksOnARealNodeAndReportsEveryField() throws Exception {
         Path json = dir.resolve("abuse.json");

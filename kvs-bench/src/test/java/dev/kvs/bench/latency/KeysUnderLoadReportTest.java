@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kvs.bench.cluster.LinkSettings;
 import dev.kvs.replication.FlowControlStatus;
+import dev.kvs.replication.ValueLagStatus;
 import dev.kvs.wan.WanLink;
 import java.time.Duration;
 import java.util.Map;
@@ -149,7 +150,8 @@ class KeysUnderLoadReportTest {
                 1_250,
                 123,
                 new FlowControlStatus(
-                        true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 2_000, 10_000, 987_654, true, 7));
+                        true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 2_000, 10_000, 987_654, true, 7),
+                ValueLagStatus.off());
         return new KeysUnderLoadReport(
                 "keys-under-load",
                 SETTINGS,

@@ -263,7 +263,7 @@ final class KeyChannel {
         for (KeyPacket p : wanted) {
             RecordHeader h = link.store().header(p.key());
             if (h == null || !h.txId().equals(p.txId())) continue;
-            link.pending().add(p.key(), p.txId(), p.valueLength());
+            link.pending().listed(p.key(), p.txId(), p.valueLength()); // a resync's: no writer waits on it
             valuesWanted.incrementAndGet();
             valueBytesWanted.addAndGet(p.valueLength());
         }

@@ -2,6 +2,7 @@ package dev.kvs.replication.primary;
 
 import dev.kvs.core.ByteKey;
 import dev.kvs.core.TxId;
+import dev.kvs.replication.ValueLagStatus;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,8 +19,8 @@ import java.util.function.LongSupplier;
  *
  * <p>The shipper reads the value from the store at send time, so a key written many times before it
  * is shipped sends only its latest value: the older TxIds are conflated, never sent, and resolved by
- * the acknowledgement of the newer one. Bounded by count and bytes; writers wait for room ({@link
- * #awaitRoom}). Thread-safe (one monitor; every method is short). The shipper waits on the monitor for keys
+ * the acknowledgement of the newer one. Bounded by count and bytes, and in time ({@link ValueLag}); writers
+ * wait for room ({@link #awaitRoom}). Thread-safe (one monitor; every method is short). The shipper waits on the monitor for keys
  * to ship and writers for room; an add wakes it unless the caller batches the wake-ups ({@link #addQuietly},
  * then {@link #signal}), and an acknowledgement wakes only writers waiting for room.
  */
@@ -50,9 +51,14 @@ final class PendingValues {
     private volatile long countMirror;
 
     private volatile long bytesMirror;
+    /** Bytes of the pending values the lag counts as small ({@link ValueLag#small}), and their mirror. */
+    private long smallBytes;
 
-    private static final class State {
-        final long since = System.nanoTime();
+    private volatile long smallBytesMirror;
+    private final ValueLag lag;
+
+    /** A pending key; its ages are the lag's ({@link ValueLag.Ages}: one object per key). */
+    private static final class State extends ValueLag.Ages {
         TxId newest;
         int newestLength;
         boolean queued;
@@ -65,29 +71,47 @@ final class PendingValues {
         this(maxCount, maxBytes, System::nanoTime);
     }
 
-    /** With {@code clock} for the arrivals of values ({@link #arrivingWithin}). */
+    /** Without a bound in time, with {@code clock} for the arrivals of values ({@link #arrivingWithin}). */
     PendingValues(int maxCount, long maxBytes, LongSupplier clock) {
+        this(maxCount, maxBytes, new ValueLag(0, 0, System::nanoTime), clock);
+    }
+
+    /** Bounded in time by {@code lag}, with {@code clock} for the arrivals of values ({@link #arrivingWithin}). */
+    PendingValues(int maxCount, long maxBytes, ValueLag lag, LongSupplier clock) {
         this.maxCount = maxCount;
         this.maxBytes = maxBytes;
         this.clock = clock;
         this.lastArrival = clock.getAsLong() - Long.MAX_VALUE / 2;
+        this.lag = lag;
     }
 
     /** True if a write may be added now; lock-free. */
     boolean hasRoom() {
+        return hasRoom(0);
+    }
+
+    /** True if a write of a value of about {@code valueBytes} may be added now; lock-free. */
+    boolean hasRoom(long valueBytes) {
+        return hasRoomIgnoringLag() && lag.room(bytesMirror, smallBytesMirror, valueBytes);
+    }
+
+    /** {@link #hasRoom} but for the bound in time. */
+    boolean hasRoomIgnoringLag() {
         return countMirror < maxCount && bytesMirror < maxBytes;
     }
 
     private void mirror() {
         countMirror = byKey.size();
         bytesMirror = bytes;
+        smallBytesMirror = smallBytes;
+        lag.refresh(byKey.size(), bytes);
     }
 
     synchronized boolean awaitRoom(long timeoutNanos) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
         roomWaiters++;
         try {
-            while (byKey.size() >= maxCount || bytes >= maxBytes) {
+            while (byKey.size() >= maxCount || bytes >= maxBytes || !lag.room(bytes, smallBytes, 0)) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) return false;
                 TimeUnit.NANOSECONDS.timedWait(this, left);
@@ -142,7 +166,34 @@ final class PendingValues {
         } else if (s.queued) {
             conflated++; // the queued, unsent value is replaced by this one
         }
+        lag.arrived(s, s.newest);
+        return track(k, s, txId, valueLength);
+    }
+
+    /**
+     * A full resync listed {@code key}, whose value in the store is the write {@code txId}: its value must
+     * reach the backup. As {@link #addQuietly}, but while such values are pending the bound in time holds
+     * no writer ({@link ValueLag}).
+     */
+    synchronized void listed(byte[] key, TxId txId, int valueLength) {
+        ByteKey k = new ByteKey(key);
+        State s = byKey.get(k);
+        if (s == null) {
+            s = new State();
+            byKey.put(k, s);
+            lag.listed(s);
+        } else if (!s.newest.isBefore(txId)) {
+            return; // this write, or a newer one, is tracked already
+        } else {
+            lag.arrived(s, s.newest);
+        }
+        if (track(k, s, txId, valueLength)) notifyAll();
+    }
+
+    private boolean track(ByteKey k, State s, TxId txId, int valueLength) {
         bytes += valueLength - (s.newest == null ? 0 : s.newestLength);
+        if (s.newest != null && lag.small(s.newestLength)) smallBytes -= s.newestLength;
+        if (lag.small(valueLength)) smallBytes += valueLength;
         s.newest = txId;
         s.newestLength = valueLength;
         mirror();
@@ -171,7 +222,7 @@ final class PendingValues {
         }
         ByteKey k = queue.poll();
         State s = byKey.get(k);
-        if (s != null) s.queued = false;
+        if (s != null) taken(s);
         return k.bytes();
     }
 
@@ -185,8 +236,13 @@ final class PendingValues {
         State s = byKey.get(k);
         if (s != null && s.newestLength > maxLength) return null;
         queue.poll();
-        if (s != null) s.queued = false;
+        if (s != null) taken(s);
         return k.bytes();
+    }
+
+    private static void taken(State s) {
+        s.queued = false;
+        ValueLag.taken(s);
     }
 
     /**
@@ -232,7 +288,10 @@ final class PendingValues {
 
     /** The value of {@code key} with {@code txId} was sent; its ack will name {@code txId}. */
     synchronized void shipped(byte[] key, TxId txId) {
-        inFlight.put(txId, new ByteKey(key));
+        ByteKey k = new ByteKey(key);
+        inFlight.put(txId, k);
+        State s = byKey.get(k);
+        lag.drain().shipped(txId, s == null ? 0 : s.newestLength);
     }
 
     /**
@@ -241,6 +300,7 @@ final class PendingValues {
      */
     synchronized void unsent(TxId txId) {
         inFlight.remove(txId);
+        lag.drain().unshipped(txId);
     }
 
     /** How many values were shipped and not yet acknowledged or nacked by the backup. */
@@ -257,6 +317,7 @@ final class PendingValues {
         ByteKey k = inFlight.remove(txId);
         if (k == null) return null;
         State s = byKey.get(k);
+        lag.drain().acked(txId);
         if (s == null) return k;
         if (s.waiters != null) {
             for (Iterator<Waiter> it = s.waiters.iterator(); it.hasNext(); ) {
@@ -269,12 +330,16 @@ final class PendingValues {
         }
         if (!s.newest.isAfter(txId)) {
             byKey.remove(k);
+            lag.gone(s);
             bytes -= s.newestLength;
-            mirror();
-            // room for waiting writers; without them no one is woken: the shipper, which waits on this
-            // monitor for keys to ship, would wake for nothing at every acknowledgement
-            if (roomWaiters > 0) notifyAll();
+            if (lag.small(s.newestLength)) smallBytes -= s.newestLength;
+        } else {
+            lag.covered(s, txId);
         }
+        mirror();
+        // room for waiting writers; without them no one is woken: the shipper, which waits on this
+        // monitor for keys to ship, would wake for nothing at every acknowledgement
+        if (roomWaiters > 0) notifyAll();
         return k;
     }
 
@@ -290,6 +355,7 @@ final class PendingValues {
         ByteKey k;
         synchronized (this) {
             k = inFlight.remove(txId);
+            lag.drain().unshipped(txId); // it did not land: no longer in flight
             State s = k == null ? null : byKey.get(k);
             if (s == null) return null;
             if (s.waiters != null) {
@@ -309,6 +375,7 @@ final class PendingValues {
     /** The value with {@code txId} arrived corrupt: ship the key again. */
     synchronized void nacked(TxId txId) {
         ByteKey k = inFlight.remove(txId);
+        lag.drain().unshipped(txId);
         if (k != null) requeue(k);
     }
 
@@ -319,6 +386,7 @@ final class PendingValues {
     synchronized void abandoned(TxId txId) {
         abandonedCount++;
         ByteKey k = inFlight.remove(txId);
+        lag.drain().unshipped(txId);
         if (k != null) requeue(k);
     }
 
@@ -331,12 +399,14 @@ final class PendingValues {
     synchronized void requeueInFlight() {
         List<ByteKey> keys = new ArrayList<>(inFlight.values());
         inFlight.clear();
+        lag.drain().unshippedAll();
         for (ByteKey k : keys) requeue(k);
     }
 
     /** Every tracked key is shipped again (after a full resync). */
     synchronized void requeueAll() {
         inFlight.clear();
+        lag.drain().unshippedAll();
         for (ByteKey k : byKey.keySet()) requeue(k);
     }
 
@@ -396,11 +466,22 @@ final class PendingValues {
         return bytes;
     }
 
-    /** How long the oldest value not yet acknowledged by the backup has been pending; 0 if none. */
+    /**
+     * How long the oldest write whose value the backup has not acknowledged has been waiting (the lag); 0 if
+     * none.
+     */
     synchronized long oldestAgeMillis() {
-        if (byKey.isEmpty()) return 0;
-        State oldest = byKey.values().iterator().next();
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - oldest.since);
+        return TimeUnit.NANOSECONDS.toMillis(lag.lagNanos());
+    }
+
+    /** The bound in time and what it did ({@link ValueLag}). */
+    synchronized ValueLagStatus lagStatus() {
+        return lag.status();
+    }
+
+    /** The bound in time: whether it refused a write lately, and what it held ({@link ValueLag#held}). */
+    ValueLag lag() {
+        return lag;
     }
 
     synchronized long conflated() {

@@ -192,7 +192,11 @@ public final class Replicator implements ReplicationLink {
         long lastSeq = b.lastSeq;
         this.config = config;
         this.keyLog = new KeyLog(epoch, lastSeq, config.maxUnackedKeys());
-        this.pending = new PendingValues(config.maxPendingValues(), config.maxPendingValueBytes(), b.arrivalClock);
+        this.pending = new PendingValues(
+                config.maxPendingValues(),
+                config.maxPendingValueBytes(),
+                new ValueLag(config.maxValueLag().toNanos(), config.chunkBytes(), System::nanoTime),
+                b.arrivalClock);
         this.peerText = peer.getHostString() + ":" + peer.getPort();
         int maxQuantum = Math.min(config.chunkBytes(), config.valueBatchBytes());
         FlowController flow =
@@ -309,6 +313,7 @@ public final class Replicator implements ReplicationLink {
     public WriteOrder begin(ReplicationMode mode) {
         if (keyLog.hasRoom() && pending.hasRoom()) return new Order(mode); // the common case: no lock
         long timeout = config.writeTimeout().toNanos();
+        long start = System.nanoTime();
         try {
             if (!keyLog.awaitRoom(timeout)) {
                 throw new ReplicationBusyException("" + config.maxUnackedKeys()
@@ -316,17 +321,49 @@ public final class Replicator implements ReplicationLink {
                         + config.writeTimeout().toMillis()
                         + " ms (maxUnackedKeys); nothing was written");
             }
-            if (!pending.awaitRoom(timeout)) {
-                throw new ReplicationBusyException("" + pending.count() + " values (" + pending.bytes()
-                        + " bytes) not yet on the backup for "
-                        + config.writeTimeout().toMillis()
-                        + " ms (maxPendingValues/maxPendingValueBytes); nothing was written");
-            }
+            if (!pending.awaitRoom(timeout)) throw busy();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ReplicationBusyException("interrupted while waiting for replication room");
+        } finally {
+            heldForRoom(System.nanoTime() - start);
         }
         return new Order(mode);
+    }
+
+    /**
+     * Never waits. Only the key and value bounds refuse here, not the bound in time: a client's event loop
+     * has just seen {@link #hasRoom} and held the write while it was false, and the bound in time, which
+     * moves with the clock and with every other loop's writes, must not refuse a write that found room a
+     * moment ago. The node's own writes (active expiry's deletes, an operator's resolutions) are not held by it
+     * either.
+     */
+    @Override
+    public WriteOrder beginNow(ReplicationMode mode) {
+        if (!keyLog.hasRoom() || !pending.hasRoomIgnoringLag()) {
+            throw new ReplicationBusyException(
+                    "replication to the backup is at its bounds (unacknowledged keys or unshipped values);"
+                            + " nothing was written");
+        }
+        return new Order(mode);
+    }
+
+    /** Why the values' bounds refused a write for the whole write timeout. */
+    private ReplicationBusyException busy() {
+        ReplicatorStatus s = status();
+        String bound = pending.hasRoomIgnoringLag()
+                ? "the oldest is " + s.oldestPendingValueMillis() + " ms old and those pending would take "
+                        + s.valueLag().projectedLagMillis() + " ms to ship (maxValueLagMs "
+                        + config.maxValueLag().toMillis() + ")"
+                : "maxPendingValues/maxPendingValueBytes";
+        return new ReplicationBusyException("" + s.pendingValues() + " values (" + s.pendingValueBytes()
+                + " bytes) not yet on the backup for " + config.writeTimeout().toMillis() + " ms; " + bound
+                + "; nothing was written");
+    }
+
+    @Override
+    public void heldForRoom(long waitedNanos) {
+        pending.lag().held(waitedNanos);
     }
 
     private final class Order implements WriteOrder {
@@ -514,6 +551,11 @@ public final class Replicator implements ReplicationLink {
     }
 
     @Override
+    public boolean hasRoom(long valueBytes) {
+        return keyLog.hasRoom() && pending.hasRoom(valueBytes);
+    }
+
+    @Override
     public long writeTimeoutMillis() {
         return config.writeTimeout().toMillis();
     }
@@ -557,7 +599,8 @@ public final class Replicator implements ReplicationLink {
                 shipper.flowControlStatus(),
                 refusing,
                 refusals.snapshot(),
-                keyChannel.resyncStatus());
+                keyChannel.resyncStatus(),
+                pending.lagStatus());
     }
 
     /**

@@ -320,6 +320,11 @@ public final class NodeConfigLoader {
                 b.valueRateBytesPerSecond(byteSize("valueRateBytesPerSecond", r.valueRateBytesPerSecond())
                         .bytes());
             if (r.writeTimeoutMs() != null) b.writeTimeout(Duration.ofMillis(r.writeTimeoutMs()));
+            if (r.maxValueLagMs() != null) {
+                long ms = r.maxValueLagMs();
+                if (ms < 0) throw new IllegalArgumentException("maxValueLagMs < 0: " + ms + " (0: off)");
+                b.maxValueLag(Duration.ofMillis(ms));
+            }
             if (r.maxFrameBytes() != null)
                 b.maxFrameBytes(byteSize("maxFrameBytes", r.maxFrameBytes()).toInt("maxFrameBytes"));
             if (r.flowControl() != null) b.flowControl(toFlowControl(r.flowControl()));
@@ -558,6 +563,7 @@ public final class NodeConfigLoader {
             Long valueStreams,
             Object valueRateBytesPerSecond,
             Long writeTimeoutMs,
+            Long maxValueLagMs,
             Object maxFrameBytes,
             FlowControlYaml flowControl,
             Boolean cutThrough) {}

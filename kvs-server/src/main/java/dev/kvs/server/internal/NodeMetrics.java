@@ -176,6 +176,33 @@ public final class NodeMetrics implements AutoCloseable {
                 "Age of the oldest value not yet acknowledged by the backup",
                 r -> r.oldestPendingValueMillis() / 1000.0);
         registerRefusalMeters();
+        replicationGauge(
+                "kvs.replication.value.lag.max",
+                "seconds",
+                "The bound on the value lag's age (maxValueLagMs; 0: off): past it, or once the values pending"
+                        + " would take it to ship, writes wait",
+                r -> r.valueLag().maxValueLagMillis() / 1000.0);
+        replicationGauge(
+                "kvs.replication.value.lag.projected",
+                "seconds",
+                "How long the values pending take to reach the backup at the measured drain rate (-1: unknown)",
+                r -> r.valueLag().projectedLagMillis() < 0 ? -1 : r.valueLag().projectedLagMillis() / 1000.0);
+        replicationGauge(
+                "kvs.replication.value.drain.rate",
+                "bytes.per.second",
+                "Rate the backup acknowledges value bytes at, per second of the last 10 s with values in flight"
+                        + " (-1: unknown)",
+                r -> r.valueLag().drainBytesPerSecond());
+        replicationGauge(
+                "kvs.replication.value.lag.waits",
+                null,
+                "Writes held by the bound on the value lag",
+                r -> r.valueLag().waits());
+        replicationGauge(
+                "kvs.replication.value.lag.wait",
+                "seconds",
+                "Time writes waited at the bound on the value lag, in all",
+                r -> r.valueLag().waitMillis() / 1000.0);
         registerFlowControlGauges();
     }
 

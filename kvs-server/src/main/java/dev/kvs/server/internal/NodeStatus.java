@@ -179,6 +179,7 @@ public record NodeStatus(
                 r.flowControl(),
                 r.refusingValues(),
                 r.refusals(),
-                r.resync());
+                r.resync(),
+                r.valueLag());
     }
 }

@@ -269,6 +269,8 @@ class NodeConfigLoaderTest {
             store: {maxBytes: 0} => store.maxBytes <= 0: 0
             store: {maxKeyBytes: 3GiB} => store.maxKeyBytes is larger than 2147483647 bytes: 3GiB (3221225472)
             store: {maxValueBytes: -5} => store.maxValueBytes is negative: -5
+            replication: {maxValueLagMs: -1} => replication.maxValueLagMs < 0: -1 (0: off)
+            replication: {maxValueLagMs: soon} => replication.maxValueLagMs is not an integer: soon
             """)
     void badFieldsAreNamedWithTheirValue(String yaml, String message) {
         String expected = "config error: " + message.replace("\\u0000", "\u0000");
@@ -288,6 +290,22 @@ class NodeConfigLoaderTest {
         assertThat(c.replication().valueStreams()).isEqualTo(3);
         assertThat(c.replication().valueRateBytesPerSecond()).isEqualTo(1 << 20);
         assertThat(c.replication().writeTimeout()).isEqualTo(java.time.Duration.ofMillis(250));
+    }
+
+    @Test
+    void maxValueLagMsBoundsTheLagInTimeAndZeroTurnsTheBoundOff() {
+        assertThat(NodeConfigLoader.parse("replication:\n  maxValueLagMs: 2500\n", "kvs.yaml")
+                        .replication()
+                        .maxValueLag())
+                .isEqualTo(Duration.ofMillis(2_500));
+        assertThat(NodeConfigLoader.parse("replication:\n  maxValueLagMs: 0\n", "kvs.yaml")
+                        .replication()
+                        .maxValueLag())
+                .isZero();
+        assertThat(NodeConfigLoader.parse("replication: {}\n", "kvs.yaml")
+                        .replication()
+                        .maxValueLag())
+                .isEqualTo(Duration.ofSeconds(5));
     }
 
     @Test

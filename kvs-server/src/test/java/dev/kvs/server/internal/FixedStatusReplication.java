@@ -6,13 +6,14 @@ import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.ResyncStatus;
+import dev.kvs.replication.ValueLagStatus;
 import dev.kvs.replication.ValueRefusals;
 import dev.kvs.replication.WriteOrder;
 import java.util.Map;
 
 /** A replication that only reports a fixed status: for what {@code INFO}, {@code /status} and metrics show. */
 public final class FixedStatusReplication implements ReplicationLink {
-    /** A streaming primary whose flow control is on, every number distinct. */
+    /** A streaming primary whose flow control and bound on the value lag are on, every number distinct. */
     public static final ReplicatorStatus STREAMING_WITH_FLOW_CONTROL = new ReplicatorStatus(
             "streaming",
             "dc2.example:7380",
@@ -36,7 +37,8 @@ public final class FixedStatusReplication implements ReplicationLink {
                     true, "steady", 262_144, 131_072, 1_000_000, 20_150, 3_500, 2_000, 10_000, 987_654, true, 7),
             0,
             ValueRefusals.none(),
-            ResyncStatus.none());
+            ResyncStatus.none(),
+            new ValueLagStatus(5_000, 3_200, 1_048_576, 12, 3_456));
 
     /** A streaming primary whose backup's store refuses values: the link is degraded. */
     public static final ReplicatorStatus DEGRADED = new ReplicatorStatus(
@@ -64,7 +66,8 @@ public final class FixedStatusReplication implements ReplicationLink {
                     "store full",
                     "store full: 200 entries (maxEntries 200)",
                     Map.of("store full", 57L, "value too large", 1L, "store error", 0L)),
-            ResyncStatus.none());
+            ResyncStatus.none(),
+            ValueLagStatus.off());
 
     private final ReplicatorStatus status;
 

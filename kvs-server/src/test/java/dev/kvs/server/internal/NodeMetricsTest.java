@@ -201,6 +201,29 @@ class NodeMetricsTest {
     }
 
     @Test
+    void scrapeShowsTheBoundOnTheValueLagAndTheWritesItHeld() {
+        metrics.close();
+        metrics = TestContexts.primary(
+                        NodeConfig.builder()
+                                .peer("dc2.example:7380")
+                                .insecureReplication(true)
+                                .build(),
+                        store,
+                        2,
+                        5,
+                        new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL))
+                .metrics();
+
+        assertThat(metrics.scrape())
+                .contains("kvs_replication_value_lag_oldest_seconds 1.25")
+                .contains("kvs_replication_value_lag_max_seconds 5")
+                .contains("kvs_replication_value_lag_projected_seconds 3.2")
+                .contains("kvs_replication_value_drain_rate_bytes_per_second 1048576")
+                .contains("kvs_replication_value_lag_waits 12")
+                .contains("kvs_replication_value_lag_wait_seconds 3.456");
+    }
+
+    @Test
     void flowControlGaugesAreZeroWhileItIsOff() {
         String text = metrics.scrape();
 

@@ -122,12 +122,13 @@ class LargeValueShippingTest {
         long seed = System.nanoTime();
         System.out.println("LargeValueShippingTest seed " + seed);
         Random rnd = new Random(seed);
-        // 40 Mbit/s: a 10 MiB value takes about 2 s through the link, so the rewrites land mid-value
+        // 40 Mbit/s: a 10 MiB value takes about 2 s through the link, so the rewrites land mid-value; without the
+        // bound in time, which would hold a second 10 MiB value until the first is on the backup
         try (TwoDc dc = TwoDc.start(
                         ReplicationMode.ID_FIRST,
                         Duration.ofMillis(5),
                         40_000_000,
-                        TwoDc.replication().build());
+                        TwoDc.replication().maxValueLag(Duration.ZERO).build());
                 Jedis p = dc.primaryClient();
                 Jedis bk = dc.backupClient()) {
             byte[] key = b("big");
@@ -161,11 +162,12 @@ class LargeValueShippingTest {
         long seed = System.nanoTime();
         System.out.println("LargeValueShippingTest seed " + seed);
         Random rnd = new Random(seed);
+        // without the bound in time, which holds writes behind 10 MiB that cannot ship while the link is cut
         try (TwoDc dc = TwoDc.start(
                         ReplicationMode.ASYNC,
                         Duration.ofMillis(5),
                         40_000_000,
-                        TwoDc.replication().build());
+                        TwoDc.replication().maxValueLag(Duration.ZERO).build());
                 Jedis p = dc.primaryClient();
                 Jedis bk = dc.backupClient()) {
             byte[] key = b("big");

@@ -36,7 +36,12 @@ class ReplicationRandomizedTest {
                         ReplicationMode.ID_FIRST,
                         Duration.ofMillis(1),
                         200_000_000,
-                        TwoDc.replication().valueStreams(1 + rnd.nextInt(3)).build());
+                        // without the bound in time: it would hold (then refuse) the async writes made while
+                        // the link is cut once the values pending could not ship within it
+                        TwoDc.replication()
+                                .valueStreams(1 + rnd.nextInt(3))
+                                .maxValueLag(Duration.ZERO)
+                                .build());
                 Jedis p = dc.primaryClient();
                 Jedis bk = dc.backupClient()) {
             boolean cut = false;

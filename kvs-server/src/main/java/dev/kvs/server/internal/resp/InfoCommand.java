@@ -203,6 +203,11 @@ final class InfoCommand implements Command {
         line(b, "kvs_value_lag_count", r.pendingValues());
         line(b, "kvs_value_lag_bytes", r.pendingValueBytes());
         line(b, "kvs_value_lag_oldest_ms", r.oldestPendingValueMillis());
+        line(b, "kvs_value_lag_max_ms", r.valueLag().maxValueLagMillis());
+        line(b, "kvs_value_lag_projected_ms", r.valueLag().projectedLagMillis());
+        line(b, "kvs_value_drain_bps", r.valueLag().drainBytesPerSecond());
+        line(b, "kvs_value_lag_waits", r.valueLag().waits());
+        line(b, "kvs_value_lag_wait_ms", r.valueLag().waitMillis());
         line(b, "kvs_conflated_values", r.conflatedValues());
         line(b, "kvs_values_shipped", r.valuesShipped());
         line(b, "kvs_abandoned_values", r.abandonedValues());

@@ -85,6 +85,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<RespCommand> held = new ArrayDeque<>();
 
     private long holdDeadlineNanos;
+    /** When the write at the head of {@link #held} began to wait for room; 0 if it does not. */
+    private long roomWaitSinceNanos;
+
     private boolean roomRetryScheduled;
     private boolean resumeScheduled;
     private boolean runningHeld;
@@ -244,16 +247,24 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     /**
      * A write finding replication's bounds full is held, with everything after it on this connection,
      * and reading pauses; it is retried every millisecond, never blocking the event loop, and refused
-     * with BUSY once the write timeout has passed.
+     * with BUSY once the write timeout has passed. Its arguments' bytes stand for its values' (the bound
+     * in time holds large values before small ones).
      */
     private boolean mustWaitForRoom(RespCommand command) {
         if (!session.authenticated()
                 || !(node.roles().current() instanceof NodeRole.Primary p)
-                || p.writes().hasRoom()) return false;
+                || p.writes().hasRoom(argumentBytes(command))) return false;
         CommandSpec spec = table.lookup(command.args()[0]);
         return spec != null
                 && spec.has(CommandSpec.WRITE)
                 && CommandSpec.permits(session.user.role(), spec.flags()); // else NOPERM at once
+    }
+
+    private static long argumentBytes(RespCommand command) {
+        byte[][] args = command.args();
+        long n = command.staged() == null ? 0 : command.staged().stage().length();
+        for (int i = 1; i < args.length; i++) n += args[i].length;
+        return n;
     }
 
     /** How long a write may wait for replication room (0 unless this node is a replicating primary). */
@@ -263,9 +274,18 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     private void holdForRoom(ChannelHandlerContext ctx, RespCommand command) {
         held.addFirst(command);
-        holdDeadlineNanos = System.nanoTime() + writeTimeoutMillis() * 1_000_000;
+        roomWaitSinceNanos = System.nanoTime();
+        holdDeadlineNanos = roomWaitSinceNanos + writeTimeoutMillis() * 1_000_000;
         ctx.channel().config().setAutoRead(false);
         scheduleRoomRetry(ctx);
+    }
+
+    /** The held write at the head stops waiting for room (it runs, or is refused): replication counts the wait. */
+    private void roomWaited() {
+        if (roomWaitSinceNanos == 0) return;
+        long waited = System.nanoTime() - roomWaitSinceNanos;
+        roomWaitSinceNanos = 0;
+        if (node.roles().current() instanceof NodeRole.Primary p) p.writes().heldForRoom(waited);
     }
 
     private void scheduleRoomRetry(ChannelHandlerContext ctx) {
@@ -308,12 +328,14 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             }
             RespCommand next = held.peek();
             if (next.error() == null && next.args().length > 0 && mustWaitForRoom(next)) {
+                if (roomWaitSinceNanos == 0) roomWaitSinceNanos = System.nanoTime(); // behind a refused one
                 if (System.nanoTime() < holdDeadlineNanos) {
                     scheduleRoomRetry(ctx);
                     flushIfWritten(ctx);
                     return;
                 }
                 held.poll().discard();
+                roomWaited();
                 CommandSpec refused = table.lookup(next.args()[0]);
                 if (refused != null) refused.counters().rejected.increment();
                 reply(
@@ -324,6 +346,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 holdDeadlineNanos = System.nanoTime() + writeTimeoutMillis() * 1_000_000;
                 continue;
             }
+            roomWaited();
             handle(ctx, held.poll());
             if (closing) return;
         }

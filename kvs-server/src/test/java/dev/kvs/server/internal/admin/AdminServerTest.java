@@ -189,6 +189,25 @@ class AdminServerTest {
     }
 
     @Test
+    void statusShowsTheBoundOnTheValueLagAndTheWritesItHeld() throws Exception {
+        stop();
+        serve(TestContexts.primary(
+                node.config(),
+                store,
+                3,
+                7,
+                new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL)));
+
+        JsonNode lag = JSON.readTree(get("/status").body()).path("replication").path("valueLag");
+
+        assertThat(lag.path("maxValueLagMillis").asLong()).isEqualTo(5_000);
+        assertThat(lag.path("projectedLagMillis").asLong()).isEqualTo(3_200);
+        assertThat(lag.path("drainBytesPerSecond").asLong()).isEqualTo(1_048_576);
+        assertThat(lag.path("waits").asLong()).isEqualTo(12);
+        assertThat(lag.path("waitMillis").asLong()).isEqualTo(3_456);
+    }
+
+    @Test
     void statusFollowsRoleChanges() throws Exception {
         assertThat(node.roles().demote(4)).isTrue();
         assertThat(JSON.readTree(get("/status").body()).path("role").asText()).isEqualTo("backup");

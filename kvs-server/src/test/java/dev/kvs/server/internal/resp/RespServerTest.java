@@ -317,6 +317,28 @@ class RespServerTest {
     }
 
     @Test
+    void infoReplicationShowsTheBoundOnTheValueLagAndTheWritesItHeld() {
+        resp.close();
+        resp = RespChannel.withDefaults(new FixedStatusReplication(FixedStatusReplication.STREAMING_WITH_FLOW_CONTROL));
+
+        assertThat(resp.command("INFO", "replication"))
+                .contains("\r\nkvs_value_lag_oldest_ms:1250\r\n")
+                .contains("\r\nkvs_value_lag_max_ms:5000\r\n")
+                .contains("\r\nkvs_value_lag_projected_ms:3200\r\n")
+                .contains("\r\nkvs_value_drain_bps:1048576\r\n")
+                .contains("\r\nkvs_value_lag_waits:12\r\n")
+                .contains("\r\nkvs_value_lag_wait_ms:3456\r\n");
+    }
+
+    @Test
+    void infoReplicationShowsNoBoundOnTheValueLagWithoutABackup() {
+        assertThat(resp.command("INFO", "replication"))
+                .contains("\r\nkvs_value_lag_max_ms:0\r\n")
+                .contains("\r\nkvs_value_drain_bps:-1\r\n")
+                .contains("\r\nkvs_value_lag_waits:0\r\n");
+    }
+
+    @Test
     void infoReplicationSaysFlowControlIsOffWithoutABackup() {
         assertThat(resp.command("INFO", "replication"))
                 .contains("\r\nkvs_flow_control:off\r\n")

@@ -338,7 +338,8 @@ class RoleMachineTest {
                         none.flowControl(),
                         0,
                         none.refusals(),
-                        none.resync());
+                        none.resync(),
+                        none.valueLag());
             }
             return new ReplicatorStatus(
                     "streaming",
@@ -362,7 +363,8 @@ class RoleMachineTest {
                     none.flowControl(),
                     0,
                     none.refusals(),
-                    none.resync());
+                    none.resync(),
+                    none.valueLag());
         }
 
         @Override
