@@ -18,6 +18,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * buckets are kept in order: adding and removing an entry is a hash operation on its bucket (every
  * {@code SET ... EX} replaces one), where a skip list of every entry made each write walk a deep,
  * cache-cold list. Keys come out bucket by bucket, so earliest first to within a bucket.
+ *
+ * <p>A bucket whose time is partly past (the current second's, say) has to be read whole to find its
+ * due keys, in no order. So that a burst of short TTLs is not read again for every batch taken from
+ * it, the due keys one read finds beyond the batch wait in {@link #ready} for the next calls (each is
+ * looked up again in its bucket first: it may be gone or rewritten by then), and a partly past bucket
+ * is read again only once they are taken.
  */
 final class ExpiryIndex {
     /** Buckets of 1024 ms. */
@@ -30,6 +36,8 @@ final class ExpiryIndex {
     private final ConcurrentSkipListSet<Long> order = new ConcurrentSkipListSet<>();
 
     private final AtomicLong size = new AtomicLong();
+    /** Due entries found by a read of a partly past bucket and not handed out yet; {@link #due} only. */
+    private final java.util.ArrayDeque<Entry> ready = new java.util.ArrayDeque<>();
 
     /** {@code key} expires at {@code at} (epoch millis; 0, no expiry, adds nothing). */
     void add(byte[] key, long at) {
@@ -62,17 +70,28 @@ final class ExpiryIndex {
     }
 
     /** Up to {@code max} keys whose expiry has passed at {@code nowMillis} (expired means now > at). */
-    List<byte[]> due(long nowMillis, int max) {
+    synchronized List<byte[]> due(long nowMillis, int max) {
         List<byte[]> out = new ArrayList<>(Math.min(max, 64));
+        while (out.size() < max && !ready.isEmpty()) {
+            Entry e = ready.poll();
+            Set<Entry> set = buckets.get(e.at >> SHIFT);
+            if (set != null && set.contains(e)) out.add(e.key.bytes());
+        }
+        if (out.size() >= max) return out;
+        ready.clear();
         long last = nowMillis >> SHIFT;
         for (Long b : order) {
             if (b > last) break;
             Set<Entry> set = buckets.get(b);
             if (set == null) continue;
+            boolean whole = (b + 1) << SHIFT <= nowMillis; // every entry of the bucket is due
             for (Entry e : set) {
-                if (e.at < nowMillis) {
+                if (e.at >= nowMillis) continue;
+                if (out.size() < max) {
                     out.add(e.key.bytes());
-                    if (out.size() >= max) return out;
+                    if (out.size() >= max && whole) return out;
+                } else {
+                    ready.add(e); // read whole anyway: keep the rest for the next calls
                 }
             }
         }
@@ -84,7 +103,8 @@ final class ExpiryIndex {
         return size.get();
     }
 
-    void clear() {
+    synchronized void clear() {
+        ready.clear();
         buckets.clear();
         order.clear();
         size.set(0);

@@ -6,6 +6,7 @@ import dev.kvs.core.RecordState;
 import dev.kvs.server.ExpiryConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.role.NodeRole;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -68,6 +69,12 @@ public final class ActiveExpiry implements AutoCloseable {
     /** The share of each interval rounds may take while they keep finding full batches (Redis: 25%). */
     static final int BUSY_PERCENT = 25;
 
+    /**
+     * The share they may take while the store's entries are over three quarters of {@code maxEntries}:
+     * a store filling with keys whose time has passed would soon refuse writes for want of room.
+     */
+    static final int PRESSED_PERCENT = 90;
+
     private void safeRound() {
         try {
             cycle();
@@ -84,12 +91,15 @@ public final class ActiveExpiry implements AutoCloseable {
      * Rounds, one after another while each finds a full batch of {@code maxKeysPerCycle} keys due and
      * they have taken less than {@link #BUSY_PERCENT}% of the interval: many keys expiring at once (a
      * burst of short TTLs) go at up to that share of a thread, not at one batch per interval, as
-     * Redis's expiry cycle repeats while it keeps finding expired keys.
+     * Redis's expiry cycle repeats while it keeps finding expired keys; {@link #PRESSED_PERCENT}% while
+     * the store is over three quarters full.
      *
      * @return the keys removed
      */
     public int cycle() {
-        long budget = config.interval().toNanos() * BUSY_PERCENT / 100;
+        KvStore store = node.store();
+        boolean pressed = store.stats().entries() > store.config().maxEntries() / 4 * 3;
+        long budget = config.interval().toNanos() * (pressed ? PRESSED_PERCENT : BUSY_PERCENT) / 100;
         long start = System.nanoTime();
         int removed = 0;
         while (true) {
@@ -117,23 +127,45 @@ public final class ActiveExpiry implements AutoCloseable {
         dueCount[0] = due.size();
         if (due.isEmpty()) return 0;
         NodeRole role = node.roles().current();
+        if (role instanceof NodeRole.Primary p) {
+            int removed = p.writeFence() != null ? 0 : expireOnPrimary(due, now);
+            expired.addAndGet(removed);
+            return removed;
+        }
         int removed = 0;
         for (byte[] key : due) {
-            if (role instanceof NodeRole.Primary p) {
-                if (p.writeFence() != null) break;
-                if (node.gate().refusal(key, true) != null) continue; // fenced: its value decides
-                try {
-                    if (node.writes().expire(node.mode(), key, now).result()) removed++;
-                } catch (KvsException e) {
-                    break; // e.g. BUSY: replication is at its bounds; the next interval tries again
-                }
-            } else if (role instanceof NodeRole.Backup b) {
+            if (role instanceof NodeRole.Backup b) {
                 if (b.server().expire(key, now)) removed++;
             } else {
                 break;
             }
         }
         expired.addAndGet(removed);
+        return removed;
+    }
+
+    /** Keys a primary deletes in one store step and one replication commit. */
+    static final int BATCH = 64;
+
+    /** Deletes the due keys that are not fenced, {@link #BATCH} at a time, as replicated writes. */
+    private int expireOnPrimary(List<byte[]> due, long now) {
+        int removed = 0;
+        List<byte[]> batch = new ArrayList<>(BATCH);
+        for (int i = 0; i <= due.size(); i++) {
+            if (i < due.size()) {
+                byte[] key = due.get(i);
+                if (node.gate().refusal(key, true) != null) continue; // fenced: its value decides
+                batch.add(key);
+                if (batch.size() < BATCH) continue;
+            }
+            if (batch.isEmpty()) break;
+            try {
+                removed += node.writes().expireAll(node.mode(), batch, now).result();
+            } catch (KvsException e) {
+                break; // e.g. BUSY: replication is at its bounds; the next interval tries again
+            }
+            batch = new ArrayList<>(BATCH);
+        }
         return removed;
     }
 

@@ -183,7 +183,9 @@ final class InfoCommand implements Command {
         line(b, "acl_access_denied_cmd", stats.aclDeniedCommands.sum());
         line(b, "kvs_auth_timeouts", stats.authTimeouts.sum());
         line(b, "kvs_idle_timeouts", stats.idleTimeouts.sum());
-        line(b, "expired_keys", node.expiredKeys().get());
+        line(b, "expired_keys", node.expiredKeys().get() + node.writes().reclaimedKeys());
+        // of which a write that found the store full deleted before it was written (not active expiry)
+        line(b, "kvs_expired_keys_reclaimed_by_writes", node.writes().reclaimedKeys());
         line(b, "evicted_keys", 0);
     }
 

@@ -4,6 +4,7 @@ import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
+import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueStage;
@@ -17,6 +18,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -169,6 +171,20 @@ public final class Writes {
         return new Done<>(d.result() instanceof Write.Remove, d.replicated());
     }
 
+    /**
+     * {@link #expire} for several keys in one store step and one commit: each key whose expiry has
+     * passed is deleted with its own TxId, the others are left. A burst of short TTLs expires at the
+     * cost of one replication hand-off per batch rather than per key.
+     *
+     * @return how many keys were deleted
+     */
+    public Done<Integer> expireAll(ReplicationMode mode, List<byte[]> keys, long nowMillis) {
+        Done<List<Write>> d = runOnce(mode, order -> store.updateAll(keys, expiring(keys, nowMillis, order)));
+        int removed = 0;
+        for (Write w : d.result()) if (w instanceof Write.Remove) removed++;
+        return new Done<>(removed, d.replicated());
+    }
+
     private RecordHeader live(RecordHeader h) {
         return h != null && h.expiredAt(clock) ? null : h;
     }
@@ -225,7 +241,59 @@ public final class Writes {
     }
 
     /** The write protocol: begin, the store write (ordering inside it), then commit, or abort if it failed. */
+    /** Keys whose expiry has passed that a write refused for want of room deletes before it tries again. */
+    static final int RECLAIM = 256;
+
+    private final LongAdder reclaimed = new LongAdder();
+
+    /**
+     * Runs a command's store write in a new ordering. A store full of keys whose expiry has passed is
+     * not full: a write refused for want of room deletes up to {@link #RECLAIM} of them (replicated
+     * deletes, as active expiry's; fenced keys excepted) and tries once more, so a burst of short TTLs
+     * written faster than the expiry thread removes them does not refuse writes while they hold room.
+     */
     private <T> Done<T> run(ReplicationMode mode, Function<OrderingOf, T> storeWrite) {
+        try {
+            return runOnce(mode, storeWrite);
+        } catch (StoreFullException full) {
+            if (reclaimExpired(mode) == 0) throw full;
+            return runOnce(mode, storeWrite);
+        }
+    }
+
+    /** Deletes up to {@link #RECLAIM} keys whose expiry has passed; fenced ones are left to their values. */
+    private int reclaimExpired(ReplicationMode mode) {
+        long now = clock.millis();
+        List<byte[]> due = new ArrayList<>();
+        for (byte[] key : store.expiredKeys(now, RECLAIM)) {
+            if (roles.gate().refusal(key, true) == null) due.add(key);
+        }
+        if (due.isEmpty()) return 0;
+        Done<List<Write>> d = runOnce(mode, order -> store.updateAll(due, expiring(due, now, order)));
+        int removed = 0;
+        for (Write w : d.result()) if (w instanceof Write.Remove) removed++;
+        reclaimed.add(removed);
+        return removed;
+    }
+
+    /** Keys deleted because their expiry had passed when a write found the store full (see {@link #run}). */
+    public long reclaimedKeys() {
+        return reclaimed.sum();
+    }
+
+    /** The writes that delete each of {@code keys} whose expiry has passed at {@code now}, keeping the others. */
+    private static Function<List<RecordHeader>, List<Write>> expiring(List<byte[]> keys, long now, Ordering order) {
+        return headers -> {
+            List<Write> writes = new ArrayList<>(headers.size());
+            for (int i = 0; i < headers.size(); i++) {
+                RecordHeader h = headers.get(i);
+                writes.add(h != null && h.expiredAt(now) ? order.remove(keys.get(i)) : Write.keep());
+            }
+            return writes;
+        };
+    }
+
+    private <T> Done<T> runOnce(ReplicationMode mode, Function<OrderingOf, T> storeWrite) {
         WriteOrder order = begin(mode);
         OrderingOf ordering = new OrderingOf(order);
         T result;

@@ -116,6 +116,21 @@ class WritesTest {
     }
 
     @Test
+    void aWriteThatFindsTheStoreFullOfExpiredKeysDeletesThemAndIsWritten() {
+        long past = System.currentTimeMillis() - 1_000;
+        writes.put(ReplicationMode.ASYNC, "a".getBytes(), "1".getBytes(), past);
+        writes.put(ReplicationMode.ASYNC, "b".getBytes(), "1".getBytes(), past);
+
+        writes.put(ReplicationMode.ASYNC, "c".getBytes(), "1".getBytes());
+
+        assertThat(store.get("c".getBytes()).value()).isEqualTo("1".getBytes());
+        assertThat(store.get("a".getBytes())).isNull();
+        assertThat(store.get("b".getBytes())).isNull();
+        assertThat(writes.reclaimedKeys()).isEqualTo(2);
+        assertThat(link.log).containsSubsequence("abort", "commit", "commit"); // the deletes', then c's
+    }
+
+    @Test
     void aFailedStoreWriteAbortsItsOrderAndWritesNothing() {
         writes.put(ReplicationMode.ASYNC, "a".getBytes(), "1".getBytes());
         writes.put(ReplicationMode.ASYNC, "b".getBytes(), "1".getBytes());
