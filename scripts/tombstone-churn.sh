@@ -6,7 +6,7 @@
 # reaches the backup complete (READONLY GET), and answers PASS if: no error reply, both stores at most
 # 10% of MAX_ENTRIES, nothing left to ship, the new write on the backup.
 #
-# Needs redis-cli. Ports: PRIMARY_PORT (16780), BACKUP_PORT (16781), BACKUP_REPL_PORT (17781), and the
+# Needs redis-cli and curl. Ports: PRIMARY_PORT (16780), BACKUP_PORT (16781), BACKUP_REPL_PORT (17781), and the
 # admin ports 18780/18781. MODE (id-first). KVS (the launcher, ./kvs). The nodes are stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +46,8 @@ for _ in $(seq 1 300); do
 done
 
 info() { redis-cli -p "$1" INFO "$2" | tr -d '\r' | sed -n "s/^$3://p"; }
+# entries and tombstones from /status (builds before issue #31 had no kvs_entries in INFO)
+status() { curl -s "localhost:$1/status" | python3 -c "import json,sys; s=json.load(sys.stdin); print(s['memory']['entries'], s['memory']['entries'] - s['keys'])"; }
 
 # RESP for the commands, written once, fed to redis-cli --pipe
 python3 - "$PAIRS" "$EXPIRING" > "$run/commands.resp" <<'PY'
@@ -78,10 +80,8 @@ for _ in $(seq 1 50); do
   sleep 0.1
 done
 
-p_entries=$(info "$PRIMARY_PORT" memory kvs_entries)
-b_entries=$(info "$BACKUP_PORT" memory kvs_entries)
-p_tomb=$(info "$PRIMARY_PORT" memory kvs_tombstones)
-b_tomb=$(info "$BACKUP_PORT" memory kvs_tombstones)
+read -r p_entries p_tomb < <(status 18780)
+read -r b_entries b_tomb < <(status 18781)
 lag=$(info "$PRIMARY_PORT" replication kvs_value_lag_count)
 state=$(info "$PRIMARY_PORT" replication kvs_link_state)
 limit=$((MAX_ENTRIES / 10))
