@@ -45,8 +45,10 @@ class BenchCommandTest {
                 .contains("--duration=TIME", "--sample-seconds=S", "--delay-ms=MS", "--bandwidth-mbit=MBIT")
                 .contains("--small-writers=N", "--small-size=SIZE", "--large-writers=N", "--large-size=SIZE")
                 .contains("--reconnect-every=N", "--cut-every=TIME", "--cut-seconds=S", "--node-heap=SIZE")
+                .contains("--delete-writers=N", "--expire-writers=N", "--churn-rate=N", "--max-entries=N")
+                .contains("--max-bytes=SIZE", "--warm-up=TIME", "--full-gc-every=TIME")
                 .contains("--flow-control=on|off", "--json[=FILE]", "--dir=DIR")
-                .contains("+ 25% + 32", "no acknowledged");
+                .contains("least-squares slope", "2 standard", "entries - keys <= the tombstone", "no acknowledged");
     }
 
     @Test
@@ -57,7 +59,28 @@ class BenchCommandTest {
                 defaults.settings(new LinkSettings(Duration.ofMillis(5), 100_000_000, 4 << 20, WanLink.Queueing.FIFO));
         assertThat(d)
                 .isEqualTo(new SoakReport.Settings(
-                        600, 5, 5, 100, "id-first", "on", 2, 100, 1, 1 << 20, 500, 60, 5, "512m"));
+                        600,
+                        5,
+                        5,
+                        100,
+                        "id-first",
+                        "on",
+                        2,
+                        100,
+                        1,
+                        1 << 20,
+                        500,
+                        60,
+                        5,
+                        "512m",
+                        1,
+                        1,
+                        200,
+                        100_000,
+                        1024,
+                        128 << 20,
+                        120,
+                        60));
         SoakCommand c = new SoakCommand();
         new CommandLine(c)
                 .parseArgs(
@@ -72,10 +95,18 @@ class BenchCommandTest {
                         "--cut-every=90s",
                         "--cut-seconds=2.5",
                         "--node-heap=1g",
+                        "--delete-writers=2",
+                        "--expire-writers=0",
+                        "--churn-rate=500",
+                        "--max-entries=500000",
+                        "--max-bytes=1GiB",
+                        "--warm-up=5m",
+                        "--full-gc-every=0",
                         "--flow-control=off");
         assertThat(c.settings(new LinkSettings(Duration.ofMillis(5), 100_000_000, 4 << 20, WanLink.Queueing.FIFO)))
                 .isEqualTo(new SoakReport.Settings(
-                        5400, 10, 5, 100, "async", "off", 3, 1000, 0, 10 << 20, 50, 90, 2.5, "1g"));
+                        5400, 10, 5, 100, "async", "off", 3, 1000, 0, 10 << 20, 50, 90, 2.5, "1g", 2, 0, 500, 500_000,
+                        5000, 1 << 30, 300, 0));
     }
 
     @Test
@@ -92,6 +123,24 @@ class BenchCommandTest {
         assertThat(kvs.err()).contains("below --cut-every");
         assertThat(kvs.run("bench", "soak", "--node-heap=lots")).isEqualTo(2);
         assertThat(kvs.err()).contains("--node-heap is not a -Xmx size");
+        assertThat(kvs.run("bench", "soak", "--churn-rate=0")).isEqualTo(2);
+        assertThat(kvs.err()).contains("--churn-rate is not in 1..10000: 0");
+        // 2 x 2,000 keys, 8 large, 200 expiring keys a second for up to 10 s: 6,008 live keys
+        assertThat(kvs.run("bench", "soak", "--max-entries=9000")).isEqualTo(2);
+        assertThat(kvs.err()).contains("--max-entries is not in 1.5 x the load's live keys (6008");
+        SoakCommand atTheBound = new SoakCommand();
+        new CommandLine(atTheBound).parseArgs("--max-entries=9012");
+        assertThat(atTheBound
+                        .settings(new LinkSettings(Duration.ofMillis(5), 100_000_000, 4 << 20, WanLink.Queueing.FIFO))
+                        .maxEntries())
+                .isEqualTo(9012);
+        assertThat(kvs.run("bench", "soak", "--duration=3m", "--warm-up=140s")).isEqualTo(2);
+        assertThat(kvs.err()).contains("--warm-up leaves fewer than 10 samples");
+        // 4,000 small values of 100 B, 8 of 1 MiB, 2,000 expiring: 8,988,608 bytes live
+        assertThat(kvs.run("bench", "soak", "--max-bytes=32MiB")).isEqualTo(2);
+        assertThat(kvs.err()).contains("--max-bytes is below 4 x the load's live bytes (8988608) or 16MiB");
+        assertThat(kvs.run("bench", "soak", "--full-gc-every=2s")).isEqualTo(2);
+        assertThat(kvs.err()).contains("--full-gc-every is not 0 or in --sample-seconds..--duration: 2.0 s");
     }
 
     @Test
