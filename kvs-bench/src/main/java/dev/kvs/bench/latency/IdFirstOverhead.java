@@ -35,7 +35,16 @@ record IdFirstOverhead(IdFirstOverheadReport.Settings settings, LinkSettings lin
     @Override
     public IdFirstOverheadReport run(Path runDir, PrintWriter err) throws InterruptedException {
         String tag = Long.toHexString(System.nanoTime() & 0xffffff);
-        try (BenchCluster cluster = BenchCluster.start(link, "id-first", settings.flowControl(), runDir)) {
+        String tuning = "store:\n  maxBytes: 2GiB\nreplication:\n  writeTimeoutMs: 10000\n  maxValueLagMs: "
+                + settings.maxValueLagMs() + "\n";
+        try (BenchCluster cluster = BenchCluster.start(
+                link,
+                "id-first",
+                settings.flowControl(),
+                runDir,
+                dev.kvs.bench.cluster.JavaCommand.current(),
+                "",
+                tuning)) {
             PhaseStats rtt = roundTrip(cluster.probeLink(), settings.warmUp(), settings.pings());
             err.printf(Locale.ROOT, "link round trip: p50 %s ms over %d PINGs%n", Report.ms(rtt.p50Ms()), rtt.ok());
             err.flush();

@@ -70,6 +70,13 @@ public final class IdFirstOverheadCommand implements Callable<Integer> {
             description = "PINGs measuring the link's round trip (default: ${DEFAULT-VALUE})")
     private int pings = 30;
 
+    @Option(
+            names = "--max-value-lag-ms",
+            paramLabel = "MS",
+            description = "dc-main's replication.maxValueLagMs (default: ${DEFAULT-VALUE}, off: this bench's async"
+                    + " writes queue values faster than the link on purpose; kvs bench value-lag measures the bound)")
+    private long maxValueLagMs = 0;
+
     @Mixin
     private RunOptions run;
 
@@ -97,6 +104,9 @@ public final class IdFirstOverheadCommand implements Callable<Integer> {
         }
         if (warmUp < 0 || warmUp > 1000) throw new IllegalArgumentException("--warm-up is not in 0..1000: " + warmUp);
         if (pings < 1 || pings > 10_000) throw new IllegalArgumentException("--pings is not in 1..10000: " + pings);
+        if (maxValueLagMs < 0 || maxValueLagMs > 3_600_000) {
+            throw new IllegalArgumentException("--max-value-lag-ms is not in 0..3600000: " + maxValueLagMs);
+        }
         return new IdFirstOverheadReport.Settings(
                 link.delayMs(),
                 link.bandwidthMbit(),
@@ -107,6 +117,7 @@ public final class IdFirstOverheadCommand implements Callable<Integer> {
                 count,
                 largeCount,
                 warmUp,
-                pings);
+                pings,
+                maxValueLagMs);
     }
 }

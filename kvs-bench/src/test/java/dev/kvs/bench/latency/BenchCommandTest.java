@@ -345,7 +345,17 @@ class BenchCommandTest {
                 .isEqualTo(new LinkSettings(Duration.ofMillis(5), 1_000_000_000, 4 << 20, WanLink.Queueing.FIFO));
         assertThat(benchmark.settings())
                 .isEqualTo(new IdFirstOverheadReport.Settings(
-                        5, 1000, 4 << 20, "fifo", "on", List.of(100L, 100_000L, 1L << 20, 10L << 20), 30, 30, 3, 30));
+                        5,
+                        1000,
+                        4 << 20,
+                        "fifo",
+                        "on",
+                        List.of(100L, 100_000L, 1L << 20, 10L << 20),
+                        30,
+                        30,
+                        3,
+                        30,
+                        0));
     }
 
     @Test

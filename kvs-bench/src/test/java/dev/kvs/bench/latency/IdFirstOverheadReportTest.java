@@ -9,8 +9,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class IdFirstOverheadReportTest {
-    private static final IdFirstOverheadReport.Settings SETTINGS =
-            new IdFirstOverheadReport.Settings(5, 1000, 4 << 20, "fifo", "on", List.of(100L, 10L << 20), 30, 10, 3, 30);
+    private static final IdFirstOverheadReport.Settings SETTINGS = new IdFirstOverheadReport.Settings(
+            5, 1000, 4 << 20, "fifo", "on", List.of(100L, 10L << 20), 30, 10, 3, 30, 0);
 
     private static PhaseStats p50(double ms) {
         return new PhaseStats(30, 30, Map.of(), ms, ms + 2, ms + 3);
