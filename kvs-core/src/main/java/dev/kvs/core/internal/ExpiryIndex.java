@@ -72,13 +72,15 @@ final class ExpiryIndex {
     /** Up to {@code max} keys whose expiry has passed at {@code nowMillis} (expired means now > at). */
     synchronized List<byte[]> due(long nowMillis, int max) {
         List<byte[]> out = new ArrayList<>(Math.min(max, 64));
-        while (out.size() < max && !ready.isEmpty()) {
-            Entry e = ready.poll();
-            Set<Entry> set = buckets.get(e.at >> SHIFT);
-            if (set != null && set.contains(e)) out.add(e.key.bytes());
+        if (!ready.isEmpty()) {
+            // what the last read found; the next call reads again (a read now would find these again)
+            while (out.size() < max && !ready.isEmpty()) {
+                Entry e = ready.poll();
+                Set<Entry> set = buckets.get(e.at >> SHIFT);
+                if (set != null && set.contains(e)) out.add(e.key.bytes());
+            }
+            if (!out.isEmpty()) return out;
         }
-        if (out.size() >= max) return out;
-        ready.clear();
         long last = nowMillis >> SHIFT;
         for (Long b : order) {
             if (b > last) break;

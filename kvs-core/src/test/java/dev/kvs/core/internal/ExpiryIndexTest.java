@@ -49,6 +49,34 @@ class ExpiryIndexTest {
     }
 
     @Test
+    void aPartlyPastBucketIsReadOnceForSeveralBatchesAndNoKeyComesTwice() {
+        for (int i = 0; i < 5; i++) index.add(b("t" + i), 5_000 + i); // one bucket, 5120 ms not reached
+        index.add(b("later"), 5_100);
+        long now = 5_010;
+        List<String> seen = new ArrayList<>();
+        for (int batch : new int[] {2, 2, 1, 0}) {
+            List<String> due = due(now, 2);
+            assertThat(due).as("batch after %s", seen).hasSize(batch);
+            assertThat(seen).as("handed out again").doesNotContainAnyElementsOf(due.isEmpty() ? List.of("-") : due);
+            for (String k : due) index.remove(b(k), 5_000 + Integer.parseInt(k.substring(1)));
+            seen.addAll(due);
+        }
+        assertThat(seen).containsExactlyInAnyOrder("t0", "t1", "t2", "t3", "t4");
+        assertThat(due(5_101, 2)).containsExactly("later");
+    }
+
+    @Test
+    void aKeyTakenOutWhileItsBatchWaitedIsNotHandedOut() {
+        for (int i = 0; i < 4; i++) index.add(b("t" + i), 5_000 + i);
+        List<String> first = due(5_010, 1); // the other three wait, read once
+        index.remove(b(first.get(0)), 5_000 + Integer.parseInt(first.get(0).substring(1)));
+        for (int i = 0; i < 4; i++) index.remove(b("t" + i), 5_000 + i); // a writer rewrote them all
+        index.add(b("t3"), 5_003); // and one again, with the same expiry
+
+        assertThat(due(5_010, 10)).containsExactly("t3");
+    }
+
+    @Test
     void concurrentAddsAndRemovesLeaveExactlyTheLastEntries() throws Exception {
         long seed = new Random().nextLong();
         System.out.println("ExpiryIndexTest seed " + seed);
