@@ -235,4 +235,28 @@ class ReplicationListenerAbuseTest {
                 .isBetween(1L, 9L);
         assertThat(node.epoch()).isEqualTo(1);
     }
+
+    @Test
+    void aPrimaryRejectedOnEveryReconnectWritesAFewWarnLines() {
+        ReplicationServer server = listen(null, BackupConfig.defaults(), null);
+        Replicator r = Replicator.builder()
+                .config(ReplicatorConfig.builder()
+                        .reconnect(Duration.ofMillis(1), Duration.ofMillis(2))
+                        .build())
+                .store(primaryStore)
+                .identity("another-cluster", "primary-1")
+                .startAfter(1, 0)
+                .peer(new InetSocketAddress("127.0.0.1", server.port()))
+                .group(group)
+                .start();
+        resources.add(r);
+
+        // each attempt is rejected (CLUSTER_MISMATCH) on both sides, and redialled within 2 ms
+        await().atMost(Duration.ofSeconds(30)).until(() -> server.status().refusedConnections() >= 300);
+        r.close();
+        long warnings =
+                logged.list.stream().filter(e -> e.getLevel() == Level.WARN).count();
+        // a line per kind per 10 s: the backup's reject, the key channel's and the value streams' rejections
+        assertThat(warnings).as("WARN lines for 300 rejected connections").isBetween(1L, 9L);
+    }
 }
