@@ -8,6 +8,7 @@ import dev.kvs.replication.auth.ClusterSecret;
 import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.auth.ReplicationTls;
 import dev.kvs.replication.auth.TlsFiles;
+import dev.kvs.replication.backup.BackupConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -55,6 +56,8 @@ import java.util.Set;
  *     each serves this many, new connections go to the loop serving the fewest (1: spread from the first)
  * @param store the store's limits and data directory
  * @param replication the primary's replication limits (batching, bounds, timeouts)
+ * @param replicationListener a backup's replication listener: its handshake slots and authentication
+ *     deadline (its {@code maxFrameBytes} is {@code replication}'s)
  * @param failover read policy and timeouts for unfinished keys after promotion
  * @param clusterSecret the secret both nodes prove to each other on every replication connection
  *     (at least 16 bytes), if any
@@ -100,6 +103,7 @@ public record NodeConfig(
         int ioPackConnections,
         StoreConfig store,
         ReplicatorConfig replication,
+        BackupConfig replicationListener,
         FailoverConfig failover,
         Optional<String> clusterSecret,
         boolean insecureReplication,
@@ -155,6 +159,7 @@ public record NodeConfig(
         if (ioPackConnections < 1) throw new IllegalArgumentException("ioPackConnections < 1: " + ioPackConnections);
         if (store == null) throw new IllegalArgumentException("store is missing");
         if (replication == null) throw new IllegalArgumentException("replication is missing");
+        if (replicationListener == null) throw new IllegalArgumentException("replicationListener is missing");
         if (failover == null) throw new IllegalArgumentException("failover is missing");
         if (expiry == null) throw new IllegalArgumentException("expiry is missing");
         if (clusterSecret == null) throw new IllegalArgumentException("clusterSecret == null (use Optional.empty())");
@@ -340,6 +345,7 @@ public record NodeConfig(
         private int ioPackConnections = DEFAULT_IO_PACK_CONNECTIONS;
         private StoreConfig store = StoreConfig.defaults();
         private ReplicatorConfig replication = ReplicatorConfig.defaults();
+        private BackupConfig replicationListener = BackupConfig.defaults();
         private FailoverConfig failover = FailoverConfig.defaults();
         private ExpiryConfig expiry = ExpiryConfig.defaults();
         private String clusterSecret;
@@ -493,6 +499,11 @@ public record NodeConfig(
             return this;
         }
 
+        public Builder replicationListener(BackupConfig v) {
+            replicationListener = v;
+            return this;
+        }
+
         public Builder store(StoreConfig v) {
             store = v;
             return this;
@@ -569,6 +580,7 @@ public record NodeConfig(
             ioPackConnections = c.ioPackConnections;
             store = c.store;
             replication = c.replication;
+            replicationListener = c.replicationListener;
             failover = c.failover;
             expiry = c.expiry;
             clusterSecret = c.clusterSecret.orElse(null);
@@ -608,6 +620,7 @@ public record NodeConfig(
                     ioPackConnections,
                     store,
                     replication,
+                    replicationListener,
                     failover,
                     Optional.ofNullable(clusterSecret),
                     insecureReplication,

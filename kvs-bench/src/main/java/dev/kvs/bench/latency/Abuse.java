@@ -33,9 +33,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * authenticated client out. The primary's used heap is sampled through {@code GET /status} during each.
  *
  * @param settings what to run
+ * @param squatters the attack on the backup's replication port ({@link ReplicationSquatters})
  * @param link the link between the DCs
  */
-record Abuse(AbuseReport.Settings settings, LinkSettings link) implements Benchmark {
+record Abuse(AbuseReport.Settings settings, ReplicationSquatters.Settings squatters, LinkSettings link)
+        implements Benchmark {
     /** {@code *2\r\n$67108864\r\n}: an array of 2 whose first bulk string announces 64 MiB, then nothing. */
     static final byte[] BULK_HEADER = "*2\r\n$67108864\r\n".getBytes(StandardCharsets.US_ASCII);
 
@@ -79,15 +81,15 @@ record Abuse(AbuseReport.Settings settings, LinkSettings link) implements Benchm
             err.println("abuse: output buffer...");
             err.flush();
             AbuseReport.Scenario output = outputBuffer(node, cluster, password);
+            err.println("abuse: replication squatters...");
+            err.flush();
+            ReplicationSquatters.Result squat = ReplicationSquatters.run(squatters, cluster, err);
             cluster.checkAlive();
+            List<Verdict.Check> checks = new ArrayList<>(
+                    AbuseReport.verdict(settings, bulk, output, idle).checks());
+            checks.addAll(squat.checks());
             return new AbuseReport(
-                    "abuse",
-                    settings,
-                    bulk,
-                    output,
-                    idle,
-                    AbuseReport.verdict(settings, bulk, output, idle),
-                    Provenance.now(runDir));
+                    "abuse", settings, bulk, output, idle, squat, Verdict.of(checks), Provenance.now(runDir));
         } catch (IOException e) {
             throw new UncheckedIOException("a client connection failed: " + e.getMessage(), e);
         }

@@ -24,13 +24,17 @@ import picocli.CommandLine.Option;
         description = {
             "Starts dc-backup and dc-main as separate JVMs (-Xmx --node-heap, requirepass set to a random"
                     + " password, authTimeoutSeconds --auth-timeout-seconds, maxClients default) on loopback,"
-                    + " joined by a WAN link emulator in this process, then attacks dc-main three times:",
+                    + " joined by a WAN link emulator in this process, then attacks dc-main three times and dc-backup's replication port once:",
             "1. --connections unauthenticated connections each send *2\\r\\n$67108864\\r\\n (a 64 MiB bulk"
                     + " header) and nothing more, held for the auth timeout + 1 s;",
             "2. --idle-sockets silent unauthenticated sockets are opened, then a client sends AUTH and PING;"
                     + " the sockets are held until the node closed them all, at most the auth timeout + 2 s;",
             "3. with the replication link cut, one authenticated client sends a SET (which waits for its key"
                     + " ack) and --gets GETs of a --value-size value, reads no reply, and is held --hold-seconds.",
+            "4. --repl-squatters idle or slow connections (from --repl-sources loopback addresses) are held on"
+                    + " dc-backup's replication port, reopened every 10 s, beside a stranger reconnecting"
+                    + " --repl-churn-per-second times a second, while the link is cut --repl-drops times; PASS needs"
+                    + " streaming again within 3 s of each heal and at most 3 WARN lines a second.",
             "During each, dc-main's used heap (GET /status) is sampled every --sample-millis; before and after"
                     + " each, jcmd PID GC.run forces a GC first. Connections the node closed are counted.",
             "",
@@ -92,6 +96,9 @@ public final class AbuseCommand implements Callable<Integer> {
     @Mixin
     private RunOptions run;
 
+    @Mixin
+    private ReplicationSquatters.Options squatters = new ReplicationSquatters.Options();
+
     @Override
     public Integer call() throws InterruptedException {
         return run.run(this::benchmark);
@@ -100,7 +107,9 @@ public final class AbuseCommand implements Callable<Integer> {
     /** The benchmark the options describe, checked. */
     Abuse benchmark() {
         return new Abuse(
-                settings(), new LinkSettings(Duration.ofMillis(1), 1_000_000_000, 4 << 20, WanLink.Queueing.FIFO));
+                settings(),
+                squatters.settings(),
+                new LinkSettings(Duration.ofMillis(1), 1_000_000_000, 4 << 20, WanLink.Queueing.FIFO));
     }
 
     /** The settings, checked. */

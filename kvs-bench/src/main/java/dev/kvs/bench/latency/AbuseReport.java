@@ -14,6 +14,8 @@ import java.util.Locale;
  * @param bulkHeaders unauthenticated connections each announcing a 64 MiB bulk string
  * @param outputBuffer one client pipelining GETs of a large value without reading its replies
  * @param idleSockets silent unauthenticated sockets, then an authenticated client
+ * @param replicationSquatters idle and slow connections held on the backup's replication port during
+ *     link drops (issue 32); null if not run
  * @param verdict the bounds
  * @param provenance where and on what it ran
  */
@@ -23,6 +25,7 @@ record AbuseReport(
         Scenario bulkHeaders,
         Scenario outputBuffer,
         Scenario idleSockets,
+        ReplicationSquatters.Result replicationSquatters,
         Verdict verdict,
         @JsonUnwrapped Provenance provenance)
         implements Benchmark.Result {
@@ -141,7 +144,8 @@ record AbuseReport(
                 outputBuffer);
         row(rows, settings.idleSockets() + " idle sockets + AUTH client", idleSockets);
         return "primary's used heap (GET /status memory.heapUsedBytes; before/after after jcmd GC.run), sampled every "
-                + settings.sampleMillis() + " ms\n" + Report.columns(rows) + "\n" + verdict.render();
+                + settings.sampleMillis() + " ms\n" + Report.columns(rows) + "\n"
+                + (replicationSquatters == null ? "" : replicationSquatters.render() + "\n") + verdict.render();
     }
 
     private static void row(List<String[]> rows, String name, Scenario s) {

@@ -136,6 +136,16 @@ final class BenchCluster implements AutoCloseable {
         return dcs.backup().ports().client();
     }
 
+    /** The backup's replication port itself (not the link in front of it). */
+    int backupReplicationPort() {
+        return dcs.backup().ports().repl();
+    }
+
+    /** The log file of the primary (or the backup). */
+    Path log(boolean primary) {
+        return (primary ? dcs.primary() : dcs.backup()).node().log();
+    }
+
     /** Bytes the link delivered to the backup since it started: what the backup received. */
     long relayedToBackup() {
         return dcs.link().stats().toTarget().relayedBytes();

@@ -76,6 +76,7 @@ class AbuseReportTest {
                 bulk,
                 out,
                 idle,
+                null,
                 AbuseReport.verdict(SETTINGS, bulk, out, idle),
                 Provenance.now(Path.of("/tmp/x")));
         assertThat(r.render())

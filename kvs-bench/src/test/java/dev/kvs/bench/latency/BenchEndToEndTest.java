@@ -112,12 +112,24 @@ class BenchEndToEndTest {
                 "--gets=50",
                 "--hold-seconds=1",
                 "--node-heap=256m",
+                "--repl-drops=1",
+                "--repl-churn-per-second=100",
                 "--json=" + json,
                 "--dir=" + dir.resolve("run"));
 
         assertThat(code).as("%s", kvs).isIn(0, 3);
         JsonNode r = Report.JSON.readTree(json.toFile());
         assertThat(r.path("benchmark").asText()).isEqualTo("abuse");
+        JsonNode squat = r.path("replicationSquatters");
+        assertThat(squat.path("restreamMillis"))
+                .as("one drop, one return measured")
+                .hasSize(1);
+        assertThat(squat.path("squatterConnections").asLong()).isGreaterThanOrEqualTo(16);
+        assertThat(squat.path("churnConnections").asLong()).isPositive();
+        assertThat(squat.path("refused").asLong())
+                .as("the tight loop's connections are refused")
+                .isPositive();
+        assertThat(squat.path("warnLines").isNumber()).isTrue();
         for (String name : new String[] {"bulkHeaders", "outputBuffer", "idleSockets"}) {
             JsonNode s = r.path(name);
             assertThat(s.path("heapBeforeBytes").asLong()).as(name).isPositive();
@@ -141,9 +153,11 @@ class BenchEndToEndTest {
                 .isTrue();
         assertThat(r.path("outputBuffer").path("connections").asInt()).isEqualTo(1);
         assertThat(r.path("settings").path("idleSockets").asInt()).isEqualTo(50);
-        assertThat(r.path("verdict").path("checks")).hasSize(3);
+        assertThat(r.path("verdict").path("checks")).hasSize(5);
         assertThat(r.path("verdict").path("pass").asBoolean()).isEqualTo(code == 0);
-        assertThat(kvs.out()).contains("bulk header", "idle sockets").containsPattern("(?m)^(PASS|FAIL): ");
+        assertThat(kvs.out())
+                .contains("bulk header", "idle sockets", "backup's replication port")
+                .containsPattern("(?m)^(PASS|FAIL): ");
         InProcessKvs.assertNothingLeftRunning();
     }
 

@@ -1,5 +1,6 @@
 package dev.kvs.replication.auth;
 
+import dev.kvs.core.log.ThrottledLog;
 import dev.kvs.replication.wire.Frame;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -24,6 +25,8 @@ public final class DiallerAuth extends ChannelDuplexHandler {
     public static final String NAME = "replication-auth";
 
     private static final Logger log = LoggerFactory.getLogger(DiallerAuth.class);
+    /** Failures, a line per interval at most: the primary redials after each. */
+    private static final ThrottledLog failures = new ThrottledLog(log);
 
     private final ClusterSecret secret;
     private final long timeoutMillis;
@@ -107,7 +110,7 @@ public final class DiallerAuth extends ChannelDuplexHandler {
 
     private void fail(ChannelHandlerContext ctx, String why) {
         if (done) return;
-        log.warn(
+        failures.warn(
                 "replication connection to {} not authenticated: {}",
                 ctx.channel().remoteAddress(),
                 why);

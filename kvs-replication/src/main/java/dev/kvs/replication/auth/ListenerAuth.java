@@ -1,5 +1,6 @@
 package dev.kvs.replication.auth;
 
+import dev.kvs.core.log.ThrottledLog;
 import dev.kvs.replication.wire.Frame;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -20,6 +21,8 @@ public final class ListenerAuth extends ChannelInboundHandlerAdapter {
     public static final String NAME = "replication-auth";
 
     private static final Logger log = LoggerFactory.getLogger(ListenerAuth.class);
+    /** Refusals, a line per interval at most: a stranger may retry in a tight loop. */
+    private static final ThrottledLog refusals = new ThrottledLog(log);
 
     private final ClusterSecret secret;
     private final long epoch;
@@ -62,7 +65,8 @@ public final class ListenerAuth extends ChannelInboundHandlerAdapter {
 
     private void refuse(ChannelHandlerContext ctx, String why) {
         refused = true;
-        log.warn("refused a replication connection from {}: {}", ctx.channel().remoteAddress(), why);
+        refusals.warn(
+                "refused a replication connection from {}: {}", ctx.channel().remoteAddress(), why);
         ctx.writeAndFlush(new Frame.Reject(Frame.RejectReason.AUTH, epoch, why))
                 .addListener(ChannelFutureListener.CLOSE);
     }

@@ -14,8 +14,17 @@ import java.time.Duration;
  *     until values drain it
  * @param maxHeldKeyPackets key packets received beyond a gap and held until it is filled
  * @param maxValueChannels value channels accepted at once; more are refused {@code BUSY}
- * @param maxHandshakes connections accepted whose handshake is not done yet; more are closed at once
- * @param handshakeTimeout how long a connection may take to authenticate and say {@code Hello}
+ * @param maxHandshakes connections from strangers (not the configured peer's address, no proven TLS
+ *     identity) whose handshake is not done yet; when full, the oldest of them is closed to make room, so
+ *     idle squatters cannot hold the port
+ * @param maxHandshakesPerSource of those, connections from one source address; when one source is at
+ *     it, its own oldest is closed to make room, so one host cannot fill the pool
+ * @param maxPeerHandshakes connections in their handshake from the configured peer's address or with its
+ *     proven TLS identity: a pool of their own that strangers never compete for (the oldest is closed
+ *     when full); the default holds every connection a primary opens at once (its key channel, up to 64
+ *     value streams, a handback)
+ * @param authDeadline how long a connection may take from its accept to the end of its handshake: TLS,
+ *     the proof of the cluster secret and {@code Hello}; a slot is held no longer than this
  */
 public record BackupConfig(
         int maxFrameBytes,
@@ -25,13 +34,23 @@ public record BackupConfig(
         int maxHeldKeyPackets,
         int maxValueChannels,
         int maxHandshakes,
-        Duration handshakeTimeout) {
+        int maxHandshakesPerSource,
+        int maxPeerHandshakes,
+        Duration authDeadline) {
 
     /** Default {@link #maxFrameBytes()}: 8 MiB, as the primary's default. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
 
     /** Default {@link #maxAssemblyBytes()}: 256 MiB. */
     public static final long DEFAULT_MAX_ASSEMBLY_BYTES = 256L * 1024 * 1024;
+
+    /**
+     * Default {@link #authDeadline()}: 2 s. A real primary needs about two round trips after the accept
+     * (TLS 1.3, then the secret's challenge, its proof and {@code Hello} in one flight): 0.6 s on a 300 ms
+     * intercontinental path, leaving room for a lost segment's retransmission (200 ms or more) and a busy
+     * CPU. A squatter holds a slot at most this long.
+     */
+    public static final Duration DEFAULT_AUTH_DEADLINE = Duration.ofSeconds(2);
 
     /** Smallest {@link #maxFrameBytes()} accepted. */
     public static final int MIN_FRAME_BYTES = 1024;
@@ -50,8 +69,10 @@ public record BackupConfig(
         positive("maxHeldKeyPackets", maxHeldKeyPackets);
         positive("maxValueChannels", maxValueChannels);
         positive("maxHandshakes", maxHandshakes);
-        if (handshakeTimeout == null || handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
-            throw new IllegalArgumentException("handshakeTimeout must be positive: " + handshakeTimeout);
+        positive("maxHandshakesPerSource", maxHandshakesPerSource);
+        positive("maxPeerHandshakes", maxPeerHandshakes);
+        if (authDeadline == null || authDeadline.isNegative() || authDeadline.isZero()) {
+            throw new IllegalArgumentException("authDeadline must be positive: " + authDeadline);
         }
     }
 
@@ -69,6 +90,22 @@ public record BackupConfig(
         return new Builder();
     }
 
+    /** A builder starting from this configuration. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.maxFrameBytes = maxFrameBytes;
+        b.maxAssemblyBytes = maxAssemblyBytes;
+        b.maxAssemblyBytesPerChannel = maxAssemblyBytesPerChannel;
+        b.maxUnfinishedKeys = maxUnfinishedKeys;
+        b.maxHeldKeyPackets = maxHeldKeyPackets;
+        b.maxValueChannels = maxValueChannels;
+        b.maxHandshakes = maxHandshakes;
+        b.maxHandshakesPerSource = maxHandshakesPerSource;
+        b.maxPeerHandshakes = maxPeerHandshakes;
+        b.authDeadline = authDeadline;
+        return b;
+    }
+
     /** Builds a {@link BackupConfig}; {@link #build()} validates. */
     public static final class Builder {
         private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
@@ -78,7 +115,9 @@ public record BackupConfig(
         private int maxHeldKeyPackets = 100_000;
         private int maxValueChannels = 64;
         private int maxHandshakes = 16;
-        private Duration handshakeTimeout = Duration.ofSeconds(10);
+        private int maxHandshakesPerSource = 4;
+        private int maxPeerHandshakes = 66;
+        private Duration authDeadline = DEFAULT_AUTH_DEADLINE;
 
         Builder() {}
 
@@ -125,9 +164,21 @@ public record BackupConfig(
             return this;
         }
 
-        /** Default 10 s. */
-        public Builder handshakeTimeout(Duration v) {
-            handshakeTimeout = v;
+        /** Default 4. */
+        public Builder maxHandshakesPerSource(int v) {
+            maxHandshakesPerSource = v;
+            return this;
+        }
+
+        /** Default 66. */
+        public Builder maxPeerHandshakes(int v) {
+            maxPeerHandshakes = v;
+            return this;
+        }
+
+        /** Default {@link BackupConfig#DEFAULT_AUTH_DEADLINE}: 2 s. */
+        public Builder authDeadline(Duration v) {
+            authDeadline = v;
             return this;
         }
 
@@ -143,7 +194,9 @@ public record BackupConfig(
                     maxHeldKeyPackets,
                     maxValueChannels,
                     maxHandshakes,
-                    handshakeTimeout);
+                    maxHandshakesPerSource,
+                    maxPeerHandshakes,
+                    authDeadline);
         }
     }
 }

@@ -14,6 +14,7 @@ final class BackupCounters {
     final LongAdder resyncs = new LongAdder();
     final LongAdder keysRemovedByResync = new LongAdder();
     final LongAdder refusedConnections = new LongAdder();
+    final LongAdder droppedConnections = new LongAdder();
     final LongAdder flushes = new LongAdder();
     final LongAdder keysRemovedByFlush = new LongAdder();
     final LongAdder renamesFromCopy = new LongAdder();

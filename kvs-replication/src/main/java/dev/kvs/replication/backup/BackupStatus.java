@@ -28,7 +28,11 @@ import dev.kvs.replication.ValueRefusals;
  * @param resyncs full resyncs completed
  * @param keysRemovedByResync records removed because a resync did not list them
  * @param refusedConnections connections closed before or at their handshake: no or a wrong proof of the
- *     cluster secret, no handshake in time, too many handshakes at once, or a {@code Reject}
+ *     cluster secret, no handshake within the authentication deadline, closed to make room, or a {@code
+ *     Reject}
+ * @param droppedConnections of those, connections still in their handshake closed to make room for
+ *     newer ones: their pool (strangers', or the peer's) or their source address was full
+ * @param connectionsInHandshake connections accepted whose handshake is not done now
  * @param asyncValuesAwaited async writes announced whose value has not landed (not fenced)
  * @param valuesNotAwaited values discarded because nothing awaited them any more: a newer write or a
  *     delete of their key had landed (counted in {@code valuesSuperseded} too)
@@ -61,6 +65,8 @@ public record BackupStatus(
         long resyncs,
         long keysRemovedByResync,
         long refusedConnections,
+        long droppedConnections,
+        int connectionsInHandshake,
         long asyncValuesAwaited,
         long valuesNotAwaited,
         long tombstonesCollected,

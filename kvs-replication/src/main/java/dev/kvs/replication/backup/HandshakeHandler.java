@@ -32,13 +32,14 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        long ms = server.config.handshakeTimeout().toMillis();
+        long ms = server.config.authDeadline().toMillis();
         timeout = ctx.executor()
                 .schedule(
                         () -> {
                             if (!over) {
-                                log.warn(
-                                        "replication connection from {} closed: no handshake within {} ms",
+                                server.refusalLogs.deadline.warn(
+                                        "replication connection from {} closed: no handshake within {} ms"
+                                                + " (authDeadlineMs)",
                                         ctx.channel().remoteAddress(),
                                         ms);
                                 ctx.close();
@@ -66,7 +67,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             // the peer has a cluster secret and this node has none: it could not prove it is ours either
             rejected = true;
             over(ctx, false);
-            log.warn(
+            server.refusalLogs.unexpectedSecret.warn(
                     "refused a replication connection from {}: it authenticates with a cluster secret and this"
                             + " node has none configured",
                     ctx.channel().remoteAddress());
@@ -78,7 +79,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (!(msg instanceof Frame.Hello hello)) {
-            log.warn(
+            server.refusalLogs.notHello.warn(
                     "replication connection from {} did not start with Hello: {}",
                     ctx.channel().remoteAddress(),
                     msg);
@@ -144,7 +145,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.warn(
+        server.refusalLogs.failed.warn(
                 "replication connection from {} failed before its handshake: {}",
                 ctx.channel().remoteAddress(),
                 cause.toString());

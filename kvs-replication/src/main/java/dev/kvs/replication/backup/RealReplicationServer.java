@@ -22,21 +22,24 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,8 +58,12 @@ final class RealReplicationServer implements ReplicationServer {
     final AssemblyBudget budget;
     private final ReceivedBytes received;
     private final LinkSecurity security;
-    /** Connections accepted whose handshake has not finished: bounded by the config. */
-    private final AtomicInteger handshaking = new AtomicInteger();
+    /** Connections accepted whose handshake has not finished: bounded by the config, in two pools. */
+    private final HandshakeSlots slots;
+
+    final RefusalLogs refusalLogs = new RefusalLogs();
+    /** The configured peer's host (resolved now and every {@link #PEER_RESOLVE_MINUTES}), or null. */
+    private final String peerHost;
 
     private final EventLoopGroup group;
     /** Where value channels move after their handshake; null: they stay on {@link #group}. */
@@ -90,6 +97,9 @@ final class RealReplicationServer implements ReplicationServer {
         this.security = b.security;
         this.group = b.group;
         this.valueGroup = b.valueGroup;
+        this.slots = new HandshakeSlots(config);
+        this.peerHost = b.peerHost;
+        if (peerHost != null) resolvePeer();
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(b.group)
                 .channel(Transports.serverChannel(b.group))
@@ -112,6 +122,10 @@ final class RealReplicationServer implements ReplicationServer {
         this.server = bound.channel();
         all.add(server);
         startCollecting();
+        if (peerHost != null) {
+            walker.scheduleWithFixedDelay(
+                    this::resolvePeer, PEER_RESOLVE_MINUTES, PEER_RESOLVE_MINUTES, TimeUnit.MINUTES);
+        }
         log.info("backup {} listening for replication on {}", node.name(), server.localAddress());
     }
 
@@ -120,19 +134,18 @@ final class RealReplicationServer implements ReplicationServer {
             ch.close();
             return;
         }
-        if (handshaking.incrementAndGet() > config.maxHandshakes()) {
-            handshaking.decrementAndGet();
-            counters.refusedConnections.increment();
-            log.warn(
-                    "refused a replication connection from {}: {} connections are already in their handshake",
-                    ch.remoteAddress(),
-                    config.maxHandshakes());
-            ch.close();
-            return;
-        }
+        InetSocketAddress remote = ch.remoteAddress();
+        closeToMakeRoom(slots.admit(ch, remote == null ? null : remote.getAddress()));
         all.add(ch);
         ChannelPipeline p = ch.pipeline();
         security.addListenerTls(ch);
+        SslHandler tls = p.get(SslHandler.class);
+        if (tls != null) {
+            // a finished mutual TLS handshake proves the peer's identity, wherever it connects from
+            tls.handshakeFuture().addListener(f -> {
+                if (f.isSuccess()) closeToMakeRoom(slots.proven(ch));
+            });
+        }
         p.addLast("received-bytes", received);
         p.addLast(ReadClock.NAME, new ReadClock());
         // until the handshake is done a frame is a handshake frame: small
@@ -215,15 +228,43 @@ final class RealReplicationServer implements ReplicationServer {
         }
     }
 
+    /** How often the peer's host is resolved again, in minutes: its address may change. */
+    static final long PEER_RESOLVE_MINUTES = 1;
+
+    /** Resolves the configured peer's host; on failure keeps the addresses it had. */
+    private void resolvePeer() {
+        try {
+            slots.peerAddresses(Set.of(InetAddress.getAllByName(peerHost)));
+        } catch (UnknownHostException | RuntimeException e) {
+            log.warn(
+                    "cannot resolve the peer {}: its connections compete with strangers' for handshake slots"
+                            + " until it resolves ({})",
+                    peerHost,
+                    e.toString());
+        }
+    }
+
+    /** Closes connections in their handshake that newer ones push out of a full pool. */
+    private void closeToMakeRoom(List<HandshakeSlots.Eviction> evicted) {
+        for (HandshakeSlots.Eviction e : evicted) {
+            counters.droppedConnections.increment();
+            refusalLogs.dropped.warn(
+                    "closed the oldest replication connection still in its handshake, from {}, to make room: {}",
+                    e.channel().remoteAddress(),
+                    e.why());
+            e.channel().close();
+        }
+    }
+
     /** The largest frame read before the handshake is done. */
     static final int HANDSHAKE_FRAME_BYTES = 256 * 1024;
 
     /**
-     * The handshake of {@code ch} is over (welcomed, refused, or closed before): it no longer counts
-     * against {@link BackupConfig#maxHandshakes()}, and its frames may be as large as the config allows.
+     * The handshake of {@code ch} is over (welcomed, refused, or closed before): it no longer holds a
+     * handshake slot, and its frames may be as large as the config allows.
      */
     void handshakeOver(Channel ch, boolean welcomed) {
-        handshaking.decrementAndGet();
+        slots.release(ch);
         if (!welcomed) counters.refusedConnections.increment();
         if (welcomed) FrameCodec.maxFrameBytes(ch.pipeline(), config.maxFrameBytes());
     }
@@ -312,7 +353,7 @@ final class RealReplicationServer implements ReplicationServer {
     }
 
     private Frame reject(RejectReason reason, String message) {
-        log.warn("refused a replication channel: {} ({})", reason, message);
+        refusalLogs.rejected.warn("refused a replication channel: {} ({})", reason, message);
         return new Frame.Reject(reason, node.epoch(), message);
     }
 
@@ -410,6 +451,8 @@ final class RealReplicationServer implements ReplicationServer {
                 counters.resyncs.sum(),
                 counters.keysRemovedByResync.sum(),
                 counters.refusedConnections.sum(),
+                counters.droppedConnections.sum(),
+                slots.strangers() + slots.peers(),
                 applier.asyncValues().size(),
                 counters.valuesNotAwaited.sum(),
                 counters.tombstonesCollected.sum(),

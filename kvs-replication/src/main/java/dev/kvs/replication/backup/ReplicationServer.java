@@ -102,8 +102,20 @@ public interface ReplicationServer extends AutoCloseable {
         BackupConfig config = BackupConfig.defaults();
         UnfinishedKeys unfinished;
         LinkSecurity security = LinkSecurity.NONE;
+        String peerHost;
 
         Builder() {}
+
+        /**
+         * The configured peer's host (a name or an address literal): connections from its addresses
+         * (resolved at start and every minute) take handshake slots from a pool of their own, which
+         * strangers cannot fill ({@link BackupConfig#maxPeerHandshakes()}). With TLS a connection also
+         * joins that pool once its certificate is verified. Default: none.
+         */
+        public Builder peerHost(String host) {
+            this.peerHost = Objects.requireNonNull(host, "host == null");
+            return this;
+        }
 
         /**
          * How every connection is secured: mutual TLS, and/or the cluster secret it must prove before

@@ -4,6 +4,7 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.TxId;
 import dev.kvs.core.WriteStages;
+import dev.kvs.core.log.ThrottledLog;
 import dev.kvs.replication.ResyncStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.wire.Frame;
@@ -36,6 +37,9 @@ import org.slf4j.LoggerFactory;
  */
 final class KeyChannel {
     private static final Logger log = LoggerFactory.getLogger(KeyChannel.class);
+    /** The backup's rejections, a line per interval at most: the primary redials after each. */
+    private static final ThrottledLog rejections = new ThrottledLog(log);
+
     private static final int MAX_PACKETS_PER_FRAME = 4096;
 
     enum State {
@@ -375,7 +379,8 @@ final class KeyChannel {
             } else if (f instanceof Frame.Heartbeat h && !h.reply()) {
                 ctx.writeAndFlush(new Frame.Heartbeat(h.nanos(), true));
             } else if (f instanceof Frame.Reject r) {
-                log.warn("backup {} rejected the key channel: {} ({})", link.peerName(), r.reason(), r.message());
+                rejections.warn(
+                        "backup {} rejected the key channel: {} ({})", link.peerName(), r.reason(), r.message());
                 if (r.reason() == Frame.RejectReason.STALE_EPOCH || r.reason() == Frame.RejectReason.NOT_BACKUP)
                     link.onStaleEpoch().staleEpoch(r.epoch());
                 ctx.close();

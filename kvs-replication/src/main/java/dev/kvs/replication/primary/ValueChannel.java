@@ -3,6 +3,7 @@ package dev.kvs.replication.primary;
 import dev.kvs.core.ByteKey;
 import dev.kvs.core.TxId;
 import dev.kvs.core.WriteStages;
+import dev.kvs.core.log.ThrottledLog;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.wire.Frame;
 import io.netty.channel.Channel;
@@ -15,6 +16,8 @@ import org.slf4j.LoggerFactory;
 /** One value connection to the backup; the {@link ValueShipper} writes to it, acks come back on it. */
 final class ValueChannel {
     private static final Logger log = LoggerFactory.getLogger(ValueChannel.class);
+    /** The backup's rejections of every stream, a line per interval at most: each stream redials after one. */
+    private static final ThrottledLog rejections = new ThrottledLog(log);
 
     private final PrimaryLink link;
     private final RefusedValues refusals;
@@ -104,7 +107,7 @@ final class ValueChannel {
             } else if (f instanceof Frame.Heartbeat h && !h.reply()) {
                 ctx.writeAndFlush(new Frame.Heartbeat(h.nanos(), true));
             } else if (f instanceof Frame.Reject r) {
-                log.warn(
+                rejections.warn(
                         "backup {} rejected value stream {}: {} ({})",
                         link.peerName(),
                         stream,

@@ -3,6 +3,7 @@ package dev.kvs.replication.backup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class BackupConfigTest {
@@ -49,5 +50,26 @@ class BackupConfigTest {
                 .hasMessage("maxHeldKeyPackets <= 0: 0");
         assertThatThrownBy(() -> BackupConfig.builder().maxValueChannels(-3).build())
                 .hasMessage("maxValueChannels <= 0: -3");
+        assertThatThrownBy(
+                        () -> BackupConfig.builder().maxHandshakesPerSource(0).build())
+                .hasMessage("maxHandshakesPerSource <= 0: 0");
+        assertThatThrownBy(() -> BackupConfig.builder().maxPeerHandshakes(-1).build())
+                .hasMessage("maxPeerHandshakes <= 0: -1");
+        assertThatThrownBy(
+                        () -> BackupConfig.builder().authDeadline(Duration.ZERO).build())
+                .hasMessage("authDeadline must be positive: PT0S");
+    }
+
+    @Test
+    void toBuilderKeepsEverySetting() {
+        BackupConfig c = BackupConfig.builder()
+                .maxHandshakes(5)
+                .maxHandshakesPerSource(2)
+                .maxPeerHandshakes(3)
+                .authDeadline(Duration.ofMillis(1500))
+                .maxAssemblyBytes(4096)
+                .build();
+
+        assertThat(c.toBuilder().build()).isEqualTo(c);
     }
 }

@@ -168,31 +168,13 @@ class ReplicationAuthTest {
     void aConnectionThatSaysNothingIsClosedAfterTheHandshakeTimeout() {
         ReplicationServer server = listen(
                 SECRET,
-                BackupConfig.builder().handshakeTimeout(Duration.ofMillis(200)).build());
+                BackupConfig.builder().authDeadline(Duration.ofMillis(200)).build());
 
         TestPrimary idle = connect(server);
 
         idle.awaitClosed();
         // counted when the listener's side has closed too, which may come just after the client sees it
         await().atMost(Duration.ofSeconds(10)).until(() -> server.status().refusedConnections() == 1);
-    }
-
-    @Test
-    void connectionsInTheirHandshakeAreBounded() {
-        ReplicationServer server =
-                listen(SECRET, BackupConfig.builder().maxHandshakes(3).build());
-        List<TestPrimary> idle = new ArrayList<>();
-        for (int i = 0; i < 3; i++) idle.add(connect(server));
-        // the server counts a connection once it has accepted it: make sure all three are counted
-        for (TestPrimary p : idle) {
-            p.send(new Frame.AuthInit(new byte[Frame.NONCE_BYTES]));
-            p.next(Frame.AuthChallenge.class);
-        }
-
-        TestPrimary fourth = connect(server);
-
-        fourth.awaitClosed();
-        assertThat(idle).allMatch(TestPrimary::isOpen);
     }
 
     @Test

@@ -14,9 +14,18 @@ import dev.kvs.replication.primary.Replicator;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.ChannelKind;
 import dev.kvs.replication.wire.Frame.Hello;
+import dev.kvs.replication.wire.FrameCodec;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
 import java.net.InetSocketAddress;
@@ -25,6 +34,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -166,5 +177,62 @@ class ReplicationTlsTest {
         plain.awaitClosed();
         assertThat(plain.received()).noneMatch(f -> f instanceof Frame.Welcome);
         assertThat(node.epoch()).isEqualTo(1);
+    }
+
+    @Test
+    void aConnectionWithAVerifiedCertificateIsNotPushedOutByStrangers() throws Exception {
+        // no peer host: only the certificate can tell the peer from the strangers
+        ReplicationServer server = ReplicationServer.builder()
+                .store(store)
+                .node(node)
+                .group(group)
+                .security(tls(node(ca, "backup-1", Optional.of("primary-1"))))
+                .config(BackupConfig.builder()
+                        .maxHandshakes(2)
+                        .maxHandshakesPerSource(1)
+                        .build())
+                .start();
+        resources.add(server);
+        InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.port());
+        ReplicationTls primaryTls = ReplicationTls.of(node(ca, "primary-1", Optional.of("backup-1")));
+        BlockingQueue<Frame> received = new LinkedBlockingQueue<>();
+        Channel peer = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(primaryTls.clientHandler(ch, address));
+                        FrameCodec.install(ch.pipeline(), 1 << 20);
+                        ch.pipeline().addLast(new SimpleChannelInboundHandler<Frame>() {
+                            @Override
+                            protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
+                                received.add(f);
+                            }
+                        });
+                    }
+                })
+                .connect(address)
+                .syncUninterruptibly()
+                .channel();
+        resources.add(() -> peer.close().syncUninterruptibly());
+        assertThat(peer.pipeline().get(SslHandler.class).handshakeFuture().awaitUninterruptibly(10_000))
+                .isTrue();
+        for (int i = 1; i <= 4; i++) {
+            TestPrimary stranger = TestPrimary.connectFrom(group, server.port(), "127.0.0." + (1 + i));
+            resources.add(stranger);
+            int admitted = 1 + i;
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                BackupStatus st = server.status();
+                return st.connectionsInHandshake() + st.droppedConnections() == admitted;
+            });
+        }
+
+        peer.writeAndFlush(new Hello("dc", "primary-1", "primary", 1, ChannelKind.KEY, 0));
+
+        assertThat(received.poll(10, TimeUnit.SECONDS)).isInstanceOf(Frame.Welcome.class);
+        assertThat(server.status().droppedConnections())
+                .as("strangers pushed out by strangers")
+                .isEqualTo(2);
     }
 }

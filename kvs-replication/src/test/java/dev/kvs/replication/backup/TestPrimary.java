@@ -14,6 +14,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -27,6 +28,10 @@ final class TestPrimary implements AutoCloseable {
     private final BlockingQueue<Frame> received = new LinkedBlockingQueue<>();
 
     private TestPrimary(EventLoopGroup group, int port) {
+        this(group, port, null);
+    }
+
+    private TestPrimary(EventLoopGroup group, int port, String from) {
         this.channel = new Bootstrap()
                 .group(group)
                 .channel(NioSocketChannel.class)
@@ -43,7 +48,7 @@ final class TestPrimary implements AutoCloseable {
                         });
                     }
                 })
-                .connect("127.0.0.1", port)
+                .connect(new InetSocketAddress("127.0.0.1", port), from == null ? null : new InetSocketAddress(from, 0))
                 .syncUninterruptibly()
                 .channel();
     }
@@ -51,6 +56,14 @@ final class TestPrimary implements AutoCloseable {
     /** Connects without saying anything. */
     static TestPrimary connect(EventLoopGroup group, int port) {
         return new TestPrimary(group, port);
+    }
+
+    /**
+     * Connects from the loopback address {@code from} (any of 127.0.0.0/8 on Linux) without saying
+     * anything: another source address, as a stranger's host would be.
+     */
+    static TestPrimary connectFrom(EventLoopGroup group, int port, String from) {
+        return new TestPrimary(group, port, from);
     }
 
     /** Connects and sends {@code hello}. */

@@ -15,6 +15,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.auth.TlsFiles;
+import dev.kvs.replication.backup.BackupConfig;
 import dev.kvs.server.AdminConfig;
 import dev.kvs.server.ExpiryConfig;
 import dev.kvs.server.FailoverConfig;
@@ -154,6 +155,9 @@ public final class NodeConfigLoader {
             if (y.ioPackConnections() != null) b.ioPackConnections(toInt("ioPackConnections", y.ioPackConnections()));
             b.store(toStore(y.store(), y.dataDir()));
             if (y.replication() != null) b.replication(toReplication(y.replication()));
+            if (y.replication() != null && y.replication().listener() != null) {
+                b.replicationListener(toListener(y.replication().listener()));
+            }
             if (y.failover() != null) b.failover(toFailover(y.failover()));
             if (y.expiry() != null) b.expiry(toExpiry(y.expiry()));
             if (y.clusterSecret() != null && y.clusterSecretFile() != null) {
@@ -333,6 +337,26 @@ public final class NodeConfigLoader {
         } catch (IllegalArgumentException e) {
             String m = e.getMessage();
             throw new IllegalArgumentException(m.startsWith("replication.") ? m : "replication." + m, e);
+        }
+    }
+
+    /** The {@code replication.listener:} section; messages name {@code replication.listener.FIELD}. */
+    private static BackupConfig toListener(ListenerYaml l) {
+        BackupConfig.Builder b = BackupConfig.builder();
+        try {
+            if (l.authDeadlineMs() != null) {
+                long ms = l.authDeadlineMs();
+                if (ms < 100 || ms > 60_000)
+                    throw new IllegalArgumentException("authDeadlineMs is not in 100..60000: " + ms);
+                b.authDeadline(Duration.ofMillis(ms));
+            }
+            if (l.maxHandshakes() != null) b.maxHandshakes(toInt("maxHandshakes", l.maxHandshakes()));
+            if (l.maxHandshakesPerSource() != null)
+                b.maxHandshakesPerSource(toInt("maxHandshakesPerSource", l.maxHandshakesPerSource()));
+            if (l.maxPeerHandshakes() != null) b.maxPeerHandshakes(toInt("maxPeerHandshakes", l.maxPeerHandshakes()));
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("replication.listener." + e.getMessage(), e);
         }
     }
 
@@ -566,7 +590,11 @@ public final class NodeConfigLoader {
             Long maxValueLagMs,
             Object maxFrameBytes,
             FlowControlYaml flowControl,
-            Boolean cutThrough) {}
+            Boolean cutThrough,
+            ListenerYaml listener) {}
+
+    /** The {@code replication.listener:} section (a backup's replication port: who may take handshake slots). */
+    record ListenerYaml(Long authDeadlineMs, Long maxHandshakes, Long maxHandshakesPerSource, Long maxPeerHandshakes) {}
 
     /** The {@code replication.flowControl:} section (delay-based flow control of the value traffic). */
     record FlowControlYaml(

@@ -358,8 +358,19 @@ public final class NodeMetrics implements AutoCloseable {
                 "kvs.replication.refused.connections",
                 null,
                 "Replication connections refused at their handshake: no or a wrong cluster secret proof, no"
-                        + " handshake in time, too many at once, or rejected (backup)",
+                        + " handshake within the authentication deadline, closed to make room, or rejected (backup)",
                 BackupStatus::refusedConnections);
+        backupGauge(
+                "kvs.replication.dropped.connections",
+                null,
+                "Replication connections still in their handshake closed to make room for newer ones: their"
+                        + " pool or source address was full (backup)",
+                BackupStatus::droppedConnections);
+        backupGauge(
+                "kvs.replication.connections.in.handshake",
+                null,
+                "Replication connections accepted whose handshake is not done (backup)",
+                BackupStatus::connectionsInHandshake);
         backupGauge(
                 "kvs.replication.values.superseded",
                 null,

@@ -8,6 +8,7 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.backup.BackupConfig;
 import dev.kvs.server.AdminConfig;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.TlsPortsConfig;
@@ -364,6 +365,41 @@ class NodeConfigLoaderTest {
     void badFlowControlFieldsAreNamedWithTheirValue(String field, String message) {
         assertThatThrownBy(
                         () -> NodeConfigLoader.parse("replication:\n  flowControl:\n    " + field + "\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("config error: " + message);
+    }
+
+    @Test
+    void listenerSectionSetsTheHandshakeSlotsAndTheAuthenticationDeadline() {
+        NodeConfig c = NodeConfigLoader.parse("""
+                replication:
+                  listener:
+                    authDeadlineMs: 1500
+                    maxHandshakes: 32
+                    maxHandshakesPerSource: 2
+                    maxPeerHandshakes: 8
+                """, "kvs.yaml");
+
+        assertThat(c.replicationListener())
+                .isEqualTo(BackupConfig.builder()
+                        .authDeadline(Duration.ofMillis(1500))
+                        .maxHandshakes(32)
+                        .maxHandshakesPerSource(2)
+                        .maxPeerHandshakes(8)
+                        .build());
+        assertThat(NodeConfigLoader.parse("replication: {}\n", "kvs.yaml").replicationListener())
+                .isEqualTo(BackupConfig.defaults());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiterString = " => ", textBlock = """
+            authDeadlineMs: 50 => replication.listener.authDeadlineMs is not in 100..60000: 50
+            maxHandshakes: 0 => replication.listener.maxHandshakes <= 0: 0
+            maxHandshakesPerSource: -1 => replication.listener.maxHandshakesPerSource <= 0: -1
+            maxPeerHandshakes: 0 => replication.listener.maxPeerHandshakes <= 0: 0
+            """)
+    void badListenerFieldsAreNamedWithTheirValue(String field, String message) {
+        assertThatThrownBy(() -> NodeConfigLoader.parse("replication:\n  listener:\n    " + field + "\n", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("config error: " + message);
     }

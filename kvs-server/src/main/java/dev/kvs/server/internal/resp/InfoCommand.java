@@ -268,6 +268,8 @@ final class InfoCommand implements Command {
             line(b, "kvs_tombstone_sweep_above", bs.tombstoneSweepAbove());
             line(b, "kvs_deletes_held", bs.deletesHeld());
             line(b, "kvs_replication_refused_connections", bs.refusedConnections());
+            line(b, "kvs_replication_dropped_connections", bs.droppedConnections());
+            line(b, "kvs_replication_connections_in_handshake", bs.connectionsInHandshake());
         }
     }
 

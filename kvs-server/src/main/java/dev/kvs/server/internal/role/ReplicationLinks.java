@@ -3,7 +3,6 @@ package dev.kvs.server.internal.role;
 import dev.kvs.core.KvStore;
 import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.auth.LinkSecurity;
-import dev.kvs.replication.backup.BackupConfig;
 import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.primary.Replicator;
@@ -65,10 +64,11 @@ public final class ReplicationLinks implements Links {
                 .node(node)
                 .group(group)
                 .valueGroup(valueGroup)
-                .config(BackupConfig.builder()
+                .config(config.replicationListener().toBuilder()
                         .maxFrameBytes(config.replication().maxFrameBytes())
                         .build())
                 .listen(config.replicationBind(), config.replPort());
+        config.peerAddress().ifPresent(peer -> b.peerHost(peer.getHostString()));
         return b.security(security).start();
     }
 }

@@ -424,7 +424,9 @@ class RoleMachineTest {
                     0,
                     0,
                     0,
-                    0,
+                    0, // refused connections
+                    0, // dropped to make room
+                    0, // in their handshake
                     0,
                     0,
                     0,
