@@ -22,9 +22,17 @@ import java.util.HexFormat;
  *     null for none (then only loopback clients may promote)
  * @param pki the run's certificates: each node gets its {@link RunPki#yaml(String) tls section}
  *     (mutual TLS on replication, TLS-only client and admin ports); null for none
+ * @param clusterSecret whether both nodes get the run's {@code clusterSecret} (they prove it on every
+ *     replication connection and, without TLS, MAC every frame after); true but to measure that cost
  */
-public record NodeYaml(String cluster, String mode, String tuning, String adminToken, RunPki pki) {
+public record NodeYaml(
+        String cluster, String mode, String tuning, String adminToken, RunPki pki, boolean clusterSecret) {
     private static final SecureRandom RANDOM = new SecureRandom();
+
+    /** With the run's cluster secret. */
+    public NodeYaml(String cluster, String mode, String tuning, String adminToken, RunPki pki) {
+        this(cluster, mode, tuning, adminToken, pki, true);
+    }
 
     /** Without an admin token. */
     public NodeYaml(String cluster, String mode, String tuning) {
@@ -38,7 +46,12 @@ public record NodeYaml(String cluster, String mode, String tuning, String adminT
 
     /** The same with TLS from {@code runPki} (null: none). */
     public NodeYaml withPki(RunPki runPki) {
-        return new NodeYaml(cluster, mode, tuning, adminToken, runPki);
+        return new NodeYaml(cluster, mode, tuning, adminToken, runPki, clusterSecret);
+    }
+
+    /** The same without a cluster secret: replication frames carry no MAC (unless TLS, none is needed). */
+    public NodeYaml withoutClusterSecret() {
+        return new NodeYaml(cluster, mode, tuning, adminToken, pki, false);
     }
 
     /** Whether the nodes' client and admin ports speak TLS only. */
@@ -86,7 +99,7 @@ public record NodeYaml(String cluster, String mode, String tuning, String adminT
                 + "adminPort: " + adminPort + "\n"
                 + (peer == null ? "" : "peer: " + peer + "\n")
                 + "mode: " + mode + "\n"
-                + "clusterSecret: " + RUN_SECRET + "\n"
+                + (clusterSecret ? "clusterSecret: " + RUN_SECRET + "\n" : "")
                 + (adminToken == null ? "" : "admin:\n  token: \"" + adminToken + "\"\n")
                 + (pki == null ? "" : pki.yaml(name))
                 + tuning;

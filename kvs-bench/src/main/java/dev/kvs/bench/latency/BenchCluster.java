@@ -39,8 +39,7 @@ final class BenchCluster implements AutoCloseable {
      * timeout long enough that a key acknowledgement stuck behind a full link queue is measured rather
      * than refused.
      */
-    private static final String TUNING =
-            "store:\n" + "  maxBytes: 2GiB\n" + "replication:\n" + "  writeTimeoutMs: 10000\n";
+    static final String TUNING = "store:\n" + "  maxBytes: 2GiB\n" + "replication:\n" + "  writeTimeoutMs: 10000\n";
 
     /**
      * What the primary reports about its replication ({@code GET /status}, {@code replication}).
@@ -108,11 +107,29 @@ final class BenchCluster implements AutoCloseable {
             String extraYaml,
             String tuning)
             throws InterruptedException {
+        return start(link, mode, flowControl, dir, java, extraYaml, tuning, true);
+    }
+
+    /**
+     * As {@link #start(LinkSettings, String, String, Path, JavaCommand, String, String)}; without {@code
+     * clusterSecret} the nodes have no secret (their replication frames carry no MAC).
+     */
+    static BenchCluster start(
+            LinkSettings link,
+            String mode,
+            String flowControl,
+            Path dir,
+            JavaCommand java,
+            String extraYaml,
+            String tuning,
+            boolean clusterSecret)
+            throws InterruptedException {
         ChildProcesses children = new ChildProcesses();
+        NodeYaml yaml = new NodeYaml("kvs-bench", mode, extraYaml + tuning, NodeYaml.newAdminToken());
         try {
             TwoDcs dcs = TwoDcs.startOnLoopback(
                     new TwoDcs.Settings(
-                            new NodeYaml("kvs-bench", mode, extraYaml + tuning, NodeYaml.newAdminToken()),
+                            clusterSecret ? yaml : yaml.withoutClusterSecret(),
                             List.of("--flow-control", flowControl),
                             link,
                             START_TIMEOUT),

@@ -44,7 +44,8 @@ record IdFirstOverhead(IdFirstOverheadReport.Settings settings, LinkSettings lin
                 runDir,
                 dev.kvs.bench.cluster.JavaCommand.current(),
                 "",
-                tuning)) {
+                tuning,
+                settings.clusterSecret().equals("on"))) {
             PhaseStats rtt = roundTrip(cluster.probeLink(), settings.warmUp(), settings.pings());
             err.printf(Locale.ROOT, "link round trip: p50 %s ms over %d PINGs%n", Report.ms(rtt.p50Ms()), rtt.ok());
             err.flush();

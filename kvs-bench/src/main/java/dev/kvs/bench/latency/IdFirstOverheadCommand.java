@@ -77,6 +77,14 @@ public final class IdFirstOverheadCommand implements Callable<Integer> {
                     + " writes queue values faster than the link on purpose; kvs bench value-lag measures the bound)")
     private long maxValueLagMs = 0;
 
+    @Option(
+            names = "--cluster-secret",
+            paramLabel = "on|off",
+            converter = BenchOptions.OnOffConverter.class,
+            description = "Both nodes' clusterSecret: on (a fresh one per run; without TLS every replication frame"
+                    + " after the handshake then carries a MAC) or off, to measure what that costs (default: on)")
+    private String clusterSecret = "on";
+
     @Mixin
     private RunOptions run;
 
@@ -118,6 +126,7 @@ public final class IdFirstOverheadCommand implements Callable<Integer> {
                 largeCount,
                 warmUp,
                 pings,
-                maxValueLagMs);
+                maxValueLagMs,
+                clusterSecret);
     }
 }

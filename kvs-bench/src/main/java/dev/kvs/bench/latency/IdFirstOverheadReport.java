@@ -70,7 +70,8 @@ record IdFirstOverheadReport(
             int largeCount,
             int warmUp,
             int pings,
-            long maxValueLagMs) {
+            long maxValueLagMs,
+            String clusterSecret) {
         Settings {
             valueSizes = List.copyOf(valueSizes);
         }
@@ -128,6 +129,11 @@ record IdFirstOverheadReport(
         return Verdict.of(checks);
     }
 
+    /** How a report names its {@code --cluster-secret}: on, the nodes MAC every replication frame. */
+    static String clusterSecret(String onOff) {
+        return onOff.equals("on") ? "on (a MAC on every replication frame)" : "off (no MAC)";
+    }
+
     /** One line saying what runs. */
     static String describe(Settings s, LinkSettings link) {
         List<String> sizes = s.valueSizes().stream().map(Report::bytes).toList();
@@ -135,14 +141,15 @@ record IdFirstOverheadReport(
                 Locale.ROOT,
                 "WAN %s; one client, SETs one at a time of %s (%d each, %d over 1 MiB), alternately in async and in"
                         + " id-first; the link's round trip from %d PINGs through an identical link; flow control %s;"
-                        + " maxValueLagMs %s",
+                        + " maxValueLagMs %s; cluster secret %s",
                 Report.link(link),
                 String.join(", ", sizes),
                 s.count(),
                 s.largeCount(),
                 s.pings(),
                 s.flowControl(),
-                s.maxValueLagMs() == 0 ? "0 (off)" : s.maxValueLagMs());
+                s.maxValueLagMs() == 0 ? "0 (off)" : s.maxValueLagMs(),
+                clusterSecret(s.clusterSecret()));
     }
 
     /** The results as text: the link's round trip, one line per size, the verdict. */

@@ -1,6 +1,7 @@
 package dev.kvs.bench.latency;
 
 import dev.kvs.bench.cli.ProgressLine;
+import dev.kvs.bench.cluster.JavaCommand;
 import dev.kvs.bench.cluster.LinkSettings;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -33,7 +34,15 @@ record KeysUnderLoad(KeysUnderLoadReport.Settings settings, LinkSettings link, b
     @Override
     public KeysUnderLoadReport run(Path runDir, PrintWriter err) throws InterruptedException {
         String tag = Long.toHexString(System.nanoTime() & 0xffffff);
-        try (BenchCluster cluster = BenchCluster.start(link, settings.mode(), settings.flowControl(), runDir)) {
+        try (BenchCluster cluster = BenchCluster.start(
+                link,
+                settings.mode(),
+                settings.flowControl(),
+                runDir,
+                JavaCommand.current(),
+                "",
+                BenchCluster.TUNING,
+                settings.clusterSecret().equals("on"))) {
             SmallWrites small = new SmallWrites(new SmallWrites.Settings(
                     BenchCluster.HOST,
                     cluster.primaryPort(),

@@ -96,6 +96,14 @@ public final class KeysUnderLoadCommand implements Callable<Integer> {
                     + " (default: id-first)")
     private String mode = "id-first";
 
+    @Option(
+            names = "--cluster-secret",
+            paramLabel = "on|off",
+            converter = BenchOptions.OnOffConverter.class,
+            description = "Both nodes' clusterSecret: on (a fresh one per run; without TLS every replication frame"
+                    + " after the handshake then carries a MAC) or off, to measure what that costs (default: on)")
+    private String clusterSecret = "on";
+
     @Mixin
     private RunOptions run;
 
@@ -146,7 +154,8 @@ public final class KeysUnderLoadCommand implements Callable<Integer> {
                 writers,
                 valueSize,
                 rampSeconds,
-                loadedSeconds);
+                loadedSeconds,
+                clusterSecret);
     }
 
     private static void checkSeconds(String option, double value, double min) {

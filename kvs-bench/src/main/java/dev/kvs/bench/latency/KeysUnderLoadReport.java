@@ -73,7 +73,8 @@ record KeysUnderLoadReport(
             int writers,
             long valueSize,
             double rampSeconds,
-            double loadedSeconds) {}
+            double loadedSeconds,
+            String clusterSecret) {}
 
     /**
      * Value goodput during the loaded phase's measurement.
@@ -138,7 +139,7 @@ record KeysUnderLoadReport(
         return String.format(
                 Locale.ROOT,
                 "WAN %s; %s SETs every %s ms in %s, %s s idle, then %s s while %d writers write %s values"
-                        + " back to back (measured after %s s of them); flow control %s",
+                        + " back to back (measured after %s s of them); flow control %s; cluster secret %s",
                 Report.link(link),
                 Report.bytes(s.smallSize()),
                 Report.number(s.intervalMs()),
@@ -148,7 +149,8 @@ record KeysUnderLoadReport(
                 s.writers(),
                 Report.bytes(s.valueSize()),
                 Report.number(s.rampSeconds()),
-                s.flowControl());
+                s.flowControl(),
+                IdFirstOverheadReport.clusterSecret(s.clusterSecret()));
     }
 
     /** The results as text: latency table, writers, goodput, the primary's flow control, the verdict. */

@@ -46,6 +46,17 @@ class NodeYamlTest {
     }
 
     @Test
+    void withoutTheClusterSecretNoNodeGetsOneAndTlsStaysAsItWas() throws Exception {
+        NodeYaml without = yaml.withoutClusterSecret();
+
+        String a = Files.readString(without.write(dir, "a", "primary", "127.0.0.1", 0, 0, 0, "127.0.0.1:7001"));
+
+        assertThat(a).doesNotContain("clusterSecret").contains("mode: id-first\n", "store:\n  maxBytes: 2GiB\n");
+        assertThat(without.withPki(null).clusterSecret()).isFalse();
+        assertThat(yaml.clusterSecret()).isTrue();
+    }
+
+    @Test
     void anAdminTokenGoesInTheAdminSectionAndOnlyItsOwnerMayReadTheFile() throws Exception {
         String token = NodeYaml.newAdminToken();
         NodeYaml withToken = new NodeYaml("kvs-test", "id-first", "store:\n  maxBytes: 2GiB\n", token);

@@ -306,7 +306,7 @@ class BenchCommandTest {
         assertKeysUnderLoad(
                 new LinkSettings(Duration.ofMillis(20), 8_000_000, 4 << 20, WanLink.Queueing.FIFO),
                 new KeysUnderLoadReport.Settings(
-                        20, 8, 4 << 20, "fifo", "id-first", "on", 100, 50, 10, 4, 1 << 20, 2, 20));
+                        20, 8, 4 << 20, "fifo", "id-first", "on", 100, 50, 10, 4, 1 << 20, 2, 20, "on"));
     }
 
     @Test
@@ -315,7 +315,7 @@ class BenchCommandTest {
         assertKeysUnderLoad(
                 new LinkSettings(Duration.ofMillis(50), 50_000_000, 1 << 20, WanLink.Queueing.FAIR),
                 new KeysUnderLoadReport.Settings(
-                        50, 50, 1 << 20, "fair", "async", "off", 1000, 12.5, 3, 2, 10 << 20, 0, 4.5),
+                        50, 50, 1 << 20, "fair", "async", "off", 1000, 12.5, 3, 2, 10 << 20, 0, 4.5, "off"),
                 "--delay-ms=50",
                 "--bandwidth-mbit=50",
                 "--buffer=1MiB",
@@ -328,7 +328,8 @@ class BenchCommandTest {
                 "--ramp-seconds=0",
                 "--loaded-seconds=4.5",
                 "--mode=async",
-                "--flow-control=OFF");
+                "--flow-control=OFF",
+                "--cluster-secret=off");
     }
 
     private static void assertKeysUnderLoad(LinkSettings link, KeysUnderLoadReport.Settings settings, String... args) {
@@ -355,7 +356,8 @@ class BenchCommandTest {
                         30,
                         3,
                         30,
-                        0));
+                        0,
+                        "on"));
     }
 
     @Test

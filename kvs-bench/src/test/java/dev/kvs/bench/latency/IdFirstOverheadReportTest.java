@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class IdFirstOverheadReportTest {
     private static final IdFirstOverheadReport.Settings SETTINGS = new IdFirstOverheadReport.Settings(
-            5, 1000, 4 << 20, "fifo", "on", List.of(100L, 10L << 20), 30, 10, 3, 30, 0);
+            5, 1000, 4 << 20, "fifo", "on", List.of(100L, 10L << 20), 30, 10, 3, 30, 0, "on");
 
     private static PhaseStats p50(double ms) {
         return new PhaseStats(30, 30, Map.of(), ms, ms + 2, ms + 3);

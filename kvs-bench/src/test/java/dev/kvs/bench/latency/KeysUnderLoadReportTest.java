@@ -12,8 +12,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class KeysUnderLoadReportTest {
-    private static final KeysUnderLoadReport.Settings SETTINGS =
-            new KeysUnderLoadReport.Settings(20, 8, 4 << 20, "fifo", "id-first", "on", 100, 50, 10, 4, 1 << 20, 2, 20);
+    private static final KeysUnderLoadReport.Settings SETTINGS = new KeysUnderLoadReport.Settings(
+            20, 8, 4 << 20, "fifo", "id-first", "on", 100, 50, 10, 4, 1 << 20, 2, 20, "on");
 
     private static PhaseStats phase(double p50, double p99, Map<String, Long> failures) {
         return new PhaseStats(200, 200, failures, p50, p99, p99 + 1);
@@ -136,9 +136,10 @@ class KeysUnderLoadReportTest {
     void describeSaysWhatRuns() {
         LinkSettings link = new LinkSettings(Duration.ofMillis(20), 8_000_000, 4 << 20, WanLink.Queueing.FIFO);
         assertThat(KeysUnderLoadReport.describe(SETTINGS, link))
-                .isEqualTo("WAN 20 ms each way, 8 Mbit/s, fifo queueing, 4 MiB buffer; 100 B SETs every 50 ms in"
-                        + " id-first, 10 s idle, then 20 s while 4 writers write 1 MiB values back to back"
-                        + " (measured after 2 s of them); flow control on");
+                .isEqualTo(
+                        "WAN 20 ms each way, 8 Mbit/s, fifo queueing, 4 MiB buffer; 100 B SETs every 50 ms in"
+                                + " id-first, 10 s idle, then 20 s while 4 writers write 1 MiB values back to back"
+                                + " (measured after 2 s of them); flow control on; cluster secret on (a MAC on every replication frame)");
     }
 
     private static KeysUnderLoadReport report(PhaseStats idle, PhaseStats loaded, KeysUnderLoadReport.Goodput g) {

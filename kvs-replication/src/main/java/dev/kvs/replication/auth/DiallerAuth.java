@@ -2,6 +2,7 @@ package dev.kvs.replication.auth;
 
 import dev.kvs.core.log.ThrottledLog;
 import dev.kvs.replication.wire.Frame;
+import dev.kvs.replication.wire.FrameCodec;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * AuthInit} when connected, checks the listener's proof in its {@code AuthChallenge}, answers with its
  * own, and only then lets the connection begin: {@code channelActive} reaches the handlers behind it
  * and frames they wrote meanwhile are sent, in order. A listener that cannot prove the secret (or
- * refuses ours) is disconnected before anything else is sent. Not sharable: one per connection.
+ * refuses ours) is disconnected before anything else is sent. Without TLS, every frame after the
+ * proofs carries a MAC under this connection's keys. Not sharable: one per connection.
  */
 public final class DiallerAuth extends ChannelDuplexHandler {
     /** Its name in the pipeline. */
@@ -30,15 +32,21 @@ public final class DiallerAuth extends ChannelDuplexHandler {
 
     private final ClusterSecret secret;
     private final long timeoutMillis;
+    private final boolean macs;
     private PendingWriteQueue held;
     private byte[] nonce;
     private ScheduledFuture<?> timeout;
     private boolean done;
 
-    /** @param timeoutMillis how long the listener may take to answer; then the connection is closed */
-    public DiallerAuth(ClusterSecret secret, long timeoutMillis) {
+    /**
+     * @param timeoutMillis how long the listener may take to answer; then the connection is closed
+     * @param macs whether every frame after the proofs carries a MAC ({@link FrameCodec#addTagger} was
+     *     called on the pipeline): when no TLS protects the connection
+     */
+    public DiallerAuth(ClusterSecret secret, long timeoutMillis, boolean macs) {
         this.secret = secret;
         this.timeoutMillis = timeoutMillis;
+        this.macs = macs;
     }
 
     @Override
@@ -72,6 +80,13 @@ public final class DiallerAuth extends ChannelDuplexHandler {
             done = true;
             timeout.cancel(false);
             ctx.write(new Frame.AuthProof(secret.diallerProof(nonce, c.nonce())));
+            if (macs) {
+                // the proof is the last frame sent untagged, the challenge the last one read untagged
+                FrameCodec.startMacs(
+                        ctx.pipeline(),
+                        secret.diallerFrames(nonce, c.nonce()),
+                        secret.listenerFrames(nonce, c.nonce()));
+            }
             held.removeAndWriteAll();
             ctx.flush();
             ctx.fireChannelActive();

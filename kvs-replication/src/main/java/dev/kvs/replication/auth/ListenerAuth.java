@@ -2,6 +2,7 @@ package dev.kvs.replication.auth;
 
 import dev.kvs.core.log.ThrottledLog;
 import dev.kvs.replication.wire.Frame;
+import dev.kvs.replication.wire.FrameCodec;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -14,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * dialler's {@code AuthInit} with a challenge and its own proof, checks the dialler's {@code
  * AuthProof}, then removes itself so the handshake proper ({@code Hello}) begins. Anything else, or a
  * wrong proof, is answered {@code Reject(AUTH)} and closed: nothing of an unauthenticated peer reaches
- * the node. Not sharable: one per connection.
+ * the node. Without TLS, every frame after the proofs, the {@code Hello} first, carries a MAC under this
+ * connection's keys. Not sharable: one per connection.
  */
 public final class ListenerAuth extends ChannelInboundHandlerAdapter {
     /** Its name in the pipeline. */
@@ -26,14 +28,20 @@ public final class ListenerAuth extends ChannelInboundHandlerAdapter {
 
     private final ClusterSecret secret;
     private final long epoch;
+    private final boolean macs;
     private byte[] diallerNonce;
     private byte[] listenerNonce;
     private boolean refused;
 
-    /** @param epoch sent in a {@code Reject}, as every reject carries the node's epoch */
-    public ListenerAuth(ClusterSecret secret, long epoch) {
+    /**
+     * @param epoch sent in a {@code Reject}, as every reject carries the node's epoch
+     * @param macs whether every frame after the proofs carries a MAC ({@link FrameCodec#addTagger} was
+     *     called on the pipeline): when no TLS protects the connection
+     */
+    public ListenerAuth(ClusterSecret secret, long epoch, boolean macs) {
         this.secret = secret;
         this.epoch = epoch;
+        this.macs = macs;
     }
 
     @Override
@@ -51,6 +59,13 @@ public final class ListenerAuth extends ChannelInboundHandlerAdapter {
             if (!ClusterSecret.matches(secret.diallerProof(diallerNonce, listenerNonce), proof.proof())) {
                 refuse(ctx, "wrong proof of the cluster secret");
                 return;
+            }
+            if (macs) {
+                // the proof is the last frame read untagged; the challenge was the last one sent untagged
+                FrameCodec.startMacs(
+                        ctx.pipeline(),
+                        secret.listenerFrames(diallerNonce, listenerNonce),
+                        secret.diallerFrames(diallerNonce, listenerNonce));
             }
             ctx.pipeline().remove(this);
         } else {

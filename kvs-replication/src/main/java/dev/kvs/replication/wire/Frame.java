@@ -46,13 +46,21 @@ import java.util.List;
  * of deleted keys, and makes a full resync incremental: the backup answers each batch of the listing
  * with the values it lacks ({@link ResyncWants}), and only those are shipped.
  *
+ * <p>Version 7 added a <b>MAC on every frame after the challenge-response</b> when a cluster secret is
+ * set and TLS is not: each side derives a key per direction from the secret and both nonces, and every
+ * frame it sends (the {@link Hello} first) is followed by a 16-byte tag over the frame and its sequence
+ * number in that direction, counted by both sides and never sent ({@link FrameMac}). A frame whose tag
+ * is wrong (altered, injected, replayed, reordered, or one before it dropped) closes the connection
+ * before anything of it is read. Without a secret, or with TLS (which protects every byte already),
+ * frames carry no tag, as before.
+ *
  * <p>A <b>handback</b> connection is failback: a deposed primary dials the node that replaced it,
  * is told which fenced keys (TxId, length, checksum) the new primary misses, sends the values it
  * still holds for them, and learns which were accepted.
  */
 public sealed interface Frame {
     /** Protocol version written in every frame; a peer speaking another version is rejected. */
-    byte VERSION = 6;
+    byte VERSION = 7;
 
     /** The kind of connection a {@link Hello} opens. */
     enum ChannelKind {

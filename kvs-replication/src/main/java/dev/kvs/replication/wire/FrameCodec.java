@@ -11,6 +11,8 @@ public final class FrameCodec {
     public static final String DECODER = "frame-decoder";
     /** Name of the {@link FrameEncoder} in the pipeline. */
     public static final String ENCODER = "frame-encoder";
+    /** Name of the handler that writes each frame's {@link FrameMac} tag, if there is one. */
+    public static final String TAGGER = "frame-tagger";
 
     private FrameCodec() {}
 
@@ -32,6 +34,31 @@ public final class FrameCodec {
      */
     public static void maxFrameBytes(ChannelPipeline pipeline, int maxFrameBytes) {
         ((FrameDecoder) pipeline.get(DECODER)).maxFrameBytes(maxFrameBytes);
+    }
+
+    /**
+     * Makes room for {@link FrameMac} tags in the codec {@link #install} added to {@code pipeline}: a
+     * handler between the socket and the encoder that, once {@link #startMacs} is called, writes each
+     * frame's tag after it. Until then frames go as they are.
+     */
+    public static void addTagger(ChannelPipeline pipeline) {
+        pipeline.addBefore(DECODER, TAGGER, new FrameTagger());
+    }
+
+    /**
+     * From the next frame on in each direction, every frame written is followed by its tag under {@code
+     * send}, and every frame read must be followed by its tag under {@code receive}, checked before it is
+     * decoded. Call it on the channel's event loop, in the handler that reads the last untagged frame
+     * (so the decoder has not yet read the next), between writing the last untagged frame and the first
+     * tagged one.
+     *
+     * @throws IllegalStateException if {@link #addTagger} was not called on {@code pipeline}
+     */
+    public static void startMacs(ChannelPipeline pipeline, FrameMac send, FrameMac receive) {
+        FrameTagger tagger = (FrameTagger) pipeline.get(TAGGER);
+        if (tagger == null) throw new IllegalStateException("no " + TAGGER + " in the pipeline: " + pipeline.names());
+        tagger.start(send);
+        ((FrameDecoder) pipeline.get(DECODER)).startMac(receive);
     }
 
     /**

@@ -18,6 +18,11 @@ import java.util.List;
  * <p>Anything that breaks the format (see {@link FrameException}) fails the read with a {@link
  * FrameException} quoting the bad value; from then on the decoder discards every byte it receives,
  * as nothing after a corrupt frame can be trusted. One instance per channel; not {@code @Sharable}.
+ *
+ * <p>Once {@linkplain FrameCodec#startMacs MACs are started} every frame must be followed by its
+ * {@link FrameMac} tag, checked before anything of the frame but its length is read: a frame that
+ * fails closes the connection, and nothing of it is decoded (a WARN, rate-limited, and {@link
+ * FrameMac#failures()} count it).
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
     private enum State {
@@ -27,6 +32,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
     private int maxFrameBytes;
     private State state = State.DECODING;
+    /** Checks the tag after each frame; null: frames carry none. */
+    private FrameMac mac;
 
     /**
      * @param maxFrameBytes the largest frame accepted, its 4-byte length prefix included: a frame is
@@ -40,6 +47,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     /** Changes the largest frame accepted from now on (e.g. raised once a handshake is done). */
     void maxFrameBytes(int maxFrameBytes) {
         this.maxFrameBytes = checkMax(maxFrameBytes);
+    }
+
+    /** Every frame from the next one on is followed by its tag, checked by {@code mac}. */
+    void startMac(FrameMac mac) {
+        this.mac = mac;
     }
 
     static int checkMax(int maxFrameBytes) {
@@ -57,6 +69,13 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             return;
         }
         try {
+            if (mac != null && !tagged(in)) {
+                FrameMac.failed(ctx.channel().remoteAddress(), mac.next() - 1);
+                state = State.DISCARDING;
+                in.skipBytes(in.readableBytes());
+                ctx.close();
+                return;
+            }
             Frame frame = decodeFrame(in);
             if (frame != null) out.add(frame);
         } catch (FrameException e) {
@@ -66,24 +85,49 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         }
     }
 
-    /** One frame, or null while it is incomplete; consumes the frame's bytes when it returns one. */
-    private Frame decodeFrame(ByteBuf in) {
-        if (in.readableBytes() < LENGTH_BYTES) return null;
+    /**
+     * False if the frame at the start of {@code in} has all arrived with its tag and the tag is wrong;
+     * true if it is right (the frame's bytes are then decoded), or the frame or its tag have not all
+     * arrived yet. Checks the frame's length first, so a frame over the limit is never buffered.
+     */
+    private boolean tagged(ByteBuf in) {
+        int length = frameLength(in);
+        if (length < 0 || in.readableBytes() < LENGTH_BYTES + length + FrameMac.TAG_BYTES) return true;
         int start = in.readerIndex();
-        int length = in.getInt(start);
+        return mac.verify(in, start, LENGTH_BYTES + length, start + LENGTH_BYTES + length);
+    }
+
+    /** The length field of the frame at the start of {@code in}, checked; -1 while it has not arrived. */
+    private int frameLength(ByteBuf in) {
+        if (in.readableBytes() < LENGTH_BYTES) return -1;
+        int length = in.getInt(in.readerIndex());
         if (length < HEADER_BYTES) throw new FrameException("frame length " + length + " < " + HEADER_BYTES);
         if (length > maxFrameBytes - LENGTH_BYTES) {
             throw new FrameException("frame length " + length + " + " + LENGTH_BYTES + " > max " + maxFrameBytes);
         }
-        // Check the header as soon as it arrives rather than buffering a bad frame first.
-        if (in.readableBytes() < LENGTH_BYTES + HEADER_BYTES) return null;
+        return length;
+    }
+
+    /** One frame, or null while it is incomplete; consumes the frame's bytes (and tag) when it returns one. */
+    private Frame decodeFrame(ByteBuf in) {
+        int length = frameLength(in);
+        if (length < 0) return null;
+        int start = in.readerIndex();
+        int tagBytes = mac == null ? 0 : FrameMac.TAG_BYTES;
+        // With a MAC, nothing but the length is read before the tag is checked: the whole frame first.
+        if (in.readableBytes() < LENGTH_BYTES + length + tagBytes) {
+            // Without, check the header as soon as it arrives rather than buffering a bad frame first.
+            if (mac != null || in.readableBytes() < LENGTH_BYTES + HEADER_BYTES) return null;
+        }
         byte version = in.getByte(start + LENGTH_BYTES);
         if (version != Frame.VERSION) {
-            throw new FrameException("frame version " + version + " != " + Frame.VERSION);
+            throw new FrameException("frame version " + version + " != " + Frame.VERSION
+                    + ": the peer speaks another replication protocol (another kvs release); run the same"
+                    + " release on both nodes");
         }
         byte type = in.getByte(start + LENGTH_BYTES + 1);
         if (type < HELLO || type > LAST_TYPE) throw new FrameException("unknown frame type " + type);
-        if (in.readableBytes() < LENGTH_BYTES + length) return null;
+        if (in.readableBytes() < LENGTH_BYTES + length + tagBytes) return null;
 
         in.skipBytes(LENGTH_BYTES + HEADER_BYTES);
         ByteBuf payload = in.readSlice(length - HEADER_BYTES);
@@ -97,6 +141,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             throw new FrameException(
                     payload.readableBytes() + " trailing bytes in frame type " + type + " of length " + length);
         }
+        in.skipBytes(tagBytes); // checked before the frame was read
         return frame;
     }
 

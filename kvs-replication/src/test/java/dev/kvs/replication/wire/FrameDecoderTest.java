@@ -25,6 +25,9 @@ class FrameDecoderTest {
         return Samples.all();
     }
 
+    private static final String OTHER_RELEASE =
+            ": the peer speaks another replication protocol (another kvs release); run the same release on both nodes";
+
     /** Feeds {@code bad}, expects the failure, then checks the decoder ignores a valid frame after it. */
     private void assertRejected(ByteBuf bad, String message) {
         assertThatThrownBy(() -> channel.writeInbound(bad))
@@ -85,12 +88,14 @@ class FrameDecoderTest {
     @Test
     void rejectsOtherVersionAsSoonAsTheHeaderArrives() {
         ByteBuf header = Unpooled.buffer().writeInt(1000).writeByte(1).writeByte(Wire.HEARTBEAT);
-        assertRejected(header, "frame version 1 != " + Frame.VERSION);
+        assertRejected(header, "frame version 1 != " + Frame.VERSION + OTHER_RELEASE);
     }
 
     @Test
     void rejectsVersionZero() {
-        assertRejected(raw(0, Wire.HEARTBEAT, b -> b.writeLong(1).writeByte(0)), "frame version 0 != " + Frame.VERSION);
+        assertRejected(
+                raw(0, Wire.HEARTBEAT, b -> b.writeLong(1).writeByte(0)),
+                "frame version 0 != " + Frame.VERSION + OTHER_RELEASE);
     }
 
     @Test

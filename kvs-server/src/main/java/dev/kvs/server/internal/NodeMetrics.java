@@ -7,6 +7,7 @@ import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.ValueRefusals;
 import dev.kvs.replication.backup.BackupStatus;
+import dev.kvs.replication.wire.FrameMac;
 import dev.kvs.server.internal.role.RoleMachine;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -105,6 +106,10 @@ public final class NodeMetrics implements AutoCloseable {
     }
 
     private void registerReplicationGauges() {
+        FunctionCounter.builder("kvs.replication.frames.failed.mac", node, n -> FrameMac.failures())
+                .description("Replication frames that failed their MAC (altered, injected, replayed, reordered or"
+                        + " after a dropped one), each closing its connection unread")
+                .register(registry);
         replicationGauge(
                 "kvs.replication.shipper.failures",
                 null,

@@ -3,6 +3,8 @@ package dev.kvs.server.internal;
 import dev.kvs.core.StoreStats;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.backup.BackupStatus;
+import dev.kvs.replication.wire.FrameMac;
+import dev.kvs.server.NodeConfig;
 import dev.kvs.server.internal.role.NodeRole;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -31,6 +33,7 @@ import java.util.Set;
  * @param replication replication state (a primary's link to its backup)
  * @param backup what a backup has received (unfinished keys, contiguous TxId...), or null on a primary
  * @param failover fencing after promotion, a refusal of writes, and failback
+ * @param linkIntegrity how replication frames are protected on the way, and frames refused
  */
 public record NodeStatus(
         String name,
@@ -46,7 +49,26 @@ public record NodeStatus(
         String version,
         ReplicatorStatus replication,
         BackupStatus backup,
-        Failover failover) {
+        Failover failover,
+        LinkIntegrity linkIntegrity) {
+
+    /**
+     * How replication frames are protected against an on-path attacker.
+     *
+     * @param frameProtection {@code tls} (mutual TLS protects every byte), {@code mac} (a cluster secret
+     *     without TLS: every frame after the secret's handshake carries a MAC and an implicit sequence
+     *     number), or {@code none}
+     * @param framesFailedMac frames that failed their MAC since the process started (altered, injected,
+     *     replayed, reordered or after a dropped one), each closing its connection unread
+     */
+    public record LinkIntegrity(String frameProtection, long framesFailedMac) {
+        /** This node's, as its configuration says. */
+        public static LinkIntegrity of(NodeConfig config) {
+            String protection =
+                    config.tls().isPresent() ? "tls" : config.clusterSecret().isPresent() ? "mac" : "none";
+            return new LinkIntegrity(protection, FrameMac.failures());
+        }
+    }
 
     /**
      * Failover state.
@@ -128,7 +150,8 @@ public record NodeStatus(
                         node.gate().lost().size(),
                         node.gate().blockedReads(),
                         role instanceof NodeRole.Primary p ? p.writeFence() : null,
-                        node.failover().handbackState()));
+                        node.failover().handbackState()),
+                LinkIntegrity.of(node.config()));
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.server.internal.KvsVersion;
 import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.NodeStatus;
 import dev.kvs.server.internal.role.NodeRole;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.util.ArrayList;
@@ -237,6 +238,10 @@ final class InfoCommand implements Command {
             line(b, "kvs_blocked_reads", node.readGate().blockedReads()); // READONLY reads of unfinished keys
         }
         line(b, "kvs_failback", node.failover().handbackState());
+        NodeStatus.LinkIntegrity integrity = NodeStatus.LinkIntegrity.of(node.config());
+        // tls, mac (cluster secret without TLS: every frame after the handshake carries a MAC), none
+        line(b, "kvs_replication_frame_protection", integrity.frameProtection());
+        line(b, "kvs_replication_frames_failed_mac", integrity.framesFailedMac());
         ReplicationServer server = node.roles().current().listener();
         if (server != null) {
             BackupStatus bs = server.status();
