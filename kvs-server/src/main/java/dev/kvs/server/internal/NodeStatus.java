@@ -31,6 +31,7 @@ import java.util.Set;
  * @param replication replication state (a primary's link to its backup)
  * @param backup what a backup has received (unfinished keys, contiguous TxId...), or null on a primary
  * @param failover fencing after promotion, a refusal of writes, and failback
+ * @param adminPort what the admin port's guards refused and closed
  */
 public record NodeStatus(
         String name,
@@ -46,7 +47,8 @@ public record NodeStatus(
         String version,
         ReplicatorStatus replication,
         BackupStatus backup,
-        Failover failover) {
+        Failover failover,
+        AdminPortStats.Snapshot adminPort) {
 
     /**
      * Failover state.
@@ -128,7 +130,8 @@ public record NodeStatus(
                         node.gate().lost().size(),
                         node.gate().blockedReads(),
                         role instanceof NodeRole.Primary p ? p.writeFence() : null,
-                        node.failover().handbackState()));
+                        node.failover().handbackState()),
+                node.adminPort().snapshot());
     }
 
     /**
