@@ -19,14 +19,19 @@ import java.util.HexFormat;
  * @param tuning the YAML the file ends with, whole lines: the {@code store}, {@code replication} and
  *     {@code failover} sections, e.g. {@code "store:\n  maxBytes: 2GiB\n"}
  * @param adminToken the nodes' {@code admin.token}, which {@link TwoDcs} sends on every admin request;
- *     null for none (then only loopback clients may promote)
+ *     null for a fresh one ({@link #newAdminToken}): the nodes have a cluster secret, so a node without
+ *     a token would not start
  * @param pki the run's certificates: each node gets its {@link RunPki#yaml(String) tls section}
  *     (mutual TLS on replication, TLS-only client and admin ports); null for none
  */
 public record NodeYaml(String cluster, String mode, String tuning, String adminToken, RunPki pki) {
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    /** Without an admin token. */
+    public NodeYaml {
+        if (adminToken == null) adminToken = newAdminToken();
+    }
+
+    /** With a fresh admin token. */
     public NodeYaml(String cluster, String mode, String tuning) {
         this(cluster, mode, tuning, null, null);
     }
@@ -87,7 +92,7 @@ public record NodeYaml(String cluster, String mode, String tuning, String adminT
                 + (peer == null ? "" : "peer: " + peer + "\n")
                 + "mode: " + mode + "\n"
                 + "clusterSecret: " + RUN_SECRET + "\n"
-                + (adminToken == null ? "" : "admin:\n  token: \"" + adminToken + "\"\n")
+                + "admin:\n  token: \"" + adminToken + "\"\n"
                 + (pki == null ? "" : pki.yaml(name))
                 + tuning;
         Path file = dir.resolve(name + ".yaml");
