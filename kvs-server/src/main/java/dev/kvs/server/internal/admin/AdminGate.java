@@ -75,7 +75,7 @@ final class AdminGate extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (refused) {
+        if (refused || !ctx.channel().isActive()) { // a head cut short by the close is no request
             ReferenceCountUtil.release(msg);
             return;
         }

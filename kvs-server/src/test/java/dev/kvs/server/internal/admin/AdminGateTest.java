@@ -132,6 +132,9 @@ class AdminGateTest {
             awaitClosedByNode(s);
         }
         assertThat(stats().timedOutConnections()).isEqualTo(1);
+        assertThat(stats().refusedRequests())
+                .as("a head cut short by the close is no request")
+                .isZero();
     }
 
     @Test
