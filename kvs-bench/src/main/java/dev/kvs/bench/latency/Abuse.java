@@ -33,9 +33,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * authenticated client out. The primary's used heap is sampled through {@code GET /status} during each.
  *
  * @param settings what to run
+ * @param admin the attack on the admin port ({@link AdminAbuse})
  * @param link the link between the DCs
  */
-record Abuse(AbuseReport.Settings settings, LinkSettings link) implements Benchmark {
+record Abuse(AbuseReport.Settings settings, AdminAbuse.Settings admin, LinkSettings link) implements Benchmark {
     /** {@code *2\r\n$67108864\r\n}: an array of 2 whose first bulk string announces 64 MiB, then nothing. */
     static final byte[] BULK_HEADER = "*2\r\n$67108864\r\n".getBytes(StandardCharsets.US_ASCII);
 
@@ -49,14 +50,18 @@ record Abuse(AbuseReport.Settings settings, LinkSettings link) implements Benchm
         return String.format(
                 Locale.ROOT,
                 "abuse: %d unauthenticated 64 MiB bulk headers; SET + %d unread GETs of %s held %s s; %d idle"
-                        + " sockets then an authenticated client; nodes -Xmx%s, authTimeoutSeconds %d",
+                        + " sockets then an authenticated client; nodes -Xmx%s, authTimeoutSeconds %d; admin port: %d"
+                        + " unauthenticated POSTs of %s, %d half-open connections",
                 s.connections(),
                 s.gets(),
                 Report.bytes(s.valueSize()),
                 Report.number(s.holdSeconds()),
                 s.idleSockets(),
                 s.nodeHeap(),
-                s.authTimeoutSeconds());
+                s.authTimeoutSeconds(),
+                admin.posts(),
+                Report.bytes(admin.bodyBytes()),
+                admin.halfOpen());
     }
 
     @Override
@@ -79,6 +84,7 @@ record Abuse(AbuseReport.Settings settings, LinkSettings link) implements Benchm
             err.println("abuse: output buffer...");
             err.flush();
             AbuseReport.Scenario output = outputBuffer(node, cluster, password);
+            AdminAbuse.Result adminPort = new AdminAbuse(admin).run(cluster, password, err);
             cluster.checkAlive();
             return new AbuseReport(
                     "abuse",
@@ -86,7 +92,8 @@ record Abuse(AbuseReport.Settings settings, LinkSettings link) implements Benchm
                     bulk,
                     output,
                     idle,
-                    AbuseReport.verdict(settings, bulk, output, idle),
+                    adminPort,
+                    AbuseReport.verdict(settings, bulk, output, idle, adminPort),
                     Provenance.now(runDir));
         } catch (IOException e) {
             throw new UncheckedIOException("a client connection failed: " + e.getMessage(), e);

@@ -14,6 +14,7 @@ import java.util.Locale;
  * @param bulkHeaders unauthenticated connections each announcing a 64 MiB bulk string
  * @param outputBuffer one client pipelining GETs of a large value without reading its replies
  * @param idleSockets silent unauthenticated sockets, then an authenticated client
+ * @param adminPort issue 32's attack on the admin port ({@link AdminAbuse})
  * @param verdict the bounds
  * @param provenance where and on what it ran
  */
@@ -23,6 +24,7 @@ record AbuseReport(
         Scenario bulkHeaders,
         Scenario outputBuffer,
         Scenario idleSockets,
+        AdminAbuse.Result adminPort,
         Verdict verdict,
         @JsonUnwrapped Provenance provenance)
         implements Benchmark.Result {
@@ -94,6 +96,14 @@ record AbuseReport(
      * gets {@code +PONG} within {@code authTimeoutSeconds} of connecting with the idle sockets open. A
      * figure that could not be measured is not met.
      */
+    /** The bounds below and those of the admin port's attack ({@link AdminAbuse.Result#checks}). */
+    static Verdict verdict(Settings s, Scenario bulk, Scenario output, Scenario idle, AdminAbuse.Result admin) {
+        List<Verdict.Check> checks =
+                new ArrayList<>(verdict(s, bulk, output, idle).checks());
+        checks.addAll(admin.checks());
+        return Verdict.of(checks);
+    }
+
     static Verdict verdict(Settings s, Scenario bulk, Scenario output, Scenario idle) {
         List<Verdict.Check> checks = new ArrayList<>();
         long growth = bulk.growthBytes();
@@ -141,7 +151,8 @@ record AbuseReport(
                 outputBuffer);
         row(rows, settings.idleSockets() + " idle sockets + AUTH client", idleSockets);
         return "primary's used heap (GET /status memory.heapUsedBytes; before/after after jcmd GC.run), sampled every "
-                + settings.sampleMillis() + " ms\n" + Report.columns(rows) + "\n" + verdict.render();
+                + settings.sampleMillis() + " ms\n" + Report.columns(rows) + "\n" + adminPort.render() + "\n"
+                + verdict.render();
     }
 
     private static void row(List<String[]> rows, String name, Scenario s) {

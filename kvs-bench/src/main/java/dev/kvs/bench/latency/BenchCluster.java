@@ -67,12 +67,14 @@ final class BenchCluster implements AutoCloseable {
     private final ChildProcesses children;
     private final TwoDcs dcs;
     private final LinkSettings linkSettings;
+    private final String adminToken;
     private final List<WanLink> probes = new ArrayList<>();
 
-    private BenchCluster(ChildProcesses children, TwoDcs dcs, LinkSettings linkSettings) {
+    private BenchCluster(ChildProcesses children, TwoDcs dcs, LinkSettings linkSettings, String adminToken) {
         this.children = children;
         this.dcs = dcs;
         this.linkSettings = linkSettings;
+        this.adminToken = adminToken;
     }
 
     /**
@@ -110,16 +112,17 @@ final class BenchCluster implements AutoCloseable {
             throws InterruptedException {
         ChildProcesses children = new ChildProcesses();
         try {
+            String token = NodeYaml.newAdminToken();
             TwoDcs dcs = TwoDcs.startOnLoopback(
                     new TwoDcs.Settings(
-                            new NodeYaml("kvs-bench", mode, extraYaml + tuning, NodeYaml.newAdminToken()),
+                            new NodeYaml("kvs-bench", mode, extraYaml + tuning, token),
                             List.of("--flow-control", flowControl),
                             link,
                             START_TIMEOUT),
                     dir,
                     java,
                     children);
-            return new BenchCluster(children, dcs, link);
+            return new BenchCluster(children, dcs, link, token);
         } catch (InterruptedException | RuntimeException e) {
             children.close();
             throw e;
@@ -129,6 +132,21 @@ final class BenchCluster implements AutoCloseable {
     /** The primary's RESP port. */
     int primaryPort() {
         return dcs.primary().ports().client();
+    }
+
+    /** The primary's admin HTTP port. */
+    int primaryAdminPort() {
+        return dcs.primary().ports().admin();
+    }
+
+    /** Both nodes' {@code admin.token}. */
+    String adminToken() {
+        return adminToken;
+    }
+
+    /** The log file of the primary (or the backup). */
+    Path log(boolean primary) {
+        return (primary ? dcs.primary() : dcs.backup()).node().log();
     }
 
     /** The backup's RESP port. */
