@@ -19,8 +19,8 @@ import java.util.regex.Pattern;
  *
  * <p>Whatever the mode, a request is refused (403) before its body is read if it carries an {@code
  * Origin} that is not loopback or the node's own, or a {@code Host} that is not an IP literal, {@code
- * localhost}, the node's bind address or local host name, or one of {@code allowedHosts} (DNS
- * rebinding); a request that changes the node without a token must carry {@code X-Kvs-Admin} (a header
+ * localhost}, the node's bind or advertised address or local host name, or one of {@code allowedHosts}
+ * (DNS rebinding; an HTTPS-only admin port leaves that to the browser's certificate check); a request that changes the node without a token must carry {@code X-Kvs-Admin} (a header
  * a browser cannot send cross-site without a CORS preflight, which this port never answers).
  *
  * @param token the bearer token, if any: 16 to 1024 characters of {@code A-Z a-z 0-9 - . _ ~ + /},

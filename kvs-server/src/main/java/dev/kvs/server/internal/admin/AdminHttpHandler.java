@@ -27,9 +27,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Dispatches each aggregated HTTP request, which the {@link AdminGate} let through, to the route table and answers exactly once: with the route's response, a JSON error for a refused request
- * by a route ({@link AdminException}), a 500 for anything else that goes wrong in a route (logged), or a 503 if
- * the route has not answered within the deadline. One instance shared by every connection.
+ * Dispatches each aggregated HTTP request, which the {@link AdminGate} let through, to the route table
+ * and answers exactly once: with the route's response, a JSON error for a request a route refused
+ * ({@link AdminException}), a 500 for anything else that goes wrong in a route (logged), or a 503 if the
+ * route has not answered within the deadline. One instance shared by every connection.
  */
 @ChannelHandler.Sharable
 final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {

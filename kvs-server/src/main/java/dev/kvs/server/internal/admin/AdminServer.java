@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
  * (Prometheus text), plus whatever other parts of the node add with {@link #route} and {@link
  * #blockingRoute}. Unknown paths answer 404, known paths with another method 405, malformed requests
  * 400, requests the node's {@link dev.kvs.server.AdminConfig} does not allow 401 or 403, decided on the
- * request head before its body is read ({@link AdminGate}); all as JSON errors. Every request is answered: a route that fails answers 500, one that takes longer than {@link
- * #ANSWER_DEADLINE} 503.
+ * request head before its body is read ({@link AdminGate}); all as JSON errors. Every request is
+ * answered: a route that fails answers 500, one that takes longer than {@link #ANSWER_DEADLINE} 503.
  *
  * <p>Runs on the caller's event loop group, which must be NIO-based and which this server does not
  * shut down; actions that block (role changes) run on a small pool of its own, so that {@code /health}
@@ -112,7 +112,7 @@ public final class AdminServer implements AutoCloseable {
         this.config = node.config().admin();
         this.access = new AdminAccess(config);
         this.crossSite =
-                new CrossSiteGuard(ownNames(node.config()), config.token().isPresent());
+                new CrossSiteGuard(ownNames(node.config()), config.token().isPresent(), tls == null);
         this.stats = node.adminPort();
         this.deadline = deadline;
         AtomicInteger threads = new AtomicInteger();
@@ -218,11 +218,15 @@ public final class AdminServer implements AutoCloseable {
         return port();
     }
 
-    /** What a Host or Origin header may name as this node: its bind addresses, host name and allowed names. */
+    /**
+     * What a Host or Origin header may name as this node: its bind addresses, its advertised host, the
+     * machine's host name and the allowed names.
+     */
     private static List<String> ownNames(NodeConfig config) {
         List<String> names = new ArrayList<>(config.admin().allowedHosts());
         names.add(config.bind());
         names.add(config.adminBindAddress());
+        config.advertise().ifPresent(a -> names.add(a.substring(0, a.lastIndexOf(':'))));
         try {
             names.add(InetAddress.getLocalHost().getHostName());
         } catch (UnknownHostException e) {

@@ -25,14 +25,17 @@ final class CrossSiteGuard {
     private final Set<String> ownNames;
 
     private final boolean token;
+    private final boolean checkHost;
 
     /**
      * @param ownNames the node's bind addresses and host name and {@code admin.allowedHosts} (wildcard
      *     addresses are ignored)
      * @param token whether the node has an admin token (its {@code Authorization} header then already
      *     proves the request is not a browser's cross-site one)
+     * @param checkHost false on an HTTPS-only port: a rebound name fails the browser's certificate check
+     *     before any request is sent, and the names in the certificate need not be listed again
      */
-    CrossSiteGuard(Collection<String> ownNames, boolean token) {
+    CrossSiteGuard(Collection<String> ownNames, boolean token, boolean checkHost) {
         Set<String> names = new TreeSet<>();
         for (String n : ownNames) {
             String h = normalise(n);
@@ -40,6 +43,7 @@ final class CrossSiteGuard {
         }
         this.ownNames = Set.copyOf(names);
         this.token = token;
+        this.checkHost = checkHost;
     }
 
     /**
@@ -57,7 +61,7 @@ final class CrossSiteGuard {
                     who + "Origin " + quote(origin) + " is not this node's or loopback; the admin port serves no"
                             + " web pages, so a browser on another site may not use it");
         }
-        if (host != null && !knownHost(host)) {
+        if (checkHost && host != null && !knownHost(host)) {
             return AdminResponse.error(
                     403,
                     who + "Host " + quote(host) + " is not an IP address, localhost or this node's name (DNS"
