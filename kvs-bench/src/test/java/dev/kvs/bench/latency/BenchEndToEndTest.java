@@ -101,7 +101,7 @@ class BenchEndToEndTest {
 
     @Test
     @Timeout(180)
-    void abuseRunsTheThreeAttacksOnARealNodeAndReportsEveryField() throws Exception {
+    void abuseRunsTheFourAttacksOnARealNodeAndReportsEveryField() throws Exception {
         Path json = dir.resolve("abuse.json");
 
         int code = kvs.run(
@@ -112,6 +112,9 @@ class BenchEndToEndTest {
                 "--gets=50",
                 "--hold-seconds=1",
                 "--node-heap=256m",
+                "--admin-posts=20",
+                "--admin-body-size=64KiB",
+                "--admin-half-open=300",
                 "--json=" + json,
                 "--dir=" + dir.resolve("run"));
 
@@ -141,9 +144,23 @@ class BenchEndToEndTest {
                 .isTrue();
         assertThat(r.path("outputBuffer").path("connections").asInt()).isEqualTo(1);
         assertThat(r.path("settings").path("idleSockets").asInt()).isEqualTo(50);
-        assertThat(r.path("verdict").path("checks")).hasSize(3);
+        JsonNode admin = r.path("adminPort");
+        assertThat(admin.path("posts").asInt()).isEqualTo(20);
+        assertThat(admin.path("postsRefused").asInt())
+                .as("every unauthenticated POST is answered 401 on its head")
+                .isEqualTo(20);
+        assertThat(admin.path("halfOpenOpened").asInt()).isEqualTo(300);
+        assertThat(admin.path("halfOpenClosedByNode").asInt())
+                .as("the cap or the head timeout closes every half-open connection")
+                .isEqualTo(300);
+        assertThat(admin.path("directSamples").asInt()).isPositive();
+        assertThat(admin.path("pings").asInt()).isPositive();
+        assertThat(admin.path("valuesReplicated").asInt()).isEqualTo(2);
+        assertThat(r.path("verdict").path("checks")).hasSize(7);
         assertThat(r.path("verdict").path("pass").asBoolean()).isEqualTo(code == 0);
-        assertThat(kvs.out()).contains("bulk header", "idle sockets").containsPattern("(?m)^(PASS|FAIL): ");
+        assertThat(kvs.out())
+                .contains("bulk header", "idle sockets", "admin port")
+                .containsPattern("(?m)^(PASS|FAIL): ");
         InProcessKvs.assertNothingLeftRunning();
     }
 
