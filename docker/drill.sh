@@ -78,10 +78,11 @@ export KVS_MODE="$mode"
 compose() { docker compose -f "$here/compose.yaml" -p "$project" "$@"; }
 # In loadgen, which stays on the network whatever happens to dc-main.
 in_loadgen() { compose exec -T loadgen "$@"; }
-# curl ARGS in loadgen with the nodes' admin token, read from loadgen's environment (not this command line).
+# curl ARGS in loadgen with the nodes' admin token, read from loadgen's environment (not this command line),
+# and X-Kvs-Admin, which a node without a token asks of every POST.
 admin_curl() {
   # shellcheck disable=SC2016 # expanded by the shell in loadgen
-  in_loadgen sh -c 'exec curl -H "Authorization: Bearer $KVS_ADMIN_TOKEN" "$@"' admin_curl "$@"
+  in_loadgen sh -c 'exec curl -H "Authorization: Bearer $KVS_ADMIN_TOKEN" -H "X-Kvs-Admin: 1" "$@"' admin_curl "$@"
 }
 
 # The nodes' admin token: compose.yaml hands KVS_ADMIN_TOKEN to every container. The promotion comes

@@ -27,9 +27,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </pre>
  *
  * Each second it writes one key and reads back every key written so far. Kill the primary and
- * promote the backup ({@code curl -XPOST localhost:8381/promote}) while it runs: writes wait for the
+ * promote the backup ({@code curl -H 'X-Kvs-Admin: 1' -XPOST localhost:8381/promote}) while it runs: writes wait for the
  * new primary and go on there; keys whose values had not reached the backup read as unfinished, then
- * as lost once declared so ({@code curl -XPOST localhost:8381/declare-lost}).
+ * as lost once declared so ({@code curl -H 'X-Kvs-Admin: 1' -XPOST localhost:8381/declare-lost}).
  */
 public final class FailoverExample {
 

@@ -105,6 +105,7 @@ class FailoverExampleTest {
         HttpResponse<String> response = HttpClient.newHttpClient()
                 .send(
                         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.adminPort() + path))
+                                .header("X-Kvs-Admin", "1")
                                 .POST(HttpRequest.BodyPublishers.noBody())
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());

@@ -3,6 +3,7 @@ package dev.kvs.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kvs.server.AdminConfig;
 import dev.kvs.server.KvsNode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -13,7 +14,10 @@ class AuthTest {
 
     @BeforeAll
     static void start() {
-        node = KvsNode.start(Nodes.primary("auth-test").requirepass("s3cret").build());
+        node = KvsNode.start(Nodes.primary("auth-test")
+                .requirepass("s3cret")
+                .admin(AdminConfig.defaults().withTrustLoopback(true))
+                .build());
     }
 
     @AfterAll

@@ -96,6 +96,7 @@ class FailoverClassificationTest {
             HttpClient http = HttpClient.newHttpClient();
             String promoted = http.send(
                             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + backup.adminPort() + "/promote"))
+                                    .header("X-Kvs-Admin", "1")
                                     .POST(HttpRequest.BodyPublishers.noBody())
                                     .build(),
                             HttpResponse.BodyHandlers.ofString())

@@ -101,6 +101,7 @@ class SwitchoverTest {
         return HttpClient.newHttpClient()
                 .sendAsync(
                         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                .header("X-Kvs-Admin", "1")
                                 .POST(HttpRequest.BodyPublishers.noBody())
                                 .build(),
                         HttpResponse.BodyHandlers.ofString())

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.kvs.server.AdminConfig;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.server.UserConfig;
@@ -47,7 +48,8 @@ class UsersTest {
     }
 
     private static NodeConfig.Builder withUsers(NodeConfig.Builder b) {
-        return b.users(USERS);
+        return b.users(USERS)
+                .admin(AdminConfig.defaults().withTrustLoopback(true)); // the admin port is not what this test is about
     }
 
     private static KvsClient.Builder as(String user, String password, String... endpoints) {

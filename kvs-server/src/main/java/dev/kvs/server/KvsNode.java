@@ -150,7 +150,8 @@ public final class KvsNode implements AutoCloseable {
      * Opens the store (recovering a persisted one) and starts serving.
      *
      * @throws KvsException if the store cannot be opened
-     * @throws NodeStartException if a port cannot be bound
+     * @throws NodeStartException if a port cannot be bound, or the admin port would be open to every
+     *     local client of a node that has a password ({@link #openAdminPort})
      */
     public static KvsNode start(NodeConfig config) {
         return start(config, Clock.systemUTC());
@@ -162,6 +163,8 @@ public final class KvsNode implements AutoCloseable {
      * two nodes' clocks with it).
      */
     public static KvsNode start(NodeConfig config, Clock clock) {
+        Optional<String> open = openAdminPort(config);
+        if (open.isPresent()) throw new NodeStartException(open.get(), null);
         try {
             KvsNode node = new KvsNode(config, clock);
             log.info(
@@ -206,6 +209,29 @@ public final class KvsNode implements AutoCloseable {
         if (open.isEmpty()) return Optional.empty();
         return Optional.of("replication is open: no clusterSecret and no tls, so " + String.join("; and ", open)
                 + ". Set the same clusterSecret (or clusterSecretFile) on both nodes, or tls");
+    }
+
+    /**
+     * Why a node must not start with this admin configuration, if it must not: it has a password
+     * ({@code requirepass}, {@code users}) or a cluster secret, so its owner means to keep strangers
+     * out, but no {@code admin.token}, so every local user, and any local proxy or browser, could change
+     * its role. Redis exempts loopback only while no password is set; so does this node, unless {@code
+     * admin.trustLoopback} says the operator accepts the risk.
+     */
+    static Optional<String> openAdminPort(NodeConfig config) {
+        AdminConfig admin = config.admin();
+        if (admin.token().isPresent() || admin.trustLoopback()) return Optional.empty();
+        List<String> guarded = new ArrayList<>();
+        if (config.requirepass().isPresent()) guarded.add("requirepass");
+        if (!config.users().isEmpty()) guarded.add("users");
+        if (config.clusterSecret().isPresent()) guarded.add("a cluster secret");
+        if (guarded.isEmpty()) return Optional.empty();
+        return Optional.of("node '" + config.name() + "' not started: it has " + String.join(" and ", guarded)
+                + " but no admin.token, so every local user (and any local proxy or browser) could promote,"
+                + " demote or switch it over through the admin port on " + config.adminBindAddress() + ":"
+                + config.adminPort() + ". Set admin.token (or the environment variable "
+                + "KVS_ADMIN_TOKEN; make one with openssl rand -hex 32), or accept that risk with"
+                + " admin.trustLoopback: true");
     }
 
     private static TxId lastTxId(KvStore store) {

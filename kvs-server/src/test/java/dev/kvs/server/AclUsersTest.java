@@ -29,7 +29,8 @@ class AclUsersTest {
                         .build())
                 .user(UserConfig.withPassword("reader", "r-pass", UserConfig.Role.READONLY))
                 .user(UserConfig.withPassword("writer", "w-pass", UserConfig.Role.READWRITE))
-                .user(new UserConfig("ops", UserConfig.sha256Hex(bytes("o-pass")), UserConfig.Role.ADMIN));
+                .user(new UserConfig("ops", UserConfig.sha256Hex(bytes("o-pass")), UserConfig.Role.ADMIN))
+                .admin(AdminConfig.defaults().withTrustLoopback(true));
     }
 
     private static byte[] bytes(String s) {
@@ -63,7 +64,7 @@ class AclUsersTest {
     @Test
     void aReadWriteUserCanSetButNotPromote() {
         try (KvsNode node = KvsNode.start(node().role(Role.BACKUP)
-                        .admin(AdminConfig.defaults().withRespCommands(true))
+                        .admin(AdminConfig.defaults().withRespCommands(true).withTrustLoopback(true))
                         .build());
                 Jedis writer = client(node)) {
             assertThat(writer.auth("writer", "w-pass")).isEqualTo("OK");
@@ -76,7 +77,7 @@ class AclUsersTest {
     @Test
     void anAdminCanPromoteWhenRespCommandsAreOn() {
         try (KvsNode node = KvsNode.start(node().role(Role.BACKUP)
-                        .admin(AdminConfig.defaults().withRespCommands(true))
+                        .admin(AdminConfig.defaults().withRespCommands(true).withTrustLoopback(true))
                         .build());
                 Jedis ops = client(node)) {
             assertThat(ops.auth("ops", "o-pass")).isEqualTo("OK");

@@ -161,6 +161,7 @@ class AdminApiTest {
         try {
             switchover = http.sendAsync(
                     request(node, "/switchover?timeoutMs=60000")
+                            .header("X-Kvs-Admin", "1")
                             .POST(HttpRequest.BodyPublishers.noBody())
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -259,6 +260,7 @@ class AdminApiTest {
     private HttpResponse<String> post(KvsNode node, String pathAndQuery) throws Exception {
         return http.send(
                 request(node, pathAndQuery)
+                        .header("X-Kvs-Admin", "1")
                         .POST(HttpRequest.BodyPublishers.noBody())
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -268,7 +270,8 @@ class AdminApiTest {
             throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + host + ":" + node.adminPort() + path))
                 .timeout(Duration.ofSeconds(30))
-                .method(method, HttpRequest.BodyPublishers.noBody());
+                .method(method, HttpRequest.BodyPublishers.noBody())
+                .header("X-Kvs-Admin", "1");
         if (authorization != null) b.header("Authorization", authorization);
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }

@@ -92,11 +92,15 @@ class OpenReplicationWarningTest {
 
     @Test
     void nodesWithASecretOrNoReplicationStartWithoutAWarning() {
-        try (KvsNode b = KvsNode.start(
-                        node("dc-b").role(Role.BACKUP).clusterSecret(SECRET).build());
+        try (KvsNode b = KvsNode.start(node("dc-b")
+                        .role(Role.BACKUP)
+                        .clusterSecret(SECRET)
+                        .admin(AdminConfig.defaults().withTrustLoopback(true))
+                        .build());
                 KvsNode a = KvsNode.start(node("dc-a")
                         .peer("127.0.0.1:" + b.replPort())
                         .clusterSecret(SECRET)
+                        .admin(AdminConfig.defaults().withTrustLoopback(true))
                         .build());
                 KvsNode lone = KvsNode.start(node("lone").build())) {
             assertThat(logged.list)

@@ -105,6 +105,7 @@ class ReplicatedOpsCommandsTest {
                         node().user(UserConfig.withPassword("writer", "w-pass", UserConfig.Role.READWRITE))
                                 .user(UserConfig.withPassword("ops", "o-pass", UserConfig.Role.ADMIN))
                                 .user(UserConfig.withPassword("reader", "r-pass", UserConfig.Role.READONLY))
+                                .admin(AdminConfig.defaults().withTrustLoopback(true))
                                 .build());
                 Jedis writer = client(node);
                 Jedis ops = client(node);

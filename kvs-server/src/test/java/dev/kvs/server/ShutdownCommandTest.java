@@ -68,6 +68,7 @@ class ShutdownCommandTest {
     void onlyAdminsMayShutDown() throws Exception {
         NodeConfig c = config().user(UserConfig.withPassword("writer", "w-pass", Role.READWRITE))
                 .user(UserConfig.withPassword("ops", "o-pass", Role.ADMIN))
+                .admin(AdminConfig.defaults().withTrustLoopback(true))
                 .build();
         KvsNode node = KvsNode.start(c);
         try {

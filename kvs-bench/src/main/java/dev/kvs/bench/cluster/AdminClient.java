@@ -46,9 +46,14 @@ final class AdminClient {
         return send(HttpRequest.newBuilder(uri(host, port, path)).GET());
     }
 
-    /** {@code POST http(s)://host:port/path} without a body; fails as {@link #get} does. */
+    /**
+     * {@code POST http(s)://host:port/path} without a body, with {@code X-Kvs-Admin: 1}; fails as {@link
+     * #get} does.
+     */
     JsonNode post(String host, int port, String path) {
-        return send(HttpRequest.newBuilder(uri(host, port, path)).POST(HttpRequest.BodyPublishers.noBody()));
+        return send(HttpRequest.newBuilder(uri(host, port, path))
+                .header("X-Kvs-Admin", "1") // what a node without a token asks of every change
+                .POST(HttpRequest.BodyPublishers.noBody()));
     }
 
     private URI uri(String host, int port, String path) {

@@ -19,7 +19,8 @@ import java.util.HexFormat;
  * @param tuning the YAML the file ends with, whole lines: the {@code store}, {@code replication} and
  *     {@code failover} sections, e.g. {@code "store:\n  maxBytes: 2GiB\n"}
  * @param adminToken the nodes' {@code admin.token}, which {@link TwoDcs} sends on every admin request;
- *     null for none (then only loopback clients may promote)
+ *     null for a fresh one ({@link #newAdminToken}): the nodes have a cluster secret, so a node without
+ *     a token would not start
  * @param pki the run's certificates: each node gets its {@link RunPki#yaml(String) tls section}
  *     (mutual TLS on replication, TLS-only client and admin ports); null for none
  * @param clusterSecret whether both nodes get the run's {@code clusterSecret} (they prove it on every
@@ -29,12 +30,16 @@ public record NodeYaml(
         String cluster, String mode, String tuning, String adminToken, RunPki pki, boolean clusterSecret) {
     private static final SecureRandom RANDOM = new SecureRandom();
 
+    public NodeYaml {
+        if (adminToken == null) adminToken = newAdminToken();
+    }
+
     /** With the run's cluster secret. */
     public NodeYaml(String cluster, String mode, String tuning, String adminToken, RunPki pki) {
         this(cluster, mode, tuning, adminToken, pki, true);
     }
 
-    /** Without an admin token. */
+    /** With a fresh admin token. */
     public NodeYaml(String cluster, String mode, String tuning) {
         this(cluster, mode, tuning, null, null);
     }
@@ -100,7 +105,7 @@ public record NodeYaml(
                 + (peer == null ? "" : "peer: " + peer + "\n")
                 + "mode: " + mode + "\n"
                 + (clusterSecret ? "clusterSecret: " + RUN_SECRET + "\n" : "")
-                + (adminToken == null ? "" : "admin:\n  token: \"" + adminToken + "\"\n")
+                + "admin:\n  token: \"" + adminToken + "\"\n"
                 + (pki == null ? "" : pki.yaml(name))
                 + tuning;
         Path file = dir.resolve(name + ".yaml");

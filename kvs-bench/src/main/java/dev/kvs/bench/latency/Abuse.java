@@ -34,9 +34,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * @param settings what to run
  * @param squatters the attack on the backup's replication port ({@link ReplicationSquatters})
+ * @param admin the attack on the admin port ({@link AdminAbuse})
  * @param link the link between the DCs
  */
-record Abuse(AbuseReport.Settings settings, ReplicationSquatters.Settings squatters, LinkSettings link)
+record Abuse(
+        AbuseReport.Settings settings,
+        ReplicationSquatters.Settings squatters,
+        AdminAbuse.Settings admin,
+        LinkSettings link)
         implements Benchmark {
     /** {@code *2\r\n$67108864\r\n}: an array of 2 whose first bulk string announces 64 MiB, then nothing. */
     static final byte[] BULK_HEADER = "*2\r\n$67108864\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -51,14 +56,18 @@ record Abuse(AbuseReport.Settings settings, ReplicationSquatters.Settings squatt
         return String.format(
                 Locale.ROOT,
                 "abuse: %d unauthenticated 64 MiB bulk headers; SET + %d unread GETs of %s held %s s; %d idle"
-                        + " sockets then an authenticated client; nodes -Xmx%s, authTimeoutSeconds %d",
+                        + " sockets then an authenticated client; nodes -Xmx%s, authTimeoutSeconds %d; admin port: %d"
+                        + " unauthenticated POSTs of %s, %d half-open connections",
                 s.connections(),
                 s.gets(),
                 Report.bytes(s.valueSize()),
                 Report.number(s.holdSeconds()),
                 s.idleSockets(),
                 s.nodeHeap(),
-                s.authTimeoutSeconds());
+                s.authTimeoutSeconds(),
+                admin.posts(),
+                Report.bytes(admin.bodyBytes()),
+                admin.halfOpen());
     }
 
     @Override
@@ -84,12 +93,21 @@ record Abuse(AbuseReport.Settings settings, ReplicationSquatters.Settings squatt
             err.println("abuse: replication squatters...");
             err.flush();
             ReplicationSquatters.Result squat = ReplicationSquatters.run(squatters, cluster, err);
+            AdminAbuse.Result adminPort = new AdminAbuse(admin).run(cluster, password, err);
             cluster.checkAlive();
             List<Verdict.Check> checks = new ArrayList<>(
-                    AbuseReport.verdict(settings, bulk, output, idle).checks());
+                    AbuseReport.verdict(settings, bulk, output, idle, adminPort).checks());
             checks.addAll(squat.checks());
             return new AbuseReport(
-                    "abuse", settings, bulk, output, idle, squat, Verdict.of(checks), Provenance.now(runDir));
+                    "abuse",
+                    settings,
+                    bulk,
+                    output,
+                    idle,
+                    squat,
+                    adminPort,
+                    Verdict.of(checks),
+                    Provenance.now(runDir));
         } catch (IOException e) {
             throw new UncheckedIOException("a client connection failed: " + e.getMessage(), e);
         }

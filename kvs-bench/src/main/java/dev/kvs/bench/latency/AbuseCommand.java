@@ -24,7 +24,7 @@ import picocli.CommandLine.Option;
         description = {
             "Starts dc-backup and dc-main as separate JVMs (-Xmx --node-heap, requirepass set to a random"
                     + " password, authTimeoutSeconds --auth-timeout-seconds, maxClients default) on loopback,"
-                    + " joined by a WAN link emulator in this process, then attacks dc-main three times and dc-backup's replication port once:",
+                    + " joined by a WAN link emulator in this process, then attacks dc-main three times, dc-backup's replication port once and dc-main's admin port once:",
             "1. --connections unauthenticated connections each send *2\\r\\n$67108864\\r\\n (a 64 MiB bulk"
                     + " header) and nothing more, held for the auth timeout + 1 s;",
             "2. --idle-sockets silent unauthenticated sockets are opened, then a client sends AUTH and PING;"
@@ -35,12 +35,17 @@ import picocli.CommandLine.Option;
                     + " dc-backup's replication port, reopened every 10 s, beside a stranger reconnecting"
                     + " --repl-churn-per-second times a second, while the link is cut --repl-drops times; PASS needs"
                     + " streaming again within 3 s of each heal and at most 3 WARN lines a second.",
+            "5. --admin-posts unauthenticated POST /promote requests with a --admin-body-size body, then"
+                    + " --admin-half-open connections sending half a request head, on the admin port (admin.token"
+                    + " set): its direct memory (/metrics) is sampled, a RESP client PINGs, a new value is written"
+                    + " during each phase and read from the backup.",
             "During each, dc-main's used heap (GET /status) is sampled every --sample-millis; before and after"
                     + " each, jcmd PID GC.run forces a GC first. Connections the node closed are counted.",
             "",
             "PASS when the bulk headers grow the heap (peak - before) by < 50 MB, the output-buffer attack's"
                     + " heap peak is < 100 MB, and the authenticated client gets PONG within the auth timeout"
-                    + " (issue 12's bounds)."
+                    + " (issue 12's bounds); and the admin attack grows direct memory by <= 64 MiB, logs no"
+                    + " OutOfMemoryError, PING p99 <= 50 ms and both values reach the backup (issue 32's)."
         },
         optionListHeading = "%nOptions:%n")
 public final class AbuseCommand implements Callable<Integer> {
@@ -93,6 +98,27 @@ public final class AbuseCommand implements Callable<Integer> {
             description = "The nodes' -Xmx: large enough that a leak shows (default: ${DEFAULT-VALUE})")
     private String nodeHeap = "2g";
 
+    @Option(
+            names = "--admin-posts",
+            paramLabel = "N",
+            description = "Unauthenticated POST /promote requests with a body on the admin port (issue 32: 2200;"
+                    + " default: ${DEFAULT-VALUE})")
+    private int adminPosts = 200;
+
+    @Option(
+            names = "--admin-body-size",
+            paramLabel = "SIZE",
+            converter = BenchOptions.SizeConverter.class,
+            description = "Body of each of those POSTs (default: 1MiB)")
+    private long adminBodySize = 1 << 20;
+
+    @Option(
+            names = "--admin-half-open",
+            paramLabel = "N",
+            description = "Admin connections sending half a request head, then nothing (issue 32: 20000; needs"
+                    + " ulimit -n above the open ones; default: ${DEFAULT-VALUE})")
+    private int adminHalfOpen = 2000;
+
     @Mixin
     private RunOptions run;
 
@@ -109,7 +135,22 @@ public final class AbuseCommand implements Callable<Integer> {
         return new Abuse(
                 settings(),
                 squatters.settings(),
+                adminSettings(),
                 new LinkSettings(Duration.ofMillis(1), 1_000_000_000, 4 << 20, WanLink.Queueing.FIFO));
+    }
+
+    /** The admin port attack's settings, checked: the half-open connections are held 6 s, past the head timeout. */
+    AdminAbuse.Settings adminSettings() {
+        if (adminPosts < 1 || adminPosts > 100_000) {
+            throw new IllegalArgumentException("--admin-posts is not in 1..100000: " + adminPosts);
+        }
+        if (adminBodySize < 1 || adminBodySize > BenchOptions.MAX_VALUE_SIZE) {
+            throw new IllegalArgumentException("--admin-body-size is not in 1B..64MiB: " + adminBodySize);
+        }
+        if (adminHalfOpen < 1 || adminHalfOpen > 100_000) {
+            throw new IllegalArgumentException("--admin-half-open is not in 1..100000: " + adminHalfOpen);
+        }
+        return new AdminAbuse.Settings(adminPosts, (int) adminBodySize, adminHalfOpen, 6000);
     }
 
     /** The settings, checked. */

@@ -16,6 +16,7 @@ import java.util.Locale;
  * @param idleSockets silent unauthenticated sockets, then an authenticated client
  * @param replicationSquatters idle and slow connections held on the backup's replication port during
  *     link drops (issue 32); null if not run
+ * @param adminPort issue 32's attack on the admin port ({@link AdminAbuse}); null if not run
  * @param verdict the bounds
  * @param provenance where and on what it ran
  */
@@ -26,6 +27,7 @@ record AbuseReport(
         Scenario outputBuffer,
         Scenario idleSockets,
         ReplicationSquatters.Result replicationSquatters,
+        AdminAbuse.Result adminPort,
         Verdict verdict,
         @JsonUnwrapped Provenance provenance)
         implements Benchmark.Result {
@@ -97,6 +99,14 @@ record AbuseReport(
      * gets {@code +PONG} within {@code authTimeoutSeconds} of connecting with the idle sockets open. A
      * figure that could not be measured is not met.
      */
+    /** The bounds below and those of the admin port's attack ({@link AdminAbuse.Result#checks}). */
+    static Verdict verdict(Settings s, Scenario bulk, Scenario output, Scenario idle, AdminAbuse.Result admin) {
+        List<Verdict.Check> checks =
+                new ArrayList<>(verdict(s, bulk, output, idle).checks());
+        checks.addAll(admin.checks());
+        return Verdict.of(checks);
+    }
+
     static Verdict verdict(Settings s, Scenario bulk, Scenario output, Scenario idle) {
         List<Verdict.Check> checks = new ArrayList<>();
         long growth = bulk.growthBytes();
@@ -145,7 +155,8 @@ record AbuseReport(
         row(rows, settings.idleSockets() + " idle sockets + AUTH client", idleSockets);
         return "primary's used heap (GET /status memory.heapUsedBytes; before/after after jcmd GC.run), sampled every "
                 + settings.sampleMillis() + " ms\n" + Report.columns(rows) + "\n"
-                + (replicationSquatters == null ? "" : replicationSquatters.render() + "\n") + verdict.render();
+                + (replicationSquatters == null ? "" : replicationSquatters.render() + "\n")
+                + (adminPort == null ? "" : adminPort.render() + "\n") + verdict.render();
     }
 
     private static void row(List<String[]> rows, String name, Scenario s) {

@@ -66,12 +66,14 @@ final class BenchCluster implements AutoCloseable {
     private final ChildProcesses children;
     private final TwoDcs dcs;
     private final LinkSettings linkSettings;
+    private final String adminToken;
     private final List<WanLink> probes = new ArrayList<>();
 
-    private BenchCluster(ChildProcesses children, TwoDcs dcs, LinkSettings linkSettings) {
+    private BenchCluster(ChildProcesses children, TwoDcs dcs, LinkSettings linkSettings, String adminToken) {
         this.children = children;
         this.dcs = dcs;
         this.linkSettings = linkSettings;
+        this.adminToken = adminToken;
     }
 
     /**
@@ -125,7 +127,8 @@ final class BenchCluster implements AutoCloseable {
             boolean clusterSecret)
             throws InterruptedException {
         ChildProcesses children = new ChildProcesses();
-        NodeYaml yaml = new NodeYaml("kvs-bench", mode, extraYaml + tuning, NodeYaml.newAdminToken());
+        String token = NodeYaml.newAdminToken();
+        NodeYaml yaml = new NodeYaml("kvs-bench", mode, extraYaml + tuning, token);
         try {
             TwoDcs dcs = TwoDcs.startOnLoopback(
                     new TwoDcs.Settings(
@@ -136,7 +139,7 @@ final class BenchCluster implements AutoCloseable {
                     dir,
                     java,
                     children);
-            return new BenchCluster(children, dcs, link);
+            return new BenchCluster(children, dcs, link, token);
         } catch (InterruptedException | RuntimeException e) {
             children.close();
             throw e;
@@ -148,6 +151,21 @@ final class BenchCluster implements AutoCloseable {
         return dcs.primary().ports().client();
     }
 
+    /** The primary's admin HTTP port. */
+    int primaryAdminPort() {
+        return dcs.primary().ports().admin();
+    }
+
+    /** Both nodes' {@code admin.token}. */
+    String adminToken() {
+        return adminToken;
+    }
+
+    /** The log file of the primary (or the backup). */
+    Path log(boolean primary) {
+        return (primary ? dcs.primary() : dcs.backup()).node().log();
+    }
+
     /** The backup's RESP port. */
     int backupPort() {
         return dcs.backup().ports().client();
@@ -156,11 +174,6 @@ final class BenchCluster implements AutoCloseable {
     /** The backup's replication port itself (not the link in front of it). */
     int backupReplicationPort() {
         return dcs.backup().ports().repl();
-    }
-
-    /** The log file of the primary (or the backup). */
-    Path log(boolean primary) {
-        return (primary ? dcs.primary() : dcs.backup()).node().log();
     }
 
     /** Bytes the link delivered to the backup since it started: what the backup received. */

@@ -22,7 +22,7 @@ class NodeYamlTest {
         assertThat(Files.readString(file))
                 .isEqualTo("cluster: kvs-test\nname: dc-main\nrole: primary\nbind: 127.0.0.1\nport: 0\nreplPort: 0\n"
                         + "adminPort: 0\npeer: 127.0.0.1:7001\nmode: id-first\nclusterSecret: " + NodeYaml.RUN_SECRET
-                        + "\nstore:\n  maxBytes: 2GiB\n");
+                        + "\nadmin:\n  token: \"" + yaml.adminToken() + "\"\nstore:\n  maxBytes: 2GiB\n");
     }
 
     @Test
@@ -69,6 +69,14 @@ class NodeYamlTest {
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
                     .isEqualTo("rw-------");
         }
+    }
+
+    @Test
+    void withoutATokenTheNodesGetAFreshOneForTheyHaveAClusterSecret() {
+        assertThat(yaml.adminToken()).matches("[0-9a-f]{64}");
+        assertThat(new NodeYaml("kvs-test", "id-first", "", null).adminToken())
+                .matches("[0-9a-f]{64}")
+                .isNotEqualTo(yaml.adminToken());
     }
 
     @Test

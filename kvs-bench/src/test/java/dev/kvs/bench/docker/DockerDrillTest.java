@@ -234,7 +234,11 @@ class DockerDrillTest {
     }
 
     private JsonNode adminPost(GenericContainer<?> node, String path) throws Exception {
-        return admin(node, HttpRequest.newBuilder(adminUri(node, path)).POST(HttpRequest.BodyPublishers.noBody()));
+        return admin(
+                node,
+                HttpRequest.newBuilder(adminUri(node, path))
+                        .header("X-Kvs-Admin", "1")
+                        .POST(HttpRequest.BodyPublishers.noBody()));
     }
 
     private JsonNode admin(GenericContainer<?> node, HttpRequest.Builder request) throws Exception {

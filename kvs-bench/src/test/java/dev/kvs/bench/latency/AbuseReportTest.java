@@ -70,6 +70,7 @@ class AbuseReportTest {
         AbuseReport.Scenario bulk = heap(26_600_000, 29_500_000);
         AbuseReport.Scenario out = heap(29_500_000, 39_600_000);
         AbuseReport.Scenario idle = auth(13.4);
+        AdminAbuse.Result admin = AdminAbuseTest.result(40L << 20, 45L << 20, 3.2, 2);
         AbuseReport r = new AbuseReport(
                 "abuse",
                 SETTINGS,
@@ -77,11 +78,14 @@ class AbuseReportTest {
                 out,
                 idle,
                 null,
-                AbuseReport.verdict(SETTINGS, bulk, out, idle),
+                admin,
+                AbuseReport.verdict(SETTINGS, bulk, out, idle, admin),
                 Provenance.now(Path.of("/tmp/x")));
         assertThat(r.render())
                 .contains("110 x 64 MiB bulk header", "SET + 1000 x GET 1 MiB", "2000 idle sockets")
                 .contains("26.6", "39.6")
+                .contains("admin port: 2200 unauthenticated POSTs", "PING p99 3.2 ms")
                 .contains("PASS: every bound met");
+        assertThat(r.verdict().checks()).hasSize(7);
     }
 }

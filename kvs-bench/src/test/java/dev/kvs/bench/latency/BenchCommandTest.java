@@ -173,6 +173,16 @@ class BenchCommandTest {
     }
 
     @Test
+    void abuseAttacksTheAdminPortSmallByDefaultAndAtTheIssuesScaleOnRequest() {
+        assertThat(parse(new AbuseCommand()).adminSettings())
+                .isEqualTo(new AdminAbuse.Settings(200, 1 << 20, 2000, 6000));
+        assertThat(parse(new AbuseCommand(), "--admin-posts=2200", "--admin-half-open=20000", "--admin-body-size=1MiB")
+                        .adminSettings())
+                .isEqualTo(new AdminAbuse.Settings(2200, 1 << 20, 20_000, 6000));
+        assertUsageError("--admin-posts is not in 1..100000: 0", "abuse", "--admin-posts", "0");
+    }
+
+    @Test
     void abuseRefusesOutOfRangeOptions() {
         assertUsageError("--connections is not in 1..10000: 0", "abuse", "--connections", "0");
         assertUsageError("--idle-sockets is not in 1..9000: 20000", "abuse", "--idle-sockets", "20000");

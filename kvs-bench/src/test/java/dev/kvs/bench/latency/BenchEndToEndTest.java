@@ -101,7 +101,7 @@ class BenchEndToEndTest {
 
     @Test
     @Timeout(180)
-    void abuseRunsTheThreeAttacksOnARealNodeAndReportsEveryField() throws Exception {
+    void abuseRunsTheFourAttacksOnARealNodeAndReportsEveryField() throws Exception {
         Path json = dir.resolve("abuse.json");
 
         int code = kvs.run(
@@ -114,6 +114,9 @@ class BenchEndToEndTest {
                 "--node-heap=256m",
                 "--repl-drops=1",
                 "--repl-churn-per-second=100",
+                "--admin-posts=20",
+                "--admin-body-size=64KiB",
+                "--admin-half-open=300",
                 "--json=" + json,
                 "--dir=" + dir.resolve("run"));
 
@@ -153,10 +156,22 @@ class BenchEndToEndTest {
                 .isTrue();
         assertThat(r.path("outputBuffer").path("connections").asInt()).isEqualTo(1);
         assertThat(r.path("settings").path("idleSockets").asInt()).isEqualTo(50);
-        assertThat(r.path("verdict").path("checks")).hasSize(5);
+        JsonNode admin = r.path("adminPort");
+        assertThat(admin.path("posts").asInt()).isEqualTo(20);
+        assertThat(admin.path("postsRefused").asInt())
+                .as("every unauthenticated POST is answered 401 on its head")
+                .isEqualTo(20);
+        assertThat(admin.path("halfOpenOpened").asInt()).isEqualTo(300);
+        assertThat(admin.path("halfOpenClosedByNode").asInt())
+                .as("the cap or the head timeout closes every half-open connection")
+                .isEqualTo(300);
+        assertThat(admin.path("directSamples").asInt()).isPositive();
+        assertThat(admin.path("pings").asInt()).isPositive();
+        assertThat(admin.path("valuesReplicated").asInt()).isEqualTo(2);
+        assertThat(r.path("verdict").path("checks")).hasSize(9);
         assertThat(r.path("verdict").path("pass").asBoolean()).isEqualTo(code == 0);
         assertThat(kvs.out())
-                .contains("bulk header", "idle sockets", "backup's replication port")
+                .contains("bulk header", "idle sockets", "backup's replication port", "admin port")
                 .containsPattern("(?m)^(PASS|FAIL): ");
         InProcessKvs.assertNothingLeftRunning();
     }

@@ -40,8 +40,10 @@ import picocli.CommandLine.TypeConversionException;
             "",
             "The admin port serves GET /health, GET /status (JSON) and GET /metrics (Prometheus), and the"
                     + " failover actions (POST /promote, /switchover...). Without admin.token only loopback"
-                    + " clients may use the actions; with one, every request but GET /health needs"
-                    + " Authorization: Bearer <token>. The environment variable "
+                    + " clients may use the actions, with the header X-Kvs-Admin: 1, and a node with"
+                    + " --requirepass, users or a cluster secret does not start (unless admin.trustLoopback:"
+                    + " true); with one, every request but GET /health needs Authorization: Bearer <token>."
+                    + " The environment variable "
                     + ServerCommand.ADMIN_TOKEN_ENV
                     + ", if set, is the token (over the --config file's).",
             "Stop with Ctrl-C or SIGTERM: the node closes its ports and store cleanly."

@@ -47,7 +47,8 @@ import java.util.stream.Collectors;
  * section ({@code certFile, keyFile, caFile, peerName, clients, admin, clientAuth}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
  * replication:} section (with its {@code flowControl:} subsection), the {@code failover:} section and
- * the {@code admin:} section ({@code token, openReads, respCommands}) and the {@code users:} list
+ * the {@code admin:} section ({@code token, openReads, respCommands, trustLoopback, allowedHosts,
+ * maxConnections, headTimeoutMs, idleTimeoutMs}) and the {@code users:} list
  * ({@code name, password | passwordSha256, role}; plain passwords are hashed as they are read).
  * Byte sizes take a number or a {@link ByteSize} string like {@code 64MiB}. See {@code
  * config/kvs.example.yaml}.
@@ -274,6 +275,14 @@ public final class NodeConfigLoader {
         if (a.token() != null) c = c.withToken(a.token());
         if (a.openReads() != null) c = c.withOpenReads(a.openReads());
         if (a.respCommands() != null) c = c.withRespCommands(a.respCommands());
+        if (a.trustLoopback() != null) c = c.withTrustLoopback(a.trustLoopback());
+        if (a.allowedHosts() != null) c = c.withAllowedHosts(a.allowedHosts());
+        if (a.maxConnections() != null || a.headTimeoutMs() != null || a.idleTimeoutMs() != null) {
+            c = c.withLimits(
+                    a.maxConnections() == null ? c.maxConnections() : toInt("admin.maxConnections", a.maxConnections()),
+                    a.headTimeoutMs() == null ? c.headTimeoutMillis() : a.headTimeoutMs(),
+                    a.idleTimeoutMs() == null ? c.idleTimeoutMillis() : a.idleTimeoutMs());
+        }
         return c;
     }
 
@@ -568,7 +577,15 @@ public final class NodeConfigLoader {
             String clientAuth) {}
 
     /** The {@code admin:} section: who may use the admin HTTP port. */
-    record AdminYaml(String token, Boolean openReads, Boolean respCommands) {}
+    record AdminYaml(
+            String token,
+            Boolean openReads,
+            Boolean respCommands,
+            Boolean trustLoopback,
+            List<String> allowedHosts,
+            Long maxConnections,
+            Long headTimeoutMs,
+            Long idleTimeoutMs) {}
 
     /** The {@code expiry:} section: active expiry's rounds. */
     record ExpiryYaml(Long activeIntervalMs, Long maxKeysPerCycle) {}

@@ -26,6 +26,7 @@ public final class NodeContext {
     private final NodeMetrics metrics;
     private final LiveReads reads;
     private final AtomicLong clientIds = new AtomicLong();
+    private final AdminPortStats adminPort = new AdminPortStats();
     /** Stops the node (set by {@code KvsNode}: its close, on a thread of its own); null: cannot. */
     private volatile Runnable shutdown;
 
@@ -45,6 +46,12 @@ public final class NodeContext {
         this.failover = failover;
         this.metrics = metrics;
         this.reads = new LiveReads(store, writes.clock());
+        metrics.adminPort(adminPort);
+    }
+
+    /** What the admin port's guards refused and closed. */
+    public AdminPortStats adminPort() {
+        return adminPort;
     }
 
     /** The store as commands read it: expired keys are absent (lazy expiry). */

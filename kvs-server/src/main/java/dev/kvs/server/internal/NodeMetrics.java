@@ -529,6 +529,36 @@ public final class NodeMetrics implements AutoCloseable {
         }
     }
 
+    /** Meters of the admin port's guards: open connections, refused requests, closed connections. */
+    public void adminPort(AdminPortStats stats) {
+        Gauge.builder("kvs.admin.connections", stats, s -> s.open().get())
+                .description("Admin HTTP connections open now (admin.maxConnections caps them)")
+                .register(registry);
+        FunctionCounter.builder(
+                        "kvs.admin.refused.requests", stats, s -> s.snapshot().refusedRequests())
+                .description("Admin requests refused before their body was read: credential, loopback rule,"
+                        + " Origin, Host, no X-Kvs-Admin, or a body over the limit")
+                .register(registry);
+        FunctionCounter.builder(
+                        "kvs.admin.timed.out.connections",
+                        stats,
+                        s -> s.snapshot().timedOutConnections())
+                .description("Admin connections closed for a request head, body or next request not sent in time")
+                .register(registry);
+        FunctionCounter.builder(
+                        "kvs.admin.cap.dropped.connections",
+                        stats,
+                        s -> s.snapshot().droppedAtCap())
+                .description("Admin connections waiting for a request closed at the cap to let a new one in")
+                .register(registry);
+        FunctionCounter.builder(
+                        "kvs.admin.cap.refused.connections",
+                        stats,
+                        s -> s.snapshot().refusedAtCap())
+                .description("New admin connections closed at once at the cap, every open one busy")
+                .register(registry);
+    }
+
     /** A client connection was accepted. */
     public void connectionOpened() {
         connections.incrementAndGet();

@@ -34,6 +34,7 @@ import java.util.Set;
  * @param backup what a backup has received (unfinished keys, contiguous TxId...), or null on a primary
  * @param failover fencing after promotion, a refusal of writes, and failback
  * @param linkIntegrity how replication frames are protected on the way, and frames refused
+ * @param adminPort what the admin port's guards refused and closed
  */
 public record NodeStatus(
         String name,
@@ -50,7 +51,8 @@ public record NodeStatus(
         ReplicatorStatus replication,
         BackupStatus backup,
         Failover failover,
-        LinkIntegrity linkIntegrity) {
+        LinkIntegrity linkIntegrity,
+        AdminPortStats.Snapshot adminPort) {
 
     /**
      * How replication frames are protected against an on-path attacker.
@@ -151,7 +153,8 @@ public record NodeStatus(
                         node.gate().blockedReads(),
                         role instanceof NodeRole.Primary p ? p.writeFence() : null,
                         node.failover().handbackState()),
-                LinkIntegrity.of(node.config()));
+                LinkIntegrity.of(node.config()),
+                node.adminPort().snapshot());
     }
 
     /**

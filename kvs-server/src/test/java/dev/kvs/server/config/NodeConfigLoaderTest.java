@@ -558,6 +558,20 @@ class NodeConfigLoaderTest {
     }
 
     @Test
+    void theAdminPortsGuardsAreRead() {
+        AdminConfig a = NodeConfigLoader.parse(
+                        "admin:\n  trustLoopback: true\n  allowedHosts: [Kvs1.Example.com, 10.0.0.5]\n"
+                                + "  maxConnections: 16\n  headTimeoutMs: 2000\n  idleTimeoutMs: 9000\n",
+                        "kvs.yaml")
+                .admin();
+        assertThat(a.trustLoopback()).isTrue();
+        assertThat(a.allowedHosts()).containsExactly("kvs1.example.com", "10.0.0.5");
+        assertThat(a.maxConnections()).isEqualTo(16);
+        assertThat(a.headTimeoutMillis()).isEqualTo(2000);
+        assertThat(a.idleTimeoutMillis()).isEqualTo(9000);
+    }
+
+    @Test
     void anAllDigitTokenKeepsItsDigits() {
         assertThat(NodeConfigLoader.parse("admin:\n  token: 00123456789012345678\n", "kvs.yaml")
                         .admin()
@@ -571,7 +585,12 @@ class NodeConfigLoaderTest {
             admin: {token: 'has spaces in the token'} => admin.token may hold only
             admin: {token: 'quote\"d-0123456789abcdef'} => admin.token may hold only
             admin: {openReads: maybe} => admin.openReads is not true or false: maybe
-            admin: {tokn: abc} => unknown field 'admin.tokn' in kvs.yaml (known: openReads, respCommands, token)
+            admin: {tokn: abc} => unknown field 'admin.tokn' in kvs.yaml (known: allowedHosts, headTimeoutMs, idleTimeoutMs, maxConnections, openReads, respCommands, token, trustLoopback)
+            admin: {maxConnections: 0} => admin.maxConnections is not in 1..100000: 0
+            admin: {headTimeoutMs: 5} => admin.headTimeoutMs is not in 100..600000: 5
+            admin: {idleTimeoutMs: -1} => admin.idleTimeoutMs is not in 100..3600000: -1
+            admin: {allowedHosts: ['evil example']} => admin.allowedHosts holds something that is not a host name: evil example
+            admin: {trustLoopback: often} => admin.trustLoopback is not true or false: often
             admin: 5 => admin is not a mapping of field: value: 5
             """)
     void badAdminFieldsAreNamedAndTheTokenIsNeverQuoted(String yaml, String message) {

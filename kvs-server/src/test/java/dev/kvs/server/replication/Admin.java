@@ -14,6 +14,7 @@ final class Admin {
     static String post(int port, String pathAndQuery) throws Exception {
         return http.send(
                         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
+                                .header("X-Kvs-Admin", "1")
                                 .POST(HttpRequest.BodyPublishers.noBody())
                                 .build(),
                         HttpResponse.BodyHandlers.ofString())

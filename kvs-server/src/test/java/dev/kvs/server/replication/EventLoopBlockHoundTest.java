@@ -9,6 +9,7 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
+import dev.kvs.server.AdminConfig;
 import dev.kvs.server.FailoverConfig;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.NodeConfig;
@@ -285,6 +286,7 @@ class EventLoopBlockHoundTest {
                     .peer("127.0.0.1:" + toA.port())
                     .mode(ReplicationMode.ID_FIRST)
                     .requirepass(PASSWORD)
+                    .admin(AdminConfig.defaults().withTrustLoopback(true))
                     .replication(replication)
                     .store(store)
                     .failover(FailoverConfig.defaults())
@@ -302,6 +304,7 @@ class EventLoopBlockHoundTest {
                     .peer("127.0.0.1:" + toB.port())
                     .mode(ReplicationMode.ID_FIRST)
                     .requirepass(PASSWORD)
+                    .admin(AdminConfig.defaults().withTrustLoopback(true))
                     .replication(replication)
                     .store(store)
                     .failover(FailoverConfig.defaults())

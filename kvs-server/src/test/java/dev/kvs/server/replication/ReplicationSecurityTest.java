@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.auth.TlsFiles;
+import dev.kvs.server.AdminConfig;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.NodeConfig;
 import dev.kvs.wan.WanLink;
@@ -38,6 +39,7 @@ class ReplicationSecurityTest {
                 .adminPort(0)
                 .replPort(0)
                 .clusterSecret(secret)
+                .admin(AdminConfig.defaults().withTrustLoopback(true))
                 .build());
     }
 
@@ -50,6 +52,7 @@ class ReplicationSecurityTest {
                 .peer("127.0.0.1:" + backup.replPort())
                 .replication(FAST_RECONNECT)
                 .clusterSecret(secret)
+                .admin(AdminConfig.defaults().withTrustLoopback(true))
                 .build());
     }
 
@@ -136,6 +139,7 @@ class ReplicationSecurityTest {
                         .peer("127.0.0.1:" + link.port())
                         .replication(FAST_RECONNECT)
                         .clusterSecret("shared-secret-0123456789")
+                        .admin(AdminConfig.defaults().withTrustLoopback(true))
                         .build());
                 Jedis ja = new Jedis("127.0.0.1", a.port())) {
             await().atMost(Duration.ofSeconds(20)).until(() -> link.stats().acceptedConnections() >= 6);
@@ -146,6 +150,7 @@ class ReplicationSecurityTest {
                     .adminPort(0)
                     .replPort(backupPort)
                     .clusterSecret("shared-secret-0123456789")
+                    .admin(AdminConfig.defaults().withTrustLoopback(true))
                     .build())) {
                 await().atMost(Duration.ofSeconds(20))
                         .untilAsserted(() -> assertThat(ja.info("replication")).contains("kvs_link_state:streaming"));

@@ -27,25 +27,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checks each aggregated HTTP request against the {@link AdminAccess} policy, dispatches it to the
- * route table and answers exactly once: with the route's response, a JSON error for a refused request
- * ({@link AdminException}), a 500 for anything else that goes wrong in a route (logged), or a 503 if
- * the route has not answered within the deadline. One instance shared by every connection.
+ * Dispatches each aggregated HTTP request, which the {@link AdminGate} let through, to the route table
+ * and answers exactly once: with the route's response, a JSON error for a request a route refused
+ * ({@link AdminException}), a 500 for anything else that goes wrong in a route (logged), or a 503 if the
+ * route has not answered within the deadline. One instance shared by every connection.
  */
 @ChannelHandler.Sharable
 final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final Logger log = LoggerFactory.getLogger(AdminHttpHandler.class);
 
     private final AdminRoutes routes;
-    private final AdminAccess access;
     private final Duration deadline;
 
     /**
      * @param deadline how long a route may take to answer before the client is told 503
      */
-    AdminHttpHandler(AdminRoutes routes, AdminAccess access, Duration deadline) {
+    AdminHttpHandler(AdminRoutes routes, Duration deadline) {
         this.routes = routes;
-        this.access = access;
         this.deadline = deadline;
     }
 
@@ -67,21 +65,6 @@ final class AdminHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest
             request = new AdminRequest(method, uri.path(), uri.parameters(), ByteBufUtil.getBytes(req.content()));
         } catch (IllegalArgumentException e) {
             respond(ctx, AdminResponse.error(400, "bad request URI: " + e.getMessage()), false);
-            return;
-        }
-        AdminResponse refused = access.check(
-                method,
-                request.path(),
-                req.headers().get(HttpHeaderNames.AUTHORIZATION),
-                ctx.channel().remoteAddress());
-        if (refused != null) {
-            log.warn(
-                    "admin {} {} from {} refused ({})",
-                    method,
-                    request.path(),
-                    ctx.channel().remoteAddress(),
-                    refused.status());
-            respond(ctx, refused, keepAlive);
             return;
         }
         AtomicBoolean answered = new AtomicBoolean();

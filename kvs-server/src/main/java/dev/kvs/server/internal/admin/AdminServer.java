@@ -1,5 +1,8 @@
 package dev.kvs.server.internal.admin;
 
+import dev.kvs.server.AdminConfig;
+import dev.kvs.server.NodeConfig;
+import dev.kvs.server.internal.AdminPortStats;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeStatus;
 import dev.kvs.server.internal.tls.TlsFailures;
@@ -21,9 +24,13 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -39,9 +46,9 @@ import org.slf4j.LoggerFactory;
  * The node's admin HTTP server: {@code GET /health}, {@code GET /status} (JSON), {@code GET /metrics}
  * (Prometheus text), plus whatever other parts of the node add with {@link #route} and {@link
  * #blockingRoute}. Unknown paths answer 404, known paths with another method 405, malformed requests
- * 400, requests the node's {@link dev.kvs.server.AdminConfig} does not allow 401 or 403; all as JSON
- * errors. Every request is answered: a route that fails answers 500, one that takes longer than {@link
- * #ANSWER_DEADLINE} 503.
+ * 400, requests the node's {@link dev.kvs.server.AdminConfig} does not allow 401 or 403, decided on the
+ * request head before its body is read ({@link AdminGate}); all as JSON errors. Every request is
+ * answered: a route that fails answers 500, one that takes longer than {@link #ANSWER_DEADLINE} 503.
  *
  * <p>Runs on the caller's event loop group, which must be NIO-based and which this server does not
  * shut down; actions that block (role changes) run on a small pool of its own, so that {@code /health}
@@ -55,8 +62,11 @@ import org.slf4j.LoggerFactory;
 public final class AdminServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
 
-    /** Largest request body accepted; bigger ones get 413. */
-    static final int MAX_BODY_BYTES = 1024 * 1024;
+    /**
+     * Largest request body accepted; bigger ones get 413. No route reads a body (parameters go in the
+     * query string): what a client may make the node buffer stays small.
+     */
+    static final int MAX_BODY_BYTES = 4096;
 
     /** Longest a route may take to answer: beyond the longest action a route allows (a 10-minute switchover). */
     public static final Duration ANSWER_DEADLINE = Duration.ofMinutes(11);
@@ -71,6 +81,9 @@ public final class AdminServer implements AutoCloseable {
 
     private final EventLoopGroup group;
     private final AdminAccess access;
+    private final CrossSiteGuard crossSite;
+    private final AdminConfig config;
+    private final AdminPortStats stats;
     private final Duration deadline;
     private final SslContext tls;
     private final AdminRoutes routes = new AdminRoutes();
@@ -96,7 +109,11 @@ public final class AdminServer implements AutoCloseable {
     private AdminServer(NodeContext node, EventLoopGroup group, Duration deadline, SslContext tls) {
         this.group = group;
         this.tls = tls;
-        this.access = new AdminAccess(node.config().admin());
+        this.config = node.config().admin();
+        this.access = new AdminAccess(config);
+        this.crossSite =
+                new CrossSiteGuard(ownNames(node.config()), config.token().isPresent(), tls == null);
+        this.stats = node.adminPort();
         this.deadline = deadline;
         AtomicInteger threads = new AtomicInteger();
         this.actions = new ThreadPoolExecutor(
@@ -158,7 +175,8 @@ public final class AdminServer implements AutoCloseable {
      */
     public int start(String bind, int port) {
         if (serverChannel != null) throw new IllegalStateException("admin server already started");
-        AdminHttpHandler handler = new AdminHttpHandler(routes, access, deadline);
+        AdminHttpHandler handler = new AdminHttpHandler(routes, deadline);
+        AdminConnections connections = new AdminConnections(config.maxConnections(), stats);
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
@@ -178,6 +196,13 @@ public final class AdminServer implements AutoCloseable {
                                 .addLast(new HttpServerCodec(new HttpDecoderConfig()
                                         .setMaxInitialLineLength(8192)
                                         .setMaxHeaderSize(16384)))
+                                .addLast(new AdminGate(
+                                        access,
+                                        crossSite,
+                                        connections,
+                                        stats,
+                                        config.headTimeoutMillis(),
+                                        config.idleTimeoutMillis()))
                                 .addLast(new HttpObjectAggregator(MAX_BODY_BYTES))
                                 .addLast(handler);
                     }
@@ -193,10 +218,32 @@ public final class AdminServer implements AutoCloseable {
         return port();
     }
 
+    /**
+     * What a Host or Origin header may name as this node: its bind addresses, its advertised host, the
+     * machine's host name and the allowed names.
+     */
+    private static List<String> ownNames(NodeConfig config) {
+        List<String> names = new ArrayList<>(config.admin().allowedHosts());
+        names.add(config.bind());
+        names.add(config.adminBindAddress());
+        config.advertise().ifPresent(a -> names.add(a.substring(0, a.lastIndexOf(':'))));
+        try {
+            names.add(InetAddress.getLocalHost().getHostName());
+        } catch (UnknownHostException e) {
+            log.debug("no local host name for the admin port's Host check: {}", e.getMessage());
+        }
+        return names;
+    }
+
     private static String httpsRequired() {
         String body = "{\"error\":\"this admin port speaks HTTPS only: use https://\",\"status\":400}";
         return "HTTP/1.1 400 Bad Request\r\nContent-Type: " + AdminResponse.JSON_TYPE + "\r\nContent-Length: "
                 + body.getBytes(StandardCharsets.UTF_8).length + "\r\nConnection: close\r\n\r\n" + body;
+    }
+
+    /** Blocking actions running now (tests). */
+    int busyActions() {
+        return actions.getActiveCount();
     }
 
     /** The port bound, or -1 before {@link #start}. */

@@ -6,6 +6,7 @@ import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.replication.backup.ReplicationServer;
+import dev.kvs.server.internal.AdminPortStats;
 import dev.kvs.server.internal.KvsVersion;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeStatus;
@@ -184,6 +185,13 @@ final class InfoCommand implements Command {
         line(b, "acl_access_denied_cmd", stats.aclDeniedCommands.sum());
         line(b, "kvs_auth_timeouts", stats.authTimeouts.sum());
         line(b, "kvs_idle_timeouts", stats.idleTimeouts.sum());
+        AdminPortStats.Snapshot admin = node.adminPort().snapshot();
+        line(b, "kvs_admin_connections", admin.connections());
+        line(b, "kvs_admin_max_connections", admin.maxConnections());
+        line(b, "kvs_admin_refused_requests", admin.refusedRequests());
+        line(b, "kvs_admin_timed_out_connections", admin.timedOutConnections());
+        line(b, "kvs_admin_cap_dropped_connections", admin.droppedAtCap());
+        line(b, "kvs_admin_cap_refused_connections", admin.refusedAtCap());
         line(b, "expired_keys", node.expiredKeys().get() + node.writes().reclaimedKeys());
         // of which a write that found the store full deleted before it was written (not active expiry)
         line(b, "kvs_expired_keys_reclaimed_by_writes", node.writes().reclaimedKeys());

@@ -82,7 +82,7 @@ class AdminFuzzTest {
                         .matches("HTTP/1\\.[01] [1-5][0-9][0-9].*")
                         .doesNotStartWith("HTTP/1.1 500");
             }
-            assertThat(send(node.adminPort(), "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+            assertThat(send(node.adminPort(), "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"))
                     .startsWith("HTTP/1.1 200");
         }
     }
@@ -98,7 +98,7 @@ class AdminFuzzTest {
                 .append(pick(rnd, METHODS))
                 .append(' ')
                 .append(target)
-                .append(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n");
+                .append(" HTTP/1.1\r\nHost: localhost\r\nX-Kvs-Admin: 1\r\nConnection: close\r\n");
         switch (rnd.nextInt(4)) {
             case 0 ->
                 r.append("Authorization: Bearer ").append(pick(rnd, VALUES)).append("\r\n");
