@@ -20,6 +20,11 @@ public record LinkSecurity(ClusterSecret secret, ReplicationTls tls) {
     /** Neither TLS nor a secret. */
     public static final LinkSecurity NONE = new LinkSecurity(null, null);
 
+    /** With the secret and no TLS, frames will carry a MAC: its code is warmed up in the background now. */
+    public LinkSecurity {
+        if (secret != null && tls == null) FrameMac.warmUpInBackground();
+    }
+
     /** A dialled connection to {@code peer}: TLS, to be added first. */
     public void addDiallerTls(Channel ch, InetSocketAddress peer) {
         if (tls != null) ch.pipeline().addLast(ReplicationTls.NAME, tls.clientHandler(ch, peer));

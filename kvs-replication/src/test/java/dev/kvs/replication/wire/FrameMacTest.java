@@ -211,4 +211,9 @@ class FrameMacTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("key of 32 bytes");
     }
+
+    @Test
+    void theWarmUpTagsAndChecksEveryFrame() {
+        assertThat(FrameMac.warmUp()).isEqualTo(FrameMac.WARM_UP_FRAMES);
+    }
 }
