@@ -31,6 +31,7 @@ import java.util.Set;
  * @param replication replication state (a primary's link to its backup)
  * @param backup what a backup has received (unfinished keys, contiguous TxId...), or null on a primary
  * @param failover fencing after promotion, a refusal of writes, and failback
+ * @param clientMemory what client connections hold, against {@code maxClientMemory}
  */
 public record NodeStatus(
         String name,
@@ -46,7 +47,24 @@ public record NodeStatus(
         String version,
         ReplicatorStatus replication,
         BackupStatus backup,
-        Failover failover) {
+        Failover failover,
+        ClientMemory clientMemory) {
+
+    /**
+     * What client connections hold (Redis {@code maxmemory-clients}).
+     *
+     * @param usedBytes requests still arriving plus replies not yet sent, over every connection
+     * @param maxBytes {@code maxClientMemory}; 0: no bound
+     * @param overBound true while connections hold more than the bound: the alarm
+     * @param evictedClients connections closed since start because {@code usedBytes} was past {@code
+     *     maxBytes}
+     */
+    public record ClientMemory(long usedBytes, long maxBytes, boolean overBound, long evictedClients) {
+        /** The figures, the alarm computed from them. */
+        public static ClientMemory of(long usedBytes, long maxBytes, long evictedClients) {
+            return new ClientMemory(usedBytes, maxBytes, maxBytes > 0 && usedBytes > maxBytes, evictedClients);
+        }
+    }
 
     /**
      * Failover state.
@@ -128,7 +146,8 @@ public record NodeStatus(
                         node.gate().lost().size(),
                         node.gate().blockedReads(),
                         role instanceof NodeRole.Primary p ? p.writeFence() : null,
-                        node.failover().handbackState()));
+                        node.failover().handbackState()),
+                node.metrics().clientMemoryStatus());
     }
 
     /**

@@ -108,6 +108,11 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
 
     private State state = State.COMMAND_START;
     private List<byte[]> args;
+    /** Bytes of {@link #args}: the arguments of the command being read that arrived whole. */
+    private long argsBytes;
+    /** Where this connection's query buffer is reported (the node-wide bound), or null. */
+    private ClientMemory.Account memory;
+
     private long remainingElements;
     /** The bulk string being read: null until its first bytes arrive, then grown as they do. */
     private byte[] bulk;
@@ -177,6 +182,32 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
      */
     void requireAuthentication() {
         preAuth = true;
+    }
+
+    /** Reports the bytes this decoder holds to {@code memory} after every read batch. */
+    void memory(ClientMemory.Account memory) {
+        this.memory = memory;
+    }
+
+    /**
+     * Bytes held for requests still arriving: the arguments of the command being read, the buffer of
+     * the bulk string being filled, and the received bytes not parsed yet (their whole buffer).
+     */
+    long queryBufferBytes() {
+        long n = argsBytes;
+        if (bulk != null) n += bulk.length;
+        ByteBuf unparsed = internalBuffer();
+        if (unparsed.isReadable()) n += unparsed.capacity();
+        return n;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (memory != null) {
+            memory.active(); // bytes arrived: not idle, even while a long value is still on its way
+            memory.query(queryBufferBytes());
+        }
+        super.channelReadComplete(ctx);
     }
 
     /** The connection authenticated: the configured limits apply from the next command on. */
@@ -259,6 +290,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
                         stage = null;
                     } else {
                         args.add(bulk);
+                        argsBytes += bulk.length;
                     }
                     releaseBulk();
                     state = State.ELEMENT_START;
@@ -388,6 +420,8 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
         releaseBulk();
         discardStaged();
         args = null;
+        argsBytes = 0;
+        if (memory != null) memory.query(0);
     }
 
     private void discardStaged() {
@@ -399,6 +433,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
 
     private void startArray(long n) {
         args = new ArrayList<>((int) Math.min(n, 16));
+        argsBytes = 0;
         remainingElements = n;
         commandError = null;
         state = State.ELEMENT_START;
@@ -480,6 +515,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             staged = null;
         }
         args = null;
+        argsBytes = 0;
         commandError = null;
         state = State.COMMAND_START;
     }
