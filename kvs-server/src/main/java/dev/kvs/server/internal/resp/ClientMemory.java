@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * totals), and a sweep every {@link #SWEEP_MILLIS} ms refreshes the unsent bytes of every connection
  * (a socket drains without telling anyone). When a report takes the sum past the bound, or a sweep
  * finds it there, the connections holding bytes are closed, the biggest unauthenticated ones first,
- * then the biggest idle ones (nothing received for {@link #IDLE_NANOS}), until the sum would be under the
- * bound. Authenticated connections that are active are never closed for it: if they alone hold more,
+ * then the biggest idle ones (nothing received for {@link #IDLE_NANOS}), until the sum would be 1/16
+ * under the bound (so that an attack refilling it costs a check per 1/16 of the bound, not per read). Authenticated connections that are active are never closed for it: if they alone hold more,
  * the sum stays over the bound ({@link #overBound()}, an alarm) until they are done. Thread-safe.
  */
 final class ClientMemory {
@@ -145,7 +145,8 @@ final class ClientMemory {
                 candidates.add(new Candidate(a, bytes, a.authenticated));
             }
         }
-        long over = used - leaving - bound;
+        if (used - leaving <= bound) return; // those closing already take it under
+        long over = used - leaving - (bound - bound / 16);
         if (over <= 0) return;
         candidates.sort(Comparator.comparing(Candidate::authenticated)
                 .thenComparing(Comparator.comparingLong(Candidate::bytes).reversed()));
