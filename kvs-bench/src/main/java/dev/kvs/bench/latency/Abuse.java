@@ -61,6 +61,15 @@ record Abuse(AbuseReport.Settings settings, LinkSettings link) implements Benchm
 
     @Override
     public AbuseReport run(Path runDir, PrintWriter err) throws InterruptedException {
+        ClientMemoryAttack.Result memory = settings.memoryClients() == 0
+                ? null
+                : new ClientMemoryAttack(
+                                settings.memoryClients(),
+                                settings.nodeHeap(),
+                                settings.sampleMillis(),
+                                settings.flowControl(),
+                                link)
+                        .run(runDir.resolve("client-memory"), err);
         JavaCommand java = JavaCommand.current().withFlags(List.of("-Xmx" + settings.nodeHeap()));
         String password = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
         String extra =
@@ -86,7 +95,8 @@ record Abuse(AbuseReport.Settings settings, LinkSettings link) implements Benchm
                     bulk,
                     output,
                     idle,
-                    AbuseReport.verdict(settings, bulk, output, idle),
+                    memory,
+                    AbuseReport.verdict(settings, bulk, output, idle, memory),
                     Provenance.now(runDir));
         } catch (IOException e) {
             throw new UncheckedIOException("a client connection failed: " + e.getMessage(), e);

@@ -14,6 +14,7 @@ import java.util.Locale;
  * @param bulkHeaders unauthenticated connections each announcing a 64 MiB bulk string
  * @param outputBuffer one client pipelining GETs of a large value without reading its replies
  * @param idleSockets silent unauthenticated sockets, then an authenticated client
+ * @param clientMemory clients at the pre-auth caps against {@code maxClientMemory}, or null if not run
  * @param verdict the bounds
  * @param provenance where and on what it ran
  */
@@ -23,6 +24,7 @@ record AbuseReport(
         Scenario bulkHeaders,
         Scenario outputBuffer,
         Scenario idleSockets,
+        ClientMemoryAttack.Result clientMemory,
         Verdict verdict,
         @JsonUnwrapped Provenance provenance)
         implements Benchmark.Result {
@@ -44,6 +46,7 @@ record AbuseReport(
      * @param nodeHeap the nodes' {@code -Xmx}
      * @param sampleMillis time between two samples of the primary's heap
      * @param flowControl {@code on} or {@code off}: the primary's {@code --flow-control}
+     * @param memoryClients unauthenticated clients at Redis's pre-auth caps ({@link ClientMemoryAttack}); 0: none
      */
     record Settings(
             int connections,
@@ -54,7 +57,8 @@ record AbuseReport(
             int authTimeoutSeconds,
             String nodeHeap,
             long sampleMillis,
-            String flowControl) {}
+            String flowControl,
+            int memoryClients) {}
 
     /**
      * One attack on the primary.
@@ -94,7 +98,8 @@ record AbuseReport(
      * gets {@code +PONG} within {@code authTimeoutSeconds} of connecting with the idle sockets open. A
      * figure that could not be measured is not met.
      */
-    static Verdict verdict(Settings s, Scenario bulk, Scenario output, Scenario idle) {
+    static Verdict verdict(
+            Settings s, Scenario bulk, Scenario output, Scenario idle, ClientMemoryAttack.Result memory) {
         List<Verdict.Check> checks = new ArrayList<>();
         long growth = bulk.growthBytes();
         checks.add(below(
@@ -112,6 +117,7 @@ record AbuseReport(
                 idle.authMillis(),
                 s.authTimeoutSeconds() * 1000.0,
                 "ms"));
+        if (memory != null) checks.addAll(memory.checks());
         return Verdict.of(checks);
     }
 
@@ -141,7 +147,8 @@ record AbuseReport(
                 outputBuffer);
         row(rows, settings.idleSockets() + " idle sockets + AUTH client", idleSockets);
         return "primary's used heap (GET /status memory.heapUsedBytes; before/after after jcmd GC.run), sampled every "
-                + settings.sampleMillis() + " ms\n" + Report.columns(rows) + "\n" + verdict.render();
+                + settings.sampleMillis() + " ms\n" + Report.columns(rows) + "\n"
+                + (clientMemory == null ? "" : clientMemory.render() + "\n") + verdict.render();
     }
 
     private static void row(List<String[]> rows, String name, Scenario s) {
