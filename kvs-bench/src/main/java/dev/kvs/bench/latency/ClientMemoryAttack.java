@@ -16,6 +16,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -77,7 +78,9 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
      * @param clientMemoryPeakBytes the highest client-memory figure sampled
      * @param evictedClients connections the primary closed for memory ({@code evictedClients})
      * @param heapBeforeBytes used heap before the attack, after a forced GC
-     * @param heapPeakBytes the highest used heap sampled
+     * @param heapPeakBytes the highest used heap sampled (garbage included)
+     * @param liveHeapPeakBytes the highest heap left after a collection that was sampled ({@code
+     *     memory.heapAfterGcBytes}): what the attack held, without its garbage
      * @param heapAfterBytes used heap after the attack's connections closed, after a forced GC
      * @param heapMaxBytes the primary's {@code -Xmx} as it reports it
      * @param samples status samples taken
@@ -99,6 +102,7 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
             long evictedClients,
             long heapBeforeBytes,
             long heapPeakBytes,
+            long liveHeapPeakBytes,
             long heapAfterBytes,
             long heapMaxBytes,
             int samples,
@@ -128,7 +132,8 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
                     Locale.ROOT,
                     "%d unauthenticated clients x %,d B (Redis's pre-auth caps), authTimeoutSeconds 0: %d opened, %d"
                             + " closed by the node (evicted_clients %d); client memory peak %.1f MB of maxClientMemory"
-                            + " %.1f MB; heap before %.1f MB, peak %.1f MB, after %.1f MB of %.1f MB (%d samples);"
+                            + " %.1f MB; heap before %.1f MB, peak %.1f MB (after a GC %.1f MB), after %.1f MB of %.1f MB (%d"
+                            + " samples);"
                             + " authenticated client: %d probes, %d not answered, PING p99 %s ms (max %s), SET p99 %s"
                             + " ms (max %s); ulimit -n %d",
                     connections,
@@ -140,6 +145,7 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
                     boundBytes / 1e6,
                     heapBeforeBytes / 1e6,
                     heapPeakBytes / 1e6,
+                    liveHeapPeakBytes / 1e6,
                     heapAfterBytes / 1e6,
                     heapMaxBytes / 1e6,
                     samples,
@@ -159,6 +165,11 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
 
     /** Starts its own pair of nodes in {@code dir}, attacks the primary, and stops them. */
     Result run(Path dir, PrintWriter err) throws InterruptedException {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
+        }
         JavaCommand java = JavaCommand.current().withFlags(List.of("-Xmx" + nodeHeap));
         String password = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
         String extra = "requirepass: \"" + password + "\"\nauthTimeoutSeconds: 0\n";
@@ -200,6 +211,7 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
                     end.path("clientMemory").path("evictedClients").asLong(-1),
                     heapBefore,
                     Math.max(heapBefore, sampler.heapPeak),
+                    sampler.liveHeapPeak,
                     end.path("memory").path("heapUsedBytes").asLong(-1),
                     end.path("memory").path("heapMaxBytes").asLong(-1),
                     sampler.count,
@@ -306,6 +318,7 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
         private final Thread thread;
         volatile long clientMemoryPeak = -1;
         volatile long heapPeak = -1;
+        volatile long liveHeapPeak = -1;
         volatile int count;
 
         Sampler(BenchCluster cluster, long sampleMillis) {
@@ -320,6 +333,11 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
                                 heapPeak = Math.max(
                                         heapPeak,
                                         s.path("memory").path("heapUsedBytes").asLong(-1));
+                                liveHeapPeak = Math.max(
+                                        liveHeapPeak,
+                                        s.path("memory")
+                                                .path("heapAfterGcBytes")
+                                                .asLong(-1));
                                 count++;
                             } catch (UncheckedIOException | IllegalStateException e) {
                                 // a slow admin answer is a gap in the samples

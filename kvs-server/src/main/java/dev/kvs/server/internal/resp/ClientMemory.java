@@ -45,6 +45,12 @@ final class ClientMemory {
     private final AtomicLong queryBytes = new AtomicLong();
     private final AtomicLong outputBytes = new AtomicLong();
     private final LongAdder evicted = new LongAdder();
+    /**
+     * Bytes of the connections chosen to be closed and not closed yet: a report meanwhile checks again
+     * only if the rest is over the bound (else every read while the closes are queued would scan).
+     */
+    private final AtomicLong leavingBytes = new AtomicLong();
+
     private final Set<Account> accounts = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean checking = new AtomicBoolean();
     private volatile boolean checkAgain;
@@ -110,7 +116,12 @@ final class ClientMemory {
     /** Refreshes every connection's unsent bytes, then closes connections if the sum is past the bound. */
     void sweep() {
         for (Account a : accounts) a.refreshOutput();
-        if (overBound()) check();
+        if (overBoundButLeaving()) check();
+    }
+
+    /** Over the bound even without the connections already chosen to be closed. */
+    private boolean overBoundButLeaving() {
+        return bound > 0 && used() - leavingBytes.get() > bound;
     }
 
     /** Closes connections until the sum would be under the bound; one check at a time, repeated if asked meanwhile. */
@@ -152,7 +163,7 @@ final class ClientMemory {
                 .thenComparing(Comparator.comparingLong(Candidate::bytes).reversed()));
         for (Candidate c : candidates) {
             if (over <= 0) break;
-            c.account.evicting = true;
+            c.account.leaving(c.bytes);
             evicted.increment();
             over -= c.bytes;
             evictions.warn(
@@ -185,6 +196,8 @@ final class ClientMemory {
         volatile long lastCommandNanos;
         /** Set once it was chosen to be closed for memory. */
         volatile boolean evicting;
+        /** Its bytes when it was chosen, counted in {@link #leavingBytes} until it closes. */
+        private long leaving;
 
         private Account(Channel channel, Runnable evict) {
             this.channel = channel;
@@ -224,7 +237,14 @@ final class ClientMemory {
         }
 
         private void grew(boolean grew) {
-            if (grew && overBound()) check();
+            if (grew && overBoundButLeaving()) check();
+        }
+
+        /** Chosen to be closed (under the check's lock: once). */
+        private synchronized void leaving(long bytes) {
+            evicting = true;
+            leaving = bytes;
+            if (!closed) leavingBytes.addAndGet(bytes);
         }
 
         long bytes() {
@@ -233,8 +253,11 @@ final class ClientMemory {
 
         /** The connection closed: it holds nothing from now on. */
         void close() {
-            if (closed) return;
-            closed = true;
+            synchronized (this) {
+                if (closed) return;
+                closed = true;
+                if (evicting) leavingBytes.addAndGet(-leaving);
+            }
             accounts.remove(this);
             queryBytes.addAndGet(-query.getAndSet(0));
             outputBytes.addAndGet(-output.getAndSet(0));
