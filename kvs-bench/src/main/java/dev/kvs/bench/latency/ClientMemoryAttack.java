@@ -76,6 +76,8 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
      * @param payloadBytes bytes each connection sends
      * @param boundBytes the primary's {@code maxClientMemory} ({@code /status clientMemory.maxBytes})
      * @param clientMemoryPeakBytes the highest client-memory figure sampled
+     * @param unchosenPeakBytes the highest of that figure less its connections already chosen to be
+     *     closed ({@code clientMemory.closingBytes}) that was sampled
      * @param evictedClients connections the primary closed for memory ({@code evictedClients})
      * @param heapBeforeBytes used heap before the attack, after a forced GC
      * @param heapPeakBytes the highest used heap sampled (garbage included)
@@ -99,6 +101,7 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
             int payloadBytes,
             long boundBytes,
             long clientMemoryPeakBytes,
+            long unchosenPeakBytes,
             long evictedClients,
             long heapBeforeBytes,
             long heapPeakBytes,
@@ -131,7 +134,8 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
             return String.format(
                     Locale.ROOT,
                     "%d unauthenticated clients x %,d B (Redis's pre-auth caps), authTimeoutSeconds 0: %d opened, %d"
-                            + " closed by the node (evicted_clients %d); client memory peak %.1f MB of maxClientMemory"
+                            + " closed by the node (evicted_clients %d); client memory peak %.1f MB (less those chosen to"
+                            + " close: %.1f MB) of maxClientMemory"
                             + " %.1f MB; heap before %.1f MB, peak %.1f MB (after a GC %.1f MB), after %.1f MB of %.1f MB (%d"
                             + " samples);"
                             + " authenticated client: %d probes, %d not answered, PING p99 %s ms (max %s), SET p99 %s"
@@ -142,6 +146,7 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
                     closedByNode,
                     evictedClients,
                     clientMemoryPeakBytes / 1e6,
+                    unchosenPeakBytes / 1e6,
                     boundBytes / 1e6,
                     heapBeforeBytes / 1e6,
                     heapPeakBytes / 1e6,
@@ -208,6 +213,7 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
                     PAYLOAD.length,
                     end.path("clientMemory").path("maxBytes").asLong(-1),
                     sampler.clientMemoryPeak,
+                    sampler.unchosenPeak,
                     end.path("clientMemory").path("evictedClients").asLong(-1),
                     heapBefore,
                     Math.max(heapBefore, sampler.heapPeak),
@@ -317,6 +323,7 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final Thread thread;
         volatile long clientMemoryPeak = -1;
+        volatile long unchosenPeak = -1;
         volatile long heapPeak = -1;
         volatile long liveHeapPeak = -1;
         volatile int count;
@@ -327,9 +334,12 @@ record ClientMemoryAttack(int connections, String nodeHeap, long sampleMillis, S
                         while (running.get()) {
                             try {
                                 JsonNode s = cluster.status(true);
-                                clientMemoryPeak = Math.max(
-                                        clientMemoryPeak,
-                                        s.path("clientMemory").path("usedBytes").asLong(-1));
+                                JsonNode m = s.path("clientMemory");
+                                long used = m.path("usedBytes").asLong(-1);
+                                clientMemoryPeak = Math.max(clientMemoryPeak, used);
+                                unchosenPeak = Math.max(
+                                        unchosenPeak,
+                                        used - m.path("closingBytes").asLong(0));
                                 heapPeak = Math.max(
                                         heapPeak,
                                         s.path("memory").path("heapUsedBytes").asLong(-1));

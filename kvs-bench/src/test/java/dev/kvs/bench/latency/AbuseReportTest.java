@@ -93,6 +93,7 @@ class AbuseReportTest {
                 163_900,
                 bound,
                 peak,
+                peak,
                 8000,
                 40_000_000,
                 600_000_000,

@@ -519,11 +519,16 @@ public final class NodeMetrics implements AutoCloseable {
      * Meters of the node-wide bound on client memory ({@code maxClientMemory}), read from the client
      * port's figures; the first port registered is the one shown (a node has one).
      */
-    public void clientMemory(LongSupplier used, LongSupplier bound, LongSupplier evicted, LongSupplier overBound) {
+    public void clientMemory(
+            LongSupplier used, LongSupplier closing, LongSupplier bound, LongSupplier evicted, LongSupplier overBound) {
         if (clientMemory != null) return;
-        clientMemory = new ClientMemoryFigures(used, bound, evicted);
+        clientMemory = new ClientMemoryFigures(used, closing, bound, evicted);
         Gauge.builder("kvs.clients.memory", used, LongSupplier::getAsLong)
                 .description("Bytes client connections hold: requests still arriving plus replies not yet sent")
+                .baseUnit("bytes")
+                .register(registry);
+        Gauge.builder("kvs.clients.memory.closing", closing, LongSupplier::getAsLong)
+                .description("Of kvs_clients_memory_bytes: connections chosen to be closed for memory, not closed yet")
                 .baseUnit("bytes")
                 .register(registry);
         Gauge.builder("kvs.clients.memory.max", bound, LongSupplier::getAsLong)
@@ -543,11 +548,13 @@ public final class NodeMetrics implements AutoCloseable {
     public NodeStatus.ClientMemory clientMemoryStatus() {
         ClientMemoryFigures f = clientMemory;
         return f == null
-                ? NodeStatus.ClientMemory.of(0, 0, 0)
-                : NodeStatus.ClientMemory.of(f.used.getAsLong(), f.bound.getAsLong(), f.evicted.getAsLong());
+                ? NodeStatus.ClientMemory.of(0, 0, 0, 0)
+                : NodeStatus.ClientMemory.of(
+                        f.used.getAsLong(), f.closing.getAsLong(), f.bound.getAsLong(), f.evicted.getAsLong());
     }
 
-    private record ClientMemoryFigures(LongSupplier used, LongSupplier bound, LongSupplier evicted) {}
+    private record ClientMemoryFigures(
+            LongSupplier used, LongSupplier closing, LongSupplier bound, LongSupplier evicted) {}
 
     /** A client connection was accepted. */
     public void connectionOpened() {

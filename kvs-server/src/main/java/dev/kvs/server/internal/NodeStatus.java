@@ -54,15 +54,18 @@ public record NodeStatus(
      * What client connections hold (Redis {@code maxmemory-clients}).
      *
      * @param usedBytes requests still arriving plus replies not yet sent, over every connection
+     * @param closingBytes of those, the connections chosen to be closed for memory, not closed yet
      * @param maxBytes {@code maxClientMemory}; 0: no bound
      * @param overBound true while connections hold more than the bound: the alarm
      * @param evictedClients connections closed since start because {@code usedBytes} was past {@code
      *     maxBytes}
      */
-    public record ClientMemory(long usedBytes, long maxBytes, boolean overBound, long evictedClients) {
+    public record ClientMemory(
+            long usedBytes, long closingBytes, long maxBytes, boolean overBound, long evictedClients) {
         /** The figures, the alarm computed from them. */
-        public static ClientMemory of(long usedBytes, long maxBytes, long evictedClients) {
-            return new ClientMemory(usedBytes, maxBytes, maxBytes > 0 && usedBytes > maxBytes, evictedClients);
+        public static ClientMemory of(long usedBytes, long closingBytes, long maxBytes, long evictedClients) {
+            return new ClientMemory(
+                    usedBytes, closingBytes, maxBytes, maxBytes > 0 && usedBytes > maxBytes, evictedClients);
         }
     }
 

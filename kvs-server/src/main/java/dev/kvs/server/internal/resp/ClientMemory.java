@@ -93,6 +93,11 @@ final class ClientMemory {
         return outputBytes.get();
     }
 
+    /** Of {@link #used()}: the connections chosen to be closed, until their event loops close them. */
+    long closingBytes() {
+        return leavingBytes.get();
+    }
+
     /** {@code maxClientMemory}; 0: no bound. */
     long bound() {
         return bound;

@@ -149,6 +149,7 @@ final class InfoCommand implements Command {
         line(b, "kvs_client_memory", memory.used());
         line(b, "kvs_client_query_buffers", memory.queryBytes());
         line(b, "kvs_client_output_buffers", memory.outputBytes());
+        line(b, "kvs_client_memory_closing", memory.closingBytes()); // chosen to be closed, not closed yet
         line(b, "maxmemory_clients", memory.bound());
         line(b, "kvs_client_memory_over_bound", memory.overBound() ? 1 : 0);
     }

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.ByteProcessor;
+import io.netty.util.ReferenceCountUtil;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -199,6 +200,21 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
         ByteBuf unparsed = internalBuffer();
         if (unparsed.isReadable()) n += unparsed.capacity();
         return n;
+    }
+
+    /**
+     * A connection chosen to be closed for memory closes at its next read, before anything more is
+     * decoded: else, on a busy event loop, a victim whose close waits behind the reads would keep
+     * filling its buffers meanwhile.
+     */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (memory != null && memory.evicting) {
+            ReferenceCountUtil.release(msg);
+            ctx.channel().close();
+            return;
+        }
+        super.channelRead(ctx, msg);
     }
 
     @Override

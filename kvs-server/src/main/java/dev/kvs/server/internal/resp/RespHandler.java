@@ -638,20 +638,25 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     /**
      * Closes the connection because the node's client connections hold more than {@code
      * maxClientMemory} and this one is among the biggest unauthenticated or idle ones ({@link
-     * ClientMemory}, which counts and logs it). Called on any thread; closes on the event loop.
+     * ClientMemory}, which counts and logs it). Called on any thread; closes on the event loop, at once if
+     * called on it.
      */
     void evictForMemory() {
         Channel ch = channel;
         if (ch == null) return;
-        ch.eventLoop()
-                .execute(
-                        () -> { // never from inside the decoder's or this handler's callbacks
-                            if (closing || !ch.isActive()) return;
-                            closing = true;
-                            dropPending();
-                            discardHeld();
-                            ch.close();
-                        });
+        if (ch.eventLoop().inEventLoop()) {
+            closeForMemory(ch); // at once: a task could wait behind a busy loop's reads, its bytes held
+        } else {
+            ch.eventLoop().execute(() -> closeForMemory(ch));
+        }
+    }
+
+    private void closeForMemory(Channel ch) {
+        if (closing || !ch.isActive()) return;
+        closing = true;
+        dropPending();
+        discardHeld();
+        ch.close();
     }
 
     @Override

@@ -67,7 +67,13 @@ public final class RespServer {
         this.node = node;
         this.tls = tls;
         this.memory = new ClientMemory(node.config().maxClientMemory(), nanoClock);
-        node.metrics().clientMemory(memory::used, memory::bound, memory::evicted, () -> memory.overBound() ? 1 : 0);
+        node.metrics()
+                .clientMemory(
+                        memory::used,
+                        memory::closingBytes,
+                        memory::bound,
+                        memory::evicted,
+                        () -> memory.overBound() ? 1 : 0);
         this.protectedMode = new ProtectedMode(node.config());
         this.bulkBudget = new BulkPreallocBudget(node.config().bulkPreallocBytes());
         DataCommands data = new DataCommands(node);

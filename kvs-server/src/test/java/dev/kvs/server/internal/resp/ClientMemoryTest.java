@@ -177,6 +177,24 @@ class ClientMemoryTest {
     }
 
     @Test
+    void aConnectionChosenToBeClosedClosesAtItsNextReadBeforeDecodingMore() {
+        ClientMemory memory = new ClientMemory(1_000, clock::get);
+        RespCommandDecoder decoder = new RespCommandDecoder(1 << 20, 1024, 1024, true, new ClientStats());
+        EmbeddedChannel channel = new EmbeddedChannel(decoder);
+        ClientMemory.Account account = memory.open(channel, () -> {}); // its close waits, as on a busy loop
+        decoder.memory(account);
+
+        channel.writeInbound(
+                Unpooled.copiedBuffer("*2\r\n$4\r\nAUTH\r\n$2000\r\n" + "p".repeat(1_500), StandardCharsets.US_ASCII));
+        assertThat(memory.evicted()).isEqualTo(1);
+        assertThat(channel.isActive()).isTrue();
+
+        channel.writeInbound(Unpooled.copiedBuffer("p".repeat(500) + "\r\n", StandardCharsets.US_ASCII));
+        assertThat(channel.isActive()).isFalse();
+        assertThat(channel.finishAndReleaseAll()).isFalse(); // the AUTH was never decoded
+    }
+
+    @Test
     void everyByteHeldIsGivenBackWhenConnectionsClose() {
         EmbeddedChannel app = connect();
         command(app, "AUTH", "secret");
