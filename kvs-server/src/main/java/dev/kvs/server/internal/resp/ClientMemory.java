@@ -28,14 +28,24 @@ import org.slf4j.LoggerFactory;
  * (a socket drains without telling anyone). When a report takes the sum past the bound, or a sweep
  * finds it there, the connections holding bytes are closed, the biggest unauthenticated ones first,
  * then the biggest idle ones (nothing received for {@link #IDLE_NANOS}), until the sum would be 1/16
- * under the bound (so that an attack refilling it costs a check per 1/16 of the bound, not per read). Authenticated connections that are active are never closed for it: if they alone hold more,
- * the sum stays over the bound ({@link #overBound()}, an alarm) until they are done. Thread-safe.
+ * under the bound (so that an attack refilling it costs a check per 1/16 of the bound, not per read).
+ * Meanwhile (those closes may wait behind the reads of busy event loops) an unauthenticated connection
+ * already holding {@link #PRE_AUTH_GROWTH_GUARD} bytes is closed at its next read while the sum is
+ * over the bound. Authenticated connections that are active are never closed for it: if they alone
+ * hold more, the sum stays over the bound ({@link #overBound()}, an alarm) until they are done.
+ * Thread-safe.
  */
 final class ClientMemory {
     private static final Logger log = LoggerFactory.getLogger(ClientMemory.class);
 
     /** How often every connection's unsent bytes are read again. */
     static final long SWEEP_MILLIS = 100;
+
+    /**
+     * Over the bound, an unauthenticated connection already holding this much is closed at its next
+     * read: a login needs far less, and the closes the checks chose may lag behind busy event loops.
+     */
+    static final long PRE_AUTH_GROWTH_GUARD = RespCommandDecoder.PRE_AUTH_MAX_BULK;
 
     /** An authenticated connection that has sent nothing for this long may be closed for memory. */
     static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -207,6 +217,27 @@ final class ClientMemory {
         private Account(Channel channel, Runnable evict) {
             this.channel = channel;
             this.evict = evict;
+        }
+
+        /**
+         * True if the connection must close before its next read is decoded: it was chosen to, or it is
+         * unauthenticated, holds {@link #PRE_AUTH_GROWTH_GUARD} bytes or more, and the connections hold
+         * more than the bound (then it is counted as closed for memory here). Called on its event loop.
+         */
+        boolean closeBeforeRead() {
+            if (evicting) return true;
+            if (authenticated || bound == 0 || query.get() < PRE_AUTH_GROWTH_GUARD || used() <= bound) return false;
+            long bytes = bytes();
+            leaving(bytes);
+            evicted.increment();
+            evictions.warn(
+                    "closing client {} (unauthenticated): it held {} bytes and sent more while client connections"
+                            + " held {} bytes, over maxClientMemory {}",
+                    channel.remoteAddress(),
+                    bytes,
+                    used(),
+                    bound);
+            return true;
         }
 
         /** Bytes arrived from the connection now. */

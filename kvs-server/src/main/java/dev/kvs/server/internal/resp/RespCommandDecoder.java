@@ -205,11 +205,12 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     /**
      * A connection chosen to be closed for memory closes at its next read, before anything more is
      * decoded: else, on a busy event loop, a victim whose close waits behind the reads would keep
-     * filling its buffers meanwhile.
+     * filling its buffers meanwhile. So does an unauthenticated one holding bytes while the sum is over
+     * the bound ({@link ClientMemory.Account#closeBeforeRead}).
      */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (memory != null && memory.evicting) {
+        if (memory != null && memory.closeBeforeRead()) {
             ReferenceCountUtil.release(msg);
             ctx.channel().close();
             return;

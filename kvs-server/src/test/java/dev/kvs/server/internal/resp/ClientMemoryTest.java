@@ -195,6 +195,41 @@ class ClientMemoryTest {
     }
 
     @Test
+    void overTheBoundAStrangerHoldingBytesClosesAtItsNextReadWhileANewOneMayStillLogIn() {
+        ClientMemory memory = new ClientMemory(40_000, clock::get);
+        EmbeddedChannel holder = decoderChannel(memory);
+        holder.writeInbound(
+                ascii("*3\r\n$4\r\nAUTH\r\n$16000\r\n" + "u".repeat(16_000) + "\r\n$16000\r\n" + "p".repeat(1_000)));
+        EmbeddedChannel bigger = decoderChannel(memory); // chosen, its close waiting as on a busy loop
+        bigger.writeInbound(ascii("*4\r\n$4\r\nAUTH\r\n$16000\r\n" + "u".repeat(16_000) + "\r\n$16000\r\n"
+                + "v".repeat(16_000) + "\r\n$16000\r\n" + "p".repeat(1_000)));
+        assertThat(memory.evicted()).isEqualTo(1);
+        assertThat(holder.isActive()).isTrue();
+
+        holder.writeInbound(ascii("p"));
+        assertThat(holder.isActive()).isFalse();
+        assertThat(memory.evicted()).isEqualTo(2);
+
+        EmbeddedChannel newcomer = decoderChannel(memory);
+        newcomer.writeInbound(ascii(RespChannel.encode("AUTH", "secret")));
+        assertThat(newcomer.isActive()).isTrue();
+        RespCommand auth = newcomer.readInbound();
+        assertThat(auth.args()).hasNumberOfRows(2);
+        for (EmbeddedChannel c : List.of(holder, bigger, newcomer)) c.finishAndReleaseAll();
+    }
+
+    private static EmbeddedChannel decoderChannel(ClientMemory memory) {
+        RespCommandDecoder decoder = new RespCommandDecoder(1 << 20, 1024, 1024, true, new ClientStats());
+        EmbeddedChannel channel = new EmbeddedChannel(decoder);
+        decoder.memory(memory.open(channel, () -> {}));
+        return channel;
+    }
+
+    private static ByteBuf ascii(String s) {
+        return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+    }
+
+    @Test
     void everyByteHeldIsGivenBackWhenConnectionsClose() {
         EmbeddedChannel app = connect();
         command(app, "AUTH", "secret");
