@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * then the biggest idle ones (nothing received for {@link #IDLE_NANOS}), until the sum would be 1/16
  * under the bound (so that an attack refilling it costs a check per 1/16 of the bound, not per read).
  * Meanwhile (those closes may wait behind the reads of busy event loops) an unauthenticated connection
- * already holding {@link #PRE_AUTH_GROWTH_GUARD} bytes is closed at its next read while the sum is
- * over the bound. Authenticated connections that are active are never closed for it: if they alone
+ * that would hold {@link #PRE_AUTH_GROWTH_GUARD} bytes with its next read is closed instead while the
+ * sum is over the bound. Authenticated connections that are active are never closed for it: if they alone
  * hold more, the sum stays over the bound ({@link #overBound()}, an alarm) until they are done.
  * Thread-safe.
  */
@@ -42,8 +42,9 @@ final class ClientMemory {
     static final long SWEEP_MILLIS = 100;
 
     /**
-     * Over the bound, an unauthenticated connection already holding this much is closed at its next
-     * read: a login needs far less, and the closes the checks chose may lag behind busy event loops.
+     * Over the bound, an unauthenticated connection that would hold this much with its next read is
+     * closed instead: a login needs far less, and the closes the checks chose may lag behind busy event
+     * loops.
      */
     static final long PRE_AUTH_GROWTH_GUARD = RespCommandDecoder.PRE_AUTH_MAX_BULK;
 
@@ -220,13 +221,16 @@ final class ClientMemory {
         }
 
         /**
-         * True if the connection must close before its next read is decoded: it was chosen to, or it is
-         * unauthenticated, holds {@link #PRE_AUTH_GROWTH_GUARD} bytes or more, and the connections hold
-         * more than the bound (then it is counted as closed for memory here). Called on its event loop.
+         * True if the connection must close before a read of {@code incoming} bytes is decoded: it was
+         * chosen to, or it is unauthenticated, would hold {@link #PRE_AUTH_GROWTH_GUARD} bytes or more with
+         * them, and the connections hold more than the bound (then it is counted as closed for memory
+         * here). Called on its event loop.
          */
-        boolean closeBeforeRead() {
+        boolean closeBeforeRead(long incoming) {
             if (evicting) return true;
-            if (authenticated || bound == 0 || query.get() < PRE_AUTH_GROWTH_GUARD || used() <= bound) return false;
+            if (authenticated || bound == 0 || query.get() + incoming < PRE_AUTH_GROWTH_GUARD || used() <= bound) {
+                return false;
+            }
             long bytes = bytes();
             leaving(bytes);
             evicted.increment();

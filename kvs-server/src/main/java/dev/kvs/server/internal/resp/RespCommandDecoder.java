@@ -205,12 +205,12 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     /**
      * A connection chosen to be closed for memory closes at its next read, before anything more is
      * decoded: else, on a busy event loop, a victim whose close waits behind the reads would keep
-     * filling its buffers meanwhile. So does an unauthenticated one holding bytes while the sum is over
-     * the bound ({@link ClientMemory.Account#closeBeforeRead}).
+     * filling its buffers meanwhile. So does an unauthenticated one that would hold 16 KiB with this
+     * read while the sum is over the bound ({@link ClientMemory.Account#closeBeforeRead}).
      */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (memory != null && memory.closeBeforeRead()) {
+        if (memory != null && memory.closeBeforeRead(msg instanceof ByteBuf b ? b.readableBytes() : 0)) {
             ReferenceCountUtil.release(msg);
             ctx.channel().close();
             return;

@@ -215,7 +215,13 @@ class ClientMemoryTest {
         assertThat(newcomer.isActive()).isTrue();
         RespCommand auth = newcomer.readInbound();
         assertThat(auth.args()).hasNumberOfRows(2);
-        for (EmbeddedChannel c : List.of(holder, bigger, newcomer)) c.finishAndReleaseAll();
+
+        EmbeddedChannel filler = decoderChannel(memory); // over 16 KiB in its first read: closed before decoding
+        filler.writeInbound(
+                ascii("*3\r\n$4\r\nAUTH\r\n$16000\r\n" + "u".repeat(16_000) + "\r\n$16000\r\n" + "p".repeat(1_000)));
+        assertThat(filler.isActive()).isFalse();
+        assertThat(memory.evicted()).isEqualTo(3);
+        for (EmbeddedChannel c : List.of(holder, bigger, newcomer, filler)) c.finishAndReleaseAll();
     }
 
     private static EmbeddedChannel decoderChannel(ClientMemory memory) {
