@@ -26,12 +26,14 @@ import org.slf4j.LoggerFactory;
  * per read batch and after its replies are flushed (an {@link Account} adds the difference to the
  * totals), and a sweep every {@link #SWEEP_MILLIS} ms refreshes the unsent bytes of every connection
  * (a socket drains without telling anyone). When a report takes the sum past the bound, or a sweep
- * finds it there, the connections holding bytes are closed, the biggest unauthenticated ones first,
- * then the biggest idle ones (nothing received for {@link #IDLE_NANOS}), until the sum would be 1/16
- * under the bound (so that an attack refilling it costs a check per 1/16 of the bound, not per read).
+ * finds it within 1/16 of it, the connections holding bytes are closed, the biggest unauthenticated
+ * ones first, then the biggest idle ones (nothing received for {@link #IDLE_NANOS}), until the sum
+ * would be 1/8 under the bound: closes run on each connection's event loop, and the sum counts a
+ * connection until it is closed, so starting early keeps the sum under the bound meanwhile, and
+ * stopping lower makes an attack refilling it cost a check per 1/16 of the bound, not one per read.
  * Meanwhile (those closes may wait behind the reads of busy event loops) an unauthenticated connection
  * that would hold {@link #PRE_AUTH_GROWTH_GUARD} bytes with its next read is closed instead while the
- * sum is over the bound. Authenticated connections that are active are never closed for it: if they alone
+ * sum is within 1/16 of the bound. Authenticated connections that are active are never closed for it: if they alone
  * hold more, the sum stays over the bound ({@link #overBound()}, an alarm) until they are done.
  * Thread-safe.
  */
@@ -52,6 +54,11 @@ final class ClientMemory {
     static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final long bound;
+    /** 15/16 of the bound: closing starts here, so that connections still closing keep the sum under it. */
+    private final long closeFrom;
+    /** 7/8 of the bound: closing goes on down to here, so that a refilling attack costs few checks. */
+    private final long closeTo;
+
     private final LongSupplier nanoClock;
     private final AtomicLong queryBytes = new AtomicLong();
     private final AtomicLong outputBytes = new AtomicLong();
@@ -74,6 +81,8 @@ final class ClientMemory {
     ClientMemory(long bound, LongSupplier nanoClock) {
         if (bound < 0) throw new IllegalArgumentException("bound < 0: " + bound);
         this.bound = bound;
+        this.closeFrom = bound - bound / 16;
+        this.closeTo = bound - bound / 8;
         this.nanoClock = nanoClock;
     }
 
@@ -137,7 +146,7 @@ final class ClientMemory {
 
     /** Over the bound even without the connections already chosen to be closed. */
     private boolean overBoundButLeaving() {
-        return bound > 0 && used() - leavingBytes.get() > bound;
+        return bound > 0 && used() - leavingBytes.get() > closeFrom;
     }
 
     /** Closes connections until the sum would be under the bound; one check at a time, repeated if asked meanwhile. */
@@ -172,8 +181,8 @@ final class ClientMemory {
                 candidates.add(new Candidate(a, bytes, a.authenticated));
             }
         }
-        if (used - leaving <= bound) return; // those closing already take it under
-        long over = used - leaving - (bound - bound / 16);
+        if (used - leaving <= closeFrom) return; // those closing already take it under
+        long over = used - leaving - closeTo;
         if (over <= 0) return;
         candidates.sort(Comparator.comparing(Candidate::authenticated)
                 .thenComparing(Comparator.comparingLong(Candidate::bytes).reversed()));
@@ -223,12 +232,12 @@ final class ClientMemory {
         /**
          * True if the connection must close before a read of {@code incoming} bytes is decoded: it was
          * chosen to, or it is unauthenticated, would hold {@link #PRE_AUTH_GROWTH_GUARD} bytes or more with
-         * them, and the connections hold more than the bound (then it is counted as closed for memory
-         * here). Called on its event loop.
+         * them, and the connections hold more than 15/16 of the bound (then it is counted as closed for
+         * memory here). Called on its event loop.
          */
         boolean closeBeforeRead(long incoming) {
             if (evicting) return true;
-            if (authenticated || bound == 0 || query.get() + incoming < PRE_AUTH_GROWTH_GUARD || used() <= bound) {
+            if (authenticated || bound == 0 || query.get() + incoming < PRE_AUTH_GROWTH_GUARD || used() <= closeFrom) {
                 return false;
             }
             long bytes = bytes();

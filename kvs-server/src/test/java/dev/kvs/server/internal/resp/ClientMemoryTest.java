@@ -132,14 +132,17 @@ class ClientMemoryTest {
     void unauthenticatedConnectionsGoBeforeBiggerIdleOnesAndIdleOnesBeforeActiveOnes() {
         EmbeddedChannel idle = connect();
         command(idle, "AUTH", "secret");
-        send(idle, "*2\r\n$4\r\nECHO\r\n$40000\r\n" + "a".repeat(1_000)); // holds its 40,000-byte buffer
+        send(idle, "*2\r\n$4\r\nECHO\r\n$30000\r\n" + "a".repeat(1_000)); // holds its 30,000-byte buffer
         clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
 
         EmbeddedChannel stranger = connect();
-        send(stranger, "*2\r\n$4\r\nAUTH\r\n$16000\r\n" + "p".repeat(2_000)); // 16,000 more: 56,000
+        send(stranger, "*2\r\n$4\r\nAUTH\r\n$16000\r\n" + "p".repeat(2_000)); // 16,000 more: 46,000
         EmbeddedChannel app = connect();
         command(app, "AUTH", "secret");
-        send(app, "*2\r\n$4\r\nECHO\r\n$20000\r\n" + "b".repeat(1_000)); // 76,000: the stranger is enough
+        send(
+                app,
+                "*2\r\n$4\r\nECHO\r\n$20000\r\n"
+                        + "b".repeat(1_000)); // 66,000, past 15/16 of 64 KiB: the stranger is enough
         app.runPendingTasks();
         stranger.runPendingTasks();
         assertThat(stranger.isActive()).isFalse();
@@ -148,7 +151,7 @@ class ClientMemoryTest {
 
         EmbeddedChannel app2 = connect();
         command(app2, "AUTH", "secret");
-        send(app2, "*2\r\n$4\r\nECHO\r\n$10000\r\n" + "c".repeat(1_000)); // 70,000: no stranger left
+        send(app2, "*2\r\n$4\r\nECHO\r\n$15000\r\n" + "c".repeat(1_000)); // 65,000: no stranger left
         idle.runPendingTasks();
         assertThat(idle.isActive()).isFalse();
         assertThat(app.isActive()).isTrue();
