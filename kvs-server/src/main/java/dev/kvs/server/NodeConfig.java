@@ -49,8 +49,8 @@ import java.util.Set;
  *     as Redis does, instead of a doubling one); past it, and before authentication, buffers grow as
  *     bytes arrive; 0: never preallocate
  * @param maxClientMemory node-wide bound on the bytes client connections hold: requests being
- *     received (query buffers) plus replies not yet sent; past it the biggest unauthenticated, then
- *     idle, connections are closed (Redis {@code maxmemory-clients}); 0: no bound
+ *     received (query buffers) plus replies not yet sent; from 15/16 of it the biggest
+ *     unauthenticated, then idle, connections are closed (Redis {@code maxmemory-clients}); 0: no bound
  * @param protectedMode with no {@code requirepass}, no {@code users} and a non-loopback {@code bind},
  *     refuse client connections from other hosts with {@code -DENIED} (Redis {@code protected-mode})
  * @param ioThreads Netty event-loop threads for client connections (0: one per core)
