@@ -112,12 +112,18 @@ class BenchEndToEndTest {
                 "--gets=50",
                 "--hold-seconds=1",
                 "--node-heap=256m",
+                "--memory-clients=300",
                 "--json=" + json,
                 "--dir=" + dir.resolve("run"));
 
         assertThat(code).as("%s", kvs).isIn(0, 3);
         JsonNode r = Report.JSON.readTree(json.toFile());
         assertThat(r.path("benchmark").asText()).isEqualTo("abuse");
+        JsonNode memory = r.path("clientMemory");
+        assertThat(memory.path("opened").asInt()).isEqualTo(300);
+        assertThat(memory.path("boundBytes").asLong()).isPositive();
+        assertThat(memory.path("clientMemoryPeakBytes").asLong()).isPositive();
+        assertThat(memory.path("probes").asLong()).isPositive();
         for (String name : new String[] {"bulkHeaders", "outputBuffer", "idleSockets"}) {
             JsonNode s = r.path(name);
             assertThat(s.path("heapBeforeBytes").asLong()).as(name).isPositive();
@@ -141,7 +147,7 @@ class BenchEndToEndTest {
                 .isTrue();
         assertThat(r.path("outputBuffer").path("connections").asInt()).isEqualTo(1);
         assertThat(r.path("settings").path("idleSockets").asInt()).isEqualTo(50);
-        assertThat(r.path("verdict").path("checks")).hasSize(3);
+        assertThat(r.path("verdict").path("checks")).hasSize(6);
         assertThat(r.path("verdict").path("pass").asBoolean()).isEqualTo(code == 0);
         assertThat(kvs.out()).contains("bulk header", "idle sockets").containsPattern("(?m)^(PASS|FAIL): ");
         InProcessKvs.assertNothingLeftRunning();

@@ -522,7 +522,8 @@ public final class NodeMetrics implements AutoCloseable {
     public void clientMemory(
             LongSupplier used, LongSupplier closing, LongSupplier bound, LongSupplier evicted, LongSupplier overBound) {
         if (clientMemory != null) return;
-        clientMemory = new ClientMemoryFigures(used, closing, bound, evicted);
+        // held here: the meters keep only weak references to what they read
+        clientMemory = new ClientMemoryFigures(used, closing, bound, evicted, overBound);
         Gauge.builder("kvs.clients.memory", used, LongSupplier::getAsLong)
                 .description("Bytes client connections hold: requests still arriving plus replies not yet sent")
                 .baseUnit("bytes")
@@ -554,7 +555,11 @@ public final class NodeMetrics implements AutoCloseable {
     }
 
     private record ClientMemoryFigures(
-            LongSupplier used, LongSupplier closing, LongSupplier bound, LongSupplier evicted) {}
+            LongSupplier used,
+            LongSupplier closing,
+            LongSupplier bound,
+            LongSupplier evicted,
+            LongSupplier overBound) {}
 
     /** A client connection was accepted. */
     public void connectionOpened() {

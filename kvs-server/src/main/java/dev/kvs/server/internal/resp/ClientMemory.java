@@ -230,10 +230,11 @@ final class ClientMemory {
         }
 
         /**
-         * True if the connection must close before a read of {@code incoming} bytes is decoded: it was
-         * chosen to, or it is unauthenticated, would hold {@link #PRE_AUTH_GROWTH_GUARD} bytes or more with
-         * them, and the connections hold more than 15/16 of the bound (then it is counted as closed for
-         * memory here). Called on its event loop.
+         * True if the connection must close before a read is decoded: it was chosen to, or it is
+         * unauthenticated, would hold {@link #PRE_AUTH_GROWTH_GUARD} bytes or more with the {@code
+         * incoming} bytes read since its last report (this read's included), and the connections hold
+         * more than 15/16 of the bound (then it is counted as closed for memory here). Called on its
+         * event loop.
          */
         boolean closeBeforeRead(long incoming) {
             if (evicting) return true;

@@ -113,6 +113,8 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private long argsBytes;
     /** Where this connection's query buffer is reported (the node-wide bound), or null. */
     private ClientMemory.Account memory;
+    /** Bytes read since the query buffer was last reported: reads start small and grow within a batch. */
+    private long readSinceReport;
 
     private long remainingElements;
     /** The bulk string being read: null until its first bytes arrive, then grown as they do. */
@@ -210,10 +212,13 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
      */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (memory != null && memory.closeBeforeRead(msg instanceof ByteBuf b ? b.readableBytes() : 0)) {
-            ReferenceCountUtil.release(msg);
-            ctx.channel().close();
-            return;
+        if (memory != null) {
+            readSinceReport += msg instanceof ByteBuf b ? b.readableBytes() : 0;
+            if (memory.closeBeforeRead(readSinceReport)) {
+                ReferenceCountUtil.release(msg);
+                ctx.channel().close();
+                return;
+            }
         }
         super.channelRead(ctx, msg);
     }
@@ -223,6 +228,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
         if (memory != null) {
             memory.active(); // bytes arrived: not idle, even while a long value is still on its way
             memory.query(queryBufferBytes());
+            readSinceReport = 0;
         }
         super.channelReadComplete(ctx);
     }

@@ -224,7 +224,12 @@ class ClientMemoryTest {
                 ascii("*3\r\n$4\r\nAUTH\r\n$16000\r\n" + "u".repeat(16_000) + "\r\n$16000\r\n" + "p".repeat(1_000)));
         assertThat(filler.isActive()).isFalse();
         assertThat(memory.evicted()).isEqualTo(3);
-        for (EmbeddedChannel c : List.of(holder, bigger, newcomer, filler)) c.finishAndReleaseAll();
+
+        EmbeddedChannel trickle = decoderChannel(memory); // as many small reads in one batch: counted together
+        trickle.pipeline().fireChannelRead(ascii("*3\r\n$4\r\nAUTH\r\n$16000\r\n" + "u".repeat(8_000)));
+        trickle.pipeline().fireChannelRead(ascii("u".repeat(8_000) + "\r\n$16000\r\n" + "p".repeat(1_000)));
+        assertThat(trickle.isActive()).isFalse();
+        for (EmbeddedChannel c : List.of(holder, bigger, newcomer, filler, trickle)) c.finishAndReleaseAll();
     }
 
     private static EmbeddedChannel decoderChannel(ClientMemory memory) {
