@@ -49,6 +49,9 @@ import java.util.Set;
  *     strings ahead of their arrival (a large argument gets its final buffer when its header arrives,
  *     as Redis does, instead of a doubling one); past it, and before authentication, buffers grow as
  *     bytes arrive; 0: never preallocate
+ * @param maxClientMemory node-wide bound on the bytes client connections hold: requests being
+ *     received (query buffers) plus replies not yet sent; from 15/16 of it the biggest
+ *     unauthenticated, then idle, connections are closed (Redis {@code maxmemory-clients}); 0: no bound
  * @param protectedMode with no {@code requirepass}, no {@code users} and a non-loopback {@code bind},
  *     refuse client connections from other hosts with {@code -DENIED} (Redis {@code protected-mode})
  * @param ioThreads Netty event-loop threads for client connections (0: one per core)
@@ -98,6 +101,7 @@ public record NodeConfig(
         int authTimeoutSeconds,
         long clientOutputBufferLimit,
         long bulkPreallocBytes,
+        long maxClientMemory,
         boolean protectedMode,
         int ioThreads,
         int ioPackConnections,
@@ -126,6 +130,11 @@ public record NodeConfig(
     public static final long MIN_CLIENT_OUTPUT_BUFFER_LIMIT = 1024 * 1024;
 
     public static final long DEFAULT_BULK_PREALLOC_BYTES = 64L * 1024 * 1024;
+    /**
+     * Default {@link #maxClientMemory}, in percent of the JVM's maximum heap: 9,800 unauthenticated
+     * connections at Redis's pre-auth caps held 1.66 GB of a 2 GB heap before the bound existed.
+     */
+    public static final int DEFAULT_MAX_CLIENT_MEMORY_PERCENT = 25;
     /** Connections an event loop takes before the next one is used: see {@link #ioPackConnections}. */
     public static final int DEFAULT_IO_PACK_CONNECTIONS = 4;
 
@@ -155,6 +164,7 @@ public record NodeConfig(
                     "clientOutputBufferLimit is neither 0 (no limit) nor at least 1MiB: " + clientOutputBufferLimit);
         }
         if (bulkPreallocBytes < 0) throw new IllegalArgumentException("bulkPreallocBytes < 0: " + bulkPreallocBytes);
+        if (maxClientMemory < 0) throw new IllegalArgumentException("maxClientMemory < 0: " + maxClientMemory);
         if (ioThreads < 0) throw new IllegalArgumentException("ioThreads < 0: " + ioThreads);
         if (ioPackConnections < 1) throw new IllegalArgumentException("ioPackConnections < 1: " + ioPackConnections);
         if (store == null) throw new IllegalArgumentException("store is missing");
@@ -322,6 +332,17 @@ public record NodeConfig(
     }
 
     /** Builds a {@link NodeConfig}; defaults are those of a lone primary on the default ports. */
+    /**
+     * {@code percent} of this JVM's maximum heap ({@code -Xmx}), in bytes: how {@code maxClientMemory:
+     * 25%} is read.
+     *
+     * @throws IllegalArgumentException if {@code percent} is not within 0..100
+     */
+    public static long percentOfHeap(int percent) {
+        if (percent < 0 || percent > 100) throw new IllegalArgumentException("percent not within 0..100: " + percent);
+        return Runtime.getRuntime().maxMemory() / 100 * percent;
+    }
+
     public static final class Builder {
         private String cluster = "kvs";
         private String name = "kvs-1";
@@ -340,6 +361,7 @@ public record NodeConfig(
         private int authTimeoutSeconds = DEFAULT_AUTH_TIMEOUT_SECONDS;
         private long clientOutputBufferLimit = DEFAULT_CLIENT_OUTPUT_BUFFER_LIMIT;
         private long bulkPreallocBytes = DEFAULT_BULK_PREALLOC_BYTES;
+        private long maxClientMemory = percentOfHeap(DEFAULT_MAX_CLIENT_MEMORY_PERCENT);
         private boolean protectedMode = true;
         private int ioThreads = 0;
         private int ioPackConnections = DEFAULT_IO_PACK_CONNECTIONS;
@@ -448,6 +470,12 @@ public record NodeConfig(
         /** Bytes; 0: bulk buffers always grow as their bytes arrive. */
         public Builder bulkPreallocBytes(long v) {
             bulkPreallocBytes = v;
+            return this;
+        }
+
+        /** Bytes; 0: no bound. See {@link #percentOfHeap} for a share of the heap. */
+        public Builder maxClientMemory(long v) {
+            maxClientMemory = v;
             return this;
         }
 
@@ -575,6 +603,7 @@ public record NodeConfig(
             authTimeoutSeconds = c.authTimeoutSeconds;
             clientOutputBufferLimit = c.clientOutputBufferLimit;
             bulkPreallocBytes = c.bulkPreallocBytes;
+            maxClientMemory = c.maxClientMemory;
             protectedMode = c.protectedMode;
             ioThreads = c.ioThreads;
             ioPackConnections = c.ioPackConnections;
@@ -615,6 +644,7 @@ public record NodeConfig(
                     authTimeoutSeconds,
                     clientOutputBufferLimit,
                     bulkPreallocBytes,
+                    maxClientMemory,
                     protectedMode,
                     ioThreads,
                     ioPackConnections,

@@ -72,6 +72,15 @@ record Abuse(
 
     @Override
     public AbuseReport run(Path runDir, PrintWriter err) throws InterruptedException {
+        ClientMemoryAttack.Result memory = settings.memoryClients() == 0
+                ? null
+                : new ClientMemoryAttack(
+                                settings.memoryClients(),
+                                settings.nodeHeap(),
+                                settings.sampleMillis(),
+                                settings.flowControl(),
+                                link)
+                        .run(runDir.resolve("client-memory"), err);
         JavaCommand java = JavaCommand.current().withFlags(List.of("-Xmx" + settings.nodeHeap()));
         String password = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
         String extra =
@@ -96,8 +105,9 @@ record Abuse(
             AdminAbuse.Result adminPort = new AdminAbuse(admin).run(cluster, password, err);
             cluster.checkAlive();
             List<Verdict.Check> checks = new ArrayList<>(
-                    AbuseReport.verdict(settings, bulk, output, idle, adminPort).checks());
+                    AbuseReport.verdict(settings, bulk, output, idle, memory).checks());
             checks.addAll(squat.checks());
+            checks.addAll(adminPort.checks());
             return new AbuseReport(
                     "abuse",
                     settings,
@@ -106,6 +116,7 @@ record Abuse(
                     idle,
                     squat,
                     adminPort,
+                    memory,
                     Verdict.of(checks),
                     Provenance.now(runDir));
         } catch (IOException e) {

@@ -42,9 +42,15 @@ import picocli.CommandLine.Option;
             "During each, dc-main's used heap (GET /status) is sampled every --sample-millis; before and after"
                     + " each, jcmd PID GC.run forces a GC first. Connections the node closed are counted.",
             "",
+            "4. (first, on a pair of nodes of their own, authTimeoutSeconds 0, maxClientMemory at its default)"
+                    + " --memory-clients unauthenticated clients each send 10 bulk strings of 16 KiB, Redis's pre-auth"
+                    + " caps, the last one byte short, while an authenticated client sends PING and SET every 2 ms;"
+                    + " needs ulimit -n above twice that.",
             "PASS when the bulk headers grow the heap (peak - before) by < 50 MB, the output-buffer attack's"
                     + " heap peak is < 100 MB, and the authenticated client gets PONG within the auth timeout"
-                    + " (issue 12's bounds); and the admin attack grows direct memory by <= 64 MiB, logs no"
+                    + " (issue 12's bounds); with --memory-clients the client-memory figure stays within"
+                    + " maxClientMemory, every probe is answered and its PING p99 is under 50 ms; the replication"
+                    + " squatters' bounds above; and the admin attack grows direct memory by <= 64 MiB, logs no"
                     + " OutOfMemoryError, PING p99 <= 50 ms and both values reach the backup (issue 32's)."
         },
         optionListHeading = "%nOptions:%n")
@@ -60,6 +66,13 @@ public final class AbuseCommand implements Callable<Integer> {
             paramLabel = "N",
             description = "Silent unauthenticated sockets (default: ${DEFAULT-VALUE})")
     private int idleSockets = 2000;
+
+    @Option(
+            names = "--memory-clients",
+            paramLabel = "N",
+            description = "Unauthenticated clients at Redis's pre-auth caps against maxClientMemory, on a pair of"
+                    + " nodes of their own; 0: skip (default: ${DEFAULT-VALUE})")
+    private int memoryClients = 9_800;
 
     @Option(
             names = "--gets",
@@ -161,6 +174,9 @@ public final class AbuseCommand implements Callable<Integer> {
         if (idleSockets < 1 || idleSockets > 9_000) {
             throw new IllegalArgumentException("--idle-sockets is not in 1..9000: " + idleSockets);
         }
+        if (memoryClients < 0 || memoryClients > 10_000) {
+            throw new IllegalArgumentException("--memory-clients is not in 0..10000: " + memoryClients);
+        }
         if (gets < 1 || gets > 100_000) throw new IllegalArgumentException("--gets is not in 1..100000: " + gets);
         if (valueSize < 1 || valueSize > BenchOptions.MAX_VALUE_SIZE) {
             throw new IllegalArgumentException("--value-size is not in 1B..64MiB: " + valueSize);
@@ -186,6 +202,7 @@ public final class AbuseCommand implements Callable<Integer> {
                 authTimeoutSeconds,
                 nodeHeap,
                 sampleMillis,
-                run.flowControl());
+                run.flowControl(),
+                memoryClients);
     }
 }

@@ -17,6 +17,7 @@ import java.util.Locale;
  * @param replicationSquatters idle and slow connections held on the backup's replication port during
  *     link drops (issue 32); null if not run
  * @param adminPort issue 32's attack on the admin port ({@link AdminAbuse}); null if not run
+ * @param clientMemory clients at the pre-auth caps against {@code maxClientMemory}, or null if not run
  * @param verdict the bounds
  * @param provenance where and on what it ran
  */
@@ -28,6 +29,7 @@ record AbuseReport(
         Scenario idleSockets,
         ReplicationSquatters.Result replicationSquatters,
         AdminAbuse.Result adminPort,
+        ClientMemoryAttack.Result clientMemory,
         Verdict verdict,
         @JsonUnwrapped Provenance provenance)
         implements Benchmark.Result {
@@ -49,6 +51,7 @@ record AbuseReport(
      * @param nodeHeap the nodes' {@code -Xmx}
      * @param sampleMillis time between two samples of the primary's heap
      * @param flowControl {@code on} or {@code off}: the primary's {@code --flow-control}
+     * @param memoryClients unauthenticated clients at Redis's pre-auth caps ({@link ClientMemoryAttack}); 0: none
      */
     record Settings(
             int connections,
@@ -59,7 +62,8 @@ record AbuseReport(
             int authTimeoutSeconds,
             String nodeHeap,
             long sampleMillis,
-            String flowControl) {}
+            String flowControl,
+            int memoryClients) {}
 
     /**
      * One attack on the primary.
@@ -101,13 +105,15 @@ record AbuseReport(
      */
     /** The bounds below and those of the admin port's attack ({@link AdminAbuse.Result#checks}). */
     static Verdict verdict(Settings s, Scenario bulk, Scenario output, Scenario idle, AdminAbuse.Result admin) {
-        List<Verdict.Check> checks =
-                new ArrayList<>(verdict(s, bulk, output, idle).checks());
+        List<Verdict.Check> checks = new ArrayList<>(
+                verdict(s, bulk, output, idle, (ClientMemoryAttack.Result) null).checks());
         checks.addAll(admin.checks());
         return Verdict.of(checks);
     }
 
-    static Verdict verdict(Settings s, Scenario bulk, Scenario output, Scenario idle) {
+    /** The bounds below and, if it ran, those of the client-memory attack. */
+    static Verdict verdict(
+            Settings s, Scenario bulk, Scenario output, Scenario idle, ClientMemoryAttack.Result memory) {
         List<Verdict.Check> checks = new ArrayList<>();
         long growth = bulk.growthBytes();
         checks.add(below(
@@ -125,6 +131,7 @@ record AbuseReport(
                 idle.authMillis(),
                 s.authTimeoutSeconds() * 1000.0,
                 "ms"));
+        if (memory != null) checks.addAll(memory.checks());
         return Verdict.of(checks);
     }
 
@@ -156,7 +163,8 @@ record AbuseReport(
         return "primary's used heap (GET /status memory.heapUsedBytes; before/after after jcmd GC.run), sampled every "
                 + settings.sampleMillis() + " ms\n" + Report.columns(rows) + "\n"
                 + (replicationSquatters == null ? "" : replicationSquatters.render() + "\n")
-                + (adminPort == null ? "" : adminPort.render() + "\n") + verdict.render();
+                + (adminPort == null ? "" : adminPort.render() + "\n")
+                + (clientMemory == null ? "" : clientMemory.render() + "\n") + verdict.render();
     }
 
     private static void row(List<String[]> rows, String name, Scenario s) {

@@ -156,7 +156,7 @@ class BenchCommandTest {
     @Test
     void abuseDefaultsAreTheIssuesScaleAndOptionsTakeTheirForms() {
         assertThat(parse(new AbuseCommand()).settings())
-                .isEqualTo(new AbuseReport.Settings(110, 1000, 1 << 20, 2000, 5, 2, "2g", 100, "on"));
+                .isEqualTo(new AbuseReport.Settings(110, 1000, 1 << 20, 2000, 5, 2, "2g", 100, "on", 9800));
         assertThat(parse(
                                 new AbuseCommand(),
                                 "--connections=10",
@@ -167,9 +167,10 @@ class BenchCommandTest {
                                 "--auth-timeout-seconds=3",
                                 "--sample-millis=50",
                                 "--node-heap=512m",
-                                "--flow-control=off")
+                                "--flow-control=off",
+                                "--memory-clients=0")
                         .settings())
-                .isEqualTo(new AbuseReport.Settings(10, 20, 64 << 10, 50, 1.5, 3, "512m", 50, "off"));
+                .isEqualTo(new AbuseReport.Settings(10, 20, 64 << 10, 50, 1.5, 3, "512m", 50, "off", 0));
     }
 
     @Test

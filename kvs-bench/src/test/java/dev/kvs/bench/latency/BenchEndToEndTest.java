@@ -117,6 +117,7 @@ class BenchEndToEndTest {
                 "--admin-posts=20",
                 "--admin-body-size=64KiB",
                 "--admin-half-open=300",
+                "--memory-clients=300",
                 "--json=" + json,
                 "--dir=" + dir.resolve("run"));
 
@@ -133,6 +134,11 @@ class BenchEndToEndTest {
                 .as("the tight loop's connections are refused")
                 .isPositive();
         assertThat(squat.path("warnLines").isNumber()).isTrue();
+        JsonNode memory = r.path("clientMemory");
+        assertThat(memory.path("opened").asInt()).isEqualTo(300);
+        assertThat(memory.path("boundBytes").asLong()).isPositive();
+        assertThat(memory.path("clientMemoryPeakBytes").asLong()).isPositive();
+        assertThat(memory.path("probes").asLong()).isPositive();
         for (String name : new String[] {"bulkHeaders", "outputBuffer", "idleSockets"}) {
             JsonNode s = r.path(name);
             assertThat(s.path("heapBeforeBytes").asLong()).as(name).isPositive();
@@ -168,7 +174,7 @@ class BenchEndToEndTest {
         assertThat(admin.path("directSamples").asInt()).isPositive();
         assertThat(admin.path("pings").asInt()).isPositive();
         assertThat(admin.path("valuesReplicated").asInt()).isEqualTo(2);
-        assertThat(r.path("verdict").path("checks")).hasSize(9);
+        assertThat(r.path("verdict").path("checks")).hasSize(12);
         assertThat(r.path("verdict").path("pass").asBoolean()).isEqualTo(code == 0);
         assertThat(kvs.out())
                 .contains("bulk header", "idle sockets", "backup's replication port", "admin port")

@@ -42,7 +42,7 @@ import java.util.stream.Collectors;
  *
  * <p>The fields are those of {@link NodeConfig} ({@code cluster, name, role, bind, port, replPort,
  * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, timeoutSeconds,
- * authTimeoutSeconds, clientOutputBufferLimit, bulkPreallocBytes, protectedMode, ioThreads,
+ * authTimeoutSeconds, clientOutputBufferLimit, bulkPreallocBytes, maxClientMemory, protectedMode, ioThreads,
  * ioPackConnections, clusterSecret, insecureReplication}; {@code clusterSecretFile} reads the secret from a file), the {@code tls:}
  * section ({@code certFile, keyFile, caFile, peerName, clients, admin, clientAuth}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
@@ -151,6 +151,7 @@ public final class NodeConfigLoader {
                 b.bulkPreallocBytes(
                         byteSize("bulkPreallocBytes", y.bulkPreallocBytes()).bytes());
             }
+            if (y.maxClientMemory() != null) b.maxClientMemory(clientMemory(y.maxClientMemory()));
             if (y.protectedMode() != null) b.protectedMode(y.protectedMode());
             if (y.ioThreads() != null) b.ioThreads(toInt("ioThreads", y.ioThreads()));
             if (y.ioPackConnections() != null) b.ioPackConnections(toInt("ioPackConnections", y.ioPackConnections()));
@@ -408,6 +409,19 @@ public final class NodeConfigLoader {
         return (int) value;
     }
 
+    /** {@code maxClientMemory}: a byte size, or a share of the heap such as {@code 25%}. */
+    private static long clientMemory(Object value) {
+        if (value instanceof String s && s.trim().endsWith("%")) {
+            String n = s.trim().substring(0, s.trim().length() - 1).trim();
+            if (!n.matches("[0-9]{1,3}") || Integer.parseInt(n) > 100) {
+                throw new IllegalArgumentException(
+                        "maxClientMemory is not a byte size or a percentage of the heap from 0% to 100%: " + s);
+            }
+            return NodeConfig.percentOfHeap(Integer.parseInt(n));
+        }
+        return byteSize("maxClientMemory", value).bytes();
+    }
+
     /** A YAML scalar as a byte size: an integer, or a string such as {@code 64MiB}. */
     static ByteSize byteSize(String field, Object value) {
         if (value instanceof Integer || value instanceof Long) {
@@ -545,6 +559,7 @@ public final class NodeConfigLoader {
             Long authTimeoutSeconds,
             Object clientOutputBufferLimit,
             Object bulkPreallocBytes,
+            Object maxClientMemory,
             Boolean protectedMode,
             Long ioThreads,
             Long ioPackConnections,

@@ -30,6 +30,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
@@ -58,6 +59,7 @@ public final class NodeMetrics implements AutoCloseable {
     private final AtomicLong connections = new AtomicLong();
     private final Counter connectionsAccepted;
     private volatile CachedStats cachedStats;
+    private volatile ClientMemoryFigures clientMemory;
 
     /** Reads nothing from {@code store} or {@code roles} until scraped. */
     public NodeMetrics(KvStore store, RoleMachine roles) {
@@ -558,6 +560,52 @@ public final class NodeMetrics implements AutoCloseable {
                 .description("New admin connections closed at once at the cap, every open one busy")
                 .register(registry);
     }
+
+    /**
+     * Meters of the node-wide bound on client memory ({@code maxClientMemory}), read from the client
+     * port's figures; the first port registered is the one shown (a node has one).
+     */
+    public void clientMemory(
+            LongSupplier used, LongSupplier closing, LongSupplier bound, LongSupplier evicted, LongSupplier overBound) {
+        if (clientMemory != null) return;
+        // held here: the meters keep only weak references to what they read
+        clientMemory = new ClientMemoryFigures(used, closing, bound, evicted, overBound);
+        Gauge.builder("kvs.clients.memory", used, LongSupplier::getAsLong)
+                .description("Bytes client connections hold: requests still arriving plus replies not yet sent")
+                .baseUnit("bytes")
+                .register(registry);
+        Gauge.builder("kvs.clients.memory.closing", closing, LongSupplier::getAsLong)
+                .description("Of kvs_clients_memory_bytes: connections chosen to be closed for memory, not closed yet")
+                .baseUnit("bytes")
+                .register(registry);
+        Gauge.builder("kvs.clients.memory.max", bound, LongSupplier::getAsLong)
+                .description("maxClientMemory: past it the biggest unauthenticated, then idle, connections are closed"
+                        + " (0: no bound)")
+                .baseUnit("bytes")
+                .register(registry);
+        Gauge.builder("kvs.clients.memory.over.bound", overBound, LongSupplier::getAsLong)
+                .description("1 while client connections hold more than maxClientMemory")
+                .register(registry);
+        FunctionCounter.builder("kvs.clients.evicted.for.memory", evicted, LongSupplier::getAsLong)
+                .description("Client connections closed because client connections held more than maxClientMemory")
+                .register(registry);
+    }
+
+    /** The figures of {@link #clientMemory}, for {@code /status}: used, bound, evicted; zeros before a port. */
+    public NodeStatus.ClientMemory clientMemoryStatus() {
+        ClientMemoryFigures f = clientMemory;
+        return f == null
+                ? NodeStatus.ClientMemory.of(0, 0, 0, 0)
+                : NodeStatus.ClientMemory.of(
+                        f.used.getAsLong(), f.closing.getAsLong(), f.bound.getAsLong(), f.evicted.getAsLong());
+    }
+
+    private record ClientMemoryFigures(
+            LongSupplier used,
+            LongSupplier closing,
+            LongSupplier bound,
+            LongSupplier evicted,
+            LongSupplier overBound) {}
 
     /** A client connection was accepted. */
     public void connectionOpened() {

@@ -35,6 +35,7 @@ import java.util.Set;
  * @param failover fencing after promotion, a refusal of writes, and failback
  * @param linkIntegrity how replication frames are protected on the way, and frames refused
  * @param adminPort what the admin port's guards refused and closed
+ * @param clientMemory what client connections hold, against {@code maxClientMemory}
  */
 public record NodeStatus(
         String name,
@@ -52,7 +53,8 @@ public record NodeStatus(
         BackupStatus backup,
         Failover failover,
         LinkIntegrity linkIntegrity,
-        AdminPortStats.Snapshot adminPort) {
+        AdminPortStats.Snapshot adminPort,
+        ClientMemory clientMemory) {
 
     /**
      * How replication frames are protected against an on-path attacker.
@@ -69,6 +71,25 @@ public record NodeStatus(
             String protection =
                     config.tls().isPresent() ? "tls" : config.clusterSecret().isPresent() ? "mac" : "none";
             return new LinkIntegrity(protection, FrameMac.failures());
+        }
+    }
+
+    /**
+     * What client connections hold (Redis {@code maxmemory-clients}).
+     *
+     * @param usedBytes requests still arriving plus replies not yet sent, over every connection
+     * @param closingBytes of those, the connections chosen to be closed for memory, not closed yet
+     * @param maxBytes {@code maxClientMemory}; 0: no bound
+     * @param overBound true while connections hold more than the bound: the alarm
+     * @param evictedClients connections closed since start because {@code usedBytes} was past {@code
+     *     maxBytes}
+     */
+    public record ClientMemory(
+            long usedBytes, long closingBytes, long maxBytes, boolean overBound, long evictedClients) {
+        /** The figures, the alarm computed from them. */
+        public static ClientMemory of(long usedBytes, long closingBytes, long maxBytes, long evictedClients) {
+            return new ClientMemory(
+                    usedBytes, closingBytes, maxBytes, maxBytes > 0 && usedBytes > maxBytes, evictedClients);
         }
     }
 
@@ -154,7 +175,8 @@ public record NodeStatus(
                         role instanceof NodeRole.Primary p ? p.writeFence() : null,
                         node.failover().handbackState()),
                 LinkIntegrity.of(node.config()),
-                node.adminPort().snapshot());
+                node.adminPort().snapshot(),
+                node.metrics().clientMemoryStatus());
     }
 
     /**

@@ -49,6 +49,7 @@ class NodeConfigLoaderTest {
                 authTimeoutSeconds: 5
                 clientOutputBufferLimit: 32MiB
                 bulkPreallocBytes: 8MiB
+                maxClientMemory: 10%
                 protectedMode: false
                 ioThreads: 4
                 ioPackConnections: 3
@@ -80,6 +81,7 @@ class NodeConfigLoaderTest {
         assertThat(c.authTimeoutSeconds()).isEqualTo(5);
         assertThat(c.clientOutputBufferLimit()).isEqualTo(32L << 20);
         assertThat(c.bulkPreallocBytes()).isEqualTo(8L << 20);
+        assertThat(c.maxClientMemory()).isEqualTo(Runtime.getRuntime().maxMemory() / 100 * 10);
         assertThat(c.protectedMode()).isFalse();
         assertThat(c.ioThreads()).isEqualTo(4);
         assertThat(c.ioPackConnections()).isEqualTo(3);
@@ -258,6 +260,10 @@ class NodeConfigLoaderTest {
             clientOutputBufferLimit: 1000 => clientOutputBufferLimit is neither 0 (no limit) nor at least 1MiB: 1000
             clientOutputBufferLimit: lots => clientOutputBufferLimit is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): lots
             bulkPreallocBytes: lots => bulkPreallocBytes is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): lots
+            maxClientMemory: 101% => maxClientMemory is not a byte size or a percentage of the heap from 0% to 100%: 101%
+            maxClientMemory: '-5%' => maxClientMemory is not a byte size or a percentage of the heap from 0% to 100%: -5%
+            maxClientMemory: lots => maxClientMemory is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): lots
+            maxClientMemory: -1 => maxClientMemory is negative: -1
             protectedMode: maybe => protectedMode is not true or false: maybe
             ioThreads: -1 => ioThreads < 0: -1
             ioPackConnections: 0 => ioPackConnections < 1: 0
@@ -438,7 +444,7 @@ class NodeConfigLoaderTest {
                 .hasMessage(
                         "config error: unknown field 'prot' in kvs.yaml (known: admin, adminBind, adminPort, advertise,"
                                 + " authTimeoutSeconds, bind, bulkPreallocBytes, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile,"
-                                + " dataDir, expiry, failover, insecureReplication, ioPackConnections, ioThreads, maxBulkBytes, maxClients,"
+                                + " dataDir, expiry, failover, insecureReplication, ioPackConnections, ioThreads, maxBulkBytes, maxClientMemory, maxClients,"
                                 + " maxMultibulkLength, mode, name, peer, port, protectedMode, replBind, replPort, replication,"
                                 + " requirepass, role, store, timeoutSeconds, tls, users)");
     }

@@ -44,12 +44,22 @@ final class InfoCommand implements Command {
     private final ClientStats stats;
     private final CommandTable table;
     private final BulkPreallocBudget bulkBudget;
+    private final ClientMemory memory;
+    private final ClientWarnings warnings;
 
-    InfoCommand(NodeContext node, ClientStats stats, CommandTable table, BulkPreallocBudget bulkBudget) {
+    InfoCommand(
+            NodeContext node,
+            ClientStats stats,
+            CommandTable table,
+            BulkPreallocBudget bulkBudget,
+            ClientMemory memory,
+            ClientWarnings warnings) {
         this.node = node;
         this.stats = stats;
         this.table = table;
         this.bulkBudget = bulkBudget;
+        this.memory = memory;
+        this.warnings = warnings;
     }
 
     static String redisRole(NodeContext node) {
@@ -137,6 +147,13 @@ final class InfoCommand implements Command {
         line(b, "kvs_input_bulk_bytes", stats.inputBulkBytes.get());
         line(b, "kvs_bulk_prealloc_bytes", bulkBudget.charged()); // preallocated, not yet received
         line(b, "kvs_bulk_prealloc_limit", bulkBudget.limit());
+        // maxClientMemory (Redis maxmemory-clients): query buffers plus unsent replies, over connections
+        line(b, "kvs_client_memory", memory.used());
+        line(b, "kvs_client_query_buffers", memory.queryBytes());
+        line(b, "kvs_client_output_buffers", memory.outputBytes());
+        line(b, "kvs_client_memory_closing", memory.closingBytes()); // chosen to be closed, not closed yet
+        line(b, "maxmemory_clients", memory.bound());
+        line(b, "kvs_client_memory_over_bound", memory.overBound() ? 1 : 0);
     }
 
     private void memory(StringBuilder b) {
@@ -156,6 +173,7 @@ final class InfoCommand implements Command {
         line(b, "kvs_entries", st.entries());
         line(b, "kvs_tombstones", st.entries() - st.liveEntries());
         line(b, "kvs_tombstone_reserve", node.store().config().tombstoneReserve());
+        line(b, "mem_clients_normal", memory.used());
         line(b, "maxmemory_policy", "noeviction");
     }
 
@@ -192,6 +210,8 @@ final class InfoCommand implements Command {
         line(b, "kvs_admin_timed_out_connections", admin.timedOutConnections());
         line(b, "kvs_admin_cap_dropped_connections", admin.droppedAtCap());
         line(b, "kvs_admin_cap_refused_connections", admin.refusedAtCap());
+        line(b, "evicted_clients", memory.evicted());
+        line(b, "kvs_security_warn_events", warnings.events() + memory.warnings()); // logged or left out
         line(b, "expired_keys", node.expiredKeys().get() + node.writes().reclaimedKeys());
         // of which a write that found the store full deleted before it was written (not active expiry)
         line(b, "kvs_expired_keys_reclaimed_by_writes", node.writes().reclaimedKeys());

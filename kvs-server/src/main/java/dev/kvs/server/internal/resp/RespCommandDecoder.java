@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.ByteProcessor;
+import io.netty.util.ReferenceCountUtil;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -108,6 +109,13 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
 
     private State state = State.COMMAND_START;
     private List<byte[]> args;
+    /** Bytes of {@link #args}: the arguments of the command being read that arrived whole. */
+    private long argsBytes;
+    /** Where this connection's query buffer is reported (the node-wide bound), or null. */
+    private ClientMemory.Account memory;
+    /** Bytes read since the query buffer was last reported: reads start small and grow within a batch. */
+    private long readSinceReport;
+
     private long remainingElements;
     /** The bulk string being read: null until its first bytes arrive, then grown as they do. */
     private byte[] bulk;
@@ -177,6 +185,52 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
      */
     void requireAuthentication() {
         preAuth = true;
+    }
+
+    /** Reports the bytes this decoder holds to {@code memory} after every read batch. */
+    void memory(ClientMemory.Account memory) {
+        this.memory = memory;
+    }
+
+    /**
+     * Bytes held for requests still arriving: the arguments of the command being read, the buffer of
+     * the bulk string being filled, and the received bytes not parsed yet (their whole buffer).
+     */
+    long queryBufferBytes() {
+        long n = argsBytes;
+        if (bulk != null) n += bulk.length;
+        ByteBuf unparsed = internalBuffer();
+        if (unparsed.isReadable()) n += unparsed.capacity();
+        return n;
+    }
+
+    /**
+     * A connection chosen to be closed for memory closes at its next read, before anything more is
+     * decoded: else, on a busy event loop, a victim whose close waits behind the reads would keep
+     * filling its buffers meanwhile. So does an unauthenticated one that would hold 16 KiB with this
+     * read while the sum is over the bound ({@link ClientMemory.Account#closeBeforeRead}).
+     */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (memory != null) {
+            readSinceReport += msg instanceof ByteBuf b ? b.readableBytes() : 0;
+            if (memory.closeBeforeRead(readSinceReport)) {
+                ReferenceCountUtil.release(msg);
+                ctx.channel().close();
+                return;
+            }
+        }
+        super.channelRead(ctx, msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (memory != null) {
+            memory.active(); // bytes arrived: not idle, even while a long value is still on its way
+            memory.query(queryBufferBytes());
+            readSinceReport = 0;
+        }
+        super.channelReadComplete(ctx);
     }
 
     /** The connection authenticated: the configured limits apply from the next command on. */
@@ -259,6 +313,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
                         stage = null;
                     } else {
                         args.add(bulk);
+                        argsBytes += bulk.length;
                     }
                     releaseBulk();
                     state = State.ELEMENT_START;
@@ -388,6 +443,8 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
         releaseBulk();
         discardStaged();
         args = null;
+        argsBytes = 0;
+        if (memory != null) memory.query(0);
     }
 
     private void discardStaged() {
@@ -399,6 +456,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
 
     private void startArray(long n) {
         args = new ArrayList<>((int) Math.min(n, 16));
+        argsBytes = 0;
         remainingElements = n;
         commandError = null;
         state = State.ELEMENT_START;
@@ -480,6 +538,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             staged = null;
         }
         args = null;
+        argsBytes = 0;
         commandError = null;
         state = State.COMMAND_START;
     }

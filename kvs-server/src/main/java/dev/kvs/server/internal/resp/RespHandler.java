@@ -62,6 +62,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private final NodeMetrics metrics;
     private final RespCommandDecoder decoder;
     private final ProtectedMode protectedMode;
+    private final ClientWarnings warnings;
+    private final AclLog aclLog;
+    /** This connection's share of the node-wide bound on client memory. */
+    private final ClientMemory.Account memory;
     /** Connections must log in ({@code requirepass} or {@code users}); else each is {@link Users#OPEN}. */
     private final boolean authRequired;
     /** {@code clientOutputBufferLimit}; 0: none. */
@@ -131,8 +135,14 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             CommandTable table,
             ClientStats stats,
             RespCommandDecoder decoder,
-            ProtectedMode protectedMode) {
+            ProtectedMode protectedMode,
+            ClientWarnings warnings,
+            AclLog aclLog,
+            ClientMemory.Account memory) {
         this.node = node;
+        this.warnings = warnings;
+        this.aclLog = aclLog;
+        this.memory = memory;
         this.authRequired = node.config().clientAuthRequired();
         this.table = table;
         this.stats = stats;
@@ -162,11 +172,19 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         session = new Session(
                 node.nextClientId(), String.valueOf(ctx.channel().remoteAddress()), authRequired ? null : Users.OPEN);
         session.alloc = ctx.alloc();
+        memory.authenticated = session.authenticated();
         if (protectedMode.refuses(ctx.channel().remoteAddress())) {
             stats.protectedModeDenials.increment();
+            warnings.protectedMode.warn(
+                    "refused client {}: protected mode serves only loopback clients", session.remoteAddress);
             refuse(ctx, ProtectedMode.DENIED);
         } else if (now > node.config().maxClients()) {
             stats.rejectedConnections.increment();
+            warnings.refusedConnections.warn(
+                    "refused client {}: {} client connections open, over maxClients {}",
+                    session.remoteAddress,
+                    now,
+                    node.config().maxClients());
             refuse(ctx, "ERR max number of clients reached");
         } else {
             startTimeouts(ctx);
@@ -185,6 +203,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         stats.connected.decrementAndGet();
         metrics.connectionClosed();
+        memory.close();
         dropPending();
         discardHeld();
         cancel(idleCheck);
@@ -239,6 +258,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             reply(ctx, result, executed);
             if (!wasAuthenticated && session.authenticated()) {
                 decoder.authenticated();
+                memory.authenticated = true;
                 cancel(authCheck);
             }
         }
@@ -387,6 +407,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             if (!spec.has(CommandSpec.NOAUTH)) return Replies.NOAUTH;
         } else if (!CommandSpec.permits(session.user.role(), spec.flagsFor(args))) {
             stats.aclDeniedCommands.increment();
+            aclLog.deniedCommand(spec.permissionName(args), session.user.name(), ServerCommands.clientLine(session));
             return Replies.noPermission(spec.permissionName(args));
         }
         if (spec.has(CommandSpec.DATA)) {
@@ -533,6 +554,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             touch(ctx);
             ctx.flush();
             writtenSinceFlush = false;
+            memory.replies(pendingBytes);
             resumeLater(ctx);
         }
     }
@@ -591,7 +613,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         if (queued <= outputLimit) return;
         closing = true;
         stats.outputBufferLimitDisconnections.increment();
-        log.warn(
+        warnings.outputLimit.warn(
                 "closing client id={} addr={}: {} bytes of replies queued for it, over clientOutputBufferLimit {}"
                         + " (it does not read its replies, or asked for too much at once)",
                 session.id,
@@ -609,7 +631,32 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             writtenSinceFlush = false;
             ctx.flush();
         }
+        memory.replies(pendingBytes);
         ctx.fireChannelReadComplete();
+    }
+
+    /**
+     * Closes the connection because the node's client connections hold more than {@code
+     * maxClientMemory} and this one is among the biggest unauthenticated or idle ones ({@link
+     * ClientMemory}, which counts and logs it). Called on any thread; closes on the event loop, at once if
+     * called on it.
+     */
+    void evictForMemory() {
+        Channel ch = channel;
+        if (ch == null) return;
+        if (ch.eventLoop().inEventLoop()) {
+            closeForMemory(ch); // at once: a task could wait behind a busy loop's reads, its bytes held
+        } else {
+            ch.eventLoop().execute(() -> closeForMemory(ch));
+        }
+    }
+
+    private void closeForMemory(Channel ch) {
+        if (closing || !ch.isActive()) return;
+        closing = true;
+        dropPending();
+        discardHeld();
+        ch.close();
     }
 
     @Override
@@ -621,6 +668,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         } else {
             ctx.channel().config().setAutoRead(false);
         }
+        memory.replies(pendingBytes);
         ctx.fireChannelWritabilityChanged();
     }
 
@@ -697,7 +745,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             // as Redis: no reply (the attacker's page would see it), nothing run, the connection closed
             closing = true;
             stats.crossProtocolAttacks.increment();
-            log.warn(
+            warnings.crossProtocol.warn(
                     "Possible SECURITY ATTACK detected from client {}: it sent POST or Host: to the client port, as"
                             + " an HTTP request does (cross-protocol scripting?). Connection aborted.",
                     session.remoteAddress);
@@ -707,11 +755,18 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             stats.protocolErrors.increment();
             Throwable root = cause.getCause() != null ? cause.getCause() : cause;
             String text = String.valueOf(root.getMessage()).replaceAll("[\\r\\n]", " ");
+            if (!session.authenticated()) {
+                warnings.preAuthProtocolErrors.warn(
+                        "closing unauthenticated client {}: protocol error: {}", session.remoteAddress, text);
+            }
             ctx.writeAndFlush(Replies.error("ERR Protocol error: " + text)).addListener(f -> closeGracefully(ctx));
         } else if (cause instanceof IOException) {
             ctx.close(); // connection reset by the client: nothing to say
         } else {
-            log.warn("closing client {} after unexpected error", session.remoteAddress, cause);
+            if (warnings.unexpectedErrors.warn(
+                    "closing client {} after unexpected error: {}", session.remoteAddress, String.valueOf(cause))) {
+                log.warn("the unexpected error", cause);
+            }
             ctx.close();
         }
     }

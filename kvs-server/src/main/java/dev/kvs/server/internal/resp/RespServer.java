@@ -19,8 +19,11 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,8 +45,12 @@ public final class RespServer {
     private final ClientStats stats = new ClientStats();
     private final BulkPreallocBudget bulkBudget;
     private final ProtectedMode protectedMode;
+    private final ClientMemory memory;
+    private final ClientWarnings warnings = new ClientWarnings();
+    private final AclLog aclLog = new AclLog(System::currentTimeMillis);
     private final SslContext tls;
     private Channel serverChannel;
+    private ScheduledFuture<?> memorySweep;
 
     /** A plain-TCP client port. */
     public RespServer(NodeContext node) {
@@ -52,8 +59,21 @@ public final class RespServer {
 
     /** A client port speaking TLS with {@code tls} only, or plain TCP if it is {@code null}. */
     public RespServer(NodeContext node, SslContext tls) {
+        this(node, tls, System::nanoTime);
+    }
+
+    /** As above, judging connections' idleness for {@code maxClientMemory} by {@code nanoClock} (tests). */
+    RespServer(NodeContext node, SslContext tls, LongSupplier nanoClock) {
         this.node = node;
         this.tls = tls;
+        this.memory = new ClientMemory(node.config().maxClientMemory(), nanoClock);
+        node.metrics()
+                .clientMemory(
+                        memory::used,
+                        memory::closingBytes,
+                        memory::bound,
+                        memory::evicted,
+                        () -> memory.overBound() ? 1 : 0);
         this.protectedMode = new ProtectedMode(node.config());
         this.bulkBudget = new BulkPreallocBudget(node.config().bulkPreallocBytes());
         DataCommands data = new DataCommands(node);
@@ -61,9 +81,9 @@ public final class RespServer {
         new StringCommands(node, data).register(table);
         new ExpiryCommands(node, data).register(table);
         new ReplicatedOpsCommands(node, data).register(table);
-        new ServerCommands(node, table).register();
+        new ServerCommands(node, table, aclLog, warnings).register();
         BackupReadCommands.register(table);
-        table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table, bulkBudget));
+        table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table, bulkBudget, memory, warnings));
         new KeyspaceCommands(node).register(table);
         new ShutdownCommand(node).register(table);
     }
@@ -80,6 +100,9 @@ public final class RespServer {
                 .bind(new InetSocketAddress(bind, port))
                 .sync()
                 .channel();
+        memorySweep = workers.next()
+                .scheduleAtFixedRate(
+                        memory::sweep, ClientMemory.SWEEP_MILLIS, ClientMemory.SWEEP_MILLIS, TimeUnit.MILLISECONDS);
         if (protectedMode.active()) {
             log.warn(
                     "protected mode: the client port listens on {} and neither requirepass nor users are set, so"
@@ -118,7 +141,12 @@ public final class RespServer {
         }
         p.addLast("encoder", new RespReplyEncoder());
         RespCommandDecoder decoder = decoder(node.config(), stats, bulkBudget, null);
-        RespHandler handler = new RespHandler(node, table, stats, decoder, protectedMode);
+        ClientMemory.Account account = memory.open(p.channel(), () -> {
+            RespHandler h = p.get(RespHandler.class);
+            if (h != null) h.evictForMemory();
+        });
+        RespHandler handler = new RespHandler(node, table, stats, decoder, protectedMode, warnings, aclLog, account);
+        decoder.memory(account);
         decoder.stager((key, length) -> stageOnPrimary(handler, key, length));
         p.addLast("decoder", decoder);
         p.addLast("handler", handler);
@@ -164,6 +192,16 @@ public final class RespServer {
         return stats;
     }
 
+    /** The node-wide bound on client memory; for tests. */
+    ClientMemory memory() {
+        return memory;
+    }
+
+    /** The failed logins and refused commands; for tests. */
+    AclLog aclLog() {
+        return aclLog;
+    }
+
     /** The node's budget of bulk bytes preallocated ahead of their arrival; for tests. */
     BulkPreallocBudget bulkBudget() {
         return bulkBudget;
@@ -176,6 +214,7 @@ public final class RespServer {
 
     /** Stops accepting connections; open connections close with their event loops. */
     public void close() {
+        if (memorySweep != null) memorySweep.cancel(false);
         if (serverChannel != null) serverChannel.close().syncUninterruptibly();
     }
 }

@@ -24,10 +24,14 @@ final class ServerCommands {
     private final CommandTable table;
     private final LongSupplier maxMemory;
     private final Users users;
+    private final AclLog aclLog;
+    private final ClientWarnings warnings;
 
-    ServerCommands(NodeContext node, CommandTable table) {
+    ServerCommands(NodeContext node, CommandTable table, AclLog aclLog, ClientWarnings warnings) {
         this.node = node;
         this.table = table;
+        this.aclLog = aclLog;
+        this.warnings = warnings;
         this.maxMemory = () -> node.config().store().maxBytes();
         this.users = new Users(node.config());
     }
@@ -50,7 +54,7 @@ final class ServerCommands {
         table.add("TIME", 1, 0, 0, 0, 0, (s, a) -> time());
         table.add("ROLE", 1, 0, 0, 0, 0, (s, a) -> role());
         table.add("KVS.PROMOTE", -1, CommandSpec.ADMIN, 0, 0, 0, this::promote);
-        new AclCommand(users, !node.config().clientAuthRequired()).register(table);
+        new AclCommand(users, !node.config().clientAuthRequired(), aclLog).register(table);
     }
 
     private RedisMessage ping(Session s, byte[][] a) {
@@ -68,16 +72,33 @@ final class ServerCommands {
         if (!node.config().clientAuthRequired()) {
             if (a.length == 3) {
                 // as Redis's passwordless default user: it takes any password, and no other user exists
-                return Users.name(a[1]).equals(UserConfig.DEFAULT_USER) ? Replies.OK : Replies.WRONGPASS;
+                if (Users.name(a[1]).equals(UserConfig.DEFAULT_USER)) return Replies.OK;
+                return failedLogin(s, a[0], Users.name(a[1]));
             }
             return Replies.error("ERR AUTH <password> called without any password configured for the default user."
                     + " Are you sure your configuration is correct?");
         }
         String name = a.length == 2 ? UserConfig.DEFAULT_USER : Users.name(a[1]);
         UserConfig user = users.authenticate(name, a[a.length - 1]);
-        if (user == null) return Replies.WRONGPASS;
+        if (user == null) return failedLogin(s, a[0], name);
         s.user = user;
         return Replies.OK;
+    }
+
+    /** A refused login: in the ACL log and a rate-limited WARN; the client learns only WRONGPASS. */
+    private RedisMessage failedLogin(Session s, byte[] command, String username) {
+        aclLog.failedLogin(Args.text(command), username, clientLine(s));
+        warnings.failedLogins.warn(
+                "failed login from client {} as user '{}': unknown user or wrong password",
+                s.remoteAddress,
+                printable(username));
+        return Replies.WRONGPASS;
+    }
+
+    /** A user name as typed, safe for a log line: control characters replaced, at most 64 characters. */
+    private static String printable(String name) {
+        String cut = name.length() > 64 ? name.substring(0, 64) + "..." : name;
+        return cut.replaceAll("\\p{Cntrl}", "?");
     }
 
     private RedisMessage select(Session s, byte[][] a) {
@@ -97,7 +118,7 @@ final class ServerCommands {
         while (i < a.length) {
             String opt = Args.upper(a[i]);
             if (opt.equals("AUTH") && i + 2 < a.length) {
-                RedisMessage r = auth(s, new byte[][] {a[0], a[i + 1], a[i + 2]});
+                RedisMessage r = auth(s, new byte[][] {a[0], a[i + 1], a[i + 2]}); // a[0]: HELLO, in the ACL log
                 if (r != Replies.OK) return r;
                 i += 3;
             } else if (opt.equals("SETNAME") && i + 1 < a.length) {
@@ -151,7 +172,8 @@ final class ServerCommands {
         }
     }
 
-    private static String clientLine(Session s) {
+    /** {@code s} as {@code CLIENT INFO} shows it (also an ACL log entry's {@code client-info}). */
+    static String clientLine(Session s) {
         return "id=" + s.id + " addr=" + s.remoteAddress + " name=" + (s.name == null ? "" : s.name) + " age="
                 + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0 user="
                 + (s.user == null ? "" : s.user.name());
