@@ -9,6 +9,7 @@ import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.FrameCodec;
 import dev.kvs.replication.wire.FrameEncoder;
 import dev.kvs.replication.wire.FrameMac;
+import dev.kvs.server.AdminConfig;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.NodeConfig;
 import io.netty.bootstrap.Bootstrap;
@@ -48,6 +49,7 @@ class FrameMacStatusTest {
                         .adminPort(0)
                         .replPort(0)
                         .clusterSecret(SECRET)
+                        .admin(AdminConfig.defaults().withTrustLoopback(true))
                         .build());
                 Jedis jb = new Jedis("127.0.0.1", b.port())) {
             long before = count(jb.info("replication"), "kvs_replication_frames_failed_mac:(\\d+)");
