@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** The README's example, against an in-process node instead of {@code ./kvs server}. */
+/** The SDK example of {@code docs/client.md}, against an in-process node instead of {@code ./kvs server}. */
 class ReadmeExampleTest {
 
     @Test

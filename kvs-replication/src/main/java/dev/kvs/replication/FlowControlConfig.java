@@ -11,7 +11,7 @@ import java.time.Duration;
  *     sockets take bytes (capped only by {@code valueRateBytesPerSecond}), which fills a FIFO
  *     bottleneck and makes key packets wait behind value bytes
  * @param target the queueing delay the value traffic aims to add at the bottleneck; the effective
- *     target is also capped at a fraction of the link's base round trip (see {@code README})
+ *     target is also capped at a fraction of the link's base round trip (see {@code docs/design.md})
  * @param minRateBytesPerSecond value bytes per second sent whatever the delay says, so that values
  *     never starve behind a competing bulk flow that does not yield; while the controller is held
  *     at this rate an alarm is raised ({@link FlowControlStatus#minRateAlarm()})

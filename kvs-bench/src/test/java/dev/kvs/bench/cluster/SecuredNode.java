@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * An in-process node secured as the README's production checklist says for the tools' ports: TLS-only
- * client and admin ports with a {@link RunPki} certificate, an admin token, and users. The tools' tests
- * drive it.
+ * An in-process node secured as the production checklist of {@code docs/security.md} says for the tools'
+ * ports: TLS-only client and admin ports with a {@link RunPki} certificate, an admin token, and users. The
+ * tools' tests drive it.
  */
 public final class SecuredNode {
     /** The admin token of every secured node. */

@@ -13,7 +13,7 @@ import java.util.List;
 /**
  * Coverage-guided fuzzing of the replication frame decoder (Jazzer). In {@code mvn verify} each
  * method runs once per committed input under {@code src/test/resources/.../FrameDecoderJazzerTestInputs/METHOD/}
- * (regression); with {@code JAZZER_FUZZ=1} it fuzzes (see the README's security section). Findings are
+ * (regression); with {@code JAZZER_FUZZ=1} it fuzzes (see {@code docs/development.md}). Findings are
  * written there as new inputs, to be committed with their fix.
  *
  * <p>Properties: fed in arbitrary pieces, the decoder yields frames or one {@link FrameException} and

@@ -4,7 +4,7 @@
  * {@link dev.kvs.server.internal.expiry.ActiveExpiry}, the bounded background rounds that remove such
  * keys (replicated deletes on a primary, local removals on a backup) and a primary's leftover
  * tombstones. The commands are in {@code
- * internal.resp.ExpiryCommands}; the expiry itself travels with each write (see the README's
- * "Expiry" section).
+ * internal.resp.ExpiryCommands}; the expiry itself travels with each write (see "Expiry" in
+ * {@code docs/design.md}).
  */
 package dev.kvs.server.internal.expiry;

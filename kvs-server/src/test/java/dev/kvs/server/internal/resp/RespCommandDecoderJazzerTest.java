@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * Coverage-guided fuzzing of the RESP request decoder (Jazzer). In {@code mvn verify} each method
  * runs once per committed input under {@code
  * src/test/resources/dev/kvs/server/internal/resp/RespCommandDecoderJazzerTestInputs/METHOD/}
- * (regression); with {@code JAZZER_FUZZ=1} it fuzzes (see the README's security section).
+ * (regression); with {@code JAZZER_FUZZ=1} it fuzzes (see {@code docs/development.md}).
  *
  * <p>Properties: fed in arbitrary pieces with arbitrary limits, before or without authentication, the
  * decoder throws nothing but its {@link RespCommandDecoder.RespProtocolException} (once; nothing is
