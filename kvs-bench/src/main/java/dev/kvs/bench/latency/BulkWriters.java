@@ -162,12 +162,7 @@ final class BulkWriters {
         private RespConnection connection() throws IOException {
             RespConnection c = connection;
             if (c != null) return c;
-            c = RespConnection.open(settings.host(), settings.port(), Duration.ofSeconds(5), settings.replyTimeout());
-            Object reply = c.call("KVS.MODE", settings.mode());
-            if (!"OK".equals(reply)) {
-                c.close();
-                throw new IOException("KVS.MODE " + settings.mode() + " answered " + SmallWrites.describe(reply));
-            }
+            c = RespConnection.openInMode(settings.host(), settings.port(), settings.replyTimeout(), settings.mode());
             connection = c;
             if (stopping) c.close(); // stop() may have run between the check and the assignment
             return c;

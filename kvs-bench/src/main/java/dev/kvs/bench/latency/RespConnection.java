@@ -52,6 +52,22 @@ public final class RespConnection implements AutoCloseable {
     }
 
     /**
+     * Connects to {@code host:port} (5 s to connect) and sets the connection's replication mode with
+     * {@code KVS.MODE mode}, as every bench writer does before its first write.
+     *
+     * @throws IOException if the connection cannot be made, or the node does not answer {@code OK}
+     */
+    static RespConnection openInMode(String host, int port, Duration readTimeout, String mode) throws IOException {
+        RespConnection c = open(host, port, Duration.ofSeconds(5), readTimeout);
+        Object reply = c.call("KVS.MODE", mode);
+        if (!"OK".equals(reply)) {
+            c.close();
+            throw new IOException("KVS.MODE " + mode + " answered " + SmallWrites.describe(reply));
+        }
+        return c;
+    }
+
+    /**
      * Connects to {@code host:port}.
      *
      * @param readTimeout how long {@link #read()} waits for a reply before it throws {@link

@@ -258,14 +258,8 @@ final class SoakChurn {
         }
 
         private RespConnection connect() throws IOException {
-            RespConnection c = RespConnection.open(
-                    settings.host(), settings.port(), Duration.ofSeconds(5), settings.replyTimeout());
-            Object r = c.call("KVS.MODE", settings.mode());
-            if (!"OK".equals(r)) {
-                c.close();
-                throw new IOException("KVS.MODE " + settings.mode() + " answered " + r);
-            }
-            return c;
+            return RespConnection.openInMode(
+                    settings.host(), settings.port(), settings.replyTimeout(), settings.mode());
         }
 
         private void fail(String kind) {
