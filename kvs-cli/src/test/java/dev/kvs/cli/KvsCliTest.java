@@ -2,8 +2,8 @@ package dev.kvs.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kvs.server.NodeConfig;
 import dev.kvs.server.cli.ServerCommand;
+import dev.kvs.server.config.NodeConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -3,8 +3,8 @@ package dev.kvs.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.kvs.server.AdminConfig;
 import dev.kvs.server.KvsNode;
+import dev.kvs.server.config.AdminConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
-import dev.kvs.server.FailoverConfig;
 import dev.kvs.server.KvsNode;
+import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.wan.WanLink;
 import java.net.URI;
 import java.net.http.HttpClient;

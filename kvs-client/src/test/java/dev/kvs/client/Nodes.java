@@ -3,7 +3,7 @@ package dev.kvs.client;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.replication.auth.TlsFiles;
 import dev.kvs.server.KvsNode;
-import dev.kvs.server.TlsPortsConfig;
-import dev.kvs.server.TlsPortsConfig.ClientAuth;
+import dev.kvs.server.config.TlsPortsConfig;
+import dev.kvs.server.config.TlsPortsConfig.ClientAuth;
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
 import java.nio.file.Path;

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.kvs.server.AdminConfig;
 import dev.kvs.server.KvsNode;
-import dev.kvs.server.NodeConfig;
-import dev.kvs.server.UserConfig;
-import dev.kvs.server.UserConfig.Role;
+import dev.kvs.server.config.AdminConfig;
+import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.config.UserConfig;
+import dev.kvs.server.config.UserConfig.Role;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -10,6 +10,8 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
+import dev.kvs.server.config.AdminConfig;
+import dev.kvs.server.config.NodeConfig;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;

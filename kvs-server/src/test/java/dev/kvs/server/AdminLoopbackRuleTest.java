@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.Role;
+import dev.kvs.server.config.AdminConfig;
+import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.config.UserConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

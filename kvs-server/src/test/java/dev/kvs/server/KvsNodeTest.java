@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
+import dev.kvs.server.config.NodeConfig;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;

@@ -8,6 +8,8 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.Role;
+import dev.kvs.server.config.AdminConfig;
+import dev.kvs.server.config.NodeConfig;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -3,6 +3,7 @@ package dev.kvs.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kvs.server.config.NodeConfig;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.Role;
+import dev.kvs.server.config.NodeConfig;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

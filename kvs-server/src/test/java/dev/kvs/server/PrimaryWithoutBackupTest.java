@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.server.config.NodeConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.server.config.AdminConfig;
+import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.config.UserConfig;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;

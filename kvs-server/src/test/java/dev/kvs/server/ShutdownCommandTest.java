@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
-import dev.kvs.server.UserConfig.Role;
+import dev.kvs.server.config.AdminConfig;
+import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.config.UserConfig;
+import dev.kvs.server.config.UserConfig.Role;
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;

@@ -11,7 +11,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.wan.WanLink;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kvs.server.KvsNode;
-import dev.kvs.server.TlsPortsConfig.ClientAuth;
+import dev.kvs.server.config.TlsPortsConfig.ClientAuth;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kvs.client.KvsClient;
 import dev.kvs.client.ReplicationMode;
 import dev.kvs.server.KvsNode;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.config.NodeConfigLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,11 +2,11 @@ package dev.kvs.bench.cluster;
 
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.auth.TlsFiles;
-import dev.kvs.server.AdminConfig;
 import dev.kvs.server.KvsNode;
-import dev.kvs.server.NodeConfig;
-import dev.kvs.server.TlsPortsConfig;
-import dev.kvs.server.UserConfig;
+import dev.kvs.server.config.AdminConfig;
+import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.config.TlsPortsConfig;
+import dev.kvs.server.config.UserConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;

@@ -6,7 +6,7 @@ import dev.kvs.bench.cli.InProcessKvs;
 import dev.kvs.bench.cluster.RunPki;
 import dev.kvs.bench.cluster.SecuredNode;
 import dev.kvs.server.KvsNode;
-import dev.kvs.server.TlsPortsConfig.ClientAuth;
+import dev.kvs.server.config.TlsPortsConfig.ClientAuth;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

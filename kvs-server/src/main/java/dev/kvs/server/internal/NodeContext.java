@@ -4,7 +4,7 @@ import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.role.NodeRole;

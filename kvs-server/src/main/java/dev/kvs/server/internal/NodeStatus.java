@@ -4,7 +4,7 @@ import dev.kvs.core.StoreStats;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.replication.wire.FrameMac;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.role.NodeRole;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;

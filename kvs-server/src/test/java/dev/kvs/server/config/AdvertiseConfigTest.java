@@ -3,7 +3,6 @@ package dev.kvs.server.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.kvs.server.NodeConfig;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 

@@ -9,10 +9,6 @@ import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.BackupConfig;
-import dev.kvs.server.AdminConfig;
-import dev.kvs.server.NodeConfig;
-import dev.kvs.server.TlsPortsConfig;
-import dev.kvs.server.UserConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -423,7 +419,7 @@ class NodeConfigLoaderTest {
     void failoverSectionSetsTheReadPolicyAndTimeouts() {
         NodeConfig c = NodeConfigLoader.parse(
                 "failover:\n  readPolicy: reject\n  blockTimeoutMs: 250\n  lostAfterMs: 60000\n", "kvs.yaml");
-        assertThat(c.failover().readPolicy()).isEqualTo(dev.kvs.server.FailoverConfig.ReadPolicy.REJECT);
+        assertThat(c.failover().readPolicy()).isEqualTo(dev.kvs.server.config.FailoverConfig.ReadPolicy.REJECT);
         assertThat(c.failover().blockTimeout()).isEqualTo(java.time.Duration.ofMillis(250));
         assertThat(c.failover().lostAfter()).isEqualTo(java.time.Duration.ofMinutes(1));
         assertThatThrownBy(() -> NodeConfigLoader.parse("failover:\n  readPolicy: wait\n", "kvs.yaml"))
@@ -452,7 +448,7 @@ class NodeConfigLoaderTest {
     @Test
     void theExpirySectionSetsActiveExpiryRoundsAndChecksThem() {
         NodeConfig c = NodeConfigLoader.parse("expiry:\n  activeIntervalMs: 250\n  maxKeysPerCycle: 20\n", "kvs.yaml");
-        assertThat(c.expiry()).isEqualTo(new dev.kvs.server.ExpiryConfig(java.time.Duration.ofMillis(250), 20));
+        assertThat(c.expiry()).isEqualTo(new dev.kvs.server.config.ExpiryConfig(java.time.Duration.ofMillis(250), 20));
         assertThatThrownBy(() -> NodeConfigLoader.parse("expiry:\n  maxKeysPerCycle: 0\n", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("expiry.maxKeysPerCycle not in 1..1000000: 0");

@@ -3,7 +3,7 @@ package dev.kvs.server.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Meter;
 import java.util.concurrent.TimeUnit;

@@ -5,7 +5,7 @@ import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.failback.Handback;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.role.Links;
 import dev.kvs.server.internal.role.NodeRole;

@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
-import dev.kvs.server.FailoverConfig;
-import dev.kvs.server.FailoverConfig.ReadPolicy;
 import dev.kvs.server.KvsNode;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.FailoverConfig;
+import dev.kvs.server.config.FailoverConfig.ReadPolicy;
+import dev.kvs.server.config.NodeConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;

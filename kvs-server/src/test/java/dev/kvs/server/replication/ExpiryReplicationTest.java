@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.replication.ReplicationMode;
-import dev.kvs.server.FailoverConfig;
-import dev.kvs.server.FailoverConfig.ReadPolicy;
+import dev.kvs.server.config.FailoverConfig;
+import dev.kvs.server.config.FailoverConfig.ReadPolicy;
 import dev.kvs.server.internal.TestClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

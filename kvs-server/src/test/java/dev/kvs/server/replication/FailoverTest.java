@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.replication.ReplicationMode;
-import dev.kvs.server.FailoverConfig;
-import dev.kvs.server.FailoverConfig.ReadPolicy;
+import dev.kvs.server.config.FailoverConfig;
+import dev.kvs.server.config.FailoverConfig.ReadPolicy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Random;
@@ -114,7 +114,7 @@ class FailoverTest {
     @org.junit.jupiter.api.Test
     void aRestartedPrimaryTakesNoWriteUntilItsBackupConfirmsAndThenNoneIfItWasReplaced(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        dev.kvs.server.KvsNode backup = dev.kvs.server.KvsNode.start(dev.kvs.server.NodeConfig.builder()
+        dev.kvs.server.KvsNode backup = dev.kvs.server.KvsNode.start(dev.kvs.server.config.NodeConfig.builder()
                 .name("b")
                 .role(dev.kvs.replication.Role.BACKUP)
                 .port(0)
@@ -124,7 +124,7 @@ class FailoverTest {
         dev.kvs.wan.WanLink link = dev.kvs.wan.WanLink.builder()
                 .target("127.0.0.1", backup.replPort())
                 .build();
-        dev.kvs.server.NodeConfig primaryConfig = dev.kvs.server.NodeConfig.builder()
+        dev.kvs.server.config.NodeConfig primaryConfig = dev.kvs.server.config.NodeConfig.builder()
                 .name("p")
                 .port(0)
                 .adminPort(0)

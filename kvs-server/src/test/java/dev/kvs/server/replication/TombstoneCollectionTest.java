@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
-import dev.kvs.server.FailoverConfig;
+import dev.kvs.server.config.FailoverConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

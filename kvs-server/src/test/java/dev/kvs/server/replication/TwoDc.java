@@ -5,7 +5,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.wan.WanLink;
 import java.time.Clock;
 import java.time.Duration;
@@ -29,7 +29,7 @@ final class TwoDc implements AutoCloseable {
     }
 
     static TwoDc start(ReplicationMode mode, Duration oneWayDelay, long bitsPerSecond, ReplicatorConfig replication) {
-        return start(mode, oneWayDelay, bitsPerSecond, replication, dev.kvs.server.FailoverConfig.defaults());
+        return start(mode, oneWayDelay, bitsPerSecond, replication, dev.kvs.server.config.FailoverConfig.defaults());
     }
 
     static TwoDc start(
@@ -37,7 +37,7 @@ final class TwoDc implements AutoCloseable {
             Duration oneWayDelay,
             long bitsPerSecond,
             ReplicatorConfig replication,
-            dev.kvs.server.FailoverConfig failover) {
+            dev.kvs.server.config.FailoverConfig failover) {
         return start(mode, oneWayDelay, bitsPerSecond, replication, failover, Clock.systemUTC(), Clock.systemUTC());
     }
 
@@ -47,7 +47,7 @@ final class TwoDc implements AutoCloseable {
             Duration oneWayDelay,
             long bitsPerSecond,
             ReplicatorConfig replication,
-            dev.kvs.server.FailoverConfig failover,
+            dev.kvs.server.config.FailoverConfig failover,
             Clock primaryClock,
             Clock backupClock) {
         StoreConfig store =
@@ -61,7 +61,7 @@ final class TwoDc implements AutoCloseable {
             Duration oneWayDelay,
             long bitsPerSecond,
             ReplicatorConfig replication,
-            dev.kvs.server.FailoverConfig failover,
+            dev.kvs.server.config.FailoverConfig failover,
             Clock primaryClock,
             Clock backupClock,
             StoreConfig store) {
@@ -76,7 +76,7 @@ final class TwoDc implements AutoCloseable {
                 Duration.ofMillis(1),
                 0,
                 replication,
-                dev.kvs.server.FailoverConfig.defaults(),
+                dev.kvs.server.config.FailoverConfig.defaults(),
                 Clock.systemUTC(),
                 Clock.systemUTC(),
                 primaryStore,
@@ -88,7 +88,7 @@ final class TwoDc implements AutoCloseable {
             Duration oneWayDelay,
             long bitsPerSecond,
             ReplicatorConfig replication,
-            dev.kvs.server.FailoverConfig failover,
+            dev.kvs.server.config.FailoverConfig failover,
             Clock primaryClock,
             Clock backupClock,
             StoreConfig primaryStore,

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.server.KvsNode;
-import dev.kvs.server.NodeConfig;
 import dev.kvs.server.NodeStartException;
-import dev.kvs.server.TlsPortsConfig;
-import dev.kvs.server.TlsPortsConfig.ClientAuth;
+import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.config.TlsPortsConfig;
+import dev.kvs.server.config.TlsPortsConfig.ClientAuth;
 import io.netty.pkitesting.X509Bundle;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

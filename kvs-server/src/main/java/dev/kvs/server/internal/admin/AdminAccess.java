@@ -1,6 +1,6 @@
 package dev.kvs.server.internal.admin;
 
-import dev.kvs.server.AdminConfig;
+import dev.kvs.server.config.AdminConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;

@@ -1,7 +1,7 @@
 package dev.kvs.server.internal.admin;
 
-import dev.kvs.server.AdminConfig;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.AdminConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.AdminPortStats;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeStatus;
@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * The node's admin HTTP server: {@code GET /health}, {@code GET /status} (JSON), {@code GET /metrics}
  * (Prometheus text), plus whatever other parts of the node add with {@link #route} and {@link
  * #blockingRoute}. Unknown paths answer 404, known paths with another method 405, malformed requests
- * 400, requests the node's {@link dev.kvs.server.AdminConfig} does not allow 401 or 403, decided on the
+ * 400, requests the node's {@link dev.kvs.server.config.AdminConfig} does not allow 401 or 403, decided on the
  * request head before its body is read ({@link AdminGate}); all as JSON errors. Every request is
  * answered: a route that fails answers 500, one that takes longer than {@link #ANSWER_DEADLINE} 503.
  *
@@ -91,7 +91,7 @@ public final class AdminServer implements AutoCloseable {
     private final ThreadPoolExecutor actions;
     private volatile Channel serverChannel;
 
-    /** Serves {@code node} as its {@link dev.kvs.server.NodeConfig#admin()} allows. */
+    /** Serves {@code node} as its {@link dev.kvs.server.config.NodeConfig#admin()} allows. */
     public AdminServer(NodeContext node, EventLoopGroup group) {
         this(node, group, ANSWER_DEADLINE, null);
     }

@@ -3,7 +3,7 @@ package dev.kvs.server.internal.expiry;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.RecordState;
-import dev.kvs.server.ExpiryConfig;
+import dev.kvs.server.config.ExpiryConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.role.NodeRole;
 import java.util.ArrayList;

@@ -13,7 +13,7 @@ import dev.kvs.replication.failback.Handback;
 import dev.kvs.replication.failback.HandbackClient;
 import dev.kvs.replication.failback.HandbackReport;
 import dev.kvs.replication.failback.WantedValue;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;

@@ -1,6 +1,6 @@
 package dev.kvs.server.internal.resp;
 
-import dev.kvs.server.UserConfig;
+import dev.kvs.server.config.UserConfig;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.math.BigDecimal;
 import java.util.ArrayList;

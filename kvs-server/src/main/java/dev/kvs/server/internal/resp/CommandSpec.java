@@ -1,6 +1,6 @@
 package dev.kvs.server.internal.resp;
 
-import dev.kvs.server.UserConfig.Role;
+import dev.kvs.server.config.UserConfig.Role;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;

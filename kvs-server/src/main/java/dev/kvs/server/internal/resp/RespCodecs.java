@@ -1,6 +1,6 @@
 package dev.kvs.server.internal.resp;
 
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import io.netty.channel.embedded.EmbeddedChannel;
 
 /**

@@ -4,7 +4,7 @@ import dev.kvs.core.KvsException;
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.WriteOrder;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeMetrics;
 import dev.kvs.server.internal.role.NodeRole;

@@ -3,7 +3,7 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.core.ValueStage;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.wire.Transports;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.PackedEventLoops;
 import dev.kvs.server.internal.Transport;

@@ -1,8 +1,8 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.replication.ReplicationMode;
-import dev.kvs.server.NodeConfig;
-import dev.kvs.server.UserConfig;
+import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.config.UserConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.role.RoleChangeException;
 import io.netty.handler.codec.redis.ArrayRedisMessage;

@@ -2,7 +2,7 @@ package dev.kvs.server.internal.resp;
 
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.WriteOrder;
-import dev.kvs.server.UserConfig;
+import dev.kvs.server.config.UserConfig;
 import io.netty.buffer.ByteBufAllocator;
 
 /** Per-connection state. Confined to the connection's event loop. */

@@ -1,8 +1,8 @@
 package dev.kvs.server.internal.resp;
 
-import dev.kvs.server.NodeConfig;
-import dev.kvs.server.UserConfig;
-import dev.kvs.server.UserConfig.Role;
+import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.config.UserConfig;
+import dev.kvs.server.config.UserConfig.Role;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;

@@ -6,7 +6,7 @@ import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.primary.Replicator;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import io.netty.channel.EventLoopGroup;
 import java.util.function.LongConsumer;
 

@@ -9,7 +9,7 @@ import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.backup.UnfinishedKeys;
 import dev.kvs.replication.failback.Handback;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.role.NodeRole.Backup;
 import dev.kvs.server.internal.role.NodeRole.Deposed;
 import dev.kvs.server.internal.role.NodeRole.Primary;

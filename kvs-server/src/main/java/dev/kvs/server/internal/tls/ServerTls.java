@@ -2,7 +2,7 @@ package dev.kvs.server.internal.tls;
 
 import dev.kvs.replication.auth.TlsContexts;
 import dev.kvs.replication.auth.TlsFiles;
-import dev.kvs.server.TlsPortsConfig;
+import dev.kvs.server.config.TlsPortsConfig;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;

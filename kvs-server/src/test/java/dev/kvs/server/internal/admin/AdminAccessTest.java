@@ -3,7 +3,7 @@ package dev.kvs.server.internal.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kvs.server.AdminConfig;
+import dev.kvs.server.config.AdminConfig;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.replication.Role;
-import dev.kvs.server.AdminConfig;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.AdminConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.AdminPortStats;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.StubStore;

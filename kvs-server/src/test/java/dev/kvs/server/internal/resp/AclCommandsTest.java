@@ -3,9 +3,9 @@ package dev.kvs.server.internal.resp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.core.StoreConfig;
-import dev.kvs.server.NodeConfig;
-import dev.kvs.server.UserConfig;
-import dev.kvs.server.UserConfig.Role;
+import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.config.UserConfig;
+import dev.kvs.server.config.UserConfig.Role;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

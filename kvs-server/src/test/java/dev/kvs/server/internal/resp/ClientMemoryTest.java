@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoreConfig;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeStatus;
 import dev.kvs.server.internal.TestContexts;

@@ -3,8 +3,8 @@ package dev.kvs.server.internal.resp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.core.StoreConfig;
-import dev.kvs.server.ExpiryConfig;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.ExpiryConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.TestClock;
 import dev.kvs.server.internal.expiry.ActiveExpiry;
 import java.nio.charset.StandardCharsets;

@@ -7,7 +7,7 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.primary.Replicator;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.Transport;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetAddress;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.KvStore;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.TestContexts;
 import dev.kvs.server.internal.Transport;

@@ -2,7 +2,7 @@ package dev.kvs.server.internal.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import org.junit.jupiter.api.Test;

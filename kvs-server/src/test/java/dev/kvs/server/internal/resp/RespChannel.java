@@ -3,7 +3,7 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationLink;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.TestContexts;
 import io.netty.buffer.ByteBuf;

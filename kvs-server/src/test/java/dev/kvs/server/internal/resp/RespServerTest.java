@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.kvs.core.StoreConfig;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.FixedStatusReplication;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -418,7 +418,7 @@ class RespServerTest {
         assertThat(resp.command("KVS.PROMOTE")).startsWith("-NOPERM KVS.PROMOTE is disabled");
         resp.close();
         resp = new RespChannel(NodeConfig.builder()
-                .admin(dev.kvs.server.AdminConfig.defaults().withRespCommands(true))
+                .admin(dev.kvs.server.config.AdminConfig.defaults().withRespCommands(true))
                 .build());
         assertThat(resp.command("KVS.PROMOTE")).startsWith("-ERR this node is already the primary");
     }

@@ -3,7 +3,7 @@ package dev.kvs.server.internal.resp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.core.StoreConfig;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

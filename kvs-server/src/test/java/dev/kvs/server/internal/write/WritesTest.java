@@ -13,7 +13,7 @@ import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.backup.BackupNode;
 import dev.kvs.replication.backup.ReplicationServer;
-import dev.kvs.server.NodeConfig;
+import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.TestContexts;
 import dev.kvs.server.internal.role.Links;
 import dev.kvs.server.internal.role.RoleMachine;

@@ -1,4 +1,4 @@
-package dev.kvs.server;
+package dev.kvs.server.config;
 
 import java.time.Duration;
 import java.util.Locale;

@@ -1,12 +1,8 @@
-package dev.kvs.server.internal.failover;
+package dev.kvs.server.internal.admin;
 
 import dev.kvs.replication.backup.UnfinishedKeys;
 import dev.kvs.replication.failback.HandbackReport;
-import dev.kvs.server.internal.admin.AdminException;
-import dev.kvs.server.internal.admin.AdminRequest;
-import dev.kvs.server.internal.admin.AdminResponse;
-import dev.kvs.server.internal.admin.AdminRoute;
-import dev.kvs.server.internal.admin.AdminServer;
+import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
