@@ -1,0 +1,6 @@
+/**
+ * What the nodes and the Java SDK of a sharded kvs must agree on, with no dependencies: {@link
+ * dev.kvs.cluster.HashSlots}, the slot of a key exactly as Redis Cluster computes it, so that any
+ * cluster-aware Redis client routes to kvs as it routes to Redis.
+ */
+package dev.kvs.cluster;
