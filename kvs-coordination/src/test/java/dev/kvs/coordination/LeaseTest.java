@@ -1,0 +1,208 @@
+package dev.kvs.coordination;
+
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kvs.wan.WanLink;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Watcher;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lease on a real three-server ZooKeeper ensemble (Curator's {@link TestingCluster}), with the
+ * holder's ZooKeeper traffic going through {@link WanLink}s that can pause it: a silent partition, where
+ * no connection is reset and the holder learns nothing until its own clock says so.
+ */
+class LeaseTest {
+    /** Asked for and granted (the servers' tick is 100 ms: they accept 200 ms to 2 s). */
+    private static final Duration SESSION = Duration.ofMillis(1500);
+
+    private static final long LEASE_NANOS = TimeUnit.MILLISECONDS.toNanos(SESSION.toMillis()) * 2 / 3;
+    private static final long SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private static TestingCluster ensemble;
+    private static CuratorFramework observer;
+
+    private final List<WanLink> links = new ArrayList<>();
+    private final List<AutoCloseable> closeLast = new ArrayList<>();
+
+    @BeforeAll
+    static void startEnsemble() throws Exception {
+        List<InstanceSpec> specs = new ArrayList<>();
+        for (int id = 1; id <= 3; id++) {
+            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, 100, 100));
+        }
+        ensemble = new TestingCluster(specs);
+        ensemble.start();
+        observer = client(ensemble.getConnectString());
+        observer.create().creatingParentsIfNeeded().forPath("/kvs/lease-test");
+    }
+
+    @AfterAll
+    static void stopEnsemble() throws Exception {
+        if (observer != null) observer.close();
+        if (ensemble != null) ensemble.close();
+    }
+
+    @AfterEach
+    void closeHolders() throws Exception {
+        for (WanLink link : links) link.close();
+        for (AutoCloseable c : closeLast) c.close();
+    }
+
+    private static CuratorFramework client(String connectString) {
+        CuratorFramework zk = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs((int) SESSION.toMillis())
+                .connectionTimeoutMs((int) SESSION.toMillis())
+                .retryPolicy(new RetryOneTime(50))
+                // it would rewrite the connection string to the servers' own addresses, around the links
+                .ensembleTracker(false)
+                .build();
+        zk.start();
+        return zk;
+    }
+
+    /** A client whose every server is reached through a link of its own. */
+    private CuratorFramework holderThroughLinks() throws InterruptedException {
+        List<String> addresses = new ArrayList<>();
+        for (InstanceSpec spec : ensemble.getInstances()) {
+            WanLink link = WanLink.builder().target("127.0.0.1", spec.getPort()).build();
+            links.add(link);
+            addresses.add("127.0.0.1:" + link.port());
+        }
+        CuratorFramework zk = client(String.join(",", addresses));
+        closeLast.add(zk);
+        assertThat(zk.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        return zk;
+    }
+
+    private Lease lease(CuratorFramework zk, String path, Lease.Entitlement entitlement) throws Exception {
+        zk.create().withMode(CreateMode.EPHEMERAL).forPath(path);
+        Lease lease = new Lease(zk, path, SESSION, entitlement);
+        closeLast.add(0, lease);
+        lease.start();
+        return lease;
+    }
+
+    /** Completes with the nanoTime at which the observer saw {@code path} deleted. */
+    private static CompletableFuture<Long> deletion(String path) throws Exception {
+        CompletableFuture<Long> deleted = new CompletableFuture<>();
+        Watcher watcher = event -> {
+            if (event.getType() == Watcher.Event.EventType.NodeDeleted) deleted.complete(System.nanoTime());
+        };
+        assertThat(observer.checkExists().usingWatcher(watcher).forPath(path)).isNotNull();
+        return deleted;
+    }
+
+    @Test
+    void silentlyPartitionedHolderStopsOnItsOwnClockBeforeItsSessionExpires() throws Exception {
+        long seed = Long.getLong("kvs.seed", System.nanoTime());
+        System.out.println("LeaseTest seed " + seed);
+        Random rnd = new Random(seed);
+        List<Long> marginsMs = new ArrayList<>();
+        for (int run = 0; run < 20; run++) {
+            CuratorFramework zk = holderThroughLinks();
+            String path = "/kvs/lease-test/partitioned-" + run;
+            Lease lease = lease(zk, path, () -> true);
+            await().atMost(Duration.ofSeconds(10)).until(lease::held);
+            CompletableFuture<Long> deleted = deletion(path);
+            // Chooses where in the renewal cycle the partition falls; waits for nothing.
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(rnd.nextInt((int) SESSION.toMillis() / 6 + 1)));
+
+            long pausedAt = System.nanoTime();
+            links.forEach(WanLink::pause);
+            await().pollInterval(Duration.ofMillis(1))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> !lease.held());
+            long stoppedAt = System.nanoTime();
+            long expiredAt = deleted.get(10, TimeUnit.SECONDS);
+
+            String at = "seed " + seed + " run " + run;
+            assertThat(stoppedAt - pausedAt)
+                    .as("%s: stopped %d ms after the pause", at, NANOSECONDS.toMillis(stoppedAt - pausedAt))
+                    .isLessThanOrEqualTo(LEASE_NANOS + SLACK_NANOS);
+            assertThat(stoppedAt)
+                    .as("%s: stopped after ZooKeeper expired the session", at)
+                    .isLessThan(expiredAt);
+            marginsMs.add(NANOSECONDS.toMillis(expiredAt - stoppedAt));
+
+            closeHolders();
+            links.clear();
+            closeLast.clear();
+        }
+        System.out.println("LeaseTest seed " + seed + ": stopped before expiry by (ms) "
+                + marginsMs.stream().sorted().map(String::valueOf).collect(Collectors.joining(" "))
+                + "; smallest margin " + marginsMs.stream().min(Long::compare).orElseThrow() + " ms");
+    }
+
+    @Test
+    void aLeaseThatLapsedHoldsAgainOnlyAfterTheEntitlementIsRechecked() throws Exception {
+        CuratorFramework zk = holderThroughLinks();
+        AtomicBoolean entitled = new AtomicBoolean(true);
+        Lease lease = lease(zk, "/kvs/lease-test/recheck", entitled::get);
+        await().atMost(Duration.ofSeconds(10)).until(lease::held);
+
+        entitled.set(false);
+        links.forEach(WanLink::pause);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lease.held());
+        links.forEach(WanLink::resume);
+        // The session survives a pause shorter than its timeout only by luck; either way the lease must
+        // wait for the entitlement: several renewals after the link is back, it still does not hold.
+        long failedBefore = lease.status().failedRenewals();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> lease.status().failedRenewals() >= failedBefore + 3
+                        && zk.getZookeeperClient().isConnected());
+        assertThat(lease.held()).isFalse();
+
+        entitled.set(true);
+        if (zk.checkExists().forPath("/kvs/lease-test/recheck") == null) {
+            zk.create().withMode(CreateMode.EPHEMERAL).forPath("/kvs/lease-test/recheck");
+        }
+        await().atMost(Duration.ofSeconds(10)).until(lease::held);
+    }
+
+    @Test
+    void aZnodeThatIsNoLongerTheSessionsRevokesTheLease() throws Exception {
+        CuratorFramework zk = holderThroughLinks();
+        Lease lease = lease(zk, "/kvs/lease-test/taken", () -> true);
+        await().atMost(Duration.ofSeconds(10)).until(lease::held);
+
+        observer.delete().forPath("/kvs/lease-test/taken");
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lease.held());
+        assertThat(lease.status().lastRevocation()).isEqualTo("/kvs/lease-test/taken is gone");
+        long renewalsAfter = lease.status().renewals();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> lease.status().failedRenewals() + lease.status().revocations() >= 3);
+        assertThat(lease.held()).isFalse();
+        assertThat(lease.status().renewals()).isEqualTo(renewalsAfter);
+    }
+
+    @Test
+    void neverHeldWithoutTheEntitlement() throws Exception {
+        CuratorFramework zk = holderThroughLinks();
+        Lease lease = lease(zk, "/kvs/lease-test/unentitled", () -> false);
+        await().atMost(Duration.ofSeconds(10)).until(() -> lease.status().failedRenewals() >= 3);
+        assertThat(lease.held()).isFalse();
+        assertThat(lease.status().renewals()).isZero();
+    }
+}
