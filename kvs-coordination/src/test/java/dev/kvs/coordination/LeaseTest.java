@@ -4,7 +4,6 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.kvs.wan.WanLink;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,10 +14,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingCluster;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Watcher;
 import org.junit.jupiter.api.AfterAll;
@@ -27,32 +22,25 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lease on a real three-server ZooKeeper ensemble (Curator's {@link TestingCluster}), with the
- * holder's ZooKeeper traffic going through {@link WanLink}s that can pause it: a silent partition, where
+ * The lease on a real three-server ZooKeeper ensemble ({@link Ensemble}), with the holder's ZooKeeper
+ * traffic going through WAN links that can pause it: a silent partition, where
  * no connection is reset and the holder learns nothing until its own clock says so.
  */
 class LeaseTest {
-    /** Asked for and granted (the servers' tick is 100 ms: they accept 200 ms to 2 s). */
-    private static final Duration SESSION = Duration.ofMillis(1500);
-
+    private static final Duration SESSION = Ensemble.SESSION;
     private static final long LEASE_NANOS = TimeUnit.MILLISECONDS.toNanos(SESSION.toMillis()) * 2 / 3;
     private static final long SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
-    private static TestingCluster ensemble;
+    private static Ensemble ensemble;
     private static CuratorFramework observer;
 
-    private final List<WanLink> links = new ArrayList<>();
     private final List<AutoCloseable> closeLast = new ArrayList<>();
+    private final List<Ensemble.Holder> holders = new ArrayList<>();
 
     @BeforeAll
     static void startEnsemble() throws Exception {
-        List<InstanceSpec> specs = new ArrayList<>();
-        for (int id = 1; id <= 3; id++) {
-            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, 100, 100));
-        }
-        ensemble = new TestingCluster(specs);
-        ensemble.start();
-        observer = client(ensemble.getConnectString());
+        ensemble = new Ensemble();
+        observer = ensemble.client();
         observer.create().creatingParentsIfNeeded().forPath("/kvs/lease-test");
     }
 
@@ -64,35 +52,16 @@ class LeaseTest {
 
     @AfterEach
     void closeHolders() throws Exception {
-        for (WanLink link : links) link.close();
         for (AutoCloseable c : closeLast) c.close();
+        for (Ensemble.Holder h : holders) h.close();
+        closeLast.clear();
+        holders.clear();
     }
 
-    private static CuratorFramework client(String connectString) {
-        CuratorFramework zk = CuratorFrameworkFactory.builder()
-                .connectString(connectString)
-                .sessionTimeoutMs((int) SESSION.toMillis())
-                .connectionTimeoutMs((int) SESSION.toMillis())
-                .retryPolicy(new RetryOneTime(50))
-                // it would rewrite the connection string to the servers' own addresses, around the links
-                .ensembleTracker(false)
-                .build();
-        zk.start();
-        return zk;
-    }
-
-    /** A client whose every server is reached through a link of its own. */
-    private CuratorFramework holderThroughLinks() throws InterruptedException {
-        List<String> addresses = new ArrayList<>();
-        for (InstanceSpec spec : ensemble.getInstances()) {
-            WanLink link = WanLink.builder().target("127.0.0.1", spec.getPort()).build();
-            links.add(link);
-            addresses.add("127.0.0.1:" + link.port());
-        }
-        CuratorFramework zk = client(String.join(",", addresses));
-        closeLast.add(zk);
-        assertThat(zk.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-        return zk;
+    private Ensemble.Holder holder() throws InterruptedException {
+        Ensemble.Holder h = ensemble.clientThroughLinks();
+        holders.add(h);
+        return h;
     }
 
     private Lease lease(CuratorFramework zk, String path, Lease.Entitlement entitlement) throws Exception {
@@ -120,7 +89,8 @@ class LeaseTest {
         Random rnd = new Random(seed);
         List<Long> marginsMs = new ArrayList<>();
         for (int run = 0; run < 20; run++) {
-            CuratorFramework zk = holderThroughLinks();
+            Ensemble.Holder holder = holder();
+            CuratorFramework zk = holder.zk();
             String path = "/kvs/lease-test/partitioned-" + run;
             Lease lease = lease(zk, path, () -> true);
             await().atMost(Duration.ofSeconds(10)).until(lease::held);
@@ -129,7 +99,7 @@ class LeaseTest {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(rnd.nextInt((int) SESSION.toMillis() / 6 + 1)));
 
             long pausedAt = System.nanoTime();
-            links.forEach(WanLink::pause);
+            holder.pause();
             await().pollInterval(Duration.ofMillis(1))
                     .atMost(Duration.ofSeconds(5))
                     .until(() -> !lease.held());
@@ -146,8 +116,6 @@ class LeaseTest {
             marginsMs.add(NANOSECONDS.toMillis(expiredAt - stoppedAt));
 
             closeHolders();
-            links.clear();
-            closeLast.clear();
         }
         System.out.println("LeaseTest seed " + seed + ": stopped before expiry by (ms) "
                 + marginsMs.stream().sorted().map(String::valueOf).collect(Collectors.joining(" "))
@@ -156,15 +124,16 @@ class LeaseTest {
 
     @Test
     void aLeaseThatLapsedHoldsAgainOnlyAfterTheEntitlementIsRechecked() throws Exception {
-        CuratorFramework zk = holderThroughLinks();
+        Ensemble.Holder holder = holder();
+        CuratorFramework zk = holder.zk();
         AtomicBoolean entitled = new AtomicBoolean(true);
         Lease lease = lease(zk, "/kvs/lease-test/recheck", entitled::get);
         await().atMost(Duration.ofSeconds(10)).until(lease::held);
 
         entitled.set(false);
-        links.forEach(WanLink::pause);
+        holder.pause();
         await().atMost(Duration.ofSeconds(5)).until(() -> !lease.held());
-        links.forEach(WanLink::resume);
+        holder.resume();
         // The session survives a pause shorter than its timeout only by luck; either way the lease must
         // wait for the entitlement: several renewals after the link is back, it still does not hold.
         long failedBefore = lease.status().failedRenewals();
@@ -182,7 +151,7 @@ class LeaseTest {
 
     @Test
     void aZnodeThatIsNoLongerTheSessionsRevokesTheLease() throws Exception {
-        CuratorFramework zk = holderThroughLinks();
+        CuratorFramework zk = holder().zk();
         Lease lease = lease(zk, "/kvs/lease-test/taken", () -> true);
         await().atMost(Duration.ofSeconds(10)).until(lease::held);
 
@@ -199,7 +168,7 @@ class LeaseTest {
 
     @Test
     void neverHeldWithoutTheEntitlement() throws Exception {
-        CuratorFramework zk = holderThroughLinks();
+        CuratorFramework zk = holder().zk();
         Lease lease = lease(zk, "/kvs/lease-test/unentitled", () -> false);
         await().atMost(Duration.ofSeconds(10)).until(() -> lease.status().failedRenewals() >= 3);
         assertThat(lease.held()).isFalse();

@@ -1,0 +1,89 @@
+package dev.kvs.coordination;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvs.wan.WanLink;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+
+/**
+ * A real three-server ZooKeeper ensemble (Curator's {@link TestingCluster}) with a 100 ms tick, so that
+ * sessions of 200 ms to 2 s are granted, and clients whose traffic to every server goes through a {@link
+ * WanLink} of its own, which a test pauses for a silent partition or cuts.
+ */
+final class Ensemble implements AutoCloseable {
+    /** The session timeout tests ask for (and get). */
+    static final Duration SESSION = Duration.ofMillis(1500);
+
+    private final TestingCluster cluster;
+    private final List<AutoCloseable> opened = new ArrayList<>();
+
+    Ensemble() throws Exception {
+        List<InstanceSpec> specs = new ArrayList<>();
+        for (int id = 1; id <= 3; id++) {
+            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, 100, 100));
+        }
+        cluster = new TestingCluster(specs);
+        cluster.start();
+    }
+
+    /** A client connected straight to the servers. */
+    CuratorFramework client() throws InterruptedException {
+        return connected(cluster.getConnectString());
+    }
+
+    /** A client whose every server is reached through a link of its own, with those links. */
+    record Holder(CuratorFramework zk, List<WanLink> links) implements AutoCloseable {
+        void pause() {
+            links.forEach(WanLink::pause);
+        }
+
+        void resume() {
+            links.forEach(WanLink::resume);
+        }
+
+        @Override
+        public void close() {
+            links.forEach(WanLink::close);
+            zk.close();
+        }
+    }
+
+    Holder clientThroughLinks() throws InterruptedException {
+        List<String> addresses = new ArrayList<>();
+        List<WanLink> links = new ArrayList<>();
+        for (InstanceSpec spec : cluster.getInstances()) {
+            WanLink link = WanLink.builder().target("127.0.0.1", spec.getPort()).build();
+            links.add(link);
+            addresses.add("127.0.0.1:" + link.port());
+        }
+        CuratorFramework zk = connected(String.join(",", addresses));
+        return new Holder(zk, links);
+    }
+
+    private CuratorFramework connected(String connectString) throws InterruptedException {
+        CuratorFramework zk = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs((int) SESSION.toMillis())
+                .connectionTimeoutMs((int) SESSION.toMillis())
+                .retryPolicy(new RetryOneTime(50))
+                // it would rewrite the connection string to the servers' own addresses, around the links
+                .ensembleTracker(false)
+                .build();
+        zk.start();
+        assertThat(zk.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        return zk;
+    }
+
+    @Override
+    public void close() throws Exception {
+        cluster.close();
+    }
+}
