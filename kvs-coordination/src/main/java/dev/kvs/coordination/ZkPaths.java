@@ -5,6 +5,9 @@ package dev.kvs.coordination;
  * clusters can share an ensemble.
  */
 public record ZkPaths(String cluster) {
+    /** The parent of every cluster's znode. */
+    public static final String PARENT = "/kvs";
+
     public ZkPaths {
         if (cluster == null || !cluster.matches("[A-Za-z0-9_.-]{1,64}")) {
             throw new IllegalArgumentException("cluster name must be 1-64 of [A-Za-z0-9_.-]: " + cluster);
@@ -12,7 +15,7 @@ public record ZkPaths(String cluster) {
     }
 
     public String root() {
-        return "/kvs/" + cluster;
+        return PARENT + "/" + cluster;
     }
 
     /** The cluster map. */

@@ -34,6 +34,10 @@ final class Ensemble implements AutoCloseable {
         cluster.start();
     }
 
+    String connectString() {
+        return cluster.getConnectString();
+    }
+
     /** A client connected straight to the servers. */
     CuratorFramework client() throws InterruptedException {
         return connected(cluster.getConnectString());

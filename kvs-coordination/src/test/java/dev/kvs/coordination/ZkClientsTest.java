@@ -1,0 +1,72 @@
+package dev.kvs.coordination;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kvs.cluster.ClusterMap;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class ZkClientsTest {
+    private static Ensemble ensemble;
+
+    @BeforeAll
+    static void start() throws Exception {
+        ensemble = new Ensemble();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (ensemble != null) ensemble.close();
+    }
+
+    private static CuratorFramework connect(Optional<String> credentials) throws InterruptedException {
+        CuratorFramework zk =
+                ZkClients.start(new ZkClients.Settings(ensemble.connectString(), Duration.ofMillis(1500), credentials));
+        assertThat(zk.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        return zk;
+    }
+
+    @Test
+    void aClusterWithCredentialsIsClosedToSessionsWithoutThem() throws Exception {
+        ZkPaths paths = new ZkPaths("closed");
+        try (CuratorFramework node = connect(Optional.of("kvs:s3cret"));
+                CuratorFramework stranger = connect(Optional.empty());
+                CuratorFramework guesser = connect(Optional.of("kvs:guess"));
+                CuratorFramework peer = connect(Optional.of("kvs:s3cret"))) {
+            new ClusterMapStore(node, paths).create(ClusterMap.evenly(List.of(List.of("a", "b"))));
+
+            assertThatThrownBy(() -> new ClusterMapStore(stranger, paths).read())
+                    .isInstanceOf(KeeperException.NoAuthException.class);
+            assertThatThrownBy(() -> new ClusterMapStore(guesser, paths).read())
+                    .isInstanceOf(KeeperException.NoAuthException.class);
+            assertThatThrownBy(() -> stranger.setData().forPath(paths.map(), "{}".getBytes()))
+                    .isInstanceOf(KeeperException.NoAuthException.class);
+            assertThatThrownBy(() -> stranger.create().forPath(paths.root() + "/squat"))
+                    .isInstanceOf(KeeperException.NoAuthException.class);
+            assertThat(new ClusterMapStore(peer, paths)
+                            .read()
+                            .orElseThrow()
+                            .map()
+                            .shards())
+                    .hasSize(1);
+        }
+    }
+
+    @Test
+    void badSettingsAreRefusedWithTheirValue() {
+        assertThatThrownBy(() -> new ZkClients.Settings("", Duration.ofSeconds(6), Optional.empty()))
+                .hasMessage("zookeeper connect string is empty");
+        assertThatThrownBy(() -> new ZkClients.Settings("h:1", Duration.ofMillis(50), Optional.empty()))
+                .hasMessage("zookeeper session timeout out of 200 ms..10 min: 50 ms");
+        assertThatThrownBy(() -> new ZkClients.Settings("h:1", Duration.ofSeconds(6), Optional.of("nopassword")))
+                .hasMessage("zookeeper credentials must be user:password");
+    }
+}
