@@ -1,13 +1,10 @@
 package dev.kvs.server.internal.resp;
 
-import dev.kvs.core.ValueStage;
-import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.wire.Transports;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.PackedEventLoops;
 import dev.kvs.server.internal.Transport;
-import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.tls.TlsFailures;
 import dev.kvs.server.internal.tls.TlsOnly;
 import io.netty.bootstrap.ServerBootstrap;
@@ -147,7 +144,7 @@ public final class RespServer {
         });
         RespHandler handler = new RespHandler(node, table, stats, decoder, protectedMode, warnings, aclLog, account);
         decoder.memory(account);
-        decoder.stager((key, length) -> stageOnPrimary(handler, key, length));
+        decoder.stager((key, length) -> node.writes().stage(handler.mode(), key, length));
         p.addLast("decoder", decoder);
         p.addLast("handler", handler);
     }
@@ -169,22 +166,6 @@ public final class RespServer {
                 budget,
                 RespCommandDecoder.MIN_BULK_CHUNK,
                 stager);
-    }
-
-    /**
-     * A store stage for {@code key}'s SET value of {@code length} bytes while this node is a primary (a
-     * backup refuses the SET: nothing to stage for), else null. With a backup, the value of a {@code sync}
-     * write (the connection's mode) may start to ship while it arrives ({@link
-     * dev.kvs.replication.ReplicationLink#shipWhileStaged}): such a write waits for its value anyway. An
-     * {@code id-first} write waits for its key packet's ack, which would queue behind its own value's bytes
-     * at the WAN's bottleneck (measured: 29 ms against 20 ms at 10 MiB); an {@code async} one waits for
-     * neither.
-     */
-    private ValueStage stageOnPrimary(RespHandler handler, byte[] key, int length) {
-        if (!(node.roles().current() instanceof NodeRole.Primary p)) return null;
-        ValueStage stage = node.store().stage(length);
-        if (p.link() != null && handler.mode() == ReplicationMode.SYNC) p.link().shipWhileStaged(key, stage);
-        return stage;
     }
 
     /** The port's counters; for INFO and tests. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoreFullException;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueStage;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationMode;
@@ -166,11 +167,32 @@ class WritesTest {
         assertThat(store.get("a".getBytes())).isNull();
     }
 
+    /** A SET's long value is staged on the primary; only a sync write's starts to ship while it arrives. */
+    @Test
+    void aStagedValueShipsWhileItArrivesInSyncModeOnly() {
+        try (ValueStage sync = writes.stage(ReplicationMode.SYNC, "s".getBytes(), 16);
+                ValueStage idFirst = writes.stage(ReplicationMode.ID_FIRST, "i".getBytes(), 16)) {
+            assertThat(sync).isNotNull();
+            assertThat(idFirst).isNotNull();
+            assertThat(link.staged).containsExactly("s");
+        }
+    }
+
+    @Test
+    void aNodeThatIsNotThePrimaryStagesNothing() {
+        roles.demote(2);
+
+        assertThat(writes.stage(ReplicationMode.SYNC, "s".getBytes(), 16)).isNull();
+        assertThat(link.staged).isEmpty();
+    }
+
     /** Records the protocol calls; orders seqs from 1. */
     private static final class RecordingLink implements ReplicationLink {
         final List<String> log = new ArrayList<>();
         /** The checksums the writes handed to the order (the key packets carry them). */
         final List<Integer> checksums = new ArrayList<>();
+        /** The keys whose values were handed over while staged. */
+        final List<String> staged = new ArrayList<>();
 
         long seq;
         volatile boolean room = true;
@@ -234,6 +256,11 @@ class WritesTest {
                     log.add("abort");
                 }
             };
+        }
+
+        @Override
+        public void shipWhileStaged(byte[] key, ValueStage stage) {
+            staged.add(new String(key));
         }
 
         @Override
