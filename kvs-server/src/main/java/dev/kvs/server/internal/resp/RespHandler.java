@@ -3,12 +3,10 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.ReplicationMode;
-import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeMetrics;
 import dev.kvs.server.internal.role.NodeRole;
-import dev.kvs.server.internal.write.Writes;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -429,10 +427,6 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             result = spec.command().execute(session, args);
         } catch (KvsException e) {
             result = DataCommands.storeError(e);
-        }
-        if (spec.has(CommandSpec.WRITE)) {
-            WriteOrder order = Writes.takeLastCommitted();
-            if (order != null) session.lastWrite = order; // for WAIT
         }
         long nanos = System.nanoTime() - start;
         if (result == Replies.WRONGPASS) stats.aclDeniedAuth.increment();

@@ -34,6 +34,7 @@ class WritesTest {
     private final RoleMachine roles =
             new RoleMachine(NodeConfig.builder().peer("127.0.0.1:7380").build(), null, new OneLink(link));
     private final Writes writes = new Writes(store, roles);
+    private final LastWrite last = new LastWrite();
 
     WritesTest() {
         roles.start(1, 0, false, TestContexts.NO_EVENTS);
@@ -48,10 +49,11 @@ class WritesTest {
     @Test
     void theOrderAndTheRecordShareTheValuesChecksum() {
         byte[] value = "a value to checksum".getBytes();
-        writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), value);
-        writes.update(ReplicationMode.SYNC, "b".getBytes(), (h, order) -> order.put("b".getBytes(), value, 0));
+        writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), value);
+        writes.update(ReplicationMode.SYNC, last, "b".getBytes(), (h, order) -> order.put("b".getBytes(), value, 0));
         writes.updateAll(
                 ReplicationMode.SYNC,
+                last,
                 List.of("b".getBytes(), "c".getBytes()),
                 (headers, order) -> order.rename("b".getBytes(), "c".getBytes(), value, 0));
 
@@ -64,9 +66,10 @@ class WritesTest {
 
     @Test
     void eachWrittenKeyGetsTheNextTxIdAndTheCommandCommitsOnce() {
-        writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), "1".getBytes());
         Writes.Done<List<Write>> d = writes.updateAll(
                 ReplicationMode.SYNC,
+                last,
                 List.of("a".getBytes(), "b".getBytes()),
                 (headers, order) -> List.of(order.remove("a".getBytes()), Write.keep()));
 
@@ -78,13 +81,13 @@ class WritesTest {
 
     @Test
     void aFlushTakesItsTxIdInsideTheBarrierAndHidesEveryOlderRecordAtOnce() {
-        writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), "1".getBytes());
         Writes.Done<TxId> f = writes.flush(ReplicationMode.ID_FIRST);
         assertThat(f.result()).isEqualTo(TxId.of(1, 2));
         assertThat(store.get("a".getBytes()))
                 .as("hidden at once, before any sweep")
                 .isNull();
-        writes.put(ReplicationMode.ID_FIRST, "b".getBytes(), "2".getBytes());
+        writes.put(ReplicationMode.ID_FIRST, last, "b".getBytes(), "2".getBytes());
 
         assertThat(store.removeBefore(f.result())).isEqualTo(1);
         assertThat(store.get("b".getBytes())).isNotNull();
@@ -101,11 +104,32 @@ class WritesTest {
                         "commit");
     }
 
+    /** WAIT waits for the connection's last write that ordered a TxId: not a flush, another's, or the node's. */
+    @Test
+    void aConnectionsLastWriteIsItsLastOneThatOrderedATxId() {
+        assertThat(last.order()).isNull();
+        writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), "1".getBytes());
+        WriteOrder put = last.order();
+        assertThat(put).isNotNull();
+
+        writes.update(ReplicationMode.ID_FIRST, last, "a".getBytes(), (h, order) -> Write.keep());
+        writes.flush(ReplicationMode.ID_FIRST);
+        writes.put(ReplicationMode.ID_FIRST, new LastWrite(), "b".getBytes(), "2".getBytes());
+        writes.update(
+                ReplicationMode.ID_FIRST, LastWrite.NONE, "b".getBytes(), (h, order) -> order.remove("b".getBytes()));
+        assertThat(last.order()).isSameAs(put);
+        assertThat(LastWrite.NONE.order()).isNull();
+
+        writes.update(ReplicationMode.ID_FIRST, last, "a".getBytes(), (h, order) -> order.remove("a".getBytes()));
+        assertThat(last.order()).isNotNull().isNotSameAs(put);
+    }
+
     @Test
     void aRenameIsOneOrderedWriteOfBothKeys() {
-        writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), "1".getBytes());
         Writes.Done<List<Write>> d = writes.updateAll(
                 ReplicationMode.ID_FIRST,
+                last,
                 List.of("a".getBytes(), "b".getBytes()),
                 (headers, order) -> order.rename("a".getBytes(), "b".getBytes(), "1".getBytes(), 0));
 
@@ -119,10 +143,10 @@ class WritesTest {
     @Test
     void aWriteThatFindsTheStoreFullOfExpiredKeysDeletesThemAndIsWritten() {
         long past = System.currentTimeMillis() - 1_000;
-        writes.put(ReplicationMode.ASYNC, "a".getBytes(), "1".getBytes(), past);
-        writes.put(ReplicationMode.ASYNC, "b".getBytes(), "1".getBytes(), past);
+        writes.put(ReplicationMode.ASYNC, last, "a".getBytes(), "1".getBytes(), past);
+        writes.put(ReplicationMode.ASYNC, last, "b".getBytes(), "1".getBytes(), past);
 
-        writes.put(ReplicationMode.ASYNC, "c".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ASYNC, last, "c".getBytes(), "1".getBytes());
 
         assertThat(store.get("c".getBytes()).value()).isEqualTo("1".getBytes());
         assertThat(store.get("a".getBytes())).isNull();
@@ -133,11 +157,11 @@ class WritesTest {
 
     @Test
     void aFailedStoreWriteAbortsItsOrderAndWritesNothing() {
-        writes.put(ReplicationMode.ASYNC, "a".getBytes(), "1".getBytes());
-        writes.put(ReplicationMode.ASYNC, "b".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ASYNC, last, "a".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ASYNC, last, "b".getBytes(), "1".getBytes());
         link.log.clear();
 
-        assertThatThrownBy(() -> writes.put(ReplicationMode.ASYNC, "c".getBytes(), "1".getBytes()))
+        assertThatThrownBy(() -> writes.put(ReplicationMode.ASYNC, last, "c".getBytes(), "1".getBytes()))
                 .isInstanceOf(StoreFullException.class);
 
         assertThat(link.log).last().isEqualTo("abort");
@@ -150,7 +174,7 @@ class WritesTest {
         roles.demote(2);
         link.log.clear();
 
-        assertThatThrownBy(() -> writes.put(ReplicationMode.ASYNC, "a".getBytes(), "1".getBytes()))
+        assertThatThrownBy(() -> writes.put(ReplicationMode.ASYNC, last, "a".getBytes(), "1".getBytes()))
                 .isInstanceOf(NotWritableException.class)
                 .hasMessageStartingWith("NOTPRIMARY - "); // no primary advertised its client address here
         assertThat(link.log).isEmpty();
@@ -161,7 +185,7 @@ class WritesTest {
     void aWriteFindingReplicationAtItsBoundsIsRefusedAtOnceInsteadOfWaiting() {
         link.room = false; // begin() would wait up to the write timeout on the calling event loop
 
-        assertThatThrownBy(() -> writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes()))
+        assertThatThrownBy(() -> writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), "1".getBytes()))
                 .isInstanceOf(dev.kvs.replication.ReplicationBusyException.class);
         assertThat(link.log).isEmpty();
         assertThat(store.get("a".getBytes())).isNull();
