@@ -1,6 +1,5 @@
 package dev.kvs.replication.primary;
 
-import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueStage;
@@ -381,16 +380,6 @@ public final class Replicator implements ReplicationLink {
         }
 
         @Override
-        public TxId put(byte[] key, byte[] value, long expireAtMillis) {
-            return put(key, value, Checksums.crc32c(value), expireAtMillis);
-        }
-
-        @Override
-        public TxId put(byte[] key, byte[] value, int checksum, long expireAtMillis) {
-            return order(Op.PUT, key, value.length, checksum, expireAtMillis);
-        }
-
-        @Override
         public TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
             return order(Op.PUT, key, valueLength, checksum, expireAtMillis);
         }
@@ -426,12 +415,7 @@ public final class Replicator implements ReplicationLink {
         }
 
         @Override
-        public TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
-            return rename(source, key, value, Checksums.crc32c(value), expireAtMillis);
-        }
-
-        @Override
-        public TxId rename(byte[] source, byte[] key, byte[] value, int checksum, long expireAtMillis) {
+        public TxId rename(byte[] source, byte[] key, int valueLength, int checksum, long expireAtMillis) {
             if (mode == ReplicationMode.ASYNC) {
                 // no RENAME in async mode (nothing is fenced): the delete and the value travel as two
                 // async writes, each with its own TxId (acks name TxIds), so the backup may apply one
@@ -441,16 +425,16 @@ public final class Replicator implements ReplicationLink {
                 ship(source, deleted, 0);
                 TxId t = keyLog.reserve(Op.ASYNC, key, 0, 0);
                 txIds.add(t);
-                ship(key, t, value.length);
+                ship(key, t, valueLength);
                 return t;
             }
-            TxId t = keyLog.reserve(Op.RENAME, key, value.length, checksum, expireAtMillis, source);
+            TxId t = keyLog.reserve(Op.RENAME, key, valueLength, checksum, expireAtMillis, source);
             txIds.add(t);
             // only the value is shipped, again under its new name at t: the backup may not have the
             // source's value yet (it applies the rename from its own copy when it has; this then arrives
             // superseded). The source's delete needs no value: the backup writes its tombstone at t from
             // the key packet. One value per TxId: value acks name TxIds only.
-            ship(key, t, value.length);
+            ship(key, t, valueLength);
             return t;
         }
 

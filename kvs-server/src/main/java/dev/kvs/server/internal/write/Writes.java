@@ -348,7 +348,7 @@ public final class Writes {
         StoredValue complete(byte[] key, byte[] value, long expireAtMillis) {
             ordered = true;
             int checksum = Checksums.crc32c(value);
-            TxId t = order.put(key, value, checksum, expireAtMillis);
+            TxId t = order.put(key, value.length, checksum, expireAtMillis);
             return new StoredValue(
                     new RecordHeader(RecordState.COMPLETE, t, checksum, value.length, expireAtMillis), value);
         }
@@ -377,7 +377,7 @@ public final class Writes {
             ordered = true;
             int checksum = Checksums.crc32c(value);
             // the key keeps the source's expiry
-            TxId t = order.rename(source, key, value, checksum, expireAtMillis);
+            TxId t = order.rename(source, key, value.length, checksum, expireAtMillis);
             return List.of(
                     Write.remove(),
                     Write.put(new StoredValue(

@@ -226,24 +226,13 @@ class WritesTest {
             log.add("begin " + mode.label());
             return new WriteOrder() {
                 @Override
-                public TxId put(byte[] key, byte[] value, long expireAtMillis) {
-                    return record("PUT", key);
-                }
-
-                @Override
-                public TxId put(byte[] key, byte[] value, int checksum, long expireAtMillis) {
-                    checksums.add(checksum);
-                    return record("PUT", key);
-                }
-
-                @Override
                 public TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
                     checksums.add(checksum);
                     return record("PUT", key);
                 }
 
                 @Override
-                public TxId rename(byte[] source, byte[] key, byte[] value, int checksum, long expireAtMillis) {
+                public TxId rename(byte[] source, byte[] key, int valueLength, int checksum, long expireAtMillis) {
                     checksums.add(checksum);
                     return record("RENAME " + new String(source) + " ->", key);
                 }
@@ -256,11 +245,6 @@ class WritesTest {
                 @Override
                 public TxId flush() {
                     return record("FLUSH", new byte[0]);
-                }
-
-                @Override
-                public TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
-                    return record("RENAME " + new String(source) + " ->", key);
                 }
 
                 private TxId record(String op, byte[] key) {
