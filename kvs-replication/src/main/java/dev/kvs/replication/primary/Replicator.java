@@ -64,6 +64,7 @@ public final class Replicator implements ReplicationLink {
     private final Thread shipperThread;
     private final ExecutorService resyncExecutor;
     private final String peerText;
+    private final WriteStages stages;
 
     /** A builder of a {@link Replicator}: what to replicate, to whom, and who hears of the peer's answers. */
     public static Builder builder() {
@@ -85,8 +86,18 @@ public final class Replicator implements ReplicationLink {
         private LinkSecurity security = LinkSecurity.NONE;
         private Supplier<String> clientAddress = () -> "";
         private LongSupplier arrivalClock = System::nanoTime;
+        private WriteStages stages = WriteStages.OFF;
 
         private Builder() {}
+
+        /**
+         * Where the stages of each write are marked as replication passes them ({@code ./kvs bench jmh
+         * --stages}): give the backup's {@code ReplicationServer} the same. Default: {@link WriteStages#OFF}.
+         */
+        public Builder stages(WriteStages stages) {
+            this.stages = Objects.requireNonNull(stages, "stages == null");
+            return this;
+        }
 
         /**
          * This node's client (RESP) address, {@code host:port}, sent to the backup in the key channel's
@@ -212,7 +223,9 @@ public final class Replicator implements ReplicationLink {
                 b.onStaleEpoch::accept,
                 b.onConfirmed,
                 b.security,
-                b.clientAddress);
+                b.clientAddress,
+                b.stages);
+        this.stages = b.stages;
         this.resyncExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "kvs-resync"));
         this.afterReplyWindowNanos = config.heartbeatInterval().isZero()
                 ? TimeUnit.SECONDS.toNanos(1)
@@ -223,9 +236,9 @@ public final class Replicator implements ReplicationLink {
         this.refusalRetries = group.next()
                 .scheduleWithFixedDelay(
                         refusals::retry, RefusedValues.RETRY_NANOS, RefusedValues.RETRY_NANOS, TimeUnit.NANOSECONDS);
-        this.staged = new StagedValues(pending::signal);
+        this.staged = new StagedValues(pending::signal, stages);
         this.shipper = new ValueShipper(link, valueChannels, staged);
-        this.wakeup = new CommitWakeup(this::wake);
+        this.wakeup = new CommitWakeup(this::wake, stages);
         this.timeouts = new WriteTimeouts(config.writeTimeout().toMillis(), group.next());
         this.shipperThread = daemon(shipper, "kvs-value-shipper");
         shipperThread.start();
@@ -260,7 +273,7 @@ public final class Replicator implements ReplicationLink {
 
     private void turn() {
         turnScheduled.set(false); // first: a commit after this schedules its own turn
-        WriteStages.mark(WriteStages.Stage.REPLICATION_TURN);
+        stages.mark(WriteStages.Stage.REPLICATION_TURN);
         boolean values = valuesDue;
         if (values) valuesDue = false;
         keyChannel.pumpHere();
@@ -440,7 +453,7 @@ public final class Replicator implements ReplicationLink {
 
         @Override
         public CompletableFuture<Void> commit() {
-            WriteStages.mark(WriteStages.Stage.COMMITTED);
+            stages.mark(WriteStages.Stage.COMMITTED);
             for (TxId t : txIds) keyLog.commit(t);
             boolean queued = false;
             // sync: each value's waiter is registered with it, so the shipper knows, as soon as it can take

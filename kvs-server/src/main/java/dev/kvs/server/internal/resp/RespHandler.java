@@ -55,6 +55,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     static final long REPLY_SOFT_LIMIT = 4 << 20;
 
     private final NodeContext node;
+    /** Where a command's dispatch and its reply are marked for a benchmark. */
+    private final WriteStages stages;
+
     private final CommandTable table;
     private final ClientStats stats;
     private final NodeMetrics metrics;
@@ -136,8 +139,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             ProtectedMode protectedMode,
             ClientWarnings warnings,
             AclLog aclLog,
-            ClientMemory.Account memory) {
+            ClientMemory.Account memory,
+            WriteStages stages) {
         this.node = node;
+        this.stages = stages;
         this.warnings = warnings;
         this.aclLog = aclLog;
         this.memory = memory;
@@ -235,7 +240,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void handle(ChannelHandlerContext ctx, RespCommand command) {
-        WriteStages.mark(WriteStages.Stage.DISPATCHED);
+        stages.mark(WriteStages.Stage.DISPATCHED);
         if (command.error() != null) {
             stats.protocolErrors.increment();
             reply(ctx, Replies.error(command.error()), null);
@@ -581,7 +586,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.write(m, ctx.voidPromise());
-        WriteStages.mark(WriteStages.Stage.REPLY_WRITTEN);
+        stages.mark(WriteStages.Stage.REPLY_WRITTEN);
         writtenSinceFlush = true;
     }
 

@@ -1,5 +1,6 @@
 package dev.kvs.server.internal.resp;
 
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.wire.Transports;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
@@ -46,23 +47,32 @@ public final class RespServer {
     private final ClientWarnings warnings = new ClientWarnings();
     private final AclLog aclLog = new AclLog(System::currentTimeMillis);
     private final SslContext tls;
+    private final WriteStages stages;
     private Channel serverChannel;
     private ScheduledFuture<?> memorySweep;
 
     /** A plain-TCP client port. */
     public RespServer(NodeContext node) {
-        this(node, null);
+        this(node, null, WriteStages.OFF);
     }
 
-    /** A client port speaking TLS with {@code tls} only, or plain TCP if it is {@code null}. */
-    public RespServer(NodeContext node, SslContext tls) {
-        this(node, tls, System::nanoTime);
+    /**
+     * A client port speaking TLS with {@code tls} only, or plain TCP if it is {@code null}; marking each
+     * command's dispatch and reply in {@code stages} ({@link WriteStages#OFF} but for a benchmark).
+     */
+    public RespServer(NodeContext node, SslContext tls, WriteStages stages) {
+        this(node, tls, System::nanoTime, stages);
     }
 
-    /** As above, judging connections' idleness for {@code maxClientMemory} by {@code nanoClock} (tests). */
+    /** A plain-TCP port judging connections' idleness for {@code maxClientMemory} by {@code nanoClock} (tests). */
     RespServer(NodeContext node, SslContext tls, LongSupplier nanoClock) {
+        this(node, tls, nanoClock, WriteStages.OFF);
+    }
+
+    private RespServer(NodeContext node, SslContext tls, LongSupplier nanoClock, WriteStages stages) {
         this.node = node;
         this.tls = tls;
+        this.stages = stages;
         this.memory = new ClientMemory(node.config().maxClientMemory(), nanoClock);
         node.metrics()
                 .clientMemory(
@@ -142,7 +152,8 @@ public final class RespServer {
             RespHandler h = p.get(RespHandler.class);
             if (h != null) h.evictForMemory();
         });
-        RespHandler handler = new RespHandler(node, table, stats, decoder, protectedMode, warnings, aclLog, account);
+        RespHandler handler =
+                new RespHandler(node, table, stats, decoder, protectedMode, warnings, aclLog, account, stages);
         decoder.memory(account);
         decoder.stager((key, length) -> node.writes().stage(handler.mode(), key, length));
         p.addLast("decoder", decoder);
