@@ -6,13 +6,15 @@ import java.util.function.LongSupplier;
 
 /**
  * When each stage of a write happened, across the primary, the link and the backup of one JVM: a tool for
- * benchmarks ({@code ./kvs bench jmh --stages}), off unless {@linkplain #enable enabled}.
+ * benchmarks ({@code ./kvs bench jmh --stages}). The parts on a write's path are given one (their builders'
+ * {@code stages}, as Caffeine's {@code recordStats(Supplier)}); each node uses {@link #OFF} unless a
+ * benchmark passes a {@linkplain #recording recording} one to both nodes.
  *
  * <p>The benchmark {@linkplain #begin begins} each write and the code on its path {@linkplain #mark marks} the
  * stages it passes, stamped with {@link System#nanoTime()}, so the stamps of the primary and the backup share
  * one clock. A stage is stamped for whichever write began last: the trace is meaningful with one write in
  * flight at a time (the benchmark waits for each write's value on the backup, and its ack on the primary, before
- * the next write). Off, a mark is one volatile read.
+ * the next write). On {@link #OFF}, a mark is a final field's null check.
  *
  * <p>Thread-safe: marks come from any thread; each stage of each write keeps its first stamp ({@link #mark}) or
  * its last ({@link #markLast}).
@@ -67,61 +69,69 @@ public final class WriteStages {
 
     private static final Stage[] STAGES = Stage.values();
 
-    private static volatile Trace trace;
+    /** Records nothing: what every part on a write's path marks unless a benchmark passes its own. */
+    public static final WriteStages OFF = new WriteStages(null);
 
-    private WriteStages() {}
+    /** What this records, or null: {@link #OFF}. */
+    private final Recording recording;
+
+    private WriteStages(Recording recording) {
+        this.recording = recording;
+    }
 
     /**
-     * Starts recording, forgetting what was recorded: up to {@code maxWrites} writes, stamped by {@code
-     * clock} (nanoseconds).
+     * Stages that record from now on: up to {@code maxWrites} writes, stamped by {@code clock} (nanoseconds).
+     *
+     * @throws IllegalArgumentException if {@code maxWrites <= 0}
      */
-    public static void enable(int maxWrites, LongSupplier clock) {
+    public static WriteStages recording(int maxWrites, LongSupplier clock) {
         if (maxWrites <= 0) throw new IllegalArgumentException("maxWrites <= 0: " + maxWrites);
-        trace = new Trace(maxWrites, clock);
+        return new WriteStages(new Recording(maxWrites, clock));
     }
 
-    /** {@link #enable(int, LongSupplier)} on {@link System#nanoTime()}. */
-    public static void enable(int maxWrites) {
-        enable(maxWrites, System::nanoTime);
+    /** {@link #recording(int, LongSupplier)} on {@link System#nanoTime()}. */
+    public static WriteStages recording(int maxWrites) {
+        return recording(maxWrites, System::nanoTime);
     }
 
-    /** Stops recording and forgets what was recorded. */
-    public static void disable() {
-        trace = null;
+    /** Forgets what was recorded and records afresh (a benchmark's next iteration); nothing on {@link #OFF}. */
+    public void restart() {
+        Recording r = recording;
+        if (r != null) r.restart();
     }
 
-    /** True while recording. */
-    public static boolean enabled() {
-        return trace != null;
+    /** True if this records: not {@link #OFF}. */
+    public boolean enabled() {
+        return recording != null;
     }
 
     /** A new write begins: stamps its {@link Stage#CLIENT_SENDS}; later marks are its. */
-    public static void begin() {
-        Trace t = trace;
-        if (t != null) t.begin();
+    public void begin() {
+        Recording r = recording;
+        if (r != null) r.trace.begin();
     }
 
     /** The current write's client has its reply: stamps {@link Stage#CLIENT_HAS_REPLY}. */
-    public static void end() {
+    public void end() {
         mark(Stage.CLIENT_HAS_REPLY);
     }
 
     /** Stamps {@code stage} of the current write, unless it has a stamp already. */
-    public static void mark(Stage stage) {
-        Trace t = trace;
-        if (t != null) t.mark(stage, false);
+    public void mark(Stage stage) {
+        Recording r = recording;
+        if (r != null) r.trace.mark(stage, false);
     }
 
     /** Stamps {@code stage} of the current write, replacing an earlier stamp. */
-    public static void markLast(Stage stage) {
-        Trace t = trace;
-        if (t != null) t.mark(stage, true);
+    public void markLast(Stage stage) {
+        Recording r = recording;
+        if (r != null) r.trace.mark(stage, true);
     }
 
-    /** Writes begun since recording started. */
-    public static int writes() {
-        Trace t = trace;
-        return t == null ? 0 : t.current + 1;
+    /** Writes begun since recording started (or restarted). */
+    public int writes() {
+        Recording r = recording;
+        return r == null ? 0 : r.trace.current + 1;
     }
 
     /**
@@ -129,9 +139,26 @@ public final class WriteStages {
      * over the writes that have both a commit and a reply; empty ({@code ""}) if none has. Stages no write
      * passed are left out.
      */
-    public static String table() {
-        Trace t = trace;
-        return t == null ? "" : t.table();
+    public String table() {
+        Recording r = recording;
+        return r == null ? "" : r.trace.table();
+    }
+
+    /** A recording's size and clock, and its current trace, replaced at each restart. */
+    private static final class Recording {
+        private final int maxWrites;
+        private final LongSupplier clock;
+        private volatile Trace trace;
+
+        Recording(int maxWrites, LongSupplier clock) {
+            this.maxWrites = maxWrites;
+            this.clock = clock;
+            restart();
+        }
+
+        void restart() {
+            trace = new Trace(maxWrites, clock);
+        }
     }
 
     private static final class Trace {

@@ -37,18 +37,6 @@ public final class LocalReplication implements Replication {
             private WriteOrder delegate;
 
             @Override
-            public TxId put(byte[] key, byte[] value, long expireAtMillis) {
-                TxId t = orderHere();
-                return t != null ? t : delegate.put(key, value, expireAtMillis);
-            }
-
-            @Override
-            public TxId put(byte[] key, byte[] value, int checksum, long expireAtMillis) {
-                TxId t = orderHere();
-                return t != null ? t : delegate.put(key, value, checksum, expireAtMillis);
-            }
-
-            @Override
             public TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
                 TxId t = orderHere();
                 return t != null ? t : delegate.put(key, valueLength, checksum, expireAtMillis);
@@ -67,15 +55,9 @@ public final class LocalReplication implements Replication {
             }
 
             @Override
-            public TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
+            public TxId rename(byte[] source, byte[] key, int valueLength, int checksum, long expireAtMillis) {
                 TxId t = orderHere();
-                return t != null ? t : delegate.rename(source, key, value, expireAtMillis);
-            }
-
-            @Override
-            public TxId rename(byte[] source, byte[] key, byte[] value, int checksum, long expireAtMillis) {
-                TxId t = orderHere();
-                return t != null ? t : delegate.rename(source, key, value, checksum, expireAtMillis);
+                return t != null ? t : delegate.rename(source, key, valueLength, checksum, expireAtMillis);
             }
 
             /** The next TxId of this epoch, or null if handed off since this write began (then: delegate). */

@@ -10,38 +10,16 @@ import java.util.concurrent.CompletableFuture;
  * announced as skipped so the sequence stays gap-free). Not thread-safe: one per command.
  */
 public interface WriteOrder {
-    /** Assigns the next TxId to a write of {@code value} to {@code key}, without expiry. */
-    default TxId put(byte[] key, byte[] value) {
-        return put(key, value, 0);
-    }
-
     /**
-     * Assigns the next TxId to a write of {@code value} to {@code key} that expires at {@code
-     * expireAtMillis} (epoch millis, 0 for never): the absolute time travels in the key packet and
-     * with the value, so the backup expires the key at the same moment.
+     * Assigns the next TxId to a write to {@code key} of a value of {@code valueLength} bytes whose CRC32C
+     * is {@code checksum} ({@code Checksums.crc32c}), expiring at {@code expireAtMillis} (epoch millis, 0
+     * for never). An order needs only the value's length and checksum, not its bytes (which may be staged
+     * in the store, not in a heap array): the caller computes the checksum once for its own record too (a
+     * CRC32C pass over a 1 MiB value is about 30 µs on the write's path), the key packet carries it, and
+     * the absolute expiry travels in the key packet and with the value, so the backup expires the key at
+     * the same moment.
      */
-    TxId put(byte[] key, byte[] value, long expireAtMillis);
-
-    /**
-     * As {@link #put(byte[], byte[], long)}, for a caller that has computed the value's checksum
-     * ({@code Checksums.crc32c(value)}) for its own record: the key packet carries it, so a write's value
-     * is checksummed once (a CRC32C pass over a 1 MiB value is about 30 µs on the write's path). This
-     * default, for orders that do not carry checksums, ignores it.
-     */
-    default TxId put(byte[] key, byte[] value, int checksum, long expireAtMillis) {
-        return put(key, value, expireAtMillis);
-    }
-
-    /**
-     * As {@link #put(byte[], byte[], int, long)} for a value of {@code valueLength} bytes that is not in
-     * a heap array (staged in the store as it arrived): the order needs only its length and checksum.
-     * This default, for orders that need the bytes, refuses.
-     *
-     * @throws UnsupportedOperationException if this order needs the value's bytes
-     */
-    default TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
-        throw new UnsupportedOperationException(getClass().getName() + " needs the value's bytes");
-    }
+    TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis);
 
     /** Assigns the next TxId to the deletion of {@code key} (replicated as a tombstone). */
     TxId delete(byte[] key);
@@ -55,21 +33,12 @@ public interface WriteOrder {
     TxId flush();
 
     /**
-     * Assigns one TxId to the rename of {@code source} to {@code key} (RENAME): {@code source} is
-     * deleted and {@code key} gets {@code value}, both at that TxId, under both keys' locks. The backup
-     * sees both or neither.
+     * Assigns one TxId to the rename of {@code source} to {@code key} (RENAME): {@code source} is deleted
+     * and {@code key} gets the source's value ({@code valueLength} bytes, CRC32C {@code checksum}) and its
+     * expiry ({@code expireAtMillis}, epoch ms; 0: never), both at that TxId, under both keys' locks. The
+     * backup sees both or neither.
      */
-    default TxId rename(byte[] source, byte[] key, byte[] value) {
-        return rename(source, key, value, 0);
-    }
-
-    /** The same, for a {@code source} that expires at {@code expireAtMillis} (epoch ms; 0: never): the key keeps it. */
-    TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis);
-
-    /** As {@link #rename(byte[], byte[], byte[], long)}, with the value's checksum computed by the caller. */
-    default TxId rename(byte[] source, byte[] key, byte[] value, int checksum, long expireAtMillis) {
-        return rename(source, key, value, expireAtMillis);
-    }
+    TxId rename(byte[] source, byte[] key, int valueLength, int checksum, long expireAtMillis);
 
     /**
      * The writes are in the store. The future completes when the command may be answered in its

@@ -3,6 +3,7 @@ package dev.kvs.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kvs.core.Checksums;
 import dev.kvs.core.TxId;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -19,7 +20,8 @@ class LocalReplicationTest {
     @Test
     void ordersGapFreeAndHandsOffAfterTheLastSeq() {
         LocalReplication local = new LocalReplication(3, 10);
-        assertThat(local.begin(ReplicationMode.ID_FIRST).put(K, K)).isEqualTo(TxId.of(3, 11));
+        assertThat(local.begin(ReplicationMode.ID_FIRST).put(K, K.length, Checksums.crc32c(K), 0))
+                .isEqualTo(TxId.of(3, 11));
         WriteOrder begunBefore = local.begin(ReplicationMode.ID_FIRST);
 
         long[] handedAt = {-1};
@@ -31,9 +33,10 @@ class LocalReplicationTest {
         assertThat(handedAt[0]).isEqualTo(11);
         assertThat(local.lastTxId()).isEqualTo(TxId.of(3, 11));
         // a write that began before the hand-off and orders after it is ordered by the successor
-        assertThat(begunBefore.put(K, K)).isEqualTo(TxId.of(3, 12));
+        assertThat(begunBefore.put(K, K.length, Checksums.crc32c(K), 0)).isEqualTo(TxId.of(3, 12));
         assertThat(begunBefore.commit()).isCompleted();
-        assertThat(local.begin(ReplicationMode.ID_FIRST).put(K, K)).isEqualTo(TxId.of(3, 13));
+        assertThat(local.begin(ReplicationMode.ID_FIRST).put(K, K.length, Checksums.crc32c(K), 0))
+                .isEqualTo(TxId.of(3, 13));
         assertThat(next.lastTxId()).isEqualTo(TxId.of(3, 13));
         assertThatThrownBy(() -> local.handOff(last -> next)).isInstanceOf(IllegalStateException.class);
     }
@@ -46,7 +49,7 @@ class LocalReplicationTest {
                     throw new IllegalStateException("cannot dial");
                 }))
                 .hasMessage("cannot dial");
-        assertThatThrownBy(() -> begunBefore.put(K, K))
+        assertThatThrownBy(() -> begunBefore.put(K, K.length, Checksums.crc32c(K), 0))
                 .isInstanceOf(ReplicationBusyException.class)
                 .hasMessageStartingWith("replication could not start");
     }
@@ -68,7 +71,7 @@ class LocalReplicationTest {
                     start.await();
                     for (int i = 0; i < each; i++) {
                         WriteOrder o = local.begin(ReplicationMode.ID_FIRST);
-                        mine.add(o.put(K, K));
+                        mine.add(o.put(K, K.length, Checksums.crc32c(K), 0));
                         o.commit();
                     }
                 } catch (Throwable e) {

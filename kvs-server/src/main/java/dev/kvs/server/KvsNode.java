@@ -3,6 +3,7 @@ package dev.kvs.server;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.TxId;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.server.config.AdminConfig;
@@ -67,7 +68,7 @@ public final class KvsNode implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CountDownLatch terminated = new CountDownLatch(1);
 
-    private KvsNode(NodeConfig config, Clock clock) throws InterruptedException {
+    private KvsNode(NodeConfig config, Clock clock, WriteStages stages) throws InterruptedException {
         this.config = config;
         // read first: a bad certificate must not leave a store open or threads running
         SslContext portTls = config.tlsPorts().any()
@@ -103,7 +104,7 @@ public final class KvsNode implements AutoCloseable {
                 ? transport.group(1, "kvs-repl") // epoll gives value sockets TCP_NOTSENT_LOWAT
                 : null;
         this.replicationValueGroup = replicationGroup == null ? null : transport.group(1, "kvs-repl-values");
-        ReplicationLinks links = new ReplicationLinks(config, store, replicationGroup, replicationValueGroup);
+        ReplicationLinks links = new ReplicationLinks(config, store, replicationGroup, replicationValueGroup, stages);
         this.roles = new RoleMachine(config, epochFile, links);
         Writes writes = new Writes(store, roles, clock);
         this.failover = new Failover(config, store, roles, writes, replicationGroup);
@@ -116,7 +117,7 @@ public final class KvsNode implements AutoCloseable {
             t.setDaemon(false);
             t.start();
         });
-        this.resp = new RespServer(context, config.tlsPorts().clients() ? portTls : null);
+        this.resp = new RespServer(context, config.tlsPorts().clients() ? portTls : null, stages);
         this.admin = new AdminServer(context, adminGroup, config.tlsPorts().admin() ? portTls : null);
         FailoverRoutes.register(admin, roles, failover);
         boolean started = false;
@@ -165,10 +166,23 @@ public final class KvsNode implements AutoCloseable {
      * two nodes' clocks with it).
      */
     public static KvsNode start(NodeConfig config, Clock clock) {
+        return start(config, clock, WriteStages.OFF);
+    }
+
+    /**
+     * Like {@link #start(NodeConfig)}, marking in {@code stages} when each write passes each stage on this
+     * node (its client port, its replication): for a benchmark that gives two nodes of one JVM the same
+     * {@link WriteStages#recording recording} ({@code ./kvs bench jmh --stages}).
+     */
+    public static KvsNode start(NodeConfig config, WriteStages stages) {
+        return start(config, Clock.systemUTC(), stages);
+    }
+
+    private static KvsNode start(NodeConfig config, Clock clock, WriteStages stages) {
         Optional<String> open = openAdminPort(config);
         if (open.isPresent()) throw new NodeStartException(open.get(), null);
         try {
-            KvsNode node = new KvsNode(config, clock);
+            KvsNode node = new KvsNode(config, clock, stages);
             log.info(
                     "kvs node '{}' ({}, epoch {}, mode {}) serving RESP{} on {}:{}, admin{} on {}:{}, store {}",
                     config.name(),

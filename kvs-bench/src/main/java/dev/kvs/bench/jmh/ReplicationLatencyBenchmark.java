@@ -86,6 +86,9 @@ public class ReplicationLatencyBenchmark {
 
     private static final boolean STAGES = Boolean.getBoolean(STAGES_PROPERTY);
 
+    /** Where both nodes mark each write's stages: a recording with {@link #STAGES_PROPERTY}, else off. */
+    private WriteStages stages = WriteStages.OFF;
+
     @Param({"async", "sync", "id-first"})
     public String mode;
 
@@ -127,31 +130,38 @@ public class ReplicationLatencyBenchmark {
     public void setUp() throws IOException {
         ReplicationMode m = ReplicationMode.parse(mode);
         StoreConfig store = StoreConfig.builder().maxBytes(256L << 20).build();
-        backup = KvsNode.start(NodeConfig.builder()
-                .name("jmh-backup")
-                .role(Role.BACKUP)
-                .port(0)
-                .adminPort(0)
-                .replPort(0)
-                .store(store)
-                .build());
+        if (STAGES) stages = WriteStages.recording(100_000); // restarted for each iteration
+        backup = KvsNode.start(
+                NodeConfig.builder()
+                        .name("jmh-backup")
+                        .role(Role.BACKUP)
+                        .port(0)
+                        .adminPort(0)
+                        .replPort(0)
+                        .store(store)
+                        .build(),
+                stages);
         link = WanLink.builder()
                 .target("127.0.0.1", backup.replPort())
                 .delay(ONE_WAY_DELAY)
                 .bandwidthBitsPerSecond(BITS_PER_SECOND)
                 .queueing(WanLink.Queueing.FIFO)
                 .build();
-        primary = KvsNode.start(NodeConfig.builder()
-                .name("jmh-primary")
-                .role(Role.PRIMARY)
-                .port(0)
-                .adminPort(0)
-                .replPort(0)
-                .peer("127.0.0.1:" + link.port())
-                .mode(m)
-                .replication(ReplicatorConfig.builder().cutThrough(cutThrough).build())
-                .store(store)
-                .build());
+        primary = KvsNode.start(
+                NodeConfig.builder()
+                        .name("jmh-primary")
+                        .role(Role.PRIMARY)
+                        .port(0)
+                        .adminPort(0)
+                        .replPort(0)
+                        .peer("127.0.0.1:" + link.port())
+                        .mode(m)
+                        .replication(ReplicatorConfig.builder()
+                                .cutThrough(cutThrough)
+                                .build())
+                        .store(store)
+                        .build(),
+                stages);
         backupStore = backup.store();
         clientLink = clientLink(primary.port(), clientBitsPerSecond);
         client = RespConnection.open(
@@ -257,7 +267,7 @@ public class ReplicationLatencyBenchmark {
     /** With {@link #STAGES_PROPERTY}: each iteration records its writes' stages afresh. */
     @Setup(Level.Iteration)
     public void recordStages() {
-        if (STAGES) WriteStages.enable(100_000);
+        stages.restart();
     }
 
     /** Not measured: the next write starts with the link idle and the backup caught up. */
@@ -288,9 +298,9 @@ public class ReplicationLatencyBenchmark {
 
     private Object set() throws IOException {
         pending = true;
-        WriteStages.begin();
+        stages.begin();
         Object reply = client.call("SET", key, value);
-        WriteStages.end();
+        stages.end();
         expect("OK", reply, "SET of " + valueSize + " bytes");
         return reply;
     }
@@ -329,8 +339,7 @@ public class ReplicationLatencyBenchmark {
         if (STAGES) {
             System.out.printf(
                     "%nStages of %s SETs of %d bytes (%d writes, the trial's last iteration):%n%s%n",
-                    mode, valueSize, WriteStages.writes(), WriteStages.table());
-            WriteStages.disable();
+                    mode, valueSize, stages.writes(), stages.table());
         }
         if (client != null) client.close();
         if (clientLink != null) clientLink.close();

@@ -98,6 +98,7 @@ final class BackupApplier {
     }
 
     private final KvStore store;
+    private final WriteStages stages;
     private final UnfinishedKeys unfinished;
     /** Async writes whose value has not landed: awaited, never fenced. */
     private final UnfinishedKeys asyncValues;
@@ -131,15 +132,18 @@ final class BackupApplier {
     private static final TxId UNKNOWN = new TxId(Long.MAX_VALUE, Long.MAX_VALUE);
 
     BackupApplier(KvStore store, UnfinishedKeys unfinished, BackupCounters counters, int maxHeldKeyPackets) {
-        this(store, unfinished, new UnfinishedKeys(unfinished.maxKeys()), counters, maxHeldKeyPackets);
+        this(store, unfinished, new UnfinishedKeys(unfinished.maxKeys()), counters, maxHeldKeyPackets, WriteStages.OFF);
     }
 
+    /** @param stages where each applied value is marked (a benchmark's; else {@link WriteStages#OFF}) */
     BackupApplier(
             KvStore store,
             UnfinishedKeys unfinished,
             UnfinishedKeys asyncValues,
             BackupCounters counters,
-            int maxHeldKeyPackets) {
+            int maxHeldKeyPackets,
+            WriteStages stages) {
+        this.stages = stages;
         this.store = store;
         this.unfinished = unfinished;
         this.asyncValues = asyncValues;
@@ -652,7 +656,7 @@ final class BackupApplier {
     }
 
     private Outcome outcome(boolean written, boolean unawaited) {
-        WriteStages.mark(WriteStages.Stage.APPLIED);
+        stages.mark(WriteStages.Stage.APPLIED);
         if (written) {
             counters.valuesApplied.increment();
             return Outcome.APPLIED;

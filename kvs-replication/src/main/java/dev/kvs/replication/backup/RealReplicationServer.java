@@ -2,6 +2,7 @@ package dev.kvs.replication.backup;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.failback.Handback;
@@ -55,6 +56,9 @@ final class RealReplicationServer implements ReplicationServer {
     final BackupCounters counters = new BackupCounters();
     final BackupRefusals refusals = new BackupRefusals();
     final BackupApplier applier;
+    /** Where the stages of each write are marked for a benchmark (its value's frames read, applied, acked). */
+    final WriteStages stages;
+
     final AssemblyBudget budget;
     private final ReceivedBytes received;
     private final LinkSecurity security;
@@ -86,12 +90,14 @@ final class RealReplicationServer implements ReplicationServer {
         this.node = b.node;
         this.config = b.config;
         this.unfinished = b.unfinished != null ? b.unfinished : new UnfinishedKeys(config.maxUnfinishedKeys());
+        this.stages = b.stages;
         this.applier = new BackupApplier(
                 store,
                 unfinished,
                 new UnfinishedKeys(config.maxUnfinishedKeys()),
                 counters,
-                config.maxHeldKeyPackets());
+                config.maxHeldKeyPackets(),
+                stages);
         this.budget = new AssemblyBudget(config.maxAssemblyBytes(), config.maxAssemblyBytesPerChannel());
         this.received = new ReceivedBytes(counters.bytesReceived);
         this.security = b.security;

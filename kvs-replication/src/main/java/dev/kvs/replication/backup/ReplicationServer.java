@@ -1,6 +1,7 @@
 package dev.kvs.replication.backup;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.auth.ClusterSecret;
 import dev.kvs.replication.auth.LinkSecurity;
 import io.netty.channel.EventLoopGroup;
@@ -103,8 +104,18 @@ public interface ReplicationServer extends AutoCloseable {
         UnfinishedKeys unfinished;
         LinkSecurity security = LinkSecurity.NONE;
         String peerHost;
+        WriteStages stages = WriteStages.OFF;
 
         Builder() {}
+
+        /**
+         * Where the stages of each write are marked as the backup passes them ({@code ./kvs bench jmh
+         * --stages}): the primary's {@code Replicator} is given the same. Default: {@link WriteStages#OFF}.
+         */
+        public Builder stages(WriteStages stages) {
+            this.stages = Objects.requireNonNull(stages, "stages == null");
+            return this;
+        }
 
         /**
          * The configured peer's host (a name or an address literal): connections from its addresses

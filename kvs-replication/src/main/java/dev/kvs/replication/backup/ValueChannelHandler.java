@@ -101,8 +101,8 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
      * answers its receipt at once if it asks for one ({@code sentNanos != 0}).
      */
     private void read(ChannelHandlerContext ctx, long sentNanos, Frame frame) {
-        WriteStages.mark(WriteStages.Stage.BACKUP_FIRST_READ);
-        WriteStages.markLast(WriteStages.Stage.BACKUP_LAST_READ);
+        server.stages.mark(WriteStages.Stage.BACKUP_FIRST_READ);
+        server.stages.markLast(WriteStages.Stage.BACKUP_LAST_READ);
         if (sentNanos != 0) {
             // the receipt goes before the values are applied: it measures the link, not the store
             long at = clock != null ? clock.lastReadNanos() : System.nanoTime();
@@ -196,7 +196,7 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
         if (writeDue) {
             ctx.flush();
             writeDue = false;
-            if (acking) WriteStages.mark(WriteStages.Stage.ACK_FLUSHED);
+            if (acking) server.stages.mark(WriteStages.Stage.ACK_FLUSHED);
         }
         if (lease.pauseIfOver()) {
             log.debug(

@@ -40,8 +40,12 @@ final class CommitWakeup {
     private volatile boolean valuesQueued;
     private final Runnable task = this::run;
 
-    CommitWakeup(Wake wake) {
+    private final WriteStages stages;
+
+    /** @param stages where the end of a client loop's turn is marked */
+    CommitWakeup(Wake wake, WriteStages stages) {
         this.wake = wake;
+        this.stages = stages;
     }
 
     /** Writes were committed; {@code queuedValues}: some of their values were queued to ship. */
@@ -62,7 +66,7 @@ final class CommitWakeup {
     }
 
     private void run() {
-        WriteStages.mark(WriteStages.Stage.CLIENT_TURN_ENDED);
+        stages.mark(WriteStages.Stage.CLIENT_TURN_ENDED);
         scheduled.set(false); // first: a commit after this schedules its own run
         boolean v = valuesQueued;
         if (v) valuesQueued = false;

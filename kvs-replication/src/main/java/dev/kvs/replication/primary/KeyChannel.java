@@ -143,7 +143,7 @@ final class KeyChannel {
         }
         if (wrote) {
             ch.flush();
-            WriteStages.mark(WriteStages.Stage.KEY_FLUSHED);
+            link.stages().mark(WriteStages.Stage.KEY_FLUSHED);
         }
     }
 
@@ -366,7 +366,7 @@ final class KeyChannel {
         protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
             if (f instanceof Frame.KeyAck a) {
                 if (resyncStart != null) resyncAcknowledged();
-                WriteStages.mark(WriteStages.Stage.KEY_ACKED);
+                link.stages().mark(WriteStages.Stage.KEY_ACKED);
                 link.keyLog().ack(a.upTo());
                 pump(ctx.channel()); // acks free room in the log: more may be sendable
             } else if (f instanceof Frame.Welcome w) {

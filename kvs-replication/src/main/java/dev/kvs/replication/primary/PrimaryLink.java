@@ -1,13 +1,14 @@
 package dev.kvs.replication.primary;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.auth.LinkSecurity;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.function.Supplier;
 
-/** What the key and value channels of one primary share. */
+/** What the key and value channels of one primary share ({@code stages}: what they mark for a benchmark). */
 record PrimaryLink(
         ReplicatorConfig config,
         KvStore store,
@@ -20,7 +21,8 @@ record PrimaryLink(
         StaleEpochListener onStaleEpoch,
         Runnable onConfirmed,
         LinkSecurity security,
-        Supplier<String> clientAddress) {
+        Supplier<String> clientAddress,
+        WriteStages stages) {
 
     /**
      * The client address to advertise in the key channel's {@code Hello}: what {@link #clientAddress}

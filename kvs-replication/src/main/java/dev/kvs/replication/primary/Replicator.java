@@ -1,6 +1,5 @@
 package dev.kvs.replication.primary;
 
-import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueStage;
@@ -65,6 +64,7 @@ public final class Replicator implements ReplicationLink {
     private final Thread shipperThread;
     private final ExecutorService resyncExecutor;
     private final String peerText;
+    private final WriteStages stages;
 
     /** A builder of a {@link Replicator}: what to replicate, to whom, and who hears of the peer's answers. */
     public static Builder builder() {
@@ -86,8 +86,18 @@ public final class Replicator implements ReplicationLink {
         private LinkSecurity security = LinkSecurity.NONE;
         private Supplier<String> clientAddress = () -> "";
         private LongSupplier arrivalClock = System::nanoTime;
+        private WriteStages stages = WriteStages.OFF;
 
         private Builder() {}
+
+        /**
+         * Where the stages of each write are marked as replication passes them ({@code ./kvs bench jmh
+         * --stages}): give the backup's {@code ReplicationServer} the same. Default: {@link WriteStages#OFF}.
+         */
+        public Builder stages(WriteStages stages) {
+            this.stages = Objects.requireNonNull(stages, "stages == null");
+            return this;
+        }
 
         /**
          * This node's client (RESP) address, {@code host:port}, sent to the backup in the key channel's
@@ -213,7 +223,9 @@ public final class Replicator implements ReplicationLink {
                 b.onStaleEpoch::accept,
                 b.onConfirmed,
                 b.security,
-                b.clientAddress);
+                b.clientAddress,
+                b.stages);
+        this.stages = b.stages;
         this.resyncExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "kvs-resync"));
         this.afterReplyWindowNanos = config.heartbeatInterval().isZero()
                 ? TimeUnit.SECONDS.toNanos(1)
@@ -224,9 +236,9 @@ public final class Replicator implements ReplicationLink {
         this.refusalRetries = group.next()
                 .scheduleWithFixedDelay(
                         refusals::retry, RefusedValues.RETRY_NANOS, RefusedValues.RETRY_NANOS, TimeUnit.NANOSECONDS);
-        this.staged = new StagedValues(pending::signal);
+        this.staged = new StagedValues(pending::signal, stages);
         this.shipper = new ValueShipper(link, valueChannels, staged);
-        this.wakeup = new CommitWakeup(this::wake);
+        this.wakeup = new CommitWakeup(this::wake, stages);
         this.timeouts = new WriteTimeouts(config.writeTimeout().toMillis(), group.next());
         this.shipperThread = daemon(shipper, "kvs-value-shipper");
         shipperThread.start();
@@ -261,7 +273,7 @@ public final class Replicator implements ReplicationLink {
 
     private void turn() {
         turnScheduled.set(false); // first: a commit after this schedules its own turn
-        WriteStages.mark(WriteStages.Stage.REPLICATION_TURN);
+        stages.mark(WriteStages.Stage.REPLICATION_TURN);
         boolean values = valuesDue;
         if (values) valuesDue = false;
         keyChannel.pumpHere();
@@ -381,16 +393,6 @@ public final class Replicator implements ReplicationLink {
         }
 
         @Override
-        public TxId put(byte[] key, byte[] value, long expireAtMillis) {
-            return put(key, value, Checksums.crc32c(value), expireAtMillis);
-        }
-
-        @Override
-        public TxId put(byte[] key, byte[] value, int checksum, long expireAtMillis) {
-            return order(Op.PUT, key, value.length, checksum, expireAtMillis);
-        }
-
-        @Override
         public TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
             return order(Op.PUT, key, valueLength, checksum, expireAtMillis);
         }
@@ -426,12 +428,7 @@ public final class Replicator implements ReplicationLink {
         }
 
         @Override
-        public TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
-            return rename(source, key, value, Checksums.crc32c(value), expireAtMillis);
-        }
-
-        @Override
-        public TxId rename(byte[] source, byte[] key, byte[] value, int checksum, long expireAtMillis) {
+        public TxId rename(byte[] source, byte[] key, int valueLength, int checksum, long expireAtMillis) {
             if (mode == ReplicationMode.ASYNC) {
                 // no RENAME in async mode (nothing is fenced): the delete and the value travel as two
                 // async writes, each with its own TxId (acks name TxIds), so the backup may apply one
@@ -441,22 +438,22 @@ public final class Replicator implements ReplicationLink {
                 ship(source, deleted, 0);
                 TxId t = keyLog.reserve(Op.ASYNC, key, 0, 0);
                 txIds.add(t);
-                ship(key, t, value.length);
+                ship(key, t, valueLength);
                 return t;
             }
-            TxId t = keyLog.reserve(Op.RENAME, key, value.length, checksum, expireAtMillis, source);
+            TxId t = keyLog.reserve(Op.RENAME, key, valueLength, checksum, expireAtMillis, source);
             txIds.add(t);
             // only the value is shipped, again under its new name at t: the backup may not have the
             // source's value yet (it applies the rename from its own copy when it has; this then arrives
             // superseded). The source's delete needs no value: the backup writes its tombstone at t from
             // the key packet. One value per TxId: value acks name TxIds only.
-            ship(key, t, value.length);
+            ship(key, t, valueLength);
             return t;
         }
 
         @Override
         public CompletableFuture<Void> commit() {
-            WriteStages.mark(WriteStages.Stage.COMMITTED);
+            stages.mark(WriteStages.Stage.COMMITTED);
             for (TxId t : txIds) keyLog.commit(t);
             boolean queued = false;
             // sync: each value's waiter is registered with it, so the shipper knows, as soon as it can take

@@ -39,9 +39,15 @@ final class StagedValues {
     private final AtomicLong cancelled = new AtomicLong();
     private final AtomicLong bytesSent = new AtomicLong();
 
-    /** @param wake wakes the shipper (it may be waiting for work) */
-    StagedValues(Runnable wake) {
+    private final WriteStages stages;
+
+    /**
+     * @param wake wakes the shipper (it may be waiting for work)
+     * @param stages where a value's first readable chunk is marked
+     */
+    StagedValues(Runnable wake, WriteStages stages) {
         this.wake = wake;
+        this.stages = stages;
     }
 
     /**
@@ -53,6 +59,7 @@ final class StagedValues {
         final byte[] key;
         final ValueStage stage;
         private final Runnable wake;
+        private final WriteStages stages;
         /** Bytes of the stage readable now. */
         volatile int readable;
         /** The header the commit wrote, or null. */
@@ -71,11 +78,12 @@ final class StagedValues {
         /** Bytes sent on {@link #stream}. */
         int shipped;
 
-        Staged(long id, byte[] key, ValueStage stage, Runnable wake) {
+        Staged(long id, byte[] key, ValueStage stage, Runnable wake, WriteStages stages) {
             this.id = id;
             this.key = key;
             this.stage = stage;
             this.wake = wake;
+            this.stages = stages;
         }
 
         int length() {
@@ -89,7 +97,7 @@ final class StagedValues {
 
         @Override
         public void readable(int readable) {
-            WriteStages.mark(WriteStages.Stage.FIRST_READABLE);
+            stages.mark(WriteStages.Stage.FIRST_READABLE);
             this.readable = readable;
             wake.run();
         }
@@ -126,7 +134,7 @@ final class StagedValues {
             count.decrementAndGet();
             return false;
         }
-        Staged s = new Staged(ids.incrementAndGet(), key, stage, wake);
+        Staged s = new Staged(ids.incrementAndGet(), key, stage, wake, stages);
         stage.listen(s);
         values.add(s);
         return true;

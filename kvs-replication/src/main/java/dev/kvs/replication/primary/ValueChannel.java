@@ -87,7 +87,7 @@ final class ValueChannel {
             if (f instanceof Frame.ValueReceipt r) {
                 link.flow().received(stream, r.bytes(), r.sentNanos(), r.receivedNanos(), System.nanoTime());
             } else if (f instanceof Frame.ValueAck a) {
-                WriteStages.mark(WriteStages.Stage.VALUE_ACKED);
+                link.stages().mark(WriteStages.Stage.VALUE_ACKED);
                 for (TxId t : a.txIds()) {
                     ByteKey k = link.pending().acked(t);
                     if (k != null) refusals.landed(k, t);

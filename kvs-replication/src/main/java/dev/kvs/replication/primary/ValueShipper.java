@@ -114,7 +114,7 @@ final class ValueShipper implements Runnable {
     }
 
     ValueShipper(PrimaryLink link, List<ValueChannel> streams) {
-        this(link, streams, new StagedValues(link.pending()::signal));
+        this(link, streams, new StagedValues(link.pending()::signal, link.stages()));
     }
 
     ValueShipper(PrimaryLink link, List<ValueChannel> streams, StagedValues staged) {
@@ -794,9 +794,9 @@ final class ValueShipper implements Runnable {
     }
 
     /** For {@code ./kvs bench jmh --stages}: a value frame is about to be written. */
-    private static void valueFrameWritten() {
-        WriteStages.mark(WriteStages.Stage.FIRST_VALUE_FRAME);
-        WriteStages.markLast(WriteStages.Stage.LAST_VALUE_FRAME);
+    private void valueFrameWritten() {
+        link.stages().mark(WriteStages.Stage.FIRST_VALUE_FRAME);
+        link.stages().markLast(WriteStages.Stage.LAST_VALUE_FRAME);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.kvs.replication.backup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.internal.HeapKvStore;
@@ -145,7 +146,7 @@ class FrameIntegrityTest {
     /** Writes {@link #KEY} in sync mode; completes once the backup has it. */
     private CompletableFuture<?> write() {
         WriteOrder order = replicator.begin(ReplicationMode.SYNC);
-        primaryStore.put(KEY, StoredValue.complete(order.put(KEY, VALUE), VALUE));
+        primaryStore.put(KEY, StoredValue.complete(order.put(KEY, VALUE.length, Checksums.crc32c(VALUE), 0), VALUE));
         return order.commit();
     }
 
@@ -184,7 +185,7 @@ class FrameIntegrityTest {
         new Random(7).nextBytes(big);
         WriteOrder order = replicator.begin(ReplicationMode.SYNC);
         byte[] bigKey = "big".getBytes(StandardCharsets.UTF_8);
-        primaryStore.put(bigKey, StoredValue.complete(order.put(bigKey, big), big));
+        primaryStore.put(bigKey, StoredValue.complete(order.put(bigKey, big.length, Checksums.crc32c(big), 0), big));
         order.commit().orTimeout(20, TimeUnit.SECONDS).join();
 
         assertThat(store.get(KEY).value()).isEqualTo(VALUE);

@@ -3,6 +3,7 @@ package dev.kvs.replication.backup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;
 import dev.kvs.replication.ReplicationMode;
@@ -22,7 +23,7 @@ final class SyncWrite {
         byte[] key = "k".getBytes(StandardCharsets.UTF_8);
         byte[] v = value.getBytes(StandardCharsets.UTF_8);
         WriteOrder order = r.begin(ReplicationMode.SYNC);
-        primary.put(key, StoredValue.complete(order.put(key, v), v));
+        primary.put(key, StoredValue.complete(order.put(key, v.length, Checksums.crc32c(v), 0), v));
         order.commit().orTimeout(20, TimeUnit.SECONDS).join();
 
         assertThat(backup.get(key).value()).isEqualTo(v);

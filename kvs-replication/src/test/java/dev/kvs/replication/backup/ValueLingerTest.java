@@ -2,6 +2,7 @@ package dev.kvs.replication.backup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.internal.HeapKvStore;
@@ -77,12 +78,12 @@ class ValueLingerTest {
         byte[] bigKey = "big".getBytes(StandardCharsets.UTF_8);
         byte[] big = new byte[32 << 20];
         WriteOrder bigWrite = replicator.begin(ReplicationMode.ID_FIRST);
-        primaryStore.put(bigKey, StoredValue.complete(bigWrite.put(bigKey, big), big));
+        primaryStore.put(bigKey, StoredValue.complete(bigWrite.put(bigKey, big.length, Checksums.crc32c(big), 0), big));
         bigWrite.commit();
         byte[] key = "small".getBytes(StandardCharsets.UTF_8);
         byte[] value = "waited for".getBytes(StandardCharsets.UTF_8);
         WriteOrder order = replicator.begin(ReplicationMode.SYNC);
-        primaryStore.put(key, StoredValue.complete(order.put(key, value), value));
+        primaryStore.put(key, StoredValue.complete(order.put(key, value.length, Checksums.crc32c(value), 0), value));
         long t0 = System.nanoTime();
         order.commit().orTimeout(30, TimeUnit.SECONDS).join();
         System.out.println("sync write behind a 32 MiB value: "

@@ -2,6 +2,7 @@ package dev.kvs.replication.primary;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.auth.LinkSecurity;
 import java.net.InetAddress;
@@ -24,7 +25,8 @@ class AdvertisedClientAddressTest {
                 e -> {},
                 () -> {},
                 LinkSecurity.NONE,
-                address);
+                address,
+                WriteStages.OFF);
     }
 
     private static InetSocketAddress local(String ip) throws Exception {

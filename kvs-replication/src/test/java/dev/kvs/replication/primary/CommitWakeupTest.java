@@ -2,6 +2,7 @@ package dev.kvs.replication.primary;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvs.core.WriteStages;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -19,10 +20,12 @@ class CommitWakeupTest {
     /** What was woken, in order: "keys" or "values". */
     private final List<String> woken = Collections.synchronizedList(new ArrayList<>());
 
-    private final CommitWakeup wakeup = new CommitWakeup(values -> {
-        woken.add("keys");
-        if (values) woken.add("values");
-    });
+    private final CommitWakeup wakeup = new CommitWakeup(
+            values -> {
+                woken.add("keys");
+                if (values) woken.add("values");
+            },
+            WriteStages.OFF);
 
     @AfterEach
     void close() {
@@ -71,9 +74,11 @@ class CommitWakeupTest {
         // many values were queued when it ran: every value must be followed by one
         AtomicLong queued = new AtomicLong();
         AtomicLong covered = new AtomicLong();
-        CommitWakeup counted = new CommitWakeup(values -> {
-            if (values) covered.accumulateAndGet(queued.get(), Math::max);
-        });
+        CommitWakeup counted = new CommitWakeup(
+                values -> {
+                    if (values) covered.accumulateAndGet(queued.get(), Math::max);
+                },
+                WriteStages.OFF);
         EventLoop a = group.next();
         EventLoop b = group.next();
         for (int turn = 0; turn < 500; turn++) {

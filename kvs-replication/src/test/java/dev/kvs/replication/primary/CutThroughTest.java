@@ -113,7 +113,7 @@ class CutThroughTest {
 
     private CompletableFuture<Void> put(ReplicationMode mode, byte[] key, byte[] value) {
         WriteOrder order = replicator.begin(mode);
-        primaryStore.put(key, StoredValue.complete(order.put(key, value), value));
+        primaryStore.put(key, StoredValue.complete(order.put(key, value.length, Checksums.crc32c(value), 0), value));
         return order.commit();
     }
 

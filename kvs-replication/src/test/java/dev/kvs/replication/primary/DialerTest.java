@@ -3,6 +3,7 @@ package dev.kvs.replication.primary;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.auth.LinkSecurity;
@@ -26,7 +27,19 @@ class DialerTest {
         ReplicatorConfig config = ReplicatorConfig.builder().flowControl(flow).build();
         InetSocketAddress peer = new InetSocketAddress("127.0.0.1", server.getLocalPort());
         PrimaryLink link = new PrimaryLink(
-                config, null, null, null, null, "c", "n", peer, e -> {}, () -> {}, LinkSecurity.NONE, () -> "");
+                config,
+                null,
+                null,
+                null,
+                null,
+                "c",
+                "n",
+                peer,
+                e -> {},
+                () -> {},
+                LinkSecurity.NONE,
+                () -> "",
+                WriteStages.OFF);
         return Dialer.dial(link, group, kind, new ChannelInboundHandlerAdapter())
                 .sync()
                 .channel();

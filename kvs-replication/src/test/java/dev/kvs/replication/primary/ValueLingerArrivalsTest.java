@@ -3,6 +3,7 @@ package dev.kvs.replication.primary;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.internal.HeapKvStore;
@@ -78,7 +79,7 @@ class ValueLingerArrivalsTest {
     private void write(String key, byte[] value) {
         byte[] k = key.getBytes(StandardCharsets.UTF_8);
         WriteOrder order = replicator.begin(ReplicationMode.ID_FIRST);
-        primaryStore.put(k, StoredValue.complete(order.put(k, value), value));
+        primaryStore.put(k, StoredValue.complete(order.put(k, value.length, Checksums.crc32c(value), 0), value));
         order.commit().orTimeout(30, TimeUnit.SECONDS).join(); // id-first: the key's ack
     }
 

@@ -100,7 +100,9 @@ class ValueShipperFailuresTest {
     /** Orders, stores and commits a write of {@code value} to every one of {@code keys}, as one write (MSET). */
     private CompletableFuture<Void> put(ReplicationMode mode, List<byte[]> keys, byte[] value) {
         WriteOrder order = replicator.begin(mode);
-        for (byte[] key : keys) primaryStore.put(key, StoredValue.complete(order.put(key, value), value));
+        for (byte[] key : keys)
+            primaryStore.put(
+                    key, StoredValue.complete(order.put(key, value.length, Checksums.crc32c(value), 0), value));
         return order.commit();
     }
 
@@ -166,8 +168,13 @@ class ValueShipperFailuresTest {
                 : null;
         byte[] value = random(new Random(length), length);
         WriteOrder order = replicator.begin(ReplicationMode.SYNC);
-        primaryStore.put(bytes("a"), StoredValue.complete(order.put(bytes("a"), bytes("va")), bytes("va")));
-        primaryStore.put(bytes("k"), StoredValue.complete(order.put(bytes("k"), value), value));
+        primaryStore.put(
+                bytes("a"),
+                StoredValue.complete(
+                        order.put(bytes("a"), bytes("va").length, Checksums.crc32c(bytes("va")), 0), bytes("va")));
+        primaryStore.put(
+                bytes("k"),
+                StoredValue.complete(order.put(bytes("k"), value.length, Checksums.crc32c(value), 0), value));
         order.commit().orTimeout(20, TimeUnit.SECONDS).join();
 
         assertThat(thrown).as("reads of k that threw").hasValue(1);

@@ -3,6 +3,7 @@ package dev.kvs.replication.primary;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.internal.HeapKvStore;
@@ -90,7 +91,7 @@ class ValueShippingOnTheLoopTest {
     /** Writes {@code value} to {@code key} in {@code mode}: ordered, stored, committed (as the server does). */
     private CompletableFuture<Void> write(ReplicationMode mode, byte[] key, byte[] value) {
         WriteOrder order = replicator.begin(mode);
-        primaryStore.put(key, StoredValue.complete(order.put(key, value), value));
+        primaryStore.put(key, StoredValue.complete(order.put(key, value.length, Checksums.crc32c(value), 0), value));
         return order.commit();
     }
 

@@ -60,11 +60,6 @@ public final class AckOnDemandReplication implements ReplicationLink {
             private final CompletableFuture<Void> ack = new CompletableFuture<>();
 
             @Override
-            public TxId put(byte[] key, byte[] value, long expireAtMillis) {
-                return next();
-            }
-
-            @Override
             public TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
                 return next();
             }
@@ -80,7 +75,7 @@ public final class AckOnDemandReplication implements ReplicationLink {
             }
 
             @Override
-            public TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
+            public TxId rename(byte[] source, byte[] key, int valueLength, int checksum, long expireAtMillis) {
                 return next();
             }
 

@@ -20,6 +20,7 @@ import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.role.RoleChangeException;
 import dev.kvs.server.internal.role.RoleEvents;
 import dev.kvs.server.internal.role.RoleMachine;
+import dev.kvs.server.internal.write.LastWrite;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
@@ -157,7 +158,11 @@ public final class Failover implements RoleEvents, AutoCloseable {
         }
         if (was) {
             // the stale older value, if any, goes: an ordered (replicated) delete
-            writes.update(config.mode(), key, (h, order) -> h == null ? Write.keep() : order.remove(key))
+            writes.update(
+                            config.mode(),
+                            LastWrite.NONE,
+                            key,
+                            (h, order) -> h == null ? Write.keep() : order.remove(key))
                     .replicated()
                     .whenComplete((v, e) -> {
                         if (e != null)

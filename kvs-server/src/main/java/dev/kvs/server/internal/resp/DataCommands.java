@@ -18,6 +18,7 @@ import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
+import dev.kvs.server.internal.write.LastWrite;
 import dev.kvs.server.internal.write.NotWritableException;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -77,7 +78,7 @@ final class DataCommands {
             if (!gate.active()) return command.execute(s, a);
             List<CompletableFuture<Void>> waits = null;
             for (int i = 1; i < a.length; i += step) {
-                expireFenced(gate, a[i]);
+                expireFenced(gate, a[i], write ? s.lastWrite : LastWrite.NONE);
                 String refusal = gate.refusal(a[i], write);
                 if (refusal != null) return Replies.error(refusal);
                 if (!write && gate.mustWait(a[i])) {
@@ -104,14 +105,16 @@ final class DataCommands {
     /**
      * A fenced key (unfinished or lost after a promotion) whose expiry, carried by its key packet, has
      * passed is absent, not fenced: it leaves the fence, and whatever older record of it this node
-     * holds is deleted (a replicated write), so a read cannot serve the value it replaced.
+     * holds is deleted (a replicated write), so a read cannot serve the value it replaced. A write
+     * command's {@code WAIT} counts that delete as one of its writes ({@code last}).
      */
-    private void expireFenced(ReadGate gate, byte[] key) {
+    private void expireFenced(ReadGate gate, byte[] key, LastWrite last) {
         TxId fencedBy = gate.expiredFence(key, reads.nowMillis());
         if (fencedBy == null) return;
         try {
             writes.update(
                     node.mode(),
+                    last,
                     key,
                     (h, order) -> h != null && h.txId().isBefore(fencedBy) ? order.remove(key) : Write.keep());
         } catch (KvsException e) {
@@ -146,13 +149,13 @@ final class DataCommands {
 
     private RedisMessage del(Session s, byte[][] a) {
         if (a.length == 2) {
-            Writes.Done<Write> w =
-                    writes.update(mode(s), a[1], (h, order) -> live(h) ? order.remove(a[1]) : Write.keep());
+            Writes.Done<Write> w = writes.update(
+                    mode(s), s.lastWrite, a[1], (h, order) -> live(h) ? order.remove(a[1]) : Write.keep());
             return answer(w.replicated(), w.result() == Write.remove() ? Replies.ONE : Replies.ZERO);
         }
         List<byte[]> keys = Arrays.asList(a).subList(1, a.length);
         long[] removed = new long[1];
-        Writes.Done<List<Write>> w = writes.updateAll(mode(s), keys, (headers, order) -> {
+        Writes.Done<List<Write>> w = writes.updateAll(mode(s), s.lastWrite, keys, (headers, order) -> {
             List<Write> out = new ArrayList<>(headers.size());
             // a key named twice is removed once
             Set<ByteBuffer> seen = new HashSet<>();
@@ -204,7 +207,7 @@ final class DataCommands {
         int n = (a.length - 1) / 2;
         List<byte[]> keys = new ArrayList<>(n);
         for (int i = 0; i < n; i++) keys.add(a[1 + 2 * i]);
-        Writes.Done<List<Write>> w = writes.updateAll(mode(s), keys, (headers, order) -> {
+        Writes.Done<List<Write>> w = writes.updateAll(mode(s), s.lastWrite, keys, (headers, order) -> {
             List<Write> out = new ArrayList<>(n);
             for (int i = 0; i < n; i++) out.add(order.put(keys.get(i), a[2 + 2 * i]));
             return out;

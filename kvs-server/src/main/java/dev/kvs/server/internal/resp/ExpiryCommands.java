@@ -172,22 +172,23 @@ final class ExpiryCommands {
         }
         if (!o.nx && !o.xx && !o.get && !o.keepTtl) {
             CompletableFuture<Void> written = staged != null
-                    ? writes.putStaged(data.mode(s), key, staged.stage(), staged.checksum(), expireAt)
-                    : writes.put(data.mode(s), key, value, expireAt); // no read
+                    ? writes.putStaged(data.mode(s), s.lastWrite, key, staged.stage(), staged.checksum(), expireAt)
+                    : writes.put(data.mode(s), s.lastWrite, key, value, expireAt); // no read
             return DataCommands.answer(written, Replies.OK);
         }
         long newExpiry = expireAt;
         if (staged != null && !o.get) { // decided from the key's header: the staged value is not copied
-            Writes.Done<Boolean> w = writes.putStagedIf(data.mode(s), key, staged.stage(), staged.checksum(), h -> {
-                boolean present = h != null && h.state() != RecordState.TOMBSTONE;
-                if ((o.nx && present) || (o.xx && !present)) return Writes.KEEP;
-                return o.keepTtl ? (present ? h.expireAtMillis() : RecordHeader.NO_EXPIRY) : newExpiry;
-            });
+            Writes.Done<Boolean> w =
+                    writes.putStagedIf(data.mode(s), s.lastWrite, key, staged.stage(), staged.checksum(), h -> {
+                        boolean present = h != null && h.state() != RecordState.TOMBSTONE;
+                        if ((o.nx && present) || (o.xx && !present)) return Writes.KEEP;
+                        return o.keepTtl ? (present ? h.expireAtMillis() : RecordHeader.NO_EXPIRY) : newExpiry;
+                    });
             return DataCommands.answer(w.replicated(), w.result() ? Replies.OK : Replies.NIL);
         }
         byte[] whole = staged != null ? staged.stage().toArray() : value; // GET: the old value is read
         byte[][] old = new byte[1][];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
             boolean present = v != null && v.state() != RecordState.TOMBSTONE;
             if (present && v.state() == RecordState.COMPLETE) old[0] = v.value();
             if ((o.nx && present) || (o.xx && !present)) return Write.keep();
@@ -203,7 +204,7 @@ final class ExpiryCommands {
     private RedisMessage setEx(Session s, byte[][] a, long unitMillis, String command) {
         Object at = absoluteExpiry(a[2], unitMillis, true, reads.nowMillis(), command);
         if (at instanceof String error) return Replies.error(error);
-        return DataCommands.answer(writes.put(data.mode(s), a[1], a[3], (Long) at), Replies.OK);
+        return DataCommands.answer(writes.put(data.mode(s), s.lastWrite, a[1], a[3], (Long) at), Replies.OK);
     }
 
     private RedisMessage getEx(Session s, byte[][] a) {
@@ -223,7 +224,7 @@ final class ExpiryCommands {
         }
         long newExpiry = expireAt;
         byte[][] value = new byte[1][];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
             if (!complete(v)) return Write.keep();
             value[0] = v.value();
             if (o.persist) return v.header().hasExpiry() ? order.put(key, v.value()) : Write.keep();
@@ -272,7 +273,7 @@ final class ExpiryCommands {
         long at = when + base;
         int f = flags;
         byte[] key = a[1];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
             if (!complete(v)) return Write.keep();
             long current = v.expireAtMillis(); // NO_EXPIRY: none, an infinite TTL
             boolean has = current != RecordHeader.NO_EXPIRY;
@@ -289,7 +290,7 @@ final class ExpiryCommands {
 
     private RedisMessage persist(Session s, byte[][] a) {
         byte[] key = a[1];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
             if (!complete(v) || !v.header().hasExpiry()) return Write.keep();
             return order.put(key, v.value()); // the value again, without expiry
         });

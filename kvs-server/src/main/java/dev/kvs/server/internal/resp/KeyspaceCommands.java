@@ -165,7 +165,7 @@ final class KeyspaceCommands {
         if (timeout < 0) return Replies.error("ERR timeout is negative");
         ReplicatorStatus status = node.roles().current().replicationStatus();
         boolean replicates = !status.state().equals("none");
-        WriteOrder last = s.lastWrite;
+        WriteOrder last = s.lastWrite.order();
         CompletableFuture<Void> confirmed;
         CompletableFuture<Void> poll = null;
         if (!replicates) {

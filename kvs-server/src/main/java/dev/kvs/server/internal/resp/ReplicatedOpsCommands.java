@@ -76,7 +76,7 @@ final class ReplicatedOpsCommands {
             RecordHeader seen = v.header();
             boolean[] changed = new boolean[1];
             boolean[] exists = new boolean[1];
-            Writes.Done<List<Write>> w = writes.updateAll(data.mode(s), List.of(src, dst), (h, order) -> {
+            Writes.Done<List<Write>> w = writes.updateAll(data.mode(s), s.lastWrite, List.of(src, dst), (h, order) -> {
                 if (!Objects.equals(h.get(0), seen)) { // written since we read its value: read again
                     changed[0] = true;
                     return List.of(Write.keep(), Write.keep());

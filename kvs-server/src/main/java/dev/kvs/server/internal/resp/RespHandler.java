@@ -3,12 +3,10 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.ReplicationMode;
-import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeMetrics;
 import dev.kvs.server.internal.role.NodeRole;
-import dev.kvs.server.internal.write.Writes;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -57,6 +55,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     static final long REPLY_SOFT_LIMIT = 4 << 20;
 
     private final NodeContext node;
+    /** Where a command's dispatch and its reply are marked for a benchmark. */
+    private final WriteStages stages;
+
     private final CommandTable table;
     private final ClientStats stats;
     private final NodeMetrics metrics;
@@ -138,8 +139,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             ProtectedMode protectedMode,
             ClientWarnings warnings,
             AclLog aclLog,
-            ClientMemory.Account memory) {
+            ClientMemory.Account memory,
+            WriteStages stages) {
         this.node = node;
+        this.stages = stages;
         this.warnings = warnings;
         this.aclLog = aclLog;
         this.memory = memory;
@@ -237,7 +240,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void handle(ChannelHandlerContext ctx, RespCommand command) {
-        WriteStages.mark(WriteStages.Stage.DISPATCHED);
+        stages.mark(WriteStages.Stage.DISPATCHED);
         if (command.error() != null) {
             stats.protocolErrors.increment();
             reply(ctx, Replies.error(command.error()), null);
@@ -430,10 +433,6 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         } catch (KvsException e) {
             result = DataCommands.storeError(e);
         }
-        if (spec.has(CommandSpec.WRITE)) {
-            WriteOrder order = Writes.takeLastCommitted();
-            if (order != null) session.lastWrite = order; // for WAIT
-        }
         long nanos = System.nanoTime() - start;
         if (result == Replies.WRONGPASS) stats.aclDeniedAuth.increment();
         stats.commandsProcessed.increment();
@@ -587,7 +586,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.write(m, ctx.voidPromise());
-        WriteStages.mark(WriteStages.Stage.REPLY_WRITTEN);
+        stages.mark(WriteStages.Stage.REPLY_WRITTEN);
         writtenSinceFlush = true;
     }
 

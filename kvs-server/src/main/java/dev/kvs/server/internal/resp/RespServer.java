@@ -1,13 +1,11 @@
 package dev.kvs.server.internal.resp;
 
-import dev.kvs.core.ValueStage;
-import dev.kvs.replication.ReplicationMode;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.wire.Transports;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.PackedEventLoops;
 import dev.kvs.server.internal.Transport;
-import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.tls.TlsFailures;
 import dev.kvs.server.internal.tls.TlsOnly;
 import io.netty.bootstrap.ServerBootstrap;
@@ -49,23 +47,32 @@ public final class RespServer {
     private final ClientWarnings warnings = new ClientWarnings();
     private final AclLog aclLog = new AclLog(System::currentTimeMillis);
     private final SslContext tls;
+    private final WriteStages stages;
     private Channel serverChannel;
     private ScheduledFuture<?> memorySweep;
 
     /** A plain-TCP client port. */
     public RespServer(NodeContext node) {
-        this(node, null);
+        this(node, null, WriteStages.OFF);
     }
 
-    /** A client port speaking TLS with {@code tls} only, or plain TCP if it is {@code null}. */
-    public RespServer(NodeContext node, SslContext tls) {
-        this(node, tls, System::nanoTime);
+    /**
+     * A client port speaking TLS with {@code tls} only, or plain TCP if it is {@code null}; marking each
+     * command's dispatch and reply in {@code stages} ({@link WriteStages#OFF} but for a benchmark).
+     */
+    public RespServer(NodeContext node, SslContext tls, WriteStages stages) {
+        this(node, tls, System::nanoTime, stages);
     }
 
-    /** As above, judging connections' idleness for {@code maxClientMemory} by {@code nanoClock} (tests). */
+    /** A plain-TCP port judging connections' idleness for {@code maxClientMemory} by {@code nanoClock} (tests). */
     RespServer(NodeContext node, SslContext tls, LongSupplier nanoClock) {
+        this(node, tls, nanoClock, WriteStages.OFF);
+    }
+
+    private RespServer(NodeContext node, SslContext tls, LongSupplier nanoClock, WriteStages stages) {
         this.node = node;
         this.tls = tls;
+        this.stages = stages;
         this.memory = new ClientMemory(node.config().maxClientMemory(), nanoClock);
         node.metrics()
                 .clientMemory(
@@ -145,9 +152,10 @@ public final class RespServer {
             RespHandler h = p.get(RespHandler.class);
             if (h != null) h.evictForMemory();
         });
-        RespHandler handler = new RespHandler(node, table, stats, decoder, protectedMode, warnings, aclLog, account);
+        RespHandler handler =
+                new RespHandler(node, table, stats, decoder, protectedMode, warnings, aclLog, account, stages);
         decoder.memory(account);
-        decoder.stager((key, length) -> stageOnPrimary(handler, key, length));
+        decoder.stager((key, length) -> node.writes().stage(handler.mode(), key, length));
         p.addLast("decoder", decoder);
         p.addLast("handler", handler);
     }
@@ -169,22 +177,6 @@ public final class RespServer {
                 budget,
                 RespCommandDecoder.MIN_BULK_CHUNK,
                 stager);
-    }
-
-    /**
-     * A store stage for {@code key}'s SET value of {@code length} bytes while this node is a primary (a
-     * backup refuses the SET: nothing to stage for), else null. With a backup, the value of a {@code sync}
-     * write (the connection's mode) may start to ship while it arrives ({@link
-     * dev.kvs.replication.ReplicationLink#shipWhileStaged}): such a write waits for its value anyway. An
-     * {@code id-first} write waits for its key packet's ack, which would queue behind its own value's bytes
-     * at the WAN's bottleneck (measured: 29 ms against 20 ms at 10 MiB); an {@code async} one waits for
-     * neither.
-     */
-    private ValueStage stageOnPrimary(RespHandler handler, byte[] key, int length) {
-        if (!(node.roles().current() instanceof NodeRole.Primary p)) return null;
-        ValueStage stage = node.store().stage(length);
-        if (p.link() != null && handler.mode() == ReplicationMode.SYNC) p.link().shipWhileStaged(key, stage);
-        return stage;
     }
 
     /** The port's counters; for INFO and tests. */

@@ -1,8 +1,8 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.replication.ReplicationMode;
-import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.config.UserConfig;
+import dev.kvs.server.internal.write.LastWrite;
 import io.netty.buffer.ByteBufAllocator;
 
 /** Per-connection state. Confined to the connection's event loop. */
@@ -20,11 +20,8 @@ final class Session {
     ReplicationMode mode;
     /** Set by READONLY, cleared by READWRITE: reads may run on a backup. */
     boolean readonly;
-    /**
-     * The order of this connection's last write that ordered a TxId, or null: what {@code WAIT} waits
-     * for the backup to confirm.
-     */
-    WriteOrder lastWrite;
+    /** This connection's last write that ordered a TxId: what {@code WAIT} waits for the backup to confirm. */
+    final LastWrite lastWrite = new LastWrite();
 
     /**
      * The staged value of the command running now ({@link RespCommand#staged()}), for SET to take; the

@@ -83,7 +83,7 @@ final class StringCommands {
     private RedisMessage incrBy(Session s, byte[] key, long by) {
         String[] error = new String[1];
         long[] result = new long[1];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
             long current = 0;
             if (complete(v)) {
                 Long parsed = Args.parseLong(v.value());
@@ -105,7 +105,7 @@ final class StringCommands {
         byte[] key = a[1];
         String[] error = new String[1];
         byte[][] result = new byte[1][];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
             double current = 0;
             if (complete(v)) {
                 Double parsed = parseDouble(v.value());
@@ -127,7 +127,7 @@ final class StringCommands {
         byte[] key = a[1];
         String[] error = new String[1];
         long[] length = new long[1];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
             byte[] old = complete(v) ? v.value() : new byte[0];
             long total = (long) old.length + a[2].length;
             if (total > maxValueBytes()) return refuse(error, TOO_BIG);
@@ -143,7 +143,7 @@ final class StringCommands {
     private RedisMessage getSet(Session s, byte[][] a) {
         byte[] key = a[1];
         byte[][] old = new byte[1][];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
             old[0] = complete(v) ? v.value() : null;
             return order.put(key, a[2]);
         });
@@ -153,7 +153,7 @@ final class StringCommands {
     private RedisMessage getDel(Session s, byte[][] a) {
         byte[] key = a[1];
         byte[][] old = new byte[1][];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
             if (!complete(v)) return Write.keep();
             old[0] = v.value();
             return order.remove(key);
@@ -164,7 +164,10 @@ final class StringCommands {
     private RedisMessage setNx(Session s, byte[][] a) {
         byte[] key = a[1];
         Writes.Done<Write> w = writes.update(
-                data.mode(s), key, (h, order) -> DataCommands.live(h) ? Write.keep() : order.put(key, a[2]));
+                data.mode(s),
+                s.lastWrite,
+                key,
+                (h, order) -> DataCommands.live(h) ? Write.keep() : order.put(key, a[2]));
         return DataCommands.answer(w.replicated(), w.result() instanceof Write.Put ? Replies.ONE : Replies.ZERO);
     }
 
@@ -175,7 +178,7 @@ final class StringCommands {
         List<byte[]> keys = new ArrayList<>(n);
         for (int i = 0; i < n; i++) keys.add(a[1 + 2 * i]);
         boolean[] set = new boolean[1];
-        Writes.Done<List<Write>> w = writes.updateAll(data.mode(s), keys, (headers, order) -> {
+        Writes.Done<List<Write>> w = writes.updateAll(data.mode(s), s.lastWrite, keys, (headers, order) -> {
             List<Write> out = new ArrayList<>(n);
             for (RecordHeader h : headers) {
                 if (DataCommands.live(h)) {
@@ -236,7 +239,7 @@ final class StringCommands {
         byte[] key = a[1], patch = a[3];
         String[] error = new String[1];
         long[] length = new long[1];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
             byte[] old = complete(v) ? v.value() : null;
             if (patch.length == 0) {
                 length[0] = old == null ? 0 : old.length;

@@ -1,6 +1,7 @@
 package dev.kvs.server.internal.role;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.core.WriteStages;
 import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.backup.BackupNode;
@@ -17,15 +18,19 @@ public final class ReplicationLinks implements Links {
     private final EventLoopGroup group;
     private final EventLoopGroup valueGroup;
     private final LinkSecurity security;
+    private final WriteStages stages;
     /** The bound client port, once known (0 before). */
     private volatile int clientPort;
 
     /**
      * @param group the event loops of replication connections (null for a lone primary)
      * @param valueGroup the event loops of a backup's value channels
+     * @param stages where replication marks the stages of each write ({@link WriteStages#OFF} but for a benchmark)
      */
-    public ReplicationLinks(NodeConfig config, KvStore store, EventLoopGroup group, EventLoopGroup valueGroup) {
+    public ReplicationLinks(
+            NodeConfig config, KvStore store, EventLoopGroup group, EventLoopGroup valueGroup, WriteStages stages) {
         this.config = config;
+        this.stages = stages;
         this.store = store;
         this.group = group;
         this.valueGroup = valueGroup;
@@ -54,7 +59,7 @@ public final class ReplicationLinks implements Links {
                 .onStaleEpoch(onStaleEpoch)
                 .onConfirmed(onConfirmed)
                 .clientAddress(() -> config.advertisedClientAddress(clientPort != 0 ? clientPort : config.port()));
-        return b.security(security).start();
+        return b.security(security).stages(stages).start();
     }
 
     @Override
@@ -67,7 +72,8 @@ public final class ReplicationLinks implements Links {
                 .config(config.replicationListener().toBuilder()
                         .maxFrameBytes(config.replication().maxFrameBytes())
                         .build())
-                .listen(config.replicationBind(), config.replPort());
+                .listen(config.replicationBind(), config.replPort())
+                .stages(stages);
         config.peerAddress().ifPresent(peer -> b.peerHost(peer.getHostString()));
         return b.security(security).start();
     }

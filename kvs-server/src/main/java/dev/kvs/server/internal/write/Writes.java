@@ -13,7 +13,6 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
-import io.netty.util.concurrent.FastThreadLocal;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +28,9 @@ import java.util.function.ToLongFunction;
  * that key (so per key, TxId order is store order), then commit, or abort if the store write failed
  * (so the TxId sequence stays gap-free for the backup). A command only decides, per key, to keep it
  * or to write it through {@link Ordering}; it never sees a TxId. Thread-safe.
+ *
+ * <p>A client's write names the connection's {@link LastWrite}, where the write's order is kept for
+ * {@code WAIT}; the node's own writes (failover's resolutions, active expiry) name {@link LastWrite#NONE}.
  *
  * <p>Expiry: a decision never sees a record whose expiry has passed on this node's {@link #clock()}:
  * it gets {@code null}, as for an absent key (lazy expiry; the record itself is removed by active
@@ -90,14 +92,31 @@ public final class Writes {
     public record Done<T>(T result, CompletableFuture<Void> replicated) {}
 
     /** Writes {@code value} to {@code key} whatever it held: one store operation, no read. */
-    public CompletableFuture<Void> put(ReplicationMode mode, byte[] key, byte[] value) {
-        return put(mode, key, value, RecordHeader.NO_EXPIRY);
+    public CompletableFuture<Void> put(ReplicationMode mode, LastWrite last, byte[] key, byte[] value) {
+        return put(mode, last, key, value, RecordHeader.NO_EXPIRY);
     }
 
     /** Writes {@code value} to {@code key} expiring at {@code expireAtMillis}, whatever it held: no read. */
-    public CompletableFuture<Void> put(ReplicationMode mode, byte[] key, byte[] value, long expireAtMillis) {
-        return run(mode, order -> store.upsert(key, () -> order.complete(key, value, expireAtMillis)))
+    public CompletableFuture<Void> put(
+            ReplicationMode mode, LastWrite last, byte[] key, byte[] value, long expireAtMillis) {
+        return run(mode, last, order -> store.upsert(key, () -> order.complete(key, value, expireAtMillis)))
                 .replicated();
+    }
+
+    /**
+     * A store stage for {@code key}'s SET value of {@code length} bytes, for the client port to write the
+     * value into as it arrives, while this node is a primary (a backup refuses the SET: nothing to stage
+     * for), else null. With a backup, the value of a {@code sync} write ({@code mode}, the connection's)
+     * may start to ship while it arrives ({@link dev.kvs.replication.ReplicationLink#shipWhileStaged}):
+     * such a write waits for its value anyway. An {@code id-first} write waits for its key packet's ack,
+     * which would queue behind its own value's bytes at the WAN's bottleneck (measured: 29 ms against 20
+     * ms at 10 MiB); an {@code async} one waits for neither. The write itself is {@link #putStagedIf}.
+     */
+    public ValueStage stage(ReplicationMode mode, byte[] key, int length) {
+        if (!(roles.current() instanceof NodeRole.Primary p)) return null;
+        ValueStage stage = store.stage(length);
+        if (p.link() != null && mode == ReplicationMode.SYNC) p.link().shipWhileStaged(key, stage);
+        return stage;
     }
 
     /** What {@link #putStagedIf}'s expiry function returns to leave the key as it is. */
@@ -110,8 +129,9 @@ public final class Writes {
      * caller closes it either way.
      */
     public CompletableFuture<Void> putStaged(
-            ReplicationMode mode, byte[] key, ValueStage stage, int checksum, long expireAtMillis) {
-        return putStagedIf(mode, key, stage, checksum, h -> expireAtMillis).replicated();
+            ReplicationMode mode, LastWrite last, byte[] key, ValueStage stage, int checksum, long expireAtMillis) {
+        return putStagedIf(mode, last, key, stage, checksum, h -> expireAtMillis)
+                .replicated();
     }
 
     /**
@@ -122,9 +142,15 @@ public final class Writes {
      * @return whether the value was written
      */
     public Done<Boolean> putStagedIf(
-            ReplicationMode mode, byte[] key, ValueStage stage, int checksum, ToLongFunction<RecordHeader> expiry) {
+            ReplicationMode mode,
+            LastWrite last,
+            byte[] key,
+            ValueStage stage,
+            int checksum,
+            ToLongFunction<RecordHeader> expiry) {
         return run(
                 mode,
+                last,
                 order -> store.putStaged(key, stage, h -> {
                     long at = expiry.applyAsLong(live(h));
                     return at == KEEP ? null : order.completeStaged(key, stage.length(), checksum, at);
@@ -132,23 +158,29 @@ public final class Writes {
     }
 
     /** Decides, from its current header (null if absent or expired), what to do with {@code key}. */
-    public Done<Write> update(ReplicationMode mode, byte[] key, BiFunction<RecordHeader, Ordering, Write> decide) {
-        return run(mode, order -> store.update(key, h -> decide.apply(live(h), order)));
+    public Done<Write> update(
+            ReplicationMode mode, LastWrite last, byte[] key, BiFunction<RecordHeader, Ordering, Write> decide) {
+        return run(mode, last, order -> store.update(key, h -> decide.apply(live(h), order)));
     }
 
     /**
      * Decides, from its whole current record (value included; null if absent or expired), what to do
      * with {@code key}: a read-modify-write (INCR, APPEND) atomic with every other write of the key.
      */
-    public Done<Write> updateValue(ReplicationMode mode, byte[] key, BiFunction<StoredValue, Ordering, Write> decide) {
-        return run(mode, order -> store.updateValue(key, v -> decide.apply(live(v), order)));
+    public Done<Write> updateValue(
+            ReplicationMode mode, LastWrite last, byte[] key, BiFunction<StoredValue, Ordering, Write> decide) {
+        return run(mode, last, order -> store.updateValue(key, v -> decide.apply(live(v), order)));
     }
 
     /** Decides, from their headers (null where absent or expired), what to do with several keys, atomically. */
     public Done<List<Write>> updateAll(
-            ReplicationMode mode, List<byte[]> keys, BiFunction<List<RecordHeader>, Ordering, List<Write>> decide) {
+            ReplicationMode mode,
+            LastWrite last,
+            List<byte[]> keys,
+            BiFunction<List<RecordHeader>, Ordering, List<Write>> decide) {
         return run(
                 mode,
+                last,
                 order -> store.updateAll(keys, headers -> {
                     List<RecordHeader> live = new ArrayList<>(headers.size());
                     long now = clock.millis();
@@ -166,6 +198,7 @@ public final class Writes {
     public Done<Boolean> expire(ReplicationMode mode, byte[] key, long nowMillis) {
         Done<Write> d = run(
                 mode,
+                LastWrite.NONE,
                 order ->
                         store.update(key, h -> h != null && h.expiredAt(nowMillis) ? order.remove(key) : Write.keep()));
         return new Done<>(d.result() instanceof Write.Remove, d.replicated());
@@ -179,7 +212,8 @@ public final class Writes {
      * @return how many keys were deleted
      */
     public Done<Integer> expireAll(ReplicationMode mode, List<byte[]> keys, long nowMillis) {
-        Done<List<Write>> d = runOnce(mode, order -> store.updateAll(keys, expiring(keys, nowMillis, order)));
+        Done<List<Write>> d =
+                runOnce(mode, LastWrite.NONE, order -> store.updateAll(keys, expiring(keys, nowMillis, order)));
         int removed = 0;
         for (Write w : d.result()) if (w instanceof Write.Remove) removed++;
         return new Done<>(removed, d.replicated());
@@ -194,33 +228,12 @@ public final class Writes {
     }
 
     /**
-     * The order of the last write that ordered at least one TxId on this thread, kept until {@link
-     * #takeLastCommitted()}: the RESP handler takes it after each write command, for {@code WAIT}.
-     */
-    private static final FastThreadLocal<WriteOrder[]> LAST_COMMITTED = new FastThreadLocal<>() {
-        @Override
-        protected WriteOrder[] initialValue() {
-            return new WriteOrder[1];
-        }
-    };
-
-    /**
-     * The order of the last write committed on this thread since the previous call, or {@code null};
-     * forgets it. Its {@link WriteOrder#confirmed()} says when the backup confirmed it.
-     */
-    public static WriteOrder takeLastCommitted() {
-        WriteOrder[] slot = LAST_COMMITTED.get();
-        WriteOrder o = slot[0];
-        slot[0] = null;
-        return o;
-    }
-
-    /**
      * FLUSHDB: orders a flush and makes it take effect at once, inside {@link KvStore#exclusive} (no
      * write in progress): every record older than its TxId is hidden from every reader and writer from
      * then on ({@link KvStore#hideBefore}); writes ordered after it stay. The records are removed
      * afterwards, key by key, by {@link KvStore#removeBefore} with the returned TxId, which the caller
-     * runs off the event loops.
+     * runs off the event loops. A flush is not a connection's {@link LastWrite}: {@code WAIT} after it
+     * waits for the write before it.
      *
      * @return the flush's TxId, and when it may be answered in its replication mode
      */
@@ -240,7 +253,6 @@ public final class Writes {
         return new Done<>(t, order.commit());
     }
 
-    /** The write protocol: begin, the store write (ordering inside it), then commit, or abort if it failed. */
     /** Keys whose expiry has passed that a write refused for want of room deletes before it tries again. */
     static final int RECLAIM = 256;
 
@@ -251,25 +263,26 @@ public final class Writes {
      * not full: a write refused for want of room deletes up to {@link #RECLAIM} of them (replicated
      * deletes, as active expiry's; fenced keys excepted) and tries once more, so a burst of short TTLs
      * written faster than the expiry thread removes them does not refuse writes while they hold room.
+     * Those deletes count as the write's for {@code last}, as its own order does if it ordered a TxId.
      */
-    private <T> Done<T> run(ReplicationMode mode, Function<OrderingOf, T> storeWrite) {
+    private <T> Done<T> run(ReplicationMode mode, LastWrite last, Function<OrderingOf, T> storeWrite) {
         try {
-            return runOnce(mode, storeWrite);
+            return runOnce(mode, last, storeWrite);
         } catch (StoreFullException full) {
-            if (reclaimExpired(mode) == 0) throw full;
-            return runOnce(mode, storeWrite);
+            if (reclaimExpired(mode, last) == 0) throw full;
+            return runOnce(mode, last, storeWrite);
         }
     }
 
     /** Deletes up to {@link #RECLAIM} keys whose expiry has passed; fenced ones are left to their values. */
-    private int reclaimExpired(ReplicationMode mode) {
+    private int reclaimExpired(ReplicationMode mode, LastWrite last) {
         long now = clock.millis();
         List<byte[]> due = new ArrayList<>();
         for (byte[] key : store.expiredKeys(now, RECLAIM)) {
             if (roles.gate().refusal(key, true) == null) due.add(key);
         }
         if (due.isEmpty()) return 0;
-        Done<List<Write>> d = runOnce(mode, order -> store.updateAll(due, expiring(due, now, order)));
+        Done<List<Write>> d = runOnce(mode, last, order -> store.updateAll(due, expiring(due, now, order)));
         int removed = 0;
         for (Write w : d.result()) if (w instanceof Write.Remove) removed++;
         reclaimed.add(removed);
@@ -293,7 +306,11 @@ public final class Writes {
         };
     }
 
-    private <T> Done<T> runOnce(ReplicationMode mode, Function<OrderingOf, T> storeWrite) {
+    /**
+     * The write protocol: begin, the store write (ordering inside it), then commit, or abort if it failed;
+     * a write that ordered a TxId is {@code last}'s from then on.
+     */
+    private <T> Done<T> runOnce(ReplicationMode mode, LastWrite last, Function<OrderingOf, T> storeWrite) {
         WriteOrder order = begin(mode);
         OrderingOf ordering = new OrderingOf(order);
         T result;
@@ -304,7 +321,7 @@ public final class Writes {
             throw e;
         }
         CompletableFuture<Void> replicated = order.commit();
-        if (ordering.ordered) LAST_COMMITTED.get()[0] = order;
+        if (ordering.ordered) last.keep(order);
         return new Done<>(result, replicated);
     }
 
@@ -331,7 +348,7 @@ public final class Writes {
         StoredValue complete(byte[] key, byte[] value, long expireAtMillis) {
             ordered = true;
             int checksum = Checksums.crc32c(value);
-            TxId t = order.put(key, value, checksum, expireAtMillis);
+            TxId t = order.put(key, value.length, checksum, expireAtMillis);
             return new StoredValue(
                     new RecordHeader(RecordState.COMPLETE, t, checksum, value.length, expireAtMillis), value);
         }
@@ -360,7 +377,7 @@ public final class Writes {
             ordered = true;
             int checksum = Checksums.crc32c(value);
             // the key keeps the source's expiry
-            TxId t = order.rename(source, key, value, checksum, expireAtMillis);
+            TxId t = order.rename(source, key, value.length, checksum, expireAtMillis);
             return List.of(
                     Write.remove(),
                     Write.put(new StoredValue(

@@ -3,6 +3,7 @@ package dev.kvs.server.internal.role;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kvs.core.Checksums;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.LocalReplication;
 import dev.kvs.replication.ReplicationLink;
@@ -149,7 +150,7 @@ class RoleMachineTest {
         m.promote();
         LocalReplication local = ((Primary) m.current()).local();
         WriteOrder w = local.begin(ReplicationMode.ID_FIRST);
-        w.put("a".getBytes(), "1".getBytes());
+        w.put("a".getBytes(), "1".getBytes().length, Checksums.crc32c("1".getBytes()), 0);
         w.commit();
 
         m.attachBackup();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoreFullException;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueStage;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationMode;
@@ -33,6 +34,7 @@ class WritesTest {
     private final RoleMachine roles =
             new RoleMachine(NodeConfig.builder().peer("127.0.0.1:7380").build(), null, new OneLink(link));
     private final Writes writes = new Writes(store, roles);
+    private final LastWrite last = new LastWrite();
 
     WritesTest() {
         roles.start(1, 0, false, TestContexts.NO_EVENTS);
@@ -47,10 +49,11 @@ class WritesTest {
     @Test
     void theOrderAndTheRecordShareTheValuesChecksum() {
         byte[] value = "a value to checksum".getBytes();
-        writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), value);
-        writes.update(ReplicationMode.SYNC, "b".getBytes(), (h, order) -> order.put("b".getBytes(), value, 0));
+        writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), value);
+        writes.update(ReplicationMode.SYNC, last, "b".getBytes(), (h, order) -> order.put("b".getBytes(), value, 0));
         writes.updateAll(
                 ReplicationMode.SYNC,
+                last,
                 List.of("b".getBytes(), "c".getBytes()),
                 (headers, order) -> order.rename("b".getBytes(), "c".getBytes(), value, 0));
 
@@ -63,9 +66,10 @@ class WritesTest {
 
     @Test
     void eachWrittenKeyGetsTheNextTxIdAndTheCommandCommitsOnce() {
-        writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), "1".getBytes());
         Writes.Done<List<Write>> d = writes.updateAll(
                 ReplicationMode.SYNC,
+                last,
                 List.of("a".getBytes(), "b".getBytes()),
                 (headers, order) -> List.of(order.remove("a".getBytes()), Write.keep()));
 
@@ -77,13 +81,13 @@ class WritesTest {
 
     @Test
     void aFlushTakesItsTxIdInsideTheBarrierAndHidesEveryOlderRecordAtOnce() {
-        writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), "1".getBytes());
         Writes.Done<TxId> f = writes.flush(ReplicationMode.ID_FIRST);
         assertThat(f.result()).isEqualTo(TxId.of(1, 2));
         assertThat(store.get("a".getBytes()))
                 .as("hidden at once, before any sweep")
                 .isNull();
-        writes.put(ReplicationMode.ID_FIRST, "b".getBytes(), "2".getBytes());
+        writes.put(ReplicationMode.ID_FIRST, last, "b".getBytes(), "2".getBytes());
 
         assertThat(store.removeBefore(f.result())).isEqualTo(1);
         assertThat(store.get("b".getBytes())).isNotNull();
@@ -100,11 +104,32 @@ class WritesTest {
                         "commit");
     }
 
+    /** WAIT waits for the connection's last write that ordered a TxId: not a flush, another's, or the node's. */
+    @Test
+    void aConnectionsLastWriteIsItsLastOneThatOrderedATxId() {
+        assertThat(last.order()).isNull();
+        writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), "1".getBytes());
+        WriteOrder put = last.order();
+        assertThat(put).isNotNull();
+
+        writes.update(ReplicationMode.ID_FIRST, last, "a".getBytes(), (h, order) -> Write.keep());
+        writes.flush(ReplicationMode.ID_FIRST);
+        writes.put(ReplicationMode.ID_FIRST, new LastWrite(), "b".getBytes(), "2".getBytes());
+        writes.update(
+                ReplicationMode.ID_FIRST, LastWrite.NONE, "b".getBytes(), (h, order) -> order.remove("b".getBytes()));
+        assertThat(last.order()).isSameAs(put);
+        assertThat(LastWrite.NONE.order()).isNull();
+
+        writes.update(ReplicationMode.ID_FIRST, last, "a".getBytes(), (h, order) -> order.remove("a".getBytes()));
+        assertThat(last.order()).isNotNull().isNotSameAs(put);
+    }
+
     @Test
     void aRenameIsOneOrderedWriteOfBothKeys() {
-        writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), "1".getBytes());
         Writes.Done<List<Write>> d = writes.updateAll(
                 ReplicationMode.ID_FIRST,
+                last,
                 List.of("a".getBytes(), "b".getBytes()),
                 (headers, order) -> order.rename("a".getBytes(), "b".getBytes(), "1".getBytes(), 0));
 
@@ -118,10 +143,10 @@ class WritesTest {
     @Test
     void aWriteThatFindsTheStoreFullOfExpiredKeysDeletesThemAndIsWritten() {
         long past = System.currentTimeMillis() - 1_000;
-        writes.put(ReplicationMode.ASYNC, "a".getBytes(), "1".getBytes(), past);
-        writes.put(ReplicationMode.ASYNC, "b".getBytes(), "1".getBytes(), past);
+        writes.put(ReplicationMode.ASYNC, last, "a".getBytes(), "1".getBytes(), past);
+        writes.put(ReplicationMode.ASYNC, last, "b".getBytes(), "1".getBytes(), past);
 
-        writes.put(ReplicationMode.ASYNC, "c".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ASYNC, last, "c".getBytes(), "1".getBytes());
 
         assertThat(store.get("c".getBytes()).value()).isEqualTo("1".getBytes());
         assertThat(store.get("a".getBytes())).isNull();
@@ -132,11 +157,11 @@ class WritesTest {
 
     @Test
     void aFailedStoreWriteAbortsItsOrderAndWritesNothing() {
-        writes.put(ReplicationMode.ASYNC, "a".getBytes(), "1".getBytes());
-        writes.put(ReplicationMode.ASYNC, "b".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ASYNC, last, "a".getBytes(), "1".getBytes());
+        writes.put(ReplicationMode.ASYNC, last, "b".getBytes(), "1".getBytes());
         link.log.clear();
 
-        assertThatThrownBy(() -> writes.put(ReplicationMode.ASYNC, "c".getBytes(), "1".getBytes()))
+        assertThatThrownBy(() -> writes.put(ReplicationMode.ASYNC, last, "c".getBytes(), "1".getBytes()))
                 .isInstanceOf(StoreFullException.class);
 
         assertThat(link.log).last().isEqualTo("abort");
@@ -149,7 +174,7 @@ class WritesTest {
         roles.demote(2);
         link.log.clear();
 
-        assertThatThrownBy(() -> writes.put(ReplicationMode.ASYNC, "a".getBytes(), "1".getBytes()))
+        assertThatThrownBy(() -> writes.put(ReplicationMode.ASYNC, last, "a".getBytes(), "1".getBytes()))
                 .isInstanceOf(NotWritableException.class)
                 .hasMessageStartingWith("NOTPRIMARY - "); // no primary advertised its client address here
         assertThat(link.log).isEmpty();
@@ -160,10 +185,29 @@ class WritesTest {
     void aWriteFindingReplicationAtItsBoundsIsRefusedAtOnceInsteadOfWaiting() {
         link.room = false; // begin() would wait up to the write timeout on the calling event loop
 
-        assertThatThrownBy(() -> writes.put(ReplicationMode.ID_FIRST, "a".getBytes(), "1".getBytes()))
+        assertThatThrownBy(() -> writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), "1".getBytes()))
                 .isInstanceOf(dev.kvs.replication.ReplicationBusyException.class);
         assertThat(link.log).isEmpty();
         assertThat(store.get("a".getBytes())).isNull();
+    }
+
+    /** A SET's long value is staged on the primary; only a sync write's starts to ship while it arrives. */
+    @Test
+    void aStagedValueShipsWhileItArrivesInSyncModeOnly() {
+        try (ValueStage sync = writes.stage(ReplicationMode.SYNC, "s".getBytes(), 16);
+                ValueStage idFirst = writes.stage(ReplicationMode.ID_FIRST, "i".getBytes(), 16)) {
+            assertThat(sync).isNotNull();
+            assertThat(idFirst).isNotNull();
+            assertThat(link.staged).containsExactly("s");
+        }
+    }
+
+    @Test
+    void aNodeThatIsNotThePrimaryStagesNothing() {
+        roles.demote(2);
+
+        assertThat(writes.stage(ReplicationMode.SYNC, "s".getBytes(), 16)).isNull();
+        assertThat(link.staged).isEmpty();
     }
 
     /** Records the protocol calls; orders seqs from 1. */
@@ -171,6 +215,8 @@ class WritesTest {
         final List<String> log = new ArrayList<>();
         /** The checksums the writes handed to the order (the key packets carry them). */
         final List<Integer> checksums = new ArrayList<>();
+        /** The keys whose values were handed over while staged. */
+        final List<String> staged = new ArrayList<>();
 
         long seq;
         volatile boolean room = true;
@@ -180,24 +226,13 @@ class WritesTest {
             log.add("begin " + mode.label());
             return new WriteOrder() {
                 @Override
-                public TxId put(byte[] key, byte[] value, long expireAtMillis) {
-                    return record("PUT", key);
-                }
-
-                @Override
-                public TxId put(byte[] key, byte[] value, int checksum, long expireAtMillis) {
-                    checksums.add(checksum);
-                    return record("PUT", key);
-                }
-
-                @Override
                 public TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
                     checksums.add(checksum);
                     return record("PUT", key);
                 }
 
                 @Override
-                public TxId rename(byte[] source, byte[] key, byte[] value, int checksum, long expireAtMillis) {
+                public TxId rename(byte[] source, byte[] key, int valueLength, int checksum, long expireAtMillis) {
                     checksums.add(checksum);
                     return record("RENAME " + new String(source) + " ->", key);
                 }
@@ -210,11 +245,6 @@ class WritesTest {
                 @Override
                 public TxId flush() {
                     return record("FLUSH", new byte[0]);
-                }
-
-                @Override
-                public TxId rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
-                    return record("RENAME " + new String(source) + " ->", key);
                 }
 
                 private TxId record(String op, byte[] key) {
@@ -234,6 +264,11 @@ class WritesTest {
                     log.add("abort");
                 }
             };
+        }
+
+        @Override
+        public void shipWhileStaged(byte[] key, ValueStage stage) {
+            staged.add(new String(key));
         }
 
         @Override
