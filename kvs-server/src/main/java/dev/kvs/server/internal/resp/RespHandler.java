@@ -5,7 +5,6 @@ import dev.kvs.core.WriteStages;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.config.NodeConfig;
-import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeMetrics;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.write.Writes;
@@ -56,7 +55,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
      */
     static final long REPLY_SOFT_LIMIT = 4 << 20;
 
-    private final NodeContext node;
+    private final CommandContext node;
     private final CommandTable table;
     private final ClientStats stats;
     private final NodeMetrics metrics;
@@ -131,7 +130,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     }
 
     RespHandler(
-            NodeContext node,
+            CommandContext node,
             CommandTable table,
             ClientStats stats,
             RespCommandDecoder decoder,
@@ -170,7 +169,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         int now = stats.connected.incrementAndGet();
         metrics.connectionOpened();
         session = new Session(
-                node.nextClientId(), String.valueOf(ctx.channel().remoteAddress()), authRequired ? null : Users.OPEN);
+                node.clientIds().getAsLong(),
+                String.valueOf(ctx.channel().remoteAddress()),
+                authRequired ? null : Users.OPEN);
         session.alloc = ctx.alloc();
         memory.authenticated = session.authenticated();
         if (protectedMode.refuses(ctx.channel().remoteAddress())) {
@@ -407,7 +408,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             if (!spec.has(CommandSpec.NOAUTH)) return Replies.NOAUTH;
         } else if (!CommandSpec.permits(session.user.role(), spec.flagsFor(args))) {
             stats.aclDeniedCommands.increment();
-            aclLog.deniedCommand(spec.permissionName(args), session.user.name(), ServerCommands.clientLine(session));
+            aclLog.deniedCommand(
+                    spec.permissionName(args), session.user.name(), ConnectionCommands.clientLine(session));
             return Replies.noPermission(spec.permissionName(args));
         }
         if (spec.has(CommandSpec.DATA)) {
@@ -428,7 +430,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         try {
             result = spec.command().execute(session, args);
         } catch (KvsException e) {
-            result = DataCommands.storeError(e);
+            result = Replies.storeError(e);
         }
         if (spec.has(CommandSpec.WRITE)) {
             WriteOrder order = Writes.takeLastCommitted();
@@ -543,7 +545,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             } catch (RuntimeException e) {
                 Throwable cause = e.getCause() != null ? e.getCause() : e;
                 m = cause instanceof KvsException k
-                        ? DataCommands.storeError(k)
+                        ? Replies.storeError(k)
                         : Replies.error("ERR " + cause.getMessage());
             }
             if (q.counters != null && m instanceof ErrorRedisMessage) q.counters.failed.increment();

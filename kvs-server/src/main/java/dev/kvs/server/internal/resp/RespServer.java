@@ -4,7 +4,6 @@ import dev.kvs.core.ValueStage;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.wire.Transports;
 import dev.kvs.server.config.NodeConfig;
-import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.PackedEventLoops;
 import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.role.NodeRole;
@@ -40,7 +39,7 @@ public final class RespServer {
     public static final String TLS_REQUIRED =
             "-TLSREQUIRED this port accepts TLS connections only (e.g. redis-cli --tls --cacert ca.pem)\r\n";
 
-    private final NodeContext node;
+    private final CommandContext node;
     private final CommandTable table = new CommandTable();
     private final ClientStats stats = new ClientStats();
     private final BulkPreallocBudget bulkBudget;
@@ -53,17 +52,17 @@ public final class RespServer {
     private ScheduledFuture<?> memorySweep;
 
     /** A plain-TCP client port. */
-    public RespServer(NodeContext node) {
+    public RespServer(CommandContext node) {
         this(node, null);
     }
 
     /** A client port speaking TLS with {@code tls} only, or plain TCP if it is {@code null}. */
-    public RespServer(NodeContext node, SslContext tls) {
+    public RespServer(CommandContext node, SslContext tls) {
         this(node, tls, System::nanoTime);
     }
 
     /** As above, judging connections' idleness for {@code maxClientMemory} by {@code nanoClock} (tests). */
-    RespServer(NodeContext node, SslContext tls, LongSupplier nanoClock) {
+    RespServer(CommandContext node, SslContext tls, LongSupplier nanoClock) {
         this.node = node;
         this.tls = tls;
         this.memory = new ClientMemory(node.config().maxClientMemory(), nanoClock);
@@ -76,16 +75,20 @@ public final class RespServer {
                         () -> memory.overBound() ? 1 : 0);
         this.protectedMode = new ProtectedMode(node.config());
         this.bulkBudget = new BulkPreallocBudget(node.config().bulkPreallocBytes());
-        DataCommands data = new DataCommands(node);
-        data.register(table);
-        new StringCommands(node, data).register(table);
-        new ExpiryCommands(node, data).register(table);
-        new ReplicatedOpsCommands(node, data).register(table);
-        new ServerCommands(node, table, aclLog, warnings).register();
-        BackupReadCommands.register(table);
+        // the command groups, as Redis groups them (COMMAND DOCS); each takes what it uses
+        KeyGate gate = new KeyGate(node);
+        Users users = new Users(node.config());
+        new StringCommands(node, gate).register(table);
+        new CounterCommands(node, gate).register(table);
+        new KeyspaceCommands(node, gate).register(table);
+        new ExpiryCommands(node, gate).register(table);
+        new ServerCommands(node, table).register();
         table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table, bulkBudget, memory, warnings));
-        new KeyspaceCommands(node).register(table);
         new ShutdownCommand(node).register(table);
+        new ConnectionCommands(node, users, aclLog, warnings).register(table);
+        new AclCommand(users, !node.config().clientAuthRequired(), aclLog).register(table);
+        new KvsCommands(node).register(table);
+        BackupReadCommands.register(table);
     }
 
     /**

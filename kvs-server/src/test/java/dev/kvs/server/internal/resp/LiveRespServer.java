@@ -27,7 +27,7 @@ final class LiveRespServer implements AutoCloseable {
     LiveRespServer(NodeConfig config) throws InterruptedException {
         store = KvStore.builder().config(config.store()).open();
         node = TestContexts.primary(config, store, 1, 0);
-        server = new RespServer(node);
+        server = new RespServer(TestContexts.commands(node));
         port = server.start("127.0.0.1", 0, boss, workers, Transport.NIO);
     }
 

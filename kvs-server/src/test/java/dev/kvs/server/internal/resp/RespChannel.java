@@ -71,7 +71,7 @@ final class RespChannel implements AutoCloseable {
                 };
         if (frozenTime) channel.freezeTime();
         if (alloc != null) channel.config().setAllocator(alloc);
-        server = new RespServer(node);
+        server = new RespServer(TestContexts.commands(node));
         server.configure(channel.pipeline());
         channel.pipeline().fireChannelActive(); // the channel was active before the handlers were added
     }
