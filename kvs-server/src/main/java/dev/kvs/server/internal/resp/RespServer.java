@@ -47,6 +47,7 @@ public final class RespServer {
     private final ClientMemory memory;
     private final ClientWarnings warnings = new ClientWarnings();
     private final AclLog aclLog = new AclLog(System::currentTimeMillis);
+    private final CommandRefusals refusals;
     private final SslContext tls;
     private Channel serverChannel;
     private ScheduledFuture<?> memorySweep;
@@ -75,6 +76,7 @@ public final class RespServer {
                         () -> memory.overBound() ? 1 : 0);
         this.protectedMode = new ProtectedMode(node.config());
         this.bulkBudget = new BulkPreallocBudget(node.config().bulkPreallocBytes());
+        this.refusals = new CommandRefusals(node.roles(), stats, aclLog);
         // the command groups, as Redis groups them (COMMAND DOCS); each takes what it uses
         KeyGate gate = new KeyGate(node);
         Users users = new Users(node.config());
@@ -127,7 +129,7 @@ public final class RespServer {
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.readAllocator())
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, (int)
-                        RespHandler.REPLY_SOFT_LIMIT))
+                        SessionLimits.REPLY_SOFT_LIMIT))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -148,7 +150,7 @@ public final class RespServer {
             RespHandler h = p.get(RespHandler.class);
             if (h != null) h.evictForMemory();
         });
-        RespHandler handler = new RespHandler(node, table, stats, decoder, protectedMode, warnings, aclLog, account);
+        RespHandler handler = new RespHandler(node, table, stats, decoder, protectedMode, warnings, refusals, account);
         decoder.memory(account);
         decoder.stager((key, length) -> stageOnPrimary(handler, key, length));
         p.addLast("decoder", decoder);
