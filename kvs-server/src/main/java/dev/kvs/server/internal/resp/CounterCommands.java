@@ -1,6 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import static dev.kvs.server.internal.resp.Records.complete;
+import static dev.kvs.server.internal.resp.Records.ttlOf;
 
 import dev.kvs.core.Write;
 import dev.kvs.server.internal.write.Writes;
@@ -62,13 +63,13 @@ final class CounterCommands {
             long current = 0;
             if (complete(v)) {
                 Long parsed = Args.parseLong(v.value());
-                if (parsed == null) return StringCommands.refuse(error, StringCommands.NOT_INTEGER);
+                if (parsed == null) return refuse(error, StringCommands.NOT_INTEGER);
                 current = parsed;
             }
             long next = current + by;
-            if (((current ^ next) & (by ^ next)) < 0) return StringCommands.refuse(error, OVERFLOW);
+            if (((current ^ next) & (by ^ next)) < 0) return refuse(error, OVERFLOW);
             result[0] = next;
-            return order.put(key, Long.toString(next).getBytes(StandardCharsets.US_ASCII), StringCommands.ttlOf(v));
+            return order.put(key, Long.toString(next).getBytes(StandardCharsets.US_ASCII), ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
         return Replies.whenReplicated(w.replicated(), Replies.integer(result[0]));
@@ -84,18 +85,24 @@ final class CounterCommands {
             double current = 0;
             if (complete(v)) {
                 Double parsed = parseDouble(v.value());
-                if (parsed == null) return StringCommands.refuse(error, NOT_FLOAT);
+                if (parsed == null) return refuse(error, NOT_FLOAT);
                 current = parsed;
             }
             double next = current + by;
             if (Double.isNaN(next) || Double.isInfinite(next)) {
-                return StringCommands.refuse(error, "ERR increment would produce NaN or Infinity");
+                return refuse(error, "ERR increment would produce NaN or Infinity");
             }
             result[0] = formatDouble(next).getBytes(StandardCharsets.US_ASCII);
-            return order.put(key, result[0], StringCommands.ttlOf(v));
+            return order.put(key, result[0], ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
         return Replies.whenReplicated(w.replicated(), Replies.bulk(result[0]));
+    }
+
+    /** Leaves the key as it is and says why: {@code text} is the command's error reply. */
+    private static Write refuse(String[] error, String text) {
+        error[0] = text;
+        return Write.keep();
     }
 
     /** A float as Redis's {@code strtold} reads it (no whitespace, no NaN); null if not one. */

@@ -4,7 +4,7 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 
-/** The two questions commands ask of a record's state, answered in one place. */
+/** What commands ask of a record's state, answered in one place. */
 final class Records {
     private Records() {}
 
@@ -16,5 +16,13 @@ final class Records {
     /** True if {@code v} holds its whole value (not a tombstone, not a key whose value is still to come). */
     static boolean complete(StoredValue v) {
         return v != null && v.state() == RecordState.COMPLETE;
+    }
+
+    /**
+     * The expiry a read-modify-write keeps: INCR, INCRBYFLOAT, APPEND and SETRANGE keep the key's TTL,
+     * as in Redis (GETSET, SET and MSET clear it).
+     */
+    static long ttlOf(StoredValue v) {
+        return complete(v) ? v.expireAtMillis() : RecordHeader.NO_EXPIRY;
     }
 }

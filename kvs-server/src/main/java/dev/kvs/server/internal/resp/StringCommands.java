@@ -2,6 +2,7 @@ package dev.kvs.server.internal.resp;
 
 import static dev.kvs.server.internal.resp.Records.complete;
 import static dev.kvs.server.internal.resp.Records.live;
+import static dev.kvs.server.internal.resp.Records.ttlOf;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
@@ -346,16 +347,8 @@ final class StringCommands {
         return store.config().maxValueBytes();
     }
 
-    /**
-     * The expiry a read-modify-write keeps: INCR, INCRBYFLOAT, APPEND and SETRANGE keep the key's TTL,
-     * as in Redis (GETSET, SET and MSET clear it).
-     */
-    static long ttlOf(StoredValue v) {
-        return complete(v) ? v.expireAtMillis() : RecordHeader.NO_EXPIRY;
-    }
-
     /** Leaves the key as it is and says why: {@code text} is the command's error reply. */
-    static Write refuse(String[] error, String text) {
+    private static Write refuse(String[] error, String text) {
         error[0] = text;
         return Write.keep();
     }
