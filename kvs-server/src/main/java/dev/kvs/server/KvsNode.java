@@ -16,6 +16,7 @@ import dev.kvs.server.internal.admin.AdminServer;
 import dev.kvs.server.internal.admin.FailoverRoutes;
 import dev.kvs.server.internal.expiry.ActiveExpiry;
 import dev.kvs.server.internal.failover.Failover;
+import dev.kvs.server.internal.resp.CommandContext;
 import dev.kvs.server.internal.resp.RespServer;
 import dev.kvs.server.internal.role.EpochFile;
 import dev.kvs.server.internal.role.NodeRole;
@@ -112,12 +113,25 @@ public final class KvsNode implements AutoCloseable {
         context.metrics().clientLoops(workers);
         this.expiry = new ActiveExpiry(context, config.expiry());
         // SHUTDOWN: the same stop as SIGTERM, off the event loops that close() shuts down
-        context.onShutdown(() -> {
+        Runnable shutdown = () -> {
             Thread t = new Thread(this::close, "kvs-shutdown-command");
             t.setDaemon(false);
             t.start();
-        });
-        this.resp = new RespServer(context, config.tlsPorts().clients() ? portTls : null, stages);
+        };
+        context.onShutdown(shutdown);
+        CommandContext commands = new CommandContext(
+                config,
+                store,
+                context.reads(),
+                writes,
+                roles,
+                failover,
+                context.metrics(),
+                context.adminPort(),
+                context.expiredKeys(),
+                context::nextClientId,
+                shutdown);
+        this.resp = new RespServer(commands, config.tlsPorts().clients() ? portTls : null, stages);
         this.admin = new AdminServer(context, adminGroup, config.tlsPorts().admin() ? portTls : null);
         FailoverRoutes.register(admin, roles, failover);
         boolean started = false;

@@ -7,6 +7,7 @@ import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.failback.Handback;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.failover.Failover;
+import dev.kvs.server.internal.resp.CommandContext;
 import dev.kvs.server.internal.role.Links;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleEvents;
@@ -37,6 +38,25 @@ public final class TestContexts {
         Failover failover = new Failover(config, store, roles, writes, null);
         roles.start(epoch, lastSeq, false, NO_EVENTS);
         return new NodeContext(config, store, roles, writes, failover, new NodeMetrics(store, roles));
+    }
+
+    /**
+     * What the RESP commands of {@code node} work with, as {@code KvsNode} builds it: the same
+     * collaborators, counters and client ids; no {@code SHUTDOWN} (a test's node cannot stop so).
+     */
+    public static CommandContext commands(NodeContext node) {
+        return new CommandContext(
+                node.config(),
+                node.store(),
+                node.reads(),
+                node.writes(),
+                node.roles(),
+                node.failover(),
+                node.metrics(),
+                node.adminPort(),
+                node.expiredKeys(),
+                node::nextClientId,
+                null);
     }
 
     /** Nothing happens after a demotion: the node stays deposed (a backup to clients). */

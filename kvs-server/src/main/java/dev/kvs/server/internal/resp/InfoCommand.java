@@ -8,7 +8,6 @@ import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.server.internal.AdminPortStats;
 import dev.kvs.server.internal.KvsVersion;
-import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.NodeStatus;
 import dev.kvs.server.internal.role.NodeRole;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -40,7 +39,7 @@ final class InfoCommand implements Command {
             "errorstats",
             "keyspace");
 
-    private final NodeContext node;
+    private final CommandContext node;
     private final ClientStats stats;
     private final CommandTable table;
     private final BulkPreallocBudget bulkBudget;
@@ -48,7 +47,7 @@ final class InfoCommand implements Command {
     private final ClientWarnings warnings;
 
     InfoCommand(
-            NodeContext node,
+            CommandContext node,
             ClientStats stats,
             CommandTable table,
             BulkPreallocBudget bulkBudget,
@@ -62,7 +61,7 @@ final class InfoCommand implements Command {
         this.warnings = warnings;
     }
 
-    static String redisRole(NodeContext node) {
+    static String redisRole(CommandContext node) {
         return node.role() == Role.PRIMARY ? "master" : "slave";
     }
 
@@ -222,9 +221,9 @@ final class InfoCommand implements Command {
         b.append("# Replication\r\n");
         line(b, "role", redisRole(node));
         line(b, "kvs_role", node.role().label());
-        line(b, "kvs_epoch", node.epoch());
+        line(b, "kvs_epoch", node.roles().current().epoch());
         line(b, "kvs_mode", node.mode().label());
-        line(b, "kvs_last_txid", node.lastTxId());
+        line(b, "kvs_last_txid", node.roles().current().lastTxId());
         line(b, "kvs_peer", node.config().peer().orElse(""));
         ReplicatorStatus r = node.roles().current().replicationStatus();
         line(b, "kvs_link_state", linkState(r));

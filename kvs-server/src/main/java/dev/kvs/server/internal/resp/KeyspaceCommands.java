@@ -1,24 +1,38 @@
 package dev.kvs.server.internal.resp;
 
+import static dev.kvs.server.internal.resp.Records.live;
+
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.WriteOrder;
-import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.handler.codec.redis.SimpleStringRedisMessage;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * SCAN, KEYS, RANDOMKEY, MEMORY USAGE (metadata: they answer on a backup too, listing the records
+ * Redis's generic group, less the expiry commands ({@link ExpiryCommands}): DEL, UNLINK, EXISTS, TYPE,
+ * RENAME, RENAMENX; SCAN, KEYS, RANDOMKEY (metadata: they answer on a backup too, listing the records
  * its store holds: a key whose value has not arrived is in the unfinished-key queue, not yet in the
- * store) and WAIT.
+ * store); and WAIT.
+ *
+ * <p>RENAME and RENAMENX change two keys in one TxId, replicated as one key packet: the source deleted
+ * and the destination written, atomically on both nodes.
  *
  * <p>SCAN's cursor is a slot of the store ({@link KvStore#scan}: a Chronicle Map segment, fixed for
  * the store's life), and each step returns whole slots, so COUNT is a hint: a step returns at least
@@ -33,48 +47,102 @@ final class KeyspaceCommands {
             + " since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to"
             + " replicas are just local and are not propagated.";
 
-    private final NodeContext node;
-    private final KvStore store;
+    static final String NO_SUCH_KEY = "ERR no such key";
+    private static final SimpleStringRedisMessage STRING = new SimpleStringRedisMessage("string");
+    private static final SimpleStringRedisMessage NONE = new SimpleStringRedisMessage("none");
 
-    KeyspaceCommands(NodeContext node) {
+    private final CommandContext node;
+    private final KeyGate gate;
+    private final KvStore store;
+    private final Writes writes;
+
+    KeyspaceCommands(CommandContext node, KeyGate gate) {
         this.node = node;
+        this.gate = gate;
         this.store = node.store();
+        this.writes = node.writes();
     }
 
     void register(CommandTable t) {
+        int read = CommandSpec.DATA;
+        int write = CommandSpec.DATA | CommandSpec.WRITE;
+        t.add("DEL", -2, write, 1, -1, 1, gate.gated(true, 1, this::del));
+        t.add("UNLINK", -2, write, 1, -1, 1, gate.gated(true, 1, this::del));
+        t.add("EXISTS", -2, read, 1, -1, 1, gate.gated(false, 1, this::exists));
+        t.add("TYPE", 2, read, 1, 1, 1, gate.gated(false, 1, this::type));
+        // both keys pass the read gate: a fenced source or destination refuses the rename
+        t.add("RENAME", 3, write, 1, 2, 1, gate.gated(true, 1, (s, a) -> rename(s, a, false)));
+        t.add("RENAMENX", 3, write, 1, 2, 1, gate.gated(true, 1, (s, a) -> rename(s, a, true)));
         t.add("SCAN", -2, 0, 0, 0, 0, this::scan);
         t.add("KEYS", 2, 0, 0, 0, 0, this::keys);
         t.add("RANDOMKEY", 1, 0, 0, 0, 0, (s, a) -> randomKey());
         t.add("WAIT", 3, 0, 0, 0, 0, this::waitFor);
-        t.add("MEMORY", -2, 0, 0, 0, 0, this::memory);
     }
 
-    /**
-     * Bytes a record costs besides its key and value, roughly: its header (state, TxId, checksum,
-     * length: 25 bytes) and Chronicle Map's entry overhead.
-     */
-    static final int RECORD_OVERHEAD = 48;
+    private RedisMessage del(Session s, byte[][] a) {
+        if (a.length == 2) {
+            Writes.Done<Write> w = writes.update(
+                    node.mode(s), s.lastWrite, a[1], (h, order) -> live(h) ? order.remove(a[1]) : Write.keep());
+            return Replies.whenReplicated(w.replicated(), w.result() == Write.remove() ? Replies.ONE : Replies.ZERO);
+        }
+        List<byte[]> keys = Arrays.asList(a).subList(1, a.length);
+        long[] removed = new long[1];
+        Writes.Done<List<Write>> w = writes.updateAll(node.mode(s), s.lastWrite, keys, (headers, order) -> {
+            List<Write> out = new ArrayList<>(headers.size());
+            // a key named twice is removed once
+            Set<ByteBuffer> seen = new HashSet<>();
+            for (int i = 0; i < headers.size(); i++) {
+                boolean first = seen.add(ByteBuffer.wrap(keys.get(i)));
+                if (first && live(headers.get(i))) {
+                    removed[0]++;
+                    out.add(order.remove(keys.get(i)));
+                } else {
+                    out.add(Write.keep());
+                }
+            }
+            return out;
+        });
+        return Replies.whenReplicated(w.replicated(), Replies.integer(removed[0]));
+    }
 
-    /**
-     * MEMORY USAGE key [SAMPLES count]: an estimate of the bytes {@code key} costs (key, value and
-     * {@link #RECORD_OVERHEAD}), or nil if it is not held; for an unfinished or lost key, the length its
-     * value is expected to have. {@code redis-cli --memkeys} uses it.
-     */
-    private RedisMessage memory(Session s, byte[][] a) {
-        String sub = Args.upper(a[1]);
-        if (!sub.equals("USAGE")) {
-            return Replies.error("ERR unknown subcommand '" + Args.text(a[1]) + "'. Try MEMORY USAGE.");
+    private RedisMessage exists(Session s, byte[][] a) {
+        long n = 0;
+        for (int i = 1; i < a.length; i++) {
+            if (node.reads().exists(a[i])) n++;
         }
-        if (a.length != 3 && a.length != 5) {
-            return a.length < 3 ? Replies.wrongArity("MEMORY|USAGE") : Replies.SYNTAX;
+        return Replies.integer(n);
+    }
+
+    private RedisMessage type(Session s, byte[][] a) {
+        RecordHeader h = node.reads().header(a[1]);
+        return h != null && h.state() == RecordState.COMPLETE ? STRING : NONE;
+    }
+
+    private RedisMessage rename(Session s, byte[][] a, boolean nx) {
+        byte[] src = a[1];
+        byte[] dst = a[2];
+        while (true) {
+            StoredValue v = node.reads().get(src); // null if expired, as the write below sees it
+            if (v == null || v.state() != RecordState.COMPLETE) return Replies.error(NO_SUCH_KEY);
+            if (Arrays.equals(src, dst)) return nx ? Replies.ZERO : Replies.OK; // Redis: nothing to do
+            RecordHeader seen = v.header();
+            boolean[] changed = new boolean[1];
+            boolean[] exists = new boolean[1];
+            Writes.Done<List<Write>> w = writes.updateAll(node.mode(s), s.lastWrite, List.of(src, dst), (h, order) -> {
+                if (!Objects.equals(h.get(0), seen)) { // written since we read its value: read again
+                    changed[0] = true;
+                    return List.of(Write.keep(), Write.keep());
+                }
+                if (nx && live(h.get(1))) {
+                    exists[0] = true;
+                    return List.of(Write.keep(), Write.keep());
+                }
+                return order.rename(src, dst, v.value(), v.header().expireAtMillis());
+            });
+            if (changed[0]) continue;
+            if (exists[0]) return Replies.ZERO;
+            return Replies.whenReplicated(w.replicated(), nx ? Replies.ONE : Replies.OK);
         }
-        if (a.length == 5) {
-            if (!Args.upper(a[3]).equals("SAMPLES")) return Replies.SYNTAX;
-            if (Args.parseLong(a[4]) == null) return Replies.error("ERR value is not an integer or out of range");
-        }
-        RecordHeader header = node.reads().header(a[2]); // null if expired
-        if (header == null || header.state() == RecordState.TOMBSTONE) return Replies.NIL;
-        return Replies.integer((long) a[2].length + header.valueLength() + RECORD_OVERHEAD);
     }
 
     /** SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. */

@@ -1,5 +1,12 @@
 package dev.kvs.server.internal.resp;
 
+import dev.kvs.core.EntryTooLargeException;
+import dev.kvs.core.KvsException;
+import dev.kvs.core.StoreFullException;
+import dev.kvs.replication.BackupCannotStoreException;
+import dev.kvs.replication.ReplicationBusyException;
+import dev.kvs.replication.ReplicationTimeoutException;
+import dev.kvs.server.internal.write.NotWritableException;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
@@ -10,8 +17,12 @@ import io.netty.handler.codec.redis.SimpleStringRedisMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
-/** Reply messages, shared where immutable. */
+/**
+ * Reply messages, shared where immutable; a write's reply that waits for replication ({@link
+ * #whenReplicated}); the reply for a store failure ({@link #storeError}).
+ */
 final class Replies {
     static final SimpleStringRedisMessage OK = new SimpleStringRedisMessage("OK");
     static final SimpleStringRedisMessage PONG = new SimpleStringRedisMessage("PONG");
@@ -68,5 +79,23 @@ final class Replies {
         String s = e.content();
         int space = s.indexOf(' ');
         return space < 0 ? s : s.substring(0, space);
+    }
+
+    /** {@code reply} now if the write may be answered already, else when replication allows. */
+    static RedisMessage whenReplicated(CompletableFuture<Void> replicated, RedisMessage reply) {
+        if (replicated.isDone() && !replicated.isCompletedExceptionally()) return reply;
+        return new LaterReply(replicated.thenApply(v -> reply));
+    }
+
+    /** The reply for a store failure a client can act on; anything else is a bug and propagates. */
+    static RedisMessage storeError(KvsException e) {
+        if (e instanceof ReplicationBusyException) return error("BUSY " + e.getMessage());
+        if (e instanceof ReplicationTimeoutException) return error("NOREPLICA " + e.getMessage());
+        // written on the primary, not confirmed: the backup's store refuses values (full, too large)
+        if (e instanceof BackupCannotStoreException) return error("NOREPLICA " + e.getMessage());
+        if (e instanceof NotWritableException) return error(e.getMessage()); // NOTPRIMARY / FENCED
+        if (e instanceof StoreFullException) return error("OOM " + e.getMessage());
+        if (e instanceof EntryTooLargeException) return error("ERR " + e.getMessage());
+        return error("ERR storage error: " + e.getMessage());
     }
 }

@@ -3,7 +3,6 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.wire.Transports;
 import dev.kvs.server.config.NodeConfig;
-import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.PackedEventLoops;
 import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.tls.TlsFailures;
@@ -38,7 +37,7 @@ public final class RespServer {
     public static final String TLS_REQUIRED =
             "-TLSREQUIRED this port accepts TLS connections only (e.g. redis-cli --tls --cacert ca.pem)\r\n";
 
-    private final NodeContext node;
+    private final CommandContext node;
     private final CommandTable table = new CommandTable();
     private final ClientStats stats = new ClientStats();
     private final BulkPreallocBudget bulkBudget;
@@ -46,13 +45,14 @@ public final class RespServer {
     private final ClientMemory memory;
     private final ClientWarnings warnings = new ClientWarnings();
     private final AclLog aclLog = new AclLog(System::currentTimeMillis);
+    private final CommandRefusals refusals;
     private final SslContext tls;
     private final WriteStages stages;
     private Channel serverChannel;
     private ScheduledFuture<?> memorySweep;
 
     /** A plain-TCP client port. */
-    public RespServer(NodeContext node) {
+    public RespServer(CommandContext node) {
         this(node, null, WriteStages.OFF);
     }
 
@@ -60,16 +60,16 @@ public final class RespServer {
      * A client port speaking TLS with {@code tls} only, or plain TCP if it is {@code null}; marking each
      * command's dispatch and reply in {@code stages} ({@link WriteStages#OFF} but for a benchmark).
      */
-    public RespServer(NodeContext node, SslContext tls, WriteStages stages) {
+    public RespServer(CommandContext node, SslContext tls, WriteStages stages) {
         this(node, tls, System::nanoTime, stages);
     }
 
     /** A plain-TCP port judging connections' idleness for {@code maxClientMemory} by {@code nanoClock} (tests). */
-    RespServer(NodeContext node, SslContext tls, LongSupplier nanoClock) {
+    RespServer(CommandContext node, SslContext tls, LongSupplier nanoClock) {
         this(node, tls, nanoClock, WriteStages.OFF);
     }
 
-    private RespServer(NodeContext node, SslContext tls, LongSupplier nanoClock, WriteStages stages) {
+    private RespServer(CommandContext node, SslContext tls, LongSupplier nanoClock, WriteStages stages) {
         this.node = node;
         this.tls = tls;
         this.stages = stages;
@@ -83,16 +83,21 @@ public final class RespServer {
                         () -> memory.overBound() ? 1 : 0);
         this.protectedMode = new ProtectedMode(node.config());
         this.bulkBudget = new BulkPreallocBudget(node.config().bulkPreallocBytes());
-        DataCommands data = new DataCommands(node);
-        data.register(table);
-        new StringCommands(node, data).register(table);
-        new ExpiryCommands(node, data).register(table);
-        new ReplicatedOpsCommands(node, data).register(table);
-        new ServerCommands(node, table, aclLog, warnings).register();
-        BackupReadCommands.register(table);
+        this.refusals = new CommandRefusals(node.roles(), stats, aclLog);
+        // the command groups, as Redis groups them (COMMAND DOCS); each takes what it uses
+        KeyGate gate = new KeyGate(node);
+        Users users = new Users(node.config());
+        new StringCommands(node, gate).register(table);
+        new CounterCommands(node, gate).register(table);
+        new KeyspaceCommands(node, gate).register(table);
+        new ExpiryCommands(node, gate).register(table);
+        new ServerCommands(node, table).register();
         table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table, bulkBudget, memory, warnings));
-        new KeyspaceCommands(node).register(table);
         new ShutdownCommand(node).register(table);
+        new ConnectionCommands(node, users, aclLog, warnings).register(table);
+        new AclCommand(users, !node.config().clientAuthRequired(), aclLog).register(table);
+        new KvsCommands(node).register(table);
+        BackupReadCommands.register(table);
     }
 
     /**
@@ -131,7 +136,7 @@ public final class RespServer {
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.readAllocator())
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, (int)
-                        RespHandler.REPLY_SOFT_LIMIT))
+                        SessionLimits.REPLY_SOFT_LIMIT))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -153,7 +158,7 @@ public final class RespServer {
             if (h != null) h.evictForMemory();
         });
         RespHandler handler =
-                new RespHandler(node, table, stats, decoder, protectedMode, warnings, aclLog, account, stages);
+                new RespHandler(node, table, stats, decoder, protectedMode, warnings, refusals, account, stages);
         decoder.memory(account);
         decoder.stager((key, length) -> node.writes().stage(handler.mode(), key, length));
         p.addLast("decoder", decoder);

@@ -1,10 +1,15 @@
 package dev.kvs.server.internal.resp;
 
-import dev.kvs.replication.ReplicationMode;
+import dev.kvs.core.KvStore;
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
+import dev.kvs.core.TxId;
+import dev.kvs.replication.Role;
+import dev.kvs.replication.backup.UnfinishedKeys;
 import dev.kvs.server.config.NodeConfig;
-import dev.kvs.server.config.UserConfig;
-import dev.kvs.server.internal.NodeContext;
-import dev.kvs.server.internal.role.RoleChangeException;
+import dev.kvs.server.internal.role.LostKeys;
+import dev.kvs.server.internal.role.ReadGate;
+import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
 import io.netty.handler.codec.redis.IntegerRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -12,171 +17,96 @@ import io.netty.handler.codec.redis.SimpleStringRedisMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.LongSupplier;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Connection and server commands: PING, ECHO, AUTH, QUIT, SELECT, HELLO, CLIENT, CONFIG, COMMAND, ACL,
- * KVS.MODE, KVS.PROMOTE, TIME, ROLE.
+ * Redis's server group, less INFO ({@link InfoCommand}), SHUTDOWN ({@link ShutdownCommand}) and ACL
+ * ({@link AclCommand}): DBSIZE, FLUSHDB, FLUSHALL, CONFIG, COMMAND, TIME, ROLE, MEMORY USAGE.
+ *
+ * <p>FLUSHDB and FLUSHALL (one database: both flush the whole store) are one TxId, replicated as one
+ * key packet. A flush takes effect at once, inside a barrier holding every key's lock for as long as it
+ * takes to order its TxId and raise the store's flush mark ({@link Writes#flush}); the records it
+ * hides are then removed key by key on the {@code kvs-flush-sweep} thread, so no event loop waits for
+ * the whole store to be cleared. {@code SYNC} (the default, as in Redis) answers once that sweep is
+ * done, {@code ASYNC} as soon as the flush is replicated in the connection's mode.
  */
 final class ServerCommands {
-    private final NodeContext node;
-    private final CommandTable table;
-    private final LongSupplier maxMemory;
-    private final Users users;
-    private final AclLog aclLog;
-    private final ClientWarnings warnings;
+    private static final Logger log = LoggerFactory.getLogger(ServerCommands.class);
 
-    ServerCommands(NodeContext node, CommandTable table, AclLog aclLog, ClientWarnings warnings) {
+    /** Removes flushed records, one flush after the other, off the event loops. */
+    private static final ExecutorService SWEEPER = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "kvs-flush-sweep");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final CommandContext node;
+    private final CommandTable table;
+    private final KvStore store;
+
+    /** @param table the commands, for COMMAND */
+    ServerCommands(CommandContext node, CommandTable table) {
         this.node = node;
         this.table = table;
-        this.aclLog = aclLog;
-        this.warnings = warnings;
-        this.maxMemory = () -> node.config().store().maxBytes();
-        this.users = new Users(node.config());
+        this.store = node.store();
     }
 
     void register() {
-        int any = CommandSpec.NOAUTH;
-        table.add("PING", -1, 0, 0, 0, 0, this::ping);
-        table.add("ECHO", 2, 0, 0, 0, 0, (s, a) -> Replies.bulk(a[1]));
-        table.add("AUTH", -2, any, 0, 0, 0, this::auth);
-        table.add("QUIT", -1, any, 0, 0, 0, (s, a) -> {
-            s.closeAfterReply = true;
-            return Replies.OK;
-        });
-        table.add("SELECT", 2, 0, 0, 0, 0, this::select);
-        table.add("HELLO", -1, any, 0, 0, 0, this::hello);
-        table.add("CLIENT", -2, 0, 0, 0, 0, this::client);
+        // metadata, on any role: the records the store holds (on a backup, keys whose values arrived)
+        table.add("DBSIZE", 1, 0, 0, 0, 0, (s, a) -> Replies.integer(store.size()));
+        // dangerous, as in Redis's ACL categories: admin users only
+        int flush = CommandSpec.DATA | CommandSpec.WRITE | CommandSpec.ADMIN;
+        table.add("FLUSHDB", -1, flush, 0, 0, 0, this::flush);
+        table.add("FLUSHALL", -1, flush, 0, 0, 0, this::flush);
         table.add("CONFIG", -2, 0, 0, 0, 0, this::config);
         table.add("COMMAND", -1, 0, 0, 0, 0, this::command);
-        table.add("KVS.MODE", -1, 0, 0, 0, 0, this::mode);
         table.add("TIME", 1, 0, 0, 0, 0, (s, a) -> time());
         table.add("ROLE", 1, 0, 0, 0, 0, (s, a) -> role());
-        table.add("KVS.PROMOTE", -1, CommandSpec.ADMIN, 0, 0, 0, this::promote);
-        new AclCommand(users, !node.config().clientAuthRequired(), aclLog).register(table);
+        table.add("MEMORY", -2, 0, 0, 0, 0, this::memory);
     }
 
-    private RedisMessage ping(Session s, byte[][] a) {
-        if (a.length == 1) return Replies.PONG;
-        if (a.length == 2) return Replies.bulk(a[1]);
-        return Replies.wrongArity("PING");
+    private RedisMessage flush(Session s, byte[][] a) {
+        boolean sync = true;
+        if (a.length > 2) return Replies.SYNTAX;
+        if (a.length == 2) {
+            switch (Args.upper(a[1])) {
+                case "SYNC" -> sync = true;
+                case "ASYNC" -> sync = false;
+                default -> {
+                    return Replies.SYNTAX;
+                }
+            }
+        }
+        Writes.Done<TxId> d = node.writes().flush(node.mode(s));
+        TxId f = d.result();
+        liftFences(f);
+        CompletableFuture<Long> sweep = CompletableFuture.supplyAsync(() -> store.removeBefore(f), SWEEPER)
+                .whenComplete((n, e) -> {
+                    if (e != null) log.error("flush at {}: sweeping the store failed", f, e);
+                    else log.info("flush at {}: {} records removed", f, n);
+                });
+        if (!sync) return Replies.whenReplicated(d.replicated(), Replies.OK);
+        return new LaterReply(d.replicated().thenCombine(sweep, (v, n) -> Replies.OK));
     }
 
     /**
-     * {@code AUTH password} logs in as the default user, {@code AUTH username password} as that user.
-     * A failed login leaves the connection as it was (logged in or not), as in Redis.
+     * On a promoted primary, the keys fenced before the flush (values that never arrived, losses) are
+     * gone with it: they no longer refuse reads and writes.
      */
-    private RedisMessage auth(Session s, byte[][] a) {
-        if (a.length > 3) return Replies.SYNTAX;
-        if (!node.config().clientAuthRequired()) {
-            if (a.length == 3) {
-                // as Redis's passwordless default user: it takes any password, and no other user exists
-                if (Users.name(a[1]).equals(UserConfig.DEFAULT_USER)) return Replies.OK;
-                return failedLogin(s, a[0], Users.name(a[1]));
-            }
-            return Replies.error("ERR AUTH <password> called without any password configured for the default user."
-                    + " Are you sure your configuration is correct?");
+    private void liftFences(TxId f) {
+        ReadGate gate = node.gate();
+        if (!gate.active()) return;
+        UnfinishedKeys u = gate.unfinished();
+        if (u != null) u.resolveBefore(f);
+        LostKeys lost = gate.lost();
+        for (LostKeys.Entry e : lost.snapshot()) {
+            if (e.txId().compareTo(f) < 0) lost.remove(e.key());
         }
-        String name = a.length == 2 ? UserConfig.DEFAULT_USER : Users.name(a[1]);
-        UserConfig user = users.authenticate(name, a[a.length - 1]);
-        if (user == null) return failedLogin(s, a[0], name);
-        s.user = user;
-        return Replies.OK;
-    }
-
-    /** A refused login: in the ACL log and a rate-limited WARN; the client learns only WRONGPASS. */
-    private RedisMessage failedLogin(Session s, byte[] command, String username) {
-        aclLog.failedLogin(Args.text(command), username, clientLine(s));
-        warnings.failedLogins.warn(
-                "failed login from client {} as user '{}': unknown user or wrong password",
-                s.remoteAddress,
-                printable(username));
-        return Replies.WRONGPASS;
-    }
-
-    /** A user name as typed, safe for a log line: control characters replaced, at most 64 characters. */
-    private static String printable(String name) {
-        String cut = name.length() > 64 ? name.substring(0, 64) + "..." : name;
-        return cut.replaceAll("\\p{Cntrl}", "?");
-    }
-
-    private RedisMessage select(Session s, byte[][] a) {
-        Long db = Args.parseLong(a[1]);
-        if (db == null) return Replies.error("ERR value is not an integer or out of range");
-        return db == 0 ? Replies.OK : Replies.error("ERR DB index is out of range (kvs has only db 0)");
-    }
-
-    private RedisMessage hello(Session s, byte[][] a) {
-        int i = 1;
-        if (a.length > 1) {
-            Long proto = Args.parseLong(a[1]);
-            if (proto == null) return Replies.error("ERR Protocol version is not an integer or out of range");
-            if (proto != 2) return Replies.error("NOPROTO unsupported protocol version (kvs speaks RESP2)");
-            i = 2;
-        }
-        while (i < a.length) {
-            String opt = Args.upper(a[i]);
-            if (opt.equals("AUTH") && i + 2 < a.length) {
-                RedisMessage r = auth(s, new byte[][] {a[0], a[i + 1], a[i + 2]}); // a[0]: HELLO, in the ACL log
-                if (r != Replies.OK) return r;
-                i += 3;
-            } else if (opt.equals("SETNAME") && i + 1 < a.length) {
-                s.name = Args.text(a[i + 1]);
-                i += 2;
-            } else {
-                return Replies.SYNTAX;
-            }
-        }
-        if (!s.authenticated()) return Replies.NOAUTH;
-        List<RedisMessage> m = new ArrayList<>();
-        m.add(Replies.bulk("server"));
-        m.add(Replies.bulk("kvs"));
-        m.add(Replies.bulk("version"));
-        m.add(Replies.bulk(InfoCommand.REDIS_COMPAT_VERSION));
-        m.add(Replies.bulk("proto"));
-        m.add(Replies.integer(2));
-        m.add(Replies.bulk("id"));
-        m.add(Replies.integer(s.id));
-        m.add(Replies.bulk("mode"));
-        m.add(Replies.bulk("standalone"));
-        m.add(Replies.bulk("role"));
-        m.add(Replies.bulk(node.role() == dev.kvs.replication.Role.PRIMARY ? "master" : "replica")); // as Redis's HELLO
-        m.add(Replies.bulk("modules"));
-        m.add(Replies.array(List.of()));
-        return Replies.array(m);
-    }
-
-    private RedisMessage client(Session s, byte[][] a) {
-        String sub = Args.upper(a[1]);
-        switch (sub) {
-            case "ID":
-                return a.length == 2 ? Replies.integer(s.id) : Replies.wrongArity("CLIENT|ID");
-            case "GETNAME":
-                return s.name == null ? Replies.NIL : Replies.bulk(s.name);
-            case "SETNAME":
-                if (a.length != 3) return Replies.wrongArity("CLIENT|SETNAME");
-                String name = Args.text(a[2]);
-                if (name.chars().anyMatch(c -> c <= ' ' || c > '~')) {
-                    return Replies.error("ERR Client names cannot contain spaces, newlines or special characters.");
-                }
-                s.name = name.isEmpty() ? null : name;
-                return Replies.OK;
-            case "SETINFO":
-                return a.length == 4 ? Replies.OK : Replies.wrongArity("CLIENT|SETINFO");
-            case "INFO":
-                return Replies.bulk(clientLine(s) + "\n");
-            default:
-                return Replies.error("ERR unknown subcommand '" + Args.text(a[1])
-                        + "'. Try CLIENT ID, CLIENT GETNAME, CLIENT SETNAME, CLIENT SETINFO, CLIENT INFO.");
-        }
-    }
-
-    /** {@code s} as {@code CLIENT INFO} shows it (also an ACL log entry's {@code client-info}). */
-    static String clientLine(Session s) {
-        return "id=" + s.id + " addr=" + s.remoteAddress + " name=" + (s.name == null ? "" : s.name) + " age="
-                + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0 user="
-                + (s.user == null ? "" : s.user.name());
     }
 
     private RedisMessage config(Session s, byte[][] a) {
@@ -189,7 +119,7 @@ final class ServerCommands {
                 {"save", ""},
                 {"appendonly", "no"},
                 {"databases", "1"},
-                {"maxmemory", Long.toString(maxMemory.getAsLong())},
+                {"maxmemory", Long.toString(node.config().store().maxBytes())},
                 {"maxclients", Integer.toString(c.maxClients())},
                 {"proto-max-bulk-len", Integer.toString(c.maxBulkBytes())},
                 {"port", Integer.toString(c.port())},
@@ -285,7 +215,7 @@ final class ServerCommands {
      */
     private RedisMessage role() {
         var current = node.roles().current();
-        if (node.role() == dev.kvs.replication.Role.PRIMARY) {
+        if (node.role() == Role.PRIMARY) {
             var r = current.replicationStatus();
             List<RedisMessage> backups = new ArrayList<>();
             var peer = node.config().peer();
@@ -317,34 +247,31 @@ final class ServerCommands {
         return new String[] {hostPort.substring(0, colon), hostPort.substring(colon + 1)};
     }
 
-    /** KVS.PROMOTE [LOST]: for operators with only redis-cli; same as POST /promote. */
-    private RedisMessage promote(Session s, byte[][] a) {
-        if (!node.config().admin().respCommands()) {
-            return Replies.error("NOPERM KVS.PROMOTE is disabled: use POST /promote on the admin port, or set"
-                    + " admin.respCommands: true");
-        }
-        if (a.length > 2 || (a.length == 2 && !Args.upper(a[1]).equals("LOST"))) return Replies.SYNTAX;
-        try {
-            long epoch = node.failover().promote(a.length == 2);
-            return new SimpleStringRedisMessage("OK promoted to primary in epoch " + epoch);
-        } catch (RoleChangeException e) {
-            return Replies.error("ERR " + e.getMessage());
-        }
-    }
+    /**
+     * Bytes a record costs besides its key and value, roughly: its header (state, TxId, checksum,
+     * length: 25 bytes) and Chronicle Map's entry overhead.
+     */
+    static final int RECORD_OVERHEAD = 48;
 
-    private RedisMessage mode(Session s, byte[][] a) {
-        if (a.length == 1) return Replies.bulk((s.mode != null ? s.mode : node.mode()).label());
-        if (a.length != 2) return Replies.wrongArity("KVS.MODE");
-        String m = Args.text(a[1]);
-        if (m.equalsIgnoreCase("default")) {
-            s.mode = null;
-            return Replies.OK;
+    /**
+     * MEMORY USAGE key [SAMPLES count]: an estimate of the bytes {@code key} costs (key, value and
+     * {@link #RECORD_OVERHEAD}), or nil if it is not held; for an unfinished or lost key, the length its
+     * value is expected to have. {@code redis-cli --memkeys} uses it.
+     */
+    private RedisMessage memory(Session s, byte[][] a) {
+        String sub = Args.upper(a[1]);
+        if (!sub.equals("USAGE")) {
+            return Replies.error("ERR unknown subcommand '" + Args.text(a[1]) + "'. Try MEMORY USAGE.");
         }
-        try {
-            s.mode = ReplicationMode.parse(m);
-            return Replies.OK;
-        } catch (IllegalArgumentException e) {
-            return Replies.error("ERR " + e.getMessage());
+        if (a.length != 3 && a.length != 5) {
+            return a.length < 3 ? Replies.wrongArity("MEMORY|USAGE") : Replies.SYNTAX;
         }
+        if (a.length == 5) {
+            if (!Args.upper(a[3]).equals("SAMPLES")) return Replies.SYNTAX;
+            if (Args.parseLong(a[4]) == null) return Replies.error("ERR value is not an integer or out of range");
+        }
+        RecordHeader header = node.reads().header(a[2]); // null if expired
+        if (header == null || header.state() == RecordState.TOMBSTONE) return Replies.NIL;
+        return Replies.integer((long) a[2].length + header.valueLength() + RECORD_OVERHEAD);
     }
 }

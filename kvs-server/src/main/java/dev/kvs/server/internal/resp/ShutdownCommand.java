@@ -2,7 +2,6 @@ package dev.kvs.server.internal.resp;
 
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
-import dev.kvs.server.internal.NodeContext;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,11 +26,11 @@ final class ShutdownCommand implements Command {
 
     static final long BACKUP_WAIT_MILLIS = 10_000;
 
-    private final NodeContext node;
+    private final CommandContext node;
     /** The shutdown waiting for the backup, cancelled by ABORT; null when none is. */
     private final AtomicReference<CompletableFuture<Void>> waiting = new AtomicReference<>();
 
-    ShutdownCommand(NodeContext node) {
+    ShutdownCommand(CommandContext node) {
         this.node = node;
     }
 
@@ -82,7 +81,7 @@ final class ShutdownCommand implements Command {
                 () -> {
                     if (!skipWait) awaitBackup(w);
                     if (w.complete(null)) { // not aborted
-                        node.requestShutdown();
+                        node.shutdown().run();
                     }
                     waiting.compareAndSet(w, null);
                 },

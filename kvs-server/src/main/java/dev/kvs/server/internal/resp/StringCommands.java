@@ -1,49 +1,50 @@
 package dev.kvs.server.internal.resp;
 
+import static dev.kvs.server.internal.resp.Records.complete;
+import static dev.kvs.server.internal.resp.Records.live;
+import static dev.kvs.server.internal.resp.Records.ttlOf;
+
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
+import dev.kvs.core.ValueRead;
 import dev.kvs.core.Write;
-import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
-import io.netty.handler.codec.redis.SimpleStringRedisMessage;
-import java.math.BigDecimal;
+import io.netty.util.ReferenceCountUtil;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
-import java.util.regex.Pattern;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * The string and counter commands of Redis 7: INCR, DECR, INCRBY, DECRBY,
- * INCRBYFLOAT, APPEND, GETSET, GETDEL, SETNX, MSETNX, GETRANGE, SETRANGE, TYPE. Every read-modify-write
- * reads the current value and writes the new one in one {@link Writes#updateValue} (under the key's
- * lock, with its TxId), so it is atomic with other writes and replicated in order, and its reply waits
- * for replication as the connection's mode says, like SET's.
+ * Redis's string group (the counters are in {@link CounterCommands}): GET, MGET, SET with its options
+ * ({@link SetOptions}), SETNX, SETEX, PSETEX, GETEX, GETSET, GETDEL, MSET, MSETNX, STRLEN, APPEND,
+ * GETRANGE, SETRANGE. Reads go through {@link LiveReads}: a key whose expiry has passed is absent. A
+ * read-modify-write reads the current value and writes the new one in one {@link Writes#updateValue}
+ * (under the key's lock, with its TxId), so it is atomic with other writes and replicated in order;
+ * every write's reply waits for replication as the connection's mode says.
+ *
+ * <p>Expiry is a property of the write: the primary turns a relative TTL into an absolute time (epoch
+ * millis on its clock) stored in the record, which the key packet and the value carry (see {@link
+ * ExpiryCommands}).
  */
 final class StringCommands {
     static final String NOT_INTEGER = "ERR value is not an integer or out of range";
-    static final String NOT_FLOAT = "ERR value is not a valid float";
-    static final String OVERFLOW = "ERR increment or decrement would overflow";
     static final String TOO_BIG = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
-    private static final SimpleStringRedisMessage STRING = new SimpleStringRedisMessage("string");
-    private static final SimpleStringRedisMessage NONE = new SimpleStringRedisMessage("none");
-    /** What Redis's {@code strtold} takes as a float, less hex floats; whitespace is refused, as in Redis. */
-    private static final Pattern FLOAT =
-            Pattern.compile("[+-]?((\\d+\\.?\\d*)|(\\.\\d+))([eE][+-]?\\d+)?|[+-]?(?i:inf|infinity)");
 
-    private final DataCommands data;
+    private final CommandContext node;
+    private final KeyGate gate;
     private final KvStore store;
     private final LiveReads reads;
     private final Writes writes;
 
-    StringCommands(NodeContext node, DataCommands data) {
-        this.data = data;
+    StringCommands(CommandContext node, KeyGate gate) {
+        this.node = node;
+        this.gate = gate;
         this.store = node.store();
         this.reads = node.reads();
         this.writes = node.writes();
@@ -52,82 +53,173 @@ final class StringCommands {
     void register(CommandTable t) {
         int read = CommandSpec.DATA;
         int write = CommandSpec.DATA | CommandSpec.WRITE;
+        // a step past the arguments: only the key (argument 1) passes the read gate
+        int onlyKey = 1 << 20;
+        t.add("GET", 2, read, 1, 1, 1, gate.gated(false, 1, this::get));
+        t.add("MGET", -2, read, 1, -1, 1, gate.gated(false, 1, this::mget));
+        t.add("SET", -3, write, 1, 1, 1, gate.gated(true, onlyKey, this::set));
+        t.add("SETEX", 4, write, 1, 1, 1, gate.gated(true, onlyKey, (s, a) -> setEx(s, a, 1000, "setex")));
+        t.add("PSETEX", 4, write, 1, 1, 1, gate.gated(true, onlyKey, (s, a) -> setEx(s, a, 1, "psetex")));
+        t.add("GETEX", -2, write, 1, 1, 1, gate.gated(true, onlyKey, this::getEx));
+        t.add("MSET", -3, write, 1, -1, 2, gate.gated(true, 2, this::mset));
+        t.add("STRLEN", 2, read, 1, 1, 1, gate.gated(false, 1, this::strlen));
         // the gate's step skips non-key arguments: only the key (argument 1) is checked
-        t.add("INCR", 2, write, 1, 1, 1, data.gated(true, 1, (s, a) -> incrBy(s, a[1], 1)));
-        t.add("DECR", 2, write, 1, 1, 1, data.gated(true, 1, (s, a) -> incrBy(s, a[1], -1)));
-        t.add("INCRBY", 3, write, 1, 1, 1, data.gated(true, 2, this::incrBy));
-        t.add("DECRBY", 3, write, 1, 1, 1, data.gated(true, 2, this::decrBy));
-        t.add("INCRBYFLOAT", 3, write, 1, 1, 1, data.gated(true, 2, this::incrByFloat));
-        t.add("APPEND", 3, write, 1, 1, 1, data.gated(true, 2, this::append));
-        t.add("GETSET", 3, write, 1, 1, 1, data.gated(true, 2, this::getSet));
-        t.add("GETDEL", 2, write, 1, 1, 1, data.gated(true, 1, this::getDel));
-        t.add("SETNX", 3, write, 1, 1, 1, data.gated(true, 2, this::setNx));
-        t.add("MSETNX", -3, write, 1, -1, 2, data.gated(true, 2, this::msetNx));
-        t.add("GETRANGE", 4, read, 1, 1, 1, data.gated(false, 3, this::getRange));
-        t.add("SETRANGE", 4, write, 1, 1, 1, data.gated(true, 3, this::setRange));
-        t.add("TYPE", 2, read, 1, 1, 1, data.gated(false, 1, this::type));
+        t.add("APPEND", 3, write, 1, 1, 1, gate.gated(true, 2, this::append));
+        t.add("GETSET", 3, write, 1, 1, 1, gate.gated(true, 2, this::getSet));
+        t.add("GETDEL", 2, write, 1, 1, 1, gate.gated(true, 1, this::getDel));
+        t.add("SETNX", 3, write, 1, 1, 1, gate.gated(true, 2, this::setNx));
+        t.add("MSETNX", -3, write, 1, -1, 2, gate.gated(true, 2, this::msetNx));
+        t.add("GETRANGE", 4, read, 1, 1, 1, gate.gated(false, 3, this::getRange));
+        t.add("SETRANGE", 4, write, 1, 1, 1, gate.gated(true, 3, this::setRange));
     }
 
-    private RedisMessage incrBy(Session s, byte[][] a) {
-        Long by = Args.parseLong(a[2]);
-        return by == null ? Replies.error(NOT_INTEGER) : incrBy(s, a[1], by);
-    }
-
-    private RedisMessage decrBy(Session s, byte[][] a) {
-        Long by = Args.parseLong(a[2]);
-        if (by == null) return Replies.error(NOT_INTEGER);
-        if (by == Long.MIN_VALUE) return Replies.error("ERR decrement would overflow");
-        return incrBy(s, a[1], -by);
-    }
-
-    private RedisMessage incrBy(Session s, byte[] key, long by) {
-        String[] error = new String[1];
-        long[] result = new long[1];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
-            long current = 0;
-            if (complete(v)) {
-                Long parsed = Args.parseLong(v.value());
-                if (parsed == null) return refuse(error, NOT_INTEGER);
-                current = parsed;
+    /**
+     * A long value is copied by the store straight into a pooled direct buffer that becomes the reply
+     * ({@link DirectValues}); a short one comes back as an array.
+     */
+    private RedisMessage get(Session s, byte[][] a) {
+        DirectValues sink = DirectValues.one(s.alloc);
+        try {
+            ValueRead r = store.readValue(a[1], sink);
+            if (!readable(r)) {
+                sink.skip(r);
+                return Replies.NIL;
             }
-            long next = current + by;
-            if (((current ^ next) & (by ^ next)) < 0) return refuse(error, OVERFLOW);
-            result[0] = next;
-            return order.put(key, Long.toString(next).getBytes(StandardCharsets.US_ASCII), ttlOf(v));
-        });
-        if (error[0] != null) return Replies.error(error[0]);
-        return DataCommands.answer(w.replicated(), Replies.integer(result[0]));
+            return sink.bulk(r);
+        } catch (RuntimeException e) {
+            sink.releaseAll();
+            throw e;
+        }
     }
 
-    private RedisMessage incrByFloat(Session s, byte[][] a) {
-        Double by = parseDouble(a[2]);
-        if (by == null) return Replies.error(NOT_FLOAT);
+    /** Whether GET and MGET reply with the value of {@code r} (or nil: also if it expired): the one place of that check. */
+    private boolean readable(ValueRead r) {
+        return r != null && r.state() == RecordState.COMPLETE && !reads.expired(r.header());
+    }
+
+    private RedisMessage mget(Session s, byte[][] a) {
+        DirectValues sink = DirectValues.many(s.alloc);
+        List<RedisMessage> out = new ArrayList<>(a.length - 1);
+        try {
+            List<ValueRead> values = store.readAll(Arrays.asList(a).subList(1, a.length), sink);
+            for (ValueRead r : values) {
+                if (readable(r)) {
+                    out.add(sink.bulk(r));
+                } else {
+                    sink.skip(r);
+                    out.add(Replies.NIL);
+                }
+            }
+            return Replies.array(out);
+        } catch (RuntimeException e) {
+            sink.releaseAll();
+            out.forEach(ReferenceCountUtil::release);
+            throw e;
+        }
+    }
+
+    private RedisMessage set(Session s, byte[][] a) {
+        SetOptions o = new SetOptions();
+        if (!o.parse(a, 3, true)) return Replies.SYNTAX;
+        long expireAt = RecordHeader.NO_EXPIRY;
+        if (o.hasExpire()) {
+            Object at = o.expireAt(reads.nowMillis(), "set");
+            if (at instanceof String error) return Replies.error(error);
+            expireAt = (Long) at;
+        }
+        byte[] key = a[1], value = a[2];
+        RespCommand.Staged staged = null;
+        if (value == RespCommand.STAGED_ARG) { // its bytes went into the store as they arrived
+            staged = s.staged;
+            if (staged == null) return Replies.error("ERR the value of this SET is no longer held");
+        }
+        if (!o.nx && !o.xx && !o.get && !o.keepTtl) {
+            CompletableFuture<Void> written = staged != null
+                    ? writes.putStaged(node.mode(s), s.lastWrite, key, staged.stage(), staged.checksum(), expireAt)
+                    : writes.put(node.mode(s), s.lastWrite, key, value, expireAt); // no read
+            return Replies.whenReplicated(written, Replies.OK);
+        }
+        long newExpiry = expireAt;
+        if (staged != null && !o.get) { // decided from the key's header: the staged value is not copied
+            Writes.Done<Boolean> w =
+                    writes.putStagedIf(node.mode(s), s.lastWrite, key, staged.stage(), staged.checksum(), h -> {
+                        boolean present = h != null && h.state() != RecordState.TOMBSTONE;
+                        if ((o.nx && present) || (o.xx && !present)) return Writes.KEEP;
+                        return o.keepTtl ? (present ? h.expireAtMillis() : RecordHeader.NO_EXPIRY) : newExpiry;
+                    });
+            return Replies.whenReplicated(w.replicated(), w.result() ? Replies.OK : Replies.NIL);
+        }
+        byte[] whole = staged != null ? staged.stage().toArray() : value; // GET: the old value is read
+        byte[][] old = new byte[1][];
+        Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+            boolean present = v != null && v.state() != RecordState.TOMBSTONE;
+            if (present && v.state() == RecordState.COMPLETE) old[0] = v.value();
+            if ((o.nx && present) || (o.xx && !present)) return Write.keep();
+            long at = o.keepTtl ? (present ? v.expireAtMillis() : RecordHeader.NO_EXPIRY) : newExpiry;
+            return order.put(key, whole, at);
+        });
+        RedisMessage reply;
+        if (o.get) reply = old[0] == null ? Replies.NIL : Replies.bulk(old[0]);
+        else reply = w.result() instanceof Write.Put ? Replies.OK : Replies.NIL;
+        return Replies.whenReplicated(w.replicated(), reply);
+    }
+
+    private RedisMessage setEx(Session s, byte[][] a, long unitMillis, String command) {
+        Object at = SetOptions.absoluteExpiry(a[2], unitMillis, true, reads.nowMillis(), command);
+        if (at instanceof String error) return Replies.error(error);
+        return Replies.whenReplicated(writes.put(node.mode(s), s.lastWrite, a[1], a[3], (Long) at), Replies.OK);
+    }
+
+    private RedisMessage getEx(Session s, byte[][] a) {
+        SetOptions o = new SetOptions();
+        if (!o.parse(a, 2, false)) return Replies.SYNTAX;
+        long now = reads.nowMillis();
+        long expireAt = RecordHeader.NO_EXPIRY;
+        if (o.hasExpire()) {
+            Object at = o.expireAt(now, "getex");
+            if (at instanceof String error) return Replies.error(error);
+            expireAt = (Long) at;
+        }
         byte[] key = a[1];
-        String[] error = new String[1];
-        byte[][] result = new byte[1][];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
-            double current = 0;
-            if (complete(v)) {
-                Double parsed = parseDouble(v.value());
-                if (parsed == null) return refuse(error, NOT_FLOAT);
-                current = parsed;
-            }
-            double next = current + by;
-            if (Double.isNaN(next) || Double.isInfinite(next)) {
-                return refuse(error, "ERR increment would produce NaN or Infinity");
-            }
-            result[0] = formatDouble(next).getBytes(StandardCharsets.US_ASCII);
-            return order.put(key, result[0], ttlOf(v));
+        if (!o.hasExpire() && !o.persist) { // a read
+            StoredValue v = reads.get(key);
+            return complete(v) ? Replies.bulk(v.value()) : Replies.NIL;
+        }
+        long newExpiry = expireAt;
+        byte[][] value = new byte[1][];
+        Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+            if (!complete(v)) return Write.keep();
+            value[0] = v.value();
+            if (o.persist) return v.header().hasExpiry() ? order.put(key, v.value()) : Write.keep();
+            if (newExpiry <= now) return order.remove(key); // already past: Redis deletes the key
+            return order.put(key, v.value(), newExpiry);
         });
-        if (error[0] != null) return Replies.error(error[0]);
-        return DataCommands.answer(w.replicated(), Replies.bulk(result[0]));
+        return Replies.whenReplicated(w.replicated(), value[0] == null ? Replies.NIL : Replies.bulk(value[0]));
+    }
+
+    private RedisMessage mset(Session s, byte[][] a) {
+        if ((a.length - 1) % 2 != 0) return Replies.wrongArity("MSET");
+        int n = (a.length - 1) / 2;
+        List<byte[]> keys = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) keys.add(a[1 + 2 * i]);
+        Writes.Done<List<Write>> w = writes.updateAll(node.mode(s), s.lastWrite, keys, (headers, order) -> {
+            List<Write> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) out.add(order.put(keys.get(i), a[2 + 2 * i]));
+            return out;
+        });
+        return Replies.whenReplicated(w.replicated(), Replies.OK);
+    }
+
+    private RedisMessage strlen(Session s, byte[][] a) {
+        RecordHeader h = reads.header(a[1]);
+        return Replies.integer(h == null || h.state() != RecordState.COMPLETE ? 0 : h.valueLength());
     }
 
     private RedisMessage append(Session s, byte[][] a) {
         byte[] key = a[1];
         String[] error = new String[1];
         long[] length = new long[1];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
             byte[] old = complete(v) ? v.value() : new byte[0];
             long total = (long) old.length + a[2].length;
             if (total > maxValueBytes()) return refuse(error, TOO_BIG);
@@ -137,38 +229,35 @@ final class StringCommands {
             return order.put(key, next, ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
-        return DataCommands.answer(w.replicated(), Replies.integer(length[0]));
+        return Replies.whenReplicated(w.replicated(), Replies.integer(length[0]));
     }
 
     private RedisMessage getSet(Session s, byte[][] a) {
         byte[] key = a[1];
         byte[][] old = new byte[1][];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
             old[0] = complete(v) ? v.value() : null;
             return order.put(key, a[2]);
         });
-        return DataCommands.answer(w.replicated(), old[0] == null ? Replies.NIL : Replies.bulk(old[0]));
+        return Replies.whenReplicated(w.replicated(), old[0] == null ? Replies.NIL : Replies.bulk(old[0]));
     }
 
     private RedisMessage getDel(Session s, byte[][] a) {
         byte[] key = a[1];
         byte[][] old = new byte[1][];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
             if (!complete(v)) return Write.keep();
             old[0] = v.value();
             return order.remove(key);
         });
-        return DataCommands.answer(w.replicated(), old[0] == null ? Replies.NIL : Replies.bulk(old[0]));
+        return Replies.whenReplicated(w.replicated(), old[0] == null ? Replies.NIL : Replies.bulk(old[0]));
     }
 
     private RedisMessage setNx(Session s, byte[][] a) {
         byte[] key = a[1];
         Writes.Done<Write> w = writes.update(
-                data.mode(s),
-                s.lastWrite,
-                key,
-                (h, order) -> DataCommands.live(h) ? Write.keep() : order.put(key, a[2]));
-        return DataCommands.answer(w.replicated(), w.result() instanceof Write.Put ? Replies.ONE : Replies.ZERO);
+                node.mode(s), s.lastWrite, key, (h, order) -> live(h) ? Write.keep() : order.put(key, a[2]));
+        return Replies.whenReplicated(w.replicated(), w.result() instanceof Write.Put ? Replies.ONE : Replies.ZERO);
     }
 
     /** All or nothing: sets every pair if no key exists, else none. */
@@ -178,10 +267,10 @@ final class StringCommands {
         List<byte[]> keys = new ArrayList<>(n);
         for (int i = 0; i < n; i++) keys.add(a[1 + 2 * i]);
         boolean[] set = new boolean[1];
-        Writes.Done<List<Write>> w = writes.updateAll(data.mode(s), s.lastWrite, keys, (headers, order) -> {
+        Writes.Done<List<Write>> w = writes.updateAll(node.mode(s), s.lastWrite, keys, (headers, order) -> {
             List<Write> out = new ArrayList<>(n);
             for (RecordHeader h : headers) {
-                if (DataCommands.live(h)) {
+                if (live(h)) {
                     for (int i = 0; i < n; i++) out.add(Write.keep());
                     return out;
                 }
@@ -190,9 +279,8 @@ final class StringCommands {
             set[0] = true;
             return out;
         });
-        return DataCommands.answer(w.replicated(), set[0] ? Replies.ONE : Replies.ZERO);
+        return Replies.whenReplicated(w.replicated(), set[0] ? Replies.ONE : Replies.ZERO);
     }
-
     /**
      * Redis 7's GETRANGE: negative offsets count from the end, the range is clamped to the value. Reads
      * only the range from the store (a few bytes of a 10 MiB value cost a few bytes), checked against the
@@ -239,7 +327,7 @@ final class StringCommands {
         byte[] key = a[1], patch = a[3];
         String[] error = new String[1];
         long[] length = new long[1];
-        Writes.Done<Write> w = writes.updateValue(data.mode(s), s.lastWrite, key, (v, order) -> {
+        Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
             byte[] old = complete(v) ? v.value() : null;
             if (patch.length == 0) {
                 length[0] = old == null ? 0 : old.length;
@@ -253,53 +341,16 @@ final class StringCommands {
             return order.put(key, next, ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
-        return DataCommands.answer(w.replicated(), Replies.integer(length[0]));
-    }
-
-    private RedisMessage type(Session s, byte[][] a) {
-        RecordHeader h = reads.header(a[1]);
-        return h != null && h.state() == RecordState.COMPLETE ? STRING : NONE;
+        return Replies.whenReplicated(w.replicated(), Replies.integer(length[0]));
     }
 
     private long maxValueBytes() {
         return store.config().maxValueBytes();
     }
 
-    /**
-     * The expiry a read-modify-write keeps: INCR, INCRBYFLOAT, APPEND and SETRANGE keep the key's TTL,
-     * as in Redis (GETSET, SET and MSET clear it).
-     */
-    private static long ttlOf(StoredValue v) {
-        return complete(v) ? v.expireAtMillis() : RecordHeader.NO_EXPIRY;
-    }
-
-    private static boolean complete(StoredValue v) {
-        return v != null && v.state() == RecordState.COMPLETE;
-    }
-
+    /** Leaves the key as it is and says why: {@code text} is the command's error reply. */
     private static Write refuse(String[] error, String text) {
         error[0] = text;
         return Write.keep();
-    }
-
-    /** A float as Redis's {@code strtold} reads it (no whitespace, no NaN); null if not one. */
-    static Double parseDouble(byte[] b) {
-        if (b.length == 0 || b.length > 5000) return null;
-        String text = new String(b, StandardCharsets.ISO_8859_1);
-        if (!FLOAT.matcher(text).matches()) return null;
-        String t = text.toLowerCase(Locale.ROOT);
-        if (t.endsWith("inf") || t.endsWith("infinity")) {
-            return t.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
-        }
-        return Double.parseDouble(text);
-    }
-
-    /**
-     * INCRBYFLOAT's reply as Redis writes it: no exponent, no trailing zeros ({@code 5200}, {@code
-     * 10.6}); digits are the shortest that read back as the same double.
-     */
-    static String formatDouble(double d) {
-        if (d == 0) return "0";
-        return new BigDecimal(Double.toString(d)).stripTrailingZeros().toPlainString();
     }
 }

@@ -1,6 +1,11 @@
 /**
- * The RESP client port: our own decoder (with limits), the per-connection handler that keeps replies
- * in request order while writes wait for replication, and the commands (data commands write through
- * {@link dev.kvs.server.internal.write.Writes}).
+ * The RESP client port: {@link dev.kvs.server.internal.resp.RespServer} and our own decoder (with
+ * limits); per connection, {@link dev.kvs.server.internal.resp.RespHandler} with its parts (dispatch,
+ * the reply queue that keeps replies in request order while writes wait for replication, the held
+ * commands, the session's limits); and the commands, one class per Redis command group (strings,
+ * counters, keyspace, expiry, server, connection, ACL, and kvs's own), each given what it uses by a
+ * {@link dev.kvs.server.internal.resp.CommandContext} that the node builds. Data commands write
+ * through {@link dev.kvs.server.internal.write.Writes}; a new group (hashes, sets, cluster) is a new
+ * class registered in {@code RespServer}.
  */
 package dev.kvs.server.internal.resp;

@@ -44,7 +44,7 @@ class ClientMemoryTest {
             store,
             1,
             0);
-    private final RespServer server = new RespServer(node, null, clock::get);
+    private final RespServer server = new RespServer(TestContexts.commands(node), null, clock::get);
     private final List<EmbeddedChannel> channels = new ArrayList<>();
 
     @AfterEach

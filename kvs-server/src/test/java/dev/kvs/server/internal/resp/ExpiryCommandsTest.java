@@ -272,7 +272,7 @@ class ExpiryCommandsTest {
         cmd("SET", "later", "v", "EX", "60");
         ActiveExpiry expiry = new ActiveExpiry(resp.node, new ExpiryConfig(Duration.ofMillis(100), 2));
         assertThat(expiry.round()).isZero(); // nothing due yet
-        long before = resp.node.lastTxId().seq();
+        long before = resp.commands.roles().current().lastTxId().seq();
 
         clock.advance(Duration.ofMillis(1005));
         assertThat(cmd("DBSIZE")).isEqualTo(integer(7));
@@ -287,7 +287,7 @@ class ExpiryCommandsTest {
         assertThat(cmd("INFO", "keyspace")).contains("db0:keys=2,expires=1,avg_ttl=0");
         for (int i = 0; i < 5; i++) assertThat(resp.store.get(b("t" + i))).isNull();
         // each removal was ordered as a write of its own
-        assertThat(resp.node.lastTxId().seq()).isEqualTo(before + 5);
+        assertThat(resp.commands.roles().current().lastTxId().seq()).isEqualTo(before + 5);
         assertThat(cmd("GET", "later")).isEqualTo(bulk("v"));
         assertThat(cmd("GET", "forever")).isEqualTo(bulk("v"));
     }

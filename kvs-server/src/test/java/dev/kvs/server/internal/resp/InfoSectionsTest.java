@@ -46,12 +46,12 @@ class InfoSectionsTest {
 
     @Test
     void theMetricsReadTheSameFiguresAsCommandstats() {
-        assertThat(resp.node.metrics().scrape()).doesNotContain("kvs_commands_seconds_count{command=\"set\"}");
+        assertThat(resp.commands.metrics().scrape()).doesNotContain("kvs_commands_seconds_count{command=\"set\"}");
         resp.command("SET", "k", "v");
         resp.command("SET", "k", "v");
         resp.command("GET", "k");
         resp.command("GET"); // wrong arity: rejected, not run
-        String scrape = resp.node.metrics().scrape();
+        String scrape = resp.commands.metrics().scrape();
         assertThat(scrape)
                 .contains("kvs_commands_seconds_count{command=\"set\"} 2")
                 .contains("kvs_commands_seconds_count{command=\"get\"} 1")

@@ -174,7 +174,7 @@ class KeyspaceCommandsTest {
                 .containsExactlyInAnyOrder("done", "waiting", "lost");
         // the length the missing value is expected to have
         assertThat(resp.command("MEMORY", "USAGE", "waiting"))
-                .isEqualTo(":" + (7 + 7 + KeyspaceCommands.RECORD_OVERHEAD) + "\r\n");
+                .isEqualTo(":" + (7 + 7 + ServerCommands.RECORD_OVERHEAD) + "\r\n");
         assertThat(resp.command("MEMORY", "USAGE", "deleted")).isEqualTo("$-1\r\n");
     }
 
@@ -182,9 +182,9 @@ class KeyspaceCommandsTest {
     void memoryUsageEstimatesKeyValueAndRecordBytes() {
         resp.command("SET", "k", "12345");
         assertThat(resp.command("MEMORY", "USAGE", "k"))
-                .isEqualTo(":" + (1 + 5 + KeyspaceCommands.RECORD_OVERHEAD) + "\r\n");
+                .isEqualTo(":" + (1 + 5 + ServerCommands.RECORD_OVERHEAD) + "\r\n");
         assertThat(resp.command("memory", "usage", "k", "SAMPLES", "0"))
-                .isEqualTo(":" + (1 + 5 + KeyspaceCommands.RECORD_OVERHEAD) + "\r\n");
+                .isEqualTo(":" + (1 + 5 + ServerCommands.RECORD_OVERHEAD) + "\r\n");
         assertThat(resp.command("MEMORY", "USAGE", "missing")).isEqualTo("$-1\r\n");
         resp.command("DEL", "k");
         assertThat(resp.command("MEMORY", "USAGE", "k")).isEqualTo("$-1\r\n");

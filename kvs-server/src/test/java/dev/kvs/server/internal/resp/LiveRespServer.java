@@ -16,7 +16,11 @@ import java.util.List;
 
 /** A RESP client port on a real loopback socket (NIO, one I/O thread), for tests that need the network. */
 final class LiveRespServer implements AutoCloseable {
+    /** The node's parts other than its RESP port (active expiry, status), for the tests that use them. */
     final NodeContext node;
+    /** What the port's commands work with. */
+    final CommandContext commands;
+
     final RespServer server;
     final int port;
     private final KvStore store;
@@ -27,7 +31,8 @@ final class LiveRespServer implements AutoCloseable {
     LiveRespServer(NodeConfig config) throws InterruptedException {
         store = KvStore.builder().config(config.store()).open();
         node = TestContexts.primary(config, store, 1, 0);
-        server = new RespServer(node);
+        commands = TestContexts.commands(node);
+        server = new RespServer(commands);
         port = server.start("127.0.0.1", 0, boss, workers, Transport.NIO);
     }
 
@@ -95,7 +100,7 @@ final class LiveRespServer implements AutoCloseable {
         server.close();
         workers.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         boss.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
-        node.metrics().close();
+        commands.metrics().close();
         store.close();
     }
 }

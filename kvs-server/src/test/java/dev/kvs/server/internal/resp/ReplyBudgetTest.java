@@ -13,7 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The replies queued for one client are bounded: past {@link RespHandler#REPLY_SOFT_LIMIT} its further
+ * The replies queued for one client are bounded: past {@link SessionLimits#REPLY_SOFT_LIMIT} its further
  * commands wait (and reading it pauses) until they drain; past clientOutputBufferLimit it is closed.
  * The review's case: a SET waiting for its key ack, then 1,000 GETs of a 1 MiB value, queued 1 GB.
  */
@@ -54,7 +54,7 @@ class ReplyBudgetTest {
 
         assertThat(resp.handler().queuedReplyBytes())
                 .as("replies queued behind the pending SET")
-                .isLessThanOrEqualTo(RespHandler.REPLY_SOFT_LIMIT + VALUE + 64);
+                .isLessThanOrEqualTo(SessionLimits.REPLY_SOFT_LIMIT + VALUE + 64);
         assertThat(resp.channel.config().isAutoRead()).as("reading paused").isFalse();
 
         backup.ackAll();

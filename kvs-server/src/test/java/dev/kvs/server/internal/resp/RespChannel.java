@@ -16,7 +16,11 @@ import java.util.concurrent.TimeUnit;
 
 /** A RESP client port on an {@link EmbeddedChannel}: bytes in, reply text out, no sockets. */
 final class RespChannel implements AutoCloseable {
+    /** The node's parts other than its RESP port (active expiry, status), for the tests that use them. */
     final NodeContext node;
+    /** What the port's commands work with. */
+    final CommandContext commands;
+
     final KvStore store;
     final EmbeddedChannel channel;
     final RespServer server;
@@ -71,7 +75,8 @@ final class RespChannel implements AutoCloseable {
                 };
         if (frozenTime) channel.freezeTime();
         if (alloc != null) channel.config().setAllocator(alloc);
-        server = new RespServer(node);
+        commands = TestContexts.commands(node);
+        server = new RespServer(commands);
         server.configure(channel.pipeline());
         channel.pipeline().fireChannelActive(); // the channel was active before the handlers were added
     }
@@ -144,7 +149,7 @@ final class RespChannel implements AutoCloseable {
     @Override
     public void close() {
         channel.finishAndReleaseAll();
-        node.metrics().close();
+        commands.metrics().close();
         store.close();
     }
 }

@@ -37,7 +37,7 @@ class RespServerReadsTest {
             s.getOutputStream().write("\r\n".getBytes(StandardCharsets.US_ASCII));
             s.getOutputStream().flush();
             assertThat(LiveRespServer.readLine(s)).isEqualTo("+OK");
-            assertThat(live.node
+            assertThat(live.commands
                             .store()
                             .get("k".getBytes(StandardCharsets.US_ASCII))
                             .value())

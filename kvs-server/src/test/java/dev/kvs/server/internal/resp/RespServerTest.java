@@ -375,7 +375,7 @@ class RespServerTest {
         resp.close();
         resp = new RespChannel(
                 NodeConfig.builder().peer("main:7380").insecureReplication(true).build());
-        assertThat(resp.node.roles().demote(2)).isTrue(); // a primary told of a newer one: a backup to clients
+        assertThat(resp.commands.roles().demote(2)).isTrue(); // a primary told of a newer one: a backup to clients
         // no primary has advertised its client address to this node: '-' (the peer is a replication address)
         assertThat(resp.command("GET", "k"))
                 .isEqualTo("-NOTPRIMARY - this node is a backup; read from the primary\r\n");

@@ -1,0 +1,87 @@
+package dev.kvs.server.internal.resp;
+
+import dev.kvs.core.KvsException;
+import dev.kvs.server.internal.NodeMetrics;
+import io.netty.handler.codec.redis.RedisMessage;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Runs the command a request names, or says why not: looks it up in the {@link CommandTable}, asks
+ * {@link CommandRefusals}, runs it (a store failure a client can act on becomes its error reply), hands
+ * a write's order to the session for {@code WAIT}, and counts it ({@code INFO commandstats}, the
+ * per-command metrics). Owns which command it ran last. One per connection, confined to its event
+ * loop.
+ */
+final class CommandDispatch {
+    private final CommandTable table;
+    private final CommandRefusals refusals;
+    private final ClientStats stats;
+    private final NodeMetrics metrics;
+
+    /**
+     * The counters of the command {@link #dispatch} last ran, or {@code null} if it ran none (it was
+     * rejected): which command an error reply failed.
+     */
+    private CommandCounters executed;
+
+    CommandDispatch(CommandTable table, CommandRefusals refusals, ClientStats stats, NodeMetrics metrics) {
+        this.table = table;
+        this.refusals = refusals;
+        this.stats = stats;
+        this.metrics = metrics;
+    }
+
+    /** The counters of the command {@link #dispatch} last ran, or {@code null} if it was refused. */
+    CommandCounters executed() {
+        return executed;
+    }
+
+    /** Runs the command {@code args} names for {@code session}, or says why not; sets {@link #executed}. */
+    RedisMessage dispatch(Session session, byte[][] args) {
+        executed = null;
+        CommandSpec spec = table.lookup(args[0]);
+        if (spec == null) return unknown(args);
+        RedisMessage refusal = refusals.refusal(session, spec, args);
+        if (refusal != null) {
+            spec.counters().rejected.increment();
+            return refusal;
+        }
+        return execute(session, spec, args);
+    }
+
+    private RedisMessage execute(Session session, CommandSpec spec, byte[][] args) {
+        long start = System.nanoTime();
+        RedisMessage result;
+        try {
+            result = spec.command().execute(session, args);
+        } catch (KvsException e) {
+            result = Replies.storeError(e);
+        }
+        long nanos = System.nanoTime() - start;
+        if (result == Replies.WRONGPASS) stats.aclDeniedAuth.increment();
+        stats.commandsProcessed.increment();
+        CommandCounters c = spec.counters();
+        c.calls.increment();
+        c.nanos.add(nanos);
+        executed = c;
+        if (!c.exposed) {
+            metrics.exposeCommand(spec.name(), c, x -> x.calls.sum(), x -> x.nanos.sum());
+            c.exposed = true;
+        }
+        return result;
+    }
+
+    private static RedisMessage unknown(byte[][] args) {
+        StringBuilder b = new StringBuilder("ERR unknown command '")
+                .append(printable(args[0]))
+                .append("', with args beginning with: ");
+        for (int i = 1; i < args.length && i < 4; i++)
+            b.append('\'').append(printable(args[i])).append("' ");
+        return Replies.error(b.toString()); // with Redis's trailing space
+    }
+
+    private static String printable(byte[] bytes) {
+        String s = new String(bytes, 0, Math.min(bytes.length, 64), StandardCharsets.UTF_8);
+        return s.replaceAll("[\\p{Cntrl}]", "?");
+    }
+}

@@ -1,0 +1,48 @@
+package dev.kvs.server.internal.resp;
+
+import dev.kvs.server.internal.role.NodeRole;
+import dev.kvs.server.internal.role.RoleMachine;
+import io.netty.handler.codec.redis.RedisMessage;
+
+/**
+ * Why a command may not run now, asked by {@link CommandDispatch} before every command: a wrong
+ * number of arguments; no login yet ({@code -NOAUTH}, unless the command is {@link CommandSpec#NOAUTH});
+ * a user whose role does not permit the command's flags ({@link CommandSpec#permits}: {@code -NOPERM},
+ * counted and written to the {@link AclLog}); a data command on a node that is not the primary ({@link
+ * BackupReadCommands#refusal}); a write on a primary whose writes are fenced. Owns no state; shared by
+ * the port's connections.
+ */
+final class CommandRefusals {
+    private final RoleMachine roles;
+    private final ClientStats stats;
+    private final AclLog aclLog;
+
+    CommandRefusals(RoleMachine roles, ClientStats stats, AclLog aclLog) {
+        this.roles = roles;
+        this.stats = stats;
+        this.aclLog = aclLog;
+    }
+
+    /** Why the command {@code spec} may not run now for {@code session}, or {@code null}. */
+    RedisMessage refusal(Session session, CommandSpec spec, byte[][] args) {
+        if (!spec.arityOk(args.length)) return Replies.wrongArity(spec.name());
+        if (!session.authenticated()) {
+            if (!spec.has(CommandSpec.NOAUTH)) return Replies.NOAUTH;
+        } else if (!CommandSpec.permits(session.user.role(), spec.flagsFor(args))) {
+            stats.aclDeniedCommands.increment();
+            aclLog.deniedCommand(
+                    spec.permissionName(args), session.user.name(), ConnectionCommands.clientLine(session));
+            return Replies.noPermission(spec.permissionName(args));
+        }
+        if (spec.has(CommandSpec.DATA)) {
+            NodeRole role = roles.current();
+            if (!(role instanceof NodeRole.Primary p)) {
+                String refusal = BackupReadCommands.refusal(role, session, spec.has(CommandSpec.WRITE));
+                if (refusal != null) return Replies.error(refusal);
+            } else if (spec.has(CommandSpec.WRITE) && p.writeFence() != null) {
+                return Replies.error(p.writeFence());
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,165 @@
+package dev.kvs.server.internal.resp;
+
+import dev.kvs.replication.Role;
+import dev.kvs.server.config.UserConfig;
+import io.netty.handler.codec.redis.RedisMessage;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Redis's connection group: PING, ECHO, AUTH, QUIT, SELECT, HELLO, CLIENT. (READONLY and READWRITE,
+ * Redis's cluster group, open reads on a backup: {@link BackupReadCommands}.)
+ */
+final class ConnectionCommands {
+    private final CommandContext node;
+    private final Users users;
+    private final AclLog aclLog;
+    private final ClientWarnings warnings;
+
+    /**
+     * @param users who may log in (shared with {@link AclCommand})
+     * @param aclLog where failed logins are recorded
+     */
+    ConnectionCommands(CommandContext node, Users users, AclLog aclLog, ClientWarnings warnings) {
+        this.node = node;
+        this.users = users;
+        this.aclLog = aclLog;
+        this.warnings = warnings;
+    }
+
+    void register(CommandTable table) {
+        int any = CommandSpec.NOAUTH;
+        table.add("PING", -1, 0, 0, 0, 0, this::ping);
+        table.add("ECHO", 2, 0, 0, 0, 0, (s, a) -> Replies.bulk(a[1]));
+        table.add("AUTH", -2, any, 0, 0, 0, this::auth);
+        table.add("QUIT", -1, any, 0, 0, 0, (s, a) -> {
+            s.closeAfterReply = true;
+            return Replies.OK;
+        });
+        table.add("SELECT", 2, 0, 0, 0, 0, this::select);
+        table.add("HELLO", -1, any, 0, 0, 0, this::hello);
+        table.add("CLIENT", -2, 0, 0, 0, 0, this::client);
+    }
+
+    private RedisMessage ping(Session s, byte[][] a) {
+        if (a.length == 1) return Replies.PONG;
+        if (a.length == 2) return Replies.bulk(a[1]);
+        return Replies.wrongArity("PING");
+    }
+
+    /**
+     * {@code AUTH password} logs in as the default user, {@code AUTH username password} as that user.
+     * A failed login leaves the connection as it was (logged in or not), as in Redis.
+     */
+    private RedisMessage auth(Session s, byte[][] a) {
+        if (a.length > 3) return Replies.SYNTAX;
+        if (!node.config().clientAuthRequired()) {
+            if (a.length == 3) {
+                // as Redis's passwordless default user: it takes any password, and no other user exists
+                if (Users.name(a[1]).equals(UserConfig.DEFAULT_USER)) return Replies.OK;
+                return failedLogin(s, a[0], Users.name(a[1]));
+            }
+            return Replies.error("ERR AUTH <password> called without any password configured for the default user."
+                    + " Are you sure your configuration is correct?");
+        }
+        String name = a.length == 2 ? UserConfig.DEFAULT_USER : Users.name(a[1]);
+        UserConfig user = users.authenticate(name, a[a.length - 1]);
+        if (user == null) return failedLogin(s, a[0], name);
+        s.user = user;
+        return Replies.OK;
+    }
+
+    /** A refused login: in the ACL log and a rate-limited WARN; the client learns only WRONGPASS. */
+    private RedisMessage failedLogin(Session s, byte[] command, String username) {
+        aclLog.failedLogin(Args.text(command), username, clientLine(s));
+        warnings.failedLogins.warn(
+                "failed login from client {} as user '{}': unknown user or wrong password",
+                s.remoteAddress,
+                printable(username));
+        return Replies.WRONGPASS;
+    }
+
+    /** A user name as typed, safe for a log line: control characters replaced, at most 64 characters. */
+    private static String printable(String name) {
+        String cut = name.length() > 64 ? name.substring(0, 64) + "..." : name;
+        return cut.replaceAll("\\p{Cntrl}", "?");
+    }
+
+    private RedisMessage select(Session s, byte[][] a) {
+        Long db = Args.parseLong(a[1]);
+        if (db == null) return Replies.error("ERR value is not an integer or out of range");
+        return db == 0 ? Replies.OK : Replies.error("ERR DB index is out of range (kvs has only db 0)");
+    }
+
+    private RedisMessage hello(Session s, byte[][] a) {
+        int i = 1;
+        if (a.length > 1) {
+            Long proto = Args.parseLong(a[1]);
+            if (proto == null) return Replies.error("ERR Protocol version is not an integer or out of range");
+            if (proto != 2) return Replies.error("NOPROTO unsupported protocol version (kvs speaks RESP2)");
+            i = 2;
+        }
+        while (i < a.length) {
+            String opt = Args.upper(a[i]);
+            if (opt.equals("AUTH") && i + 2 < a.length) {
+                RedisMessage r = auth(s, new byte[][] {a[0], a[i + 1], a[i + 2]}); // a[0]: HELLO, in the ACL log
+                if (r != Replies.OK) return r;
+                i += 3;
+            } else if (opt.equals("SETNAME") && i + 1 < a.length) {
+                s.name = Args.text(a[i + 1]);
+                i += 2;
+            } else {
+                return Replies.SYNTAX;
+            }
+        }
+        if (!s.authenticated()) return Replies.NOAUTH;
+        List<RedisMessage> m = new ArrayList<>();
+        m.add(Replies.bulk("server"));
+        m.add(Replies.bulk("kvs"));
+        m.add(Replies.bulk("version"));
+        m.add(Replies.bulk(InfoCommand.REDIS_COMPAT_VERSION));
+        m.add(Replies.bulk("proto"));
+        m.add(Replies.integer(2));
+        m.add(Replies.bulk("id"));
+        m.add(Replies.integer(s.id));
+        m.add(Replies.bulk("mode"));
+        m.add(Replies.bulk("standalone"));
+        m.add(Replies.bulk("role"));
+        m.add(Replies.bulk(node.role() == Role.PRIMARY ? "master" : "replica")); // as Redis's HELLO
+        m.add(Replies.bulk("modules"));
+        m.add(Replies.array(List.of()));
+        return Replies.array(m);
+    }
+
+    private RedisMessage client(Session s, byte[][] a) {
+        String sub = Args.upper(a[1]);
+        switch (sub) {
+            case "ID":
+                return a.length == 2 ? Replies.integer(s.id) : Replies.wrongArity("CLIENT|ID");
+            case "GETNAME":
+                return s.name == null ? Replies.NIL : Replies.bulk(s.name);
+            case "SETNAME":
+                if (a.length != 3) return Replies.wrongArity("CLIENT|SETNAME");
+                String name = Args.text(a[2]);
+                if (name.chars().anyMatch(c -> c <= ' ' || c > '~')) {
+                    return Replies.error("ERR Client names cannot contain spaces, newlines or special characters.");
+                }
+                s.name = name.isEmpty() ? null : name;
+                return Replies.OK;
+            case "SETINFO":
+                return a.length == 4 ? Replies.OK : Replies.wrongArity("CLIENT|SETINFO");
+            case "INFO":
+                return Replies.bulk(clientLine(s) + "\n");
+            default:
+                return Replies.error("ERR unknown subcommand '" + Args.text(a[1])
+                        + "'. Try CLIENT ID, CLIENT GETNAME, CLIENT SETNAME, CLIENT SETINFO, CLIENT INFO.");
+        }
+    }
+
+    /** {@code s} as {@code CLIENT INFO} shows it (also an ACL log entry's {@code client-info}). */
+    static String clientLine(Session s) {
+        return "id=" + s.id + " addr=" + s.remoteAddress + " name=" + (s.name == null ? "" : s.name) + " age="
+                + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0 user="
+                + (s.user == null ? "" : s.user.name());
+    }
+}

@@ -1,0 +1,128 @@
+package dev.kvs.server.internal.resp;
+
+import static dev.kvs.server.internal.resp.Records.complete;
+import static dev.kvs.server.internal.resp.Records.ttlOf;
+
+import dev.kvs.core.Write;
+import dev.kvs.server.internal.write.Writes;
+import io.netty.handler.codec.redis.RedisMessage;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The counters of Redis's string group: INCR, DECR, INCRBY, DECRBY, INCRBYFLOAT. Each reads the
+ * current value and writes the new one in one {@link Writes#updateValue} (under the key's lock, with
+ * its TxId), so it is atomic with other writes and replicated in order, and its reply waits for
+ * replication as the connection's mode says, like SET's. A counter keeps the key's TTL, as in Redis.
+ */
+final class CounterCommands {
+    static final String NOT_FLOAT = "ERR value is not a valid float";
+    static final String OVERFLOW = "ERR increment or decrement would overflow";
+    /** What Redis's {@code strtold} takes as a float, less hex floats; whitespace is refused, as in Redis. */
+    private static final Pattern FLOAT =
+            Pattern.compile("[+-]?((\\d+\\.?\\d*)|(\\.\\d+))([eE][+-]?\\d+)?|[+-]?(?i:inf|infinity)");
+
+    private final CommandContext node;
+    private final KeyGate gate;
+    private final Writes writes;
+
+    CounterCommands(CommandContext node, KeyGate gate) {
+        this.node = node;
+        this.gate = gate;
+        this.writes = node.writes();
+    }
+
+    void register(CommandTable t) {
+        int write = CommandSpec.DATA | CommandSpec.WRITE;
+        // the gate's step skips non-key arguments: only the key (argument 1) is checked
+        t.add("INCR", 2, write, 1, 1, 1, gate.gated(true, 1, (s, a) -> incrBy(s, a[1], 1)));
+        t.add("DECR", 2, write, 1, 1, 1, gate.gated(true, 1, (s, a) -> incrBy(s, a[1], -1)));
+        t.add("INCRBY", 3, write, 1, 1, 1, gate.gated(true, 2, this::incrBy));
+        t.add("DECRBY", 3, write, 1, 1, 1, gate.gated(true, 2, this::decrBy));
+        t.add("INCRBYFLOAT", 3, write, 1, 1, 1, gate.gated(true, 2, this::incrByFloat));
+    }
+
+    private RedisMessage incrBy(Session s, byte[][] a) {
+        Long by = Args.parseLong(a[2]);
+        return by == null ? Replies.error(StringCommands.NOT_INTEGER) : incrBy(s, a[1], by);
+    }
+
+    private RedisMessage decrBy(Session s, byte[][] a) {
+        Long by = Args.parseLong(a[2]);
+        if (by == null) return Replies.error(StringCommands.NOT_INTEGER);
+        if (by == Long.MIN_VALUE) return Replies.error("ERR decrement would overflow");
+        return incrBy(s, a[1], -by);
+    }
+
+    private RedisMessage incrBy(Session s, byte[] key, long by) {
+        String[] error = new String[1];
+        long[] result = new long[1];
+        Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+            long current = 0;
+            if (complete(v)) {
+                Long parsed = Args.parseLong(v.value());
+                if (parsed == null) return refuse(error, StringCommands.NOT_INTEGER);
+                current = parsed;
+            }
+            long next = current + by;
+            if (((current ^ next) & (by ^ next)) < 0) return refuse(error, OVERFLOW);
+            result[0] = next;
+            return order.put(key, Long.toString(next).getBytes(StandardCharsets.US_ASCII), ttlOf(v));
+        });
+        if (error[0] != null) return Replies.error(error[0]);
+        return Replies.whenReplicated(w.replicated(), Replies.integer(result[0]));
+    }
+
+    private RedisMessage incrByFloat(Session s, byte[][] a) {
+        Double by = parseDouble(a[2]);
+        if (by == null) return Replies.error(NOT_FLOAT);
+        byte[] key = a[1];
+        String[] error = new String[1];
+        byte[][] result = new byte[1][];
+        Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+            double current = 0;
+            if (complete(v)) {
+                Double parsed = parseDouble(v.value());
+                if (parsed == null) return refuse(error, NOT_FLOAT);
+                current = parsed;
+            }
+            double next = current + by;
+            if (Double.isNaN(next) || Double.isInfinite(next)) {
+                return refuse(error, "ERR increment would produce NaN or Infinity");
+            }
+            result[0] = formatDouble(next).getBytes(StandardCharsets.US_ASCII);
+            return order.put(key, result[0], ttlOf(v));
+        });
+        if (error[0] != null) return Replies.error(error[0]);
+        return Replies.whenReplicated(w.replicated(), Replies.bulk(result[0]));
+    }
+
+    /** Leaves the key as it is and says why: {@code text} is the command's error reply. */
+    private static Write refuse(String[] error, String text) {
+        error[0] = text;
+        return Write.keep();
+    }
+
+    /** A float as Redis's {@code strtold} reads it (no whitespace, no NaN); null if not one. */
+    static Double parseDouble(byte[] b) {
+        if (b.length == 0 || b.length > 5000) return null;
+        String text = new String(b, StandardCharsets.ISO_8859_1);
+        if (!FLOAT.matcher(text).matches()) return null;
+        String t = text.toLowerCase(Locale.ROOT);
+        if (t.endsWith("inf") || t.endsWith("infinity")) {
+            return t.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+        }
+        return Double.parseDouble(text);
+    }
+
+    /**
+     * INCRBYFLOAT's reply as Redis writes it: no exponent, no trailing zeros ({@code 5200}, {@code
+     * 10.6}); digits are the shortest that read back as the same double.
+     */
+    static String formatDouble(double d) {
+        if (d == 0) return "0";
+        return new BigDecimal(Double.toString(d)).stripTrailingZeros().toPlainString();
+    }
+}
