@@ -109,7 +109,7 @@ public final class KvsNode implements AutoCloseable {
         this.failover = new Failover(config, store, roles, writes, replicationGroup);
         this.context = new NodeContext(config, store, roles, writes, failover, new NodeMetrics(store, roles));
         context.metrics().clientLoops(workers);
-        this.expiry = new ActiveExpiry(context, config.expiry());
+        this.expiry = new ActiveExpiry(store, roles, writes, config.mode(), context.expiredKeys(), config.expiry());
         // SHUTDOWN: the same stop as SIGTERM, off the event loops that close() shuts down
         context.onShutdown(() -> {
             Thread t = new Thread(this::close, "kvs-shutdown-command");
