@@ -8,13 +8,16 @@ import dev.kvs.replication.Role;
 import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.server.config.AdminConfig;
 import dev.kvs.server.config.NodeConfig;
-import dev.kvs.server.internal.NodeContext;
+import dev.kvs.server.internal.AdminPortStats;
+import dev.kvs.server.internal.ClientIds;
 import dev.kvs.server.internal.NodeMetrics;
-import dev.kvs.server.internal.PackedEventLoops;
+import dev.kvs.server.internal.NodeStatus;
 import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.admin.AdminServer;
 import dev.kvs.server.internal.admin.FailoverRoutes;
+import dev.kvs.server.internal.admin.StatusRoutes;
 import dev.kvs.server.internal.expiry.ActiveExpiry;
+import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.resp.CommandContext;
 import dev.kvs.server.internal.resp.RespServer;
@@ -24,18 +27,14 @@ import dev.kvs.server.internal.role.ReplicationLinks;
 import dev.kvs.server.internal.role.RoleMachine;
 import dev.kvs.server.internal.tls.ServerTls;
 import dev.kvs.server.internal.write.Writes;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.handler.ssl.SslContext;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,24 +50,25 @@ public final class KvsNode implements AutoCloseable {
 
     private final NodeConfig config;
     private final KvStore store;
+    private final EventLoops loops;
+    private final ReplicationLinks links;
     private final RoleMachine roles;
+    private final Writes writes;
     private final Failover failover;
-    private final NodeContext context;
-    private final EventLoopGroup boss;
-    private final PackedEventLoops workers;
-    private final EventLoopGroup adminGroup;
-    private final EventLoopGroup replicationGroup;
-    /** A backup's value channels: applying values never holds up its key channel. */
-    private final EventLoopGroup replicationValueGroup;
+    private final NodeMetrics metrics;
+    private final AdminPortStats adminStats = new AdminPortStats();
+    /** Keys removed by active expiry: counted by it, shown by {@code INFO}. */
+    private final AtomicLong expiredKeys = new AtomicLong();
 
+    private final ActiveExpiry expiry;
     private final RespServer resp;
     private final AdminServer admin;
-    private final ActiveExpiry expiry;
     private final int port;
     private final int adminPort;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CountDownLatch terminated = new CountDownLatch(1);
 
+    /** Assembles the node's parts, each handed the few others it uses, then starts them in order. */
     private KvsNode(NodeConfig config, Clock clock, WriteStages stages) throws InterruptedException {
         this.config = config;
         // read first: a bad certificate must not leave a store open or threads running
@@ -77,89 +77,110 @@ public final class KvsNode implements AutoCloseable {
                         config.tls().orElseThrow(), config.tlsPorts().clientAuth())
                 : null; // one context for both ports
         this.store = KvStore.builder().config(config.store()).open();
-        TxId last = lastTxId(store);
         EpochFile epochFile = config.store().dataDir().map(EpochFile::new).orElse(null);
-        long known = Math.max(last.epoch(), epochFile == null ? 0 : epochFile.read());
-        long epoch;
-        long lastSeq;
-        if (config.role() == Role.PRIMARY && known > 0 && epochFile != null) {
-            // a restarted primary never reuses its epoch: seqs of writes it deleted are not in the store,
-            // so it could not tell which it had used; a new epoch makes the backup resynchronise
-            epoch = known + 1;
-            lastSeq = 0;
-        } else {
-            // a fresh node starts in epoch 1 so that TxId 0:0 means "before every write"
-            epoch = Math.max(1, known);
-            lastSeq = last.epoch() == epoch ? last.seq() : 0;
-        }
-        boolean hadState = known > 0;
+        StartingPoint from = StartingPoint.of(config.role(), lastTxId(store), epochFile);
         Transport transport = Transport.best();
-        this.boss = transport.group(1, "kvs-accept");
-        int threads = config.ioThreads() > 0
-                ? config.ioThreads()
-                : Runtime.getRuntime().availableProcessors();
-        this.workers = transport.clientGroup(threads, config.ioPackConnections(), "kvs-io");
-        this.adminGroup =
-                new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kvs-admin"), NioIoHandler.newFactory());
-        this.replicationGroup = config.peer().isPresent() || config.role() == Role.BACKUP
-                ? transport.group(1, "kvs-repl") // epoll gives value sockets TCP_NOTSENT_LOWAT
-                : null;
-        this.replicationValueGroup = replicationGroup == null ? null : transport.group(1, "kvs-repl-values");
-        ReplicationLinks links = new ReplicationLinks(config, store, replicationGroup, replicationValueGroup, stages);
+        this.loops = new EventLoops(config, transport);
+        this.links = new ReplicationLinks(config, store, loops.replication, loops.replicationValues, stages);
         this.roles = new RoleMachine(config, epochFile, links);
-        Writes writes = new Writes(store, roles, clock);
-        this.failover = new Failover(config, store, roles, writes, replicationGroup);
-        this.context = new NodeContext(config, store, roles, writes, failover, new NodeMetrics(store, roles));
-        context.metrics().clientLoops(workers);
-        this.expiry = new ActiveExpiry(context, config.expiry());
-        // SHUTDOWN: the same stop as SIGTERM, off the event loops that close() shuts down
-        Runnable shutdown = () -> {
-            Thread t = new Thread(this::close, "kvs-shutdown-command");
-            t.setDaemon(false);
-            t.start();
-        };
-        context.onShutdown(shutdown);
-        CommandContext commands = new CommandContext(
-                config,
-                store,
-                context.reads(),
-                writes,
-                roles,
-                failover,
-                context.metrics(),
-                context.adminPort(),
-                context.expiredKeys(),
-                context::nextClientId,
-                shutdown);
-        this.resp = new RespServer(commands, config.tlsPorts().clients() ? portTls : null, stages);
-        this.admin = new AdminServer(context, adminGroup, config.tlsPorts().admin() ? portTls : null);
-        FailoverRoutes.register(admin, roles, failover);
+        this.writes = new Writes(store, roles, clock);
+        this.failover = new Failover(config, store, roles, writes, loops.replication);
+        this.metrics = new NodeMetrics(store, roles);
+        metrics.adminPort(adminStats);
+        metrics.clientLoops(loops.clients);
+        this.expiry = new ActiveExpiry(store, roles, writes, config.mode(), expiredKeys, config.expiry());
+        this.resp = respServer(config.tlsPorts().clients() ? portTls : null, stages);
+        this.admin = adminServer(config.tlsPorts().admin() ? portTls : null);
         boolean started = false;
         try {
-            try {
-                roles.start(epoch, lastSeq, hadState, failover); // a backup binds its replication port here
-            } catch (RuntimeException e) {
-                if (!NodeStartException.isBindFailure(e)) throw e;
-                throw NodeStartException.cannotListen(
-                        config.replicationBind(), config.replPort(), "replication port", e);
-            }
-            try {
-                this.port = resp.start(config.bind(), config.port(), boss, workers, transport);
-                links.clientPortBound(port);
-            } catch (InterruptedException e) {
-                throw e;
-            } catch (Exception e) { // Netty rethrows a BindException undeclared
-                throw NodeStartException.cannotListen(config.bind(), config.port(), "client port", e);
-            }
-            try {
-                this.adminPort = admin.start(config.adminBindAddress(), config.adminPort());
-            } catch (RuntimeException e) {
-                throw NodeStartException.cannotListen(config.adminBindAddress(), config.adminPort(), "admin port", e);
-            }
+            startRoles(from); // a backup binds its replication port here
+            this.port = listenForClients(transport);
+            this.adminPort = listenForAdmin();
             expiry.start();
             started = true;
         } finally {
             if (!started) shutdown();
+        }
+    }
+
+    /** The RESP port, whose commands see the node through a {@link CommandContext}. */
+    private RespServer respServer(SslContext tls, WriteStages stages) {
+        CommandContext commands = new CommandContext(
+                config,
+                store,
+                new LiveReads(store, writes.clock()),
+                writes,
+                roles,
+                failover,
+                metrics,
+                adminStats,
+                expiredKeys,
+                new ClientIds()::next,
+                this::closeOnItsOwnThread);
+        return new RespServer(commands, tls, stages);
+    }
+
+    /** {@code SHUTDOWN}: the same stop as SIGTERM, off the event loops that {@link #close()} shuts down. */
+    private void closeOnItsOwnThread() {
+        Thread t = new Thread(this::close, "kvs-shutdown-command");
+        t.setDaemon(false);
+        t.start();
+    }
+
+    /** The admin port with its routes: the node's state, then failover. */
+    private AdminServer adminServer(SslContext tls) {
+        AdminServer server = new AdminServer(config, adminStats, loops.admin, tls);
+        StatusRoutes.register(
+                server, () -> NodeStatus.of(config, store, roles, failover, metrics, adminStats), metrics::scrape);
+        FailoverRoutes.register(server, roles, failover);
+        return server;
+    }
+
+    private void startRoles(StartingPoint from) {
+        try {
+            roles.start(from.epoch(), from.lastSeq(), from.hadState(), failover);
+        } catch (RuntimeException e) {
+            if (!NodeStartException.isBindFailure(e)) throw e;
+            throw NodeStartException.cannotListen(config.replicationBind(), config.replPort(), "replication port", e);
+        }
+    }
+
+    private int listenForClients(Transport transport) throws InterruptedException {
+        try {
+            int bound = resp.start(config.bind(), config.port(), loops.accept, loops.clients, transport);
+            links.clientPortBound(bound);
+            return bound;
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) { // Netty rethrows a BindException undeclared
+            throw NodeStartException.cannotListen(config.bind(), config.port(), "client port", e);
+        }
+    }
+
+    private int listenForAdmin() {
+        try {
+            return admin.start(config.adminBindAddress(), config.adminPort());
+        } catch (RuntimeException e) {
+            throw NodeStartException.cannotListen(config.adminBindAddress(), config.adminPort(), "admin port", e);
+        }
+    }
+
+    /**
+     * The epoch and sequence a node starts from, and whether it had state.
+     *
+     * @param hadState whether the store or the epoch file knew an epoch
+     */
+    private record StartingPoint(long epoch, long lastSeq, boolean hadState) {
+        static StartingPoint of(Role role, TxId last, EpochFile epochFile) {
+            long known = Math.max(last.epoch(), epochFile == null ? 0 : epochFile.read());
+            if (role == Role.PRIMARY && known > 0 && epochFile != null) {
+                // a restarted primary never reuses its epoch: seqs of writes it deleted are not in the store,
+                // so it could not tell which it had used; a new epoch makes the backup resynchronise
+                return new StartingPoint(known + 1, 0, true);
+            }
+            // a fresh node starts in epoch 1 so that TxId 0:0 means "before every write"
+            long epoch = Math.max(1, known);
+            return new StartingPoint(epoch, last.epoch() == epoch ? last.seq() : 0, known > 0);
         }
     }
 
@@ -201,7 +222,7 @@ public final class KvsNode implements AutoCloseable {
                     "kvs node '{}' ({}, epoch {}, mode {}) serving RESP{} on {}:{}, admin{} on {}:{}, store {}",
                     config.name(),
                     config.role().label(),
-                    node.context.epoch(),
+                    node.roles.current().epoch(),
                     config.mode().label(),
                     config.tlsPorts().clients() ? " (TLS)" : "",
                     config.bind(),
@@ -315,18 +336,15 @@ public final class KvsNode implements AutoCloseable {
         }
     }
 
+    /** Stops the parts in the reverse order of their start: what serves first, then threads, then the store. */
     private void shutdown() {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         run(expiry::close, failure);
         run(resp::close, failure);
         run(admin::close, failure);
         run(roles::close, failure);
-        for (EventLoopGroup g :
-                new EventLoopGroup[] {boss, workers, adminGroup, replicationGroup, replicationValueGroup}) {
-            if (g != null)
-                run(() -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly(), failure);
-        }
-        run(() -> context.metrics().close(), failure);
+        loops.shutdown(step -> run(step, failure));
+        run(metrics::close, failure);
         run(failover::close, failure);
         run(store::close, failure);
         terminated.countDown();

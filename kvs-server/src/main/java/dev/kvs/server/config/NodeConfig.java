@@ -1,5 +1,6 @@
 package dev.kvs.server.config;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
@@ -331,7 +332,6 @@ public record NodeConfig(
         return new Builder().from(this);
     }
 
-    /** Builds a {@link NodeConfig}; defaults are those of a lone primary on the default ports. */
     /**
      * {@code percent} of this JVM's maximum heap ({@code -Xmx}), in bytes: how {@code maxClientMemory:
      * 25%} is read.
@@ -343,7 +343,13 @@ public record NodeConfig(
         return Runtime.getRuntime().maxMemory() / 100 * percent;
     }
 
-    public static final class Builder {
+    /**
+     * Builds a {@link NodeConfig}; defaults are those of a lone primary on the default ports. The methods
+     * marked {@link JsonProperty} set the YAML settings of the same name and type, which {@link
+     * NodeConfigLoader} reads straight into a builder (its subclass reads the settings whose YAML form
+     * differs, such as byte sizes). Not extended outside this package.
+     */
+    public static class Builder {
         private String cluster = "kvs";
         private String name = "kvs-1";
         private Role role = Role.PRIMARY;
@@ -382,11 +388,13 @@ public record NodeConfig(
 
         Builder() {}
 
+        @JsonProperty
         public Builder cluster(String v) {
             cluster = v;
             return this;
         }
 
+        @JsonProperty
         public Builder name(String v) {
             name = v;
             return this;
@@ -397,21 +405,25 @@ public record NodeConfig(
             return this;
         }
 
+        @JsonProperty
         public Builder bind(String v) {
             bind = v;
             return this;
         }
 
+        @JsonProperty
         public Builder port(int v) {
             port = v;
             return this;
         }
 
+        @JsonProperty
         public Builder replPort(int v) {
             replPort = v;
             return this;
         }
 
+        @JsonProperty
         public Builder adminPort(int v) {
             adminPort = v;
             return this;
@@ -429,6 +441,7 @@ public record NodeConfig(
         }
 
         /** {@code null} for none. */
+        @JsonProperty
         public Builder requirepass(String v) {
             requirepass = v;
             return this;
@@ -439,23 +452,27 @@ public record NodeConfig(
             return this;
         }
 
+        @JsonProperty
         public Builder maxMultibulkLength(int v) {
             maxMultibulkLength = v;
             return this;
         }
 
+        @JsonProperty
         public Builder maxClients(int v) {
             maxClients = v;
             return this;
         }
 
         /** 0: idle clients are never closed. */
+        @JsonProperty
         public Builder timeoutSeconds(int v) {
             timeoutSeconds = v;
             return this;
         }
 
         /** 0: unauthenticated clients are never closed for it. Only applies with {@code requirepass} or users. */
+        @JsonProperty
         public Builder authTimeoutSeconds(int v) {
             authTimeoutSeconds = v;
             return this;
@@ -479,16 +496,19 @@ public record NodeConfig(
             return this;
         }
 
+        @JsonProperty
         public Builder protectedMode(boolean v) {
             protectedMode = v;
             return this;
         }
 
+        @JsonProperty
         public Builder ioThreads(int v) {
             ioThreads = v;
             return this;
         }
 
+        @JsonProperty
         public Builder ioPackConnections(int v) {
             ioPackConnections = v;
             return this;
@@ -550,6 +570,7 @@ public record NodeConfig(
         }
 
         /** Replicate without a cluster secret even though the ports bind a non-loopback address. */
+        @JsonProperty
         public Builder insecureReplication(boolean v) {
             insecureReplication = v;
             return this;
@@ -563,12 +584,14 @@ public record NodeConfig(
 
         /** TLS on the client and admin ports (default: both plain); needs {@link #tls(TlsFiles)}. */
         /** {@code null}: the replication port listens on {@code bind}. */
+        @JsonProperty
         public Builder replBind(String v) {
             replBind = v;
             return this;
         }
 
         /** {@code null}: the admin port listens on {@code bind}. */
+        @JsonProperty
         public Builder adminBind(String v) {
             adminBind = v;
             return this;

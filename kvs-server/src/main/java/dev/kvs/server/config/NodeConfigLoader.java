@@ -1,13 +1,18 @@
 package dev.kvs.server.config;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.deser.std.NumberDeserializers;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.FlowControlConfig;
@@ -17,6 +22,7 @@ import dev.kvs.replication.Role;
 import dev.kvs.replication.auth.TlsFiles;
 import dev.kvs.replication.backup.BackupConfig;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -52,6 +58,11 @@ public final class NodeConfigLoader {
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            // a field left empty keeps its default, whatever its type
+            .defaultSetterInfo(JsonSetter.Value.forValueNulls(Nulls.SKIP))
+            .addModule(new SimpleModule()
+                    .addDeserializer(int.class, new NumberDeserializers.IntegerDeserializer(Integer.class, null))
+                    .addDeserializer(boolean.class, new NumberDeserializers.BooleanDeserializer(Boolean.class, null)))
             .build();
 
     private static final Pattern MARK = Pattern.compile("in '[^']*', line (\\d+), column (\\d+):?");
@@ -88,13 +99,15 @@ public final class NodeConfigLoader {
         }
         if (tree == null || tree.isMissingNode() || tree.isNull()) return build(NodeConfig.builder());
         if (!tree.isObject()) throw new ConfigException(source + " is not a mapping of field: value");
-        NodeYaml yaml;
+        YamlBuilder yaml = new YamlBuilder();
         try {
-            yaml = MAPPER.treeToValue(tree, NodeYaml.class);
+            MAPPER.readerForUpdating(yaml).readValue(tree);
         } catch (JacksonException e) {
             throw translate(e, tree, source);
+        } catch (IOException e) { // a tree in memory: no I/O
+            throw new UncheckedIOException(e);
         }
-        return build(toBuilder(yaml));
+        return build(yaml.settle());
     }
 
     /**
@@ -110,68 +123,107 @@ public final class NodeConfigLoader {
         }
     }
 
-    private static NodeConfig.Builder toBuilder(NodeYaml y) {
-        NodeConfig.Builder b = NodeConfig.builder();
-        try {
-            if (y.cluster() != null) b.cluster(y.cluster());
-            if (y.name() != null) b.name(y.name());
-            if (y.role() != null) b.role(Role.parse(y.role()));
-            if (y.bind() != null) b.bind(y.bind());
-            if (y.replBind() != null) b.replBind(y.replBind());
-            if (y.adminBind() != null) b.adminBind(y.adminBind());
-            if (y.advertise() != null) b.advertise(NodeConfig.checkHostPort("advertise", y.advertise()));
-            if (y.port() != null) b.port(toInt("port", y.port()));
-            if (y.replPort() != null) b.replPort(toInt("replPort", y.replPort()));
-            if (y.adminPort() != null) b.adminPort(toInt("adminPort", y.adminPort()));
-            if (y.peer() != null) b.peer(NodeConfig.checkHostPort(y.peer()));
-            if (y.mode() != null) b.mode(ReplicationMode.parse(y.mode()));
-            if (y.requirepass() != null) b.requirepass(y.requirepass());
-            if (y.maxBulkBytes() != null) {
-                b.maxBulkBytes(byteSize("maxBulkBytes", y.maxBulkBytes()).toInt("maxBulkBytes"));
+    /**
+     * The YAML settings whose form differs from the builder's: read as written (so that a bad one can be
+     * named with its value), turned into the builder's in {@link #settle()}, in a fixed order. The other
+     * settings are read straight into the builder's fields.
+     */
+    static final class YamlBuilder extends NodeConfig.Builder {
+        @JsonProperty
+        private String role;
+
+        @JsonProperty
+        private String advertise;
+
+        @JsonProperty
+        private String peer;
+
+        @JsonProperty
+        private String mode;
+
+        @JsonProperty
+        private Object maxBulkBytes;
+
+        @JsonProperty
+        private Object clientOutputBufferLimit;
+
+        @JsonProperty
+        private Object bulkPreallocBytes;
+
+        @JsonProperty
+        private Object maxClientMemory;
+
+        @JsonProperty
+        private String dataDir;
+
+        @JsonProperty
+        private StoreYaml store;
+
+        @JsonProperty
+        private ReplicationYaml replication;
+
+        @JsonProperty
+        private FailoverYaml failover;
+
+        @JsonProperty
+        private ExpiryYaml expiry;
+
+        @JsonProperty
+        private String clusterSecret;
+
+        @JsonProperty
+        private String clusterSecretFile;
+
+        @JsonProperty
+        private TlsYaml tls;
+
+        @JsonProperty
+        private AdminYaml admin;
+
+        @JsonProperty
+        private List<UserYaml> users;
+
+        /** This builder with the settings read as written turned into the builder's. */
+        NodeConfig.Builder settle() {
+            try {
+                if (role != null) role(Role.parse(role));
+                if (advertise != null) advertise(NodeConfig.checkHostPort("advertise", advertise));
+                if (peer != null) peer(NodeConfig.checkHostPort(peer));
+                if (mode != null) mode(ReplicationMode.parse(mode));
+                if (maxBulkBytes != null)
+                    maxBulkBytes(byteSize("maxBulkBytes", maxBulkBytes).toInt("maxBulkBytes"));
+                if (clientOutputBufferLimit != null) {
+                    clientOutputBufferLimit(byteSize("clientOutputBufferLimit", clientOutputBufferLimit)
+                            .bytes());
+                }
+                if (bulkPreallocBytes != null) {
+                    bulkPreallocBytes(
+                            byteSize("bulkPreallocBytes", bulkPreallocBytes).bytes());
+                }
+                if (maxClientMemory != null) maxClientMemory(clientMemory(maxClientMemory));
+                store(toStore(store, dataDir));
+                if (replication != null) replication(toReplication(replication));
+                if (replication != null && replication.listener() != null) {
+                    replicationListener(toListener(replication.listener()));
+                }
+                if (failover != null) failover(toFailover(failover));
+                if (expiry != null) expiry(toExpiry(expiry));
+                if (clusterSecret != null && clusterSecretFile != null) {
+                    throw new IllegalArgumentException("set clusterSecret or clusterSecretFile, not both");
+                }
+                if (clusterSecret != null) clusterSecret(clusterSecret);
+                if (clusterSecretFile != null) clusterSecret(readSecretFile(clusterSecretFile));
+                if (tls != null) {
+                    tls(toTls(tls));
+                    tlsPorts(toTlsPorts(tls));
+                }
+                if (admin != null) admin(toAdmin(admin));
+                if (users != null) users(toUsers(users));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage(), e);
             }
-            if (y.maxMultibulkLength() != null) {
-                b.maxMultibulkLength(toInt("maxMultibulkLength", y.maxMultibulkLength()));
-            }
-            if (y.maxClients() != null) b.maxClients(toInt("maxClients", y.maxClients()));
-            if (y.timeoutSeconds() != null) b.timeoutSeconds(toInt("timeoutSeconds", y.timeoutSeconds()));
-            if (y.authTimeoutSeconds() != null) {
-                b.authTimeoutSeconds(toInt("authTimeoutSeconds", y.authTimeoutSeconds()));
-            }
-            if (y.clientOutputBufferLimit() != null) {
-                b.clientOutputBufferLimit(byteSize("clientOutputBufferLimit", y.clientOutputBufferLimit())
-                        .bytes());
-            }
-            if (y.bulkPreallocBytes() != null) {
-                b.bulkPreallocBytes(
-                        byteSize("bulkPreallocBytes", y.bulkPreallocBytes()).bytes());
-            }
-            if (y.maxClientMemory() != null) b.maxClientMemory(clientMemory(y.maxClientMemory()));
-            if (y.protectedMode() != null) b.protectedMode(y.protectedMode());
-            if (y.ioThreads() != null) b.ioThreads(toInt("ioThreads", y.ioThreads()));
-            if (y.ioPackConnections() != null) b.ioPackConnections(toInt("ioPackConnections", y.ioPackConnections()));
-            b.store(toStore(y.store(), y.dataDir()));
-            if (y.replication() != null) b.replication(toReplication(y.replication()));
-            if (y.replication() != null && y.replication().listener() != null) {
-                b.replicationListener(toListener(y.replication().listener()));
-            }
-            if (y.failover() != null) b.failover(toFailover(y.failover()));
-            if (y.expiry() != null) b.expiry(toExpiry(y.expiry()));
-            if (y.clusterSecret() != null && y.clusterSecretFile() != null) {
-                throw new IllegalArgumentException("set clusterSecret or clusterSecretFile, not both");
-            }
-            if (y.clusterSecret() != null) b.clusterSecret(y.clusterSecret());
-            if (y.clusterSecretFile() != null) b.clusterSecret(readSecretFile(y.clusterSecretFile()));
-            if (y.insecureReplication() != null) b.insecureReplication(y.insecureReplication());
-            if (y.tls() != null) {
-                b.tls(toTls(y.tls()));
-                b.tlsPorts(toTlsPorts(y.tls()));
-            }
-            if (y.admin() != null) b.admin(toAdmin(y.admin()));
-            if (y.users() != null) b.users(toUsers(y.users()));
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(e.getMessage(), e);
+            return this;
         }
-        return b;
     }
 
     private static TlsFiles toTls(TlsYaml t) {
@@ -531,43 +583,7 @@ public final class NodeConfigLoader {
         return sb.toString();
     }
 
-    /** The file's shape; {@code null} means "not set". Scalars stay loose so we can word the errors. */
-    record NodeYaml(
-            String cluster,
-            String name,
-            String role,
-            String bind,
-            String replBind,
-            String adminBind,
-            String advertise,
-            Long port,
-            Long replPort,
-            Long adminPort,
-            String peer,
-            String mode,
-            String requirepass,
-            Object maxBulkBytes,
-            Long maxMultibulkLength,
-            Long maxClients,
-            Long timeoutSeconds,
-            Long authTimeoutSeconds,
-            Object clientOutputBufferLimit,
-            Object bulkPreallocBytes,
-            Object maxClientMemory,
-            Boolean protectedMode,
-            Long ioThreads,
-            Long ioPackConnections,
-            String dataDir,
-            StoreYaml store,
-            ReplicationYaml replication,
-            FailoverYaml failover,
-            ExpiryYaml expiry,
-            String clusterSecret,
-            String clusterSecretFile,
-            Boolean insecureReplication,
-            TlsYaml tls,
-            AdminYaml admin,
-            List<UserYaml> users) {}
+    // The sections' shapes; {@code null} means "not set". Scalars stay loose so we can word the errors.
 
     /** One entry of the {@code users:} list. */
     record UserYaml(String name, String password, String passwordSha256, String role) {}

@@ -464,6 +464,11 @@ public final class NodeMetrics implements AutoCloseable {
         return startedAtMillis;
     }
 
+    /** Whole seconds since the node started. */
+    public long uptimeSeconds() {
+        return (System.currentTimeMillis() - startedAtMillis) / 1000;
+    }
+
     /** The registry, for meters other parts of the node add (replication: {@code kvs.replication.*}). */
     public MeterRegistry registry() {
         return registry;

@@ -1,11 +1,14 @@
 package dev.kvs.server.internal;
 
+import dev.kvs.core.KvStore;
 import dev.kvs.core.StoreStats;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.backup.BackupStatus;
 import dev.kvs.replication.wire.FrameMac;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.role.NodeRole;
+import dev.kvs.server.internal.role.ReadGate;
+import dev.kvs.server.internal.role.RoleMachine;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -136,10 +139,20 @@ public record NodeStatus(
             long heapMaxBytes,
             long heapAfterGcBytes) {}
 
-    /** Reads the node's current state. Cheap enough for every {@code INFO}, not for the hot path. */
-    public static NodeStatus of(NodeContext node) {
-        NodeRole role = node.roles().current();
-        StoreStats s = node.store().stats();
+    /**
+     * Reads the node's current state from its parts. Cheap enough for every {@code INFO}, not for the
+     * hot path.
+     */
+    public static NodeStatus of(
+            NodeConfig config,
+            KvStore store,
+            RoleMachine roles,
+            dev.kvs.server.internal.failover.Failover failover,
+            NodeMetrics metrics,
+            AdminPortStats adminPort) {
+        NodeRole role = roles.current();
+        ReadGate gate = roles.gate();
+        StoreStats s = store.stats();
         Runtime rt = Runtime.getRuntime();
         Memory memory = new Memory(
                 s.entries(),
@@ -154,29 +167,28 @@ public record NodeStatus(
                 rt.maxMemory(),
                 heapAfterLastGc());
         return new NodeStatus(
-                node.config().name(),
-                node.config().cluster(),
+                config.name(),
+                config.cluster(),
                 role.role().label(),
                 role.epoch(),
-                node.mode().label(),
+                config.mode().label(),
                 role.lastTxId().toString(),
                 s.liveEntries(),
                 memory,
-                node.metrics().connections(),
-                node.uptimeSeconds(),
+                metrics.connections(),
+                metrics.uptimeSeconds(),
                 KvsVersion.get(),
-                withConfiguredPeer(
-                        role.replicationStatus(), node.config().peer().orElse("")),
+                withConfiguredPeer(role.replicationStatus(), config.peer().orElse("")),
                 role.listener() == null ? null : role.listener().status(),
                 new Failover(
-                        node.gate().active(),
-                        node.gate().lost().size(),
-                        node.gate().blockedReads(),
+                        gate.active(),
+                        gate.lost().size(),
+                        gate.blockedReads(),
                         role instanceof NodeRole.Primary p ? p.writeFence() : null,
-                        node.failover().handbackState()),
-                LinkIntegrity.of(node.config()),
-                node.adminPort().snapshot(),
-                node.metrics().clientMemoryStatus());
+                        failover.handbackState()),
+                LinkIntegrity.of(config),
+                adminPort.snapshot(),
+                metrics.clientMemoryStatus());
     }
 
     /**

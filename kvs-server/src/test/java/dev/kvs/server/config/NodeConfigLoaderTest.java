@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class NodeConfigLoaderTest {
     @TempDir
@@ -404,6 +405,22 @@ class NodeConfigLoaderTest {
         assertThatThrownBy(() -> NodeConfigLoader.parse("replication:\n  listener:\n    " + field + "\n", "kvs.yaml"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("config error: " + message);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "port: ''",
+                "port:",
+                "maxClients: ''",
+                "protectedMode: ''",
+                "insecureReplication: ''",
+                "cluster:",
+                "role:",
+                "maxBulkBytes:"
+            })
+    void aFieldLeftEmptyKeepsItsDefault(String yaml) {
+        assertThat(NodeConfigLoader.parse(yaml + "\n", "kvs.yaml")).isEqualTo(NodeConfigLoader.parse("", "kvs.yaml"));
     }
 
     @Test

@@ -3,8 +3,6 @@ package dev.kvs.server.internal.admin;
 import dev.kvs.server.config.AdminConfig;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.AdminPortStats;
-import dev.kvs.server.internal.NodeContext;
-import dev.kvs.server.internal.NodeStatus;
 import dev.kvs.server.internal.tls.TlsFailures;
 import dev.kvs.server.internal.tls.TlsOnly;
 import io.netty.bootstrap.ServerBootstrap;
@@ -43,9 +41,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's admin HTTP server: {@code GET /health}, {@code GET /status} (JSON), {@code GET /metrics}
- * (Prometheus text), plus whatever other parts of the node add with {@link #route} and {@link
- * #blockingRoute}. Unknown paths answer 404, known paths with another method 405, malformed requests
+ * The node's admin HTTP server: {@code GET /health}, plus whatever other parts of the node add with
+ * {@link #route} and {@link #blockingRoute} ({@code /status} and {@code /metrics}: {@link StatusRoutes};
+ * failover: {@link FailoverRoutes}). Unknown paths answer 404, known paths with another method 405, malformed requests
  * 400, requests the node's {@link dev.kvs.server.config.AdminConfig} does not allow 401 or 403, decided on the
  * request head before its body is read ({@link AdminGate}); all as JSON errors. Every request is
  * answered: a route that fails answers 500, one that takes longer than {@link #ANSWER_DEADLINE} 503.
@@ -91,29 +89,33 @@ public final class AdminServer implements AutoCloseable {
     private final ThreadPoolExecutor actions;
     private volatile Channel serverChannel;
 
-    /** Serves {@code node} as its {@link dev.kvs.server.config.NodeConfig#admin()} allows. */
-    public AdminServer(NodeContext node, EventLoopGroup group) {
-        this(node, group, ANSWER_DEADLINE, null);
+    /**
+     * An admin port for the node {@code config} describes, as its {@link NodeConfig#admin()} allows;
+     * its guards count what they refuse and close in {@code stats}. Serves only {@code /health} until
+     * other parts add routes ({@link StatusRoutes}, {@link FailoverRoutes}).
+     */
+    public AdminServer(NodeConfig config, AdminPortStats stats, EventLoopGroup group) {
+        this(config, stats, group, ANSWER_DEADLINE, null);
     }
 
-    /** As {@link #AdminServer(NodeContext, EventLoopGroup)}, speaking HTTPS with {@code tls} if not null. */
-    public AdminServer(NodeContext node, EventLoopGroup group, SslContext tls) {
-        this(node, group, ANSWER_DEADLINE, tls);
+    /** As {@link #AdminServer(NodeConfig, AdminPortStats, EventLoopGroup)}, speaking HTTPS with {@code tls} if not null. */
+    public AdminServer(NodeConfig config, AdminPortStats stats, EventLoopGroup group, SslContext tls) {
+        this(config, stats, group, ANSWER_DEADLINE, tls);
     }
 
-    /** As {@link #AdminServer(NodeContext, EventLoopGroup)} with another answer deadline (tests). */
-    AdminServer(NodeContext node, EventLoopGroup group, Duration deadline) {
-        this(node, group, deadline, null);
+    /** As {@link #AdminServer(NodeConfig, AdminPortStats, EventLoopGroup)} with another answer deadline (tests). */
+    AdminServer(NodeConfig config, AdminPortStats stats, EventLoopGroup group, Duration deadline) {
+        this(config, stats, group, deadline, null);
     }
 
-    private AdminServer(NodeContext node, EventLoopGroup group, Duration deadline, SslContext tls) {
+    private AdminServer(
+            NodeConfig node, AdminPortStats stats, EventLoopGroup group, Duration deadline, SslContext tls) {
         this.group = group;
         this.tls = tls;
-        this.config = node.config().admin();
+        this.config = node.admin();
         this.access = new AdminAccess(config);
-        this.crossSite =
-                new CrossSiteGuard(ownNames(node.config()), config.token().isPresent(), tls == null);
-        this.stats = node.adminPort();
+        this.crossSite = new CrossSiteGuard(ownNames(node), config.token().isPresent(), tls == null);
+        this.stats = stats;
         this.deadline = deadline;
         AtomicInteger threads = new AtomicInteger();
         this.actions = new ThreadPoolExecutor(
@@ -124,12 +126,6 @@ public final class AdminServer implements AutoCloseable {
                 });
         actions.allowCoreThreadTimeOut(true);
         route("GET", "/health", AdminRoute.of(r -> AdminResponse.ok(Map.of("status", "ok"))));
-        route("GET", "/status", AdminRoute.of(r -> AdminResponse.ok(NodeStatus.of(node))));
-        route(
-                "GET",
-                "/metrics",
-                AdminRoute.of(r -> AdminResponse.text(
-                        200, AdminResponse.PROMETHEUS_TYPE, node.metrics().scrape())));
     }
 
     /**

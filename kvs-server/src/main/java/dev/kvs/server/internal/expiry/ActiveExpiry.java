@@ -3,9 +3,11 @@ package dev.kvs.server.internal.expiry;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.RecordState;
+import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.config.ExpiryConfig;
-import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.role.NodeRole;
+import dev.kvs.server.internal.role.RoleMachine;
+import dev.kvs.server.internal.write.Writes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -39,15 +41,33 @@ import org.slf4j.LoggerFactory;
 public final class ActiveExpiry implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ActiveExpiry.class);
 
-    private final NodeContext node;
+    private final KvStore store;
+    private final RoleMachine roles;
+    private final Writes writes;
+    private final ReplicationMode mode;
+    private final AtomicLong expired;
     private final ExpiryConfig config;
     private final ScheduledExecutorService executor;
-    private final AtomicLong expired;
 
-    public ActiveExpiry(NodeContext node, ExpiryConfig config) {
-        this.node = node;
+    /**
+     * Rounds over {@code store} as {@code roles} says the node is now; a primary removes keys through
+     * {@code writes} (whose clock says what has expired) in the node's default {@code mode}.
+     *
+     * @param expired counts the keys removed; shared with what reports {@code expired_keys}
+     */
+    public ActiveExpiry(
+            KvStore store,
+            RoleMachine roles,
+            Writes writes,
+            ReplicationMode mode,
+            AtomicLong expired,
+            ExpiryConfig config) {
+        this.store = store;
+        this.roles = roles;
+        this.writes = writes;
+        this.mode = mode;
+        this.expired = expired;
         this.config = config;
-        this.expired = node.expiredKeys();
         this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "kvs-expiry");
             t.setDaemon(true);
@@ -97,7 +117,6 @@ public final class ActiveExpiry implements AutoCloseable {
      * @return the keys removed
      */
     public int cycle() {
-        KvStore store = node.store();
         boolean pressed = store.stats().entries() > store.config().maxEntries() / 4 * 3;
         long budget = config.interval().toNanos() * (pressed ? PRESSED_PERCENT : BUSY_PERCENT) / 100;
         long start = System.nanoTime();
@@ -121,12 +140,11 @@ public final class ActiveExpiry implements AutoCloseable {
 
     /** {@link #round()}, telling in {@code due[0]} how many keys it found due. */
     private int round(int[] dueCount) {
-        long now = node.clock().millis();
-        KvStore store = node.store();
+        long now = writes.clock().millis();
         List<byte[]> due = store.expiredKeys(now, config.maxKeysPerCycle());
         dueCount[0] = due.size();
         if (due.isEmpty()) return 0;
-        NodeRole role = node.roles().current();
+        NodeRole role = roles.current();
         if (role instanceof NodeRole.Primary p) {
             int removed = p.writeFence() != null ? 0 : expireOnPrimary(due, now);
             expired.addAndGet(removed);
@@ -154,13 +172,13 @@ public final class ActiveExpiry implements AutoCloseable {
         for (int i = 0; i <= due.size(); i++) {
             if (i < due.size()) {
                 byte[] key = due.get(i);
-                if (node.gate().refusal(key, true) != null) continue; // fenced: its value decides
+                if (roles.gate().refusal(key, true) != null) continue; // fenced: its value decides
                 batch.add(key);
                 if (batch.size() < BATCH) continue;
             }
             if (batch.isEmpty()) break;
             try {
-                removed += node.writes().expireAll(node.mode(), batch, now).result();
+                removed += writes.expireAll(mode, batch, now).result();
             } catch (KvsException e) {
                 break; // e.g. BUSY: replication is at its bounds; the next interval tries again
             }
@@ -181,8 +199,7 @@ public final class ActiveExpiry implements AutoCloseable {
      * @return the tombstones removed
      */
     public long sweepTombstones() {
-        if (!(node.roles().current() instanceof NodeRole.Primary)) return 0;
-        KvStore store = node.store();
+        if (!(roles.current() instanceof NodeRole.Primary)) return 0;
         if (store.tombstones() == 0) return 0;
         long now = System.nanoTime();
         if (now - lastTombstoneSweep < TOMBSTONE_SWEEP_INTERVAL_NANOS) return 0;

@@ -1,6 +1,7 @@
 /**
  * Failover policy: when to promote (operator, switchover, automatic), the loss manifest, resolving
- * lost keys, and failback on both the new and the deposed primary; and its admin routes. The role
- * changes themselves are made by the {@link dev.kvs.server.internal.role.RoleMachine}.
+ * lost keys, and failback on both the new and the deposed primary (its admin routes are {@code
+ * internal.admin.FailoverRoutes}). The role changes themselves are made by the {@link
+ * dev.kvs.server.internal.role.RoleMachine}.
  */
 package dev.kvs.server.internal.failover;

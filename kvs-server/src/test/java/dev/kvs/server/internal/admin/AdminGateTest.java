@@ -62,7 +62,7 @@ class AdminGateTest {
                 .admin(admin)
                 .build();
         node = TestContexts.primary(config, StubStore.withDistinctStats(), 3, 7);
-        server = new AdminServer(node, group);
+        server = AdminServerTest.adminServer(node, group);
         server.route("POST", "/promote", AdminRoute.of(r -> {
             promoted.incrementAndGet();
             return AdminResponse.ok(Map.of("promoted", true));

@@ -78,8 +78,15 @@ class AdminServerTest {
 
     private void serve(NodeContext context) {
         node = context;
-        server = new AdminServer(node, group);
+        server = adminServer(node, group);
         port = server.start("127.0.0.1", 0);
+    }
+
+    /** The admin port as the node assembles it: {@code /health} and its state's routes. */
+    static AdminServer adminServer(NodeContext node, EventLoopGroup group) {
+        AdminServer server = new AdminServer(node.config(), node.adminPort(), group);
+        StatusRoutes.register(server, () -> node.status(), node.metrics()::scrape);
+        return server;
     }
 
     @AfterEach
@@ -408,7 +415,7 @@ class AdminServerTest {
     void aRouteThatNeverAnswersGets503AtTheDeadline() throws Exception {
         stop();
         node = TestContexts.primary(node.config(), store, 3, 7);
-        server = new AdminServer(node, group, Duration.ofMillis(200));
+        server = new AdminServer(node.config(), node.adminPort(), group, Duration.ofMillis(200));
         port = server.start("127.0.0.1", 0);
         server.route("GET", "/never", req -> new CompletableFuture<>());
 
@@ -493,7 +500,7 @@ class AdminServerTest {
 
     @Test
     void startingOnATakenPortFailsNamingTheAddress() {
-        AdminServer second = new AdminServer(node, group);
+        AdminServer second = adminServer(node, group);
         try {
             assertThatThrownBy(() -> second.start("127.0.0.1", port))
                     .isInstanceOf(UncheckedIOException.class)

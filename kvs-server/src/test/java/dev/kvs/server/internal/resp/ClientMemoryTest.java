@@ -6,7 +6,6 @@ import dev.kvs.core.KvStore;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
-import dev.kvs.server.internal.NodeStatus;
 import dev.kvs.server.internal.TestContexts;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -104,7 +103,7 @@ class ClientMemoryTest {
                 .contains("\r\nmaxmemory_clients:" + BOUND + "\r\n")
                 .contains("\r\nkvs_client_memory_over_bound:0\r\n");
         assertThat(node.metrics().scrape()).contains("kvs_clients_evicted_for_memory_total 2.0");
-        assertThat(NodeStatus.of(node).clientMemory().evictedClients()).isEqualTo(2);
+        assertThat(node.status().clientMemory().evictedClients()).isEqualTo(2);
     }
 
     @Test
@@ -116,7 +115,7 @@ class ClientMemoryTest {
         server.memory().sweep();
         assertThat(app.isActive()).isTrue();
         assertThat(server.memory().overBound()).isTrue();
-        assertThat(NodeStatus.of(node).clientMemory().overBound()).isTrue();
+        assertThat(node.status().clientMemory().overBound()).isTrue();
         assertThat(node.metrics().scrape()).contains("kvs_clients_memory_over_bound 1.0");
 
         clock.addAndGet(ClientMemory.IDLE_NANOS);

@@ -270,7 +270,13 @@ class ExpiryCommandsTest {
         for (int i = 0; i < 5; i++) cmd("SET", "t" + i, "v", "PX", Integer.toString(1000 + i));
         cmd("SET", "forever", "v");
         cmd("SET", "later", "v", "EX", "60");
-        ActiveExpiry expiry = new ActiveExpiry(resp.node, new ExpiryConfig(Duration.ofMillis(100), 2));
+        ActiveExpiry expiry = new ActiveExpiry(
+                resp.node.store(),
+                resp.node.roles(),
+                resp.node.writes(),
+                resp.node.mode(),
+                resp.node.expiredKeys(),
+                new ExpiryConfig(Duration.ofMillis(100), 2));
         assertThat(expiry.round()).isZero(); // nothing due yet
         long before = resp.commands.roles().current().lastTxId().seq();
 

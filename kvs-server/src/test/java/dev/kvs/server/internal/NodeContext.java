@@ -14,8 +14,11 @@ import dev.kvs.server.internal.write.Writes;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What one node's servers share: configuration, store, the role machine, the write path, failover
- * policy and metrics. Read-only: role and epoch change only through {@link #roles()}. Thread-safe.
+ * A node's parts for unit tests of one part (a RESP port, the admin port, metrics) without a whole
+ * {@code KvsNode}: configuration, store, the role machine, the write path, failover policy, metrics,
+ * and the node's shared counters and shutdown. Production code never sees it: {@code KvsNode} hands each
+ * part the few others it uses. Read-only: role and epoch change only through {@link #roles()}.
+ * Thread-safe.
  */
 public final class NodeContext {
     private final NodeConfig config;
@@ -25,13 +28,16 @@ public final class NodeContext {
     private final Failover failover;
     private final NodeMetrics metrics;
     private final LiveReads reads;
-    private final AtomicLong clientIds = new AtomicLong();
-    private final AdminPortStats adminPort = new AdminPortStats();
-    /** Stops the node (set by {@code KvsNode}: its close, on a thread of its own); null: cannot. */
+    private final AdminPortStats adminPort;
+    private final AtomicLong expiredKeys;
+    private final ClientIds clientIds;
+    /** Stops the node; null: cannot (a node assembled by a test). */
     private volatile Runnable shutdown;
 
-    private final AtomicLong expiredKeys = new AtomicLong();
-
+    /**
+     * A context with counters of its own, whose admin port figures are registered with {@code metrics},
+     * and no way to stop its node until {@link #onShutdown} gives one (tests of one server).
+     */
     public NodeContext(
             NodeConfig config,
             KvStore store,
@@ -39,6 +45,39 @@ public final class NodeContext {
             Writes writes,
             Failover failover,
             NodeMetrics metrics) {
+        this(
+                config,
+                store,
+                roles,
+                writes,
+                failover,
+                metrics,
+                new AdminPortStats(),
+                new AtomicLong(),
+                new ClientIds(),
+                null);
+        metrics.adminPort(adminPort);
+    }
+
+    /**
+     * A context over the node's own parts.
+     *
+     * @param adminPort what the admin port's guards did ({@code INFO stats})
+     * @param expiredKeys keys removed by active expiry ({@code INFO}'s {@code expired_keys})
+     * @param clientIds ids of client connections
+     * @param shutdown how {@code SHUTDOWN} stops the node
+     */
+    public NodeContext(
+            NodeConfig config,
+            KvStore store,
+            RoleMachine roles,
+            Writes writes,
+            Failover failover,
+            NodeMetrics metrics,
+            AdminPortStats adminPort,
+            AtomicLong expiredKeys,
+            ClientIds clientIds,
+            Runnable shutdown) {
         this.config = config;
         this.store = store;
         this.roles = roles;
@@ -46,7 +85,10 @@ public final class NodeContext {
         this.failover = failover;
         this.metrics = metrics;
         this.reads = new LiveReads(store, writes.clock());
-        metrics.adminPort(adminPort);
+        this.adminPort = adminPort;
+        this.expiredKeys = expiredKeys;
+        this.clientIds = clientIds;
+        this.shutdown = shutdown;
     }
 
     /** What the admin port's guards refused and closed. */
@@ -65,8 +107,8 @@ public final class NodeContext {
     }
 
     /**
-     * Sets how {@link #requestShutdown()} stops the node: the same clean stop as SIGTERM. Called once
-     * by the node that owns this context.
+     * Sets how {@link #requestShutdown()} stops the node: the same clean stop as SIGTERM (a node hands
+     * its stop to the constructor instead).
      */
     public void onShutdown(Runnable shutdown) {
         this.shutdown = shutdown;
@@ -83,9 +125,9 @@ public final class NodeContext {
      * @return false if this context has no way to stop its node (a test context)
      */
     public boolean requestShutdown() {
-        Runnable s = shutdown;
-        if (s == null) return false;
-        s.run();
+        Runnable stop = shutdown;
+        if (stop == null) return false;
+        stop.run();
         return true;
     }
 
@@ -154,7 +196,7 @@ public final class NodeContext {
 
     /** Next client id, for {@code CLIENT ID}. */
     public long nextClientId() {
-        return clientIds.incrementAndGet();
+        return clientIds.next();
     }
 
     public long startedAtMillis() {
@@ -162,6 +204,11 @@ public final class NodeContext {
     }
 
     public long uptimeSeconds() {
-        return (System.currentTimeMillis() - startedAtMillis()) / 1000;
+        return metrics.uptimeSeconds();
+    }
+
+    /** The node's status now, as {@code /status} and {@code INFO} read it. */
+    public NodeStatus status() {
+        return NodeStatus.of(config, store, roles, failover, metrics, adminPort);
     }
 }
