@@ -6,7 +6,7 @@ import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
-import dev.kvs.replication.backup.UnfinishedKeys;
+import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.ReadGate;

@@ -2,7 +2,7 @@ package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.ValueStage;
 import dev.kvs.replication.ReplicationMode;
-import dev.kvs.replication.wire.Transports;
+import dev.kvs.replication.Transports;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.PackedEventLoops;
