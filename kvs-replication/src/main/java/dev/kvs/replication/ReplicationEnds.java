@@ -22,8 +22,9 @@ import java.util.function.Supplier;
  * end is {@link ReplicationServer#builder()}.
  *
  * <p>This class and {@link ReplicationServer.Builder} are the only classes of the API package that
- * name {@code primary}, {@code backup}, {@code failback}, {@code auth} or {@code wire}; a node (kvs-server)
- * uses nothing but this package. kvs-cli's {@code PackageCyclesTest} and {@code
+ * reach into {@code primary}, {@code backup}, {@code failback} or {@code auth} (the implementation
+ * packages use the API, so nothing else of it may use them back); a node (kvs-server) uses nothing but
+ * this package. kvs-cli's {@code PackageCyclesTest} and {@code
  * ModuleBoundariesTest} check both. Thread-safe: it holds
  * no state.
  */

@@ -10,7 +10,7 @@
  * <p>This is the package a node uses; the implementation packages ({@code primary}, {@code backup},
  * {@code failback}, {@code auth}, {@code wire}) sit below it, and only {@link
  * dev.kvs.replication.ReplicationEnds} and {@link dev.kvs.replication.ReplicationServer.Builder} reach
- * down into them, to build what they implement. kvs-cli's {@code ModuleBoundariesTest} and
+ * down into those that use it, to build what they implement. kvs-cli's {@code ModuleBoundariesTest} and
  * {@code PackageCyclesTest} check that.
  */
 package dev.kvs.replication;
