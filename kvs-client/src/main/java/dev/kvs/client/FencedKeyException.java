@@ -1,7 +1,5 @@
 package dev.kvs.client;
 
-import dev.kvs.client.internal.Keys;
-
 /**
  * A key the server fences after a failover, with the TxId of the write it is missing: the base of
  * {@link UnfinishedKeyException} (the value may still arrive) and {@link DataLostException} (it will

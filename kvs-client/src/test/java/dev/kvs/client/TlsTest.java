@@ -3,7 +3,7 @@ package dev.kvs.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.kvs.replication.auth.TlsFiles;
+import dev.kvs.replication.TlsFiles;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.config.TlsPortsConfig;
 import dev.kvs.server.config.TlsPortsConfig.ClientAuth;

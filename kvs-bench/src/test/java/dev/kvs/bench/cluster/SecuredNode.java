@@ -1,7 +1,7 @@
 package dev.kvs.bench.cluster;
 
 import dev.kvs.core.StoreConfig;
-import dev.kvs.replication.auth.TlsFiles;
+import dev.kvs.replication.TlsFiles;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.config.AdminConfig;
 import dev.kvs.server.config.NodeConfig;

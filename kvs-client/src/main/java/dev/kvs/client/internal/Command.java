@@ -1,5 +1,6 @@
 package dev.kvs.client.internal;
 
+import dev.kvs.client.Keys;
 import dev.kvs.client.ReplicationMode;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.redis.ArrayRedisMessage;

@@ -4,6 +4,7 @@ import dev.kvs.client.AuthenticationException;
 import dev.kvs.client.BusyException;
 import dev.kvs.client.DataLostException;
 import dev.kvs.client.FencedException;
+import dev.kvs.client.Keys;
 import dev.kvs.client.KvsClientException;
 import dev.kvs.client.KvsTlsException;
 import dev.kvs.client.NoPermissionException;

@@ -1,5 +1,7 @@
 package dev.kvs.replication.auth;
 
+import dev.kvs.replication.TlsContexts;
+import dev.kvs.replication.TlsFiles;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;

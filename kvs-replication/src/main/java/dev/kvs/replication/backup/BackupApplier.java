@@ -9,6 +9,7 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
 import dev.kvs.core.WriteStages;
+import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import java.lang.invoke.VarHandle;

@@ -1,5 +1,6 @@
 package dev.kvs.replication.backup;
 
+import dev.kvs.replication.BackupStatus;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Event counts of one backup, written by the event loops and read by {@link BackupStatus}. */

@@ -1,8 +1,8 @@
 package dev.kvs.replication.backup;
 
 import dev.kvs.core.TxId;
-import dev.kvs.replication.failback.Handback;
-import dev.kvs.replication.failback.WantedValue;
+import dev.kvs.replication.Handback;
+import dev.kvs.replication.WantedValue;
 import dev.kvs.replication.wire.Frame;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;

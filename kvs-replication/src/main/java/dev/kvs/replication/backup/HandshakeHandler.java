@@ -1,6 +1,6 @@
 package dev.kvs.replication.backup;
 
-import dev.kvs.replication.failback.Handback;
+import dev.kvs.replication.Handback;
 import dev.kvs.replication.wire.Frame;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;

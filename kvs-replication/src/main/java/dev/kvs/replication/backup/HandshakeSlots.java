@@ -1,5 +1,6 @@
 package dev.kvs.replication.backup;
 
+import dev.kvs.replication.BackupConfig;
 import io.netty.channel.Channel;
 import java.net.InetAddress;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
 package dev.kvs.replication.backup;
 
 import dev.kvs.core.TxId;
+import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.replication.wire.Frame;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -3,14 +3,19 @@ package dev.kvs.replication.backup;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
 import dev.kvs.core.WriteStages;
+import dev.kvs.replication.BackupConfig;
+import dev.kvs.replication.BackupNode;
+import dev.kvs.replication.BackupStatus;
+import dev.kvs.replication.Handback;
+import dev.kvs.replication.ReplicationServer;
 import dev.kvs.replication.Role;
+import dev.kvs.replication.Transports;
+import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.replication.auth.LinkSecurity;
-import dev.kvs.replication.failback.Handback;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.Hello;
 import dev.kvs.replication.wire.Frame.RejectReason;
 import dev.kvs.replication.wire.FrameCodec;
-import dev.kvs.replication.wire.Transports;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -46,7 +51,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The {@link ReplicationServer}: the listener, the handshake and the registry of live channels. */
-final class RealReplicationServer implements ReplicationServer {
+public final class RealReplicationServer implements ReplicationServer {
     private static final Logger log = LoggerFactory.getLogger(RealReplicationServer.class);
 
     final KvStore store;
@@ -85,12 +90,33 @@ final class RealReplicationServer implements ReplicationServer {
     /** What the last welcomed key channel's primary advertised as its client address; kept after it closes. */
     private volatile String primaryClientAddress = "";
 
-    RealReplicationServer(ReplicationServer.Builder b) {
-        this.store = b.store;
-        this.node = b.node;
-        this.config = b.config;
-        this.unfinished = b.unfinished != null ? b.unfinished : new UnfinishedKeys(config.maxUnfinishedKeys());
-        this.stages = b.stages;
+    /**
+     * Binds and starts accepting connections; {@link ReplicationServer.Builder#start()} is the way in,
+     * which checks the arguments.
+     *
+     * @param valueGroup null: value channels stay on {@code group}
+     * @param given the unfinished-key queue to fill; null: a new queue bounded by {@link
+     *     BackupConfig#maxUnfinishedKeys()}
+     * @param peerHost null: no configured peer
+     * @param stages where each write's stages are marked ({@link WriteStages#OFF} but for a benchmark)
+     */
+    public RealReplicationServer(
+            KvStore store,
+            BackupNode node,
+            EventLoopGroup group,
+            EventLoopGroup valueGroup,
+            String host,
+            int port,
+            BackupConfig config,
+            UnfinishedKeys given,
+            LinkSecurity security,
+            String peerHost,
+            WriteStages stages) {
+        this.store = store;
+        this.node = node;
+        this.config = config;
+        this.unfinished = given != null ? given : new UnfinishedKeys(config.maxUnfinishedKeys());
+        this.stages = stages;
         this.applier = new BackupApplier(
                 store,
                 unfinished,
@@ -100,15 +126,15 @@ final class RealReplicationServer implements ReplicationServer {
                 stages);
         this.budget = new AssemblyBudget(config.maxAssemblyBytes(), config.maxAssemblyBytesPerChannel());
         this.received = new ReceivedBytes(counters.bytesReceived);
-        this.security = b.security;
-        this.group = b.group;
-        this.valueGroup = b.valueGroup;
+        this.security = security;
+        this.group = group;
+        this.valueGroup = valueGroup;
         this.slots = new HandshakeSlots(config);
-        this.peerHost = b.peerHost;
+        this.peerHost = peerHost;
         if (peerHost != null) resolvePeer();
         ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(b.group)
-                .channel(Transports.serverChannel(b.group))
+                .group(group)
+                .channel(Transports.serverChannel(group))
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, Transports.readAllocator())
@@ -118,10 +144,10 @@ final class RealReplicationServer implements ReplicationServer {
                         accept(ch);
                     }
                 });
-        ChannelFuture bound = bootstrap.bind(b.host, b.port).awaitUninterruptibly();
+        ChannelFuture bound = bootstrap.bind(host, port).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             Throwable cause = bound.cause();
-            String message = "replication cannot listen on " + b.host + ":" + b.port + ": " + cause.getMessage();
+            String message = "replication cannot listen on " + host + ":" + port + ": " + cause.getMessage();
             throw new UncheckedIOException(
                     message, cause instanceof IOException io ? io : new IOException(cause.getMessage(), cause));
         }

@@ -1,6 +1,7 @@
 package dev.kvs.replication.backup;
 
 import dev.kvs.core.log.ThrottledLog;
+import dev.kvs.replication.BackupStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,12 +2,13 @@
  * The replication listener: the backup side of identifier-first replication, and the new primary's
  * end of a failback.
  *
- * <p>{@link dev.kvs.replication.backup.ReplicationServer} listens on the replication port. On a backup
+ * <p>{@link dev.kvs.replication.backup.RealReplicationServer}, the API's {@link
+ * dev.kvs.replication.ReplicationServer}, listens on the replication port. On a backup
  * it takes the primary's key and value channels; on a promoted primary it keeps listening for the
  * deposed primary's handback channel ({@code HandbackHandler}). On the key
  * channel, key packets arrive in TxId order; the backup tracks the highest contiguous TxId, asks for
  * a resend when it sees a gap, puts each announced key in the {@link
- * dev.kvs.replication.backup.UnfinishedKeys unfinished-key queue} (unless the store already holds a
+ * dev.kvs.replication.UnfinishedKeys unfinished-key queue} (unless the store already holds a
  * record at least as new) and answers one cumulative ack per read batch. On the value channels,
  * values arrive as chunks; each whole value is checked against its CRC32C (a mismatch is nacked,
  * never applied), written to the store unless a newer TxId of its key is already there, and takes its

@@ -1,7 +1,7 @@
 package dev.kvs.replication.primary;
 
+import dev.kvs.replication.Transports;
 import dev.kvs.replication.wire.FrameCodec;
-import dev.kvs.replication.wire.Transports;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;

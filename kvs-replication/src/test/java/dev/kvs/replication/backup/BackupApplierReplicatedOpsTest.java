@@ -14,6 +14,7 @@ import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.internal.HeapKvStore;
+import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.replication.backup.BackupApplier.KeyResult;
 import dev.kvs.replication.backup.BackupApplier.Outcome;
 import dev.kvs.replication.wire.Frame.KeyPacket;

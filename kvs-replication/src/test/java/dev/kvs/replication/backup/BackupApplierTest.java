@@ -19,6 +19,7 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueStage;
 import dev.kvs.core.internal.HeapKvStore;
+import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.replication.backup.BackupApplier.KeyResult;
 import dev.kvs.replication.backup.BackupApplier.Outcome;
 import dev.kvs.replication.wire.Frame.KeyPacket;

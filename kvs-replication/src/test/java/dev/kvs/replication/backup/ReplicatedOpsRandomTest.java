@@ -8,6 +8,7 @@ import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.internal.HeapKvStore;
+import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import java.nio.charset.StandardCharsets;

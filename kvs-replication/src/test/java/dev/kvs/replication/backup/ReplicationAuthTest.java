@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.internal.HeapKvStore;
+import dev.kvs.replication.BackupConfig;
+import dev.kvs.replication.ReplicationServer;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.auth.ClusterSecret;
 import dev.kvs.replication.auth.LinkSecurity;

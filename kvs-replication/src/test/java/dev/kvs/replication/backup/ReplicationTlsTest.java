@@ -5,11 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.internal.HeapKvStore;
+import dev.kvs.replication.BackupConfig;
+import dev.kvs.replication.BackupStatus;
+import dev.kvs.replication.ReplicationServer;
 import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.replication.TlsFiles;
 import dev.kvs.replication.auth.ClusterSecret;
 import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.auth.ReplicationTls;
-import dev.kvs.replication.auth.TlsFiles;
 import dev.kvs.replication.primary.Replicator;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.ChannelKind;

@@ -13,6 +13,8 @@ import dev.kvs.core.KvStore;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.internal.HeapKvStore;
+import dev.kvs.replication.BackupConfig;
+import dev.kvs.replication.ReplicationServer;
 import dev.kvs.replication.ValueRefusals;
 import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.ChannelKind;

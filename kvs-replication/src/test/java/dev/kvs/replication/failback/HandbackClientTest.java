@@ -8,10 +8,13 @@ import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.internal.HeapKvStore;
+import dev.kvs.replication.BackupNode;
+import dev.kvs.replication.Handback;
+import dev.kvs.replication.HandbackReport;
+import dev.kvs.replication.ReplicationServer;
 import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.replication.WantedValue;
 import dev.kvs.replication.auth.LinkSecurity;
-import dev.kvs.replication.backup.BackupNode;
-import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.replication.wire.Frame;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -97,10 +100,10 @@ class HandbackClientTest {
     }
 
     private ReplicationServer serve(boolean promotedPrimary) {
-        return serve(promotedPrimary, dev.kvs.replication.backup.BackupConfig.defaults());
+        return serve(promotedPrimary, dev.kvs.replication.BackupConfig.defaults());
     }
 
-    private ReplicationServer serve(boolean promotedPrimary, dev.kvs.replication.backup.BackupConfig config) {
+    private ReplicationServer serve(boolean promotedPrimary, dev.kvs.replication.BackupConfig config) {
         BackupNode node = new BackupNode() {
             @Override
             public String cluster() {
@@ -248,7 +251,7 @@ class HandbackClientTest {
         recorder.keysUpTo = TxId.of(1, 3000);
         serve(
                 true,
-                dev.kvs.replication.backup.BackupConfig.builder()
+                dev.kvs.replication.BackupConfig.builder()
                         .maxFrameBytes(512 * 1024)
                         .build());
 

@@ -1,6 +1,6 @@
 package dev.kvs.replication.primary;
 
-import dev.kvs.replication.backup.BackupNode;
+import dev.kvs.replication.BackupNode;
 
 /** A backup node that stays a backup in epoch 1: the node a test's replication server runs for. */
 record FixedBackupNode(String cluster, String name) implements BackupNode {

@@ -2,14 +2,12 @@ package dev.kvs.server.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.kvs.core.StoreConfig;
+import dev.kvs.replication.BackupConfig;
+import dev.kvs.replication.ReplicationEnds;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
-import dev.kvs.replication.auth.ClusterSecret;
-import dev.kvs.replication.auth.LinkSecurity;
-import dev.kvs.replication.auth.ReplicationTls;
-import dev.kvs.replication.auth.TlsFiles;
-import dev.kvs.replication.backup.BackupConfig;
+import dev.kvs.replication.TlsFiles;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -174,7 +172,7 @@ public record NodeConfig(
         if (failover == null) throw new IllegalArgumentException("failover is missing");
         if (expiry == null) throw new IllegalArgumentException("expiry is missing");
         if (clusterSecret == null) throw new IllegalArgumentException("clusterSecret == null (use Optional.empty())");
-        clusterSecret.ifPresent(secret -> ClusterSecret.of(secret, cluster)); // checks its length
+        clusterSecret.ifPresent(secret -> ReplicationEnds.secret(secret, cluster)); // checks its length
         boolean replicates = role == Role.BACKUP || peer.isPresent();
         if (tls == null) throw new IllegalArgumentException("tls == null (use Optional.empty())");
         if (admin == null) throw new IllegalArgumentException("admin is missing");
@@ -249,9 +247,8 @@ public record NodeConfig(
     }
 
     /** How replication connections are secured, as this configuration says (reads the TLS files). */
-    public LinkSecurity linkSecurity() {
-        return new LinkSecurity(
-                replicationSecret().orElse(null), tls.map(ReplicationTls::of).orElse(null));
+    public ReplicationEnds.Security linkSecurity() {
+        return ReplicationEnds.security(replicationSecret(), tls);
     }
 
     /** The address the replication port listens on. */
@@ -265,8 +262,8 @@ public record NodeConfig(
     }
 
     /** The cluster secret as the replication code takes it, if one is set. */
-    public Optional<ClusterSecret> replicationSecret() {
-        return clusterSecret.map(s -> ClusterSecret.of(s, cluster));
+    public Optional<ReplicationEnds.Secret> replicationSecret() {
+        return clusterSecret.map(s -> ReplicationEnds.secret(s, cluster));
     }
 
     private static boolean isLoopback(String host) {

@@ -2,12 +2,12 @@ package dev.kvs.server.internal;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoreStats;
+import dev.kvs.replication.BackupStatus;
 import dev.kvs.replication.FlowControlStatus;
+import dev.kvs.replication.ReplicationEnds;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.ValueRefusals;
-import dev.kvs.replication.backup.BackupStatus;
-import dev.kvs.replication.wire.FrameMac;
 import dev.kvs.server.internal.role.RoleMachine;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -108,7 +108,7 @@ public final class NodeMetrics implements AutoCloseable {
     }
 
     private void registerReplicationGauges() {
-        FunctionCounter.builder("kvs.replication.frames.failed.mac", node, n -> FrameMac.failures())
+        FunctionCounter.builder("kvs.replication.frames.failed.mac", node, n -> ReplicationEnds.macFailures())
                 .description("Replication frames that failed their MAC (altered, injected, replayed, reordered or"
                         + " after a dropped one), each closing its connection unread")
                 .register(registry);

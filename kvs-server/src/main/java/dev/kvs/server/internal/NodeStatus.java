@@ -2,9 +2,9 @@ package dev.kvs.server.internal;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoreStats;
+import dev.kvs.replication.BackupStatus;
+import dev.kvs.replication.ReplicationEnds;
 import dev.kvs.replication.ReplicatorStatus;
-import dev.kvs.replication.backup.BackupStatus;
-import dev.kvs.replication.wire.FrameMac;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
@@ -73,7 +73,7 @@ public record NodeStatus(
         public static LinkIntegrity of(NodeConfig config) {
             String protection =
                     config.tls().isPresent() ? "tls" : config.clusterSecret().isPresent() ? "mac" : "none";
-            return new LinkIntegrity(protection, FrameMac.failures());
+            return new LinkIntegrity(protection, ReplicationEnds.macFailures());
         }
     }
 

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.kvs.core.StoreConfig;
+import dev.kvs.replication.BackupConfig;
 import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
-import dev.kvs.replication.backup.BackupConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

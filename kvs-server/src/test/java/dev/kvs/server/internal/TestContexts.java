@@ -1,10 +1,10 @@
 package dev.kvs.server.internal;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.replication.BackupNode;
+import dev.kvs.replication.Handback;
 import dev.kvs.replication.ReplicationLink;
-import dev.kvs.replication.backup.BackupNode;
-import dev.kvs.replication.backup.ReplicationServer;
-import dev.kvs.replication.failback.Handback;
+import dev.kvs.replication.ReplicationServer;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.resp.CommandContext;

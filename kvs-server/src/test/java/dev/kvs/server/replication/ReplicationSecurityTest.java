@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
-import dev.kvs.replication.auth.TlsFiles;
+import dev.kvs.replication.TlsFiles;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.config.AdminConfig;
 import dev.kvs.server.config.NodeConfig;

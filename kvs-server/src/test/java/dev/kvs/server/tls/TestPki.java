@@ -1,6 +1,6 @@
 package dev.kvs.server.tls;
 
-import dev.kvs.replication.auth.TlsFiles;
+import dev.kvs.replication.TlsFiles;
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
 import java.time.Duration;

@@ -196,7 +196,7 @@ class TlsPortsTest {
                 .port(0)
                 .adminPort(0)
                 .replPort(0)
-                .tls(new dev.kvs.replication.auth.TlsFiles(files.certFile(), notAKey, files.caFile(), files.peerName()))
+                .tls(new dev.kvs.replication.TlsFiles(files.certFile(), notAKey, files.caFile(), files.peerName()))
                 .tlsPorts(new TlsPortsConfig(true, false, ClientAuth.NONE))
                 .build();
         assertThatThrownBy(() -> KvsNode.start(config))

@@ -1,7 +1,7 @@
 package dev.kvs.server.internal.admin;
 
-import dev.kvs.replication.backup.UnfinishedKeys;
-import dev.kvs.replication.failback.HandbackReport;
+import dev.kvs.replication.HandbackReport;
+import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.NodeRole;

@@ -4,15 +4,14 @@ import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
+import dev.kvs.replication.BackupStatus;
+import dev.kvs.replication.Handback;
+import dev.kvs.replication.HandbackReport;
+import dev.kvs.replication.ReplicationEnds;
+import dev.kvs.replication.ReplicationServer;
 import dev.kvs.replication.Role;
-import dev.kvs.replication.auth.LinkSecurity;
-import dev.kvs.replication.backup.BackupStatus;
-import dev.kvs.replication.backup.ReplicationServer;
-import dev.kvs.replication.backup.UnfinishedKeys;
-import dev.kvs.replication.failback.Handback;
-import dev.kvs.replication.failback.HandbackClient;
-import dev.kvs.replication.failback.HandbackReport;
-import dev.kvs.replication.failback.WantedValue;
+import dev.kvs.replication.UnfinishedKeys;
+import dev.kvs.replication.WantedValue;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.NodeRole;
@@ -51,7 +50,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
     private final ReadGate gate;
     private final Writes writes;
     private final EventLoopGroup group;
-    private final LinkSecurity security;
+    private final ReplicationEnds.Security security;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "kvs-failover");
         t.setDaemon(true);
@@ -78,7 +77,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
         this.gate = roles.gate();
         this.writes = writes;
         this.group = group;
-        this.security = group == null ? LinkSecurity.NONE : config.linkSecurity();
+        this.security = group == null ? ReplicationEnds.NO_SECURITY : config.linkSecurity();
         Duration auto = config.failover().autoPromoteAfter();
         if (!auto.isZero()) {
             long period = Math.max(10, Math.min(1000, auto.toMillis() / 10));
@@ -308,7 +307,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
         long delay = 200;
         while (!closed && roles.current() instanceof NodeRole.Deposed deposed) {
             try {
-                HandbackReport report = HandbackClient.handBack(
+                HandbackReport report = ReplicationEnds.handBack(
                         store,
                         config.replication(),
                         config.cluster(),
@@ -322,7 +321,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
                 handbackState = "done";
                 roles.serveAsBackup();
                 return;
-            } catch (HandbackClient.HandbackException e) {
+            } catch (ReplicationEnds.HandbackFailedException e) {
                 handbackState = "retrying: " + e.getMessage();
                 log.warn("failback to {} not done ({}); retrying in {} ms", address, e.getMessage(), delay);
             } catch (InterruptedException e) {

@@ -1,11 +1,11 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.StoreStats;
+import dev.kvs.replication.BackupStatus;
 import dev.kvs.replication.FlowControlStatus;
+import dev.kvs.replication.ReplicationServer;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
-import dev.kvs.replication.backup.BackupStatus;
-import dev.kvs.replication.backup.ReplicationServer;
 import dev.kvs.server.internal.AdminPortStats;
 import dev.kvs.server.internal.KvsVersion;
 import dev.kvs.server.internal.NodeStatus;

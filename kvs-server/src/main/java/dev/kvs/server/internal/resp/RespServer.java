@@ -1,7 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.WriteStages;
-import dev.kvs.replication.wire.Transports;
+import dev.kvs.replication.Transports;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.PackedEventLoops;
 import dev.kvs.server.internal.Transport;

@@ -5,7 +5,7 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.Role;
-import dev.kvs.replication.backup.UnfinishedKeys;
+import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.ReadGate;

@@ -1,8 +1,8 @@
 package dev.kvs.server.internal.role;
 
+import dev.kvs.replication.BackupNode;
 import dev.kvs.replication.ReplicationLink;
-import dev.kvs.replication.backup.BackupNode;
-import dev.kvs.replication.backup.ReplicationServer;
+import dev.kvs.replication.ReplicationServer;
 import java.util.function.LongConsumer;
 
 /**

@@ -4,9 +4,9 @@ import dev.kvs.core.TxId;
 import dev.kvs.replication.LocalReplication;
 import dev.kvs.replication.Replication;
 import dev.kvs.replication.ReplicationLink;
+import dev.kvs.replication.ReplicationServer;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
-import dev.kvs.replication.backup.ReplicationServer;
 
 /**
  * What a node is now, with everything that role owns. Immutable: a transition of the {@link

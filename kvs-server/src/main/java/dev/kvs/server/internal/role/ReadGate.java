@@ -2,7 +2,7 @@ package dev.kvs.server.internal.role;
 
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.TxId;
-import dev.kvs.replication.backup.UnfinishedKeys;
+import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.server.config.FailoverConfig;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

@@ -2,22 +2,24 @@ package dev.kvs.server.internal.role;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.WriteStages;
+import dev.kvs.replication.BackupNode;
+import dev.kvs.replication.ReplicationEnds;
 import dev.kvs.replication.ReplicationLink;
-import dev.kvs.replication.auth.LinkSecurity;
-import dev.kvs.replication.backup.BackupNode;
-import dev.kvs.replication.backup.ReplicationServer;
-import dev.kvs.replication.primary.Replicator;
+import dev.kvs.replication.ReplicationServer;
 import dev.kvs.server.config.NodeConfig;
 import io.netty.channel.EventLoopGroup;
 import java.util.function.LongConsumer;
 
-/** The real {@link Links}: a {@link Replicator} to the configured peer, a {@link ReplicationServer}. */
+/**
+ * The real {@link Links}: a {@link ReplicationEnds#primary() replicator} to the configured peer, a {@link
+ * ReplicationServer}.
+ */
 public final class ReplicationLinks implements Links {
     private final NodeConfig config;
     private final KvStore store;
     private final EventLoopGroup group;
     private final EventLoopGroup valueGroup;
-    private final LinkSecurity security;
+    private final ReplicationEnds.Security security;
     private final WriteStages stages;
     /** The bound client port, once known (0 before). */
     private volatile int clientPort;
@@ -49,7 +51,7 @@ public final class ReplicationLinks implements Links {
 
     @Override
     public ReplicationLink replicate(long epoch, long lastSeq, LongConsumer onStaleEpoch, Runnable onConfirmed) {
-        Replicator.Builder b = Replicator.builder()
+        ReplicationEnds.PrimaryBuilder b = ReplicationEnds.primary()
                 .config(config.replication())
                 .store(store)
                 .identity(config.cluster(), config.name())

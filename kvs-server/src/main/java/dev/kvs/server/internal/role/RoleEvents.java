@@ -1,6 +1,6 @@
 package dev.kvs.server.internal.role;
 
-import dev.kvs.replication.failback.Handback;
+import dev.kvs.replication.Handback;
 
 /** What the failover policy is told of, and asked, by the {@link RoleMachine}. */
 public interface RoleEvents {

@@ -1,14 +1,14 @@
 package dev.kvs.server.internal.role;
 
 import dev.kvs.core.TxId;
+import dev.kvs.replication.BackupNode;
+import dev.kvs.replication.Handback;
 import dev.kvs.replication.LocalReplication;
 import dev.kvs.replication.ReplicationLink;
+import dev.kvs.replication.ReplicationServer;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
-import dev.kvs.replication.backup.BackupNode;
-import dev.kvs.replication.backup.ReplicationServer;
-import dev.kvs.replication.backup.UnfinishedKeys;
-import dev.kvs.replication.failback.Handback;
+import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.role.NodeRole.Backup;
 import dev.kvs.server.internal.role.NodeRole.Deposed;

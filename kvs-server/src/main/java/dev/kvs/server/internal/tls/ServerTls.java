@@ -1,7 +1,7 @@
 package dev.kvs.server.internal.tls;
 
-import dev.kvs.replication.auth.TlsContexts;
-import dev.kvs.replication.auth.TlsFiles;
+import dev.kvs.replication.TlsContexts;
+import dev.kvs.replication.TlsFiles;
 import dev.kvs.server.config.TlsPortsConfig;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;

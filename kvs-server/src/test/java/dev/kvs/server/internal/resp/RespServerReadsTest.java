@@ -2,7 +2,7 @@ package dev.kvs.server.internal.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kvs.replication.wire.Transports;
+import dev.kvs.replication.Transports;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.Transport;
 import io.netty.bootstrap.ServerBootstrap;

@@ -1,6 +1,4 @@
-package dev.kvs.replication.backup;
-
-import dev.kvs.replication.failback.Handback;
+package dev.kvs.replication;
 
 /**
  * What the replication listener needs to know about the node it runs in: identity, role and epoch.

@@ -1,7 +1,6 @@
-package dev.kvs.replication.backup;
+package dev.kvs.replication;
 
-import static dev.kvs.replication.backup.Packets.bytes;
-import static dev.kvs.replication.backup.Packets.tx;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -215,5 +214,13 @@ class UnfinishedKeysTest {
         for (int k = 0; k < 50; k++) q.resolve(bytes("k" + k), TxId.of(1, perThread));
         assertThat(q.isEmpty()).isTrue();
         assertThat(q.snapshot()).isEmpty();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(UTF_8);
+    }
+
+    private static TxId tx(long seq) {
+        return TxId.of(1, seq);
     }
 }

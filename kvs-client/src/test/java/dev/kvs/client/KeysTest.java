@@ -1,4 +1,4 @@
-package dev.kvs.client.internal;
+package dev.kvs.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.kvs.replication.auth;
+package dev.kvs.replication;
 
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContextBuilder;

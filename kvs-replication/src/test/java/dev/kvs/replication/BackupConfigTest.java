@@ -1,4 +1,4 @@
-package dev.kvs.replication.backup;
+package dev.kvs.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

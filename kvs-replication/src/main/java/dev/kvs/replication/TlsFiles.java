@@ -1,4 +1,4 @@
-package dev.kvs.replication.auth;
+package dev.kvs.replication;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

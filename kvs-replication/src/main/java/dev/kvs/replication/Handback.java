@@ -1,4 +1,4 @@
-package dev.kvs.replication.failback;
+package dev.kvs.replication;
 
 import dev.kvs.core.TxId;
 import java.util.List;

@@ -1,9 +1,9 @@
-package dev.kvs.replication.backup;
+package dev.kvs.replication;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.WriteStages;
-import dev.kvs.replication.auth.ClusterSecret;
 import dev.kvs.replication.auth.LinkSecurity;
+import dev.kvs.replication.backup.RealReplicationServer;
 import io.netty.channel.EventLoopGroup;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -130,13 +130,18 @@ public interface ReplicationServer extends AutoCloseable {
 
         /**
          * How every connection is secured: mutual TLS, and/or the cluster secret it must prove before
-         * its {@code Hello} is read (see {@link ClusterSecret}). Default: {@link LinkSecurity#NONE}; then
-         * a peer that offers to prove a secret is refused, since only a peer with the same secret could
-         * be the cluster's primary.
+         * its {@code Hello} is read (see {@link dev.kvs.replication.auth.ClusterSecret}). Default: {@link
+         * LinkSecurity#NONE}; then a peer that offers to prove a secret is refused, since only a peer
+         * with the same secret could be the cluster's primary.
          */
         public Builder security(LinkSecurity security) {
             this.security = Objects.requireNonNull(security, "security == null");
             return this;
+        }
+
+        /** As {@link #security(LinkSecurity)}, with the security a node built by {@link ReplicationEnds#security}. */
+        public Builder security(ReplicationEnds.Security security) {
+            return security(Objects.requireNonNull(security, "security == null").link());
         }
 
         /** The store values are applied to (required). */
@@ -204,7 +209,8 @@ public interface ReplicationServer extends AutoCloseable {
             if (store == null) throw new IllegalStateException("store is missing");
             if (node == null) throw new IllegalStateException("node is missing");
             if (group == null) throw new IllegalStateException("group is missing");
-            return new RealReplicationServer(this);
+            return new RealReplicationServer(
+                    store, node, group, valueGroup, host, port, config, unfinished, security, peerHost, stages);
         }
     }
 }

@@ -1,11 +1,14 @@
-package dev.kvs.client.internal;
+package dev.kvs.client;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
-/** Keys as text for messages. */
+/**
+ * Keys as text for messages: the form {@link FencedKeyException#printableKey()} and the client's own
+ * messages (a command's name and first key) print a key in.
+ */
 public final class Keys {
     private static final int MAX_PRINTED_BYTES = 200;
 

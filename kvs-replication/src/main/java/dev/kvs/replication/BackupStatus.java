@@ -1,7 +1,6 @@
-package dev.kvs.replication.backup;
+package dev.kvs.replication;
 
 import dev.kvs.core.TxId;
-import dev.kvs.replication.ValueRefusals;
 
 /**
  * A point-in-time view of a backup's replication, for {@code /status}, {@code INFO replication} and

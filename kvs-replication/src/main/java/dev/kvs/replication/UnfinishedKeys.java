@@ -1,4 +1,4 @@
-package dev.kvs.replication.backup;
+package dev.kvs.replication;
 
 import dev.kvs.core.ByteKey;
 import dev.kvs.core.TxId;
@@ -101,7 +101,8 @@ public final class UnfinishedKeys {
         this(maxKeys, System::currentTimeMillis);
     }
 
-    UnfinishedKeys(long maxKeys, LongSupplier clockMillis) {
+    /** As {@link #UnfinishedKeys(long)}, with the clock entries' ages are read on: for tests. */
+    public UnfinishedKeys(long maxKeys, LongSupplier clockMillis) {
         if (maxKeys <= 0) throw new IllegalArgumentException("maxKeys <= 0: " + maxKeys);
         this.maxKeys = maxKeys;
         this.clockMillis = clockMillis;
@@ -159,9 +160,10 @@ public final class UnfinishedKeys {
     /**
      * {@link #resolve(byte[], TxId)}, but the {@link #whenResolved} futures of a key that left the
      * queue are added to {@code resolved} instead of completed: for a caller holding a lock their
-     * callbacks must not run under, which completes them with {@link #complete} once it let go.
+     * callbacks must not run under, which completes them with {@link #complete} once it let go. Public
+     * for the backup's applier in {@code dev.kvs.replication.backup}.
      */
-    int resolve(byte[] key, TxId upTo, List<CompletableFuture<Void>> resolved) {
+    public int resolve(byte[] key, TxId upTo, List<CompletableFuture<Void>> resolved) {
         if (upTo == null) throw new NullPointerException("upTo == null");
         int[] removed = new int[1];
         List<CompletableFuture<Void>> done = resolved;
@@ -182,7 +184,7 @@ public final class UnfinishedKeys {
     }
 
     /** Completes the futures {@link #resolve(byte[], TxId, List)} collected. */
-    void complete(List<CompletableFuture<Void>> resolved) {
+    public void complete(List<CompletableFuture<Void>> resolved) {
         afterRemoval(resolved);
     }
 
@@ -190,7 +192,7 @@ public final class UnfinishedKeys {
      * True if {@code key} has an entry at {@code upTo} or before: a value that old is still awaited,
      * so a record that would stop it from being applied (a tombstone) must stay.
      */
-    boolean awaitsUpTo(byte[] key, TxId upTo) {
+    public boolean awaitsUpTo(byte[] key, TxId upTo) {
         if (isEmpty()) return false;
         Entries e = byKey.get(new ByteKey(key));
         return e != null && e.slots[0].pending.txId.compareTo(upTo) <= 0;
@@ -253,7 +255,7 @@ public final class UnfinishedKeys {
     }
 
     /** The entry of {@code key} at exactly {@code txId}, or {@code null}. */
-    Pending find(byte[] key, TxId txId) {
+    public Pending find(byte[] key, TxId txId) {
         Entries e = byKey.get(new ByteKey(key));
         if (e == null) return null;
         for (Slot s : e.slots) if (s.pending.txId.equals(txId)) return s.pending;

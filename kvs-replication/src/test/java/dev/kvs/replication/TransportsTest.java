@@ -1,4 +1,4 @@
-package dev.kvs.replication.wire;
+package dev.kvs.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

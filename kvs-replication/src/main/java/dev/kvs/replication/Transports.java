@@ -1,4 +1,4 @@
-package dev.kvs.replication.wire;
+package dev.kvs.replication;
 
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.EventLoopGroup;

@@ -1,4 +1,4 @@
-package dev.kvs.replication.backup;
+package dev.kvs.replication;
 
 import java.time.Duration;
 
