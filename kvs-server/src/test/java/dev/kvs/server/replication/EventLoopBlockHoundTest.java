@@ -11,7 +11,6 @@ import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.config.AdminConfig;
-import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.wan.WanLink;
 import io.netty.channel.EventLoopGroup;
@@ -221,7 +220,7 @@ class EventLoopBlockHoundTest {
             assertThat(b.set("on-b", "y")).isEqualTo("OK");
             assertThat(b.get(("big0").getBytes(StandardCharsets.UTF_8))).isEqualTo(big[0]);
             await().atMost(Duration.ofSeconds(30))
-                    .untilAsserted(() -> assertThat(TwoDc.peek(a, "on-b".getBytes(StandardCharsets.UTF_8)))
+                    .untilAsserted(() -> assertThat(JedisAccess.peek(a, "on-b".getBytes(StandardCharsets.UTF_8)))
                             .isNotNull());
             // a flush on the new primary, and on its backup (the old primary) from the key packet
             assertThat(b.flushDB()).isEqualTo("OK");
@@ -289,7 +288,6 @@ class EventLoopBlockHoundTest {
                     .admin(AdminConfig.defaults().withTrustLoopback(true))
                     .replication(replication)
                     .store(store)
-                    .failover(FailoverConfig.defaults())
                     .build());
             toB = WanLink.builder()
                     .target("127.0.0.1", b.replPort())
@@ -307,7 +305,6 @@ class EventLoopBlockHoundTest {
                     .admin(AdminConfig.defaults().withTrustLoopback(true))
                     .replication(replication)
                     .store(store)
-                    .failover(FailoverConfig.defaults())
                     .build());
         }
 

@@ -121,7 +121,7 @@ class FailbackTest {
     /** Sets up: "whole" replicated, "big" announced but its value still on the wire, then the link cut. */
     private static byte[] cutWithAValueInFlight(Pair dc, Jedis a, Jedis b) {
         assertThat(a.set("whole", "arrived")).isEqualTo("OK");
-        await().atMost(Duration.ofSeconds(20)).until(() -> TwoDc.peek(b, "whole".getBytes()) != null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> JedisAccess.peek(b, "whole".getBytes()) != null);
         byte[] big = randomBytes(2 << 20, 3); // 2 s on an 8 Mbit/s link
         assertThat(a.set("big".getBytes(), big)).isEqualTo("OK"); // id-first: its key packet is on B
         dc.toB.cut();
@@ -143,7 +143,7 @@ class FailbackTest {
 
             CompletableFuture<byte[]> blocked = CompletableFuture.supplyAsync(() -> reader.get("big".getBytes()));
             await().atMost(Duration.ofSeconds(10))
-                    .until(() -> TwoDc.info(b, "kvs_blocked_reads").equals("1"));
+                    .until(() -> JedisAccess.info(b, "kvs_blocked_reads").equals("1"));
             assertThat(blocked).isNotDone();
 
             dc.toB.heal(); // A redials, learns it is stale, demotes itself and hands "big" back
@@ -162,12 +162,13 @@ class FailbackTest {
             // A now serves as B's backup: B's writes reach it, and the rolled-back write is gone
             assertThat(b.set("after", "failback")).isEqualTo("OK");
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-                List<Object> after = TwoDc.peek(a, "after".getBytes());
+                List<Object> after = JedisAccess.peek(a, "after".getBytes());
                 assertThat(after).isNotNull();
                 assertThat((byte[]) after.get(4)).isEqualTo("failback".getBytes());
-                assertThat((byte[]) TwoDc.peek(a, "big".getBytes()).get(4)).isEqualTo(big);
+                assertThat((byte[]) JedisAccess.peek(a, "big".getBytes()).get(4))
+                        .isEqualTo(big);
             });
-            assertThat(TwoDc.peek(a, "orphan".getBytes())).isNull();
+            assertThat(JedisAccess.peek(a, "orphan".getBytes())).isNull();
         }
     }
 
@@ -220,8 +221,8 @@ class FailbackTest {
                             .contains("\"state\":\"done\"", "\"rolledBackCount\":0"));
             assertThat(b.set("after", "switchover")).isEqualTo("OK");
             await().atMost(Duration.ofSeconds(20))
-                    .untilAsserted(
-                            () -> assertThat(TwoDc.peek(a, "after".getBytes())).isNotNull());
+                    .untilAsserted(() ->
+                            assertThat(JedisAccess.peek(a, "after".getBytes())).isNotNull());
         }
     }
 
@@ -248,7 +249,7 @@ class FailbackTest {
             // id-first acknowledged the key; the value may still be in flight: let it land, or k is
             // rightly UNFINISHED after the promotion (that case is the loss manifest's, tested above)
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-                List<Object> k = TwoDc.peek(b, "k".getBytes());
+                List<Object> k = JedisAccess.peek(b, "k".getBytes());
                 assertThat(k).isNotNull();
                 assertThat(new String((byte[]) k.get(0))).isEqualTo("complete");
             });
@@ -268,7 +269,7 @@ class FailbackTest {
             // id-first acknowledged the key packet; wait for the value too, or k is lost with dc-a and
             // never reaches the new backup (that case is the loss manifest's, tested above)
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-                List<Object> k = TwoDc.peek(b, "k".getBytes());
+                List<Object> k = JedisAccess.peek(b, "k".getBytes());
                 assertThat(k).isNotNull();
                 assertThat(new String((byte[]) k.get(0))).isEqualTo("complete");
             });
@@ -285,8 +286,8 @@ class FailbackTest {
                 assertThat(b.set("after", "attach")).isEqualTo("OK"); // id-first: the new backup acked it
                 for (String key : List.of("k", "while-alone", "after")) {
                     await().atMost(Duration.ofSeconds(20))
-                            .untilAsserted(() ->
-                                    assertThat(TwoDc.peek(f, key.getBytes())).isNotNull());
+                            .untilAsserted(() -> assertThat(JedisAccess.peek(f, key.getBytes()))
+                                    .isNotNull());
                 }
             }
             assertThat(Admin.post(dc.b.adminPort(), "/replicate")).contains("\"link\"");
