@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
@@ -12,9 +11,8 @@ import dev.kvs.server.KvsNode;
 import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.server.config.FailoverConfig.ReadPolicy;
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.testing.cluster.TwoDc;
 import dev.kvs.wan.WanLink;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -32,53 +30,25 @@ class FailbackTest {
 
     /** Node A (first primary) and B (first backup); {@code toB} carries A's replication, {@code toA} B's. */
     private static final class Pair implements AutoCloseable {
+        final TwoDc dc;
         final WanLink toB;
         final WanLink toA;
         final KvsNode b;
         final KvsNode a;
 
-        Pair(ReplicationMode mode, long bitsPerSecond, ReplicatorConfig replication, FailoverConfig failover)
-                throws IOException {
-            int replA = freePort();
-            StoreConfig store = StoreConfig.builder()
-                    .maxEntries(50_000)
-                    .maxBytes(256L << 20)
-                    .build();
-            toA = WanLink.builder()
-                    .target("127.0.0.1", replA)
-                    .delay(Duration.ofMillis(2))
-                    .queueing(WanLink.Queueing.FIFO)
-                    .build();
-            b = KvsNode.start(NodeConfig.builder()
-                    .name("dc-b")
-                    .role(Role.BACKUP)
-                    .port(0)
-                    .adminPort(0)
-                    .replPort(0)
-                    .peer("127.0.0.1:" + toA.port())
+        Pair(ReplicationMode mode, long bitsPerSecond, ReplicatorConfig replication, FailoverConfig failover) {
+            dc = TwoDc.builder()
+                    .names("dc-a", "dc-b")
                     .mode(mode)
                     .replication(replication)
-                    .store(store)
                     .failover(failover)
-                    .build());
-            toB = WanLink.builder()
-                    .target("127.0.0.1", b.replPort())
-                    .delay(Duration.ofMillis(5))
-                    .bandwidthBitsPerSecond(bitsPerSecond)
-                    .queueing(WanLink.Queueing.FIFO)
-                    .build();
-            a = KvsNode.start(NodeConfig.builder()
-                    .name("dc-a")
-                    .role(Role.PRIMARY)
-                    .port(0)
-                    .adminPort(0)
-                    .replPort(replA)
-                    .peer("127.0.0.1:" + toB.port())
-                    .mode(mode)
-                    .replication(replication)
-                    .store(store)
-                    .failover(failover)
-                    .build());
+                    .link(Duration.ofMillis(5), bitsPerSecond)
+                    .returnLink(Duration.ofMillis(2))
+                    .start();
+            toB = dc.link();
+            toA = dc.returnLink();
+            b = dc.backup();
+            a = dc.primary();
         }
 
         Jedis clientA() {
@@ -91,16 +61,7 @@ class FailbackTest {
 
         @Override
         public void close() {
-            a.close();
-            b.close();
-            toB.close();
-            toA.close();
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+            dc.close();
         }
     }
 

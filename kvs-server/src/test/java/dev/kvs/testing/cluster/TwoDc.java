@@ -10,6 +10,7 @@ import dev.kvs.server.config.NodeConfig;
 import dev.kvs.wan.WanLink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,7 +23,9 @@ import java.util.function.UnaryOperator;
  * The in-process two-DC fixture (as Ratis' {@code MiniRaftCluster}): a backup node, a {@link WanLink}
  * (FIFO queueing, like a plain WAN link) in front of its replication port, and a primary replicating
  * through the link; or, built with {@link Builder#directLink()}, a primary whose peer is the backup's
- * replication port itself. Loopback, ephemeral ports. Closing it stops both nodes and the link.
+ * replication port itself. With {@link Builder#returnLink} the backup also knows the primary as its peer,
+ * through a second link, so a switchover or a failback can run the other way. Loopback, ephemeral ports.
+ * Closing it stops both nodes and the links.
  *
  * <p>Used by the tests of kvs-server, kvs-client, the examples and kvs-bench (kvs-server's test jar).
  * Not thread-safe: one test drives it.
@@ -35,11 +38,13 @@ public final class TwoDc implements AutoCloseable {
 
     private KvsNode backup;
     private final WanLink link;
+    private final WanLink returnLink;
     private KvsNode primary;
 
-    private TwoDc(KvsNode backup, WanLink link, KvsNode primary) {
+    private TwoDc(KvsNode backup, WanLink link, WanLink returnLink, KvsNode primary) {
         this.backup = backup;
         this.link = link;
+        this.returnLink = returnLink;
         this.primary = primary;
     }
 
@@ -75,6 +80,7 @@ public final class TwoDc implements AutoCloseable {
         private boolean withLink = true;
         private Duration oneWayDelay = Duration.ofMillis(1);
         private long bitsPerSecond;
+        private Duration returnDelay;
         private UnaryOperator<NodeConfig.Builder> primaryExtra = UnaryOperator.identity();
         private UnaryOperator<NodeConfig.Builder> backupExtra = UnaryOperator.identity();
 
@@ -145,6 +151,17 @@ public final class TwoDc implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The backup knows the primary as its peer too, through a second link of {@code oneWayDelay}
+         * (WanLink's default queueing) in front of the primary's replication port, chosen up front; both
+         * nodes then get the mode, replication and failover settings, as either may be the primary.
+         */
+        public Builder returnLink(Duration oneWayDelay) {
+            if (oneWayDelay.isNegative()) throw new IllegalArgumentException("oneWayDelay < 0: " + oneWayDelay);
+            this.returnDelay = oneWayDelay;
+            return this;
+        }
+
         /** More of the primary's configuration (users, TLS, ...), applied after the fixture's. */
         public Builder primary(UnaryOperator<NodeConfig.Builder> extra) {
             this.primaryExtra = extra;
@@ -157,18 +174,25 @@ public final class TwoDc implements AutoCloseable {
             return this;
         }
 
-        /** Starts the backup, then the link, then the primary; stops what it started if one fails. */
+        /**
+         * Starts the (return link,) backup, the link, then the primary; stops what it started if one
+         * fails.
+         */
         public TwoDc start() {
-            KvsNode backup = KvsNode.start(
-                    backupExtra
-                            .apply(node(backupName)
-                                    .role(Role.BACKUP)
-                                    .store(backupStore)
-                                    .failover(failover))
-                            .build(),
-                    backupClock);
+            int primaryRepl = returnDelay == null ? 0 : freePort();
+            WanLink back = returnDelay == null
+                    ? null
+                    : WanLink.builder()
+                            .target(HOST, primaryRepl)
+                            .delay(returnDelay)
+                            .build();
+            KvsNode backup = null;
             WanLink link = null;
             try {
+                NodeConfig.Builder b =
+                        node(backupName).role(Role.BACKUP).store(backupStore).failover(failover);
+                if (back != null) settings(b.peer(HOST + ":" + back.port()));
+                backup = KvsNode.start(backupExtra.apply(b).build(), backupClock);
                 if (withLink) {
                     link = WanLink.builder()
                             .target(HOST, backup.replPort())
@@ -181,16 +205,32 @@ public final class TwoDc implements AutoCloseable {
                 }
                 NodeConfig.Builder p = node(primaryName)
                         .role(Role.PRIMARY)
+                        .replPort(primaryRepl)
                         .peer(HOST + ":" + (link != null ? link.port() : backup.replPort()))
                         .store(primaryStore);
-                if (mode != null) p.mode(mode);
-                if (replication != null) p.replication(replication);
+                settings(p);
+                if (back != null) p.failover(failover);
                 KvsNode primary = KvsNode.start(primaryExtra.apply(p).build(), primaryClock);
-                return new TwoDc(backup, link, primary);
+                return new TwoDc(backup, link, back, primary);
             } catch (RuntimeException e) {
                 if (link != null) link.close();
-                backup.close();
+                if (backup != null) backup.close();
+                if (back != null) back.close();
                 throw e;
+            }
+        }
+
+        private NodeConfig.Builder settings(NodeConfig.Builder b) {
+            if (mode != null) b.mode(mode);
+            if (replication != null) b.replication(replication);
+            return b;
+        }
+
+        private static int freePort() {
+            try (ServerSocket s = new ServerSocket(0)) {
+                return s.getLocalPort();
+            } catch (IOException e) {
+                throw new UncheckedIOException("no free port: " + e, e);
             }
         }
 
@@ -217,6 +257,16 @@ public final class TwoDc implements AutoCloseable {
     public WanLink link() {
         if (link == null) throw new IllegalStateException("no link: this TwoDc was built with directLink()");
         return link;
+    }
+
+    /**
+     * The second link, the backup's to the primary's replication port.
+     *
+     * @throws IllegalStateException if the fixture was built without {@link Builder#returnLink}
+     */
+    public WanLink returnLink() {
+        if (returnLink == null) throw new IllegalStateException("no return link: built without returnLink(..)");
+        return returnLink;
     }
 
     /** {@code host:port} of the primary's RESP port. */
@@ -283,11 +333,12 @@ public final class TwoDc implements AutoCloseable {
         }
     }
 
-    /** Stops the primary, the link and the backup, in that order. */
+    /** Stops the primary, the link, the backup and the return link, in that order. */
     @Override
     public void close() {
         primary.close();
         if (link != null) link.close();
         backup.close();
+        if (returnLink != null) returnLink.close();
     }
 }
