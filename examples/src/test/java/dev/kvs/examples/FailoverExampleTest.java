@@ -5,11 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.client.KvsClient;
 import dev.kvs.core.StoreConfig;
-import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.config.FailoverConfig;
-import dev.kvs.server.config.NodeConfig;
-import dev.kvs.wan.WanLink;
+import dev.kvs.testing.cluster.TwoDc;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -31,25 +29,18 @@ class FailoverExampleTest {
 
     @Test
     void writesRideThroughAFailoverAndMissingValuesAreReportedNotServed() throws Exception {
-        KvsNode backup = KvsNode.start(node("dc-backup")
-                .role(Role.BACKUP)
-                .failover(new FailoverConfig(FailoverConfig.ReadPolicy.REJECT, Duration.ZERO, Duration.ZERO))
-                .build());
-        // 1 Mbit/s: a 32 KiB value takes ~260 ms on the wire, so values queue behind the key packets
-        WanLink link = WanLink.builder()
-                .target("127.0.0.1", backup.replPort())
-                .delay(Duration.ofMillis(2))
-                .bandwidthBitsPerSecond(1_000_000)
-                .queueing(WanLink.Queueing.FIFO)
-                .build();
-        KvsNode primary =
-                KvsNode.start(node("dc-main").peer("127.0.0.1:" + link.port()).build());
-        String backupEndpoint = "127.0.0.1:" + backup.port();
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        try (backup;
-                link;
-                primary;
-                KvsClient kvs = FailoverExample.connect("127.0.0.1:" + primary.port(), backupEndpoint)) {
+        try (TwoDc dc = TwoDc.builder()
+                        .store(StoreConfig.builder()
+                                .maxEntries(10_000)
+                                .maxBytes(64L << 20)
+                                .build())
+                        .failover(new FailoverConfig(FailoverConfig.ReadPolicy.REJECT, Duration.ZERO, Duration.ZERO))
+                        // 1 Mbit/s: a 32 KiB value takes ~260 ms on the wire, so values queue behind the key packets
+                        .link(Duration.ofMillis(2), 1_000_000)
+                        .start();
+                KvsClient kvs = FailoverExample.connect(dc.primaryEndpoint(), dc.backupEndpoint())) {
+            String backupEndpoint = dc.backupEndpoint();
             FailoverExample example = new FailoverExample(
                     kvs, new PrintStream(printed, true, StandardCharsets.UTF_8), Duration.ofSeconds(30));
             String big = "v".repeat(32 * 1024);
@@ -59,15 +50,15 @@ class FailoverExampleTest {
             assertThat(example.readBack()).isEqualTo(new FailoverExample.Tally(KEYS, 0, 0, 0));
 
             // the disaster: the main DC and its link go down with values still queued
-            link.cut();
-            primary.close();
+            dc.link().cut();
+            dc.stopPrimary();
 
             // a write now finds no primary: the example waits for one (nothing was executed)
             CompletableFuture<Boolean> duringFailover =
                     CompletableFuture.supplyAsync(() -> example.write("after-failover", "new primary"));
             await().atMost(Duration.ofSeconds(30)).until(() -> example.noPrimaryRetries() > 0);
             assertThat(duringFailover).isNotDone();
-            assertThat(post(backup, "/promote")).contains("\"role\":\"primary\"");
+            assertThat(post(dc.backup(), "/promote")).contains("\"role\":\"primary\"");
             assertThat(duringFailover.get()).isTrue();
             assertThat(kvs.activeEndpoint()).isEqualTo(backupEndpoint);
             assertThat(printed.toString(StandardCharsets.UTF_8)).contains("after-failover: no primary, waiting");
@@ -81,24 +72,12 @@ class FailoverExampleTest {
                     .isPositive();
             assertThat(afterPromotion.complete() + afterPromotion.unfinished()).isEqualTo(KEYS + 1);
 
-            post(backup, "/declare-lost");
+            post(dc.backup(), "/declare-lost");
             FailoverExample.Tally afterDeclareLost = example.readBack();
             System.out.println("after declare-lost: " + afterDeclareLost);
             assertThat(afterDeclareLost)
                     .isEqualTo(new FailoverExample.Tally(afterPromotion.complete(), 0, 0, afterPromotion.unfinished()));
         }
-    }
-
-    private static NodeConfig.Builder node(String name) {
-        return NodeConfig.builder()
-                .name(name)
-                .port(0)
-                .adminPort(0)
-                .replPort(0)
-                .store(StoreConfig.builder()
-                        .maxEntries(10_000)
-                        .maxBytes(64L << 20)
-                        .build());
     }
 
     private static String post(KvsNode node, String path) throws Exception {

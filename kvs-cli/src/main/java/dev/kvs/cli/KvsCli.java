@@ -1,9 +1,9 @@
 package dev.kvs.cli;
 
+import dev.kvs.bench.BenchCommand;
 import dev.kvs.bench.cli.WanCommand;
 import dev.kvs.bench.drill.DemoCommand;
 import dev.kvs.bench.drill.DrillCommand;
-import dev.kvs.bench.latency.BenchCommand;
 import dev.kvs.server.cli.CliErrorHandler;
 import dev.kvs.server.cli.KvsVersionProvider;
 import dev.kvs.server.cli.ServerCommand;

@@ -11,7 +11,6 @@ import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -48,23 +47,9 @@ class PackageCyclesTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"core", "replication", "client", "cli", "wan"})
+    @ValueSource(
+            strings = {"core", "cluster", "coordination", "wan", "replication", "client", "server", "bench", "cli"})
     void theModulesPackagesFormNoCycle(String module) {
-        check(module);
-    }
-
-    /**
-     * Switch on when the issue-33 branches that untie kvs-server (config, write path, RESP groups) and
-     * kvs-bench (latency/jmh/charts) are merged: move both to the list of {@link
-     * #theModulesPackagesFormNoCycle} and delete this test. On main at 7c098b9 kvs-server shows one
-     * cycle, {@code internal -> internal.expiry -> internal} ({@code NodeContext} builds {@code LiveReads},
-     * {@code ActiveExpiry} takes the {@code NodeContext}); kvs-bench two, {@code charts -> jmh -> latency
-     * -> charts} and {@code jmh -> latency -> jmh}.
-     */
-    @Disabled("issue 33: kvs-server and kvs-bench are being untied on other branches; switch on after the merge")
-    @ParameterizedTest
-    @ValueSource(strings = {"server", "bench"})
-    void modulesBeingUntied(String module) {
         check(module);
     }
 

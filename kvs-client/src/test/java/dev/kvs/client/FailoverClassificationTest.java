@@ -3,14 +3,8 @@ package dev.kvs.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.replication.ReplicatorConfig;
-import dev.kvs.replication.Role;
-import dev.kvs.server.KvsNode;
 import dev.kvs.server.config.FailoverConfig;
-import dev.kvs.wan.WanLink;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dev.kvs.testing.cluster.TwoDc;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,29 +34,19 @@ class FailoverClassificationTest {
         long seed = BASE_SEED + mode.ordinal();
         System.out.println("FailoverClassificationTest " + mode + " seed " + seed);
         Random rnd = new Random(seed);
-        KvsNode backup = KvsNode.start(Nodes.primary("dc-backup")
-                .role(Role.BACKUP)
-                .failover(new FailoverConfig(FailoverConfig.ReadPolicy.REJECT, Duration.ZERO, Duration.ZERO))
-                .build());
-        // 8 Mbit/s: values (16 KiB each) queue up behind the key packets
-        WanLink link = WanLink.builder()
-                .target("127.0.0.1", backup.replPort())
-                .delay(Duration.ofMillis(2))
-                .bandwidthBitsPerSecond(8_000_000)
-                .queueing(WanLink.Queueing.FIFO)
-                .build();
-        KvsNode primary = KvsNode.start(Nodes.primary("dc-main")
-                .peer("127.0.0.1:" + link.port())
-                .replication(ReplicatorConfig.builder()
-                        .writeTimeout(Duration.ofSeconds(3))
-                        .build())
-                .build());
         Map<String, byte[]> acked = new ConcurrentHashMap<>();
         int killAt = 50 + rnd.nextInt(300);
-        try (backup;
-                link;
+        try (TwoDc dc = TwoDc.builder()
+                        .store(Nodes.store().build())
+                        .failover(new FailoverConfig(FailoverConfig.ReadPolicy.REJECT, Duration.ZERO, Duration.ZERO))
+                        // 8 Mbit/s: values (16 KiB each) queue up behind the key packets
+                        .link(Duration.ofMillis(2), 8_000_000)
+                        .replication(ReplicatorConfig.builder()
+                                .writeTimeout(Duration.ofSeconds(3))
+                                .build())
+                        .start();
                 KvsClient client = KvsClient.builder()
-                        .endpoints(Nodes.endpoint(primary))
+                        .endpoints(dc.primaryEndpoint())
                         .mode(mode)
                         .maxPending(1000)
                         .requestTimeout(Duration.ofSeconds(10))
@@ -80,8 +64,8 @@ class FailoverClassificationTest {
                             .until(() -> acked.size() >= 20);
                     // the disaster, mid-workload: the main DC and its link go down together, so what
                     // was still on the wire never arrives
-                    link.cut();
-                    primary.close();
+                    dc.link().cut();
+                    dc.stopPrimary();
                 }
                 if (i % 50 == 49)
                     CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0]))
@@ -91,21 +75,14 @@ class FailoverClassificationTest {
             CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0]))
                     .handle((v, e) -> null)
                     .join();
-            primary.close();
+            dc.stopPrimary();
 
-            HttpClient http = HttpClient.newHttpClient();
-            String promoted = http.send(
-                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + backup.adminPort() + "/promote"))
-                                    .header("X-Kvs-Admin", "1")
-                                    .POST(HttpRequest.BodyPublishers.noBody())
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString())
-                    .body();
+            String promoted = dc.promoteBackup("");
             assertThat(promoted).contains("\"role\":\"primary\"");
 
             int complete = 0, detected = 0, lost = 0;
             try (KvsClient reader = KvsClient.builder()
-                    .endpoints(Nodes.endpoint(backup))
+                    .endpoints(dc.backupEndpoint())
                     .unfinishedRetryDeadline(Duration.ZERO)
                     .build()) {
                 for (Map.Entry<String, byte[]> e : acked.entrySet()) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.server.KvsNode;
+import dev.kvs.testing.cluster.TwoDc;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,16 +26,17 @@ class FailoverTest {
 
     @Test
     void requestsLandOnThePrimaryWhenTheBackupIsListedFirst() {
-        try (KvsNode backup = Nodes.startBackup("dc2");
-                KvsNode primary = KvsNode.start(Nodes.primary("dc1")
-                        .peer("127.0.0.1:" + backup.replPort())
-                        .build());
+        try (TwoDc dc = TwoDc.builder()
+                        .names("dc1", "dc2")
+                        .store(Nodes.store().build())
+                        .directLink()
+                        .start();
                 KvsClient client = KvsClient.builder()
-                        .endpoints(Nodes.endpoint(backup), Nodes.endpoint(primary))
+                        .endpoints(dc.backupEndpoint(), dc.primaryEndpoint())
                         .build()) {
             client.put("k", "v");
             assertThat(client.get("k")).isEqualTo("v");
-            assertThat(client.activeEndpoint()).isEqualTo(Nodes.endpoint(primary));
+            assertThat(client.activeEndpoint()).isEqualTo(dc.primaryEndpoint());
             for (int i = 0; i < 50; i++) client.put("k" + i, "v" + i);
             assertThat(client.getAll(List.of("k0".getBytes(UTF_8), "k49".getBytes(UTF_8))))
                     .containsExactly("v0".getBytes(UTF_8), "v49".getBytes(UTF_8));

@@ -3,9 +3,7 @@ package dev.kvs.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.replication.ReplicatorConfig;
-import dev.kvs.replication.Role;
-import dev.kvs.server.KvsNode;
-import dev.kvs.wan.WanLink;
+import dev.kvs.testing.cluster.TwoDc;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -30,34 +28,20 @@ class SwitchoverTest {
         long seed = Long.getLong("kvs.seed", System.nanoTime());
         System.out.println("SwitchoverTest seed " + seed);
         Random rnd = new Random(seed);
-        int replA = Nodes.freePort();
         ReplicatorConfig replication = ReplicatorConfig.builder()
                 .writeTimeout(Duration.ofSeconds(5))
                 .reconnect(Duration.ofMillis(20), Duration.ofMillis(200))
                 .build();
         Map<String, byte[]> acked = new ConcurrentHashMap<>();
-        try (WanLink toA = WanLink.builder()
-                        .target("127.0.0.1", replA)
-                        .delay(Duration.ofMillis(2))
-                        .build();
-                KvsNode b = KvsNode.start(Nodes.primary("dc-b")
-                        .role(Role.BACKUP)
-                        .peer("127.0.0.1:" + toA.port())
+        try (TwoDc dc = TwoDc.builder()
+                        .names("dc-a", "dc-b")
+                        .store(Nodes.store().build())
                         .replication(replication)
-                        .build());
-                WanLink toB = WanLink.builder()
-                        .target("127.0.0.1", b.replPort())
-                        .delay(Duration.ofMillis(2))
-                        .bandwidthBitsPerSecond(50_000_000)
-                        .queueing(WanLink.Queueing.FIFO)
-                        .build();
-                KvsNode a = KvsNode.start(Nodes.primary("dc-a")
-                        .replPort(replA)
-                        .peer("127.0.0.1:" + toB.port())
-                        .replication(replication)
-                        .build());
+                        .link(Duration.ofMillis(2), 50_000_000)
+                        .returnLink(Duration.ofMillis(2))
+                        .start();
                 KvsClient client = KvsClient.builder()
-                        .endpoints(Nodes.endpoint(a), Nodes.endpoint(b))
+                        .endpoints(dc.primaryEndpoint(), dc.backupEndpoint())
                         .mode(ReplicationMode.ID_FIRST)
                         .unfinishedRetryDeadline(Duration.ofSeconds(20))
                         .requestTimeout(Duration.ofSeconds(30))
@@ -72,7 +56,7 @@ class SwitchoverTest {
                 byte[] value = new byte[1 + rnd.nextInt(8 * 1024)];
                 rnd.nextBytes(value);
                 writes.add(client.putAsync(key.getBytes(), value).thenRun(() -> acked.put(key, value)));
-                if (i == switchAt) switchover = post(a.adminPort(), "/switchover?timeoutMs=20000");
+                if (i == switchAt) switchover = post(dc.primary().adminPort(), "/switchover?timeoutMs=20000");
                 if (switchover != null && switchover.isDone()) afterSwitchover++;
                 if (i % 50 == 0) writes.get(writes.size() - 1).join(); // keep a bounded window in flight
             }
@@ -82,14 +66,15 @@ class SwitchoverTest {
             // the workload spanned the switchover: the new primary ordered writes in its epoch
             String status = HttpClient.newHttpClient()
                     .send(
-                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + b.adminPort() + "/status"))
+                            HttpRequest.newBuilder(URI.create(
+                                            "http://127.0.0.1:" + dc.backup().adminPort() + "/status"))
                                     .build(),
                             HttpResponse.BodyHandlers.ofString())
                     .body();
             assertThat(status).containsPattern("\"lastTxId\":\"2:[1-9]");
 
             try (KvsClient reader =
-                    KvsClient.builder().endpoints(Nodes.endpoint(b)).build()) {
+                    KvsClient.builder().endpoints(dc.backupEndpoint()).build()) {
                 for (Map.Entry<String, byte[]> e : acked.entrySet()) {
                     assertThat(reader.get(e.getKey().getBytes())).as(e.getKey()).isEqualTo(e.getValue());
                 }

@@ -42,11 +42,16 @@ public record JmhLatencies(
     /** The series name of the physical floor. */
     public static final String FLOOR = "floor: local write + link RTT";
 
-    static final String REPLICATION = "dev.kvs.bench.jmh.ReplicationLatencyBenchmark.";
+    /*
+     * Benchmarks are known by class and method, without their package: the result files of runs made
+     * before the JMH classes moved into packages mirroring the code they measure (all in
+     * dev.kvs.bench.jmh then, as docs/jmh-results.json) chart as those made after.
+     */
+    static final String REPLICATION = "ReplicationLatencyBenchmark.";
     static final String PROTECTION = REPLICATION + "timeToConsistencyProtection";
     static final String ON_BACKUP = REPLICATION + "timeToValueOnBackup";
-    static final String REDIS_WAIT = "dev.kvs.bench.jmh.RedisWaitBenchmark.setThenWait";
-    static final String LINK_ROUND_TRIP = "dev.kvs.bench.jmh.WanLinkBenchmark.roundTrip";
+    static final String REDIS_WAIT = "RedisWaitBenchmark.setThenWait";
+    static final String LINK_ROUND_TRIP = "WanLinkBenchmark.roundTrip";
     /** The one-way delay of the end-to-end benchmarks' link, whose round trip makes the floor. */
     static final long ONE_WAY_DELAY_MICROS = ReplicationLatencyBenchmark.ONE_WAY_DELAY.toNanos() / 1000;
     /** The order of the series in charts and tables: strongest guarantee first. */
@@ -79,7 +84,7 @@ public record JmhLatencies(
         Map<String, SortedMap<Long, Double>> onBackup = new TreeMap<>(JmhLatencies::compareSeries);
         Double linkRoundTrip = null;
         for (JsonNode r : results) {
-            String benchmark = r.path("benchmark").asText();
+            String benchmark = classAndMethod(r.path("benchmark").asText());
             JsonNode params = r.path("params");
             switch (benchmark) {
                 case PROTECTION -> put(protection, params.path("mode").asText(), r);
@@ -102,6 +107,12 @@ public record JmhLatencies(
             for (Map.Entry<Long, Double> e : local.entrySet()) floor.put(e.getKey(), e.getValue() + linkRoundTrip);
         }
         return new JmhLatencies(new LinkedHashMap<>(protection), new LinkedHashMap<>(onBackup), floor);
+    }
+
+    /** {@code Class.method} of a JMH benchmark name {@code package.Class.method}. */
+    static String classAndMethod(String benchmark) {
+        int method = benchmark.lastIndexOf('.');
+        return benchmark.substring(benchmark.lastIndexOf('.', method - 1) + 1);
     }
 
     private static void put(Map<String, SortedMap<Long, Double>> series, String name, JsonNode r) {

@@ -1,6 +1,6 @@
 package dev.kvs.bench.jmh;
 
-import dev.kvs.bench.latency.RespConnection;
+import dev.kvs.bench.resp.RespConnection;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;

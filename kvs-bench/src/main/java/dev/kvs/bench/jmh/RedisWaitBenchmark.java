@@ -1,6 +1,6 @@
 package dev.kvs.bench.jmh;
 
-import dev.kvs.bench.latency.RespConnection;
+import dev.kvs.bench.resp.RespConnection;
 import dev.kvs.wan.WanLink;
 import java.io.IOException;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package dev.kvs.bench.jmh;
 
-import dev.kvs.bench.latency.RespConnection;
+import dev.kvs.bench.resp.RespConnection;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;

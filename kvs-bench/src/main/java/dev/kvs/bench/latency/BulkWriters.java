@@ -1,5 +1,6 @@
 package dev.kvs.bench.latency;
 
+import dev.kvs.bench.resp.RespConnection;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;

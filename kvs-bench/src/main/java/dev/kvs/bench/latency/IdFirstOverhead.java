@@ -1,6 +1,7 @@
 package dev.kvs.bench.latency;
 
 import dev.kvs.bench.cluster.LinkSettings;
+import dev.kvs.bench.resp.RespConnection;
 import dev.kvs.wan.WanLink;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -108,7 +109,7 @@ record IdFirstOverhead(IdFirstOverheadReport.Settings settings, LinkSettings lin
 
     private static void expectPong(Object reply) {
         if (!"PONG".equals(reply)) {
-            throw new IllegalStateException("PING through the probe link answered " + SmallWrites.describe(reply));
+            throw new IllegalStateException("PING through the probe link answered " + RespConnection.describe(reply));
         }
     }
 
@@ -187,7 +188,7 @@ record IdFirstOverhead(IdFirstOverheadReport.Settings settings, LinkSettings lin
         Object reply = c.call("KVS.MODE", mode);
         if (!"OK".equals(reply)) {
             c.close();
-            throw new IllegalStateException("KVS.MODE " + mode + " answered " + SmallWrites.describe(reply));
+            throw new IllegalStateException("KVS.MODE " + mode + " answered " + RespConnection.describe(reply));
         }
         return c;
     }

@@ -2,6 +2,7 @@ package dev.kvs.bench.latency;
 
 import dev.kvs.bench.cluster.JavaCommand;
 import dev.kvs.bench.cluster.LinkSettings;
+import dev.kvs.bench.resp.RespConnection;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -140,7 +141,7 @@ record Resync(ResyncReport.Settings settings, LinkSettings link) implements Benc
         try (RespConnection c = node.open()) {
             Object reply = c.call("DBSIZE");
             if (reply instanceof Long n) return n;
-            throw new IllegalStateException("DBSIZE answered " + SmallWrites.describe(reply));
+            throw new IllegalStateException("DBSIZE answered " + RespConnection.describe(reply));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.kvs.bench.latency;
 
+import dev.kvs.bench.resp.RespConnection;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -148,7 +149,7 @@ final class ResyncKeys {
         for (int k = 0; k < n; k++) {
             Object reply = c.read();
             if (!"OK".equals(reply)) {
-                throw new IllegalStateException("SET " + key(sent[k]) + " answered " + SmallWrites.describe(reply));
+                throw new IllegalStateException("SET " + key(sent[k]) + " answered " + RespConnection.describe(reply));
             }
         }
     }
@@ -167,7 +168,7 @@ final class ResyncKeys {
                     if (reply == null) {
                         missing++;
                     } else if (!(reply instanceof List<?> l) || l.size() < 5) {
-                        throw new IOException("KVS.PEEK " + key(i) + " answered " + SmallWrites.describe(reply));
+                        throw new IOException("KVS.PEEK " + key(i) + " answered " + RespConnection.describe(reply));
                     } else if (!(l.get(4) instanceof byte[] value)) {
                         unfinished++;
                     } else if (!Arrays.equals(value, last(i))) {

@@ -26,6 +26,11 @@ import picocli.CommandLine.Spec;
             "3:FAIL: the run completed and a bound was not met"
         })
 final class RunOptions {
+    /** Exit code: the benchmark could not run ({@code kvs bench}'s help lists it). */
+    static final int FAILURE = 1;
+    /** Exit code: the benchmark ran and a bound was not met. */
+    static final int BOUND_NOT_MET = 3;
+
     @Spec(Spec.Target.MIXEE)
     private CommandSpec command;
 
@@ -89,13 +94,13 @@ final class RunOptions {
         } catch (IllegalStateException | UncheckedIOException e) {
             err.println(name + ": " + e.getMessage());
             err.flush();
-            return BenchCommand.FAILURE;
+            return FAILURE;
         }
         out.println();
         out.print(result.render());
         out.flush();
         if (json != null) Report.writeJson(result, json, command.commandLine().getOut());
-        return result.verdict().pass() ? 0 : BenchCommand.BOUND_NOT_MET;
+        return result.verdict().pass() ? 0 : BOUND_NOT_MET;
     }
 
     private static Path newRunDir() {

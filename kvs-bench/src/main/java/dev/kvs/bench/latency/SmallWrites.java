@@ -1,5 +1,6 @@
 package dev.kvs.bench.latency;
 
+import dev.kvs.bench.resp.RespConnection;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -81,7 +82,8 @@ final class SmallWrites {
         try (RespConnection c = connect()) {
             for (int i = 0; i < count; i++) {
                 Object reply = c.call("SET", nextKey(), value);
-                if (!"OK".equals(reply)) throw new IllegalStateException("warm-up SET answered " + describe(reply));
+                if (!"OK".equals(reply))
+                    throw new IllegalStateException("warm-up SET answered " + RespConnection.describe(reply));
             }
         }
     }
@@ -152,19 +154,14 @@ final class SmallWrites {
         Object reply = c.call("KVS.MODE", settings.mode());
         if (!"OK".equals(reply)) {
             c.close();
-            throw new IllegalStateException("KVS.MODE " + settings.mode() + " answered " + describe(reply));
+            throw new IllegalStateException(
+                    "KVS.MODE " + settings.mode() + " answered " + RespConnection.describe(reply));
         }
         return c;
     }
 
     private String nextKey() {
         return settings.keyPrefix() + keys++;
-    }
-
-    static String describe(Object reply) {
-        if (reply instanceof RespConnection.ErrorReply e) return "-" + e.message();
-        if (reply instanceof byte[] b) return "\"" + new String(b, java.nio.charset.StandardCharsets.UTF_8) + "\"";
-        return String.valueOf(reply);
     }
 
     /** Reads the replies in order and matches each with the time its SET was due. */

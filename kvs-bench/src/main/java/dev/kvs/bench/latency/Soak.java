@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kvs.bench.cli.ProgressLine;
 import dev.kvs.bench.cluster.JavaCommand;
 import dev.kvs.bench.cluster.LinkSettings;
+import dev.kvs.bench.resp.RespConnection;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

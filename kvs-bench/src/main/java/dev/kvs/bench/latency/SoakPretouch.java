@@ -1,6 +1,7 @@
 package dev.kvs.bench.latency;
 
 import dev.kvs.bench.drill.ValueSource;
+import dev.kvs.bench.resp.RespConnection;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -30,6 +30,17 @@ class ChartsTest {
     }
 
     @Test
+    void aBenchmarkIsKnownByItsClassAndMethodWhateverItsPackage() {
+        // runs from before the JMH classes moved into packages mirroring the code they measure chart too
+        assertThat(JmhLatencies.classAndMethod("dev.kvs.bench.jmh.WanLinkBenchmark.roundTrip"))
+                .isEqualTo(JmhLatencies.LINK_ROUND_TRIP);
+        assertThat(JmhLatencies.classAndMethod("dev.kvs.bench.jmh.wan.WanLinkBenchmark.roundTrip"))
+                .isEqualTo(JmhLatencies.LINK_ROUND_TRIP);
+        assertThat(JmhLatencies.classAndMethod("dev.kvs.bench.jmh.core.StoreBenchmark.put"))
+                .isEqualTo("StoreBenchmark.put");
+    }
+
+    @Test
     void fig3SeriesAreTheMediansInMillisecondsPerModeAndSize() throws Exception {
         JmhLatencies l = JmhLatencies.read(fixture(dir, "jmh-results.json"));
 

@@ -2,9 +2,9 @@ package dev.kvs.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvs.bench.BenchCommand;
 import dev.kvs.bench.drill.DemoCommand;
 import dev.kvs.bench.drill.DrillCommand;
-import dev.kvs.bench.latency.BenchCommand;
 import dev.kvs.server.cli.CliErrorHandler;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -3,7 +3,11 @@ package dev.kvs.bench.jmh;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.bench.cli.InProcessKvs;
-import dev.kvs.wan.WanLinkStats;
+import dev.kvs.bench.jmh.core.FlushBenchmark;
+import dev.kvs.bench.jmh.core.StoreBenchmark;
+import dev.kvs.bench.jmh.replication.FrameCodecBenchmark;
+import dev.kvs.bench.jmh.server.RespCodecBenchmark;
+import dev.kvs.bench.jmh.wan.WanLinkBenchmark;
 import java.io.File;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -33,14 +37,14 @@ class JmhCommandTest {
             String list = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             assertThat(list)
                     .contains(
-                            "dev.kvs.bench.jmh.StoreBenchmark",
+                            "dev.kvs.bench.jmh.core.StoreBenchmark",
                             "put",
                             "get",
-                            "dev.kvs.bench.jmh.FrameCodecBenchmark",
-                            "dev.kvs.bench.jmh.RespCodecBenchmark",
+                            "dev.kvs.bench.jmh.replication.FrameCodecBenchmark",
+                            "dev.kvs.bench.jmh.server.RespCodecBenchmark",
                             "decodeSet",
                             "encodeGetReply",
-                            "dev.kvs.bench.jmh.WanLinkBenchmark",
+                            "dev.kvs.bench.jmh.wan.WanLinkBenchmark",
                             "dev.kvs.bench.jmh.ReplicationLatencyBenchmark",
                             "timeToConsistencyProtection",
                             "timeToValueOnBackup",
@@ -72,13 +76,13 @@ class JmhCommandTest {
             String list = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             assertThat(list.split("\\s+"))
                     .filteredOn(w -> w.startsWith("dev.kvs.bench.jmh.") && w.endsWith("Benchmark"))
-                    .allMatch(w -> w.equals("dev.kvs.bench.jmh.StoreBenchmark")
-                            || w.equals("dev.kvs.bench.jmh.FrameCodecBenchmark")
-                            || w.equals("dev.kvs.bench.jmh.RespCodecBenchmark")
-                            || w.equals("dev.kvs.bench.jmh.WanLinkBenchmark")
+                    .allMatch(w -> w.equals("dev.kvs.bench.jmh.core.StoreBenchmark")
+                            || w.equals("dev.kvs.bench.jmh.replication.FrameCodecBenchmark")
+                            || w.equals("dev.kvs.bench.jmh.server.RespCodecBenchmark")
+                            || w.equals("dev.kvs.bench.jmh.wan.WanLinkBenchmark")
                             || w.equals("dev.kvs.bench.jmh.ReplicationLatencyBenchmark")
                             || w.equals("dev.kvs.bench.jmh.RedisWaitBenchmark")
-                            || w.equals("dev.kvs.bench.jmh.FlushBenchmark"));
+                            || w.equals("dev.kvs.bench.jmh.core.FlushBenchmark"));
         }
     }
 
@@ -131,15 +135,6 @@ class JmhCommandTest {
         InProcessKvs kvs = new InProcessKvs();
         assertThat(kvs.run("bench", "jmh", "-p", "valueSize")).isEqualTo(2);
         assertThat(kvs.err()).contains("--param wants NAME=V1[,V2...], not valueSize");
-    }
-
-    @Test
-    void theLinkVerdictComparesTheMedianWithThePromise() {
-        assertThat(WanLinkBenchmark.verdict("to target", new WanLinkStats.Lateness(10, 200, 900, 4000)))
-                .isEqualTo(
-                        "link lateness to target: 10 chunks, p50 200 us, p99 900 us, max 4000 us: PASS (p50 <= 200 us)");
-        assertThat(WanLinkBenchmark.verdict("to client", new WanLinkStats.Lateness(10, 201, 300, 400)))
-                .endsWith(": FAIL (p50 <= 200 us)");
     }
 
     @Test

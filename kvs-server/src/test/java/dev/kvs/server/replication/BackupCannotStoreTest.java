@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.testing.cluster.TwoDc;
 import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;
@@ -63,7 +64,7 @@ class BackupCannotStoreTest {
     }
 
     private static long refusedOnTheBackup(Jedis backup) {
-        return Long.parseLong(TwoDc.info(backup, "kvs_values_refused"));
+        return Long.parseLong(JedisAccess.info(backup, "kvs_values_refused"));
     }
 
     @Test
@@ -72,12 +73,15 @@ class BackupCannotStoreTest {
                 StoreConfig.builder().maxEntries(10_000).maxBytes(16L << 20).build();
         StoreConfig backupStore =
                 StoreConfig.builder().maxEntries(10_000).maxBytes(BACKUP_BYTES).build();
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST, TwoDc.replication().build(), primaryStore, backupStore);
-                Jedis p = dc.primaryClient();
-                Jedis b = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .replication(TwoDc.replication().build())
+                        .stores(primaryStore, backupStore)
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis b = JedisAccess.backup(dc)) {
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> TwoDc.info(p, "kvs_link_state").equals("streaming"));
+                    .until(() -> JedisAccess.info(p, "kvs_link_state").equals("streaming"));
 
             // fill the backup with live keys (async: every write is answered), noting when it first refuses
             mode(p, ReplicationMode.ASYNC);
@@ -92,12 +96,12 @@ class BackupCannotStoreTest {
             // the primary shows the alarm within a second of it
             await().atMost(Duration.ofSeconds(1))
                     .pollInterval(Duration.ofMillis(10))
-                    .until(() -> TwoDc.info(p, "kvs_link_state").equals("degraded"));
+                    .until(() -> JedisAccess.info(p, "kvs_link_state").equals("degraded"));
             assertThat(System.nanoTime() - firstRefusalSeen)
                     .isLessThan(Duration.ofSeconds(1).toNanos());
-            assertThat(TwoDc.info(p, "kvs_backup_refusal_reason")).isEqualTo("store full");
-            assertThat(TwoDc.info(p, "kvs_backup_refusal_detail")).startsWith("store full: ");
-            assertThat(Long.parseLong(TwoDc.info(p, "kvs_backup_refusing_values")))
+            assertThat(JedisAccess.info(p, "kvs_backup_refusal_reason")).isEqualTo("store full");
+            assertThat(JedisAccess.info(p, "kvs_backup_refusal_detail")).startsWith("store full: ");
+            assertThat(Long.parseLong(JedisAccess.info(p, "kvs_backup_refusing_values")))
                     .isPositive();
 
             // id-first and sync writes are told; async ones go on; all are on the primary
@@ -113,9 +117,9 @@ class BackupCannotStoreTest {
             assertThat(p.get("during:sync")).isEqualTo("2");
 
             // the backup says why, in its own INFO and /status, and logs it without a line per value
-            assertThat(TwoDc.info(b, "kvs_values_refused_reason")).isEqualTo("store full");
+            assertThat(JedisAccess.info(b, "kvs_values_refused_reason")).isEqualTo("store full");
             JsonNode backupStatus = new ObjectMapper()
-                    .readTree(Admin.get(dc.backup.adminPort(), "/status"))
+                    .readTree(Admin.get(dc.backup().adminPort(), "/status"))
                     .path("backup")
                     .path("refusals");
             assertThat(backupStatus.path("reason").asText()).isEqualTo("store full");
@@ -134,13 +138,13 @@ class BackupCannotStoreTest {
             await().during(Duration.ofSeconds(2))
                     .atMost(Duration.ofSeconds(3))
                     .until(() -> refusedOnTheBackup(b) <= refused + 5);
-            assertThat(TwoDc.info(p, "kvs_link_state")).isEqualTo("degraded");
+            assertThat(JedisAccess.info(p, "kvs_link_state")).isEqualTo("degraded");
 
             // room returns: keys deleted on the primary free the backup's room; no restart
             for (int i = 0; i < LIVE_KEYS; i++) p.del("live:" + i);
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                assertThat(TwoDc.info(p, "kvs_link_state")).isEqualTo("streaming");
-                assertThat(TwoDc.info(p, "kvs_backup_refusing_values")).isEqualTo("0");
+                assertThat(JedisAccess.info(p, "kvs_link_state")).isEqualTo("streaming");
+                assertThat(JedisAccess.info(p, "kvs_backup_refusing_values")).isEqualTo("0");
             });
             mode(p, ReplicationMode.ID_FIRST);
             assertThat(p.set("after", "4")).isEqualTo("OK");
@@ -153,7 +157,7 @@ class BackupCannotStoreTest {
                 assertThat(b.get("during:async")).isEqualTo("3");
             });
             assertThat(b.get("live:0")).isNull();
-            assertThat(Long.parseLong(TwoDc.info(p, "kvs_backup_refused_values")))
+            assertThat(Long.parseLong(JedisAccess.info(p, "kvs_backup_refused_values")))
                     .isGreaterThanOrEqualTo(refused);
         }
     }

@@ -10,6 +10,7 @@ import dev.kvs.server.KvsNode;
 import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.server.config.FailoverConfig.ReadPolicy;
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.testing.cluster.TwoDc;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -30,12 +31,12 @@ class BackupReadsTest {
 
     /** 2 Mbit/s: a 2 MiB value needs 8 s on the wire, so it is still in flight when the link is cut. */
     private static TwoDc twoDc(ReadPolicy policy, Duration blockTimeout) {
-        return TwoDc.start(
-                ReplicationMode.ID_FIRST,
-                Duration.ofMillis(2),
-                2_000_000,
-                TwoDc.replication().build(),
-                new FailoverConfig(policy, blockTimeout, Duration.ZERO));
+        return TwoDc.builder()
+                .mode(ReplicationMode.ID_FIRST)
+                .link(Duration.ofMillis(2), 2_000_000)
+                .replication(TwoDc.replication().build())
+                .failover(new FailoverConfig(policy, blockTimeout, Duration.ZERO))
+                .start();
     }
 
     private static byte[] bigValue() {
@@ -51,19 +52,20 @@ class BackupReadsTest {
     @Test
     void aReadonlyConnectionReadsCompleteKeysAndIsRefusedUnfinishedOnesAndWrites() {
         try (TwoDc dc = twoDc(ReadPolicy.REJECT, Duration.ZERO);
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
-            String primary = "127.0.0.1:" + dc.primary.port();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
+            String primary = "127.0.0.1:" + dc.primary().port();
             assertThat(p.set("whole", "arrived")).isEqualTo("OK");
             assertThat(p.set("n", "12345")).isEqualTo("OK");
             await().atMost(WAIT)
-                    .until(() -> TwoDc.peek(bk, "n".getBytes()) != null
+                    .until(() -> JedisAccess.peek(bk, "n".getBytes()) != null
                             && "complete".equals(new String((byte[])
-                                    TwoDc.peek(bk, "n".getBytes()).get(0))));
-            await().atMost(WAIT).until(() -> TwoDc.info(bk, "master_host").equals("127.0.0.1"));
-            assertThat(TwoDc.info(bk, "master_port")).isEqualTo(Integer.toString(dc.primary.port()));
-            assertThat(TwoDc.info(bk, "master_link_status")).isEqualTo("up");
-            assertThat(TwoDc.info(bk, "kvs_link_state")).isEqualTo("streaming");
+                                    JedisAccess.peek(bk, "n".getBytes()).get(0))));
+            await().atMost(WAIT).until(() -> JedisAccess.info(bk, "master_host").equals("127.0.0.1"));
+            assertThat(JedisAccess.info(bk, "master_port"))
+                    .isEqualTo(Integer.toString(dc.primary().port()));
+            assertThat(JedisAccess.info(bk, "master_link_status")).isEqualTo("up");
+            assertThat(JedisAccess.info(bk, "kvs_link_state")).isEqualTo("streaming");
 
             // without READONLY a backup refuses reads, naming the primary's client address
             assertThatThrownBy(() -> bk.get("whole"))
@@ -87,7 +89,7 @@ class BackupReadsTest {
             // id-first: the SET is answered once its key packet is on the backup; its value never arrives
             byte[] big = bigValue();
             assertThat(p.set("big".getBytes(), big)).isEqualTo("OK");
-            dc.link.cut();
+            dc.link().cut();
             String unfinished = "UNFINISHED big 1:3";
             assertThatThrownBy(() -> bk.get("big")).hasMessage(unfinished);
             assertThatThrownBy(() -> bk.strlen("big")).hasMessage(unfinished);
@@ -95,9 +97,9 @@ class BackupReadsTest {
             assertThatThrownBy(() -> bk.exists("big")).hasMessage(unfinished);
             assertThat(bk.get("whole")).as("complete keys are still served").isEqualTo("arrived");
             await().atMost(WAIT)
-                    .until(() -> TwoDc.info(bk, "master_link_status").equals("down"));
-            assertThat(TwoDc.info(bk, "kvs_link_state")).isEqualTo("down");
-            assertThat(TwoDc.info(bk, "master_host"))
+                    .until(() -> JedisAccess.info(bk, "master_link_status").equals("down"));
+            assertThat(JedisAccess.info(bk, "kvs_link_state")).isEqualTo("down");
+            assertThat(JedisAccess.info(bk, "master_host"))
                     .as("the primary's address is kept after its link drops")
                     .isEqualTo("127.0.0.1");
 
@@ -112,24 +114,24 @@ class BackupReadsTest {
     @Test
     void withTheBlockPolicyAReadOfAnUnfinishedKeyWaitsForItsValue() throws Exception {
         try (TwoDc dc = twoDc(ReadPolicy.BLOCK, Duration.ofSeconds(60));
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient();
-                Jedis bk2 = dc.backupClient()) {
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc);
+                Jedis bk2 = JedisAccess.backup(dc)) {
             assertThat(p.set("old", "v1")).isEqualTo("OK");
-            await().atMost(WAIT).until(() -> TwoDc.peek(bk, "old".getBytes()) != null);
+            await().atMost(WAIT).until(() -> JedisAccess.peek(bk, "old".getBytes()) != null);
             byte[] big = bigValue();
             assertThat(p.set("old".getBytes(), big)).isEqualTo("OK"); // key packet on the backup, value not
-            dc.link.cut();
+            dc.link().cut();
             assertThat(readonly(bk)).isEqualTo("OK".getBytes());
             CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> bk.get("old".getBytes()));
             await().atMost(WAIT)
-                    .until(() -> TwoDc.info(bk2, "kvs_blocked_reads").equals("1"));
+                    .until(() -> JedisAccess.info(bk2, "kvs_blocked_reads").equals("1"));
             assertThat(read).as("never the older value v1").isNotDone();
 
-            dc.link.bandwidthBitsPerSecond(0); // unlimited
-            dc.link.heal(); // the primary reconnects and sends the value again
+            dc.link().bandwidthBitsPerSecond(0); // unlimited
+            dc.link().heal(); // the primary reconnects and sends the value again
             assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(big);
-            assertThat(TwoDc.info(bk2, "kvs_blocked_reads")).isEqualTo("0");
+            assertThat(JedisAccess.info(bk2, "kvs_blocked_reads")).isEqualTo("0");
         }
     }
 
@@ -153,11 +155,11 @@ class BackupReadsTest {
                         .build());
                 Jedis bk = new Jedis("127.0.0.1", backup.port(), 30_000)) {
             await().atMost(WAIT)
-                    .until(() -> TwoDc.info(bk, "master_link_status").equals("up"));
+                    .until(() -> JedisAccess.info(bk, "master_link_status").equals("up"));
             assertThatThrownBy(() -> bk.set("k", "v"))
                     .hasMessage("NOTPRIMARY kvs-main.example:6390 this node is a backup; write to the primary");
-            assertThat(TwoDc.info(bk, "master_host")).isEqualTo("kvs-main.example");
-            assertThat(TwoDc.info(bk, "master_port")).isEqualTo("6390");
+            assertThat(JedisAccess.info(bk, "master_host")).isEqualTo("kvs-main.example");
+            assertThat(JedisAccess.info(bk, "master_port")).isEqualTo("6390");
             @SuppressWarnings("unchecked")
             List<Object> role = (List<Object>) bk.sendCommand(Protocol.Command.ROLE);
             assertThat(new String((byte[]) role.get(0))).isEqualTo("slave");
@@ -182,8 +184,8 @@ class BackupReadsTest {
             assertThat(bk.get("k"))
                     .as("a backup that never received anything serves its empty store")
                     .isNull();
-            assertThat(TwoDc.info(bk, "kvs_link_state")).isEqualTo("down");
-            assertThat(TwoDc.info(bk, "master_link_status")).isEqualTo("down");
+            assertThat(JedisAccess.info(bk, "kvs_link_state")).isEqualTo("down");
+            assertThat(JedisAccess.info(bk, "master_link_status")).isEqualTo("down");
         }
     }
 }

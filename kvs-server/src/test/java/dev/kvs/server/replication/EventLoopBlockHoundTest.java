@@ -7,12 +7,10 @@ import static org.awaitility.Awaitility.await;
 import com.sun.management.HotSpotDiagnosticMXBean;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
-import dev.kvs.replication.ReplicatorConfig;
-import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.config.AdminConfig;
-import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.testing.cluster.TwoDc;
 import dev.kvs.wan.WanLink;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -22,7 +20,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -35,6 +32,7 @@ import java.util.Random;
 import java.util.ServiceLoader;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Assumptions;
@@ -221,7 +219,7 @@ class EventLoopBlockHoundTest {
             assertThat(b.set("on-b", "y")).isEqualTo("OK");
             assertThat(b.get(("big0").getBytes(StandardCharsets.UTF_8))).isEqualTo(big[0]);
             await().atMost(Duration.ofSeconds(30))
-                    .untilAsserted(() -> assertThat(TwoDc.peek(a, "on-b".getBytes(StandardCharsets.UTF_8)))
+                    .untilAsserted(() -> assertThat(JedisAccess.peek(a, "on-b".getBytes(StandardCharsets.UTF_8)))
                             .isNotNull());
             // a flush on the new primary, and on its backup (the old primary) from the key packet
             assertThat(b.flushDB()).isEqualTo("OK");
@@ -256,59 +254,32 @@ class EventLoopBlockHoundTest {
 
     /** Two nodes that each know the other as their peer, with a password, a WAN link each way. */
     private static final class Pair implements AutoCloseable {
+        final TwoDc dc;
         final WanLink toA;
         final WanLink toB;
         final KvsNode b;
         final KvsNode a;
 
-        Pair() throws IOException {
-            int replA;
-            try (ServerSocket s = new ServerSocket(0)) {
-                replA = s.getLocalPort();
-            }
-            StoreConfig store =
-                    StoreConfig.builder().maxEntries(10_000).maxBytes(64L << 20).build();
-            ReplicatorConfig replication = ReplicatorConfig.builder()
-                    .writeTimeout(Duration.ofSeconds(20))
-                    .reconnect(Duration.ofMillis(20), Duration.ofMillis(200))
-                    .chunkBytes(64 * 1024)
-                    .build();
-            toA = WanLink.builder()
-                    .target("127.0.0.1", replA)
-                    .delay(Duration.ofMillis(2))
-                    .build();
-            b = KvsNode.start(NodeConfig.builder()
-                    .name("dc-b")
-                    .role(Role.BACKUP)
-                    .port(0)
-                    .adminPort(0)
-                    .replPort(0)
-                    .peer("127.0.0.1:" + toA.port())
+        Pair() {
+            UnaryOperator<NodeConfig.Builder> secured =
+                    n -> n.requirepass(PASSWORD).admin(AdminConfig.defaults().withTrustLoopback(true));
+            dc = TwoDc.builder()
+                    .names("dc-a", "dc-b")
                     .mode(ReplicationMode.ID_FIRST)
-                    .requirepass(PASSWORD)
-                    .admin(AdminConfig.defaults().withTrustLoopback(true))
-                    .replication(replication)
-                    .store(store)
-                    .failover(FailoverConfig.defaults())
-                    .build());
-            toB = WanLink.builder()
-                    .target("127.0.0.1", b.replPort())
-                    .delay(Duration.ofMillis(2))
-                    .build();
-            a = KvsNode.start(NodeConfig.builder()
-                    .name("dc-a")
-                    .role(Role.PRIMARY)
-                    .port(0)
-                    .adminPort(0)
-                    .replPort(replA)
-                    .peer("127.0.0.1:" + toB.port())
-                    .mode(ReplicationMode.ID_FIRST)
-                    .requirepass(PASSWORD)
-                    .admin(AdminConfig.defaults().withTrustLoopback(true))
-                    .replication(replication)
-                    .store(store)
-                    .failover(FailoverConfig.defaults())
-                    .build());
+                    .replication(TwoDc.replication().build())
+                    .store(StoreConfig.builder()
+                            .maxEntries(10_000)
+                            .maxBytes(64L << 20)
+                            .build())
+                    .link(Duration.ofMillis(2), 0)
+                    .returnLink(Duration.ofMillis(2))
+                    .primary(secured)
+                    .backup(secured)
+                    .start();
+            toA = dc.returnLink();
+            toB = dc.link();
+            b = dc.backup();
+            a = dc.primary();
         }
 
         Jedis client(KvsNode n) {
@@ -317,10 +288,7 @@ class EventLoopBlockHoundTest {
 
         @Override
         public void close() {
-            a.close();
-            b.close();
-            toB.close();
-            toA.close();
+            dc.close();
         }
     }
 }

@@ -8,6 +8,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.server.config.FailoverConfig.ReadPolicy;
 import dev.kvs.server.internal.TestClock;
+import dev.kvs.testing.cluster.TwoDc;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -35,33 +36,31 @@ class ExpiryReplicationTest {
 
     /** The expiry (epoch ms, 0: none) a node's record of {@code key} carries, via KVS.PEEK; null if none. */
     private static Long expiryOn(Jedis jedis, String key) {
-        List<Object> peek = TwoDc.peek(jedis, b(key));
+        List<Object> peek = JedisAccess.peek(jedis, b(key));
         return peek == null ? null : (Long) peek.get(5);
     }
 
     private static String stateOn(Jedis jedis, String key) {
-        List<Object> peek = TwoDc.peek(jedis, b(key));
+        List<Object> peek = JedisAccess.peek(jedis, b(key));
         return peek == null ? null : new String((byte[]) peek.get(0), StandardCharsets.UTF_8);
     }
 
     private static String txIdOn(Jedis jedis, String key) {
-        List<Object> peek = TwoDc.peek(jedis, b(key));
+        List<Object> peek = JedisAccess.peek(jedis, b(key));
         return peek == null ? null : new String((byte[]) peek.get(1), StandardCharsets.UTF_8);
     }
 
     @Test
     void jedisGetsRedisRepliesForTheExpiryCommandsAndTheBackupGetsTheSameAbsoluteTimes() {
         TestClock clock = TestClock.fixedAt(T0);
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST,
-                        Duration.ofMillis(2),
-                        0,
-                        TwoDc.replication().build(),
-                        FailoverConfig.defaults(),
-                        clock,
-                        TestClock.fixedAt(T0));
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(2), 0)
+                        .replication(TwoDc.replication().build())
+                        .clocks(clock, TestClock.fixedAt(T0))
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             assertThat(p.set("s", "v", SetParams.setParams().ex(100))).isEqualTo("OK");
             assertThat(p.ttl("s")).isEqualTo(100);
             assertThat(p.pttl("s")).isEqualTo(100_000);
@@ -126,16 +125,14 @@ class ExpiryReplicationTest {
     @Test
     void renameMovesTheAbsoluteExpiryOnBothNodesWhetherTheBackupHeldTheSourceOrNot() {
         // 4 Mbit/s: the 1 MiB value is still on its way when its rename's key packet arrives
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST,
-                        Duration.ofMillis(5),
-                        4_000_000,
-                        TwoDc.replication().build(),
-                        FailoverConfig.defaults(),
-                        TestClock.fixedAt(T0),
-                        TestClock.fixedAt(T0));
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(5), 4_000_000)
+                        .replication(TwoDc.replication().build())
+                        .clocks(TestClock.fixedAt(T0), TestClock.fixedAt(T0))
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             assertThat(p.set("small", "v", SetParams.setParams().px(70_000))).isEqualTo("OK");
             ReplicationTest.awaitConverged(dc, List.of(b("small")));
             assertThat(p.rename("small", "small2")).isEqualTo("OK"); // the backup holds the source complete
@@ -149,36 +146,35 @@ class ExpiryReplicationTest {
             ReplicationTest.awaitConverged(dc, List.of(b("small"), b("small2"), b("big"), b("big2")));
             assertThat(expiryOn(bk, "small2")).isEqualTo(expiryOn(p, "small2")).isEqualTo(T0 + 70_000);
             assertThat(expiryOn(bk, "big2")).isEqualTo(expiryOn(p, "big2")).isEqualTo(T0 + 90_000);
-            assertThat(TwoDc.peek(bk, b("big2")).get(4)).isEqualTo(big);
+            assertThat(JedisAccess.peek(bk, b("big2")).get(4)).isEqualTo(big);
         }
     }
 
     @Test
     void expireOnAKeyWhoseValueIsStillUnfinishedOnTheBackupReachesItWithTheValue() {
         // 4 Mbit/s: a 1 MiB value needs about 2 s on the wire, its key packets a few ms
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST,
-                        Duration.ofMillis(5),
-                        4_000_000,
-                        TwoDc.replication().build(),
-                        FailoverConfig.defaults(),
-                        TestClock.fixedAt(T0),
-                        TestClock.fixedAt(T0));
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(5), 4_000_000)
+                        .replication(TwoDc.replication().build())
+                        .clocks(TestClock.fixedAt(T0), TestClock.fixedAt(T0))
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             byte[] big = new byte[1 << 20];
             new Random(7).nextBytes(big);
             assertThat(p.set(b("big"), big)).isEqualTo("OK");
             assertThat(p.expire("big", 100)).isEqualTo(1); // id-first: its key packet is on the backup
-            assertThat(TwoDc.peek(bk, b("big")))
+            assertThat(JedisAccess.peek(bk, b("big")))
                     .as("the value has not arrived yet")
                     .isNull();
-            assertThat(Long.parseLong(TwoDc.info(bk, "kvs_unfinished_keys"))).isEqualTo(1);
+            assertThat(Long.parseLong(JedisAccess.info(bk, "kvs_unfinished_keys")))
+                    .isEqualTo(1);
 
             ReplicationTest.awaitConverged(dc, List.of(b("big")));
             assertThat(expiryOn(bk, "big")).isEqualTo(T0 + 100_000);
             assertThat(txIdOn(bk, "big")).isEqualTo(txIdOn(p, "big")).isEqualTo("1:2");
-            assertThat(TwoDc.peek(bk, b("big")).get(4)).isEqualTo(big);
+            assertThat(JedisAccess.peek(bk, b("big")).get(4)).isEqualTo(big);
         }
     }
 
@@ -191,22 +187,20 @@ class ExpiryReplicationTest {
     void afterAFailoverThePromotedBackupExpiresKeysAtThePrimarysAbsoluteTime() throws Exception {
         TestClock primaryClock = TestClock.fixedAt(T0);
         TestClock backupClock = TestClock.fixedAt(T0);
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST,
-                        Duration.ofMillis(2),
-                        0,
-                        TwoDc.replication().build(),
-                        FailoverConfig.defaults(),
-                        primaryClock,
-                        backupClock);
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(2), 0)
+                        .replication(TwoDc.replication().build())
+                        .clocks(primaryClock, backupClock)
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             assertThat(p.set("k", "v", SetParams.setParams().px(1500))).isEqualTo("OK");
             long expiry = p.pexpireTime("k");
             assertThat(expiry).isEqualTo(T0 + 1500);
             ReplicationTest.awaitConverged(dc, List.of(b("k")));
-            dc.link.cut();
-            assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("\"unfinishedCount\":0");
+            dc.link().cut();
+            assertThat(Admin.post(dc.backup().adminPort(), "/promote")).contains("\"unfinishedCount\":0");
 
             backupClock.advance(Duration.ofMillis(1500)); // exactly the expiry millisecond
             assertThat(bk.get("k")).isEqualTo("v");
@@ -215,7 +209,7 @@ class ExpiryReplicationTest {
             assertThat(bk.get("k")).isNull();
             assertThat(bk.ttl("k")).isEqualTo(-2);
             // the new primary's active expiry removes it, as a write of its own epoch
-            await().atMost(Duration.ofSeconds(20)).until(() -> TwoDc.peek(bk, b("k")) == null);
+            await().atMost(Duration.ofSeconds(20)).until(() -> JedisAccess.peek(bk, b("k")) == null);
             assertThat(bk.role().get(0)).isEqualTo("master");
         }
     }
@@ -231,16 +225,14 @@ class ExpiryReplicationTest {
     void withSkewedClocksTheBackupExpiresAtThePrimarysAbsoluteTimeOnItsOwnClock(long skewMs) {
         TestClock primaryClock = TestClock.fixedAt(T0);
         TestClock backupClock = TestClock.fixedAt(T0 + skewMs);
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST,
-                        Duration.ofMillis(2),
-                        0,
-                        TwoDc.replication().build(),
-                        FailoverConfig.defaults(),
-                        primaryClock,
-                        backupClock);
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(2), 0)
+                        .replication(TwoDc.replication().build())
+                        .clocks(primaryClock, backupClock)
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             assertThat(p.set("k", "v", SetParams.setParams().ex(10))).isEqualTo("OK");
             assertThat(p.set("other", "v")).isEqualTo("OK");
             ReplicationTest.awaitConverged(dc, List.of(b("k"), b("other")));
@@ -256,20 +248,20 @@ class ExpiryReplicationTest {
             if (skewMs > 0) {
                 // the backup removes it locally, leaving no tombstone (every key packet up to it came and
                 // nothing older is awaited); the primary still serves it
-                await().atMost(Duration.ofSeconds(20)).until(() -> TwoDc.peek(bk, b("k")) == null);
+                await().atMost(Duration.ofSeconds(20)).until(() -> JedisAccess.peek(bk, b("k")) == null);
                 assertThat(p.get("k")).isEqualTo("v");
                 assertThat(txIdOn(p, "k")).isEqualTo(written);
             } else {
                 // the primary expires it and replicates the delete; the backup, behind, applies it
-                await().atMost(Duration.ofSeconds(20)).until(() -> TwoDc.peek(p, b("k")) == null);
+                await().atMost(Duration.ofSeconds(20)).until(() -> JedisAccess.peek(p, b("k")) == null);
                 assertThat(p.get("k")).isNull();
             }
             // once both clocks are past it, both agree: the primary's delete lands on the local removal
             last.advance(Duration.ofMillis(2 + Math.abs(skewMs)));
-            await().atMost(Duration.ofSeconds(20)).until(() -> TwoDc.peek(p, b("k")) == null);
+            await().atMost(Duration.ofSeconds(20)).until(() -> JedisAccess.peek(p, b("k")) == null);
             ReplicationTest.awaitConverged(dc, List.of(b("k"), b("other")));
-            assertThat(TwoDc.peek(bk, b("k"))).isNull(); // neither the value nor a tombstone
-            assertThat(TwoDc.peek(bk, b("other")).get(4)).isEqualTo(b("v"));
+            assertThat(JedisAccess.peek(bk, b("k"))).isNull(); // neither the value nor a tombstone
+            assertThat(JedisAccess.peek(bk, b("other")).get(4)).isEqualTo(b("v"));
         }
     }
 
@@ -282,25 +274,24 @@ class ExpiryReplicationTest {
     void aFencedKeyKeepsItsExpiryAfterAPromotion(boolean declaredLost) throws Exception {
         TestClock backupClock = TestClock.fixedAt(T0);
         FailoverConfig reject = new FailoverConfig(ReadPolicy.REJECT, Duration.ofMillis(300), Duration.ZERO);
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST,
-                        Duration.ofMillis(5),
-                        2_000_000,
-                        TwoDc.replication().build(),
-                        reject,
-                        TestClock.fixedAt(T0),
-                        backupClock);
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(5), 2_000_000)
+                        .replication(TwoDc.replication().build())
+                        .failover(reject)
+                        .clocks(TestClock.fixedAt(T0), backupClock)
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             assertThat(p.set("old", "1")).isEqualTo("OK");
             ReplicationTest.awaitConverged(dc, List.of(b("old")));
             byte[] big = new byte[2 << 20];
             new Random(3).nextBytes(big);
             assertThat(p.set(b("old"), big, SetParams.setParams().px(5000))).isEqualTo("OK");
-            dc.link.cut(); // its value never arrives
-            String promoted = Admin.post(dc.backup.adminPort(), declaredLost ? "/promote?lost=true" : "/promote");
+            dc.link().cut(); // its value never arrives
+            String promoted = Admin.post(dc.backup().adminPort(), declaredLost ? "/promote?lost=true" : "/promote");
             assertThat(promoted).contains(declaredLost ? "\"lostCount\":1" : "\"unfinishedCount\":1");
-            assertThat(Admin.get(dc.backup.adminPort(), "/lost")).contains("\"expireAtMillis\":" + (T0 + 5000));
+            assertThat(Admin.get(dc.backup().adminPort(), "/lost")).contains("\"expireAtMillis\":" + (T0 + 5000));
 
             String fenced = (declaredLost ? "LOST" : "UNFINISHED") + " old 1:2";
             assertThatThrownBy(() -> bk.get("old")).hasMessage(fenced);
@@ -310,8 +301,8 @@ class ExpiryReplicationTest {
             // expired: absent, not fenced, and the older value it replaced is not served either
             assertThat(bk.get("old")).isNull();
             assertThat(bk.exists("old")).isFalse();
-            assertThat(TwoDc.info(bk, "kvs_unfinished_keys")).isEqualTo("0");
-            assertThat(Admin.get(dc.backup.adminPort(), "/lost")).contains("\"lostCount\":0");
+            assertThat(JedisAccess.info(bk, "kvs_unfinished_keys")).isEqualTo("0");
+            assertThat(Admin.get(dc.backup().adminPort(), "/lost")).contains("\"lostCount\":0");
             assertThat(bk.set("old", "new")).isEqualTo("OK");
             assertThat(bk.get("old")).isEqualTo("new");
         }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.Role;
@@ -12,9 +11,8 @@ import dev.kvs.server.KvsNode;
 import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.server.config.FailoverConfig.ReadPolicy;
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.testing.cluster.TwoDc;
 import dev.kvs.wan.WanLink;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -32,53 +30,25 @@ class FailbackTest {
 
     /** Node A (first primary) and B (first backup); {@code toB} carries A's replication, {@code toA} B's. */
     private static final class Pair implements AutoCloseable {
+        final TwoDc dc;
         final WanLink toB;
         final WanLink toA;
         final KvsNode b;
         final KvsNode a;
 
-        Pair(ReplicationMode mode, long bitsPerSecond, ReplicatorConfig replication, FailoverConfig failover)
-                throws IOException {
-            int replA = freePort();
-            StoreConfig store = StoreConfig.builder()
-                    .maxEntries(50_000)
-                    .maxBytes(256L << 20)
-                    .build();
-            toA = WanLink.builder()
-                    .target("127.0.0.1", replA)
-                    .delay(Duration.ofMillis(2))
-                    .queueing(WanLink.Queueing.FIFO)
-                    .build();
-            b = KvsNode.start(NodeConfig.builder()
-                    .name("dc-b")
-                    .role(Role.BACKUP)
-                    .port(0)
-                    .adminPort(0)
-                    .replPort(0)
-                    .peer("127.0.0.1:" + toA.port())
+        Pair(ReplicationMode mode, long bitsPerSecond, ReplicatorConfig replication, FailoverConfig failover) {
+            dc = TwoDc.builder()
+                    .names("dc-a", "dc-b")
                     .mode(mode)
                     .replication(replication)
-                    .store(store)
                     .failover(failover)
-                    .build());
-            toB = WanLink.builder()
-                    .target("127.0.0.1", b.replPort())
-                    .delay(Duration.ofMillis(5))
-                    .bandwidthBitsPerSecond(bitsPerSecond)
-                    .queueing(WanLink.Queueing.FIFO)
-                    .build();
-            a = KvsNode.start(NodeConfig.builder()
-                    .name("dc-a")
-                    .role(Role.PRIMARY)
-                    .port(0)
-                    .adminPort(0)
-                    .replPort(replA)
-                    .peer("127.0.0.1:" + toB.port())
-                    .mode(mode)
-                    .replication(replication)
-                    .store(store)
-                    .failover(failover)
-                    .build());
+                    .link(Duration.ofMillis(5), bitsPerSecond)
+                    .returnLink(Duration.ofMillis(2))
+                    .start();
+            toB = dc.link();
+            toA = dc.returnLink();
+            b = dc.backup();
+            a = dc.primary();
         }
 
         Jedis clientA() {
@@ -91,16 +61,7 @@ class FailbackTest {
 
         @Override
         public void close() {
-            a.close();
-            b.close();
-            toB.close();
-            toA.close();
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+            dc.close();
         }
     }
 
@@ -121,7 +82,7 @@ class FailbackTest {
     /** Sets up: "whole" replicated, "big" announced but its value still on the wire, then the link cut. */
     private static byte[] cutWithAValueInFlight(Pair dc, Jedis a, Jedis b) {
         assertThat(a.set("whole", "arrived")).isEqualTo("OK");
-        await().atMost(Duration.ofSeconds(20)).until(() -> TwoDc.peek(b, "whole".getBytes()) != null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> JedisAccess.peek(b, "whole".getBytes()) != null);
         byte[] big = randomBytes(2 << 20, 3); // 2 s on an 8 Mbit/s link
         assertThat(a.set("big".getBytes(), big)).isEqualTo("OK"); // id-first: its key packet is on B
         dc.toB.cut();
@@ -143,7 +104,7 @@ class FailbackTest {
 
             CompletableFuture<byte[]> blocked = CompletableFuture.supplyAsync(() -> reader.get("big".getBytes()));
             await().atMost(Duration.ofSeconds(10))
-                    .until(() -> TwoDc.info(b, "kvs_blocked_reads").equals("1"));
+                    .until(() -> JedisAccess.info(b, "kvs_blocked_reads").equals("1"));
             assertThat(blocked).isNotDone();
 
             dc.toB.heal(); // A redials, learns it is stale, demotes itself and hands "big" back
@@ -162,12 +123,13 @@ class FailbackTest {
             // A now serves as B's backup: B's writes reach it, and the rolled-back write is gone
             assertThat(b.set("after", "failback")).isEqualTo("OK");
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-                List<Object> after = TwoDc.peek(a, "after".getBytes());
+                List<Object> after = JedisAccess.peek(a, "after".getBytes());
                 assertThat(after).isNotNull();
                 assertThat((byte[]) after.get(4)).isEqualTo("failback".getBytes());
-                assertThat((byte[]) TwoDc.peek(a, "big".getBytes()).get(4)).isEqualTo(big);
+                assertThat((byte[]) JedisAccess.peek(a, "big".getBytes()).get(4))
+                        .isEqualTo(big);
             });
-            assertThat(TwoDc.peek(a, "orphan".getBytes())).isNull();
+            assertThat(JedisAccess.peek(a, "orphan".getBytes())).isNull();
         }
     }
 
@@ -220,8 +182,8 @@ class FailbackTest {
                             .contains("\"state\":\"done\"", "\"rolledBackCount\":0"));
             assertThat(b.set("after", "switchover")).isEqualTo("OK");
             await().atMost(Duration.ofSeconds(20))
-                    .untilAsserted(
-                            () -> assertThat(TwoDc.peek(a, "after".getBytes())).isNotNull());
+                    .untilAsserted(() ->
+                            assertThat(JedisAccess.peek(a, "after".getBytes())).isNotNull());
         }
     }
 
@@ -248,7 +210,7 @@ class FailbackTest {
             // id-first acknowledged the key; the value may still be in flight: let it land, or k is
             // rightly UNFINISHED after the promotion (that case is the loss manifest's, tested above)
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-                List<Object> k = TwoDc.peek(b, "k".getBytes());
+                List<Object> k = JedisAccess.peek(b, "k".getBytes());
                 assertThat(k).isNotNull();
                 assertThat(new String((byte[]) k.get(0))).isEqualTo("complete");
             });
@@ -268,7 +230,7 @@ class FailbackTest {
             // id-first acknowledged the key packet; wait for the value too, or k is lost with dc-a and
             // never reaches the new backup (that case is the loss manifest's, tested above)
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-                List<Object> k = TwoDc.peek(b, "k".getBytes());
+                List<Object> k = JedisAccess.peek(b, "k".getBytes());
                 assertThat(k).isNotNull();
                 assertThat(new String((byte[]) k.get(0))).isEqualTo("complete");
             });
@@ -285,8 +247,8 @@ class FailbackTest {
                 assertThat(b.set("after", "attach")).isEqualTo("OK"); // id-first: the new backup acked it
                 for (String key : List.of("k", "while-alone", "after")) {
                     await().atMost(Duration.ofSeconds(20))
-                            .untilAsserted(() ->
-                                    assertThat(TwoDc.peek(f, key.getBytes())).isNotNull());
+                            .untilAsserted(() -> assertThat(JedisAccess.peek(f, key.getBytes()))
+                                    .isNotNull());
                 }
             }
             assertThat(Admin.post(dc.b.adminPort(), "/replicate")).contains("\"link\"");

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.server.config.FailoverConfig.ReadPolicy;
+import dev.kvs.testing.cluster.TwoDc;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Random;
@@ -27,23 +28,23 @@ class FailoverTest {
     void promotionFencesTheKeyWhoseValueWasInFlight(ReadPolicy policy) throws Exception {
         FailoverConfig failover = new FailoverConfig(policy, Duration.ofMillis(300), Duration.ZERO);
         // 2 Mbit/s: a 2 MiB value needs 8 s on the wire
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST,
-                        Duration.ofMillis(5),
-                        2_000_000,
-                        TwoDc.replication().build(),
-                        failover);
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(5), 2_000_000)
+                        .replication(TwoDc.replication().build())
+                        .failover(failover)
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             assertThat(p.set("whole", "arrived")).isEqualTo("OK");
-            await().atMost(Duration.ofSeconds(20)).until(() -> TwoDc.peek(bk, "whole".getBytes()) != null);
+            await().atMost(Duration.ofSeconds(20)).until(() -> JedisAccess.peek(bk, "whole".getBytes()) != null);
             byte[] big = new byte[2 << 20];
             new Random(3).nextBytes(big);
             assertThat(p.set("big".getBytes(), big)).isEqualTo("OK"); // id-first: its key packet is on the backup
-            dc.link.cut(); // the disaster: the value never arrives
+            dc.link().cut(); // the disaster: the value never arrives
 
             assertThatThrownBy(() -> bk.get("whole")).hasMessageStartingWith("NOTPRIMARY");
-            String promoted = Admin.post(dc.backup.adminPort(), "/promote");
+            String promoted = Admin.post(dc.backup().adminPort(), "/promote");
             assertThat(promoted).contains("\"epoch\":2", "\"unfinishedCount\":1");
 
             assertThat(bk.get("whole")).isEqualTo("arrived");
@@ -53,20 +54,21 @@ class FailoverTest {
             assertThatThrownBy(() -> bk.set("big", "overwrite"))
                     .as("a write would hide the conflict")
                     .hasMessage("UNFINISHED big 1:2");
-            assertThat(Admin.get(dc.backup.adminPort(), "/lost")).contains("\"key\":\"big\"", "\"txId\":\"1:2\"");
+            assertThat(Admin.get(dc.backup().adminPort(), "/lost")).contains("\"key\":\"big\"", "\"txId\":\"1:2\"");
 
-            assertThat(Admin.post(dc.backup.adminPort(), "/declare-lost")).contains("\"declaredLost\":1");
+            assertThat(Admin.post(dc.backup().adminPort(), "/declare-lost")).contains("\"declaredLost\":1");
             assertThatThrownBy(() -> bk.get("big")).hasMessage("LOST big 1:2");
             assertThatThrownBy(() -> bk.del("big")).hasMessage("LOST big 1:2");
-            String manifest = Admin.get(dc.backup.adminPort(), "/lost");
+            String manifest = Admin.get(dc.backup().adminPort(), "/lost");
             assertThat(manifest).contains("\"lostCount\":1", "\"valueLength\":" + big.length, "\"keyBase64\":\"Ymln\"");
 
-            assertThat(Admin.post(dc.backup.adminPort(), "/resolve?key=big")).contains("\"resolved\":1");
+            assertThat(Admin.post(dc.backup().adminPort(), "/resolve?key=big")).contains("\"resolved\":1");
             assertThat(bk.get("big")).isNull();
             assertThat(bk.set("big", "new")).isEqualTo("OK");
             assertThat(bk.get("big")).isEqualTo("new");
             assertThat(bk.info("replication")).contains("kvs_epoch:2", "kvs_last_txid:2:1");
-            assertThat(Admin.get(dc.backup.adminPort(), "/lost")).contains("\"lostCount\":0", "\"unfinishedCount\":0");
+            assertThat(Admin.get(dc.backup().adminPort(), "/lost"))
+                    .contains("\"lostCount\":0", "\"unfinishedCount\":0");
         }
     }
 
@@ -74,36 +76,36 @@ class FailoverTest {
     @EnumSource(ReadPolicy.class)
     void promotingTwiceAndDeclaringLossOnABackupAreRefused(ReadPolicy policy) throws Exception {
         FailoverConfig failover = new FailoverConfig(policy, Duration.ofMillis(100), Duration.ZERO);
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST,
-                        Duration.ofMillis(1),
-                        0,
-                        TwoDc.replication().build(),
-                        failover);
-                Jedis bk = dc.backupClient()) {
-            assertThat(Admin.post(dc.backup.adminPort(), "/declare-lost")).contains("needs a promoted node");
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(1), 0)
+                        .replication(TwoDc.replication().build())
+                        .failover(failover)
+                        .start();
+                Jedis bk = JedisAccess.backup(dc)) {
+            assertThat(Admin.post(dc.backup().adminPort(), "/declare-lost")).contains("needs a promoted node");
             // off by default on the RESP port: the client password must not be enough to promote
             assertThatThrownBy(() -> bk.sendCommand(() -> "KVS.PROMOTE".getBytes(StandardCharsets.US_ASCII)))
                     .hasMessageStartingWith("NOPERM");
             assertThat(bk.info("replication")).contains("kvs_role:backup");
-            assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("\"epoch\":2");
-            assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("already the primary");
+            assertThat(Admin.post(dc.backup().adminPort(), "/promote")).contains("\"epoch\":2");
+            assertThat(Admin.post(dc.backup().adminPort(), "/promote")).contains("already the primary");
         }
     }
 
     @org.junit.jupiter.api.Test
     void theOldPrimaryLearnsItIsStaleWhenTheLinkHealsAndStopsTakingWrites() throws Exception {
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ASYNC,
-                        Duration.ofMillis(1),
-                        0,
-                        TwoDc.replication().build());
-                Jedis p = dc.primaryClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ASYNC)
+                        .link(Duration.ofMillis(1), 0)
+                        .replication(TwoDc.replication().build())
+                        .start();
+                Jedis p = JedisAccess.primary(dc)) {
             assertThat(p.set("k", "1")).isEqualTo("OK");
-            dc.link.cut();
-            assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("\"epoch\":2");
+            dc.link().cut();
+            assertThat(Admin.post(dc.backup().adminPort(), "/promote")).contains("\"epoch\":2");
             assertThat(p.set("k", "written during the partition")).isEqualTo("OK"); // async: the baseline's risk
-            dc.link.heal();
+            dc.link().heal();
             await().atMost(Duration.ofSeconds(20))
                     .untilAsserted(
                             () -> assertThatThrownBy(() -> p.set("k", "2")).hasMessageStartingWith("NOTPRIMARY"));

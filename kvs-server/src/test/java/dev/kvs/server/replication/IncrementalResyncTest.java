@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.testing.cluster.TwoDc;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,9 +36,13 @@ class IncrementalResyncTest {
                 .maxBytes(64L << 20)
                 .dataDir(dataDir)
                 .build();
-        try (TwoDc dc = TwoDc.start(ReplicationMode.ASYNC, TwoDc.replication().build(), primaryStore, backupStore)) {
+        try (TwoDc dc = TwoDc.builder()
+                .mode(ReplicationMode.ASYNC)
+                .replication(TwoDc.replication().build())
+                .stores(primaryStore, backupStore)
+                .start()) {
             List<byte[]> keys = new ArrayList<>();
-            try (Jedis p = dc.primaryClient()) {
+            try (Jedis p = JedisAccess.primary(dc)) {
                 Pipeline pipe = p.pipelined();
                 for (int i = 0; i < KEYS; i++) {
                     byte[] key = ("k" + i).getBytes();
@@ -51,7 +56,7 @@ class IncrementalResyncTest {
             long listedBefore = resyncField(dc, "kvs_resync_keys_listed"); // the first resync's, if any
 
             dc.restartBackup(() -> {
-                try (Jedis p = dc.primaryClient()) {
+                try (Jedis p = JedisAccess.primary(dc)) {
                     for (int i = 0; i < 10; i++) p.set(keys.get(i), value(i, 1)); // changed
                     for (int i = 10; i < 15; i++) p.del(keys.get(i)); // deleted
                     for (int i = KEYS; i < KEYS + 5; i++) { // new
@@ -73,7 +78,7 @@ class IncrementalResyncTest {
             assertThat(resyncField(dc, "kvs_resync_value_bytes_saved"))
                     .as("value bytes listed and not shipped")
                     .isGreaterThanOrEqualTo((long) (KEYS - 15) * VALUE_BYTES);
-            try (Jedis bk = dc.backupClient()) {
+            try (Jedis bk = JedisAccess.backup(dc)) {
                 bk.sendCommand(() -> "READONLY".getBytes());
                 assertThat(bk.get(keys.get(3))).isEqualTo(value(3, 1));
                 assertThat(bk.get(keys.get(12))).isNull();
@@ -89,8 +94,8 @@ class IncrementalResyncTest {
     }
 
     private static long resyncField(TwoDc dc, String field) {
-        try (Jedis p = dc.primaryClient()) {
-            return Long.parseLong(TwoDc.info(p, field));
+        try (Jedis p = JedisAccess.primary(dc)) {
+            return Long.parseLong(JedisAccess.info(p, field));
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.testing.cluster.TwoDc;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -40,10 +41,13 @@ class KeyspaceReplicationTest {
             value = ReplicationMode.class,
             names = {"ID_FIRST", "SYNC", "ASYNC"})
     void keyspaceCommandsAnswerOnBothNodesAndWaitCountsTheBackup(ReplicationMode mode) {
-        try (TwoDc dc = TwoDc.start(
-                        mode, Duration.ofMillis(2), 0, TwoDc.replication().build());
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(mode)
+                        .link(Duration.ofMillis(2), 0)
+                        .replication(TwoDc.replication().build())
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             Set<String> expected = new HashSet<>();
             for (int i = 0; i < 500; i++) {
                 p.set("user:" + i, "v" + i);
@@ -72,19 +76,19 @@ class KeyspaceReplicationTest {
 
     @Test
     void waitInAsyncModeCountsTheBackupOnlyOnceTheValueIsAcknowledged() {
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ASYNC,
-                        Duration.ofMillis(2),
-                        0,
-                        TwoDc.replication().build());
-                Jedis p = dc.primaryClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ASYNC)
+                        .link(Duration.ofMillis(2), 0)
+                        .replication(TwoDc.replication().build())
+                        .start();
+                Jedis p = JedisAccess.primary(dc)) {
             p.set("warm", "up");
             assertThat(p.waitReplicas(1, 10_000)).isEqualTo(1);
-            dc.link.pause();
+            dc.link().pause();
             assertThat(p.set("k", "v")).isEqualTo("OK"); // async: answered at once
             assertThat(p.waitReplicas(1, 200)).isZero(); // the value cannot reach the backup
             assertThat(p.waitReplicas(0, 0)).isZero();
-            dc.link.resume();
+            dc.link().resume();
             assertThat(p.waitReplicas(1, 0)).isEqualTo(1); // blocks until the value is acknowledged
             assertThat(List.of(p.get("k"))).containsExactly("v");
         }

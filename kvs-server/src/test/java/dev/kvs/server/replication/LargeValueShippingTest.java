@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kvs.core.StoredValue;
 import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.testing.cluster.TwoDc;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
@@ -93,12 +94,14 @@ class LargeValueShippingTest {
             10 << 20
         };
         // flow control off: every chunk is exactly the shipper's 64 KiB, so they straddle the store's
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST,
-                        Duration.ofMillis(1),
-                        0,
-                        TwoDc.replication().flowControl(FlowControlConfig.off()).build());
-                Jedis p = dc.primaryClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(1), 0)
+                        .replication(TwoDc.replication()
+                                .flowControl(FlowControlConfig.off())
+                                .build())
+                        .start();
+                Jedis p = JedisAccess.primary(dc)) {
             List<byte[]> keys = new ArrayList<>();
             List<byte[]> values = new ArrayList<>();
             for (int size : sizes) {
@@ -111,7 +114,7 @@ class LargeValueShippingTest {
             }
             ReplicationTest.awaitConverged(dc, keys);
             for (int i = 0; i < keys.size(); i++) {
-                StoredValue v = dc.backup.store().get(keys.get(i));
+                StoredValue v = dc.backup().store().get(keys.get(i));
                 assertThat(v.value()).as("%d bytes (seed %d)", sizes[i], seed).isEqualTo(values.get(i));
             }
         }
@@ -124,13 +127,14 @@ class LargeValueShippingTest {
         Random rnd = new Random(seed);
         // 40 Mbit/s: a 10 MiB value takes about 2 s through the link, so the rewrites land mid-value; without the
         // bound in time, which would hold a second 10 MiB value until the first is on the backup
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST,
-                        Duration.ofMillis(5),
-                        40_000_000,
-                        TwoDc.replication().maxValueLag(Duration.ZERO).build());
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(5), 40_000_000)
+                        .replication(
+                                TwoDc.replication().maxValueLag(Duration.ZERO).build())
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             byte[] key = b("big");
             byte[] first = new byte[10 << 20];
             rnd.nextBytes(first);
@@ -146,11 +150,12 @@ class LargeValueShippingTest {
             assertThat(p.set(key, third)).isEqualTo("OK");
 
             ReplicationTest.awaitConverged(dc, List.of(key));
-            assertThat(dc.backup.store().get(key).value()).as("seed %d", seed).isEqualTo(third);
+            assertThat(dc.backup().store().get(key).value()).as("seed %d", seed).isEqualTo(third);
             // a mix of two values would fail the backup's checksum and be nacked
-            assertThat(TwoDc.info(bk, "kvs_values_nacked")).isEqualTo("0");
+            assertThat(JedisAccess.info(bk, "kvs_values_nacked")).isEqualTo("0");
             // the first and the second value were each abandoned mid-way, and counted
-            assertThat(Long.parseLong(TwoDc.info(p, "kvs_abandoned_values"))).isGreaterThanOrEqualTo(2);
+            assertThat(Long.parseLong(JedisAccess.info(p, "kvs_abandoned_values")))
+                    .isGreaterThanOrEqualTo(2);
             // the abandoned values' partial copies were dropped on the backup (a cancel chunk each)
             await().atMost(Duration.ofSeconds(10))
                     .untilAsserted(() -> assertThat(assemblyBytes(dc)).isZero());
@@ -163,28 +168,29 @@ class LargeValueShippingTest {
         System.out.println("LargeValueShippingTest seed " + seed);
         Random rnd = new Random(seed);
         // without the bound in time, which holds writes behind 10 MiB that cannot ship while the link is cut
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ASYNC,
-                        Duration.ofMillis(5),
-                        40_000_000,
-                        TwoDc.replication().maxValueLag(Duration.ZERO).build());
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ASYNC)
+                        .link(Duration.ofMillis(5), 40_000_000)
+                        .replication(
+                                TwoDc.replication().maxValueLag(Duration.ZERO).build())
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             byte[] key = b("big");
             byte[] first = new byte[10 << 20];
             rnd.nextBytes(first);
             p.set(key, first);
             awaitBackupReceivedMoreThan(bk, 1 << 20);
-            dc.link.cut();
+            dc.link().cut();
             await().atMost(Duration.ofSeconds(10))
-                    .until(() -> !TwoDc.info(p, "kvs_link_state").equals("streaming"));
+                    .until(() -> !JedisAccess.info(p, "kvs_link_state").equals("streaming"));
             byte[] second = new byte[5 * STORE_CHUNK + 3];
             rnd.nextBytes(second);
             p.set(key, second);
-            dc.link.heal();
+            dc.link().heal();
             ReplicationTest.awaitConverged(dc, List.of(key));
-            assertThat(dc.backup.store().get(key).value()).as("seed %d", seed).isEqualTo(second);
-            assertThat(TwoDc.info(bk, "kvs_values_nacked")).isEqualTo("0");
+            assertThat(dc.backup().store().get(key).value()).as("seed %d", seed).isEqualTo(second);
+            assertThat(JedisAccess.info(bk, "kvs_values_nacked")).isEqualTo("0");
             await().atMost(Duration.ofSeconds(10))
                     .untilAsserted(() -> assertThat(assemblyBytes(dc)).isZero());
         }
@@ -201,13 +207,13 @@ class LargeValueShippingTest {
         long seed = System.nanoTime();
         System.out.println("LargeValueShippingTest seed " + seed);
         Random rnd = new Random(seed);
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.SYNC,
-                        Duration.ofMillis(2),
-                        0,
-                        TwoDc.replication().build());
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.SYNC)
+                        .link(Duration.ofMillis(2), 0)
+                        .replication(TwoDc.replication().build())
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             assertThat(p.set(b("warm"), b("up"))).isEqualTo("OK");
             byte[] key = b("cut");
             byte[] value = new byte[1 << 20];
@@ -220,8 +226,8 @@ class LargeValueShippingTest {
                 assertThat(readLine(client.getInputStream())).isEqualTo("+OK");
             }
             // sync: answered once the backup applied it
-            assertThat(dc.backup.store().get(key).value()).isEqualTo(value);
-            assertThat(TwoDc.info(p, "kvs_cut_through_values")).isEqualTo("1");
+            assertThat(dc.backup().store().get(key).value()).isEqualTo(value);
+            assertThat(JedisAccess.info(p, "kvs_cut_through_values")).isEqualTo("1");
 
             byte[] other = new byte[1 << 20];
             rnd.nextBytes(other);
@@ -237,9 +243,9 @@ class LargeValueShippingTest {
             } // gone mid-value
             assertThat(p.set(b("after"), b("x"))).isEqualTo("OK");
             ReplicationTest.awaitConverged(dc, List.of(key, b("after")));
-            assertThat(dc.backup.store().get(key).value()).isEqualTo(value);
-            assertThat(TwoDc.info(p, "kvs_cut_through_values")).isEqualTo("1");
-            assertThat(TwoDc.info(bk, "kvs_values_nacked")).isEqualTo("0");
+            assertThat(dc.backup().store().get(key).value()).isEqualTo(value);
+            assertThat(JedisAccess.info(p, "kvs_cut_through_values")).isEqualTo("1");
+            assertThat(JedisAccess.info(bk, "kvs_values_nacked")).isEqualTo("0");
         }
     }
 
@@ -251,7 +257,7 @@ class LargeValueShippingTest {
      */
     private static Socket sendFirstHalf(TwoDc dc, Jedis bk, byte[] key, byte[] value, String option)
             throws IOException {
-        Socket client = new Socket("127.0.0.1", dc.primary.port());
+        Socket client = new Socket("127.0.0.1", dc.primary().port());
         OutputStream out = client.getOutputStream();
         long before = bytesReceived(bk);
         out.write(setHeader(key, value.length, option));
@@ -279,7 +285,7 @@ class LargeValueShippingTest {
     }
 
     private static long bytesReceived(Jedis bk) {
-        return Long.parseLong(TwoDc.info(bk, "kvs_backup_bytes_received"));
+        return Long.parseLong(JedisAccess.info(bk, "kvs_backup_bytes_received"));
     }
 
     private static void awaitBackupReceivedMoreThan(Jedis bk, long bytes) {
@@ -291,7 +297,7 @@ class LargeValueShippingTest {
     /** The backup's bytes reserved by values being assembled from chunks ({@code /status}). */
     private static long assemblyBytes(TwoDc dc) throws Exception {
         return new ObjectMapper()
-                .readTree(Admin.get(dc.backup.adminPort(), "/status"))
+                .readTree(Admin.get(dc.backup().adminPort(), "/status"))
                 .findValue("assemblyBytes")
                 .asLong();
     }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.testing.cluster.TwoDc;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
@@ -23,20 +24,24 @@ class LinkProbeTest {
                 .writeTimeout(Duration.ofMillis(300))
                 .reconnect(Duration.ofMillis(20), Duration.ofMillis(200))
                 .build();
-        try (TwoDc dc = TwoDc.start(ReplicationMode.ID_FIRST_AFTER_REPLY, Duration.ofMillis(1), 0, replication);
-                Jedis p = dc.primaryClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST_AFTER_REPLY)
+                        .link(Duration.ofMillis(1), 0)
+                        .replication(replication)
+                        .start();
+                Jedis p = JedisAccess.primary(dc)) {
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> TwoDc.info(p, "kvs_link_state").equals("streaming"));
+                    .until(() -> JedisAccess.info(p, "kvs_link_state").equals("streaming"));
             assertThat(p.set("before", "1")).isEqualTo("OK");
 
-            dc.link.pause(); // nothing is delivered any more, and nothing is closed
+            dc.link().pause(); // nothing is delivered any more, and nothing is closed
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> !TwoDc.info(p, "kvs_link_state").equals("streaming"));
+                    .until(() -> !JedisAccess.info(p, "kvs_link_state").equals("streaming"));
             assertThatThrownBy(() -> p.set("during", "2")).hasMessageStartingWith("NOREPLICA");
 
-            dc.link.resume();
+            dc.link().resume();
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> TwoDc.info(p, "kvs_link_state").equals("streaming"));
+                    .until(() -> JedisAccess.info(p, "kvs_link_state").equals("streaming"));
             assertThat(p.set("after", "3")).isEqualTo("OK");
         }
     }

@@ -3,6 +3,7 @@ package dev.kvs.server.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.testing.cluster.TwoDc;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -286,7 +287,7 @@ class RedisCompatibilityTest {
                         && l.size() == 5
                         && "slave".equals(text(l.get(0)))
                         && "127.0.0.1".equals(text(l.get(1)))
-                        && Long.valueOf(dc.primary.port()).equals(l.get(2))
+                        && Long.valueOf(dc.primary().port()).equals(l.get(2))
                         && "connected".equals(text(l.get(3)))
                         && l.get(4) instanceof Long off
                         && off >= 0);
@@ -667,15 +668,15 @@ class RedisCompatibilityTest {
             return;
         }
         // default failover settings: a READONLY read of a key whose value is in flight waits for it
-        dc = TwoDc.start(
-                ReplicationMode.ID_FIRST,
-                Duration.ofMillis(1),
-                0,
-                TwoDc.replication().build());
-        primary = dc.primaryClient();
-        backupPlain = dc.backupClient();
-        backupReadonly = dc.backupClient();
-        primaryAddress = "127.0.0.1:" + dc.primary.port();
+        dc = TwoDc.builder()
+                .mode(ReplicationMode.ID_FIRST)
+                .link(Duration.ofMillis(1), 0)
+                .replication(TwoDc.replication().build())
+                .start();
+        primary = JedisAccess.primary(dc);
+        backupPlain = JedisAccess.backup(dc);
+        backupReadonly = JedisAccess.backup(dc);
+        primaryAddress = "127.0.0.1:" + dc.primary().port();
     }
 
     @AfterAll

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.server.config.FailoverConfig.ReadPolicy;
+import dev.kvs.testing.cluster.TwoDc;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -35,21 +36,24 @@ class ReplicatedOpsReplicationTest {
     }
 
     private static TwoDc slowPair() {
-        return TwoDc.start(
-                ReplicationMode.ID_FIRST,
-                Duration.ofMillis(5),
-                SLOW,
-                TwoDc.replication().build(),
-                new FailoverConfig(ReadPolicy.REJECT, Duration.ofMillis(300), Duration.ZERO));
+        return TwoDc.builder()
+                .mode(ReplicationMode.ID_FIRST)
+                .link(Duration.ofMillis(5), SLOW)
+                .replication(TwoDc.replication().build())
+                .failover(new FailoverConfig(ReadPolicy.REJECT, Duration.ofMillis(300), Duration.ZERO))
+                .start();
     }
 
     @ParameterizedTest
     @EnumSource(ReplicationMode.class)
     void renamesAndFlushesReachTheBackupInEveryMode(ReplicationMode mode) {
-        try (TwoDc dc = TwoDc.start(
-                        mode, Duration.ofMillis(2), 0, TwoDc.replication().build());
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(mode)
+                        .link(Duration.ofMillis(2), 0)
+                        .replication(TwoDc.replication().build())
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             for (int i = 0; i < 50; i++) p.set("old" + i, "v" + i);
             assertThat(p.set("a", "1")).isEqualTo("OK");
             assertThat(p.rename("a", "b")).isEqualTo("OK");
@@ -57,7 +61,7 @@ class ReplicatedOpsReplicationTest {
             assertThat(p.renamenx("b", "c")).isZero();
             assertThat(p.rename("b", "c")).isEqualTo("OK");
             ReplicationTest.awaitConverged(dc, List.of(b("a"), b("b"), b("c"), b("old7")));
-            assertThat(TwoDc.peek(bk, b("c")).get(4)).isEqualTo(b("1"));
+            assertThat(JedisAccess.peek(bk, b("c")).get(4)).isEqualTo(b("1"));
 
             assertThat(p.flushDB()).isEqualTo("OK");
             assertThat(p.set("after", "x")).isEqualTo("OK");
@@ -66,7 +70,7 @@ class ReplicatedOpsReplicationTest {
             assertThat(p.dbSize()).isEqualTo(1);
             // every value the renames shipped was acknowledged: none stays pending on the primary
             await().atMost(Duration.ofSeconds(30))
-                    .untilAsserted(() -> assertThat(Admin.get(dc.primary.adminPort(), "/status"))
+                    .untilAsserted(() -> assertThat(Admin.get(dc.primary().adminPort(), "/status"))
                             .contains("\"pendingValues\":0"));
         }
     }
@@ -74,18 +78,18 @@ class ReplicatedOpsReplicationTest {
     @Test
     void aValueStillOnItsWayWhenTheFlushArrivesIsDiscardedNotResurrected() {
         try (TwoDc dc = slowPair();
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             assertThat(p.set(b("big"), big(1))).isEqualTo("OK"); // its key packet is acked; the value takes 8 s
-            assertThat(TwoDc.info(bk, "kvs_unfinished_keys")).isEqualTo("1");
+            assertThat(JedisAccess.info(bk, "kvs_unfinished_keys")).isEqualTo("1");
             assertThat(p.flushDB()).isEqualTo("OK"); // acked once the backup has flushed
-            assertThat(TwoDc.info(bk, "kvs_unfinished_keys")).isEqualTo("0");
+            assertThat(JedisAccess.info(bk, "kvs_unfinished_keys")).isEqualTo("0");
             assertThat(p.set("after", "1")).isEqualTo("OK");
             // the big value still arrives, after the flush: the backup must drop it
             await().atMost(Duration.ofSeconds(60))
-                    .until(() -> TwoDc.info(p, "kvs_value_lag_bytes").equals("0"));
+                    .until(() -> JedisAccess.info(p, "kvs_value_lag_bytes").equals("0"));
             ReplicationTest.awaitConverged(dc, List.of(b("big"), b("after")));
-            assertThat(TwoDc.peek(bk, b("big"))).isNull();
+            assertThat(JedisAccess.peek(bk, b("big"))).isNull();
             // DBSIZE counts records not yet swept: 1 means the late value was not written at all
             await().atMost(Duration.ofSeconds(30)).until(() -> bk.dbSize() == 1);
         }
@@ -94,15 +98,15 @@ class ReplicatedOpsReplicationTest {
     @Test
     void afterAFailoverRightAfterAFlushNoPreFlushKeyIsServedOrFenced() throws Exception {
         try (TwoDc dc = slowPair();
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             assertThat(p.set("small", "s")).isEqualTo("OK");
-            await().atMost(Duration.ofSeconds(20)).until(() -> TwoDc.peek(bk, b("small")) != null);
+            await().atMost(Duration.ofSeconds(20)).until(() -> JedisAccess.peek(bk, b("small")) != null);
             assertThat(p.set(b("big"), big(2))).isEqualTo("OK"); // unfinished on the backup
             assertThat(p.flushDB()).isEqualTo("OK");
             assertThat(p.set("after", "1")).isEqualTo("OK");
-            dc.link.cut(); // nothing more arrives
-            String promoted = Admin.post(dc.backup.adminPort(), "/promote");
+            dc.link().cut(); // nothing more arrives
+            String promoted = Admin.post(dc.backup().adminPort(), "/promote");
             assertThat(promoted).contains("\"epoch\":2");
 
             assertThat(bk.get("small")).isNull();
@@ -120,15 +124,15 @@ class ReplicatedOpsReplicationTest {
     @Test
     void aRenameOfAnUnfinishedValueIsFencedUnderItsNewNameAfterAFailover() throws Exception {
         try (TwoDc dc = slowPair();
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             assertThat(p.set("dst", "old")).isEqualTo("OK");
-            await().atMost(Duration.ofSeconds(20)).until(() -> TwoDc.peek(bk, b("dst")) != null);
+            await().atMost(Duration.ofSeconds(20)).until(() -> JedisAccess.peek(bk, b("dst")) != null);
             assertThat(p.set(b("src"), big(3))).isEqualTo("OK");
             assertThat(p.rename("src", "dst")).isEqualTo("OK"); // acked: the backup has its key packet
-            dc.link.cut();
+            dc.link().cut();
             // only the new name waits for the value; src's old value is no longer awaited
-            assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("\"unfinishedCount\":1");
+            assertThat(Admin.post(dc.backup().adminPort(), "/promote")).contains("\"unfinishedCount\":1");
 
             // the rename has happened on the backup: src is gone and dst is fenced, never its old value
             assertThatThrownBy(() -> bk.get("dst")).hasMessageStartingWith("UNFINISHED dst 1:3");
@@ -139,23 +143,23 @@ class ReplicatedOpsReplicationTest {
             assertThat(bk.flushDB()).isEqualTo("OK");
             assertThat(bk.get("dst")).isNull();
             assertThat(bk.set("dst", "new")).isEqualTo("OK");
-            assertThat(Admin.get(dc.backup.adminPort(), "/lost")).contains("\"unfinishedCount\":0");
+            assertThat(Admin.get(dc.backup().adminPort(), "/lost")).contains("\"unfinishedCount\":0");
         }
     }
 
     @Test
     void aRenameOfAValueTheBackupHoldsSurvivesAFailoverRightAfter() throws Exception {
         try (TwoDc dc = slowPair();
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             byte[] v = new byte[10_000];
             new Random(4).nextBytes(v);
             assertThat(p.set(b("src"), v)).isEqualTo("OK");
-            await().atMost(Duration.ofSeconds(20)).until(() -> TwoDc.peek(bk, b("src")) != null);
+            await().atMost(Duration.ofSeconds(20)).until(() -> JedisAccess.peek(bk, b("src")) != null);
             assertThat(p.set("dst", "old")).isEqualTo("OK");
             assertThat(p.rename("src", "dst")).isEqualTo("OK");
-            dc.link.cut(); // the re-shipped value may never arrive: the backup used its own copy
-            assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("\"epoch\":2");
+            dc.link().cut(); // the re-shipped value may never arrive: the backup used its own copy
+            assertThat(Admin.post(dc.backup().adminPort(), "/promote")).contains("\"epoch\":2");
 
             assertThat(bk.get(b("dst"))).isEqualTo(v);
             assertThat(bk.exists("src")).isFalse();
@@ -165,7 +169,7 @@ class ReplicatedOpsReplicationTest {
     @Test
     void renameUnderLoadConvergesWithTheLatestValueUnderTheNewName() {
         try (TwoDc dc = slowPair();
-                Jedis p = dc.primaryClient()) {
+                Jedis p = JedisAccess.primary(dc)) {
             assertThat(p.set(b("src"), big(5))).isEqualTo("OK");
             assertThat(p.rename("src", "mid")).isEqualTo("OK");
             assertThat(p.append("mid", "!")).isEqualTo((2L << 20) + 1);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.core.TxId;
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.testing.cluster.TwoDc;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,23 +33,23 @@ class ReplicationRandomizedTest {
         List<byte[]> keys = new ArrayList<>();
         for (int i = 0; i < 40; i++) keys.add(("key-" + i).getBytes(StandardCharsets.UTF_8));
         Map<String, TxId> seenOnBackup = new HashMap<>();
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST,
-                        Duration.ofMillis(1),
-                        200_000_000,
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(1), 200_000_000)
                         // without the bound in time: it would hold (then refuse) the async writes made while
                         // the link is cut once the values pending could not ship within it
-                        TwoDc.replication()
+                        .replication(TwoDc.replication()
                                 .valueStreams(1 + rnd.nextInt(3))
                                 .maxValueLag(Duration.ZERO)
-                                .build());
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+                                .build())
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             boolean cut = false;
             for (int op = 0; op < 400; op++) {
                 if (op % 50 == 49) {
-                    if (cut) dc.link.heal();
-                    else dc.link.cut();
+                    if (cut) dc.link().heal();
+                    else dc.link().cut();
                     cut = !cut;
                 }
                 // while the link is cut only async answers at once (id-first-after-reply waits like
@@ -70,7 +71,7 @@ class ReplicationRandomizedTest {
                 }
                 if (op % 20 == 0) checkBackupNeverGoesBack(bk, keys, seenOnBackup);
             }
-            if (cut) dc.link.heal();
+            if (cut) dc.link().heal();
             ReplicationTest.awaitConverged(dc, keys);
             checkBackupNeverGoesBack(bk, keys, seenOnBackup);
         }
@@ -78,7 +79,7 @@ class ReplicationRandomizedTest {
 
     private static void checkBackupNeverGoesBack(Jedis bk, List<byte[]> keys, Map<String, TxId> seen) {
         for (byte[] k : keys) {
-            List<Object> rec = TwoDc.peek(bk, k);
+            List<Object> rec = JedisAccess.peek(bk, k);
             if (rec == null) continue;
             TxId now = TxId.parse(new String((byte[]) rec.get(1), StandardCharsets.US_ASCII));
             String name = new String(k, StandardCharsets.UTF_8);

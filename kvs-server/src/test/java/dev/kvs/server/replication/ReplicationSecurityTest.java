@@ -66,8 +66,8 @@ class ReplicationSecurityTest {
                     .untilAsserted(() -> assertThat(ja.info("replication")).contains("kvs_link_state:streaming"));
             assertThat(ja.set("k", "v")).isEqualTo("OK"); // id-first: the backup acknowledged the key
             await().atMost(Duration.ofSeconds(20))
-                    .untilAsserted(
-                            () -> assertThat(TwoDc.peek(jb, "k".getBytes())).isNotNull());
+                    .untilAsserted(() ->
+                            assertThat(JedisAccess.peek(jb, "k".getBytes())).isNotNull());
         }
     }
 
@@ -80,7 +80,7 @@ class ReplicationSecurityTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> refusedConnections(b) >= 3);
 
             assertThat(ja.info("replication")).contains("kvs_link_state:connecting");
-            assertThat(TwoDc.peek(jb, "k".getBytes())).isNull();
+            assertThat(JedisAccess.peek(jb, "k".getBytes())).isNull();
             assertThat(jb.info("replication"))
                     .contains("kvs_epoch:1", "kvs_role:backup", "kvs_replication_refused_connections:");
         }
@@ -118,8 +118,8 @@ class ReplicationSecurityTest {
                     .untilAsserted(() -> assertThat(ja.info("replication")).contains("kvs_link_state:streaming"));
             assertThat(ja.set("k", "v")).isEqualTo("OK");
             await().atMost(Duration.ofSeconds(20))
-                    .untilAsserted(
-                            () -> assertThat(TwoDc.peek(jb, "k".getBytes())).isNotNull());
+                    .untilAsserted(() ->
+                            assertThat(JedisAccess.peek(jb, "k".getBytes())).isNotNull());
         }
     }
 

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.server.config.FailoverConfig.ReadPolicy;
+import dev.kvs.testing.cluster.TwoDc;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -29,10 +30,13 @@ class StringCommandsReplicationTest {
     @ParameterizedTest
     @EnumSource(ReplicationMode.class)
     void jedisGetsRedisRepliesAndEveryWriteReachesTheBackup(ReplicationMode mode) {
-        try (TwoDc dc = TwoDc.start(
-                        mode, Duration.ofMillis(2), 0, TwoDc.replication().build());
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(mode)
+                        .link(Duration.ofMillis(2), 0)
+                        .replication(TwoDc.replication().build())
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             // redis.io's examples, reply for reply
             assertThat(p.set("mykey", "10")).isEqualTo("OK");
             assertThat(p.incr("mykey")).isEqualTo(11);
@@ -72,11 +76,11 @@ class StringCommandsReplicationTest {
             assertThat(value(bk, "fkey")).isEqualTo("10.6");
             assertThat(value(bk, "akey")).isEqualTo("Hello World");
             assertThat(value(bk, "gkey")).isEqualTo("v2");
-            assertThat(TwoDc.peek(bk, b("dkey")) == null || value(bk, "dkey") == null)
+            assertThat(JedisAccess.peek(bk, b("dkey")) == null || value(bk, "dkey") == null)
                     .isTrue();
             assertThat(value(bk, "nkey")).isEqualTo("Hello");
             assertThat(value(bk, "m2")).isEqualTo("there");
-            assertThat(TwoDc.peek(bk, b("m3"))).isNull();
+            assertThat(JedisAccess.peek(bk, b("m3"))).isNull();
             assertThat(value(bk, "rkey")).isEqualTo("Hello Redis");
             assertThat(value(bk, "pkey")).isEqualTo("\0\0\0\0\0\0Redis");
 
@@ -96,7 +100,7 @@ class StringCommandsReplicationTest {
 
     /** The value a backup holds for {@code key}, via KVS.PEEK, or null. */
     private static String value(Jedis jedis, String key) {
-        List<Object> peek = TwoDc.peek(jedis, b(key));
+        List<Object> peek = JedisAccess.peek(jedis, b(key));
         if (peek == null || peek.get(4) == null) return null;
         return new String((byte[]) peek.get(4), StandardCharsets.UTF_8);
     }
@@ -105,21 +109,21 @@ class StringCommandsReplicationTest {
     void readModifyWritesOfAFencedKeyAreRefusedLikeSet() throws Exception {
         FailoverConfig failover = new FailoverConfig(ReadPolicy.REJECT, Duration.ofMillis(300), Duration.ZERO);
         // 2 Mbit/s: a 2 MiB value needs 8 s on the wire
-        try (TwoDc dc = TwoDc.start(
-                        ReplicationMode.ID_FIRST,
-                        Duration.ofMillis(5),
-                        2_000_000,
-                        TwoDc.replication().build(),
-                        failover);
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(5), 2_000_000)
+                        .replication(TwoDc.replication().build())
+                        .failover(failover)
+                        .start();
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             assertThat(p.set("n", "1")).isEqualTo("OK");
-            await().atMost(Duration.ofSeconds(20)).until(() -> TwoDc.peek(bk, b("n")) != null);
+            await().atMost(Duration.ofSeconds(20)).until(() -> JedisAccess.peek(bk, b("n")) != null);
             byte[] big = new byte[2 << 20];
             new Random(3).nextBytes(big);
             assertThat(p.set(b("big"), big)).isEqualTo("OK"); // id-first: its key packet is on the backup
-            dc.link.cut(); // the value never arrives
-            assertThat(Admin.post(dc.backup.adminPort(), "/promote")).contains("\"unfinishedCount\":1");
+            dc.link().cut(); // the value never arrives
+            assertThat(Admin.post(dc.backup().adminPort(), "/promote")).contains("\"unfinishedCount\":1");
 
             String fenced = "UNFINISHED big 1:2";
             assertThatThrownBy(() -> bk.set("big", "x")).hasMessage(fenced);

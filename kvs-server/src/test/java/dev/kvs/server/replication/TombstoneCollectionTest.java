@@ -5,8 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
-import dev.kvs.server.config.FailoverConfig;
-import java.time.Clock;
+import dev.kvs.testing.cluster.TwoDc;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,8 +29,8 @@ class TombstoneCollectionTest {
             names = {"ID_FIRST", "ASYNC"})
     void keysWrittenAndDeletedManyTimesTheStoreSizeLeaveNoTombstones(ReplicationMode mode) {
         try (TwoDc dc = start(mode);
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             Pipeline pipe = p.pipelined();
             for (int i = 0; i < ROUNDS; i++) {
                 pipe.set("session:" + i, "v" + i);
@@ -53,8 +52,8 @@ class TombstoneCollectionTest {
             names = {"ID_FIRST", "ASYNC"})
     void keysThatExpireManyTimesTheStoreSizeLeaveNoTombstones(ReplicationMode mode) {
         try (TwoDc dc = start(mode);
-                Jedis p = dc.primaryClient();
-                Jedis bk = dc.backupClient()) {
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
             // in bursts that each fit the stores, so that expiry keeps up and no write is refused
             for (int burst = 0; burst < 5; burst++) {
                 Pipeline pipe = p.pipelined();
@@ -73,24 +72,21 @@ class TombstoneCollectionTest {
     }
 
     private static TwoDc start(ReplicationMode mode) {
-        return TwoDc.start(
-                mode,
-                Duration.ofMillis(1),
-                0,
-                TwoDc.replication().build(),
-                FailoverConfig.defaults(),
-                Clock.systemUTC(),
-                Clock.systemUTC(),
-                StoreConfig.builder()
+        return TwoDc.builder()
+                .mode(mode)
+                .link(Duration.ofMillis(1), 0)
+                .replication(TwoDc.replication().build())
+                .store(StoreConfig.builder()
                         .maxEntries(MAX_ENTRIES)
                         .maxBytes(64L << 20)
-                        .build());
+                        .build())
+                .start();
     }
 
     /** Every value shipped and the backup's store at most a tenth full: tombstones were collected. */
     private static void awaitDrainedAndSmall(Jedis p, Jedis bk) {
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            assertThat(TwoDc.info(p, "kvs_value_lag_count"))
+            assertThat(JedisAccess.info(p, "kvs_value_lag_count"))
                     .as("values left to ship")
                     .isEqualTo("0");
             assertThat(entries(bk)).as("backup entries").isLessThanOrEqualTo(MAX_ENTRIES / 10);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicatorConfig;
+import dev.kvs.testing.cluster.TwoDc;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -26,13 +27,17 @@ class ValueLagBoundTest {
                 .maxValueLag(BOUND)
                 .writeTimeout(writeTimeout)
                 .build();
-        TwoDc dc = TwoDc.start(ReplicationMode.ID_FIRST, Duration.ofMillis(2), 0, replication);
-        try (Jedis p = dc.primaryClient()) {
+        TwoDc dc = TwoDc.builder()
+                .mode(ReplicationMode.ID_FIRST)
+                .link(Duration.ofMillis(2), 0)
+                .replication(replication)
+                .start();
+        try (Jedis p = JedisAccess.primary(dc)) {
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> TwoDc.info(p, "kvs_link_state").equals("streaming"));
+                    .until(() -> JedisAccess.info(p, "kvs_link_state").equals("streaming"));
             assertThat(p.set("warm-up", "1")).isEqualTo("OK"); // its acknowledgement measures the drain rate
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> TwoDc.info(p, "kvs_value_lag_count").equals("0"));
+                    .until(() -> JedisAccess.info(p, "kvs_value_lag_count").equals("0"));
         }
         return dc;
     }
@@ -40,18 +45,18 @@ class ValueLagBoundTest {
     /** An {@code async} write (answered at once) whose value cannot ship: the link is paused. */
     private static void strandAValue(TwoDc dc, Jedis async) {
         async.sendCommand(() -> "KVS.MODE".getBytes(), "async");
-        dc.link.pause();
+        dc.link().pause();
         assertThat(async.set("stranded", "v")).isEqualTo("OK");
         await().atMost(Duration.ofSeconds(20))
-                .until(() -> Long.parseLong(TwoDc.info(async, "kvs_value_lag_oldest_ms")) >= BOUND.toMillis());
+                .until(() -> Long.parseLong(JedisAccess.info(async, "kvs_value_lag_oldest_ms")) >= BOUND.toMillis());
     }
 
     @Test
     void aWriteWaitsPastTheBoundAndIsWrittenWhenTheOldestValueShips() throws Exception {
         try (TwoDc dc = start(Duration.ofSeconds(20));
-                Jedis async = dc.primaryClient();
-                Jedis writer = dc.primaryClient();
-                Jedis observer = dc.primaryClient()) {
+                Jedis async = JedisAccess.primary(dc);
+                Jedis writer = JedisAccess.primary(dc);
+                Jedis observer = JedisAccess.primary(dc)) {
             strandAValue(dc, async);
 
             CompletableFuture<String> held = CompletableFuture.supplyAsync(() -> writer.set("held", "w"));
@@ -61,34 +66,36 @@ class ValueLagBoundTest {
                     .until(() -> !held.isDone() && observer.get("held") == null);
             assertThat(observer.get("other-key")).isNull(); // reads are not held
 
-            dc.link.resume();
+            dc.link().resume();
             assertThat(held.get(20, TimeUnit.SECONDS)).isEqualTo("OK");
             assertThat(observer.get("held")).isEqualTo("w");
-            assertThat(TwoDc.info(observer, "kvs_value_lag_waits")).isEqualTo("1");
-            assertThat(Long.parseLong(TwoDc.info(observer, "kvs_value_lag_wait_ms")))
+            assertThat(JedisAccess.info(observer, "kvs_value_lag_waits")).isEqualTo("1");
+            assertThat(Long.parseLong(JedisAccess.info(observer, "kvs_value_lag_wait_ms")))
                     .isGreaterThanOrEqualTo(500);
-            assertThat(TwoDc.info(observer, "kvs_value_lag_max_ms")).isEqualTo("300");
+            assertThat(JedisAccess.info(observer, "kvs_value_lag_max_ms")).isEqualTo("300");
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> TwoDc.info(observer, "kvs_value_lag_oldest_ms").equals("0"));
+                    .until(() -> JedisAccess.info(observer, "kvs_value_lag_oldest_ms")
+                            .equals("0"));
         }
     }
 
     @Test
     void aWriteHeldForTheWholeWriteTimeoutIsRefusedWithBusyAndNothingIsWritten() throws Exception {
         try (TwoDc dc = start(Duration.ofMillis(400));
-                Jedis async = dc.primaryClient();
-                Jedis writer = dc.primaryClient()) {
+                Jedis async = JedisAccess.primary(dc);
+                Jedis writer = JedisAccess.primary(dc)) {
             strandAValue(dc, async);
 
             long start = System.nanoTime();
             assertThatThrownBy(() -> writer.set("refused", "w")).hasMessageStartingWith("BUSY");
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(400);
             assertThat(writer.get("refused")).isNull();
-            assertThat(TwoDc.info(writer, "kvs_value_lag_waits")).isEqualTo("1");
+            assertThat(JedisAccess.info(writer, "kvs_value_lag_waits")).isEqualTo("1");
 
-            dc.link.resume();
+            dc.link().resume();
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> TwoDc.info(writer, "kvs_value_lag_oldest_ms").equals("0"));
+                    .until(() ->
+                            JedisAccess.info(writer, "kvs_value_lag_oldest_ms").equals("0"));
             assertThat(writer.set("after", "w")).isEqualTo("OK");
         }
     }
@@ -101,21 +108,26 @@ class ValueLagBoundTest {
                 .build();
         byte[] mib = new byte[1 << 20];
         // 8 Mbit/s: 2/3 of 4 s drain 2.7 MB
-        try (TwoDc dc = TwoDc.start(ReplicationMode.ID_FIRST, Duration.ofMillis(2), 8_000_000, replication);
-                Jedis async = dc.primaryClient();
-                Jedis large = dc.primaryClient();
-                Jedis small = dc.primaryClient()) {
+        try (TwoDc dc = TwoDc.builder()
+                        .mode(ReplicationMode.ID_FIRST)
+                        .link(Duration.ofMillis(2), 8_000_000)
+                        .replication(replication)
+                        .start();
+                Jedis async = JedisAccess.primary(dc);
+                Jedis large = JedisAccess.primary(dc);
+                Jedis small = JedisAccess.primary(dc)) {
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> TwoDc.info(small, "kvs_link_state").equals("streaming"));
+                    .until(() -> JedisAccess.info(small, "kvs_link_state").equals("streaming"));
             async.sendCommand(() -> "KVS.MODE".getBytes(), "async");
             small.sendCommand(() -> "KVS.MODE".getBytes(), "async"); // answered without the paused link
             for (int i = 0; i < 3; i++)
                 assertThat(async.set(("warm-up-" + i).getBytes(), mib)).isEqualTo("OK");
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> TwoDc.info(small, "kvs_value_lag_count").equals("0"));
+                    .until(() -> JedisAccess.info(small, "kvs_value_lag_count").equals("0"));
             // values shipped behind others measured the link: about 1 MB/s
-            assertThat(Long.parseLong(TwoDc.info(small, "kvs_value_drain_bps"))).isBetween(500_000L, 1_500_000L);
-            dc.link.pause();
+            assertThat(Long.parseLong(JedisAccess.info(small, "kvs_value_drain_bps")))
+                    .isBetween(500_000L, 1_500_000L);
+            dc.link().pause();
             assertThat(async.set("pending".getBytes(), mib)).isEqualTo("OK"); // 1 MiB pending
 
             // 1 MiB pending and 4 MiB would take longer than 2/3 of 4 s to ship; a small value would not
@@ -127,7 +139,7 @@ class ValueLagBoundTest {
                     .atMost(Duration.ofSeconds(3))
                     .until(() -> !held.isDone() && small.get("large") == null);
 
-            dc.link.resume();
+            dc.link().resume();
             assertThat(held.get(30, TimeUnit.SECONDS)).isEqualTo("OK");
         }
     }
@@ -135,22 +147,22 @@ class ValueLagBoundTest {
     @Test
     void statusAndMetricsShowTheLagTheBoundAndTheWaits() throws Exception {
         try (TwoDc dc = start(Duration.ofMillis(400));
-                Jedis async = dc.primaryClient();
-                Jedis writer = dc.primaryClient()) {
+                Jedis async = JedisAccess.primary(dc);
+                Jedis writer = JedisAccess.primary(dc)) {
             strandAValue(dc, async);
             assertThatThrownBy(() -> writer.set("refused", "w")).hasMessageStartingWith("BUSY");
 
-            String status = Admin.get(dc.primary.adminPort(), "/status");
+            String status = Admin.get(dc.primary().adminPort(), "/status");
             assertThat(status)
                     .contains("\"maxValueLagMillis\":300")
                     .contains("\"waits\":1")
                     .containsPattern("\"oldestPendingValueMillis\":(3\\d\\d|[4-9]\\d\\d|\\d{4,})");
-            String metrics = Admin.get(dc.primary.adminPort(), "/metrics");
+            String metrics = Admin.get(dc.primary().adminPort(), "/metrics");
             assertThat(metrics)
                     .contains("kvs_replication_value_lag_max_seconds 0.3")
                     .contains("kvs_replication_value_lag_waits 1")
                     .containsPattern("kvs_replication_value_lag_wait_seconds 0\\.[4-9]");
-            dc.link.resume();
+            dc.link().resume();
         }
     }
 }

@@ -7,6 +7,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.testing.cluster.TwoDc;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 

@@ -1,4 +1,4 @@
-package dev.kvs.bench.jmh;
+package dev.kvs.bench.jmh.core;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.StoredValue;

@@ -1,4 +1,4 @@
-package dev.kvs.bench.latency;
+package dev.kvs.bench.resp;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -57,14 +57,22 @@ public final class RespConnection implements AutoCloseable {
      *
      * @throws IOException if the connection cannot be made, or the node does not answer {@code OK}
      */
-    static RespConnection openInMode(String host, int port, Duration readTimeout, String mode) throws IOException {
+    public static RespConnection openInMode(String host, int port, Duration readTimeout, String mode)
+            throws IOException {
         RespConnection c = open(host, port, Duration.ofSeconds(5), readTimeout);
         Object reply = c.call("KVS.MODE", mode);
         if (!"OK".equals(reply)) {
             c.close();
-            throw new IOException("KVS.MODE " + mode + " answered " + SmallWrites.describe(reply));
+            throw new IOException("KVS.MODE " + mode + " answered " + describe(reply));
         }
         return c;
+    }
+
+    /** A reply as a message quotes it: {@code -message} for an error, a bulk string in quotes. */
+    public static String describe(Object reply) {
+        if (reply instanceof ErrorReply e) return "-" + e.message();
+        if (reply instanceof byte[] b) return "\"" + new String(b, StandardCharsets.UTF_8) + "\"";
+        return String.valueOf(reply);
     }
 
     /**

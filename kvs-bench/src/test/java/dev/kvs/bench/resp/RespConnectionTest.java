@@ -1,4 +1,4 @@
-package dev.kvs.bench.latency;
+package dev.kvs.bench.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

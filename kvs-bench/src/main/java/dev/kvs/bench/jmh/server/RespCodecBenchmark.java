@@ -1,4 +1,4 @@
-package dev.kvs.bench.jmh;
+package dev.kvs.bench.jmh.server;
 
 import dev.kvs.server.internal.resp.RespCodecs;
 import io.netty.buffer.ByteBuf;

@@ -1,4 +1,4 @@
-package dev.kvs.bench.jmh;
+package dev.kvs.bench.jmh.replication;
 
 import dev.kvs.core.TxId;
 import dev.kvs.replication.wire.Frame;

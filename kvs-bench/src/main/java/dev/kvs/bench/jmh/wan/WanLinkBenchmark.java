@@ -1,4 +1,4 @@
-package dev.kvs.bench.jmh;
+package dev.kvs.bench.jmh.wan;
 
 import dev.kvs.wan.WanLink;
 import dev.kvs.wan.WanLinkStats;

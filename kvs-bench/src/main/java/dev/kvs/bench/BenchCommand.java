@@ -1,7 +1,13 @@
-package dev.kvs.bench.latency;
+package dev.kvs.bench;
 
 import dev.kvs.bench.charts.ChartsCommand;
 import dev.kvs.bench.jmh.JmhCommand;
+import dev.kvs.bench.latency.AbuseCommand;
+import dev.kvs.bench.latency.IdFirstOverheadCommand;
+import dev.kvs.bench.latency.KeysUnderLoadCommand;
+import dev.kvs.bench.latency.ResyncCommand;
+import dev.kvs.bench.latency.SoakCommand;
+import dev.kvs.bench.latency.ValueLagBoundCommand;
 import dev.kvs.server.cli.KvsVersionProvider;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -44,11 +50,6 @@ import picocli.CommandLine.Spec;
             "3:FAIL: the run completed and a bound was not met"
         })
 public final class BenchCommand implements Runnable {
-    /** Exit code: the benchmark could not run. */
-    static final int FAILURE = 1;
-    /** Exit code: the benchmark ran and a bound was not met. */
-    static final int BOUND_NOT_MET = 3;
-
     @Spec
     private CommandSpec spec;
 
