@@ -98,6 +98,7 @@ public final class RespServer {
         new AclCommand(users, !node.config().clientAuthRequired(), aclLog).register(table);
         new KvsCommands(node).register(table);
         BackupReadCommands.register(table);
+        new ClusterCommands(node.cluster()).register(table);
     }
 
     /**
