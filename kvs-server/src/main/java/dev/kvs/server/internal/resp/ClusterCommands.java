@@ -170,20 +170,19 @@ final class ClusterCommands {
 
     /** Per slot range: start, end, the primary, then the backups that are up; each [ip, port, id, {}]. */
     private static RedisMessage slots(ClusterLayout layout) {
-        List<Object[]> entries = new ArrayList<>();
+        record Owned(SlotRange range, Shard shard) {}
+        List<Owned> owned = new ArrayList<>();
         for (Shard sh : layout.map().shards()) {
-            for (SlotRange r : layout.ranges(sh)) entries.add(new Object[] {r, sh});
+            for (SlotRange r : layout.ranges(sh)) owned.add(new Owned(r, sh));
         }
-        entries.sort(Comparator.comparingInt(e -> ((SlotRange) e[0]).first()));
+        owned.sort(Comparator.comparing(Owned::range));
         List<RedisMessage> out = new ArrayList<>();
-        for (Object[] e : entries) {
-            SlotRange r = (SlotRange) e[0];
-            Shard sh = (Shard) e[1];
+        for (Owned o : owned) {
             List<RedisMessage> entry = new ArrayList<>();
-            entry.add(Replies.integer(r.first()));
-            entry.add(Replies.integer(r.last()));
-            entry.add(slotsNode(layout.member(sh.primary())));
-            for (String b : sh.backups()) {
+            entry.add(Replies.integer(o.range().first()));
+            entry.add(Replies.integer(o.range().last()));
+            entry.add(slotsNode(layout.member(o.shard().primary())));
+            for (String b : o.shard().backups()) {
                 ClusterMember m = layout.member(b);
                 if (m.connected()) entry.add(slotsNode(m));
             }
