@@ -16,6 +16,7 @@ import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.admin.AdminServer;
 import dev.kvs.server.internal.admin.FailoverRoutes;
 import dev.kvs.server.internal.admin.StatusRoutes;
+import dev.kvs.server.internal.cluster.ClusterView;
 import dev.kvs.server.internal.expiry.ActiveExpiry;
 import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.failover.Failover;
@@ -116,7 +117,8 @@ public final class KvsNode implements AutoCloseable {
                 adminStats,
                 expiredKeys,
                 new ClientIds()::next,
-                this::closeOnItsOwnThread);
+                this::closeOnItsOwnThread,
+                ClusterView.NONE);
         return new RespServer(commands, tls, stages);
     }
 

@@ -6,6 +6,7 @@ import dev.kvs.replication.Handback;
 import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationServer;
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.internal.cluster.ClusterView;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.resp.CommandContext;
 import dev.kvs.server.internal.role.Links;
@@ -45,6 +46,11 @@ public final class TestContexts {
      * collaborators, counters and client ids; no {@code SHUTDOWN} (a test's node cannot stop so).
      */
     public static CommandContext commands(NodeContext node) {
+        return commands(node, ClusterView.NONE);
+    }
+
+    /** The same, answering as a member of the cluster {@code cluster} shows ({@code -MOVED}, {@code CLUSTER}). */
+    public static CommandContext commands(NodeContext node, ClusterView cluster) {
         return new CommandContext(
                 node.config(),
                 node.store(),
@@ -56,7 +62,8 @@ public final class TestContexts {
                 node.adminPort(),
                 node.expiredKeys(),
                 node::nextClientId,
-                null);
+                null,
+                cluster);
     }
 
     /** Nothing happens after a demotion: the node stays deposed (a backup to clients). */

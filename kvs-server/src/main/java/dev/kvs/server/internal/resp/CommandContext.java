@@ -6,6 +6,7 @@ import dev.kvs.replication.Role;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.AdminPortStats;
 import dev.kvs.server.internal.NodeMetrics;
+import dev.kvs.server.internal.cluster.ClusterView;
 import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.role.NodeRole;
@@ -32,6 +33,8 @@ import java.util.function.LongSupplier;
  * @param clientIds the next client id, for {@code CLIENT ID}
  * @param shutdown starts stopping the node as SIGTERM does ({@code SHUTDOWN}), returning at once; null if
  *     this node cannot be stopped so (a test's)
+ * @param cluster the cluster's layout as this node answers for it ({@code -MOVED}, {@code CLUSTER});
+ *     {@link ClusterView#NONE} unless clustering is on
  */
 public record CommandContext(
         NodeConfig config,
@@ -44,7 +47,8 @@ public record CommandContext(
         AdminPortStats adminPort,
         AtomicLong expiredKeys,
         LongSupplier clientIds,
-        Runnable shutdown) {
+        Runnable shutdown,
+        ClusterView cluster) {
 
     /** The node's role now. */
     public Role role() {

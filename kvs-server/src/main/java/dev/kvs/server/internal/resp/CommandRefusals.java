@@ -1,5 +1,7 @@
 package dev.kvs.server.internal.resp;
 
+import dev.kvs.server.internal.cluster.ClusterLayout;
+import dev.kvs.server.internal.cluster.ClusterView;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -9,16 +11,19 @@ import io.netty.handler.codec.redis.RedisMessage;
  * number of arguments; no login yet ({@code -NOAUTH}, unless the command is {@link CommandSpec#NOAUTH});
  * a user whose role does not permit the command's flags ({@link CommandSpec#permits}: {@code -NOPERM},
  * counted and written to the {@link AclLog}); a data command on a node that is not the primary ({@link
- * BackupReadCommands#refusal}); a write on a primary whose writes are fenced. Owns no state; shared by
+ * BackupReadCommands#refusal}); on a clustered node, a data command whose keys span slots or belong to
+ * another node ({@link SlotCheck}: {@code -CROSSSLOT}, {@code -MOVED}); a write on a primary whose writes are fenced. Owns no state; shared by
  * the port's connections.
  */
 final class CommandRefusals {
     private final RoleMachine roles;
+    private final ClusterView cluster;
     private final ClientStats stats;
     private final AclLog aclLog;
 
-    CommandRefusals(RoleMachine roles, ClientStats stats, AclLog aclLog) {
+    CommandRefusals(RoleMachine roles, ClusterView cluster, ClientStats stats, AclLog aclLog) {
         this.roles = roles;
+        this.cluster = cluster;
         this.stats = stats;
         this.aclLog = aclLog;
     }
@@ -35,6 +40,11 @@ final class CommandRefusals {
             return Replies.noPermission(spec.permissionName(args));
         }
         if (spec.has(CommandSpec.DATA)) {
+            ClusterLayout layout = cluster.layout(); // null, at no cost, unless clustering is on
+            if (layout != null) {
+                RedisMessage elsewhere = SlotCheck.refusal(layout, session, spec, args);
+                if (elsewhere != null) return elsewhere;
+            }
             NodeRole role = roles.current();
             if (!(role instanceof NodeRole.Primary p)) {
                 String refusal = BackupReadCommands.refusal(role, session, spec.has(CommandSpec.WRITE));

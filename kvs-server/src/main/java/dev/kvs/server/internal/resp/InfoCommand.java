@@ -24,7 +24,16 @@ final class InfoCommand implements Command {
 
     /** Redis's default sections that kvs has, in Redis's order. */
     private static final List<String> DEFAULT_SECTIONS = List.of(
-            "server", "clients", "memory", "persistence", "stats", "replication", "cpu", "errorstats", "keyspace");
+            "server",
+            "clients",
+            "memory",
+            "persistence",
+            "stats",
+            "replication",
+            "cpu",
+            "errorstats",
+            "cluster",
+            "keyspace");
 
     /** {@code INFO all}: the default sections and {@code commandstats}, in Redis's order. */
     private static final List<String> ALL_SECTIONS = List.of(
@@ -37,6 +46,7 @@ final class InfoCommand implements Command {
             "cpu",
             "commandstats",
             "errorstats",
+            "cluster",
             "keyspace");
 
     private final CommandContext node;
@@ -101,6 +111,7 @@ final class InfoCommand implements Command {
                 case "cpu" -> cpu(b);
                 case "commandstats" -> commandstats(b);
                 case "errorstats" -> errorstats(b);
+                case "cluster" -> cluster(b);
                 default -> b.setLength(before); // unknown sections are skipped, as Redis does
             }
             if (b.length() == header) b.setLength(before);
@@ -116,7 +127,7 @@ final class InfoCommand implements Command {
         b.append("# Server\r\n");
         line(b, "redis_version", REDIS_COMPAT_VERSION);
         line(b, "kvs_version", KvsVersion.get());
-        line(b, "redis_mode", "standalone");
+        line(b, "redis_mode", node.cluster().layout() == null ? "standalone" : "cluster");
         line(
                 b,
                 "os",
@@ -371,6 +382,11 @@ final class InfoCommand implements Command {
     private void errorstats(StringBuilder b) {
         b.append("# Errorstats\r\n");
         node.metrics().errorCounts().forEach((kind, count) -> line(b, "errorstat_" + kind, "count=" + count));
+    }
+
+    private void cluster(StringBuilder b) {
+        b.append("# Cluster\r\n");
+        line(b, "cluster_enabled", node.cluster().layout() == null ? 0 : 1);
     }
 
     private void keyspace(StringBuilder b) {

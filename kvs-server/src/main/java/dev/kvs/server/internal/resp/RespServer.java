@@ -83,7 +83,7 @@ public final class RespServer {
                         () -> memory.overBound() ? 1 : 0);
         this.protectedMode = new ProtectedMode(node.config());
         this.bulkBudget = new BulkPreallocBudget(node.config().bulkPreallocBytes());
-        this.refusals = new CommandRefusals(node.roles(), stats, aclLog);
+        this.refusals = new CommandRefusals(node.roles(), node.cluster(), stats, aclLog);
         // the command groups, as Redis groups them (COMMAND DOCS); each takes what it uses
         KeyGate gate = new KeyGate(node);
         Users users = new Users(node.config());
@@ -98,6 +98,7 @@ public final class RespServer {
         new AclCommand(users, !node.config().clientAuthRequired(), aclLog).register(table);
         new KvsCommands(node).register(table);
         BackupReadCommands.register(table);
+        new ClusterCommands(node.cluster()).register(table);
     }
 
     /**

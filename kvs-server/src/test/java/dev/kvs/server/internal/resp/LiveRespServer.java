@@ -5,6 +5,7 @@ import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.TestContexts;
 import dev.kvs.server.internal.Transport;
+import dev.kvs.server.internal.cluster.ClusterView;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,9 +30,14 @@ final class LiveRespServer implements AutoCloseable {
     private final List<Socket> sockets = new ArrayList<>();
 
     LiveRespServer(NodeConfig config) throws InterruptedException {
+        this(config, ClusterView.NONE);
+    }
+
+    /** A primary answering as the member of a cluster that {@code cluster} shows. */
+    LiveRespServer(NodeConfig config, ClusterView cluster) throws InterruptedException {
         store = KvStore.builder().config(config.store()).open();
         node = TestContexts.primary(config, store, 1, 0);
-        commands = TestContexts.commands(node);
+        commands = TestContexts.commands(node, cluster);
         server = new RespServer(commands);
         port = server.start("127.0.0.1", 0, boss, workers, Transport.NIO);
     }

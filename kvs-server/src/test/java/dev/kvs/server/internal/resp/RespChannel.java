@@ -6,6 +6,7 @@ import dev.kvs.replication.ReplicationLink;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.TestContexts;
+import dev.kvs.server.internal.cluster.ClusterView;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -63,6 +64,22 @@ final class RespChannel implements AutoCloseable {
             boolean frozenTime,
             java.time.Clock clock,
             ByteBufAllocator alloc) {
+        this(config, link, remote, frozenTime, clock, alloc, ClusterView.NONE);
+    }
+
+    /** A primary, alone, answering as the member of a cluster that {@code cluster} shows. */
+    static RespChannel clustered(NodeConfig config, ClusterView cluster) {
+        return new RespChannel(config, null, null, false, java.time.Clock.systemUTC(), null, cluster);
+    }
+
+    private RespChannel(
+            NodeConfig config,
+            ReplicationLink link,
+            SocketAddress remote,
+            boolean frozenTime,
+            java.time.Clock clock,
+            ByteBufAllocator alloc,
+            ClusterView cluster) {
         store = KvStore.builder().config(config.store()).open();
         node = TestContexts.primary(config, store, 1, 0, link, clock);
         channel = remote == null
@@ -75,7 +92,7 @@ final class RespChannel implements AutoCloseable {
                 };
         if (frozenTime) channel.freezeTime();
         if (alloc != null) channel.config().setAllocator(alloc);
-        commands = TestContexts.commands(node);
+        commands = TestContexts.commands(node, cluster);
         server = new RespServer(commands);
         server.configure(channel.pipeline());
         channel.pipeline().fireChannelActive(); // the channel was active before the handlers were added

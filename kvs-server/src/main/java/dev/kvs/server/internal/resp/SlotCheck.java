@@ -1,0 +1,34 @@
+package dev.kvs.server.internal.resp;
+
+import dev.kvs.cluster.HashSlots;
+import dev.kvs.server.internal.cluster.ClusterLayout;
+import io.netty.handler.codec.redis.ErrorRedisMessage;
+import io.netty.handler.codec.redis.RedisMessage;
+
+/**
+ * The Redis Cluster step of {@link CommandRefusals}, for a data command on a clustered node: its keys
+ * (the positions {@link CommandSpec} gives, as Redis's key specs) must hash to one slot ({@code
+ * -CROSSSLOT}, checked first, as Redis does), and that slot must be this node's to serve, else {@code
+ * -MOVED <slot> <host>:<port>} names the owning shard's primary. A backup serves its shard's slots to
+ * reads on a {@code READONLY} connection and sends everything else to its primary, as a Redis replica.
+ * Commands without keys pass.
+ */
+final class SlotCheck {
+    static final ErrorRedisMessage CROSSSLOT =
+            new ErrorRedisMessage("CROSSSLOT Keys in request don't hash to the same slot");
+
+    private SlotCheck() {}
+
+    /** Why {@code args} may not run on this node of {@code layout}, or {@code null}. */
+    static RedisMessage refusal(ClusterLayout layout, Session session, CommandSpec spec, byte[][] args) {
+        int first = spec.firstKey();
+        if (first <= 0 || first >= args.length) return null;
+        int last = spec.lastKey() < 0 ? args.length + spec.lastKey() : Math.min(spec.lastKey(), args.length - 1);
+        int slot = HashSlots.slot(args[first]);
+        for (int i = first + spec.keyStep(); i <= last; i += spec.keyStep()) {
+            if (HashSlots.slot(args[i]) != slot) return CROSSSLOT;
+        }
+        String owner = layout.redirect(slot, session.readonly && !spec.has(CommandSpec.WRITE));
+        return owner == null ? null : Replies.error("MOVED " + slot + " " + owner);
+    }
+}

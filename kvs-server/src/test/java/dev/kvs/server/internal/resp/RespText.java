@@ -1,0 +1,96 @@
+package dev.kvs.server.internal.resp;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * RESP2 replies as text, for comparing kvs's with a real Redis's: {@link #call} sends a command on a
+ * socket and returns the whole reply's bytes as ISO-8859-1 text; {@link #parse} turns such text into
+ * values (bulk and simple strings: String, integers: Long, errors: {@link Err}, arrays: List, nil:
+ * null).
+ */
+final class RespText {
+    /** An error reply. */
+    record Err(String message) {}
+
+    private RespText() {}
+
+    /** Sends {@code args} to {@code port} on loopback and returns the reply's raw text. */
+    static String call(int port, String... args) {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(10_000);
+            return call(s, args);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Sends {@code args} on {@code s} and returns the reply's raw text. */
+    static String call(Socket s, String... args) {
+        try {
+            s.getOutputStream().write(RespChannel.encode(args).getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream().flush();
+            StringBuilder raw = new StringBuilder();
+            read(s.getInputStream(), raw);
+            return raw.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The value of one reply's raw text. */
+    static Object parse(String raw) {
+        try {
+            return read(new ByteArrayInputStream(raw.getBytes(StandardCharsets.ISO_8859_1)), new StringBuilder());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Object read(InputStream in, StringBuilder raw) throws IOException {
+        String line = line(in);
+        raw.append(line).append("\r\n");
+        char type = line.charAt(0);
+        String rest = line.substring(1);
+        switch (type) {
+            case '+':
+                return rest;
+            case '-':
+                return new Err(rest);
+            case ':':
+                return Long.parseLong(rest);
+            case '$': {
+                int n = Integer.parseInt(rest);
+                if (n < 0) return null;
+                String text = new String(in.readNBytes(n + 2), StandardCharsets.ISO_8859_1);
+                raw.append(text);
+                return text.substring(0, n);
+            }
+            case '*': {
+                int n = Integer.parseInt(rest);
+                if (n < 0) return null;
+                List<Object> out = new ArrayList<>();
+                for (int i = 0; i < n; i++) out.add(read(in, raw));
+                return out;
+            }
+            default:
+                throw new IOException("not a RESP2 reply: " + line);
+        }
+    }
+
+    private static String line(InputStream in) throws IOException {
+        StringBuilder b = new StringBuilder();
+        int c;
+        while ((c = in.read()) != -1) {
+            if (c == '\n' && b.length() > 0 && b.charAt(b.length() - 1) == '\r') return b.substring(0, b.length() - 1);
+            b.append((char) c);
+        }
+        throw new IOException("connection closed after " + b);
+    }
+}
