@@ -16,6 +16,7 @@ import dev.kvs.server.internal.Transport;
 import dev.kvs.server.internal.admin.AdminServer;
 import dev.kvs.server.internal.admin.FailoverRoutes;
 import dev.kvs.server.internal.admin.StatusRoutes;
+import dev.kvs.server.internal.coordination.NodeCoordination;
 import dev.kvs.server.internal.expiry.ActiveExpiry;
 import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.failover.Failover;
@@ -56,6 +57,9 @@ public final class KvsNode implements AutoCloseable {
     private final Writes writes;
     private final Failover failover;
     private final NodeMetrics metrics;
+    /** The node's membership in a cluster coordinated on ZooKeeper; null without {@code coordination:}. */
+    private final NodeCoordination coordination;
+
     private final AdminPortStats adminStats = new AdminPortStats();
     /** Keys removed by active expiry: counted by it, shown by {@code INFO}. */
     private final AtomicLong expiredKeys = new AtomicLong();
@@ -83,6 +87,8 @@ public final class KvsNode implements AutoCloseable {
         this.loops = new EventLoops(config, transport);
         this.links = new ReplicationLinks(config, store, loops.replication, loops.replicationValues, stages);
         this.roles = new RoleMachine(config, epochFile, links);
+        this.coordination = config.coordination().isPresent() ? new NodeCoordination(config, roles) : null;
+        if (coordination != null) roles.serveUnder(coordination);
         this.writes = new Writes(store, roles, clock);
         this.failover = new Failover(config, store, roles, writes, loops.replication);
         this.metrics = new NodeMetrics(store, roles);
@@ -96,6 +102,7 @@ public final class KvsNode implements AutoCloseable {
             startRoles(from); // a backup binds its replication port here
             this.port = listenForClients(transport);
             this.adminPort = listenForAdmin();
+            if (coordination != null) joinCluster();
             expiry.start();
             started = true;
         } finally {
@@ -142,6 +149,20 @@ public final class KvsNode implements AutoCloseable {
         } catch (RuntimeException e) {
             if (!NodeStartException.isBindFailure(e)) throw e;
             throw NodeStartException.cannotListen(config.replicationBind(), config.replPort(), "replication port", e);
+        }
+    }
+
+    /** Publishes this node in its cluster on ZooKeeper and starts the lease a primary serves under. */
+    private void joinCluster() {
+        String client = config.advertisedClientAddress(port);
+        String replication = config.replicationBind() + ":" + replPort();
+        try {
+            coordination.start(client, replication);
+        } catch (Exception e) {
+            throw new NodeStartException(
+                    "cannot join cluster '" + config.cluster() + "' on ZooKeeper "
+                            + config.coordination().orElseThrow().zookeeper() + ": " + e.getMessage(),
+                    e);
         }
     }
 
@@ -342,6 +363,7 @@ public final class KvsNode implements AutoCloseable {
         run(expiry::close, failure);
         run(resp::close, failure);
         run(admin::close, failure);
+        if (coordination != null) run(coordination::close, failure);
         run(roles::close, failure);
         loops.shutdown(step -> run(step, failure));
         run(metrics::close, failure);

@@ -9,7 +9,8 @@ import io.netty.handler.codec.redis.RedisMessage;
  * number of arguments; no login yet ({@code -NOAUTH}, unless the command is {@link CommandSpec#NOAUTH});
  * a user whose role does not permit the command's flags ({@link CommandSpec#permits}: {@code -NOPERM},
  * counted and written to the {@link AclLog}); a data command on a node that is not the primary ({@link
- * BackupReadCommands#refusal}); a write on a primary whose writes are fenced. Owns no state; shared by
+ * BackupReadCommands#refusal}); a data command on a coordinated primary whose lease does not hold
+ * ({@link RoleMachine#leaseRefusal}); a write on a primary whose writes are fenced. Owns no state; shared by
  * the port's connections.
  */
 final class CommandRefusals {
@@ -39,6 +40,8 @@ final class CommandRefusals {
             if (!(role instanceof NodeRole.Primary p)) {
                 String refusal = BackupReadCommands.refusal(role, session, spec.has(CommandSpec.WRITE));
                 if (refusal != null) return Replies.error(refusal);
+            } else if (roles.leaseRefusal() != null) {
+                return Replies.error(roles.leaseRefusal()); // a coordinated primary without its lease
             } else if (spec.has(CommandSpec.WRITE) && p.writeFence() != null) {
                 return Replies.error(p.writeFence());
             }
