@@ -93,6 +93,7 @@ public final class KvsNode implements AutoCloseable {
         this.failover = new Failover(config, store, roles, writes, loops.replication);
         this.metrics = new NodeMetrics(store, roles);
         metrics.adminPort(adminStats);
+        if (coordination != null) metrics.coordination(coordination);
         metrics.clientLoops(loops.clients);
         this.expiry = new ActiveExpiry(store, roles, writes, config.mode(), expiredKeys, config.expiry());
         this.resp = respServer(config.tlsPorts().clients() ? portTls : null, stages);
@@ -138,7 +139,9 @@ public final class KvsNode implements AutoCloseable {
     private AdminServer adminServer(SslContext tls) {
         AdminServer server = new AdminServer(config, adminStats, loops.admin, tls);
         StatusRoutes.register(
-                server, () -> NodeStatus.of(config, store, roles, failover, metrics, adminStats), metrics::scrape);
+                server,
+                () -> NodeStatus.of(config, store, roles, failover, metrics, adminStats, coordination),
+                metrics::scrape);
         FailoverRoutes.register(server, roles, failover);
         return server;
     }

@@ -11,6 +11,10 @@ import dev.kvs.coordination.ZkPaths;
 import dev.kvs.server.config.CoordinationConfig;
 import dev.kvs.testing.cluster.TwoDc;
 import dev.kvs.wan.WanLink;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -80,6 +84,18 @@ class CoordinatedPrimaryTest {
         if (zookeeper != null) zookeeper.close();
     }
 
+    /** The body of {@code GET path} on the primary's admin port. */
+    private String admin(String path) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(
+                                        "http://127.0.0.1:" + dc.primary().adminPort() + path))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("GET %s: %s", path, r.body()).isEqualTo(200);
+        return r.body();
+    }
+
     /** The reply to {@code SET k v} (or its error), then to {@code GET k}, on the primary. */
     private String[] setAndGet(Jedis jedis) {
         return new String[] {reply(() -> jedis.set("k", "v")), reply(() -> jedis.get("k"))};
@@ -132,9 +148,19 @@ class CoordinatedPrimaryTest {
             assertThat(refusedAfterMs).isLessThanOrEqualTo(REFUSED_WITHIN_MS);
             assertThat(setAndGet(jedis))
                     .containsExactly("-CLUSTERDOWN The cluster is down", "-CLUSTERDOWN The cluster is down");
+            assertThat(jedis.info("replication")).contains("kvs_lease_held:0").contains("kvs_lease_alarm:1");
+            assertThat(admin("/status"))
+                    .contains("\"coordination\":{\"node\":\"" + id(dc.primary()) + "\"")
+                    .contains("\"alarm\":true")
+                    .containsPattern("\"lease\":\\{\"held\":false,\"millisLeft\":0,");
+            assertThat(admin("/metrics"))
+                    .contains("kvs_coordination_lease_held 0.0")
+                    .contains("kvs_coordination_lease_alarm 1.0");
 
             primaryToZk.resume();
             await("SET and GET served again").atMost(Duration.ofSeconds(15)).until(() -> serves(setAndGet(jedis)));
+            assertThat(jedis.info("replication")).contains("kvs_lease_held:1").contains("kvs_lease_alarm:0");
+            assertThat(admin("/metrics")).contains("kvs_coordination_lease_held 1.0");
         }
     }
 

@@ -13,6 +13,8 @@ import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
 import dev.kvs.server.internal.role.ServingLease;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -55,8 +57,11 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
      * @param connected whether its ZooKeeper session is connected now
      * @param sessionId the session's id in hex ({@code 0} before the first connection)
      * @param lease the lease: held, millis left, renewals, revocations, last revocation
+     * @param alarm true while this node is the primary and its lease does not hold: it refuses every
+     *     data command ({@code -CLUSTERDOWN})
      */
-    public record Status(String node, String shard, boolean connected, String sessionId, Lease.Status lease) {}
+    public record Status(
+            String node, String shard, boolean connected, String sessionId, Lease.Status lease, boolean alarm) {}
 
     private final CoordinationConfig settings;
     private final RoleMachine roles;
@@ -126,6 +131,25 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         return l != null && l.held();
     }
 
+    /** The lease and session in {@code INFO replication}; {@code kvs_lease_alarm:1} is the alarm. */
+    @Override
+    public Map<String, Object> infoFields() {
+        Status s = status();
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("kvs_coordination_node_id", s.node());
+        f.put("kvs_coordination_shard", s.shard());
+        f.put("kvs_coordination_connected", s.connected() ? 1 : 0);
+        f.put("kvs_coordination_session_id", s.sessionId());
+        f.put("kvs_lease_held", s.lease().held() ? 1 : 0);
+        f.put("kvs_lease_millis_left", s.lease().millisLeft());
+        f.put("kvs_lease_renewals", s.lease().renewals());
+        f.put("kvs_lease_failed_renewals", s.lease().failedRenewals());
+        f.put("kvs_lease_revocations", s.lease().revocations());
+        f.put("kvs_lease_last_revocation", s.lease().lastRevocation());
+        f.put("kvs_lease_alarm", s.alarm() ? 1 : 0);
+        return f;
+    }
+
     public String nodeId() {
         return nodeId;
     }
@@ -139,12 +163,9 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         } catch (Exception e) {
             // not connected after all: 0
         }
-        return new Status(
-                nodeId,
-                settings.shard(),
-                connected,
-                Long.toHexString(session),
-                l == null ? new Lease.Status(false, 0, 0, 0, 0, "") : l.status());
+        Lease.Status leaseNow = l == null ? new Lease.Status(false, 0, 0, 0, 0, "") : l.status();
+        boolean alarm = roles.current() instanceof NodeRole.Primary && !leaseNow.held();
+        return new Status(nodeId, settings.shard(), connected, Long.toHexString(session), leaseNow, alarm);
     }
 
     /**

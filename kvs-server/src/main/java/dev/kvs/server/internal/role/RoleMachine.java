@@ -75,6 +75,11 @@ public final class RoleMachine implements AutoCloseable {
         this.lease = lease;
     }
 
+    /** What a primary serves under ({@link ServingLease#ALWAYS} without coordination). */
+    public ServingLease lease() {
+        return lease;
+    }
+
     /**
      * Why this node, the primary, may not acknowledge a write or serve a read now although it is the
      * primary: its lease does not hold ({@link ServingLease#REFUSAL}); null if it may. One volatile read

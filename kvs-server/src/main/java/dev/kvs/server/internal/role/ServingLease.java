@@ -1,5 +1,7 @@
 package dev.kvs.server.internal.role;
 
+import java.util.Map;
+
 /**
  * A primary's right to acknowledge writes and serve reads, beyond being the primary: in a cluster
  * coordinated on ZooKeeper, its lease on its session (a volatile read: no I/O on the command path). A
@@ -21,4 +23,12 @@ public interface ServingLease {
 
     /** Whether the primary may serve now. Cheap: called for every data command. */
     boolean held();
+
+    /**
+     * What {@code INFO replication} shows about the lease, field by field in order ({@code
+     * kvs_lease_held}...); none for {@link #ALWAYS}, so a node without coordination shows what it did.
+     */
+    default Map<String, Object> infoFields() {
+        return Map.of();
+    }
 }
