@@ -303,6 +303,14 @@ public record NodeConfig(
     }
 
     /**
+     * The shard this node is a member of ({@code coordination.shard}), empty without coordination: sent
+     * and checked in the replication handshake, so that a miswired node cannot attach to another shard.
+     */
+    public String shard() {
+        return coordination.map(CoordinationConfig::shard).orElse("");
+    }
+
+    /**
      * This node's id in the cluster map and in {@code CLUSTER} replies: 40 lowercase hex digits, Redis's
      * form, the SHA-1 of the cluster and node names. Derived rather than generated and kept: a memory-only
      * node has no data directory to keep one in, the name already identifies the node in its cluster, and

@@ -385,6 +385,11 @@ public final class RoleMachine implements AutoCloseable {
         }
 
         @Override
+        public String shard() {
+            return config.shard();
+        }
+
+        @Override
         public String name() {
             return config.name();
         }
