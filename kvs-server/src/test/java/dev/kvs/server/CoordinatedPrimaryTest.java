@@ -156,6 +156,10 @@ class CoordinatedPrimaryTest {
             assertThat(admin("/metrics"))
                     .contains("kvs_coordination_lease_held 0.0")
                     .contains("kvs_coordination_lease_alarm 1.0");
+            try (Jedis backup = new Jedis(TwoDc.HOST, dc.backup().port())) {
+                backup.readonly(); // a backup serves READONLY reads whatever its lease: it has none to lose
+                await("the backup reads k").atMost(Duration.ofSeconds(5)).until(() -> "v".equals(backup.get("k")));
+            }
 
             primaryToZk.resume();
             await("SET and GET served again").atMost(Duration.ofSeconds(15)).until(() -> serves(setAndGet(jedis)));

@@ -384,6 +384,9 @@ public final class ServerCommand implements Callable<Integer> {
             if (shard != null) throw new IllegalArgumentException("--shard " + shard + " needs --zookeeper");
             return Optional.empty();
         }
+        if (shard == null && (file == null || file.shard() == null)) {
+            throw new IllegalArgumentException("--zookeeper " + zookeeper + " needs --shard");
+        }
         CoordinationConfig c = new CoordinationConfig(
                 zookeeper != null ? zookeeper : file.zookeeper(),
                 file == null ? Optional.empty() : file.credentials(),

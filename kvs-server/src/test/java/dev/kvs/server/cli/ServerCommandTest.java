@@ -281,6 +281,8 @@ class ServerCommandTest {
         assertThat(err.toString()).contains("--shard shard-0 needs --zookeeper");
         assertThat(run("--zookeeper", "zk1:2181,zk2", "--shard", "s")).isEqualTo(2);
         assertThat(err.toString()).contains("coordination.zookeeper is not HOST:PORT: zk2");
+        assertThat(run("--zookeeper", "zk1:2181")).isEqualTo(2);
+        assertThat(err.toString()).contains("--zookeeper zk1:2181 needs --shard");
         assertThat(started.get()).isNull();
     }
 
