@@ -12,6 +12,14 @@ public interface BackupNode {
     /** The cluster name; a primary of another cluster is rejected. */
     String cluster();
 
+    /**
+     * The shard of the cluster map this node is a member of, empty without coordination: a primary of
+     * another shard is rejected (neither side empty).
+     */
+    default String shard() {
+        return "";
+    }
+
     /** This node's name, sent in {@code Welcome}. */
     String name();
 

@@ -42,6 +42,8 @@ import dev.kvs.core.TxId;
  *     applied without a tombstone); at most {@code 65,536}, past which such a delete leaves a tombstone
  * @param refusals values that arrived intact but that the store would not take (full, too large,
  *     failing), reported to the primary, which keeps them and retries: the last reason and the counts
+ * @param lastRejection the last {@code Reject} this listener answered a {@code Hello} with, {@code REASON
+ *     message} (a primary of another cluster or shard, a stale epoch...); empty if none
  */
 public record BackupStatus(
         boolean keyChannelConnected,
@@ -72,4 +74,70 @@ public record BackupStatus(
         long tombstoneSweeps,
         long tombstoneSweepAbove,
         long deletesHeld,
-        ValueRefusals refusals) {}
+        ValueRefusals refusals,
+        String lastRejection) {
+
+    /** A status without a rejection sent. */
+    public BackupStatus(
+            boolean keyChannelConnected,
+            int valueChannels,
+            long epoch,
+            TxId contiguous,
+            boolean resyncing,
+            long unfinishedKeys,
+            long oldestUnfinishedAgeMillis,
+            long keyPackets,
+            long duplicateKeyPackets,
+            long resendsRequested,
+            long valuesApplied,
+            long valuesSuperseded,
+            long valuesNacked,
+            long assemblyBytes,
+            int pausedValueChannels,
+            boolean keyChannelPaused,
+            long bytesReceived,
+            long resyncs,
+            long keysRemovedByResync,
+            long refusedConnections,
+            long droppedConnections,
+            int connectionsInHandshake,
+            long asyncValuesAwaited,
+            long valuesNotAwaited,
+            long tombstonesCollected,
+            long tombstoneSweeps,
+            long tombstoneSweepAbove,
+            long deletesHeld,
+            ValueRefusals refusals) {
+        this(
+                keyChannelConnected,
+                valueChannels,
+                epoch,
+                contiguous,
+                resyncing,
+                unfinishedKeys,
+                oldestUnfinishedAgeMillis,
+                keyPackets,
+                duplicateKeyPackets,
+                resendsRequested,
+                valuesApplied,
+                valuesSuperseded,
+                valuesNacked,
+                assemblyBytes,
+                pausedValueChannels,
+                keyChannelPaused,
+                bytesReceived,
+                resyncs,
+                keysRemovedByResync,
+                refusedConnections,
+                droppedConnections,
+                connectionsInHandshake,
+                asyncValuesAwaited,
+                valuesNotAwaited,
+                tombstonesCollected,
+                tombstoneSweeps,
+                tombstoneSweepAbove,
+                deletesHeld,
+                refusals,
+                "");
+    }
+}

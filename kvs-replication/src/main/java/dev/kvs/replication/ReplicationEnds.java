@@ -179,6 +179,12 @@ public final class ReplicationEnds {
             return this;
         }
 
+        /** The shard this node is a member of, sent in the handshake; empty (the default) without one. */
+        public PrimaryBuilder shard(String shard) {
+            b.shard(shard);
+            return this;
+        }
+
         /** The cluster and this node's name, sent in the handshake. Default {@code kvs}, {@code kvs}. */
         public PrimaryBuilder identity(String cluster, String node) {
             b.identity(cluster, node);

@@ -17,6 +17,7 @@ import dev.kvs.server.internal.admin.AdminServer;
 import dev.kvs.server.internal.admin.FailoverRoutes;
 import dev.kvs.server.internal.admin.StatusRoutes;
 import dev.kvs.server.internal.cluster.ClusterView;
+import dev.kvs.server.internal.coordination.NodeCoordination;
 import dev.kvs.server.internal.expiry.ActiveExpiry;
 import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.failover.Failover;
@@ -57,6 +58,9 @@ public final class KvsNode implements AutoCloseable {
     private final Writes writes;
     private final Failover failover;
     private final NodeMetrics metrics;
+    /** The node's membership in a cluster coordinated on ZooKeeper; null without {@code coordination:}. */
+    private final NodeCoordination coordination;
+
     private final AdminPortStats adminStats = new AdminPortStats();
     /** Keys removed by active expiry: counted by it, shown by {@code INFO}. */
     private final AtomicLong expiredKeys = new AtomicLong();
@@ -84,10 +88,13 @@ public final class KvsNode implements AutoCloseable {
         this.loops = new EventLoops(config, transport);
         this.links = new ReplicationLinks(config, store, loops.replication, loops.replicationValues, stages);
         this.roles = new RoleMachine(config, epochFile, links);
+        this.coordination = config.coordination().isPresent() ? new NodeCoordination(config, roles) : null;
+        if (coordination != null) roles.serveUnder(coordination);
         this.writes = new Writes(store, roles, clock);
         this.failover = new Failover(config, store, roles, writes, loops.replication);
         this.metrics = new NodeMetrics(store, roles);
         metrics.adminPort(adminStats);
+        if (coordination != null) metrics.coordination(coordination);
         metrics.clientLoops(loops.clients);
         this.expiry = new ActiveExpiry(store, roles, writes, config.mode(), expiredKeys, config.expiry());
         this.resp = respServer(config.tlsPorts().clients() ? portTls : null, stages);
@@ -97,6 +104,7 @@ public final class KvsNode implements AutoCloseable {
             startRoles(from); // a backup binds its replication port here
             this.port = listenForClients(transport);
             this.adminPort = listenForAdmin();
+            if (coordination != null) joinCluster();
             expiry.start();
             started = true;
         } finally {
@@ -133,7 +141,9 @@ public final class KvsNode implements AutoCloseable {
     private AdminServer adminServer(SslContext tls) {
         AdminServer server = new AdminServer(config, adminStats, loops.admin, tls);
         StatusRoutes.register(
-                server, () -> NodeStatus.of(config, store, roles, failover, metrics, adminStats), metrics::scrape);
+                server,
+                () -> NodeStatus.of(config, store, roles, failover, metrics, adminStats, coordination),
+                metrics::scrape);
         FailoverRoutes.register(server, roles, failover);
         return server;
     }
@@ -144,6 +154,20 @@ public final class KvsNode implements AutoCloseable {
         } catch (RuntimeException e) {
             if (!NodeStartException.isBindFailure(e)) throw e;
             throw NodeStartException.cannotListen(config.replicationBind(), config.replPort(), "replication port", e);
+        }
+    }
+
+    /** Publishes this node in its cluster on ZooKeeper and starts the lease a primary serves under. */
+    private void joinCluster() {
+        String client = config.advertisedClientAddress(port);
+        String replication = config.replicationBind() + ":" + replPort();
+        try {
+            coordination.start(client, replication);
+        } catch (Exception e) {
+            throw new NodeStartException(
+                    "cannot join cluster '" + config.cluster() + "' on ZooKeeper "
+                            + config.coordination().orElseThrow().zookeeper() + ": " + e.getMessage(),
+                    e);
         }
     }
 
@@ -344,6 +368,7 @@ public final class KvsNode implements AutoCloseable {
         run(expiry::close, failure);
         run(resp::close, failure);
         run(admin::close, failure);
+        if (coordination != null) run(coordination::close, failure);
         run(roles::close, failure);
         loops.shutdown(step -> run(step, failure));
         run(metrics::close, failure);

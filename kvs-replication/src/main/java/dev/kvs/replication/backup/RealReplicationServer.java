@@ -310,6 +310,12 @@ public final class RealReplicationServer implements ReplicationServer {
         if (!node.cluster().equals(h.cluster())) {
             return reject(RejectReason.CLUSTER_MISMATCH, "cluster " + h.cluster() + " != " + node.cluster());
         }
+        String shard = node.shard();
+        if (!h.shard().isEmpty() && !shard.isEmpty() && !h.shard().equals(shard)) {
+            return reject(
+                    RejectReason.CLUSTER_MISMATCH,
+                    "shard " + h.shard() + " != " + shard + ": " + h.node() + " is the primary of another shard");
+        }
         // the epoch first: a deposed primary dialling its promoted backup must learn that it is stale
         long epoch = node.epoch();
         if (h.epoch() < epoch) {
@@ -384,8 +390,12 @@ public final class RealReplicationServer implements ReplicationServer {
         return handback;
     }
 
+    /** The last {@code Reject} sent, {@code REASON message}, for {@link BackupStatus#lastRejection()}. */
+    private volatile String lastRejection = "";
+
     private Frame reject(RejectReason reason, String message) {
         refusalLogs.rejected.warn("refused a replication channel: {} ({})", reason, message);
+        lastRejection = reason + " " + message;
         return new Frame.Reject(reason, node.epoch(), message);
     }
 
@@ -491,7 +501,8 @@ public final class RealReplicationServer implements ReplicationServer {
                 counters.tombstoneSweeps.sum(),
                 applier.tombstoneSweepAbove(),
                 applier.heldDeletes(),
-                refusals.snapshot());
+                refusals.snapshot(),
+                lastRejection);
     }
 
     @Override

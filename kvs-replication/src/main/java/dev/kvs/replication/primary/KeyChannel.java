@@ -359,7 +359,8 @@ final class KeyChannel {
                     link.keyLog().epoch(),
                     Frame.ChannelKind.KEY,
                     0,
-                    address == null ? "" : address));
+                    address == null ? "" : address,
+                    link.shard()));
         }
 
         @Override

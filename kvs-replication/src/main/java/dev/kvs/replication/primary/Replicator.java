@@ -77,6 +77,7 @@ public final class Replicator implements ReplicationLink {
         private KvStore store;
         private String cluster = "kvs";
         private String node = "kvs";
+        private String shard = "";
         private long epoch = 1;
         private long lastSeq;
         private InetSocketAddress peer;
@@ -129,6 +130,12 @@ public final class Replicator implements ReplicationLink {
         /** The store values are read from (required). */
         public Builder store(KvStore store) {
             this.store = Objects.requireNonNull(store, "store == null");
+            return this;
+        }
+
+        /** The shard this node is a member of, sent in the handshake; empty (the default) without one. */
+        public Builder shard(String shard) {
+            this.shard = Objects.requireNonNull(shard, "shard == null");
             return this;
         }
 
@@ -224,7 +231,8 @@ public final class Replicator implements ReplicationLink {
                 b.onConfirmed,
                 b.security,
                 b.clientAddress,
-                b.stages);
+                b.stages,
+                b.shard);
         this.stages = b.stages;
         this.resyncExecutor = Executors.newSingleThreadExecutor(r -> daemon(r, "kvs-resync"));
         this.afterReplyWindowNanos = config.heartbeatInterval().isZero()

@@ -79,7 +79,9 @@ final class ValueChannel {
                     Role.PRIMARY.label(),
                     link.keyLog().epoch(),
                     Frame.ChannelKind.VALUE,
-                    stream));
+                    stream,
+                    "",
+                    link.shard()));
         }
 
         @Override

@@ -60,7 +60,7 @@ import java.util.List;
  */
 public sealed interface Frame {
     /** Protocol version written in every frame; a peer speaking another version is rejected. */
-    byte VERSION = 7;
+    byte VERSION = 8;
 
     /** The kind of connection a {@link Hello} opens. */
     enum ChannelKind {
@@ -156,18 +156,41 @@ public sealed interface Frame {
      * Opens a channel. {@code stream} numbers value channels from 0; 0 for the key channel. {@code
      * clientAddress} is the dialling node's client (RESP) address, {@code host:port}, so that a backup
      * can name its primary in {@code -NOTPRIMARY} replies; empty when unknown (value and handback
-     * channels send it empty). Since version 4.
+     * channels send it empty). Since version 4. {@code shard} is the shard of the cluster map the dialling
+     * node is a member of, empty for a node without coordination: a backup of another shard refuses it
+     * ({@link RejectReason#CLUSTER_MISMATCH}), so a miswired node cannot attach to another shard; an
+     * empty shard on either side is not checked. Since version 8.
      */
     record Hello(
-            String cluster, String node, String role, long epoch, ChannelKind kind, int stream, String clientAddress)
+            String cluster,
+            String node,
+            String role,
+            long epoch,
+            ChannelKind kind,
+            int stream,
+            String clientAddress,
+            String shard)
             implements Frame {
         public Hello {
             if (clientAddress == null) throw new IllegalArgumentException("clientAddress == null (use \"\")");
+            if (shard == null) throw new IllegalArgumentException("shard == null (use \"\")");
         }
 
-        /** A {@code Hello} that advertises no client address. */
+        /** A {@code Hello} of a node without a shard. */
+        public Hello(
+                String cluster,
+                String node,
+                String role,
+                long epoch,
+                ChannelKind kind,
+                int stream,
+                String clientAddress) {
+            this(cluster, node, role, epoch, kind, stream, clientAddress, "");
+        }
+
+        /** A {@code Hello} that advertises no client address and no shard. */
         public Hello(String cluster, String node, String role, long epoch, ChannelKind kind, int stream) {
-            this(cluster, node, role, epoch, kind, stream, "");
+            this(cluster, node, role, epoch, kind, stream, "", "");
         }
     }
 

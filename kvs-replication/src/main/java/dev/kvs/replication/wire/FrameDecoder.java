@@ -155,7 +155,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                         readLong(in, "epoch"),
                         readChannelKind(in),
                         readInt(in, "stream"),
-                        readString(in, "clientAddress"));
+                        readString(in, "clientAddress"),
+                        readString(in, "shard"));
             case WELCOME:
                 return new Frame.Welcome(
                         readString(in, "cluster"),

@@ -99,7 +99,8 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
                     + 8
                     + 1
                     + 4
-                    + stringSize(h.clientAddress());
+                    + stringSize(h.clientAddress())
+                    + stringSize(h.shard());
         }
         if (frame instanceof Frame.Welcome w) {
             return stringSize(w.cluster()) + stringSize(w.node()) + stringSize(w.role()) + 8 + TXID_BYTES + 1;
@@ -178,6 +179,7 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
             writeEnum(out, h.kind());
             out.writeInt(h.stream());
             writeString(out, h.clientAddress());
+            writeString(out, h.shard());
         } else if (frame instanceof Frame.Welcome w) {
             writeString(out, w.cluster());
             writeString(out, w.node());

@@ -24,7 +24,7 @@ final class Samples {
         TxId t = TxId.of(3, 41);
         TxId big = TxId.of(Long.MAX_VALUE, Long.MAX_VALUE);
         return List.of(
-                new Frame.Hello("dc-east", "node-1", "primary", 3, ChannelKind.KEY, 0, "10.0.0.1:6380"),
+                new Frame.Hello("dc-east", "node-1", "primary", 3, ChannelKind.KEY, 0, "10.0.0.1:6380", "shard-0"),
                 new Frame.Hello("clüster-日本", "", "", 0, ChannelKind.VALUE, Integer.MAX_VALUE),
                 new Frame.Welcome("dc-east", "node-2", "backup", 3, t, false),
                 new Frame.Welcome("", "", "", Long.MAX_VALUE, TxId.ZERO, true),
@@ -137,6 +137,7 @@ final class Samples {
                         r.nextLong(),
                         pick(r, ChannelKind.values()),
                         r.nextInt(),
+                        string(r),
                         string(r));
             case 1:
                 return new Frame.Welcome(string(r), string(r), string(r), r.nextLong(), txId(r), r.nextBoolean());

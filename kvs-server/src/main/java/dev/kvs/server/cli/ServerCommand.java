@@ -7,11 +7,13 @@ import dev.kvs.replication.Role;
 import dev.kvs.server.KvsNode;
 import dev.kvs.server.config.ByteSize;
 import dev.kvs.server.config.ConfigException;
+import dev.kvs.server.config.CoordinationConfig;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.config.NodeConfigLoader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
@@ -163,6 +165,20 @@ public final class ServerCommand implements Callable<Integer> {
     private String peer;
 
     @Option(
+            names = "--zookeeper",
+            paramLabel = "HOST:PORT,...",
+            description = "Join the cluster's control plane on this ZooKeeper ensemble (coordination.zookeeper;"
+                    + " needs --shard): a primary then serves only under its lease; credentials from"
+                    + " coordination.credentials or " + CoordinationConfig.CREDENTIALS_ENV + " (default: none)")
+    private String zookeeper;
+
+    @Option(
+            names = "--shard",
+            paramLabel = "SHARD",
+            description = "The shard of the cluster map this node is a member of (coordination.shard)")
+    private String shard;
+
+    @Option(
             names = "--mode",
             paramLabel = "MODE",
             converter = ModeConverter.class,
@@ -307,7 +323,8 @@ public final class ServerCommand implements Callable<Integer> {
     }
 
     /**
-     * The configuration: defaults, then {@code --config}, then the flags and {@link #ADMIN_TOKEN_ENV}.
+     * The configuration: defaults, then {@code --config}, then the flags, {@link #ADMIN_TOKEN_ENV} and
+     * {@link CoordinationConfig#CREDENTIALS_ENV}.
      *
      * @throws ConfigException naming the bad field and its value
      */
@@ -342,6 +359,11 @@ public final class ServerCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }
+        try {
+            coordination(base.coordination().orElse(null)).ifPresent(b::coordination);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
         String token = env.apply(ADMIN_TOKEN_ENV);
         if (token != null && !token.isEmpty()) {
             try {
@@ -351,6 +373,27 @@ public final class ServerCommand implements Callable<Integer> {
             }
         }
         return NodeConfigLoader.build(b);
+    }
+
+    /**
+     * The {@code coordination:} section with {@code --zookeeper}, {@code --shard} and {@link
+     * CoordinationConfig#CREDENTIALS_ENV} over the file's; empty if neither names an ensemble.
+     */
+    private Optional<CoordinationConfig> coordination(CoordinationConfig file) {
+        if (file == null && zookeeper == null) {
+            if (shard != null) throw new IllegalArgumentException("--shard " + shard + " needs --zookeeper");
+            return Optional.empty();
+        }
+        if (shard == null && (file == null || file.shard() == null)) {
+            throw new IllegalArgumentException("--zookeeper " + zookeeper + " needs --shard");
+        }
+        CoordinationConfig c = new CoordinationConfig(
+                zookeeper != null ? zookeeper : file.zookeeper(),
+                file == null ? Optional.empty() : file.credentials(),
+                file == null ? CoordinationConfig.DEFAULT_SESSION_TIMEOUT : file.sessionTimeout(),
+                shard != null ? shard : file == null ? null : file.shard());
+        String credentials = env.apply(CoordinationConfig.CREDENTIALS_ENV);
+        return Optional.of(credentials == null || credentials.isEmpty() ? c : c.withCredentials(credentials));
     }
 
     /** {@code r} with flow control switched on or off, every other setting kept. */

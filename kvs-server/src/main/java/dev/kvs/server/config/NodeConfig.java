@@ -11,9 +11,13 @@ import dev.kvs.replication.TlsFiles;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -81,6 +85,8 @@ import java.util.Set;
  *     bind} and the bound port (a wildcard {@code bind} is replaced by the address the replication
  *     connection leaves from)
  * @param expiry how often and how much active expiry removes keys whose TTL has passed
+ * @param coordination how the node joins its cluster on ZooKeeper ({@code coordination:}); empty: it
+ *     is one node of a pair, with no control plane, as before
  */
 public record NodeConfig(
         String cluster,
@@ -117,7 +123,8 @@ public record NodeConfig(
         Optional<String> replBind,
         Optional<String> adminBind,
         Optional<String> advertise,
-        ExpiryConfig expiry) {
+        ExpiryConfig expiry,
+        Optional<CoordinationConfig> coordination) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -139,6 +146,12 @@ public record NodeConfig(
 
     public NodeConfig {
         requireText("cluster", cluster);
+        if (coordination == null) throw new IllegalArgumentException("coordination == null (use Optional.empty())");
+        if (coordination.isPresent() && !cluster.matches("[A-Za-z0-9_.-]{1,64}")) {
+            // it names the cluster's znode, /kvs/<cluster>
+            throw new IllegalArgumentException(
+                    "cluster must be 1-64 of [A-Za-z0-9_.-] with coordination (it names /kvs/<cluster>): " + cluster);
+        }
         requireText("name", name);
         if (role == null) throw new IllegalArgumentException("role is missing");
         requireText("bind", bind);
@@ -289,6 +302,30 @@ public record NodeConfig(
         return checkHostPort("peer", hostPort);
     }
 
+    /**
+     * The shard this node is a member of ({@code coordination.shard}), empty without coordination: sent
+     * and checked in the replication handshake, so that a miswired node cannot attach to another shard.
+     */
+    public String shard() {
+        return coordination.map(CoordinationConfig::shard).orElse("");
+    }
+
+    /**
+     * This node's id in the cluster map and in {@code CLUSTER} replies: 40 lowercase hex digits, Redis's
+     * form, the SHA-1 of the cluster and node names. Derived rather than generated and kept: a memory-only
+     * node has no data directory to keep one in, the name already identifies the node in its cluster, and
+     * whoever writes the cluster map can compute its members' ids. Renaming a node changes its id.
+     */
+    public String nodeId() {
+        try {
+            byte[] digest =
+                    MessageDigest.getInstance("SHA-1").digest((cluster + "/" + name).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-1", e);
+        }
+    }
+
     /** Checks {@code host:port}, returning it unchanged; errors name {@code field}. */
     public static String checkHostPort(String field, String hostPort) {
         int colon = hostPort == null ? -1 : hostPort.lastIndexOf(':');
@@ -374,6 +411,7 @@ public record NodeConfig(
         private FailoverConfig failover = FailoverConfig.defaults();
         private ExpiryConfig expiry = ExpiryConfig.defaults();
         private String clusterSecret;
+        private CoordinationConfig coordination;
         private boolean insecureReplication;
         private TlsFiles tls;
         private AdminConfig admin = AdminConfig.defaults();
@@ -560,6 +598,12 @@ public record NodeConfig(
             return this;
         }
 
+        /** {@code null} for none: the node is one of a pair, without ZooKeeper. */
+        public Builder coordination(CoordinationConfig v) {
+            coordination = v;
+            return this;
+        }
+
         /** {@code null} for none. At least 16 bytes; both nodes of a cluster must use the same one. */
         public Builder clusterSecret(String v) {
             clusterSecret = v;
@@ -641,6 +685,7 @@ public record NodeConfig(
             replBind = c.replBind.orElse(null);
             adminBind = c.adminBind.orElse(null);
             advertise = c.advertise.orElse(null);
+            coordination = c.coordination.orElse(null);
             return this;
         }
 
@@ -681,7 +726,8 @@ public record NodeConfig(
                     Optional.ofNullable(replBind),
                     Optional.ofNullable(adminBind),
                     Optional.ofNullable(advertise),
-                    expiry);
+                    expiry,
+                    Optional.ofNullable(coordination));
         }
     }
 }

@@ -46,7 +46,8 @@ import java.util.stream.Collectors;
  * ioPackConnections, clusterSecret, insecureReplication}; {@code clusterSecretFile} reads the secret from a file), the {@code tls:}
  * section ({@code certFile, keyFile, caFile, peerName, clients, admin, clientAuth}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
- * replication:} section (with its {@code flowControl:} subsection), the {@code failover:} section and
+ * replication:} section (with its {@code flowControl:} subsection), the {@code failover:} section, the
+ * {@code coordination:} section ({@code zookeeper, credentials, sessionTimeoutMs, shard}) and
  * the {@code admin:} section ({@code token, openReads, respCommands, trustLoopback, allowedHosts,
  * maxConnections, headTimeoutMs, idleTimeoutMs}) and the {@code users:} list
  * ({@code name, password | passwordSha256, role}; plain passwords are hashed as they are read).
@@ -169,6 +170,9 @@ public final class NodeConfigLoader {
         private ExpiryYaml expiry;
 
         @JsonProperty
+        private CoordinationYaml coordination;
+
+        @JsonProperty
         private String clusterSecret;
 
         @JsonProperty
@@ -208,6 +212,7 @@ public final class NodeConfigLoader {
                 }
                 if (failover != null) failover(toFailover(failover));
                 if (expiry != null) expiry(toExpiry(expiry));
+                if (coordination != null) coordination(toCoordination(coordination));
                 if (clusterSecret != null && clusterSecretFile != null) {
                     throw new IllegalArgumentException("set clusterSecret or clusterSecretFile, not both");
                 }
@@ -301,6 +306,21 @@ public final class NodeConfigLoader {
         } catch (IllegalArgumentException x) {
             throw new IllegalArgumentException("expiry." + x.getMessage(), x);
         }
+    }
+
+    /** The {@code coordination:} section; its messages never quote the credentials. */
+    private static CoordinationConfig toCoordination(CoordinationYaml c) {
+        if (c.zookeeper() == null) {
+            throw new IllegalArgumentException("coordination.zookeeper is missing: give host:port,... of the ensemble");
+        }
+        if (c.shard() == null) throw new IllegalArgumentException("coordination.shard is missing");
+        return new CoordinationConfig(
+                c.zookeeper(),
+                Optional.ofNullable(c.credentials()),
+                c.sessionTimeoutMs() == null
+                        ? CoordinationConfig.DEFAULT_SESSION_TIMEOUT
+                        : Duration.ofMillis(c.sessionTimeoutMs()),
+                c.shard());
     }
 
     private static FailoverConfig toFailover(FailoverYaml f) {
@@ -544,6 +564,7 @@ public final class NodeConfigLoader {
                 || type == ReplicationYaml.class
                 || type == FlowControlYaml.class
                 || type == FailoverYaml.class
+                || type == CoordinationYaml.class
                 || type == ExpiryYaml.class
                 || type == AdminYaml.class
                 || type == UserYaml.class
@@ -614,6 +635,9 @@ public final class NodeConfigLoader {
 
     /** The {@code expiry:} section: active expiry's rounds. */
     record ExpiryYaml(Long activeIntervalMs, Long maxKeysPerCycle) {}
+
+    /** The {@code coordination:} section. */
+    record CoordinationYaml(String zookeeper, String credentials, Long sessionTimeoutMs, String shard) {}
 
     /** The {@code failover:} section. */
     record FailoverYaml(String readPolicy, Long blockTimeoutMs, Long lostAfterMs, Long autoPromoteAfterMs) {}

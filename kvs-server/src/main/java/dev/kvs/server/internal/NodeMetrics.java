@@ -8,6 +8,7 @@ import dev.kvs.replication.ReplicationEnds;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.ValueRefusals;
+import dev.kvs.server.internal.coordination.NodeCoordination;
 import dev.kvs.server.internal.role.RoleMachine;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -537,6 +538,23 @@ public final class NodeMetrics implements AutoCloseable {
     }
 
     /** Meters of the admin port's guards: open connections, refused requests, closed connections. */
+    /** The lease of a node coordinated on ZooKeeper: whether it holds, its revocations, the alarm. */
+    public void coordination(NodeCoordination c) {
+        Gauge.builder("kvs.coordination.lease.held", c, n -> n.held() ? 1 : 0)
+                .description("1 while this node's lease on its ZooKeeper session holds (a primary serves only then)")
+                .register(registry);
+        FunctionCounter.builder(
+                        "kvs.coordination.lease.revocations",
+                        c,
+                        n -> n.status().lease().revocations())
+                .description("Times the lease was revoked at once: connection suspended or lost, member znode gone")
+                .register(registry);
+        Gauge.builder("kvs.coordination.lease.alarm", c, n -> n.status().alarm() ? 1 : 0)
+                .description("1 while this node is the primary and its lease does not hold: it refuses writes"
+                        + " and reads with -CLUSTERDOWN")
+                .register(registry);
+    }
+
     public void adminPort(AdminPortStats stats) {
         Gauge.builder("kvs.admin.connections", stats, s -> s.open().get())
                 .description("Admin HTTP connections open now (admin.maxConnections caps them)")

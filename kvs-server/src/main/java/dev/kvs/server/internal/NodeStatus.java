@@ -6,6 +6,7 @@ import dev.kvs.replication.BackupStatus;
 import dev.kvs.replication.ReplicationEnds;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.internal.coordination.NodeCoordination;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.role.RoleMachine;
@@ -39,6 +40,8 @@ import java.util.Set;
  * @param linkIntegrity how replication frames are protected on the way, and frames refused
  * @param adminPort what the admin port's guards refused and closed
  * @param clientMemory what client connections hold, against {@code maxClientMemory}
+ * @param coordination the node's session, lease and alarm in a cluster coordinated on ZooKeeper; null
+ *     without {@code coordination:}
  */
 public record NodeStatus(
         String name,
@@ -57,7 +60,8 @@ public record NodeStatus(
         Failover failover,
         LinkIntegrity linkIntegrity,
         AdminPortStats.Snapshot adminPort,
-        ClientMemory clientMemory) {
+        ClientMemory clientMemory,
+        NodeCoordination.Status coordination) {
 
     /**
      * How replication frames are protected against an on-path attacker.
@@ -150,6 +154,18 @@ public record NodeStatus(
             dev.kvs.server.internal.failover.Failover failover,
             NodeMetrics metrics,
             AdminPortStats adminPort) {
+        return of(config, store, roles, failover, metrics, adminPort, null);
+    }
+
+    /** {@link #of}, with the state of the node's coordination ({@code null}: none). */
+    public static NodeStatus of(
+            NodeConfig config,
+            KvStore store,
+            RoleMachine roles,
+            dev.kvs.server.internal.failover.Failover failover,
+            NodeMetrics metrics,
+            AdminPortStats adminPort,
+            NodeCoordination coordination) {
         NodeRole role = roles.current();
         ReadGate gate = roles.gate();
         StoreStats s = store.stats();
@@ -188,7 +204,8 @@ public record NodeStatus(
                         failover.handbackState()),
                 LinkIntegrity.of(config),
                 adminPort.snapshot(),
-                metrics.clientMemoryStatus());
+                metrics.clientMemoryStatus(),
+                coordination == null ? null : coordination.status());
     }
 
     /**

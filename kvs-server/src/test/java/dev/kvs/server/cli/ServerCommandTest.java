@@ -8,6 +8,7 @@ import dev.kvs.replication.FlowControlConfig;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.Role;
 import dev.kvs.server.NodeStartException;
+import dev.kvs.server.config.CoordinationConfig;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.config.NodeConfigLoader;
 import java.io.IOException;
@@ -255,6 +256,34 @@ class ServerCommandTest {
 
         assertThat(started.get().admin().token()).hasValue("from-the-environment-0123");
         assertThat(started.get().admin().openReads()).isFalse();
+    }
+
+    @Test
+    void zookeeperAndShardJoinTheClusterWithCredentialsFromTheEnvironment() {
+        assertThat(runWithEnv(
+                        Map.of(CoordinationConfig.CREDENTIALS_ENV, "kvs:s3cret"),
+                        "--zookeeper",
+                        "zk1:2181,zk2:2181",
+                        "--shard",
+                        "shard-0"))
+                .isZero();
+        CoordinationConfig c = started.get().coordination().orElseThrow();
+        assertThat(c.zookeeper()).isEqualTo("zk1:2181,zk2:2181");
+        assertThat(c.shard()).isEqualTo("shard-0");
+        assertThat(c.sessionTimeout()).isEqualTo(CoordinationConfig.DEFAULT_SESSION_TIMEOUT);
+        assertThat(c.credentials()).hasValue("kvs:s3cret");
+        assertThat(started.get().toString()).doesNotContain("s3cret");
+    }
+
+    @Test
+    void aShardWithoutZookeeperOrABadEnsembleExitsWithCode2QuotingTheValue() {
+        assertThat(run("--shard", "shard-0")).isEqualTo(2);
+        assertThat(err.toString()).contains("--shard shard-0 needs --zookeeper");
+        assertThat(run("--zookeeper", "zk1:2181,zk2", "--shard", "s")).isEqualTo(2);
+        assertThat(err.toString()).contains("coordination.zookeeper is not HOST:PORT: zk2");
+        assertThat(run("--zookeeper", "zk1:2181")).isEqualTo(2);
+        assertThat(err.toString()).contains("--zookeeper zk1:2181 needs --shard");
+        assertThat(started.get()).isNull();
     }
 
     @Test

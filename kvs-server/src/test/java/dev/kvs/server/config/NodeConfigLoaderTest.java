@@ -456,7 +456,7 @@ class NodeConfigLoaderTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(
                         "config error: unknown field 'prot' in kvs.yaml (known: admin, adminBind, adminPort, advertise,"
-                                + " authTimeoutSeconds, bind, bulkPreallocBytes, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile,"
+                                + " authTimeoutSeconds, bind, bulkPreallocBytes, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile, coordination,"
                                 + " dataDir, expiry, failover, insecureReplication, ioPackConnections, ioThreads, maxBulkBytes, maxClientMemory, maxClients,"
                                 + " maxMultibulkLength, mode, name, peer, port, protectedMode, replBind, replPort, replication,"
                                 + " requirepass, role, store, timeoutSeconds, tls, users)");

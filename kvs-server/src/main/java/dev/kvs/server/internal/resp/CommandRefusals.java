@@ -12,7 +12,9 @@ import io.netty.handler.codec.redis.RedisMessage;
  * a user whose role does not permit the command's flags ({@link CommandSpec#permits}: {@code -NOPERM},
  * counted and written to the {@link AclLog}); a data command on a node that is not the primary ({@link
  * BackupReadCommands#refusal}); on a clustered node, a data command whose keys span slots or belong to
- * another node ({@link SlotCheck}: {@code -CROSSSLOT}, {@code -MOVED}); a write on a primary whose writes are fenced. Owns no state; shared by
+ * another node ({@link SlotCheck}: {@code -CROSSSLOT}, {@code -MOVED}); a data command on a coordinated
+ * primary whose lease does not hold ({@link RoleMachine#leaseRefusal}); a write on a primary whose writes
+ * are fenced. Owns no state; shared by
  * the port's connections.
  */
 final class CommandRefusals {
@@ -49,6 +51,8 @@ final class CommandRefusals {
             if (!(role instanceof NodeRole.Primary p)) {
                 String refusal = BackupReadCommands.refusal(role, session, spec.has(CommandSpec.WRITE));
                 if (refusal != null) return Replies.error(refusal);
+            } else if (roles.leaseRefusal() != null) {
+                return Replies.error(roles.leaseRefusal()); // a coordinated primary without its lease
             } else if (spec.has(CommandSpec.WRITE) && p.writeFence() != null) {
                 return Replies.error(p.writeFence());
             }

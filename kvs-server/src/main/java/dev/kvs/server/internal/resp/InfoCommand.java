@@ -276,6 +276,7 @@ final class InfoCommand implements Command {
             line(b, "kvs_blocked_reads", node.readGate().blockedReads()); // READONLY reads of unfinished keys
         }
         line(b, "kvs_failback", node.failover().handbackState());
+        node.roles().lease().infoFields().forEach((k, v) -> line(b, k, v)); // a coordinated node's lease
         NodeStatus.LinkIntegrity integrity = NodeStatus.LinkIntegrity.of(node.config());
         // tls, mac (cluster secret without TLS: every frame after the handshake carries a MAC), none
         line(b, "kvs_replication_frame_protection", integrity.frameProtection());

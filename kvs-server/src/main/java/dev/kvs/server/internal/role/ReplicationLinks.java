@@ -55,6 +55,7 @@ public final class ReplicationLinks implements Links {
                 .config(config.replication())
                 .store(store)
                 .identity(config.cluster(), config.name())
+                .shard(config.shard())
                 .startAfter(epoch, lastSeq)
                 .peer(config.peerAddress().orElseThrow())
                 .group(group)

@@ -54,6 +54,9 @@ public final class RoleMachine implements AutoCloseable {
 
     private boolean closed; // guarded by this
 
+    /** What a primary serves under: {@link ServingLease#ALWAYS} unless the node is coordinated. */
+    private volatile ServingLease lease = ServingLease.ALWAYS;
+
     /**
      * @param epochFile where the epoch is kept, or null for a memory-only node
      */
@@ -62,6 +65,28 @@ public final class RoleMachine implements AutoCloseable {
         this.epochFile = epochFile;
         this.links = links;
         this.gate = new ReadGate(config.failover());
+    }
+
+    /**
+     * Makes a primary serve only while {@code lease} holds: set once, before {@link #start}, by a node
+     * that joins its cluster on ZooKeeper.
+     */
+    public void serveUnder(ServingLease lease) {
+        this.lease = lease;
+    }
+
+    /** What a primary serves under ({@link ServingLease#ALWAYS} without coordination). */
+    public ServingLease lease() {
+        return lease;
+    }
+
+    /**
+     * Why this node, the primary, may not acknowledge a write or serve a read now although it is the
+     * primary: its lease does not hold ({@link ServingLease#REFUSAL}); null if it may. One volatile read
+     * and a clock read.
+     */
+    public String leaseRefusal() {
+        return lease.held() ? null : ServingLease.REFUSAL;
     }
 
     /** What this node is now. */
@@ -357,6 +382,11 @@ public final class RoleMachine implements AutoCloseable {
         @Override
         public String cluster() {
             return config.cluster();
+        }
+
+        @Override
+        public String shard() {
+            return config.shard();
         }
 
         @Override

@@ -332,6 +332,8 @@ public final class Writes {
                     + " this node is a backup; write to the primary");
         }
         if (p.writeFence() != null) throw new NotWritableException(p.writeFence());
+        String lease = roles.leaseRefusal();
+        if (lease != null) throw new NotWritableException(lease);
         return p.writes().beginNow(mode); // commands run on event loops: never wait here
     }
 
