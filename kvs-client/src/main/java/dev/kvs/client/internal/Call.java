@@ -171,13 +171,14 @@ final class Call<T> implements Connection.Listener {
             return;
         }
         Redirects r = dispatcher.redirects;
+        Router next = r.movedTo(m.slot(), m.node()); // counted, and the topology refreshed, even if not followed
         if (++redirects > r.maxRedirects()) {
             fail(new TooManyRedirectsException(
                     command.describe() + " was redirected " + r.maxRedirects() + " times, the last by " + at.endpoint
                             + ": " + text + " (the cluster's slots are moving, or its nodes disagree)"));
             return;
         }
-        router = r.movedTo(m.slot(), m.node());
+        router = next;
         refused = new boolean[router.size()];
         droppedOnce = new boolean[refused.length];
         hops = 0;
