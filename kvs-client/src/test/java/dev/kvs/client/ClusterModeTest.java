@@ -98,6 +98,7 @@ class ClusterModeTest {
                 .resp();
         try (FakeRespServer before = FakeRespServer.start((c, n) -> {
                     if (c.get(0).equals("CLUSTER")) return shards.reply(c, n);
+                    if (c.get(0).equals("PING")) return "+PONG\r\n";
                     moved.set(true);
                     return "-MOVED " + HashSlots.slot(c.get(1).getBytes(StandardCharsets.UTF_8)) + " " + newOwner.get()
                             + "\r\n";
@@ -123,6 +124,33 @@ class ClusterModeTest {
                 assertThat(kvs.get("k-after")).isEqualTo("v");
                 assertThat(kvs.clusterStatus().orElseThrow().movedReplies()).isEqualTo(50);
                 assertThat(s.nodes()).isEqualTo(1); // the old owner's pool is closed: not in the topology
+            }
+        }
+    }
+
+    @Test
+    void aRefreshWaitsForTheLeastIntervalAfterThePrevious() {
+        AtomicReference<String> self = new AtomicReference<>();
+        AtomicReference<String> other = new AtomicReference<>();
+        try (FakeRespServer node = FakeRespServer.start((c, n) -> c.get(0).equals("CLUSTER")
+                        ? new ShardsReply()
+                                .shard(0, HashSlots.SLOTS - 1, ShardsReply.node(self.get(), "master", "online"))
+                                .resp()
+                        : "-MOVED " + HashSlots.slot(c.get(1).getBytes(StandardCharsets.UTF_8)) + " " + other.get()
+                                + "\r\n");
+                FakeRespServer owner = FakeRespServer.start((c, n) -> "$1\r\nv\r\n")) {
+            self.set(node.endpoint());
+            other.set(owner.endpoint());
+            try (KvsClient kvs = KvsClient.builder()
+                    .cluster(node.endpoint())
+                    .clusterRefreshMinInterval(Duration.ofMinutes(1))
+                    .build()) {
+                for (int i = 0; i < 5; i++) assertThat(kvs.get("k" + i)).isEqualTo("v"); // each one -MOVED
+                ClusterStatus s = kvs.clusterStatus().orElseThrow();
+                assertThat(s.movedReplies()).isEqualTo(5);
+                // the refresh they asked for waits its turn, a minute after the first read
+                assertThat(s.refreshes()).isEqualTo(1);
+                assertThat(node.count("CLUSTER") + owner.count("CLUSTER")).isEqualTo(1);
             }
         }
     }

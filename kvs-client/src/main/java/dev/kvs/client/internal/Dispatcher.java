@@ -115,6 +115,7 @@ final class Dispatcher {
         if (router != null) {
             for (EndpointPool p : router.pools()) p.close();
         } else {
+            slots.close();
             nodes.close();
         }
         var terminated = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);

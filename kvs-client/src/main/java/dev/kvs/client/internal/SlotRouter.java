@@ -236,6 +236,15 @@ final class SlotRouter implements Redirects {
         return r;
     }
 
+    /** Fails a refresh still in flight or waiting for its turn: the I/O threads that would run it stop. */
+    void close() {
+        CompletableFuture<Routes> f;
+        synchronized (this) {
+            f = refreshing;
+        }
+        if (f != null) f.completeExceptionally(new KvsClientException("client is closed"));
+    }
+
     /** The endpoint that most recently served a request of the first shard, or the first seed. */
     String activeEndpoint() {
         Routes r = routes;
