@@ -88,6 +88,15 @@ class ClusterModeRedisTest {
                 }
                 assertThat(kvs.get(k)).isEqualTo("v-" + k);
             }
+            for (int i = 0; i < keys.size(); i += 7) {
+                String k = keys.get(i);
+                int owner = RedisCluster.initialOwner(HashSlots.slot(k.getBytes(StandardCharsets.UTF_8)));
+                assertThat(kvs.exists(k.getBytes(StandardCharsets.UTF_8))).isTrue();
+                assertThat(kvs.delete(k)).as("seed %d key %s", seed, k).isTrue();
+                assertThat(nodes[owner].call("EXISTS", k))
+                        .as("seed %d key %s", seed, k)
+                        .isEqualTo(0L);
+            }
             // routed by slot from the start: no node had to redirect the client
             assertThat(kvs.clusterStatus().orElseThrow().movedReplies())
                     .as("seed %d", seed)
