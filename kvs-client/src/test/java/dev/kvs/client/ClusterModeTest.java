@@ -154,4 +154,21 @@ class ClusterModeTest {
             }
         }
     }
+
+    @Test
+    void noSeedAnsweringFailsTypedAndIsCounted() {
+        try (FakeRespServer plain = FakeRespServer.start((c, n) -> "-ERR unknown command 'CLUSTER'\r\n");
+                KvsClient kvs = KvsClient.builder()
+                        .cluster(plain.endpoint(), "127.0.0.1:1")
+                        .build()) {
+            assertThatThrownBy(() -> kvs.get("k"))
+                    .isInstanceOf(NoPrimaryException.class)
+                    .hasMessageContaining("cannot read the cluster's topology: no node answered CLUSTER SHARDS: "
+                            + plain.endpoint() + " (ERR unknown command 'CLUSTER') 127.0.0.1:1 (CONNECT_FAILED");
+            ClusterStatus s = kvs.clusterStatus().orElseThrow();
+            assertThat(s.failedRefreshes()).isEqualTo(1);
+            assertThat(s.refreshes()).isZero();
+            assertThat(s.lastRefreshError()).startsWith("no node answered CLUSTER SHARDS:");
+        }
+    }
 }

@@ -15,8 +15,9 @@ import java.util.concurrent.CompletableFuture;
  * {@link Router} picks, moved on when that endpoint refuses it or is unreachable, resent after a
  * connection loss only if it is a read, and retried with {@link Backoff} while it is answered
  * {@code -UNFINISHED}. In cluster mode a {@code -MOVED slot host:port} reply (nothing was executed)
- * moves it to the named node's shard, at most {@link Redirects#maxRedirects()} times. Attempts never overlap, so its state needs no lock: each attempt is handed over
- * through an event loop's task queue or a completed future, which orders the accesses.
+ * moves it to the named node's shard, at most {@link Redirects#maxRedirects()} times. Attempts never
+ * overlap, so its state needs no lock: each attempt is handed over through an event loop's task queue
+ * or a completed future, which orders the accesses.
  */
 final class Call<T> implements Connection.Listener {
     private final Dispatcher dispatcher;
@@ -60,7 +61,8 @@ final class Call<T> implements Connection.Listener {
         if (++hops > 2 * refused.length + 2) {
             i = -1;
         } else if (named >= 0 && !refused[named]) {
-            i = named; // a backup told us where the primary is: go there, even if it is passed over for now
+            // a backup told us where the primary is, or -MOVED where the slot is: go there, even if passed over
+            i = named;
         } else {
             i = router.select(refused);
         }
