@@ -37,6 +37,12 @@ final class RedisCluster implements AutoCloseable {
     private final List<Path> dirs = new ArrayList<>();
     private final List<Integer> ports = new ArrayList<>();
     private final List<String> ids = new ArrayList<>();
+    /** Stops the servers if the JVM exits before {@link #close()}. */
+    private final Thread stopOnExit = new Thread(this::stopProcesses, "redis-cluster-stop");
+
+    private RedisCluster() {
+        Runtime.getRuntime().addShutdownHook(stopOnExit);
+    }
 
     /** The {@code redis-server} on {@code PATH}, if any. */
     static Optional<Path> redisServer() {
@@ -202,6 +208,16 @@ final class RedisCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopOnExit);
+        } catch (IllegalStateException exiting) {
+            // the hook runs
+        }
+        stopProcesses();
+        deleteDirs();
+    }
+
+    private void stopProcesses() {
         for (Process p : processes) p.destroyForcibly();
         for (Process p : processes) {
             try {
@@ -210,6 +226,9 @@ final class RedisCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    private void deleteDirs() {
         for (Path d : dirs) {
             try (Stream<Path> files = Files.walk(d)) {
                 files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
