@@ -13,12 +13,31 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * A client of a kvs cluster: a primary in the main DC and a backup in another, listed as endpoints
  * in order of preference. Build one with {@link #builder()}, share it between threads, and close it
  * when done.
+ *
+ * <h2>Cluster mode</h2>
+ * Built with {@link Builder#cluster(String...)} instead of {@link Builder#endpoints(String...)}, the
+ * client serves a sharded cluster (kvs nodes with cluster settings, or a Redis 7 cluster). It reads
+ * the topology with {@code CLUSTER SHARDS} from the seeds (then from the nodes it learned), on the
+ * first request, and sends each request to the shard that serves its key's hash slot ({@code
+ * CRC16(key) mod 16384}, {@code {hash tags}} included, as Redis Cluster). Each shard is a pair as
+ * above: its primary first, its replica as the backup, with the same failover, retries and typed
+ * exceptions. A {@code -MOVED slot host:port} reply (nothing was executed) sends the request to the
+ * node it names and asks for a refresh of the topology (one at a time, at most one per {@link
+ * Builder#clusterRefreshMinInterval(Duration) clusterRefreshMinInterval}); a request that meets more
+ * than {@link Builder#maxRedirects(int) maxRedirects} of them fails with {@link
+ * TooManyRedirectsException}. {@code -ASK} (a slot being migrated) is not followed: it fails as any
+ * other error, with {@link KvsClientException}. {@link #getAll(List)} and {@link #putAll(List, List)}
+ * send one {@code MGET}/{@code MSET} per slot (a node answers {@code -CROSSSLOT} to keys of two slots),
+ * concurrently, and join the replies in the caller's order: {@code putAll} is then atomic per slot
+ * only, and when one slot's part fails the others may have been applied. {@link #clusterStatus()}
+ * says what the client knows of the topology. No ZooKeeper is needed in the application.
  *
  * <h2>Where requests go</h2>
  * Every request goes to the most preferred endpoint that is up and primary. An endpoint that cannot
@@ -185,8 +204,15 @@ public interface KvsClient extends AutoCloseable {
     CompletableFuture<String> pingAsync();
 
     /**
+     * In cluster mode, the topology the client routes by and how it got there (shards, last refresh,
+     * refresh and {@code -MOVED} counts, and the bounds in force); empty for a client of one pair.
+     */
+    Optional<ClusterStatus> clusterStatus();
+
+    /**
      * The endpoint ({@code host:port}, as configured) that most recently served a request, i.e.
-     * answered as a primary; before the first request, the most preferred one.
+     * answered as a primary; before the first request, the most preferred one. In cluster mode, that
+     * of the topology's first shard (before the topology is read, the first seed).
      */
     String activeEndpoint();
 
@@ -202,11 +228,14 @@ public interface KvsClient extends AutoCloseable {
     /**
      * Configures and builds a {@link KvsClient}. Each setter rejects a bad value at once with an
      * {@link IllegalArgumentException} (or {@link NullPointerException}) that quotes it; {@link
-     * #build()} checks that endpoints were given. Not thread-safe; a builder may build several
+     * #build()} checks that endpoints or cluster seeds (not both) were given. Not thread-safe; a builder may build several
      * clients.
      */
     final class Builder {
         private List<Endpoint> endpoints = List.of();
+        private List<Endpoint> clusterSeeds = List.of();
+        private int maxRedirects = 5;
+        private Duration clusterRefreshMinInterval = Duration.ofSeconds(1);
         private String user;
         private String password;
         private Duration connectTimeout = Duration.ofSeconds(2);
@@ -239,15 +268,47 @@ public interface KvsClient extends AutoCloseable {
 
         /** {@link #endpoints(String...)} from a list. */
         public Builder endpoints(List<String> hostPorts) {
-            Objects.requireNonNull(hostPorts, "hostPorts");
-            if (hostPorts.isEmpty()) throw new IllegalArgumentException("endpoints is empty: []");
-            List<Endpoint> parsed = new ArrayList<>(hostPorts.size());
-            for (String hp : hostPorts) {
-                Endpoint e = Endpoint.parse(hp);
-                if (parsed.contains(e)) throw new IllegalArgumentException("endpoint is listed twice: " + hp);
-                parsed.add(e);
-            }
-            endpoints = List.copyOf(parsed);
+            endpoints = parseAll("endpoints", hostPorts);
+            return this;
+        }
+
+        /**
+         * Cluster mode (see the class comment): {@code host:port} of one or more nodes of the cluster,
+         * any of which can answer {@code CLUSTER SHARDS}; the client learns the others from it. Instead
+         * of {@link #endpoints(String...)}.
+         *
+         * @throws IllegalArgumentException if none is given, one is not {@code HOST:PORT} (quoted), or
+         *     one is listed twice
+         */
+        public Builder cluster(String... seeds) {
+            Objects.requireNonNull(seeds, "seeds");
+            return cluster(Arrays.asList(seeds));
+        }
+
+        /** {@link #cluster(String...)} from a list. */
+        public Builder cluster(List<String> seeds) {
+            clusterSeeds = parseAll("cluster seeds", seeds);
+            return this;
+        }
+
+        /**
+         * In cluster mode, how many {@code -MOVED} replies one request follows (default 5, as Jedis's
+         * {@code maxAttempts}); one more fails it with {@link TooManyRedirectsException}. 0 follows
+         * none.
+         */
+        public Builder maxRedirects(int redirects) {
+            if (redirects < 0 || redirects > 100)
+                throw new IllegalArgumentException("maxRedirects is not in 0..100: " + redirects);
+            maxRedirects = redirects;
+            return this;
+        }
+
+        /**
+         * In cluster mode, the least time between the starts of two topology refreshes (default 1 s):
+         * a burst of {@code -MOVED} replies costs one {@code CLUSTER SHARDS}, not one each.
+         */
+        public Builder clusterRefreshMinInterval(Duration interval) {
+            clusterRefreshMinInterval = positive("clusterRefreshMinInterval", interval);
             return this;
         }
 
@@ -418,8 +479,14 @@ public interface KvsClient extends AutoCloseable {
          * @throws IllegalArgumentException if the TLS files are not a usable CA, certificate or key
          */
         public KvsClient build() {
-            if (endpoints.isEmpty())
-                throw new IllegalStateException("endpoints are missing: call endpoints(\"host:port\", ...)");
+            if (!endpoints.isEmpty() && !clusterSeeds.isEmpty())
+                throw new IllegalStateException("both endpoints " + endpoints + " and cluster seeds " + clusterSeeds
+                        + " were given: a client serves one pair or one cluster");
+            boolean clustered = !clusterSeeds.isEmpty();
+            if (endpoints.isEmpty() && !clustered)
+                throw new IllegalStateException(
+                        "endpoints are missing: call endpoints(\"host:port\", ...) or cluster(\"host:port\", ...)");
+            List<Endpoint> addresses = clustered ? clusterSeeds : endpoints;
             if (tlsCertFile != null && tlsCaFile == null)
                 throw new IllegalStateException(
                         "tlsClientCertificate needs tls(caFile): the CA servers are checked with");
@@ -432,9 +499,9 @@ public interface KvsClient extends AutoCloseable {
                             1,
                             Math.min(
                                     Runtime.getRuntime().availableProcessors(),
-                                    connectionsPerEndpoint * endpoints.size()));
+                                    clustered ? Integer.MAX_VALUE : connectionsPerEndpoint * endpoints.size()));
             return RealKvsClient.create(new ClientConfig(
-                    endpoints,
+                    addresses,
                     user,
                     password,
                     connectTimeout,
@@ -446,7 +513,20 @@ public interface KvsClient extends AutoCloseable {
                     maxPending,
                     clientName,
                     threads,
-                    tls));
+                    tls,
+                    clustered ? new ClientConfig.Cluster(maxRedirects, clusterRefreshMinInterval) : null));
+        }
+
+        private static List<Endpoint> parseAll(String field, List<String> hostPorts) {
+            Objects.requireNonNull(hostPorts, "hostPorts");
+            if (hostPorts.isEmpty()) throw new IllegalArgumentException(field + " is empty: []");
+            List<Endpoint> parsed = new ArrayList<>(hostPorts.size());
+            for (String hp : hostPorts) {
+                Endpoint e = Endpoint.parse(hp);
+                if (parsed.contains(e)) throw new IllegalArgumentException("endpoint is listed twice: " + hp);
+                parsed.add(e);
+            }
+            return List.copyOf(parsed);
         }
 
         private static String requireText(String field, String value) {

@@ -104,4 +104,41 @@ class KvsClientBuilderTest {
                     .hasMessageContaining("127.0.0.1:1 (cannot connect");
         }
     }
+
+    @Test
+    void clusterSettingsAreCheckedAndQuoted() {
+        assertThatThrownBy(() -> KvsClient.builder().cluster())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cluster seeds is empty: []");
+        assertThatThrownBy(() -> KvsClient.builder().cluster("a:1", "a:1")).hasMessage("endpoint is listed twice: a:1");
+        assertThatThrownBy(() -> KvsClient.builder().cluster("a")).hasMessage("endpoint is not HOST:PORT: a");
+        assertThatThrownBy(() -> KvsClient.builder().maxRedirects(-1)).hasMessage("maxRedirects is not in 0..100: -1");
+        assertThatThrownBy(() -> KvsClient.builder().maxRedirects(101))
+                .hasMessage("maxRedirects is not in 0..100: 101");
+        assertThatThrownBy(() -> KvsClient.builder().clusterRefreshMinInterval(Duration.ZERO))
+                .hasMessage("clusterRefreshMinInterval <= 0: PT0S");
+        assertThatThrownBy(() ->
+                        KvsClient.builder().endpoints("a:1").cluster("b:2").build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("both endpoints [a:1] and cluster seeds [b:2] were given: a client serves one pair or one"
+                        + " cluster");
+    }
+
+    @Test
+    void aPairClientHasNoClusterStatusAndAClusterClientStartsEmpty() {
+        try (KvsClient pair = KvsClient.builder().endpoints("127.0.0.1:1").build()) {
+            assertThat(pair.clusterStatus()).isEmpty();
+        }
+        try (KvsClient cluster =
+                KvsClient.builder().cluster("127.0.0.1:1").maxRedirects(3).build()) {
+            ClusterStatus s = cluster.clusterStatus().orElseThrow();
+            assertThat(s.shards()).isZero();
+            assertThat(s.lastRefresh()).isNull();
+            assertThat(s.refreshes()).isZero();
+            assertThat(s.maxRedirects()).isEqualTo(3);
+            assertThat(s.refreshMinInterval()).isEqualTo(Duration.ofSeconds(1));
+            assertThat(s.maxPendingPerConnection()).isEqualTo(10_000);
+            assertThat(cluster.activeEndpoint()).isEqualTo("127.0.0.1:1");
+        }
+    }
 }

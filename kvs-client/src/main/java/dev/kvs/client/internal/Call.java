@@ -4,6 +4,7 @@ import dev.kvs.client.ConnectionLostException;
 import dev.kvs.client.KvsClientException;
 import dev.kvs.client.NoPrimaryException;
 import dev.kvs.client.TooManyPendingRequestsException;
+import dev.kvs.client.TooManyRedirectsException;
 import dev.kvs.client.UnfinishedKeyException;
 import java.time.Duration;
 import java.util.Arrays;
@@ -13,29 +14,38 @@ import java.util.concurrent.CompletableFuture;
  * One request from the caller's point of view, across its attempts: it is sent to the endpoint the
  * {@link Router} picks, moved on when that endpoint refuses it or is unreachable, resent after a
  * connection loss only if it is a read, and retried with {@link Backoff} while it is answered
- * {@code -UNFINISHED}. Attempts never overlap, so its state needs no lock: each attempt is handed over
- * through an event loop's task queue or a completed future, which orders the accesses.
+ * {@code -UNFINISHED}. In cluster mode a {@code -MOVED slot host:port} reply (nothing was executed)
+ * moves it to the named node's shard, at most {@link Redirects#maxRedirects()} times. Attempts never
+ * overlap, so its state needs no lock: each attempt is handed over through an event loop's task queue
+ * or a completed future, which orders the accesses.
  */
 final class Call<T> implements Connection.Listener {
     private final Dispatcher dispatcher;
     final Command<T> command;
     final CompletableFuture<T> result = new CompletableFuture<>();
-    private final boolean[] refused;
-    private final boolean[] droppedOnce;
+    /** The endpoints this request may go to: the pair, or in cluster mode the shard of its slot. */
+    private Router router;
+    /** Indexed like the router's pools. */
+    private boolean[] refused;
+
+    private boolean[] droppedOnce;
     private final StringBuilder passedOver = new StringBuilder();
     private Throwable lastCause;
     private int hops;
+    private int redirects;
     private EndpointPool at;
-    /** The endpoint a {@code -NOTPRIMARY} reply named as the primary, for the next attempt; or null. */
-    private EndpointPool named;
+    private int atIndex;
+    /** The endpoint a {@code -NOTPRIMARY} or {@code -MOVED} reply named, for the next attempt; or -1. */
+    private int named = -1;
 
     private int unfinishedRetries;
     private long unfinishedDeadlineNanos;
 
-    Call(Dispatcher dispatcher, Command<T> command) {
+    Call(Dispatcher dispatcher, Router router, Command<T> command) {
         this.dispatcher = dispatcher;
         this.command = command;
-        this.refused = new boolean[dispatcher.router.size()];
+        this.router = router;
+        this.refused = new boolean[router.size()];
         this.droppedOnce = new boolean[refused.length];
     }
 
@@ -47,21 +57,24 @@ final class Call<T> implements Connection.Listener {
             return;
         }
         // each endpoint may cost two hops (dropped once, then refused): a bound against a loop
-        EndpointPool p;
+        int i;
         if (++hops > 2 * refused.length + 2) {
-            p = null;
-        } else if (named != null && !refused[named.index]) {
-            p = named; // a backup told us where the primary is: go there, even if it is passed over for now
+            i = -1;
+        } else if (named >= 0 && !refused[named]) {
+            // a backup told us where the primary is, or -MOVED where the slot is: go there, even if passed over
+            i = named;
         } else {
-            p = dispatcher.router.select(refused);
+            i = router.select(refused);
         }
-        named = null;
-        if (p == null) {
+        named = -1;
+        if (i < 0) {
             fail(new NoPrimaryException(
                     "no endpoint is up and primary for " + command.describe() + ":" + passedOver, lastCause));
             return;
         }
+        EndpointPool p = router.pool(i);
         at = p;
+        atIndex = i;
         if (!p.connection().send(command, this)) {
             fail(new TooManyPendingRequestsException(
                     dispatcher.maxPending + " requests already in flight on a connection to " + p.endpoint + "; "
@@ -71,7 +84,7 @@ final class Call<T> implements Connection.Listener {
 
     @Override
     public void onValue(Object value) {
-        dispatcher.router.served(at);
+        router.served(at);
         @SuppressWarnings("unchecked")
         T t = (T) value;
         if (result.complete(t)) dispatcher.done(this);
@@ -84,11 +97,15 @@ final class Call<T> implements Connection.Listener {
             at.suspend(text);
             refuse(text, null);
             Endpoint primary = ServerErrors.primaryNamed(text);
-            if (primary != null) named = dispatcher.router.find(primary);
+            if (primary != null) named = router.find(primary);
             attempt();
             return;
         }
-        dispatcher.router.served(at);
+        if (kind == ServerErrors.Kind.MOVED && dispatcher.redirects != null) {
+            moved(text);
+            return;
+        }
+        router.served(at);
         if (kind == ServerErrors.Kind.UNFINISHED || kind == ServerErrors.Kind.FENCED) {
             // both pass: a value still arriving; a switchover in progress or a restarted primary
             // waiting for its backup (nothing was written; then -NOTPRIMARY moves us on)
@@ -148,6 +165,30 @@ final class Call<T> implements Connection.Listener {
         }
     }
 
+    /** {@code -MOVED slot host:port}: the slot is served elsewhere; nothing was executed here. */
+    private void moved(String text) {
+        ServerErrors.Moved m = ServerErrors.moved(text);
+        if (m == null) {
+            fail(ServerErrors.toException(text, command.keys));
+            return;
+        }
+        Redirects r = dispatcher.redirects;
+        Router next = r.movedTo(m.slot(), m.node()); // counted, and the topology refreshed, even if not followed
+        if (++redirects > r.maxRedirects()) {
+            fail(new TooManyRedirectsException(
+                    command.describe() + " was redirected " + r.maxRedirects() + " times, the last by " + at.endpoint
+                            + ": " + text + " (the cluster's slots are moving, or its nodes disagree)"));
+            return;
+        }
+        router = next;
+        refused = new boolean[router.size()];
+        droppedOnce = new boolean[refused.length];
+        hops = 0;
+        named = router.find(m.node());
+        note(text, null);
+        attempt();
+    }
+
     private void retryUnfinished(String text) {
         long now = System.nanoTime();
         if (unfinishedRetries == 0) unfinishedDeadlineNanos = now + dispatcher.unfinishedRetryDeadlineNanos;
@@ -182,17 +223,17 @@ final class Call<T> implements Connection.Listener {
 
     /** A connection dropped: reconnecting once is worth it (the node may be fine), twice is not. */
     private void dropped(String why, Throwable cause) {
-        if (droppedOnce[at.index]) {
+        if (droppedOnce[atIndex]) {
             at.suspend(why + " twice");
             refuse(why + " twice", cause);
         } else {
-            droppedOnce[at.index] = true;
+            droppedOnce[atIndex] = true;
             note(why, cause);
         }
     }
 
     private void refuse(String why, Throwable cause) {
-        refused[at.index] = true;
+        refused[atIndex] = true;
         note(why, cause);
     }
 

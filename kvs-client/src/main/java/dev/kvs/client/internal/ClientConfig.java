@@ -14,6 +14,7 @@ import java.util.List;
  * @param mode KVS.MODE to send on connect ({@link ReplicationMode#SERVER_DEFAULT}: none)
  * @param clientName CLIENT SETNAME to send on connect, or null
  * @param tls the TLS context connections use, or null for plain TCP
+ * @param cluster cluster mode's settings ({@code endpoints} are then its seeds), or null for a pair
  */
 public record ClientConfig(
         List<Endpoint> endpoints,
@@ -28,4 +29,14 @@ public record ClientConfig(
         int maxPending,
         String clientName,
         int eventLoopThreads,
-        SslContext tls) {}
+        SslContext tls,
+        Cluster cluster) {
+
+    /**
+     * Cluster mode's settings.
+     *
+     * @param maxRedirects {@code -MOVED} replies one request follows
+     * @param refreshMinInterval least time between the starts of two topology refreshes
+     */
+    public record Cluster(int maxRedirects, Duration refreshMinInterval) {}
+}

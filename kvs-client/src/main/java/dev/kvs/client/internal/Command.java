@@ -84,6 +84,16 @@ final class Command<T> {
         return new Command<>("PING", new byte[][] {PING}, List.of(), true, Replies.SIMPLE);
     }
 
+    /** {@code CLUSTER SHARDS}, decoded as the {@link Topology} a TLS client ({@code tls}) or a plain one sees. */
+    static Command<Topology> clusterShards(boolean tls) {
+        return new Command<>(
+                "CLUSTER SHARDS",
+                new byte[][] {ascii("CLUSTER"), ascii("SHARDS")},
+                List.of(),
+                true,
+                Topology.decoder(tls));
+    }
+
     static Command<Void> auth(String user, String password) {
         byte[][] args = user == null
                 ? new byte[][] {ascii("AUTH"), utf8(password)}

@@ -20,7 +20,6 @@ final class EndpointPool {
     private static final Logger log = LoggerFactory.getLogger(EndpointPool.class);
 
     final Endpoint endpoint;
-    final int index;
     private final Bootstrap bootstrap;
     private final List<Command<?>> handshake;
     private final int maxPending;
@@ -33,9 +32,8 @@ final class EndpointPool {
     private volatile boolean suspended;
     private volatile long suspendedUntilNanos;
 
-    EndpointPool(Endpoint endpoint, int index, Bootstrap bootstrap, List<Command<?>> handshake, ClientConfig config) {
+    EndpointPool(Endpoint endpoint, Bootstrap bootstrap, List<Command<?>> handshake, ClientConfig config) {
         this.endpoint = endpoint;
-        this.index = index;
         this.bootstrap = bootstrap;
         this.handshake = handshake;
         this.maxPending = config.maxPending();

@@ -1,5 +1,6 @@
 package dev.kvs.client.internal;
 
+import dev.kvs.client.ClusterStatus;
 import dev.kvs.client.KvsClient;
 import dev.kvs.client.KvsClientException;
 import dev.kvs.client.ReplicationMode;
@@ -12,16 +13,22 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** The {@link KvsClient} over Netty: commands built here, run by a {@link Dispatcher}. */
+/**
+ * The {@link KvsClient} over Netty: commands built here, run by a {@link Dispatcher}; in cluster mode
+ * multi-key commands are split by slot first ({@link SlotGroups}).
+ */
 public final class RealKvsClient implements KvsClient {
     private final Dispatcher dispatcher;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -48,9 +55,13 @@ public final class RealKvsClient implements KvsClient {
         // TLS 1.3: a server refusing our certificate says so after our handshake ended; a round trip
         // before the connection counts as ready makes that a failed connect, never a lost request
         if (config.tls() != null && handshake.isEmpty()) handshake.add(Command.ping());
+        if (config.cluster() != null) {
+            NodePools nodes = new NodePools(bootstrap, List.copyOf(handshake), config);
+            return new RealKvsClient(new Dispatcher(new SlotRouter(nodes, group, config), nodes, group, config));
+        }
         List<EndpointPool> pools = new ArrayList<>();
         for (Endpoint e : config.endpoints()) {
-            pools.add(new EndpointPool(e, pools.size(), bootstrap, List.copyOf(handshake), config));
+            pools.add(new EndpointPool(e, bootstrap, List.copyOf(handshake), config));
         }
         return new RealKvsClient(new Dispatcher(new Router(pools), group, config));
     }
@@ -154,7 +165,19 @@ public final class RealKvsClient implements KvsClient {
     public CompletableFuture<List<byte[]>> getAllAsync(List<byte[]> keys) {
         List<byte[]> k = noNulls(keys, "keys");
         if (k.isEmpty()) return CompletableFuture.completedFuture(List.of());
-        return dispatcher.submit(Command.getAll(k));
+        List<int[]> groups = dispatcher.slots == null ? null : SlotGroups.of(k);
+        if (groups == null || groups.size() == 1) return dispatcher.submit(Command.getAll(k));
+        List<CompletableFuture<List<byte[]>>> parts = new ArrayList<>(groups.size());
+        for (int[] g : groups) parts.add(dispatcher.submit(Command.getAll(SlotGroups.pick(k, g))));
+        return SlotGroups.all(parts).thenApply(done -> {
+            byte[][] values = new byte[k.size()][];
+            for (int i = 0; i < groups.size(); i++) {
+                List<byte[]> part = parts.get(i).join();
+                int[] g = groups.get(i);
+                for (int j = 0; j < g.length; j++) values[g[j]] = part.get(j);
+            }
+            return Collections.unmodifiableList(Arrays.asList(values));
+        });
     }
 
     @Override
@@ -164,7 +187,13 @@ public final class RealKvsClient implements KvsClient {
         if (k.size() != v.size())
             throw new IllegalArgumentException("keys.size() != values.size(): " + k.size() + " != " + v.size());
         if (k.isEmpty()) return CompletableFuture.completedFuture(null);
-        return dispatcher.submit(Command.putAll(k, v));
+        List<int[]> groups = dispatcher.slots == null ? null : SlotGroups.of(k);
+        if (groups == null || groups.size() == 1) return dispatcher.submit(Command.putAll(k, v));
+        List<CompletableFuture<Void>> parts = new ArrayList<>(groups.size());
+        for (int[] g : groups) {
+            parts.add(dispatcher.submit(Command.putAll(SlotGroups.pick(k, g), SlotGroups.pick(v, g))));
+        }
+        return SlotGroups.all(parts);
     }
 
     @Override
@@ -174,7 +203,12 @@ public final class RealKvsClient implements KvsClient {
 
     @Override
     public String activeEndpoint() {
-        return dispatcher.router.activeEndpoint();
+        return dispatcher.slots == null ? dispatcher.router.activeEndpoint() : dispatcher.slots.activeEndpoint();
+    }
+
+    @Override
+    public Optional<ClusterStatus> clusterStatus() {
+        return dispatcher.slots == null ? Optional.empty() : Optional.of(dispatcher.slots.status());
     }
 
     @Override

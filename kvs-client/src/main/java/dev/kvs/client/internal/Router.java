@@ -30,24 +30,33 @@ final class Router {
         return pools;
     }
 
-    /** The endpoint for the next attempt, or null if every endpoint refused this request. */
-    EndpointPool select(boolean[] refused) {
-        long now = System.nanoTime();
-        for (EndpointPool p : pools) {
-            if (!refused[p.index] && p.eligible(now)) return p;
-        }
-        for (EndpointPool p : pools) {
-            if (!refused[p.index]) return p;
-        }
-        return null;
+    /** The endpoint at {@code index} in order of preference. */
+    EndpointPool pool(int index) {
+        return pools.get(index);
     }
 
-    /** The pool of endpoint {@code e} (its host compared ignoring case), or null if it is not one of ours. */
-    EndpointPool find(Endpoint e) {
-        for (EndpointPool p : pools) {
-            if (p.endpoint.port() == e.port() && p.endpoint.host().equalsIgnoreCase(e.host())) return p;
+    /**
+     * The index of the endpoint for the next attempt, or -1 if every endpoint refused this request;
+     * {@code refused} is indexed like {@link #pools()}.
+     */
+    int select(boolean[] refused) {
+        long now = System.nanoTime();
+        for (int i = 0; i < pools.size(); i++) {
+            if (!refused[i] && pools.get(i).eligible(now)) return i;
         }
-        return null;
+        for (int i = 0; i < pools.size(); i++) {
+            if (!refused[i]) return i;
+        }
+        return -1;
+    }
+
+    /** The index of endpoint {@code e} (its host compared ignoring case), or -1 if it is not one of ours. */
+    int find(Endpoint e) {
+        for (int i = 0; i < pools.size(); i++) {
+            Endpoint p = pools.get(i).endpoint;
+            if (p.port() == e.port() && p.host().equalsIgnoreCase(e.host())) return i;
+        }
+        return -1;
     }
 
     /** {@code p} answered a request as a primary. */

@@ -11,6 +11,7 @@ import dev.kvs.client.NoPermissionException;
 import dev.kvs.client.NotReplicatedException;
 import dev.kvs.client.StoreFullException;
 import dev.kvs.client.UnfinishedKeyException;
+import dev.kvs.cluster.HashSlots;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -32,11 +33,16 @@ final class ServerErrors {
         WRONGPASS,
         NOPERM,
         TLSREQUIRED,
+        /** {@code -MOVED slot host:port}: a cluster node that does not serve the key's slot. */
+        MOVED,
         OTHER
     }
 
     /** A key and the TxId an {@code -UNFINISHED} or {@code -LOST} reply names. */
     record KeyedError(byte[] key, String txId) {}
+
+    /** What a {@code -MOVED slot host:port} reply says: the node that serves the slot. */
+    record Moved(int slot, Endpoint node) {}
 
     private ServerErrors() {}
 
@@ -121,6 +127,29 @@ final class ServerErrors {
         if (word.isEmpty() || word.equals("-")) return null;
         try {
             return Endpoint.parse(word);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Parses {@code MOVED slot host:port} (Redis writes an IPv6 host without brackets: the port is
+     * after the last colon), or null if the reply is not one.
+     */
+    static Moved moved(String text) {
+        if (kind(text) != Kind.MOVED) return null;
+        String[] words = afterFirstWord(text).split(" ");
+        if (words.length != 2) return null;
+        int colon = words[1].lastIndexOf(':');
+        if (colon <= 0) return null;
+        String host = words[1].substring(0, colon);
+        String hostPort = host.indexOf(':') >= 0 && !host.startsWith("[")
+                ? "[" + host + "]" + words[1].substring(colon)
+                : words[1];
+        try {
+            int slot = Integer.parseInt(words[0]);
+            if (slot < 0 || slot >= HashSlots.SLOTS) return null;
+            return new Moved(slot, Endpoint.parse(hostPort));
         } catch (IllegalArgumentException e) {
             return null;
         }
