@@ -14,12 +14,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.nodes.PersistentNode;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Watcher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The lease on a real three-server ZooKeeper ensemble ({@link Ensemble}), with the holder's ZooKeeper
@@ -122,17 +125,30 @@ class LeaseTest {
                 + "; smallest margin " + marginsMs.stream().min(Long::compare).orElseThrow() + " ms");
     }
 
-    @Test
-    void aLeaseThatLapsedHoldsAgainOnlyAfterTheEntitlementIsRechecked() throws Exception {
+    /** @param outliveSession whether the pause lasts until the ensemble has expired the holder's session */
+    @ParameterizedTest(name = "pause outlives the session: {0}")
+    @ValueSource(booleans = {false, true})
+    void aLeaseThatLapsedHoldsAgainOnlyAfterTheEntitlementIsRechecked(boolean outliveSession) throws Exception {
         Ensemble.Holder holder = holder();
         CuratorFramework zk = holder.zk();
         AtomicBoolean entitled = new AtomicBoolean(true);
-        Lease lease = lease(zk, "/kvs/lease-test/recheck", entitled::get);
+        // As a node's MemberNode does: the znode is re-created under a new session if the pause outlived
+        // the old one (Curator may start the new session before the server has deleted the old znode).
+        PersistentNode znode =
+                new PersistentNode(zk, CreateMode.EPHEMERAL, false, "/kvs/lease-test/recheck", new byte[0]);
+        closeLast.add(znode);
+        znode.start();
+        assertThat(znode.waitForInitialCreate(10, TimeUnit.SECONDS)).isTrue();
+        Lease lease = new Lease(zk, "/kvs/lease-test/recheck", SESSION, entitled::get);
+        closeLast.add(0, lease);
+        lease.start();
         await().atMost(Duration.ofSeconds(10)).until(lease::held);
 
         entitled.set(false);
+        CompletableFuture<Long> expired = deletion("/kvs/lease-test/recheck");
         holder.pause();
         await().atMost(Duration.ofSeconds(5)).until(() -> !lease.held());
+        if (outliveSession) expired.get(10, TimeUnit.SECONDS);
         holder.resume();
         // The session survives a pause shorter than its timeout only by luck; either way the lease must
         // wait for the entitlement: several renewals after the link is back, it still does not hold. (A
@@ -145,9 +161,6 @@ class LeaseTest {
         assertThat(lease.held()).isFalse();
 
         entitled.set(true);
-        if (zk.checkExists().forPath("/kvs/lease-test/recheck") == null) {
-            zk.create().withMode(CreateMode.EPHEMERAL).forPath("/kvs/lease-test/recheck");
-        }
         await().atMost(Duration.ofSeconds(10)).until(lease::held);
     }
 
