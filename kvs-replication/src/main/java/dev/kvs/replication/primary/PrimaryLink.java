@@ -25,38 +25,6 @@ record PrimaryLink(
         WriteStages stages,
         String shard) {
 
-    /** A link of a node without a shard (no coordination). */
-    PrimaryLink(
-            ReplicatorConfig config,
-            KvStore store,
-            KeyLog keyLog,
-            PendingValues pending,
-            FlowController flow,
-            String cluster,
-            String node,
-            InetSocketAddress peer,
-            StaleEpochListener onStaleEpoch,
-            Runnable onConfirmed,
-            LinkSecurity security,
-            Supplier<String> clientAddress,
-            WriteStages stages) {
-        this(
-                config,
-                store,
-                keyLog,
-                pending,
-                flow,
-                cluster,
-                node,
-                peer,
-                onStaleEpoch,
-                onConfirmed,
-                security,
-                clientAddress,
-                stages,
-                "");
-    }
-
     /**
      * The client address to advertise in the key channel's {@code Hello}: what {@link #clientAddress}
      * supplies, with a wildcard host ({@code 0.0.0.0}, {@code ::}, or none) replaced by {@code local},

@@ -26,7 +26,8 @@ class AdvertisedClientAddressTest {
                 () -> {},
                 LinkSecurity.NONE,
                 address,
-                WriteStages.OFF);
+                WriteStages.OFF,
+                "");
     }
 
     private static InetSocketAddress local(String ip) throws Exception {

@@ -39,7 +39,8 @@ class DialerTest {
                 () -> {},
                 LinkSecurity.NONE,
                 () -> "",
-                WriteStages.OFF);
+                WriteStages.OFF,
+                "");
         return Dialer.dial(link, group, kind, new ChannelInboundHandlerAdapter())
                 .sync()
                 .channel();

@@ -50,12 +50,11 @@ final class CommandRefusals {
             NodeRole role = roles.current();
             if (!(role instanceof NodeRole.Primary p)) {
                 String refusal = BackupReadCommands.refusal(role, session, spec.has(CommandSpec.WRITE));
-                if (refusal != null) return Replies.error(refusal);
-            } else if (roles.leaseRefusal() != null) {
-                return Replies.error(roles.leaseRefusal()); // a coordinated primary without its lease
-            } else if (spec.has(CommandSpec.WRITE) && p.writeFence() != null) {
-                return Replies.error(p.writeFence());
+                return refusal != null ? Replies.error(refusal) : null;
             }
+            String noLease = roles.leaseRefusal(); // a coordinated primary without its lease
+            if (noLease != null) return Replies.error(noLease);
+            if (spec.has(CommandSpec.WRITE) && p.writeFence() != null) return Replies.error(p.writeFence());
         }
         return null;
     }

@@ -434,7 +434,8 @@ class RoleMachineTest {
                     0,
                     1024,
                     0,
-                    dev.kvs.replication.ValueRefusals.none());
+                    dev.kvs.replication.ValueRefusals.none(),
+                    "");
         }
 
         @Override
