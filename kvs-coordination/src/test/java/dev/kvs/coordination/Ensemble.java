@@ -17,6 +17,10 @@ import org.apache.curator.test.TestingCluster;
  * A real three-server ZooKeeper ensemble (Curator's {@link TestingCluster}) with a 100 ms tick, so that
  * sessions of 200 ms to 2 s are granted, and clients whose traffic to every server goes through a {@link
  * WanLink} of its own, which a test pauses for a silent partition or cuts.
+ *
+ * <p>Its ports come from {@link QuietPorts}, outside the kernel's ephemeral range: a port Curator picks
+ * by binding port 0 is free only until the ensemble binds it, and a client's outgoing connection can take
+ * it in between; ZooKeeper then exits the JVM (exit code 14, "unable to bind quorum port").
  */
 final class Ensemble implements AutoCloseable {
     /** The session timeout tests ask for (and get). */
@@ -28,7 +32,8 @@ final class Ensemble implements AutoCloseable {
     Ensemble() throws Exception {
         List<InstanceSpec> specs = new ArrayList<>();
         for (int id = 1; id <= 3; id++) {
-            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, 100, 100));
+            specs.add(new InstanceSpec(
+                    null, QuietPorts.free(), QuietPorts.free(), QuietPorts.free(), true, id, 100, 100));
         }
         cluster = new TestingCluster(specs);
         cluster.start();
