@@ -382,6 +382,21 @@ class RedisCompatibilityTest {
                 // ROLE's whole shape: a Redis without replicas lists none, kvs's primary its backup
                 node(c("ROLE"), roleOfPrimary(1), roleOfBackup()).redisSays(roleOfPrimary(0)),
 
+                // FUNCTION: no engine, so no library (redis 7.0.15's replies and error words)
+                any(c("FUNCTION", "FLUSH"), ok()),
+                any(c("FUNCTION", "FLUSH", "ASYNC"), ok()),
+                any(c("FUNCTION", "FLUSH", "sync"), ok()),
+                any(c("FUNCTION", "FLUSH", "NOW"), error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")),
+                any(
+                        c("FUNCTION", "FLUSH", "SYNC", "ASYNC"),
+                        error("ERR unknown subcommand or wrong number of arguments for 'FLUSH'. Try FUNCTION HELP.")),
+                any(c("FUNCTION", "LIST"), array()),
+                any(c("FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", "lib*"), array()),
+                any(c("FUNCTION", "LIST", "LIBRARYNAME"), error("ERR library name argument was not given")),
+                any(c("FUNCTION", "LIST", "WITHCODE", "WITHCODE"), error("ERR Unknown argument WITHCODE")),
+                any(c("FUNCTION", "BOGUS"), error("ERR unknown subcommand 'BOGUS'. Try FUNCTION HELP.")),
+                any(c("FUNCTION"), wrongArity("function")),
+
                 // ---- arity, checked before the role: the same on a backup
                 any(c("GET"), wrongArity("get")),
                 any(c("SET", K), wrongArity("set")),

@@ -96,6 +96,7 @@ public final class RespServer {
         new ShutdownCommand(node).register(table);
         new ConnectionCommands(node, users, aclLog, warnings).register(table);
         new AclCommand(users, !node.config().clientAuthRequired(), aclLog).register(table);
+        new FunctionCommands().register(table);
         new KvsCommands(node).register(table);
         BackupReadCommands.register(table);
         new ClusterCommands(node.cluster()).register(table);
