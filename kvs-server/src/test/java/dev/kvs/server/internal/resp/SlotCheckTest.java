@@ -112,6 +112,16 @@ class SlotCheckTest {
     }
 
     @Test
+    void kvsHasNoMultiSoNoCommandIsQueuedPastTheCheck() {
+        // Redis 7.0.15 answers -MOVED to a queued command of another slot, then -EXECABORT to EXEC
+        try (RespChannel a1 = node("a1")) {
+            assertThat(a1.command("MULTI")).isEqualTo("-ERR unknown command 'MULTI', with args beginning with: \r\n");
+            assertThat(a1.command("SET", "foo", "1")).isEqualTo("-MOVED 12182 127.0.0.1:7003\r\n");
+            assertThat(a1.command("EXEC")).isEqualTo("-ERR unknown command 'EXEC', with args beginning with: \r\n");
+        }
+    }
+
+    @Test
     void withoutAClusterViewNoSlotIsChecked() {
         try (RespChannel alone = RespChannel.withDefaults()) {
             assertThat(alone.command("MGET", "bar", "foo")).isEqualTo("*2\r\n$-1\r\n$-1\r\n");
