@@ -11,7 +11,7 @@ import io.netty.handler.codec.redis.RedisMessage;
  * number of arguments; no login yet ({@code -NOAUTH}, unless the command is {@link CommandSpec#NOAUTH});
  * a user whose role does not permit the command's flags ({@link CommandSpec#permits}: {@code -NOPERM},
  * counted and written to the {@link AclLog}); a data command on a node that is not the primary ({@link
- * BackupReadCommands#refusal}); on a clustered node, a data command whose keys span slots or belong to
+ * BackupReadCommands#refusal}); on a clustered node, a command whose keys span slots or belong to
  * another node ({@link SlotCheck}: {@code -CROSSSLOT}, {@code -MOVED}); a data command on a coordinated
  * primary whose lease does not hold ({@link RoleMachine#leaseRefusal}); a write on a primary whose writes
  * are fenced. Owns no state; shared by
@@ -41,12 +41,23 @@ final class CommandRefusals {
                     spec.permissionName(args), session.user.name(), ConnectionCommands.clientLine(session));
             return Replies.noPermission(spec.permissionName(args));
         }
+        return servingRefusal(session, spec, args);
+    }
+
+    /**
+     * Why this node may not serve the command {@code spec} (already admitted: arity, login, role) now:
+     * its keys' slot is served elsewhere ({@link SlotCheck}, for any command with keys); for a data
+     * command, this node is not the primary, its lease does not hold, or its writes are fenced. Asked
+     * again by {@link KeyGate} when a read that waited for a fenced key resumes: the slot may have moved
+     * or the lease lapsed meanwhile.
+     */
+    RedisMessage servingRefusal(Session session, CommandSpec spec, byte[][] args) {
+        ClusterLayout layout = cluster.layout(); // null, at no cost, unless clustering is on
+        if (layout != null) {
+            RedisMessage elsewhere = SlotCheck.refusal(layout, session, spec, args);
+            if (elsewhere != null) return elsewhere;
+        }
         if (spec.has(CommandSpec.DATA)) {
-            ClusterLayout layout = cluster.layout(); // null, at no cost, unless clustering is on
-            if (layout != null) {
-                RedisMessage elsewhere = SlotCheck.refusal(layout, session, spec, args);
-                if (elsewhere != null) return elsewhere;
-            }
             NodeRole role = roles.current();
             if (!(role instanceof NodeRole.Primary p)) {
                 String refusal = BackupReadCommands.refusal(role, session, spec.has(CommandSpec.WRITE));

@@ -18,6 +18,9 @@ import java.util.Map;
  * @param command the implementation
  * @param subcommandFlags flags some subcommands (upper case) add to {@code flags}, e.g. {@code ACL
  *     USERS}: {@link #ADMIN}; empty for most commands
+ * @param subcommandKeys the index of the one key some subcommands (upper case) of a command without
+ *     keys of its own take, as Redis's key specs of the subcommand: {@code MEMORY USAGE key} has it at
+ *     2; empty for most commands
  * @param counters the command's figures for {@code INFO commandstats}
  */
 record CommandSpec(
@@ -29,6 +32,7 @@ record CommandSpec(
         int keyStep,
         Command command,
         Map<String, Integer> subcommandFlags,
+        Map<String, Integer> subcommandKeys,
         CommandCounters counters) {
     /** Allowed before AUTH. */
     static final int NOAUTH = 1;
@@ -41,6 +45,7 @@ record CommandSpec(
 
     CommandSpec {
         subcommandFlags = Map.copyOf(subcommandFlags);
+        subcommandKeys = Map.copyOf(subcommandKeys);
     }
 
     boolean arityOk(int argc) {
@@ -55,7 +60,24 @@ record CommandSpec(
     CommandSpec withSubcommandFlags(String sub, int extra) {
         Map<String, Integer> m = new HashMap<>(subcommandFlags);
         m.merge(sub, extra, (a, b) -> a | b);
-        return new CommandSpec(name, arity, flags, firstKey, lastKey, keyStep, command, m, counters);
+        return new CommandSpec(name, arity, flags, firstKey, lastKey, keyStep, command, m, subcommandKeys, counters);
+    }
+
+    /** This spec with subcommand {@code sub}'s one key at argument {@code index}. */
+    CommandSpec withSubcommandKey(String sub, int index) {
+        Map<String, Integer> m = new HashMap<>(subcommandKeys);
+        m.put(sub, index);
+        return new CommandSpec(name, arity, flags, firstKey, lastKey, keyStep, command, subcommandFlags, m, counters);
+    }
+
+    /**
+     * The index of the one key of the subcommand {@code args} names ({@link #subcommandKeys}), or 0 if
+     * it has none. Allocates only for a command with such subcommands.
+     */
+    int subcommandKey(byte[][] args) {
+        if (subcommandKeys.isEmpty() || args.length < 2) return 0;
+        Integer index = subcommandKeys.get(Args.upper(args[1]));
+        return index == null ? 0 : index;
     }
 
     /** The flags of the command {@code args} names: {@link #flags}, plus those of its subcommand, if any. */

@@ -20,7 +20,16 @@ final class CommandTable {
         byName.put(
                 name,
                 new CommandSpec(
-                        name, arity, flags, firstKey, lastKey, keyStep, command, Map.of(), new CommandCounters()));
+                        name,
+                        arity,
+                        flags,
+                        firstKey,
+                        lastKey,
+                        keyStep,
+                        command,
+                        Map.of(),
+                        Map.of(),
+                        new CommandCounters()));
         rebuild();
     }
 
@@ -29,6 +38,17 @@ final class CommandTable {
         CommandSpec spec = byName.get(name);
         if (spec == null) throw new IllegalArgumentException("no command " + name);
         byName.put(name, spec.withSubcommandFlags(sub, flags));
+        rebuild();
+    }
+
+    /**
+     * Subcommand {@code sub} of the registered command {@code name} takes one key, at argument {@code
+     * index}: checked for its slot on a clustered node as any command's keys.
+     */
+    void addSubcommandKey(String name, String sub, int index) {
+        CommandSpec spec = byName.get(name);
+        if (spec == null) throw new IllegalArgumentException("no command " + name);
+        byName.put(name, spec.withSubcommandKey(sub, index));
         rebuild();
     }
 

@@ -3,9 +3,9 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
-import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.write.LastWrite;
+import io.netty.handler.codec.redis.RedisMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -14,14 +14,25 @@ import java.util.concurrent.CompletionException;
 /**
  * The read gate in front of the data commands: on a promoted node (or a backup serving a {@code
  * READONLY} read), a command's keys pass {@link ReadGate} first, so a fenced key (unfinished or lost
- * after a promotion) refuses the command or makes a read wait for its value. Every command group that
- * touches keys wraps its commands here when registering them.
+ * after a promotion) refuses the command or makes a read wait for its value. A read that waited asks
+ * {@link CommandRefusals#servingRefusal} again before it runs: meanwhile its slot may have moved to
+ * another shard, the primary's lease may have lapsed, or a backup's resync begun. Every command group
+ * that touches keys wraps its commands here when registering them.
  */
 final class KeyGate {
     private final CommandContext node;
+    private final CommandRefusals refusals;
+    private final CommandTable table;
 
-    KeyGate(CommandContext node) {
+    /**
+     * @param refusals asked again when a read resumes
+     * @param table where a resumed read finds its command's spec (the commands are registered after
+     *     this gate is made)
+     */
+    KeyGate(CommandContext node, CommandRefusals refusals, CommandTable table) {
         this.node = node;
+        this.refusals = refusals;
+        this.table = table;
     }
 
     /**
@@ -46,11 +57,11 @@ final class KeyGate {
             return new LaterReply(CompletableFuture.allOf(waits.toArray(new CompletableFuture<?>[0]))
                     .handle((v, e) -> {
                         if (e == null) {
-                            // a backup's read waited: may it still run (a resync may have begun)?
-                            NodeRole now = node.roles().current();
-                            String refusal =
-                                    now instanceof NodeRole.Primary ? null : BackupReadCommands.refusal(now, s, write);
-                            return refusal != null ? Replies.error(refusal) : command.execute(s, a);
+                            // the read waited: may this node still serve it (a moved slot, a lapsed
+                            // lease, a backup's resync begun)?
+                            CommandSpec spec = table.lookup(a[0]);
+                            RedisMessage refusal = spec == null ? null : refusals.servingRefusal(s, spec, a);
+                            return refusal != null ? refusal : command.execute(s, a);
                         }
                         Throwable c = e instanceof CompletionException ? e.getCause() : e;
                         return Replies.error(c.getMessage());

@@ -85,7 +85,7 @@ public final class RespServer {
         this.bulkBudget = new BulkPreallocBudget(node.config().bulkPreallocBytes());
         this.refusals = new CommandRefusals(node.roles(), node.cluster(), stats, aclLog);
         // the command groups, as Redis groups them (COMMAND DOCS); each takes what it uses
-        KeyGate gate = new KeyGate(node);
+        KeyGate gate = new KeyGate(node, refusals, table);
         Users users = new Users(node.config());
         new StringCommands(node, gate).register(table);
         new CounterCommands(node, gate).register(table);

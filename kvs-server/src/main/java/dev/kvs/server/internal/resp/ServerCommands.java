@@ -68,6 +68,8 @@ final class ServerCommands {
         table.add("TIME", 1, 0, 0, 0, 0, (s, a) -> time());
         table.add("ROLE", 1, 0, 0, 0, 0, (s, a) -> role());
         table.add("MEMORY", -2, 0, 0, 0, 0, this::memory);
+        // as Redis's key specs: the container has no keys, MEMORY USAGE has one (its slot is checked)
+        table.addSubcommandKey("MEMORY", "USAGE", 2);
     }
 
     private RedisMessage flush(Session s, byte[][] a) {

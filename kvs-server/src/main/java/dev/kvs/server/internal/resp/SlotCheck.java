@@ -6,12 +6,13 @@ import io.netty.handler.codec.redis.ErrorRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 
 /**
- * The Redis Cluster step of {@link CommandRefusals}, for a data command on a clustered node: its keys
- * (the positions {@link CommandSpec} gives, as Redis's key specs) must hash to one slot ({@code
- * -CROSSSLOT}, checked first, as Redis does), and that slot must be this node's to serve, else {@code
- * -MOVED <slot> <host>:<port>} names the owning shard's primary. A backup serves its shard's slots to
- * reads on a {@code READONLY} connection and sends everything else to its primary, as a Redis replica.
- * Commands without keys pass.
+ * The Redis Cluster step of {@link CommandRefusals}, for a command with keys on a clustered node (data
+ * commands, and the keyed diagnostics {@code MEMORY USAGE} and {@code KVS.PEEK}): its keys (the
+ * positions {@link CommandSpec} gives, as Redis's key specs, a subcommand's included) must hash to one
+ * slot ({@code -CROSSSLOT}, checked first, as Redis does), and that slot must be this node's to serve,
+ * else {@code -MOVED <slot> <host>:<port>} names the owning shard's primary. A backup serves its
+ * shard's slots to reads on a {@code READONLY} connection and sends everything else to its primary, as
+ * a Redis replica. Commands without keys pass.
  */
 final class SlotCheck {
     static final ErrorRedisMessage CROSSSLOT =
@@ -22,10 +23,17 @@ final class SlotCheck {
     /** Why {@code args} may not run on this node of {@code layout}, or {@code null}. */
     static RedisMessage refusal(ClusterLayout layout, Session session, CommandSpec spec, byte[][] args) {
         int first = spec.firstKey();
+        int last;
+        int step = spec.keyStep();
+        if (first > 0) {
+            last = spec.lastKey() < 0 ? args.length + spec.lastKey() : Math.min(spec.lastKey(), args.length - 1);
+        } else {
+            first = last = spec.subcommandKey(args); // MEMORY USAGE key
+            step = 1;
+        }
         if (first <= 0 || first >= args.length) return null;
-        int last = spec.lastKey() < 0 ? args.length + spec.lastKey() : Math.min(spec.lastKey(), args.length - 1);
         int slot = HashSlots.slot(args[first]);
-        for (int i = first + spec.keyStep(); i <= last; i += spec.keyStep()) {
+        for (int i = first + step; i <= last; i += step) {
             if (HashSlots.slot(args[i]) != slot) return CROSSSLOT;
         }
         String owner = layout.redirect(slot, session.readonly && !spec.has(CommandSpec.WRITE));

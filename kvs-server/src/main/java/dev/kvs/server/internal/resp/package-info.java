@@ -6,7 +6,7 @@
  * counters, keyspace, expiry, server, connection, ACL, cluster, and kvs's own), each given what it uses by a
  * {@link dev.kvs.server.internal.resp.CommandContext} that the node builds. Data commands write
  * through {@link dev.kvs.server.internal.write.Writes}; a new group (hashes, sets) is a new class
- * registered in {@code RespServer}. On a clustered node a data command's keys pass the slot check
+ * registered in {@code RespServer}. On a clustered node a keyed command's keys pass the slot check
  * ({@link dev.kvs.server.internal.resp.SlotCheck}: {@code -MOVED}, {@code -CROSSSLOT}) first.
  */
 package dev.kvs.server.internal.resp;

@@ -177,6 +177,26 @@ class ClusterRepliesTest {
     }
 
     @Test
+    void memoryUsageIsMovedAsRedisDoesOnAPrimaryAndAReplica() throws Exception {
+        String[][] onPrimary = {
+            {"MEMORY", "USAGE", "foo"},
+            {"MEMORY", "USAGE", "bar"},
+            {"MEMORY", "USAGE", "foo", "SAMPLES", "5"},
+            {"MEMORY", "USAGE", "foo", "bar"},
+            {"MEMORY", "USAGE"}
+        };
+        sameReplies(redis.ports[0], n1, onPrimary);
+        String[][] onReplica = {
+            {"MEMORY", "USAGE", "bar"},
+            {"READONLY"},
+            {"MEMORY", "USAGE", "bar"},
+            {"MEMORY", "USAGE", "foo"},
+            {"READWRITE"}
+        };
+        sameReplies(redis.ports[2], n3, onReplica);
+    }
+
+    @Test
     void withoutClusterEveryClusterCommandAnswersAsARedisWithClusterSupportDisabled() {
         String[][] commands = {
             {"CLUSTER", "KEYSLOT", "foo"}, {"CLUSTER", "INFO"}, {"CLUSTER", "MYID"}, {"CLUSTER", "SLOTS"},

@@ -82,6 +82,46 @@ class SlotCheckTest {
     }
 
     @Test
+    void memoryUsageAndPeekAreMovedAsOtherKeyedCommands() {
+        String moved = "-MOVED 12182 127.0.0.1:7003\r\n";
+        try (RespChannel a1 = node("a1")) {
+            assertThat(a1.command("SET", "bar", "v")).isEqualTo("+OK\r\n");
+            assertThat(a1.command("MEMORY", "USAGE", "foo")).isEqualTo(moved);
+            assertThat(a1.command("memory", "usage", "foo", "SAMPLES", "5")).isEqualTo(moved);
+            assertThat(a1.command("MEMORY", "USAGE", "foo", "bar")).isEqualTo(moved); // the key before the syntax
+            assertThat(a1.command("MEMORY", "USAGE", "bar")).startsWith(":");
+            assertThat(a1.command("MEMORY", "USAGE"))
+                    .isEqualTo("-ERR wrong number of arguments for 'memory|usage' command\r\n");
+            assertThat(a1.command("MEMORY", "FOO", "foo")).startsWith("-ERR unknown subcommand 'FOO'");
+            assertThat(a1.command("KVS.PEEK", "foo")).isEqualTo(moved);
+            assertThat(a1.command("KVS.PEEK", "bar")).startsWith("*6\r\n$8\r\ncomplete\r\n");
+        }
+    }
+
+    @Test
+    void aBackupMovesMemoryUsageAndPeekToItsPrimaryUnlessReadonly() {
+        try (RespChannel a2 = node("a2")) {
+            assertThat(a2.command("MEMORY", "USAGE", "bar")).isEqualTo("-MOVED 5061 127.0.0.1:7001\r\n");
+            assertThat(a2.command("KVS.PEEK", "bar")).isEqualTo("-MOVED 5061 127.0.0.1:7001\r\n");
+            assertThat(a2.command("READONLY")).isEqualTo("+OK\r\n");
+            assertThat(a2.command("MEMORY", "USAGE", "bar")).isEqualTo("$-1\r\n");
+            assertThat(a2.command("KVS.PEEK", "bar")).isEqualTo("$-1\r\n");
+            assertThat(a2.command("MEMORY", "USAGE", "foo")).isEqualTo("-MOVED 12182 127.0.0.1:7003\r\n");
+            assertThat(a2.command("KVS.PEEK", "foo")).isEqualTo("-MOVED 12182 127.0.0.1:7003\r\n");
+        }
+    }
+
+    @Test
+    void kvsHasNoMultiSoNoCommandIsQueuedPastTheCheck() {
+        // Redis 7.0.15 answers -MOVED to a queued command of another slot, then -EXECABORT to EXEC
+        try (RespChannel a1 = node("a1")) {
+            assertThat(a1.command("MULTI")).isEqualTo("-ERR unknown command 'MULTI', with args beginning with: \r\n");
+            assertThat(a1.command("SET", "foo", "1")).isEqualTo("-MOVED 12182 127.0.0.1:7003\r\n");
+            assertThat(a1.command("EXEC")).isEqualTo("-ERR unknown command 'EXEC', with args beginning with: \r\n");
+        }
+    }
+
+    @Test
     void withoutAClusterViewNoSlotIsChecked() {
         try (RespChannel alone = RespChannel.withDefaults()) {
             assertThat(alone.command("MGET", "bar", "foo")).isEqualTo("*2\r\n$-1\r\n$-1\r\n");
