@@ -4,6 +4,7 @@ import dev.kvs.bench.BenchCommand;
 import dev.kvs.bench.cli.WanCommand;
 import dev.kvs.bench.drill.DemoCommand;
 import dev.kvs.bench.drill.DrillCommand;
+import dev.kvs.bench.shards.ClusterCommand;
 import dev.kvs.server.cli.CliErrorHandler;
 import dev.kvs.server.cli.KvsVersionProvider;
 import dev.kvs.server.cli.ServerCommand;
@@ -28,6 +29,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
             DemoCommand.class,
             ServerCommand.class,
+            ClusterCommand.class,
             WanCommand.class,
             DrillCommand.class,
             BenchCommand.class,
@@ -54,7 +56,8 @@ public final class KvsCli implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "missing COMMAND (demo, server, wan, drill, bench, help)");
+        throw new ParameterException(
+                spec.commandLine(), "missing COMMAND (demo, server, cluster, wan, drill, bench, help)");
     }
 
     /** The command line with kvs's error handling, creating commands with {@code factory}. */

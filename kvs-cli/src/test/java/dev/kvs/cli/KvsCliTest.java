@@ -61,7 +61,7 @@ class KvsCliTest {
     void noCommandIsAUsageError() {
         assertThat(run()).isEqualTo(2);
         assertThat(err.toString())
-                .isEqualTo("kvs: missing COMMAND (demo, server, wan, drill, bench, help); see 'kvs --help'"
+                .isEqualTo("kvs: missing COMMAND (demo, server, cluster, wan, drill, bench, help); see 'kvs --help'"
                         + System.lineSeparator());
     }
 

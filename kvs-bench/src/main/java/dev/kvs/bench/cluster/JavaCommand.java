@@ -37,6 +37,15 @@ public final class JavaCommand {
         return new JavaCommand(java, all, classPath);
     }
 
+    /**
+     * This command with children that exit when this process does, however it ends ({@link
+     * ChildKvs#EXIT_WITH_PARENT}): their standard input must be a pipe from this process, as {@link
+     * NodeProcess#start} makes it.
+     */
+    public JavaCommand exitingWithParent() {
+        return withFlags(List.of("-D" + ChildKvs.EXIT_WITH_PARENT + "=true"));
+    }
+
     private static boolean isAgent(String arg) {
         return arg.startsWith("-agentlib:")
                 || arg.startsWith("-agentpath:")

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
@@ -47,10 +48,20 @@ public final class NodeProcess {
      * @throws java.io.UncheckedIOException if the process cannot be started
      */
     public static NodeProcess start(String name, List<String> command, Path log, ChildProcesses children) {
+        return start(name, command, Map.of(), log, children);
+    }
+
+    /**
+     * As above, with {@code environment} set in the process's environment over this process's (a
+     * secret such as {@code KVS_ZOOKEEPER_CREDENTIALS}, kept out of the command line and the files).
+     */
+    public static NodeProcess start(
+            String name, List<String> command, Map<String, String> environment, Path log, ChildProcesses children) {
         ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.PIPE);
+        pb.environment().putAll(environment);
         return new NodeProcess(name, log, children.start(pb));
     }
 

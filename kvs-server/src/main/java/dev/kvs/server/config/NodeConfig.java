@@ -1,6 +1,7 @@
 package dev.kvs.server.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.kvs.cluster.NodeIds;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.BackupConfig;
 import dev.kvs.replication.ReplicationEnds;
@@ -11,13 +12,9 @@ import dev.kvs.replication.TlsFiles;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -311,19 +308,11 @@ public record NodeConfig(
     }
 
     /**
-     * This node's id in the cluster map and in {@code CLUSTER} replies: 40 lowercase hex digits, Redis's
-     * form, the SHA-1 of the cluster and node names. Derived rather than generated and kept: a memory-only
-     * node has no data directory to keep one in, the name already identifies the node in its cluster, and
-     * whoever writes the cluster map can compute its members' ids. Renaming a node changes its id.
+     * This node's id in the cluster map and in {@code CLUSTER} replies: the SHA-1 hex of the cluster and
+     * node names ({@link NodeIds#of}, which says why it is derived, not kept).
      */
     public String nodeId() {
-        try {
-            byte[] digest =
-                    MessageDigest.getInstance("SHA-1").digest((cluster + "/" + name).getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-1", e);
-        }
+        return NodeIds.of(cluster, name);
     }
 
     /** Checks {@code host:port}, returning it unchanged; errors name {@code field}. */
