@@ -126,7 +126,7 @@ public final class KvsNode implements AutoCloseable {
                 expiredKeys,
                 new ClientIds()::next,
                 this::closeOnItsOwnThread,
-                ClusterView.NONE);
+                coordination == null ? ClusterView.NONE : coordination.view());
         return new RespServer(commands, tls, stages);
     }
 
@@ -162,7 +162,7 @@ public final class KvsNode implements AutoCloseable {
         String client = config.advertisedClientAddress(port);
         String replication = config.replicationBind() + ":" + replPort();
         try {
-            coordination.start(client, replication);
+            coordination.start(client, replication, epoch -> failover.promoteAt(epoch, false));
         } catch (Exception e) {
             throw new NodeStartException(
                     "cannot join cluster '" + config.cluster() + "' on ZooKeeper "

@@ -2,6 +2,7 @@ package dev.kvs.server.internal.coordination;
 
 import dev.kvs.cluster.Shard;
 import dev.kvs.coordination.ClusterMapStore;
+import dev.kvs.coordination.Coordinator;
 import dev.kvs.coordination.Lease;
 import dev.kvs.coordination.MemberNode;
 import dev.kvs.coordination.MemberStatus;
@@ -10,6 +11,8 @@ import dev.kvs.coordination.ZkPaths;
 import dev.kvs.replication.BackupStatus;
 import dev.kvs.server.config.CoordinationConfig;
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.internal.cluster.ClusterView;
+import dev.kvs.server.internal.cluster.LatestClusterView;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
 import dev.kvs.server.internal.role.ServingLease;
@@ -21,6 +24,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +40,12 @@ import org.slf4j.LoggerFactory;
  *   <li>The {@link Lease} is proven by that znode. It is granted again after a lapse only if the map
  *       names this node its shard's primary at an epoch no newer than the node's (a restarted primary
  *       moves its epoch by one on its own, so the map's epoch is a floor).
- *   <li>A map that names another member primary at an epoch newer than this node's deposes it, as
- *       {@code /demote} does, whether the lease holds or not.
+ *   <li>The node follows the map ({@link MapFollower}): it answers {@code CLUSTER} and {@code -MOVED} by
+ *       the map and the members' znodes ({@link #view()}); a map that names another member primary at an
+ *       epoch newer than this node's deposes it, as {@code /demote} does, whether the lease holds or not;
+ *       a map that names this backup primary at a newer epoch promotes it with that epoch.
+ *   <li>A {@link Coordinator} runs in every node; the one that leads writes the map when a shard's
+ *       primary is gone and its backup may take over.
  * </ul>
  *
  * <p>If ZooKeeper cannot be reached, the lease lapses and a primary stops serving: ZooKeeper is then a
@@ -59,9 +67,53 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
      * @param lease the lease: held, millis left, renewals, revocations, last revocation
      * @param alarm true while this node is the primary and its lease does not hold: it refuses every
      *     data command ({@code -CLUSTERDOWN})
+     * @param map the cluster map as this node follows it
+     * @param coordinator the coordinator running in this node
      */
     public record Status(
-            String node, String shard, boolean connected, String sessionId, Lease.Status lease, boolean alarm) {}
+            String node,
+            String shard,
+            boolean connected,
+            String sessionId,
+            Lease.Status lease,
+            boolean alarm,
+            MapView map,
+            CoordinatorStatus coordinator) {}
+
+    /**
+     * The cluster map as this node follows it.
+     *
+     * @param mapVersion the map znode's version last read; -1 before there is a map
+     * @param shardEpoch this node's shard's epoch in that map; 0 before
+     * @param shardPrimary the node id the map names its shard's primary; empty before
+     * @param viewed whether the RESP port answers by a layout ({@code CLUSTER SLOTS}, {@code -MOVED}); false
+     *     before the first one, when {@code CLUSTER} answers that cluster support is disabled
+     * @param problem why the layout is not the latest map's, or why the map's naming was not followed;
+     *     empty if all is well
+     * @param promotions times this node promoted itself because the map named it
+     */
+    public record MapView(
+            int mapVersion, long shardEpoch, String shardPrimary, boolean viewed, String problem, long promotions) {}
+
+    /** Makes this node, a backup, the primary of the epoch the map names it primary in. */
+    @FunctionalInterface
+    public interface Promoter {
+        /**
+         * @return the epoch it is now the primary of
+         * @throws dev.kvs.server.internal.role.RoleChangeException if it cannot be promoted
+         */
+        long promoteAt(long epoch);
+    }
+
+    /**
+     * The coordinator running in this node.
+     *
+     * @param leader whether it leads now (one node of the cluster does, briefly two: see {@link Coordinator})
+     * @param rounds rounds it ran while leading
+     * @param promotions promotions it wrote to the map
+     * @param conflicts writes refused because the map had changed under a round
+     */
+    public record CoordinatorStatus(boolean leader, long rounds, long promotions, long conflicts) {}
 
     private final CoordinationConfig settings;
     private final RoleMachine roles;
@@ -70,10 +122,15 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     private final CuratorFramework zk;
     private final ClusterMapStore maps;
     private final ScheduledExecutorService worker;
+    private final LatestClusterView view = new LatestClusterView();
+    private final MemberWatch members;
+    private final CuratorCache mapWatch;
+    private final MapFollower follower;
+    private final Coordinator coordinator;
 
     private volatile Lease lease;
     private MemberNode member; // guarded by this
-    private CuratorCache mapWatch; // guarded by this
+    private boolean started; // guarded by this
     private MemberStatus published; // only on the worker
     private long streamingEpoch = -1; // only on the worker: the epoch a backup was seen streaming in
 
@@ -91,6 +148,23 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.members = new MemberWatch(zk, paths, () -> onWorker(this::follow));
+        this.mapWatch = CuratorCache.build(zk, paths.map(), CuratorCache.Options.SINGLE_NODE_CACHE);
+        this.follower = new MapFollower(nodeId, settings.shard(), roles, view, members, this::cachedMap);
+        this.coordinator = new Coordinator(zk, paths, coordinatorInterval(settings));
+    }
+
+    /** How often a leading coordinator runs a round when no member changed: a third of the session. */
+    static java.time.Duration coordinatorInterval(CoordinationConfig settings) {
+        return settings.sessionTimeout().dividedBy(3);
+    }
+
+    /**
+     * The cluster as the RESP port answers for it: no layout before the first map whose members this node
+     * has all seen, then the latest.
+     */
+    public ClusterView view() {
+        return view;
     }
 
     /**
@@ -100,7 +174,14 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
      * @param clientAddress the node's client address as clients reach it
      * @param replicationAddress its replication address
      */
-    public synchronized void start(String clientAddress, String replicationAddress) throws Exception {
+    public synchronized void start(String clientAddress, String replicationAddress, Promoter promoter)
+            throws Exception {
+        follower.promoteWith(epoch -> {
+            long now = promoter.promoteAt(epoch);
+            Lease l = lease;
+            if (l != null) l.renewSoon(); // the map names it: its lease holds after one round trip
+            return now;
+        });
         MemberStatus first = status(clientAddress, replicationAddress);
         member = new MemberNode(zk, paths, first);
         if (!member.start(settings.sessionTimeout().toMillis())) {
@@ -114,11 +195,16 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         Lease l = new Lease(zk, member.path(), settings.sessionTimeout(), this::entitled);
         lease = l;
         l.start();
-        mapWatch = CuratorCache.build(zk, paths.map(), CuratorCache.Options.SINGLE_NODE_CACHE);
-        mapWatch.listenable().addListener((type, before, after) -> onWorker(this::checkMap));
+        mapWatch.listenable().addListener((type, before, after) -> onWorker(this::follow));
         mapWatch.start();
+        members.start();
+        coordinator.start();
+        started = true;
         worker.scheduleWithFixedDelay(
-                () -> publish(clientAddress, replicationAddress),
+                () -> {
+                    publish(clientAddress, replicationAddress);
+                    follow();
+                },
                 PUBLISH_PERIOD_MS,
                 PUBLISH_PERIOD_MS,
                 TimeUnit.MILLISECONDS);
@@ -147,6 +233,15 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         f.put("kvs_lease_revocations", s.lease().revocations());
         f.put("kvs_lease_last_revocation", s.lease().lastRevocation());
         f.put("kvs_lease_alarm", s.alarm() ? 1 : 0);
+        f.put("kvs_cluster_map_version", s.map().mapVersion());
+        f.put("kvs_cluster_shard_epoch", s.map().shardEpoch());
+        f.put("kvs_cluster_view", s.map().viewed() ? 1 : 0);
+        f.put("kvs_cluster_view_problem", s.map().problem());
+        f.put("kvs_cluster_promotions_by_map", s.map().promotions());
+        f.put("kvs_coordinator_leader", s.coordinator().leader() ? 1 : 0);
+        f.put("kvs_coordinator_rounds", s.coordinator().rounds());
+        f.put("kvs_coordinator_promotions", s.coordinator().promotions());
+        f.put("kvs_coordinator_conflicts", s.coordinator().conflicts());
         return f;
     }
 
@@ -165,7 +260,10 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         }
         Lease.Status leaseNow = l == null ? new Lease.Status(false, 0, 0, 0, 0, "") : l.status();
         boolean alarm = roles.current() instanceof NodeRole.Primary && !leaseNow.held();
-        return new Status(nodeId, settings.shard(), connected, Long.toHexString(session), leaseNow, alarm);
+        CoordinatorStatus c = new CoordinatorStatus(
+                coordinator.isLeader(), coordinator.rounds(), coordinator.promotions(), coordinator.conflicts());
+        return new Status(
+                nodeId, settings.shard(), connected, Long.toHexString(session), leaseNow, alarm, follower.status(), c);
     }
 
     /**
@@ -177,7 +275,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         if (shard.isEmpty()) return false;
         Shard s = shard.get();
         if (!s.primary().equals(nodeId)) {
-            deposeIfNewer(s);
+            follower.deposeIfNewer(s);
             return false;
         }
         return s.epoch() <= roles.current().epoch();
@@ -187,24 +285,26 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         return maps.read().flatMap(v -> v.map().shard(settings.shard()));
     }
 
-    private void checkMap() {
+    /** The map as the watch last saw it, or empty. */
+    private Optional<ClusterMapStore.Versioned> cachedMap() {
+        Optional<ChildData> data = mapWatch.get(paths.map());
+        if (data.isEmpty() || data.get().getData() == null || data.get().getStat() == null) return Optional.empty();
         try {
-            myShard().ifPresent(this::deposeIfNewer);
+            return Optional.of(ClusterMapStore.decode(
+                    data.get().getData(), data.get().getStat().getVersion()));
         } catch (Exception e) {
-            log.debug("cluster map not read", e);
+            log.warn("the cluster map in {} is not a valid map: {}", paths.map(), e.getMessage());
+            return Optional.empty();
         }
     }
 
-    private void deposeIfNewer(Shard s) {
-        NodeRole now = roles.current();
-        if (s.primary().equals(nodeId) || s.epoch() <= now.epoch() || !(now instanceof NodeRole.Primary)) return;
-        log.warn(
-                "the cluster map names {} primary of shard {} at epoch {}, newer than this primary's {}: deposed",
-                s.primary(),
-                s.id(),
-                s.epoch(),
-                now.epoch());
-        roles.demote(s.epoch());
+    /** Follows the map and the members (on the worker). */
+    private void follow() {
+        try {
+            follower.follow();
+        } catch (RuntimeException e) {
+            log.warn("following the cluster map failed", e);
+        }
     }
 
     private void publish(String clientAddress, String replicationAddress) {
@@ -260,7 +360,11 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     public void close() {
         worker.shutdownNow();
         synchronized (this) {
-            if (mapWatch != null) mapWatch.close();
+            if (started) {
+                coordinator.close();
+                members.close();
+                mapWatch.close();
+            }
             Lease l = lease;
             if (l != null) l.close();
             if (member != null) member.close();

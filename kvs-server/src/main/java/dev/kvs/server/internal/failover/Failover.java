@@ -93,7 +93,22 @@ public final class Failover implements RoleEvents, AutoCloseable {
      * @throws RoleChangeException if the node is the primary
      */
     public synchronized long promote(boolean declareLost) {
-        RoleMachine.Promotion p = roles.promote();
+        return promoted(roles.promote(), declareLost);
+    }
+
+    /**
+     * Makes this backup the primary of {@code epoch}, the epoch the cluster map names it primary in; the
+     * unfinished keys as {@link #promote(boolean)}. Used by a node coordinated on ZooKeeper, whose epochs
+     * come from the map.
+     *
+     * @return {@code epoch}
+     * @throws RoleChangeException if the node is the primary or {@code epoch} is not newer than its own
+     */
+    public synchronized long promoteAt(long epoch, boolean declareLost) {
+        return promoted(roles.promote(epoch), declareLost);
+    }
+
+    private long promoted(RoleMachine.Promotion p, boolean declareLost) {
         keysUpTo = p.keysUpTo();
         if (declareLost) {
             declareLost();
