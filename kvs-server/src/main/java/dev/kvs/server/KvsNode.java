@@ -144,7 +144,7 @@ public final class KvsNode implements AutoCloseable {
                 server,
                 () -> NodeStatus.of(config, store, roles, failover, metrics, adminStats, coordination),
                 metrics::scrape);
-        FailoverRoutes.register(server, roles, failover);
+        FailoverRoutes.register(server, roles, failover, coordination == null ? null : coordination::promotion);
         return server;
     }
 

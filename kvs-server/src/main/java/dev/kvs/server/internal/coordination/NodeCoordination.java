@@ -127,6 +127,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     private final CuratorCache mapWatch;
     private final MapFollower follower;
     private final Coordinator coordinator;
+    private volatile MapPromotion promotion;
 
     private volatile Lease lease;
     private MemberNode member; // guarded by this
@@ -176,12 +177,14 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
      */
     public synchronized void start(String clientAddress, String replicationAddress, Promoter promoter)
             throws Exception {
-        follower.promoteWith(epoch -> {
+        Promoter promote = epoch -> {
             long now = promoter.promoteAt(epoch);
             Lease l = lease;
             if (l != null) l.renewSoon(); // the map names it: its lease holds after one round trip
             return now;
-        });
+        };
+        follower.promoteWith(promote);
+        promotion = new MapPromotion(zk, paths, nodeId, settings.shard(), roles, promote);
         MemberStatus first = status(clientAddress, replicationAddress);
         member = new MemberNode(zk, paths, first);
         if (!member.start(settings.sessionTimeout().toMillis())) {
@@ -243,6 +246,17 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         f.put("kvs_coordinator_promotions", s.coordinator().promotions());
         f.put("kvs_coordinator_conflicts", s.coordinator().conflicts());
         return f;
+    }
+
+    /**
+     * {@code POST /promote} on this node: through the cluster map.
+     *
+     * @throws IllegalStateException before {@link #start}
+     */
+    public MapPromotion promotion() {
+        MapPromotion p = promotion;
+        if (p == null) throw new IllegalStateException("not started");
+        return p;
     }
 
     public String nodeId() {
