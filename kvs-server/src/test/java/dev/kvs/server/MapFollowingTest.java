@@ -10,6 +10,7 @@ import dev.kvs.coordination.ClusterMapStore;
 import dev.kvs.coordination.ZkPaths;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.config.CoordinationConfig;
+import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.testing.cluster.TwoDc;
 import dev.kvs.wan.WanLink;
 import java.nio.charset.StandardCharsets;
@@ -64,6 +65,8 @@ class MapFollowingTest {
         String throughLink = "127.0.0.1:" + primaryToZk.port();
         dc = TwoDc.builder()
                 .mode(ReplicationMode.ID_FIRST)
+                // a read of an unfinished key answers -UNFINISHED at once rather than wait for its value
+                .failover(new FailoverConfig(FailoverConfig.ReadPolicy.REJECT, Duration.ZERO, Duration.ZERO))
                 .returnLink(Duration.ofMillis(1))
                 .primary(b -> b.cluster(CLUSTER).coordination(coordination(throughLink)))
                 .backup(b -> b.cluster(CLUSTER).coordination(coordination(direct)))
@@ -250,6 +253,67 @@ class MapFollowingTest {
                         && reply(dc.backup(), "SET", "after", "x").equals("OK")
                         && readOnlyGet(dc.primary(), "after").equals("x"));
         assertThat(info(dc.primary())).contains("kvs_epoch:2");
+    }
+
+    @Test
+    void aPrimaryThatGoesSilentMidWritesIsReplacedAndEveryAcknowledgedWriteIsCompleteOrFenced() throws Exception {
+        createMap();
+        try (Jedis jedis = new Jedis(TwoDc.HOST, dc.primary().port())) {
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> reply(dc.primary(), "SET", "first", "v").equals("OK"));
+        }
+        await("the backup is streaming")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> new String(observer.getData().forPath(paths.member(id(dc.backup()))))
+                        .contains("\"streaming\":true"));
+        List<String> acknowledged = new java.util.concurrent.CopyOnWriteArrayList<>(List.of("first"));
+        Thread writer = new Thread(() -> {
+            try (Jedis jedis = new Jedis(TwoDc.HOST, dc.primary().port())) {
+                for (int i = 0; !Thread.currentThread().isInterrupted(); i++) {
+                    if ("OK".equals(jedis.set("key-" + i, "value-" + i))) acknowledged.add("key-" + i);
+                }
+            } catch (RuntimeException stoppedAnswering) {
+                // the primary went silent: its in-flight write is not acknowledged
+            }
+        });
+        writer.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.size() > 200);
+        // as a killed machine: nothing more from the primary, to ZooKeeper or to its backup, mid-writes
+        long silentAt = System.nanoTime();
+        primaryToZk.pause();
+        dc.link().pause();
+        dc.returnLink().pause();
+
+        await("the backup is promoted and serves")
+                .pollInterval(Duration.ofMillis(10))
+                .atMost(SESSION.plusSeconds(5))
+                .until(() -> info(dc.backup()).contains("role:master")
+                        && reply(dc.backup(), "SET", "probe", "p").equals("OK"));
+        long promotedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - silentAt);
+        writer.interrupt();
+        writer.join(10_000);
+        assertThat(promotedAfterMs).isLessThanOrEqualTo(SESSION.toMillis() + 2000);
+        assertThat(info(dc.backup())).contains("kvs_epoch:2");
+        Stat stat = new Stat();
+        observer.getData().storingStatIn(stat).forPath(paths.map());
+        assertThat(stat.getVersion()).as("the map was written once").isEqualTo(1);
+
+        int complete = 0;
+        int fenced = 0;
+        for (String key : acknowledged) {
+            String got = reply(dc.backup(), "GET", key);
+            String expected = key.equals("first") ? "v" : "value-" + key.substring(4);
+            if (got.equals(expected)) {
+                complete++;
+            } else {
+                assertThat(got)
+                        .as("acknowledged %s: complete or fenced, never missing", key)
+                        .startsWith("-UNFINISHED " + key + " ");
+                fenced++;
+            }
+        }
+        System.out.println("MapFollowingTest: silent primary replaced " + promotedAfterMs + " ms after; "
+                + acknowledged.size() + " acknowledged writes: " + complete + " complete, " + fenced + " fenced");
     }
 
     private static String readOnlyGet(KvsNode node, String key) {
