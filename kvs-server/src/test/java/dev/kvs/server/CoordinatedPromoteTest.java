@@ -56,12 +56,13 @@ class CoordinatedPromoteTest {
         observer.start();
         assertThat(observer.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
         maps = new ClusterMapStore(observer, paths);
-        CoordinationConfig coordination =
-                new CoordinationConfig(zookeeper.getConnectString(), Optional.empty(), SESSION, "shard-0");
+        String zk = zookeeper.getConnectString();
         dc = TwoDc.builder()
                 .returnLink(Duration.ofMillis(1))
-                .primary(b -> b.cluster(CLUSTER).coordination(coordination))
-                .backup(b -> b.cluster(CLUSTER).coordination(coordination))
+                .primary(b -> b.cluster(CLUSTER)
+                        .coordination(new CoordinationConfig(zk, Optional.empty(), SESSION, "shard-0", "east")))
+                .backup(b -> b.cluster(CLUSTER)
+                        .coordination(new CoordinationConfig(zk, Optional.empty(), SESSION, "shard-0", "west")))
                 .start();
     }
 
@@ -155,6 +156,27 @@ class CoordinatedPromoteTest {
         Answer again = post(dc.backup(), "/promote");
         assertThat(again.status()).isEqualTo(409);
         assertThat(again.body()).contains("already the primary");
+    }
+
+    @Test
+    void eachNodePublishesItsDatacenterAndShowsItAndTheCoordinator() throws Exception {
+        createMap(1);
+        assertThat(new String(observer.getData().forPath(paths.member(id(dc.backup()))), StandardCharsets.UTF_8))
+                .contains("\"dc\":\"west\"");
+        HttpResponse<String> status = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(
+                                        "http://127.0.0.1:" + dc.primary().adminPort() + "/status"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(status.body())
+                .contains("\"shard\":\"shard-0\",\"dc\":\"east\"")
+                .containsPattern("\"coordinator\":\\{\"leader\":(true|false),\"rounds\":\\d+");
+        assertThat(info(dc.primary())).contains("kvs_coordination_dc:east");
+        await("one of the two coordinators leads")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> info(dc.primary()).contains("kvs_coordinator_leader:1")
+                        || info(dc.backup()).contains("kvs_coordinator_leader:1"));
     }
 
     @Test

@@ -16,6 +16,24 @@ class CoordinationConfigTest {
     }
 
     @Test
+    void theDatacenterIsReadAndChecked() {
+        assertThat(NodeConfigLoader.parse("coordination:\n  zookeeper: zk:2181\n  shard: s\n  dc: east\n", "kvs.yaml")
+                        .coordination()
+                        .orElseThrow()
+                        .dc())
+                .isEqualTo("east");
+        assertThat(NodeConfigLoader.parse("coordination:\n  zookeeper: zk:2181\n  shard: s\n", "kvs.yaml")
+                        .coordination()
+                        .orElseThrow()
+                        .dc())
+                .isEmpty();
+        assertThatThrownBy(() -> NodeConfigLoader.parse(
+                        "coordination:\n  zookeeper: zk:2181\n  shard: s\n  dc: a b\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("coordination.dc must be 0-64 of [A-Za-z0-9_.-]: a b");
+    }
+
+    @Test
     void theTimerAutoPromotionIsRefusedWithCoordination() {
         assertThatThrownBy(() -> NodeConfigLoader.parse(
                         "coordination:\n  zookeeper: zk:2181\n  shard: s\nfailover:\n  autoPromoteAfterMs: 3000\n",

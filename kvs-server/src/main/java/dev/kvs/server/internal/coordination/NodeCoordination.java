@@ -62,6 +62,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
      *
      * @param node this node's id, its member znode's name
      * @param shard the shard it is a member of
+     * @param dc the datacenter it runs in ({@code coordination.dc}), empty if not given
      * @param connected whether its ZooKeeper session is connected now
      * @param sessionId the session's id in hex ({@code 0} before the first connection)
      * @param lease the lease: held, millis left, renewals, revocations, last revocation
@@ -73,6 +74,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     public record Status(
             String node,
             String shard,
+            String dc,
             boolean connected,
             String sessionId,
             Lease.Status lease,
@@ -227,6 +229,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("kvs_coordination_node_id", s.node());
         f.put("kvs_coordination_shard", s.shard());
+        f.put("kvs_coordination_dc", s.dc());
         f.put("kvs_coordination_connected", s.connected() ? 1 : 0);
         f.put("kvs_coordination_session_id", s.sessionId());
         f.put("kvs_lease_held", s.lease().held() ? 1 : 0);
@@ -277,7 +280,15 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         CoordinatorStatus c = new CoordinatorStatus(
                 coordinator.isLeader(), coordinator.rounds(), coordinator.promotions(), coordinator.conflicts());
         return new Status(
-                nodeId, settings.shard(), connected, Long.toHexString(session), leaseNow, alarm, follower.status(), c);
+                nodeId,
+                settings.shard(),
+                settings.dc(),
+                connected,
+                Long.toHexString(session),
+                leaseNow,
+                alarm,
+                follower.status(),
+                c);
     }
 
     /**
@@ -358,7 +369,8 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
                 resyncing,
                 r.lastTxId().seq(),
                 clientAddress,
-                replicationAddress);
+                replicationAddress,
+                settings.dc());
     }
 
     private void onWorker(Runnable task) {
