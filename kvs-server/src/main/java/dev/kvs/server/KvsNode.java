@@ -163,6 +163,8 @@ public final class KvsNode implements AutoCloseable {
         String replication = config.replicationBind() + ":" + replPort();
         try {
             coordination.start(client, replication, epoch -> failover.promoteAt(epoch, false));
+            // the old primary drained and fenced itself before asking: its member znode may stay
+            failover.promoteThroughMap(() -> coordination.promotion().promote(true));
         } catch (Exception e) {
             throw new NodeStartException(
                     "cannot join cluster '" + config.cluster() + "' on ZooKeeper "

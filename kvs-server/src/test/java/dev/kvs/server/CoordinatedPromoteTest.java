@@ -159,6 +159,27 @@ class CoordinatedPromoteTest {
     }
 
     @Test
+    void aSwitchoverGoesThroughTheMapSoThatTheNewPrimaryServes() throws Exception {
+        createMap(1);
+        await("the primary serves")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> reply(dc.primary(), "SET", "k", "v").equals("OK"));
+
+        Answer handed = post(dc.primary(), "/switchover?timeoutMs=10000");
+        assertThat(handed.status()).as(handed.body()).isEqualTo(200);
+        assertThat(handed.body()).contains("\"epoch\":2");
+        await("the map names the new primary")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> shard().primary().equals(id(dc.backup())));
+        assertThat(shard().epoch()).isEqualTo(2L);
+        await("the new primary serves under its lease")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> reply(dc.backup(), "SET", "k2", "v2").equals("OK"));
+        assertThat(reply(dc.backup(), "GET", "k")).isEqualTo("v");
+        assertThat(info(dc.primary())).contains("role:slave").contains("kvs_epoch:2");
+    }
+
+    @Test
     void eachNodePublishesItsDatacenterAndShowsItAndTheCoordinator() throws Exception {
         createMap(1);
         assertThat(new String(observer.getData().forPath(paths.member(id(dc.backup()))), StandardCharsets.UTF_8))

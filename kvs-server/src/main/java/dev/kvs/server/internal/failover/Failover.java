@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +64,9 @@ public final class Failover implements RoleEvents, AutoCloseable {
     private volatile boolean closed;
     private final AtomicBoolean switchingOver = new AtomicBoolean();
     private final Handback handback = new TakeBack();
+    /** How a switchover's promotion goes through the cluster map on a coordinated node; null: epoch + 1. */
+    private volatile LongSupplier mapPromotion;
+
     private long linkDownSinceNanos = -1; // guarded by this
     private boolean linkEverUp; // guarded by this
 
@@ -277,8 +281,18 @@ public final class Failover implements RoleEvents, AutoCloseable {
     }
 
     /**
-     * The primary asked this backup to take over (switchover): promotes it and starts replicating to
-     * the old primary, which becomes the backup.
+     * Makes a switchover's promotion of this node go through the cluster map ({@code promotion} names it
+     * primary in the map at the next epoch and promotes it with that epoch): set once by a node coordinated
+     * on ZooKeeper, whose lease holds only while the map names it.
+     */
+    public void promoteThroughMap(LongSupplier promotion) {
+        this.mapPromotion = promotion;
+    }
+
+    /**
+     * The primary asked this backup to take over (switchover): promotes it (through the cluster map on a
+     * coordinated node: the old primary, drained and fenced, asked for it) and starts replicating to the
+     * old primary, which becomes the backup.
      */
     @Override
     public void handoverRequested(long epoch) {
@@ -287,7 +301,8 @@ public final class Failover implements RoleEvents, AutoCloseable {
                     try {
                         synchronized (this) {
                             if (roles.current().role() != Role.BACKUP) return;
-                            long now = promote(false);
+                            LongSupplier viaMap = mapPromotion;
+                            long now = viaMap != null ? viaMap.getAsLong() : promote(false);
                             if (now != epoch) log.warn("handover asked for epoch {}; promoted to {}", epoch, now);
                         }
                         roles.attachBackup();
