@@ -14,6 +14,7 @@ import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.testing.cluster.TwoDc;
 import dev.kvs.wan.WanLink;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +29,7 @@ import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
@@ -49,6 +51,9 @@ class MapFollowingTest {
     private ClusterMapStore maps;
     private final ZkPaths paths = new ZkPaths(CLUSTER);
 
+    @TempDir
+    Path primaryData;
+
     @BeforeEach
     void start() throws Exception {
         zookeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 100, 100), true);
@@ -68,6 +73,10 @@ class MapFollowingTest {
                 // a read of an unfinished key answers -UNFINISHED at once rather than wait for its value
                 .failover(new FailoverConfig(FailoverConfig.ReadPolicy.REJECT, Duration.ZERO, Duration.ZERO))
                 .returnLink(Duration.ofMillis(1))
+                // the primary persists, so that a restart brings it back with its data in a new epoch
+                .stores(
+                        TwoDc.store().dataDir(primaryData).build(),
+                        TwoDc.store().build())
                 .primary(b -> b.cluster(CLUSTER).coordination(coordination(throughLink)))
                 .backup(b -> b.cluster(CLUSTER).coordination(coordination(direct)))
                 .start();
@@ -314,6 +323,60 @@ class MapFollowingTest {
         }
         System.out.println("MapFollowingTest: silent primary replaced " + promotedAfterMs + " ms after; "
                 + acknowledged.size() + " acknowledged writes: " + complete + " complete, " + fenced + " fenced");
+    }
+
+    @Test
+    void aRestartedPrimaryThatTheMapReplacedMeanwhileIsDeposedAndServesAsTheBackup() throws Exception {
+        createMap();
+        await("the primary serves")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> reply(dc.primary(), "SET", "k", "v").equals("OK"));
+        await("the backup is streaming")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> new String(observer.getData().forPath(paths.member(id(dc.backup()))))
+                        .contains("\"streaming\":true"));
+        // its znode goes as it stops: a coordinator promotes the backup to epoch 2; the primary comes back
+        // with its data and, restarted, in epoch 2 too (known + 1)
+        dc.restartPrimaryEmpty();
+
+        await("the restarted primary is deposed and serves as the backup of the new one")
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> info(dc.primary()).contains("role:slave")
+                        && reply(dc.backup(), "SET", "after", "x").equals("OK")
+                        && readOnlyGet(dc.primary(), "after").equals("x"));
+        assertThat(maps.read().orElseThrow().map().shard("shard-0").orElseThrow())
+                .extracting(Shard::primary, Shard::epoch)
+                .containsExactly(id(dc.backup()), 2L);
+        assertThat(reply(dc.backup(), "GET", "k")).isEqualTo("v");
+    }
+
+    @Test
+    void aRestartedPrimaryThatTheMapStillNamesRecordsItsNewEpochInTheMap() throws Exception {
+        // the primary alone in its shard's map: no backup for a coordinator to promote while it restarts
+        maps.create(ClusterMap.evenly(List.of(List.of(id(dc.primary())))));
+        await("the primary serves")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> reply(dc.primary(), "SET", "k", "v").equals("OK"));
+        dc.restartPrimaryEmpty(); // persisted: it comes back with its data, in epoch 2
+
+        await("the map follows the restarted primary's epoch, so that a backup streaming in it is promotable")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> maps.read()
+                                .orElseThrow()
+                                .map()
+                                .shard("shard-0")
+                                .orElseThrow()
+                                .epoch()
+                        == 2);
+        assertThat(maps.read()
+                        .orElseThrow()
+                        .map()
+                        .shard("shard-0")
+                        .orElseThrow()
+                        .primary())
+                .isEqualTo(id(dc.primary()));
+        assertThat(reply(dc.primary(), "GET", "k")).isEqualTo("v");
+        assertThat(info(dc.primary())).contains("kvs_epoch:2");
     }
 
     private static String readOnlyGet(KvsNode node, String key) {

@@ -44,6 +44,7 @@ final class MapFollower {
     private final LatestClusterView view;
     private final MemberWatch members;
     private final Supplier<Optional<ClusterMapStore.Versioned>> mapNow;
+    private final EpochRecorder recorder;
     private volatile NodeCoordination.Promoter promoter;
 
     private volatile NodeCoordination.MapView status =
@@ -59,13 +60,26 @@ final class MapFollower {
             RoleMachine roles,
             LatestClusterView view,
             MemberWatch members,
-            Supplier<Optional<ClusterMapStore.Versioned>> mapNow) {
+            Supplier<Optional<ClusterMapStore.Versioned>> mapNow,
+            EpochRecorder recorder) {
         this.nodeId = nodeId;
         this.shardId = shardId;
         this.roles = roles;
         this.view = view;
         this.members = members;
         this.mapNow = mapNow;
+        this.recorder = recorder;
+    }
+
+    /**
+     * Writes into the map that its shard's primary, this node, serves at {@code epoch}, newer than the map
+     * says: a restarted primary moves its epoch by one on its own, and its backup adopts it; a coordinator
+     * promotes only a backup at the shard's epoch, so the map must follow. Compare-and-set: a promotion
+     * written meanwhile wins.
+     */
+    @FunctionalInterface
+    interface EpochRecorder {
+        void record(Shard shard, long epoch);
     }
 
     /** Who promotes this node when the map names it; until set, the map's naming is only shown. */
@@ -156,7 +170,11 @@ final class MapFollower {
             deposeIfNewer(s);
             return null;
         }
-        if (now instanceof NodeRole.Primary) return null;
+        if (now instanceof NodeRole.Primary p) {
+            // once its backup confirmed the restarted primary's epoch (the restart fence lifted)
+            if (s.epoch() < p.epoch() && p.writeFence() == null) recorder.record(s, p.epoch());
+            return null;
+        }
         if (s.epoch() <= now.epoch()) {
             return "the map names this node primary at epoch " + s.epoch() + ", not newer than its own " + now.epoch()
                     + ": not promoted";
@@ -173,12 +191,16 @@ final class MapFollower {
         }
     }
 
-    /** Deposes this node, a primary, if {@code s} names another member primary at a newer epoch. */
+    /**
+     * Deposes this node, a primary, if {@code s} names another member primary at an epoch no older than
+     * its own: newer, or the same when this primary restarted (moving its epoch by one on its own) after
+     * the map had promoted its backup to that very epoch.
+     */
     void deposeIfNewer(Shard s) {
         NodeRole now = roles.current();
-        if (s.primary().equals(nodeId) || s.epoch() <= now.epoch() || !(now instanceof NodeRole.Primary)) return;
+        if (s.primary().equals(nodeId) || s.epoch() < now.epoch() || !(now instanceof NodeRole.Primary)) return;
         log.warn(
-                "the cluster map names {} primary of shard {} at epoch {}, newer than this primary's {}: deposed",
+                "the cluster map names {} primary of shard {} at epoch {}, not older than this primary's {}: deposed",
                 s.primary(),
                 s.id(),
                 s.epoch(),

@@ -153,7 +153,8 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         });
         this.members = new MemberWatch(zk, paths, () -> onWorker(this::follow));
         this.mapWatch = CuratorCache.build(zk, paths.map(), CuratorCache.Options.SINGLE_NODE_CACHE);
-        this.follower = new MapFollower(nodeId, settings.shard(), roles, view, members, this::cachedMap);
+        this.follower =
+                new MapFollower(nodeId, settings.shard(), roles, view, members, this::cachedMap, this::recordEpoch);
         this.coordinator = new Coordinator(zk, paths, coordinatorInterval(settings));
     }
 
@@ -320,6 +321,47 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         } catch (Exception e) {
             log.warn("the cluster map in {} is not a valid map: {}", paths.map(), e.getMessage());
             return Optional.empty();
+        }
+    }
+
+    /**
+     * Whether the cluster map names another member its shard's primary: read once before the node starts
+     * (waiting up to a session timeout for ZooKeeper), so that a primary that was replaced while it was
+     * down does not move its epoch past the map's on restart. False if there is no map or it cannot be
+     * read: the node then starts as it would without coordination, and the map's watch deposes it later.
+     */
+    public boolean replaced() {
+        try {
+            if (!zk.blockUntilConnected((int) settings.sessionTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                return false;
+            }
+            return myShard().map(s -> !s.primary().equals(nodeId)).orElse(false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (Exception e) {
+            log.debug("cluster map not read before start", e);
+            return false;
+        }
+    }
+
+    /** See {@link MapFollower.EpochRecorder}; on the worker. */
+    private void recordEpoch(Shard named, long epoch) {
+        try {
+            Optional<ClusterMapStore.Versioned> now = maps.read();
+            if (now.isEmpty()) return;
+            Optional<Shard> s = now.get().map().shard(named.id());
+            if (s.isEmpty() || !s.get().primary().equals(nodeId) || s.get().epoch() >= epoch) return;
+            Shard next = new Shard(s.get().id(), s.get().slots(), s.get().members(), nodeId, epoch);
+            if (maps.compareAndSet(now.get(), now.get().map().with(next))) {
+                log.info(
+                        "the cluster map now says this primary of shard {} serves at epoch {} (it said {})",
+                        named.id(),
+                        epoch,
+                        s.get().epoch());
+            }
+        } catch (Exception e) {
+            log.debug("this primary's epoch not recorded in the cluster map", e);
         }
     }
 
