@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  *       each member's client address and offset from its member znode, or, if the znode is gone, from the
  *       last status seen of it, marked disconnected. While a member of the map was never seen (or there is
  *       no map, or the map does not list this node) the view stays as it was, and {@link
- *       NodeCoordination.MapView#problem} says why;
+ *       CoordinationStatus.MapView#problem} says why;
  *   <li>promotes this node, a backup, when the map names it its shard's primary at an epoch newer than its
  *       own, <em>with that epoch</em> (a coordinator, or {@code /promote}, moved it by one);
  *   <li>deposes this node, a primary, when the map names another member primary at a newer epoch.
@@ -47,8 +47,8 @@ final class MapFollower {
     private final EpochRecorder recorder;
     private volatile NodeCoordination.Promoter promoter;
 
-    private volatile NodeCoordination.MapView status =
-            new NodeCoordination.MapView(-1, 0, "", false, "no cluster map in ZooKeeper yet", 0);
+    private volatile CoordinationStatus.MapView status =
+            new CoordinationStatus.MapView(-1, 0, "", false, "no cluster map in ZooKeeper yet", 0);
     private ClusterMapStore.Versioned layoutMap; // inputs of the last layout, only on the worker
     private Map<String, MemberStatus> layoutMembers;
     private String viewProblem; // why the last inputs gave no layout, or null; only on the worker
@@ -87,7 +87,7 @@ final class MapFollower {
         this.promoter = p;
     }
 
-    NodeCoordination.MapView status() {
+    CoordinationStatus.MapView status() {
         return status;
     }
 
@@ -104,7 +104,7 @@ final class MapFollower {
             String refused = followRole(mine.get());
             if (refused != null) problem = refused;
         }
-        status = new NodeCoordination.MapView(
+        status = new CoordinationStatus.MapView(
                 map.get().version(),
                 mine.map(Shard::epoch).orElse(0L),
                 mine.map(Shard::primary).orElse(""),

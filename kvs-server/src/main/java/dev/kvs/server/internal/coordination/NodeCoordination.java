@@ -16,7 +16,6 @@ import dev.kvs.server.internal.cluster.LatestClusterView;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
 import dev.kvs.server.internal.role.ServingLease;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -57,46 +56,6 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     /** How often the member status is compared with what was published. */
     static final long PUBLISH_PERIOD_MS = 250;
 
-    /**
-     * What {@code /status} shows.
-     *
-     * @param node this node's id, its member znode's name
-     * @param shard the shard it is a member of
-     * @param dc the datacenter it runs in ({@code coordination.dc}), empty if not given
-     * @param connected whether its ZooKeeper session is connected now
-     * @param sessionId the session's id in hex ({@code 0} before the first connection)
-     * @param lease the lease: held, millis left, renewals, revocations, last revocation
-     * @param alarm true while this node is the primary and its lease does not hold: it refuses every
-     *     data command ({@code -CLUSTERDOWN})
-     * @param map the cluster map as this node follows it
-     * @param coordinator the coordinator running in this node
-     */
-    public record Status(
-            String node,
-            String shard,
-            String dc,
-            boolean connected,
-            String sessionId,
-            Lease.Status lease,
-            boolean alarm,
-            MapView map,
-            CoordinatorStatus coordinator) {}
-
-    /**
-     * The cluster map as this node follows it.
-     *
-     * @param mapVersion the map znode's version last read; -1 before there is a map
-     * @param shardEpoch this node's shard's epoch in that map; 0 before
-     * @param shardPrimary the node id the map names its shard's primary; empty before
-     * @param viewed whether the RESP port answers by a layout ({@code CLUSTER SLOTS}, {@code -MOVED}); false
-     *     before the first one, when {@code CLUSTER} answers that cluster support is disabled
-     * @param problem why the layout is not the latest map's, or why the map's naming was not followed;
-     *     empty if all is well
-     * @param promotions times this node promoted itself because the map named it
-     */
-    public record MapView(
-            int mapVersion, long shardEpoch, String shardPrimary, boolean viewed, String problem, long promotions) {}
-
     /** Makes this node, a backup, the primary of the epoch the map names it primary in. */
     @FunctionalInterface
     public interface Promoter {
@@ -106,16 +65,6 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
          */
         long promoteAt(long epoch);
     }
-
-    /**
-     * The coordinator running in this node.
-     *
-     * @param leader whether it leads now (one node of the cluster does, briefly two: see {@link Coordinator})
-     * @param rounds rounds it ran while leading
-     * @param promotions promotions it wrote to the map
-     * @param conflicts writes refused because the map had changed under a round
-     */
-    public record CoordinatorStatus(boolean leader, long rounds, long promotions, long conflicts) {}
 
     private final CoordinationConfig settings;
     private final RoleMachine roles;
@@ -226,30 +175,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     /** The lease and session in {@code INFO replication}; {@code kvs_lease_alarm:1} is the alarm. */
     @Override
     public Map<String, Object> infoFields() {
-        Status s = status();
-        Map<String, Object> f = new LinkedHashMap<>();
-        f.put("kvs_coordination_node_id", s.node());
-        f.put("kvs_coordination_shard", s.shard());
-        f.put("kvs_coordination_dc", s.dc());
-        f.put("kvs_coordination_connected", s.connected() ? 1 : 0);
-        f.put("kvs_coordination_session_id", s.sessionId());
-        f.put("kvs_lease_held", s.lease().held() ? 1 : 0);
-        f.put("kvs_lease_millis_left", s.lease().millisLeft());
-        f.put("kvs_lease_renewals", s.lease().renewals());
-        f.put("kvs_lease_failed_renewals", s.lease().failedRenewals());
-        f.put("kvs_lease_revocations", s.lease().revocations());
-        f.put("kvs_lease_last_revocation", s.lease().lastRevocation());
-        f.put("kvs_lease_alarm", s.alarm() ? 1 : 0);
-        f.put("kvs_cluster_map_version", s.map().mapVersion());
-        f.put("kvs_cluster_shard_epoch", s.map().shardEpoch());
-        f.put("kvs_cluster_view", s.map().viewed() ? 1 : 0);
-        f.put("kvs_cluster_view_problem", s.map().problem());
-        f.put("kvs_cluster_promotions_by_map", s.map().promotions());
-        f.put("kvs_coordinator_leader", s.coordinator().leader() ? 1 : 0);
-        f.put("kvs_coordinator_rounds", s.coordinator().rounds());
-        f.put("kvs_coordinator_promotions", s.coordinator().promotions());
-        f.put("kvs_coordinator_conflicts", s.coordinator().conflicts());
-        return f;
+        return status().infoFields();
     }
 
     /**
@@ -267,7 +193,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         return nodeId;
     }
 
-    public Status status() {
+    public CoordinationStatus status() {
         Lease l = lease;
         boolean connected = zk.getZookeeperClient().isConnected();
         long session = 0;
@@ -278,9 +204,9 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         }
         Lease.Status leaseNow = l == null ? new Lease.Status(false, 0, 0, 0, 0, "") : l.status();
         boolean alarm = roles.current() instanceof NodeRole.Primary && !leaseNow.held();
-        CoordinatorStatus c = new CoordinatorStatus(
+        CoordinationStatus.CoordinatorStatus c = new CoordinationStatus.CoordinatorStatus(
                 coordinator.isLeader(), coordinator.rounds(), coordinator.promotions(), coordinator.conflicts());
-        return new Status(
+        return new CoordinationStatus(
                 nodeId,
                 settings.shard(),
                 settings.dc(),
