@@ -198,6 +198,24 @@ class CoordinatedPromoteTest {
                 .atMost(Duration.ofSeconds(10))
                 .until(() -> info(dc.primary()).contains("kvs_coordinator_leader:1")
                         || info(dc.backup()).contains("kvs_coordinator_leader:1"));
+        await("the view is published")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> info(dc.backup()).contains("kvs_cluster_view:1"));
+        String metrics = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(
+                                        "http://127.0.0.1:" + dc.backup().adminPort() + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        assertThat(metrics)
+                .contains("kvs_cluster_map_version 0.0")
+                .contains("kvs_cluster_view 1.0")
+                .contains("kvs_cluster_view_problem 0.0")
+                .contains("kvs_cluster_promotions_by_map_total 0.0")
+                .containsPattern("kvs_coordinator_leader [01]\\.0")
+                .containsPattern("kvs_coordinator_rounds_total \\d")
+                .contains("kvs_coordinator_conflicts_total 0.0");
     }
 
     @Test
