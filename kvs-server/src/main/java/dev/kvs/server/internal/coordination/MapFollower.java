@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  *       CoordinationStatus.MapView#problem} says why;
  *   <li>promotes this node, a backup, when the map names it its shard's primary at an epoch newer than its
  *       own, <em>with that epoch</em> (a coordinator, or {@code /promote}, moved it by one);
- *   <li>deposes this node, a primary, when the map names another member primary at a newer epoch.
+ *   <li>deposes this node, a primary, when the map names another member primary at an epoch not older
+ *       than its own.
  * </ul>
  *
  * Called on the coordination's single worker thread only (and by the lease's entitlement, which only reads).
@@ -167,7 +168,7 @@ final class MapFollower {
     private String followRole(Shard s) {
         NodeRole now = roles.current();
         if (!s.primary().equals(nodeId)) {
-            deposeIfNewer(s);
+            deposeIfReplaced(s);
             return null;
         }
         if (now instanceof NodeRole.Primary p) {
@@ -196,7 +197,7 @@ final class MapFollower {
      * its own: newer, or the same when this primary restarted (moving its epoch by one on its own) after
      * the map had promoted its backup to that very epoch.
      */
-    void deposeIfNewer(Shard s) {
+    void deposeIfReplaced(Shard s) {
         NodeRole now = roles.current();
         if (s.primary().equals(nodeId) || s.epoch() < now.epoch() || !(now instanceof NodeRole.Primary)) return;
         log.warn(

@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *       moves its epoch by one on its own, so the map's epoch is a floor).
  *   <li>The node follows the map ({@link MapFollower}): it answers {@code CLUSTER} and {@code -MOVED} by
  *       the map and the members' znodes ({@link #view()}); a map that names another member primary at an
- *       epoch newer than this node's deposes it, as {@code /demote} does, whether the lease holds or not;
+ *       epoch not older than this node's deposes it, as {@code /demote} does, whether the lease holds or not;
  *       a map that names this backup primary at a newer epoch promotes it with that epoch.
  *   <li>A {@link Coordinator} runs in every node; the one that leads writes the map when a shard's
  *       primary is gone and its backup may take over.
@@ -220,14 +220,14 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
 
     /**
      * The lease's entitlement, rechecked after a lapse: the map names this node its shard's primary, at
-     * an epoch no newer than the node's. A map naming another member at a newer epoch deposes it.
+     * an epoch no newer than the node's. A map naming another member at an epoch not older than the node's deposes it.
      */
     private boolean entitled() throws Exception {
         Optional<Shard> shard = myShard();
         if (shard.isEmpty()) return false;
         Shard s = shard.get();
         if (!s.primary().equals(nodeId)) {
-            follower.deposeIfNewer(s);
+            follower.deposeIfReplaced(s);
             return false;
         }
         return s.epoch() <= roles.current().epoch();
@@ -245,7 +245,8 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
             return Optional.of(ClusterMapStore.decode(
                     data.get().getData(), data.get().getStat().getVersion()));
         } catch (Exception e) {
-            log.warn("the cluster map in {} is not a valid map: {}", paths.map(), e.getMessage());
+            // the follower's status says there is no usable map; read every 250 ms: not logged each time
+            log.debug("the cluster map in {} is not a valid map: {}", paths.map(), e.getMessage());
             return Optional.empty();
         }
     }
