@@ -299,12 +299,19 @@ public final class Failover implements RoleEvents, AutoCloseable {
         Thread t = new Thread(
                 () -> {
                     try {
-                        synchronized (this) {
-                            if (roles.current().role() != Role.BACKUP) return;
-                            LongSupplier viaMap = mapPromotion;
-                            long now = viaMap != null ? viaMap.getAsLong() : promote(false);
-                            if (now != epoch) log.warn("handover asked for epoch {}; promoted to {}", epoch, now);
+                        LongSupplier viaMap = mapPromotion;
+                        long now;
+                        if (viaMap != null) {
+                            // not under this lock: the map's promotion takes its own, then this one
+                            // (as /promote does), and is refused if this node is no longer a backup
+                            now = viaMap.getAsLong();
+                        } else {
+                            synchronized (this) {
+                                if (roles.current().role() != Role.BACKUP) return;
+                                now = promote(false);
+                            }
                         }
+                        if (now != epoch) log.warn("handover asked for epoch {}; promoted to {}", epoch, now);
                         roles.attachBackup();
                     } catch (RuntimeException e) {
                         log.error("handover failed: promote this node or the old primary by hand", e);
