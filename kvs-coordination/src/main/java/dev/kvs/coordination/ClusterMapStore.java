@@ -2,6 +2,7 @@ package dev.kvs.coordination;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kvs.cluster.ClusterMap;
+import java.io.IOException;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -31,10 +32,20 @@ public final class ClusterMapStore {
         Stat stat = new Stat();
         try {
             byte[] data = zk.getData().storingStatIn(stat).forPath(path);
-            return Optional.of(new Versioned(JSON.readValue(data, ClusterMap.class), stat.getVersion()));
+            return Optional.of(decode(data, stat.getVersion()));
         } catch (KeeperException.NoNodeException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * The map in {@code data}, the map znode's content at {@code version} (as a watch, e.g. a {@code
+     * CuratorCache}, saw it).
+     *
+     * @throws IOException if {@code data} is not a valid map
+     */
+    public static Versioned decode(byte[] data, int version) throws IOException {
+        return new Versioned(JSON.readValue(data, ClusterMap.class), version);
     }
 
     /** Creates the map if there is none; returns the map in the store either way. */

@@ -117,6 +117,18 @@ public final class Lease implements AutoCloseable {
         renewer.scheduleWithFixedDelay(this::renew, 0, period, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Proves the session and checks the entitlement now rather than at the next period: for a holder that
+     * has just become entitled (a backup the map has just named primary), so that it serves at once.
+     */
+    public void renewSoon() {
+        try {
+            renewer.execute(this::renew);
+        } catch (RejectedExecutionException closedMeanwhile) {
+            // close() ran: nothing to renew
+        }
+    }
+
     /** Whether the holder may acknowledge a write or serve a read now. Cheap: no I/O, no lock. */
     public boolean held() {
         return !closed && nanos.getAsLong() - validUntil < 0;

@@ -1,5 +1,7 @@
 package dev.kvs.coordination;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
 /**
  * What a node publishes about itself in its ephemeral znode, {@code /kvs/<cluster>/members/<node>}: the
  * znode's existence says the node's session is alive; its content says whether it could take over.
@@ -14,7 +16,10 @@ package dev.kvs.coordination;
  * @param appliedTxId the last TxId the node applied in order
  * @param clientAddress {@code host:port} of its client (RESP) port
  * @param replicationAddress {@code host:port} of its replication port
+ * @param dc the datacenter it runs in, empty if not given
  */
+// a node reads the statuses of nodes of other versions: a field it does not know is skipped
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record MemberStatus(
         String node,
         String shard,
@@ -24,7 +29,26 @@ public record MemberStatus(
         boolean resyncing,
         long appliedTxId,
         String clientAddress,
-        String replicationAddress) {
+        String replicationAddress,
+        String dc) {
+
+    public MemberStatus {
+        if (dc == null) dc = ""; // a status published before the field existed
+    }
+
+    /** Without a datacenter name. */
+    public MemberStatus(
+            String node,
+            String shard,
+            String role,
+            long epoch,
+            boolean streaming,
+            boolean resyncing,
+            long appliedTxId,
+            String clientAddress,
+            String replicationAddress) {
+        this(node, shard, role, epoch, streaming, resyncing, appliedTxId, clientAddress, replicationAddress, "");
+    }
 
     /** Whether this member could become its shard's primary at the epoch after {@code shardEpoch}. */
     public boolean canTakeOver(long shardEpoch) {

@@ -83,12 +83,17 @@ public final class KvsNode implements AutoCloseable {
                 : null; // one context for both ports
         this.store = KvStore.builder().config(config.store()).open();
         EpochFile epochFile = config.store().dataDir().map(EpochFile::new).orElse(null);
-        StartingPoint from = StartingPoint.of(config.role(), lastTxId(store), epochFile);
         Transport transport = Transport.best();
         this.loops = new EventLoops(config, transport);
         this.links = new ReplicationLinks(config, store, loops.replication, loops.replicationValues, stages);
         this.roles = new RoleMachine(config, epochFile, links);
         this.coordination = config.coordination().isPresent() ? new NodeCoordination(config, roles) : null;
+        StartingPoint from = StartingPoint.of(
+                config.role(),
+                lastTxId(store),
+                epochFile,
+                // only a persisted primary moves its epoch on restart: only it needs the map first
+                coordination != null && config.role() == Role.PRIMARY && epochFile != null && coordination.replaced());
         if (coordination != null) roles.serveUnder(coordination);
         this.writes = new Writes(store, roles, clock);
         this.failover = new Failover(config, store, roles, writes, loops.replication);
@@ -126,7 +131,7 @@ public final class KvsNode implements AutoCloseable {
                 expiredKeys,
                 new ClientIds()::next,
                 this::closeOnItsOwnThread,
-                ClusterView.NONE);
+                coordination == null ? ClusterView.NONE : coordination.view());
         return new RespServer(commands, tls, stages);
     }
 
@@ -144,7 +149,7 @@ public final class KvsNode implements AutoCloseable {
                 server,
                 () -> NodeStatus.of(config, store, roles, failover, metrics, adminStats, coordination),
                 metrics::scrape);
-        FailoverRoutes.register(server, roles, failover);
+        FailoverRoutes.register(server, roles, failover, coordination == null ? null : coordination::promotion);
         return server;
     }
 
@@ -162,7 +167,9 @@ public final class KvsNode implements AutoCloseable {
         String client = config.advertisedClientAddress(port);
         String replication = config.replicationBind() + ":" + replPort();
         try {
-            coordination.start(client, replication);
+            coordination.start(client, replication, epoch -> failover.promoteAt(epoch, false));
+            // the old primary drained and fenced itself before asking: its member znode may stay
+            failover.promoteThroughMap(() -> coordination.promotion().promote(true));
         } catch (Exception e) {
             throw new NodeStartException(
                     "cannot join cluster '" + config.cluster() + "' on ZooKeeper "
@@ -197,9 +204,13 @@ public final class KvsNode implements AutoCloseable {
      * @param hadState whether the store or the epoch file knew an epoch
      */
     private record StartingPoint(long epoch, long lastSeq, boolean hadState) {
-        static StartingPoint of(Role role, TxId last, EpochFile epochFile) {
+        /**
+         * @param replaced the cluster map names another member primary of this node's shard: a restarted
+         *     primary keeps its epoch rather than move past the map's, is deposed by the map and hands back
+         */
+        static StartingPoint of(Role role, TxId last, EpochFile epochFile, boolean replaced) {
             long known = Math.max(last.epoch(), epochFile == null ? 0 : epochFile.read());
-            if (role == Role.PRIMARY && known > 0 && epochFile != null) {
+            if (role == Role.PRIMARY && known > 0 && epochFile != null && !replaced) {
                 // a restarted primary never reuses its epoch: seqs of writes it deleted are not in the store,
                 // so it could not tell which it had used; a new epoch makes the backup resynchronise
                 return new StartingPoint(known + 1, 0, true);

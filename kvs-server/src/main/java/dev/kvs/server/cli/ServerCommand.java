@@ -179,6 +179,13 @@ public final class ServerCommand implements Callable<Integer> {
     private String shard;
 
     @Option(
+            names = "--dc",
+            paramLabel = "DC",
+            description = "The datacenter this node runs in (coordination.dc), published in its member znode and"
+                    + " shown in /status (default: none)")
+    private String dc;
+
+    @Option(
             names = "--mode",
             paramLabel = "MODE",
             converter = ModeConverter.class,
@@ -376,12 +383,13 @@ public final class ServerCommand implements Callable<Integer> {
     }
 
     /**
-     * The {@code coordination:} section with {@code --zookeeper}, {@code --shard} and {@link
+     * The {@code coordination:} section with {@code --zookeeper}, {@code --shard}, {@code --dc} and {@link
      * CoordinationConfig#CREDENTIALS_ENV} over the file's; empty if neither names an ensemble.
      */
     private Optional<CoordinationConfig> coordination(CoordinationConfig file) {
         if (file == null && zookeeper == null) {
             if (shard != null) throw new IllegalArgumentException("--shard " + shard + " needs --zookeeper");
+            if (dc != null) throw new IllegalArgumentException("--dc " + dc + " needs --zookeeper");
             return Optional.empty();
         }
         if (shard == null && (file == null || file.shard() == null)) {
@@ -391,7 +399,8 @@ public final class ServerCommand implements Callable<Integer> {
                 zookeeper != null ? zookeeper : file.zookeeper(),
                 file == null ? Optional.empty() : file.credentials(),
                 file == null ? CoordinationConfig.DEFAULT_SESSION_TIMEOUT : file.sessionTimeout(),
-                shard != null ? shard : file == null ? null : file.shard());
+                shard != null ? shard : file == null ? null : file.shard(),
+                dc != null ? dc : file == null ? "" : file.dc());
         String credentials = env.apply(CoordinationConfig.CREDENTIALS_ENV);
         return Optional.of(credentials == null || credentials.isEmpty() ? c : c.withCredentials(credentials));
     }

@@ -16,9 +16,11 @@ import java.util.Optional;
  * @param sessionTimeout the session timeout asked of ZooKeeper: the lease lasts two thirds of what it
  *     grants, so this bounds both how soon a cut-off primary stops and how soon its backup may replace it
  * @param shard the shard of the cluster map this node is a member of
+ * @param dc the datacenter the node runs in ({@code coordination.dc}, {@code --dc}), published in its member
+ *     znode and shown in {@code /status}; empty if not given
  */
 public record CoordinationConfig(
-        String zookeeper, Optional<String> credentials, Duration sessionTimeout, String shard) {
+        String zookeeper, Optional<String> credentials, Duration sessionTimeout, String shard, String dc) {
     /** Default {@link #sessionTimeout}: 6 s, so a primary cut off from ZooKeeper stops within 4 s. */
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofMillis(6000);
 
@@ -47,6 +49,14 @@ public record CoordinationConfig(
         if (shard == null || !shard.matches("[A-Za-z0-9_.-]{1,64}")) {
             throw new IllegalArgumentException("coordination.shard must be 1-64 of [A-Za-z0-9_.-]: " + shard);
         }
+        if (dc == null || !dc.matches("[A-Za-z0-9_.-]{0,64}")) {
+            throw new IllegalArgumentException("coordination.dc must be 0-64 of [A-Za-z0-9_.-]: " + dc);
+        }
+    }
+
+    /** Without a datacenter name. */
+    public CoordinationConfig(String zookeeper, Optional<String> credentials, Duration sessionTimeout, String shard) {
+        this(zookeeper, credentials, sessionTimeout, shard, "");
     }
 
     /** With the default session timeout and no credentials. */
@@ -56,7 +66,7 @@ public record CoordinationConfig(
 
     /** This section with {@code v} as its credentials. */
     public CoordinationConfig withCredentials(String v) {
-        return new CoordinationConfig(zookeeper, Optional.of(v), sessionTimeout, shard);
+        return new CoordinationConfig(zookeeper, Optional.of(v), sessionTimeout, shard, dc);
     }
 
     /** Without the credentials: they are a password. */
@@ -64,6 +74,6 @@ public record CoordinationConfig(
     public String toString() {
         return "CoordinationConfig[zookeeper=" + zookeeper + ", credentials="
                 + (credentials.isPresent() ? "<set>" : "none") + ", sessionTimeout=" + sessionTimeout.toMillis()
-                + " ms, shard=" + shard + "]";
+                + " ms, shard=" + shard + ", dc=" + dc + "]";
     }
 }

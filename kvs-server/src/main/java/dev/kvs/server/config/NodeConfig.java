@@ -180,6 +180,14 @@ public record NodeConfig(
         if (replication == null) throw new IllegalArgumentException("replication is missing");
         if (replicationListener == null) throw new IllegalArgumentException("replicationListener is missing");
         if (failover == null) throw new IllegalArgumentException("failover is missing");
+        if (coordination.isPresent() && !failover.autoPromoteAfter().isZero()) {
+            // the timer has no witness: a cut link with both sides alive would give two primaries
+            throw new IllegalArgumentException("failover.autoPromoteAfter ("
+                    + failover.autoPromoteAfter().toMillis() + " ms) and coordination cannot both be set: with"
+                    + " coordination a backup is promoted only once ZooKeeper has witnessed its primary's death"
+                    + " (the coordinator) or by /promote through the cluster map, while the timer promotes without a"
+                    + " witness. Remove failover.autoPromoteAfter (or set it to 0), or remove coordination");
+        }
         if (expiry == null) throw new IllegalArgumentException("expiry is missing");
         if (clusterSecret == null) throw new IllegalArgumentException("clusterSecret == null (use Optional.empty())");
         clusterSecret.ifPresent(secret -> ReplicationEnds.secret(secret, cluster)); // checks its length

@@ -47,7 +47,7 @@ import java.util.stream.Collectors;
  * section ({@code certFile, keyFile, caFile, peerName, clients, admin, clientAuth}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
  * replication:} section (with its {@code flowControl:} subsection), the {@code failover:} section, the
- * {@code coordination:} section ({@code zookeeper, credentials, sessionTimeoutMs, shard}) and
+ * {@code coordination:} section ({@code zookeeper, credentials, sessionTimeoutMs, shard, dc}) and
  * the {@code admin:} section ({@code token, openReads, respCommands, trustLoopback, allowedHosts,
  * maxConnections, headTimeoutMs, idleTimeoutMs}) and the {@code users:} list
  * ({@code name, password | passwordSha256, role}; plain passwords are hashed as they are read).
@@ -320,7 +320,8 @@ public final class NodeConfigLoader {
                 c.sessionTimeoutMs() == null
                         ? CoordinationConfig.DEFAULT_SESSION_TIMEOUT
                         : Duration.ofMillis(c.sessionTimeoutMs()),
-                c.shard());
+                c.shard(),
+                c.dc() == null ? "" : c.dc());
     }
 
     private static FailoverConfig toFailover(FailoverYaml f) {
@@ -637,7 +638,7 @@ public final class NodeConfigLoader {
     record ExpiryYaml(Long activeIntervalMs, Long maxKeysPerCycle) {}
 
     /** The {@code coordination:} section. */
-    record CoordinationYaml(String zookeeper, String credentials, Long sessionTimeoutMs, String shard) {}
+    record CoordinationYaml(String zookeeper, String credentials, Long sessionTimeoutMs, String shard, String dc) {}
 
     /** The {@code failover:} section. */
     record FailoverYaml(String readPolicy, Long blockTimeoutMs, Long lostAfterMs, Long autoPromoteAfterMs) {}

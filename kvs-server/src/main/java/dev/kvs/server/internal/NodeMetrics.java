@@ -553,6 +553,46 @@ public final class NodeMetrics implements AutoCloseable {
                 .description("1 while this node is the primary and its lease does not hold: it refuses writes"
                         + " and reads with -CLUSTERDOWN")
                 .register(registry);
+        Gauge.builder("kvs.cluster.map.version", c, n -> n.status().map().mapVersion())
+                .description("Version of the cluster map znode this node follows (-1: no map yet)")
+                .register(registry);
+        Gauge.builder("kvs.cluster.view", c, n -> n.status().map().viewed() ? 1 : 0)
+                .description("1 once the client port answers CLUSTER and -MOVED by a layout of the map")
+                .register(registry);
+        Gauge.builder(
+                        "kvs.cluster.view.problem",
+                        c,
+                        n -> n.status().map().problem().isEmpty() ? 0 : 1)
+                .description("1 while the view is not the latest map's, or the map's naming was not followed"
+                        + " (/status coordination.map.problem says why)")
+                .register(registry);
+        FunctionCounter.builder(
+                        "kvs.cluster.promotions.by.map",
+                        c,
+                        n -> n.status().map().promotions())
+                .description("Times this node promoted itself because the cluster map named it primary")
+                .register(registry);
+        Gauge.builder("kvs.coordinator.leader", c, n -> n.status().coordinator().leader() ? 1 : 0)
+                .description("1 while the coordinator in this node leads (writes the map)")
+                .register(registry);
+        FunctionCounter.builder(
+                        "kvs.coordinator.rounds",
+                        c,
+                        n -> n.status().coordinator().rounds())
+                .description("Rounds the coordinator in this node ran while leading")
+                .register(registry);
+        FunctionCounter.builder(
+                        "kvs.coordinator.promotions",
+                        c,
+                        n -> n.status().coordinator().promotions())
+                .description("Promotions the coordinator in this node wrote to the map")
+                .register(registry);
+        FunctionCounter.builder(
+                        "kvs.coordinator.conflicts",
+                        c,
+                        n -> n.status().coordinator().conflicts())
+                .description("Map writes of the coordinator refused because the map had changed under a round")
+                .register(registry);
     }
 
     public void adminPort(AdminPortStats stats) {

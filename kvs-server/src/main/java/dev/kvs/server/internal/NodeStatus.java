@@ -6,6 +6,7 @@ import dev.kvs.replication.BackupStatus;
 import dev.kvs.replication.ReplicationEnds;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.internal.coordination.CoordinationStatus;
 import dev.kvs.server.internal.coordination.NodeCoordination;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
@@ -61,7 +62,7 @@ public record NodeStatus(
         LinkIntegrity linkIntegrity,
         AdminPortStats.Snapshot adminPort,
         ClientMemory clientMemory,
-        NodeCoordination.Status coordination) {
+        CoordinationStatus coordination) {
 
     /**
      * How replication frames are protected against an on-path attacker.

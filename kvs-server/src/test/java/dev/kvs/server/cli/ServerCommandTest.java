@@ -276,6 +276,20 @@ class ServerCommandTest {
     }
 
     @Test
+    void dcNamesTheNodesDatacenterAndNeedsZookeeper() {
+        assertThat(run("--zookeeper", "zk1:2181", "--shard", "shard-0", "--dc", "east"))
+                .isZero();
+        assertThat(started.get().coordination().orElseThrow().dc()).isEqualTo("east");
+        started.set(null);
+        assertThat(run("--dc", "east")).isEqualTo(2);
+        assertThat(err.toString()).contains("--dc east needs --zookeeper");
+        assertThat(run("--zookeeper", "zk1:2181", "--shard", "s", "--dc", "a/b"))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("coordination.dc must be 0-64 of [A-Za-z0-9_.-]: a/b");
+        assertThat(started.get()).isNull();
+    }
+
+    @Test
     void aShardWithoutZookeeperOrABadEnsembleExitsWithCode2QuotingTheValue() {
         assertThat(run("--shard", "shard-0")).isEqualTo(2);
         assertThat(err.toString()).contains("--shard shard-0 needs --zookeeper");

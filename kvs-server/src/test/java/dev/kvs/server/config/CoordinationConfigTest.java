@@ -16,6 +16,43 @@ class CoordinationConfigTest {
     }
 
     @Test
+    void theDatacenterIsReadAndChecked() {
+        assertThat(NodeConfigLoader.parse("coordination:\n  zookeeper: zk:2181\n  shard: s\n  dc: east\n", "kvs.yaml")
+                        .coordination()
+                        .orElseThrow()
+                        .dc())
+                .isEqualTo("east");
+        assertThat(NodeConfigLoader.parse("coordination:\n  zookeeper: zk:2181\n  shard: s\n", "kvs.yaml")
+                        .coordination()
+                        .orElseThrow()
+                        .dc())
+                .isEmpty();
+        assertThatThrownBy(() -> NodeConfigLoader.parse(
+                        "coordination:\n  zookeeper: zk:2181\n  shard: s\n  dc: a b\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("coordination.dc must be 0-64 of [A-Za-z0-9_.-]: a b");
+    }
+
+    @Test
+    void theTimerAutoPromotionIsRefusedWithCoordination() {
+        assertThatThrownBy(() -> NodeConfigLoader.parse(
+                        "coordination:\n  zookeeper: zk:2181\n  shard: s\nfailover:\n  autoPromoteAfterMs: 3000\n",
+                        "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("failover.autoPromoteAfter (3000 ms) and coordination cannot both be set");
+        assertThat(NodeConfigLoader.parse(
+                                "coordination:\n  zookeeper: zk:2181\n  shard: s\nfailover:\n  autoPromoteAfterMs: 0\n",
+                                "kvs.yaml")
+                        .coordination())
+                .isPresent();
+        assertThat(NodeConfigLoader.parse("failover:\n  autoPromoteAfterMs: 3000\n", "kvs.yaml")
+                        .failover()
+                        .autoPromoteAfter())
+                .as("without coordination the timer stays")
+                .isEqualTo(Duration.ofMillis(3000));
+    }
+
+    @Test
     void theSectionIsReadWithTheDefaultSessionTimeout() {
         NodeConfig c = NodeConfigLoader.parse(
                 "cluster: prod\ncoordination:\n  zookeeper: zk1:2181,zk2:2181,zk3:2181\n  shard: shard-2\n",

@@ -2,6 +2,7 @@ package dev.kvs.server.internal.admin;
 
 import dev.kvs.replication.HandbackReport;
 import dev.kvs.replication.UnfinishedKeys;
+import dev.kvs.server.internal.coordination.MapPromotion;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.NodeRole;
@@ -19,7 +20,8 @@ import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 /**
- * The admin API of failover: {@code POST /promote[?lost=true]}, {@code POST /declare-lost}, {@code GET
+ * The admin API of failover: {@code POST /promote[?lost=true]} (on a node coordinated on ZooKeeper: through
+ * the cluster map, {@code [&force=true]}, see {@link MapPromotion}), {@code POST /declare-lost}, {@code GET
  * /lost} (the loss manifest), {@code POST /resolve?key=K|key64=B64|all=true}, {@code POST
  * /switchover[?timeoutMs=N]} (planned, on the primary), {@code POST /demote?epoch=N} (tell a deposed
  * primary), {@code GET /failback} (a deposed primary's handback report), and {@code POST /replicate}
@@ -41,12 +43,27 @@ public final class FailoverRoutes {
 
     private FailoverRoutes() {}
 
-    public static void register(AdminServer admin, RoleMachine roles, Failover f) {
+    /**
+     * @param coordinated how {@code /promote} goes through the cluster map on a node coordinated on
+     *     ZooKeeper; null on a node without {@code coordination:}, which promotes itself at epoch + 1
+     */
+    public static void register(AdminServer admin, RoleMachine roles, Failover f, Supplier<MapPromotion> coordinated) {
         admin.blockingRoute("POST", "/promote", r -> {
-            r.allowOnly("lost");
+            if (coordinated == null) {
+                r.allowOnly("lost");
+            } else {
+                r.allowOnly("lost", "force"); // force: even while the old primary's member znode exists
+            }
             boolean lost = r.flag("lost");
+            boolean force = coordinated != null && r.flag("force");
             return guarded(() -> {
-                long epoch = f.promote(lost);
+                long epoch;
+                if (coordinated == null) {
+                    epoch = f.promote(lost);
+                } else {
+                    epoch = coordinated.get().promote(force);
+                    if (lost) f.declareLost();
+                }
                 return AdminResponse.ok(Map.of("role", "primary", "epoch", epoch, "manifest", manifest(roles)));
             });
         });

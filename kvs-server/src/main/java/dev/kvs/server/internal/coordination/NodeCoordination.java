@@ -2,6 +2,7 @@ package dev.kvs.server.internal.coordination;
 
 import dev.kvs.cluster.Shard;
 import dev.kvs.coordination.ClusterMapStore;
+import dev.kvs.coordination.Coordinator;
 import dev.kvs.coordination.Lease;
 import dev.kvs.coordination.MemberNode;
 import dev.kvs.coordination.MemberStatus;
@@ -10,10 +11,11 @@ import dev.kvs.coordination.ZkPaths;
 import dev.kvs.replication.BackupStatus;
 import dev.kvs.server.config.CoordinationConfig;
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.internal.cluster.ClusterView;
+import dev.kvs.server.internal.cluster.LatestClusterView;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
 import dev.kvs.server.internal.role.ServingLease;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -21,6 +23,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +39,12 @@ import org.slf4j.LoggerFactory;
  *   <li>The {@link Lease} is proven by that znode. It is granted again after a lapse only if the map
  *       names this node its shard's primary at an epoch no newer than the node's (a restarted primary
  *       moves its epoch by one on its own, so the map's epoch is a floor).
- *   <li>A map that names another member primary at an epoch newer than this node's deposes it, as
- *       {@code /demote} does, whether the lease holds or not.
+ *   <li>The node follows the map ({@link MapFollower}): it answers {@code CLUSTER} and {@code -MOVED} by
+ *       the map and the members' znodes ({@link #view()}); a map that names another member primary at an
+ *       epoch not older than this node's deposes it, as {@code /demote} does, whether the lease holds or not;
+ *       a map that names this backup primary at a newer epoch promotes it with that epoch.
+ *   <li>A {@link Coordinator} runs in every node; the one that leads writes the map when a shard's
+ *       primary is gone and its backup may take over.
  * </ul>
  *
  * <p>If ZooKeeper cannot be reached, the lease lapses and a primary stops serving: ZooKeeper is then a
@@ -49,19 +56,15 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     /** How often the member status is compared with what was published. */
     static final long PUBLISH_PERIOD_MS = 250;
 
-    /**
-     * What {@code /status} shows.
-     *
-     * @param node this node's id, its member znode's name
-     * @param shard the shard it is a member of
-     * @param connected whether its ZooKeeper session is connected now
-     * @param sessionId the session's id in hex ({@code 0} before the first connection)
-     * @param lease the lease: held, millis left, renewals, revocations, last revocation
-     * @param alarm true while this node is the primary and its lease does not hold: it refuses every
-     *     data command ({@code -CLUSTERDOWN})
-     */
-    public record Status(
-            String node, String shard, boolean connected, String sessionId, Lease.Status lease, boolean alarm) {}
+    /** Makes this node, a backup, the primary of the epoch the map names it primary in. */
+    @FunctionalInterface
+    public interface Promoter {
+        /**
+         * @return the epoch it is now the primary of
+         * @throws dev.kvs.server.internal.role.RoleChangeException if it cannot be promoted
+         */
+        long promoteAt(long epoch);
+    }
 
     private final CoordinationConfig settings;
     private final RoleMachine roles;
@@ -70,10 +73,16 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     private final CuratorFramework zk;
     private final ClusterMapStore maps;
     private final ScheduledExecutorService worker;
+    private final LatestClusterView view = new LatestClusterView();
+    private final MemberWatch members;
+    private final CuratorCache mapWatch;
+    private final MapFollower follower;
+    private final Coordinator coordinator;
+    private volatile MapPromotion promotion;
 
     private volatile Lease lease;
     private MemberNode member; // guarded by this
-    private CuratorCache mapWatch; // guarded by this
+    private boolean started; // guarded by this
     private MemberStatus published; // only on the worker
     private long streamingEpoch = -1; // only on the worker: the epoch a backup was seen streaming in
 
@@ -91,6 +100,24 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.members = new MemberWatch(zk, paths, () -> onWorker(this::follow));
+        this.mapWatch = CuratorCache.build(zk, paths.map(), CuratorCache.Options.SINGLE_NODE_CACHE);
+        this.follower =
+                new MapFollower(nodeId, settings.shard(), roles, view, members, this::cachedMap, this::recordEpoch);
+        this.coordinator = new Coordinator(zk, paths, coordinatorInterval(settings));
+    }
+
+    /** How often a leading coordinator runs a round when no member changed: a third of the session. */
+    static java.time.Duration coordinatorInterval(CoordinationConfig settings) {
+        return settings.sessionTimeout().dividedBy(3);
+    }
+
+    /**
+     * The cluster as the RESP port answers for it: no layout before the first map whose members this node
+     * has all seen, then the latest.
+     */
+    public ClusterView view() {
+        return view;
     }
 
     /**
@@ -100,7 +127,16 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
      * @param clientAddress the node's client address as clients reach it
      * @param replicationAddress its replication address
      */
-    public synchronized void start(String clientAddress, String replicationAddress) throws Exception {
+    public synchronized void start(String clientAddress, String replicationAddress, Promoter promoter)
+            throws Exception {
+        Promoter promote = epoch -> {
+            long now = promoter.promoteAt(epoch);
+            Lease l = lease;
+            if (l != null) l.renewSoon(); // the map names it: its lease holds after one round trip
+            return now;
+        };
+        follower.promoteWith(promote);
+        promotion = new MapPromotion(zk, paths, nodeId, settings.shard(), roles, promote);
         MemberStatus first = status(clientAddress, replicationAddress);
         member = new MemberNode(zk, paths, first);
         if (!member.start(settings.sessionTimeout().toMillis())) {
@@ -114,11 +150,16 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         Lease l = new Lease(zk, member.path(), settings.sessionTimeout(), this::entitled);
         lease = l;
         l.start();
-        mapWatch = CuratorCache.build(zk, paths.map(), CuratorCache.Options.SINGLE_NODE_CACHE);
-        mapWatch.listenable().addListener((type, before, after) -> onWorker(this::checkMap));
+        mapWatch.listenable().addListener((type, before, after) -> onWorker(this::follow));
         mapWatch.start();
+        members.start();
+        coordinator.start();
+        started = true;
         worker.scheduleWithFixedDelay(
-                () -> publish(clientAddress, replicationAddress),
+                () -> {
+                    publish(clientAddress, replicationAddress);
+                    follow();
+                },
                 PUBLISH_PERIOD_MS,
                 PUBLISH_PERIOD_MS,
                 TimeUnit.MILLISECONDS);
@@ -134,27 +175,25 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     /** The lease and session in {@code INFO replication}; {@code kvs_lease_alarm:1} is the alarm. */
     @Override
     public Map<String, Object> infoFields() {
-        Status s = status();
-        Map<String, Object> f = new LinkedHashMap<>();
-        f.put("kvs_coordination_node_id", s.node());
-        f.put("kvs_coordination_shard", s.shard());
-        f.put("kvs_coordination_connected", s.connected() ? 1 : 0);
-        f.put("kvs_coordination_session_id", s.sessionId());
-        f.put("kvs_lease_held", s.lease().held() ? 1 : 0);
-        f.put("kvs_lease_millis_left", s.lease().millisLeft());
-        f.put("kvs_lease_renewals", s.lease().renewals());
-        f.put("kvs_lease_failed_renewals", s.lease().failedRenewals());
-        f.put("kvs_lease_revocations", s.lease().revocations());
-        f.put("kvs_lease_last_revocation", s.lease().lastRevocation());
-        f.put("kvs_lease_alarm", s.alarm() ? 1 : 0);
-        return f;
+        return status().infoFields();
+    }
+
+    /**
+     * {@code POST /promote} on this node: through the cluster map.
+     *
+     * @throws IllegalStateException before {@link #start}
+     */
+    public MapPromotion promotion() {
+        MapPromotion p = promotion;
+        if (p == null) throw new IllegalStateException("not started");
+        return p;
     }
 
     public String nodeId() {
         return nodeId;
     }
 
-    public Status status() {
+    public CoordinationStatus status() {
         Lease l = lease;
         boolean connected = zk.getZookeeperClient().isConnected();
         long session = 0;
@@ -165,19 +204,30 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         }
         Lease.Status leaseNow = l == null ? new Lease.Status(false, 0, 0, 0, 0, "") : l.status();
         boolean alarm = roles.current() instanceof NodeRole.Primary && !leaseNow.held();
-        return new Status(nodeId, settings.shard(), connected, Long.toHexString(session), leaseNow, alarm);
+        CoordinationStatus.CoordinatorStatus c = new CoordinationStatus.CoordinatorStatus(
+                coordinator.isLeader(), coordinator.rounds(), coordinator.promotions(), coordinator.conflicts());
+        return new CoordinationStatus(
+                nodeId,
+                settings.shard(),
+                settings.dc(),
+                connected,
+                Long.toHexString(session),
+                leaseNow,
+                alarm,
+                follower.status(),
+                c);
     }
 
     /**
      * The lease's entitlement, rechecked after a lapse: the map names this node its shard's primary, at
-     * an epoch no newer than the node's. A map naming another member at a newer epoch deposes it.
+     * an epoch no newer than the node's. A map naming another member at an epoch not older than the node's deposes it.
      */
     private boolean entitled() throws Exception {
         Optional<Shard> shard = myShard();
         if (shard.isEmpty()) return false;
         Shard s = shard.get();
         if (!s.primary().equals(nodeId)) {
-            deposeIfNewer(s);
+            follower.deposeIfReplaced(s);
             return false;
         }
         return s.epoch() <= roles.current().epoch();
@@ -187,24 +237,68 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         return maps.read().flatMap(v -> v.map().shard(settings.shard()));
     }
 
-    private void checkMap() {
+    /** The map as the watch last saw it, or empty. */
+    private Optional<ClusterMapStore.Versioned> cachedMap() {
+        Optional<ChildData> data = mapWatch.get(paths.map());
+        if (data.isEmpty() || data.get().getData() == null || data.get().getStat() == null) return Optional.empty();
         try {
-            myShard().ifPresent(this::deposeIfNewer);
+            return Optional.of(ClusterMapStore.decode(
+                    data.get().getData(), data.get().getStat().getVersion()));
         } catch (Exception e) {
-            log.debug("cluster map not read", e);
+            // the follower's status says there is no usable map; read every 250 ms: not logged each time
+            log.debug("the cluster map in {} is not a valid map: {}", paths.map(), e.getMessage());
+            return Optional.empty();
         }
     }
 
-    private void deposeIfNewer(Shard s) {
-        NodeRole now = roles.current();
-        if (s.primary().equals(nodeId) || s.epoch() <= now.epoch() || !(now instanceof NodeRole.Primary)) return;
-        log.warn(
-                "the cluster map names {} primary of shard {} at epoch {}, newer than this primary's {}: deposed",
-                s.primary(),
-                s.id(),
-                s.epoch(),
-                now.epoch());
-        roles.demote(s.epoch());
+    /**
+     * Whether the cluster map names another member its shard's primary: read once before the node starts
+     * (waiting up to a session timeout for ZooKeeper), so that a primary that was replaced while it was
+     * down does not move its epoch past the map's on restart. False if there is no map or it cannot be
+     * read: the node then starts as it would without coordination, and the map's watch deposes it later.
+     */
+    public boolean replaced() {
+        try {
+            if (!zk.blockUntilConnected((int) settings.sessionTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                return false;
+            }
+            return myShard().map(s -> !s.primary().equals(nodeId)).orElse(false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (Exception e) {
+            log.debug("cluster map not read before start", e);
+            return false;
+        }
+    }
+
+    /** See {@link MapFollower.EpochRecorder}; on the worker. */
+    private void recordEpoch(Shard named, long epoch) {
+        try {
+            Optional<ClusterMapStore.Versioned> now = maps.read();
+            if (now.isEmpty()) return;
+            Optional<Shard> s = now.get().map().shard(named.id());
+            if (s.isEmpty() || !s.get().primary().equals(nodeId) || s.get().epoch() >= epoch) return;
+            Shard next = new Shard(s.get().id(), s.get().slots(), s.get().members(), nodeId, epoch);
+            if (maps.compareAndSet(now.get(), now.get().map().with(next))) {
+                log.info(
+                        "the cluster map now says this primary of shard {} serves at epoch {} (it said {})",
+                        named.id(),
+                        epoch,
+                        s.get().epoch());
+            }
+        } catch (Exception e) {
+            log.debug("this primary's epoch not recorded in the cluster map", e);
+        }
+    }
+
+    /** Follows the map and the members (on the worker). */
+    private void follow() {
+        try {
+            follower.follow();
+        } catch (RuntimeException e) {
+            log.warn("following the cluster map failed", e);
+        }
     }
 
     private void publish(String clientAddress, String replicationAddress) {
@@ -244,7 +338,8 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
                 resyncing,
                 r.lastTxId().seq(),
                 clientAddress,
-                replicationAddress);
+                replicationAddress,
+                settings.dc());
     }
 
     private void onWorker(Runnable task) {
@@ -260,7 +355,11 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     public void close() {
         worker.shutdownNow();
         synchronized (this) {
-            if (mapWatch != null) mapWatch.close();
+            if (started) {
+                coordinator.close();
+                members.close();
+                mapWatch.close();
+            }
             Lease l = lease;
             if (l != null) l.close();
             if (member != null) member.close();

@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +64,9 @@ public final class Failover implements RoleEvents, AutoCloseable {
     private volatile boolean closed;
     private final AtomicBoolean switchingOver = new AtomicBoolean();
     private final Handback handback = new TakeBack();
+    /** How a switchover's promotion goes through the cluster map on a coordinated node; null: epoch + 1. */
+    private volatile LongSupplier mapPromotion;
+
     private long linkDownSinceNanos = -1; // guarded by this
     private boolean linkEverUp; // guarded by this
 
@@ -93,7 +97,22 @@ public final class Failover implements RoleEvents, AutoCloseable {
      * @throws RoleChangeException if the node is the primary
      */
     public synchronized long promote(boolean declareLost) {
-        RoleMachine.Promotion p = roles.promote();
+        return promoted(roles.promote(), declareLost);
+    }
+
+    /**
+     * Makes this backup the primary of {@code epoch}, the epoch the cluster map names it primary in; the
+     * unfinished keys as {@link #promote(boolean)}. Used by a node coordinated on ZooKeeper, whose epochs
+     * come from the map.
+     *
+     * @return {@code epoch}
+     * @throws RoleChangeException if the node is the primary or {@code epoch} is not newer than its own
+     */
+    public synchronized long promoteAt(long epoch, boolean declareLost) {
+        return promoted(roles.promote(epoch), declareLost);
+    }
+
+    private long promoted(RoleMachine.Promotion p, boolean declareLost) {
         keysUpTo = p.keysUpTo();
         if (declareLost) {
             declareLost();
@@ -262,19 +281,37 @@ public final class Failover implements RoleEvents, AutoCloseable {
     }
 
     /**
-     * The primary asked this backup to take over (switchover): promotes it and starts replicating to
-     * the old primary, which becomes the backup.
+     * Makes a switchover's promotion of this node go through the cluster map ({@code promotion} names it
+     * primary in the map at the next epoch and promotes it with that epoch): set once by a node coordinated
+     * on ZooKeeper, whose lease holds only while the map names it.
+     */
+    public void promoteThroughMap(LongSupplier promotion) {
+        this.mapPromotion = promotion;
+    }
+
+    /**
+     * The primary asked this backup to take over (switchover): promotes it (through the cluster map on a
+     * coordinated node: the old primary, drained and fenced, asked for it) and starts replicating to the
+     * old primary, which becomes the backup.
      */
     @Override
     public void handoverRequested(long epoch) {
         Thread t = new Thread(
                 () -> {
                     try {
-                        synchronized (this) {
-                            if (roles.current().role() != Role.BACKUP) return;
-                            long now = promote(false);
-                            if (now != epoch) log.warn("handover asked for epoch {}; promoted to {}", epoch, now);
+                        LongSupplier viaMap = mapPromotion;
+                        long now;
+                        if (viaMap != null) {
+                            // not under this lock: the map's promotion takes its own, then this one
+                            // (as /promote does), and is refused if this node is no longer a backup
+                            now = viaMap.getAsLong();
+                        } else {
+                            synchronized (this) {
+                                if (roles.current().role() != Role.BACKUP) return;
+                                now = promote(false);
+                            }
                         }
+                        if (now != epoch) log.warn("handover asked for epoch {}; promoted to {}", epoch, now);
                         roles.attachBackup();
                     } catch (RuntimeException e) {
                         log.error("handover failed: promote this node or the old primary by hand", e);

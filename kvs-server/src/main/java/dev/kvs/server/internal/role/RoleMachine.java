@@ -178,7 +178,21 @@ public final class RoleMachine implements AutoCloseable {
         if (current instanceof Primary) throw new RoleChangeException("this node is already the primary");
         if (current.epoch() == Long.MAX_VALUE)
             throw new RoleChangeException("epoch " + current.epoch() + " is the last");
-        long epoch = current.epoch() + 1;
+        return promote(current.epoch() + 1);
+    }
+
+    /**
+     * Makes this backup the primary of {@code epoch}, the epoch the cluster map names it primary in (a
+     * coordinated node takes its epoch from the map, which moved it by one); otherwise as {@link
+     * #promote()}.
+     *
+     * @throws RoleChangeException if this node is the primary, or {@code epoch} is not newer than its own
+     */
+    public synchronized Promotion promote(long epoch) {
+        if (current instanceof Primary) throw new RoleChangeException("this node is already the primary");
+        if (epoch <= current.epoch()) {
+            throw new RoleChangeException("epoch " + epoch + " is not newer than this node's " + current.epoch());
+        }
         writeEpoch(epoch); // durable before any write uses it
         ReplicationServer server = current.listener();
         UnfinishedKeys queue = server != null ? server.unfinishedKeys() : new UnfinishedKeys();

@@ -210,6 +210,27 @@ class RoleMachineTest {
     }
 
     @Test
+    void aPromotionByTheMapTakesTheMapsEpochDurablyAndOnlyANewerOne() {
+        RoleMachine m = machine(Role.BACKUP, true);
+        m.start(2, 0, false, events);
+        FakeServer server = links.listeners.get(0);
+
+        assertThatThrownBy(() -> m.promote(2))
+                .isInstanceOf(RoleChangeException.class)
+                .hasMessage("epoch 2 is not newer than this node's 2");
+        assertThat(m.current()).isInstanceOf(Backup.class);
+
+        RoleMachine.Promotion p = m.promote(7);
+
+        assertThat(p.epoch()).isEqualTo(7);
+        assertThat(storedEpoch()).isEqualTo(7);
+        assertThat(server.fencedAt).isEqualTo(7);
+        assertThat(m.current()).isInstanceOf(Primary.class);
+        assertThat(m.current().epoch()).isEqualTo(7);
+        assertThatThrownBy(() -> m.promote(8)).isInstanceOf(RoleChangeException.class);
+    }
+
+    @Test
     void thereIsNoEpochAfterTheLast() {
         RoleMachine m = machine(Role.BACKUP, true);
         m.start(Long.MAX_VALUE, 0, false, events);
