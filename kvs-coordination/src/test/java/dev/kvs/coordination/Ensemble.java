@@ -2,6 +2,7 @@ package dev.kvs.coordination;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvs.testing.zookeeper.QuietPorts;
 import dev.kvs.wan.WanLink;
 import java.time.Duration;
 import java.util.ArrayList;

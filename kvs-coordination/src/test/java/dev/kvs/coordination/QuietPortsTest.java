@@ -2,6 +2,7 @@ package dev.kvs.coordination;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvs.testing.zookeeper.QuietPorts;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.HashSet;

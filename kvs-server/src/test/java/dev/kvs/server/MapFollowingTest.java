@@ -13,6 +13,7 @@ import dev.kvs.server.config.CoordinationConfig;
 import dev.kvs.server.config.FailoverConfig;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.testing.cluster.TwoDc;
+import dev.kvs.testing.zookeeper.QuietPorts;
 import dev.kvs.wan.WanLink;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -25,18 +26,19 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
+import org.apache.curator.test.TestingCluster;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * A coordinated pair takes its roles and its view of the cluster from the cluster map on a real ZooKeeper
- * ({@link TestingServer}, 100 ms tick, 1.5 s sessions): {@code CLUSTER SLOTS}/{@code SHARDS} and {@code
+ * (a three-server {@link TestingCluster}, 100 ms tick, 1.5 s sessions, its ports from {@link QuietPorts}): {@code CLUSTER SLOTS}/{@code SHARDS} and {@code
  * -MOVED} follow the map; a backup that the map names primary promotes itself with the map's epoch; and
  * the coordinator running in the nodes replaces a primary whose session ZooKeeper expired. The primary's
  * ZooKeeper traffic goes through a {@link WanLink} that a test pauses (a silent partition).
@@ -45,9 +47,11 @@ class MapFollowingTest {
     private static final Duration SESSION = Duration.ofMillis(1500);
     private static final String CLUSTER = "follow-test";
 
-    private TestingServer zookeeper;
+    private TestingCluster zookeeper;
     private CuratorFramework observer;
-    private WanLink primaryToZk;
+    /** The primary's traffic to each ZooKeeper server. */
+    private final List<WanLink> primaryToZk = new ArrayList<>();
+
     private TwoDc dc;
     private ClusterMapStore maps;
     private final ZkPaths paths = new ZkPaths(CLUSTER);
@@ -57,7 +61,13 @@ class MapFollowingTest {
 
     @BeforeEach
     void start() throws Exception {
-        zookeeper = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 100, 100), true);
+        List<InstanceSpec> specs = new ArrayList<>();
+        for (int id = 1; id <= 3; id++) {
+            specs.add(new InstanceSpec(
+                    null, QuietPorts.free(), QuietPorts.free(), QuietPorts.free(), true, id, 100, 100));
+        }
+        zookeeper = new TestingCluster(specs);
+        zookeeper.start();
         observer = CuratorFrameworkFactory.builder()
                 .connectString(zookeeper.getConnectString())
                 .sessionTimeoutMs(10_000)
@@ -66,9 +76,14 @@ class MapFollowingTest {
         observer.start();
         assertThat(observer.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
         maps = new ClusterMapStore(observer, paths);
-        primaryToZk = WanLink.builder().target("127.0.0.1", zookeeper.getPort()).build();
+        List<String> throughLinks = new ArrayList<>();
+        for (InstanceSpec spec : zookeeper.getInstances()) {
+            WanLink link = WanLink.builder().target("127.0.0.1", spec.getPort()).build();
+            primaryToZk.add(link);
+            throughLinks.add("127.0.0.1:" + link.port());
+        }
         String direct = zookeeper.getConnectString();
-        String throughLink = "127.0.0.1:" + primaryToZk.port();
+        String throughLink = String.join(",", throughLinks);
         dc = TwoDc.builder()
                 .mode(ReplicationMode.ID_FIRST)
                 // a read of an unfinished key answers -UNFINISHED at once rather than wait for its value
@@ -94,7 +109,7 @@ class MapFollowingTest {
     @AfterEach
     void stop() throws Exception {
         if (dc != null) dc.close();
-        if (primaryToZk != null) primaryToZk.close();
+        primaryToZk.forEach(WanLink::close);
         if (observer != null) observer.close();
         if (zookeeper != null) zookeeper.close();
     }
@@ -149,6 +164,9 @@ class MapFollowingTest {
             return r instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(r);
         } catch (JedisDataException e) {
             return "-" + e.getMessage();
+        } catch (JedisConnectionException e) {
+            // a write waiting for a backup that is not attached yet (id-first): no answer within Jedis's timeout
+            return "(no answer: " + e.getMessage() + ")";
         }
     }
 
@@ -220,7 +238,7 @@ class MapFollowingTest {
             }
         }
         long pausedAt = System.nanoTime();
-        primaryToZk.pause(); // the primary's session expires on the server after SESSION
+        primaryToZk.forEach(WanLink::pause); // the primary's session expires on the ensemble after SESSION
 
         await("the backup is promoted and serves")
                 .pollInterval(Duration.ofMillis(10))
@@ -256,7 +274,7 @@ class MapFollowingTest {
             }
         }
 
-        primaryToZk.resume();
+        primaryToZk.forEach(WanLink::resume);
         await("the old primary hands back and serves as the backup; the new primary replicates to it")
                 .atMost(Duration.ofSeconds(20))
                 .until(() -> info(dc.primary()).contains("role:slave")
@@ -290,7 +308,7 @@ class MapFollowingTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.size() > 200);
         // as a killed machine: nothing more from the primary, to ZooKeeper or to its backup, mid-writes
         long silentAt = System.nanoTime();
-        primaryToZk.pause();
+        primaryToZk.forEach(WanLink::pause);
         dc.link().pause();
         dc.returnLink().pause();
 
