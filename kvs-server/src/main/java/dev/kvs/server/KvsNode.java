@@ -149,7 +149,7 @@ public final class KvsNode implements AutoCloseable {
                 server,
                 () -> NodeStatus.of(config, store, roles, failover, metrics, adminStats, coordination),
                 metrics::scrape);
-        FailoverRoutes.register(server, roles, failover, coordination == null ? null : coordination::promotion);
+        FailoverRoutes.register(server, roles, failover, coordination != null);
         return server;
     }
 
@@ -168,8 +168,7 @@ public final class KvsNode implements AutoCloseable {
         String replication = config.replicationBind() + ":" + replPort();
         try {
             coordination.start(client, replication, epoch -> failover.promoteAt(epoch, false));
-            // the old primary drained and fenced itself before asking: its member znode may stay
-            failover.promoteThroughMap(() -> coordination.promotion().promote(true));
+            failover.promoteThroughMap(force -> coordination.promotion().promote(force));
         } catch (Exception e) {
             throw new NodeStartException(
                     "cannot join cluster '" + config.cluster() + "' on ZooKeeper "

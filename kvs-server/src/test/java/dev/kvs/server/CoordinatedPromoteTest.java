@@ -8,6 +8,7 @@ import dev.kvs.cluster.HashSlots;
 import dev.kvs.cluster.Shard;
 import dev.kvs.coordination.ClusterMapStore;
 import dev.kvs.coordination.ZkPaths;
+import dev.kvs.server.config.AdminConfig;
 import dev.kvs.server.config.CoordinationConfig;
 import dev.kvs.testing.cluster.TwoDc;
 import java.net.URI;
@@ -62,6 +63,7 @@ class CoordinatedPromoteTest {
                 .primary(b -> b.cluster(CLUSTER)
                         .coordination(new CoordinationConfig(zk, Optional.empty(), SESSION, "shard-0", "east")))
                 .backup(b -> b.cluster(CLUSTER)
+                        .admin(AdminConfig.defaults().withRespCommands(true))
                         .coordination(new CoordinationConfig(zk, Optional.empty(), SESSION, "shard-0", "west")))
                 .start();
     }
@@ -156,6 +158,29 @@ class CoordinatedPromoteTest {
         Answer again = post(dc.backup(), "/promote");
         assertThat(again.status()).isEqualTo(409);
         assertThat(again.body()).contains("already the primary");
+    }
+
+    @Test
+    void kvsPromoteGoesThroughTheMapAsPostPromoteDoes() throws Exception {
+        createMap(1);
+        await("the primary serves")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> reply(dc.primary(), "SET", "k", "v").equals("OK"));
+
+        assertThat(reply(dc.backup(), "KVS.PROMOTE"))
+                .startsWith("-ERR ")
+                .contains("the primary of shard shard-0 (" + id(dc.primary()) + ") still has its member znode");
+        assertThat(maps.read().orElseThrow().version())
+                .as("the map is unchanged")
+                .isZero();
+        assertThat(info(dc.backup())).contains("role:slave").contains("kvs_epoch:1");
+        assertThat(reply(dc.backup(), "KVS.PROMOTE", "FORCE", "FORCE")).isEqualTo("-ERR syntax error");
+
+        assertThat(reply(dc.backup(), "KVS.PROMOTE", "FORCE")).isEqualTo("OK promoted to primary in epoch 2");
+        assertThat(shard()).extracting(Shard::primary, Shard::epoch).containsExactly(id(dc.backup()), 2L);
+        await("the new primary serves under its lease")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> reply(dc.backup(), "SET", "k2", "v2").equals("OK"));
     }
 
     @Test

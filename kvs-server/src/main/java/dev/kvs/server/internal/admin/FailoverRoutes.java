@@ -2,7 +2,6 @@ package dev.kvs.server.internal.admin;
 
 import dev.kvs.replication.HandbackReport;
 import dev.kvs.replication.UnfinishedKeys;
-import dev.kvs.server.internal.coordination.MapPromotion;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.NodeRole;
@@ -21,7 +20,7 @@ import java.util.function.Supplier;
 
 /**
  * The admin API of failover: {@code POST /promote[?lost=true]} (on a node coordinated on ZooKeeper: through
- * the cluster map, {@code [&force=true]}, see {@link MapPromotion}), {@code POST /declare-lost}, {@code GET
+ * the cluster map, {@code [&force=true]}, see {@link Failover#promoteByOperator}), {@code POST /declare-lost}, {@code GET
  * /lost} (the loss manifest), {@code POST /resolve?key=K|key64=B64|all=true}, {@code POST
  * /switchover[?timeoutMs=N]} (planned, on the primary), {@code POST /demote?epoch=N} (tell a deposed
  * primary), {@code GET /failback} (a deposed primary's handback report), and {@code POST /replicate}
@@ -44,26 +43,20 @@ public final class FailoverRoutes {
     private FailoverRoutes() {}
 
     /**
-     * @param coordinated how {@code /promote} goes through the cluster map on a node coordinated on
-     *     ZooKeeper; null on a node without {@code coordination:}, which promotes itself at epoch + 1
+     * @param coordinated whether the node is coordinated on ZooKeeper: its {@code /promote} goes through the
+     *     cluster map and takes {@code force} ({@link Failover#promoteByOperator})
      */
-    public static void register(AdminServer admin, RoleMachine roles, Failover f, Supplier<MapPromotion> coordinated) {
+    public static void register(AdminServer admin, RoleMachine roles, Failover f, boolean coordinated) {
         admin.blockingRoute("POST", "/promote", r -> {
-            if (coordinated == null) {
-                r.allowOnly("lost");
-            } else {
+            if (coordinated) {
                 r.allowOnly("lost", "force"); // force: even while the old primary's member znode exists
+            } else {
+                r.allowOnly("lost");
             }
             boolean lost = r.flag("lost");
-            boolean force = coordinated != null && r.flag("force");
+            boolean force = coordinated && r.flag("force");
             return guarded(() -> {
-                long epoch;
-                if (coordinated == null) {
-                    epoch = f.promote(lost);
-                } else {
-                    epoch = coordinated.get().promote(force);
-                    if (lost) f.declareLost();
-                }
+                long epoch = f.promoteByOperator(lost, force);
                 return AdminResponse.ok(Map.of("role", "primary", "epoch", epoch, "manifest", manifest(roles)));
             });
         });

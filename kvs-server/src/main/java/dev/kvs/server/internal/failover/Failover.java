@@ -30,7 +30,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +64,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
     private final AtomicBoolean switchingOver = new AtomicBoolean();
     private final Handback handback = new TakeBack();
     /** How a switchover's promotion goes through the cluster map on a coordinated node; null: epoch + 1. */
-    private volatile LongSupplier mapPromotion;
+    private volatile MapPromoter mapPromotion;
 
     private long linkDownSinceNanos = -1; // guarded by this
     private boolean linkEverUp; // guarded by this
@@ -281,12 +280,51 @@ public final class Failover implements RoleEvents, AutoCloseable {
     }
 
     /**
-     * Makes a switchover's promotion of this node go through the cluster map ({@code promotion} names it
-     * primary in the map at the next epoch and promotes it with that epoch): set once by a node coordinated
-     * on ZooKeeper, whose lease holds only while the map names it.
+     * A promotion through the cluster map: names this node its shard's primary at the next epoch
+     * (compare-and-set), then promotes it with that epoch.
      */
-    public void promoteThroughMap(LongSupplier promotion) {
+    @FunctionalInterface
+    public interface MapPromoter {
+        /**
+         * @param force even while the old primary's member znode exists (its lease may hold)
+         * @return the epoch this node is now the primary of
+         * @throws RoleChangeException if the map refuses it (see the implementation)
+         */
+        long promote(boolean force);
+    }
+
+    /**
+     * Makes every promotion of this node by an operator or a switchover go through the cluster map: set
+     * once by a node coordinated on ZooKeeper, whose lease holds only while the map names it.
+     */
+    public void promoteThroughMap(MapPromoter promotion) {
         this.mapPromotion = promotion;
+    }
+
+    /**
+     * An operator's promotion ({@code POST /promote}, {@code KVS.PROMOTE}): on a node coordinated on
+     * ZooKeeper through the cluster map ({@link MapPromoter}, refused while the old primary's member znode
+     * exists unless {@code force}), otherwise at epoch + 1 as {@link #promote(boolean)}.
+     *
+     * @param declareLost declare the unfinished keys lost at once
+     * @param force on a coordinated node: promote even while the old primary's znode exists
+     * @return the new epoch
+     * @throws RoleChangeException if the node is the primary, the map refuses, a coordinated node has not
+     *     joined its cluster yet, or {@code force} is given to a node without coordination
+     */
+    public long promoteByOperator(boolean declareLost, boolean force) {
+        MapPromoter viaMap = mapPromotion;
+        if (viaMap == null) {
+            if (config.coordination().isPresent()) {
+                throw new RoleChangeException("this node has not joined its cluster on ZooKeeper yet: try again");
+            }
+            if (force) throw new RoleChangeException("force is for a node coordinated on ZooKeeper");
+            return promote(declareLost);
+        }
+        // not under this lock: the map's promotion takes its own, then this one
+        long epoch = viaMap.promote(force);
+        if (declareLost) declareLost();
+        return epoch;
     }
 
     /**
@@ -299,12 +337,13 @@ public final class Failover implements RoleEvents, AutoCloseable {
         Thread t = new Thread(
                 () -> {
                     try {
-                        LongSupplier viaMap = mapPromotion;
+                        MapPromoter viaMap = mapPromotion;
                         long now;
                         if (viaMap != null) {
                             // not under this lock: the map's promotion takes its own, then this one
-                            // (as /promote does), and is refused if this node is no longer a backup
-                            now = viaMap.getAsLong();
+                            // (as /promote does), and is refused if this node is no longer a backup;
+                            // forced: the old primary, drained and fenced, asked, and its znode may stay
+                            now = viaMap.promote(true);
                         } else {
                             synchronized (this) {
                                 if (roles.current().role() != Role.BACKUP) return;

@@ -28,15 +28,29 @@ final class KvsCommands {
         t.add("KVS.PEEK", 2, 0, 1, 1, 1, this::peek);
     }
 
-    /** KVS.PROMOTE [LOST]: for operators with only redis-cli; same as POST /promote. */
+    /**
+     * KVS.PROMOTE [LOST] [FORCE]: for operators with only redis-cli; the same as POST /promote (through the
+     * cluster map on a node coordinated on ZooKeeper, where FORCE skips the old primary's znode check).
+     */
     private RedisMessage promote(Session s, byte[][] a) {
         if (!node.config().admin().respCommands()) {
             return Replies.error("NOPERM KVS.PROMOTE is disabled: use POST /promote on the admin port, or set"
                     + " admin.respCommands: true");
         }
-        if (a.length > 2 || (a.length == 2 && !Args.upper(a[1]).equals("LOST"))) return Replies.SYNTAX;
+        boolean lost = false;
+        boolean force = false;
+        for (int i = 1; i < a.length; i++) {
+            String arg = Args.upper(a[i]);
+            if (arg.equals("LOST") && !lost) {
+                lost = true;
+            } else if (arg.equals("FORCE") && !force) {
+                force = true;
+            } else {
+                return Replies.SYNTAX;
+            }
+        }
         try {
-            long epoch = node.failover().promote(a.length == 2);
+            long epoch = node.failover().promoteByOperator(lost, force);
             return new SimpleStringRedisMessage("OK promoted to primary in epoch " + epoch);
         } catch (RoleChangeException e) {
             return Replies.error("ERR " + e.getMessage());
