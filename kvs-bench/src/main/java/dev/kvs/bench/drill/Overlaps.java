@@ -23,8 +23,8 @@ final class Overlaps {
     /**
      * What the check found in one shard.
      *
-     * @param definite writes acknowledged by one node while another provably served (both directions
-     *     held); 0 when none
+     * @param definite writes acknowledged by the node that served first, sent after another node's
+     *     first acknowledgement was answered, where both directions held; 0 when none
      * @param pairs the node pairs that overlapped definitely, {@code X/Y}
      * @param ambiguousMs the longest window (ms) in which two nodes' acknowledgements could not be
      *     ordered; 0 when none
@@ -55,7 +55,8 @@ final class Overlaps {
                 boolean xAfterY = bx[1] > by[2];
                 boolean yAfterX = by[1] > bx[2];
                 if (xAfterY && yAfterX) {
-                    definite += sentAfter(acks, x, by[2]) + sentAfter(acks, y, bx[2]);
+                    // counted: the writes the node that served first acknowledged after the other had served
+                    definite += bx[2] <= by[2] ? sentAfter(acks, x, by[2]) : sentAfter(acks, y, bx[2]);
                     pairs.add(x + "/" + y);
                 } else {
                     // the earlier node's last reply against the later node's first send
