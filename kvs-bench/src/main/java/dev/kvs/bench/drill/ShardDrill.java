@@ -10,8 +10,11 @@ import dev.kvs.client.ReplicationMode;
 import dev.kvs.cluster.ClusterMap;
 import dev.kvs.cluster.HashSlots;
 import dev.kvs.cluster.Shard;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,6 +111,11 @@ final class ShardDrill {
                 "256m",
                 s.startTimeout(),
                 mode);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
+        }
         err.printf("%s: starting ZooKeeper and %d shards x 2 DCs (logs in %s)%n", mode, s.shards(), dir);
         err.flush();
         try (LocalCluster cluster = LocalCluster.start(cs, dir, java, children)) {
