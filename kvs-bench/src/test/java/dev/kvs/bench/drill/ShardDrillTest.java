@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The issue's drill acceptance, short: {@code kvs drill --shards 3 --disaster kill-primary} in id-first
- * with ~20 s of load. The nodes fail over by themselves; every acknowledged write is complete or fenced,
+ * with 16 s of load. The nodes fail over by themselves; every acknowledged write is complete or fenced,
  * exactly the struck shard's epoch moved (by one), and no two nodes of a shard acknowledged writes in
  * overlapping time.
  */
