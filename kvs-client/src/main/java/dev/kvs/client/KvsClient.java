@@ -251,8 +251,18 @@ public interface KvsClient extends AutoCloseable {
         private Path tlsCertFile;
         private Path tlsKeyFile;
         private boolean tlsHostnameVerification = true;
+        private Acknowledgements acknowledgements;
 
         private Builder() {}
+
+        /**
+         * Tells {@code listener} which node acknowledged each write, and its send and answer times on
+         * {@link System#nanoTime()}'s clock (for drills; none by default).
+         */
+        public Builder acknowledgements(Acknowledgements listener) {
+            acknowledgements = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
 
         /**
          * The endpoints, {@code host:port} each, in order of preference: the main DC's node first.
@@ -514,7 +524,8 @@ public interface KvsClient extends AutoCloseable {
                     clientName,
                     threads,
                     tls,
-                    clustered ? new ClientConfig.Cluster(maxRedirects, clusterRefreshMinInterval) : null));
+                    clustered ? new ClientConfig.Cluster(maxRedirects, clusterRefreshMinInterval) : null,
+                    acknowledgements));
         }
 
         private static List<Endpoint> parseAll(String field, List<String> hostPorts) {

@@ -2,6 +2,10 @@ package dev.kvs.bench.drill;
 
 import dev.kvs.bench.cli.DelayOption;
 import dev.kvs.bench.cli.ProgressLine;
+import dev.kvs.bench.cluster.ChildProcesses;
+import dev.kvs.bench.cluster.JavaCommand;
+import dev.kvs.bench.shards.LocalCluster;
+import dev.kvs.client.ReplicationMode;
 import dev.kvs.server.cli.KvsVersionProvider;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -118,6 +122,22 @@ public final class DrillCommand implements Callable<Integer> {
                     + " secret), TLS-only client and admin ports; the drill's clients and admin requests use TLS.")
     private boolean tls;
 
+    @Option(
+            names = "--shards",
+            paramLabel = "N",
+            description = "A sharded drill instead of a pair: ZooKeeper and N shards x 2 DCs (as kvs cluster), loaded"
+                    + " by the SDK in cluster mode; the disaster strikes shard 0 and the nodes fail over by"
+                    + " themselves (no admin call). Prints per shard the outcomes, failover times, epochs and"
+                    + " whether two nodes acknowledged writes in overlapping time. 1.." + LocalCluster.MAX_SHARDS)
+    private Integer shards;
+
+    @Option(
+            names = "--session-timeout-ms",
+            paramLabel = "MS",
+            description =
+                    "With --shards: the nodes' ZooKeeper session timeout, 1000..10000 (default: ${DEFAULT-VALUE})")
+    private long sessionTimeoutMs = 2000;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results to FILE as JSON")
     private Path json;
 
@@ -150,6 +170,7 @@ public final class DrillCommand implements Callable<Integer> {
             }
         }
         long s = seed != null ? seed : System.nanoTime();
+        if (shards != null) return sharded(s);
         Drill drill = new Drill(
                 modes.modes(),
                 disaster,
@@ -167,6 +188,73 @@ public final class DrillCommand implements Callable<Integer> {
                 json,
                 spec.commandLine().getOut(),
                 spec.commandLine().getErr());
+    }
+
+    /** {@code --shards N}: one sharded drill per mode, each on a fresh cluster; the exit code as the pair's. */
+    private int sharded(long s) throws InterruptedException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        String name = spec.qualifiedName();
+        if (shards < 1 || shards > LocalCluster.MAX_SHARDS) {
+            throw new ParameterException(
+                    spec.commandLine(), "--shards is not in 1.." + LocalCluster.MAX_SHARDS + ": " + shards);
+        }
+        if (netns || tls) {
+            throw new ParameterException(
+                    spec.commandLine(), "--shards runs on loopback without TLS: drop --netns and --tls");
+        }
+        Path runDir = dir != null ? dir : Drill.newRunDir();
+        Drill timing = new Drill(modes.modes(), disaster, s, load.shape(), Duration.ZERO, 0, runDir);
+        err.printf(
+                "%s: %d shards, %s on shard-0 at %.1f s into %.1f s of load (seed %d); run directory %s%n",
+                name,
+                shards,
+                disaster.label(),
+                timing.disasterAt().toMillis() / 1000.0,
+                load.shape().duration().toMillis() / 1000.0,
+                s,
+                runDir);
+        err.flush();
+        int code = 0;
+        try (QuietLogs quiet = new QuietLogs();
+                ChildProcesses children = new ChildProcesses()) {
+            for (ReplicationMode m : modes.modes()) {
+                ShardDrill.Result r = ShardDrill.run(
+                        new ShardDrill.Settings(
+                                m,
+                                disaster,
+                                shards,
+                                0,
+                                timing.disasterAt(),
+                                load.shape(),
+                                Duration.ofMillis(sessionTimeoutMs),
+                                Duration.ofSeconds(120)),
+                        runDir.resolve(m.label()),
+                        JavaCommand.current(),
+                        children,
+                        err);
+                out.println();
+                out.print(ShardTable.render(r));
+                out.flush();
+                boolean forbidden = m.label().equals("sync") || m.label().equals("id-first");
+                if (r.lines().stream().anyMatch(l -> l.outcome().unreadable() > 0)) code = Math.max(code, FAILURE);
+                if (forbidden && r.dataLoss() > 0) {
+                    err.printf("%s: %s SILENTLY LOST %,d acknowledged writes: a bug%n", name, m.label(), r.dataLoss());
+                    code = DATA_LOSS;
+                }
+                if (r.definiteOverlaps() > 0) {
+                    err.printf(
+                            "%s: %s: two nodes of a shard acknowledged writes in overlapping time%n", name, m.label());
+                    code = DATA_LOSS;
+                }
+            }
+        } catch (IllegalStateException | UncheckedIOException e) {
+            err.println(name + ": " + e.getMessage());
+            err.flush();
+            return FAILURE;
+        }
+        err.flush();
+        return code;
     }
 
     /** Runs {@code drill}, prints what it does and the table, writes the JSON; returns the exit code. */

@@ -2,6 +2,7 @@ package dev.kvs.bench.drill;
 
 import dev.kvs.bench.cli.ProgressLine;
 import dev.kvs.bench.cluster.NodeAccess;
+import dev.kvs.client.Acknowledgements;
 import dev.kvs.client.KvsClient;
 import dev.kvs.client.ReplicationMode;
 import java.io.PrintWriter;
@@ -50,6 +51,9 @@ final class LoadGenerator {
      * @param requestTimeout how long one write may wait for its answer
      * @param keyPrefix prefix of every key, unique per run so runs never share keys
      * @param access TLS and login for secured nodes ({@link NodeAccess#PLAIN} for none)
+     * @param cluster whether {@code endpoints} are a sharded cluster's seeds (the SDK's cluster mode)
+     *     rather than a pair
+     * @param acknowledgements hears which node acknowledged each write, or null
      */
     record Settings(
             List<String> endpoints,
@@ -59,7 +63,22 @@ final class LoadGenerator {
             int pipeline,
             Duration requestTimeout,
             String keyPrefix,
-            NodeAccess access) {
+            NodeAccess access,
+            boolean cluster,
+            Acknowledgements acknowledgements) {
+        /** A pair's load. */
+        Settings(
+                List<String> endpoints,
+                ReplicationMode mode,
+                int clients,
+                int valueSize,
+                int pipeline,
+                Duration requestTimeout,
+                String keyPrefix,
+                NodeAccess access) {
+            this(endpoints, mode, clients, valueSize, pipeline, requestTimeout, keyPrefix, access, false, null);
+        }
+
         Settings {
             endpoints = List.copyOf(endpoints);
             Objects.requireNonNull(access, "access");
@@ -207,10 +226,11 @@ final class LoadGenerator {
         boolean drained;
 
         Worker(int index) {
-            client = settings.access()
-                    .applyTo(KvsClient.builder())
-                    .endpoints(settings.endpoints())
-                    .mode(settings.mode())
+            KvsClient.Builder b = settings.access().applyTo(KvsClient.builder());
+            if (settings.cluster()) b.cluster(settings.endpoints());
+            else b.endpoints(settings.endpoints());
+            if (settings.acknowledgements() != null) b.acknowledgements(settings.acknowledgements());
+            client = b.mode(settings.mode())
                     .requestTimeout(settings.requestTimeout())
                     .connectTimeout(Duration.ofSeconds(1))
                     .unfinishedRetryDeadline(Duration.ZERO)

@@ -9,10 +9,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Quiets the logs of the drill's own clients and WAN link while a drill runs: a dead or cut-off
  * primary is the point of a drill, and its "connection refused" lines would bury the progress line.
+ * A sharded drill's embedded ZooKeeper and its Curator clients log every session at INFO: quieted too.
  * Restores the levels on close. Does nothing if logging is not Logback.
  */
 final class QuietLogs implements AutoCloseable {
-    private static final String[] NAMES = {"dev.kvs.client", "dev.kvs.wan"};
+    private static final String[] NAMES = {"dev.kvs.client", "dev.kvs.wan", "org.apache.zookeeper", "org.apache.curator"
+    };
 
     private final Map<Logger, Level> saved = new LinkedHashMap<>();
 

@@ -49,7 +49,7 @@ import picocli.CommandLine.Spec;
         })
 public final class VerifyCommand implements Callable<Integer> {
     /** Reads in flight at once. */
-    private static final int WINDOW = 64;
+    static final int WINDOW = 64;
 
     @Spec
     private CommandSpec spec;

@@ -9,8 +9,10 @@ import dev.kvs.bench.cluster.TwoDcs;
 import dev.kvs.cluster.ClusterMap;
 import dev.kvs.cluster.Shard;
 import dev.kvs.cluster.SlotRange;
+import dev.kvs.coordination.ClusterMapStore;
 import dev.kvs.coordination.EmbeddedZooKeeper;
 import dev.kvs.coordination.ZkClients;
+import dev.kvs.coordination.ZkPaths;
 import dev.kvs.server.config.CoordinationConfig;
 import dev.kvs.wan.WanLink;
 import java.io.IOException;
@@ -60,6 +62,7 @@ public final class LocalCluster implements AutoCloseable {
      * @param sessionTimeout the nodes' ZooKeeper session timeout, 1..10 s ({@link #TICK_MS})
      * @param nodeHeap each node's {@code -Xmx}, e.g. {@code 256m}
      * @param startTimeout how long the nodes may take to start, stream and hold their leases
+     * @param mode the nodes' default replication mode label ({@code id-first}, {@code sync}, ...)
      */
     public record Settings(
             String cluster,
@@ -68,9 +71,23 @@ public final class LocalCluster implements AutoCloseable {
             Duration delay,
             Duration sessionTimeout,
             String nodeHeap,
-            Duration startTimeout) {
+            Duration startTimeout,
+            String mode) {
+        /** Settings with the nodes replicating id-first, as {@code kvs cluster} runs them. */
+        public Settings(
+                String cluster,
+                int shards,
+                int basePort,
+                Duration delay,
+                Duration sessionTimeout,
+                String nodeHeap,
+                Duration startTimeout) {
+            this(cluster, shards, basePort, delay, sessionTimeout, nodeHeap, startTimeout, "id-first");
+        }
+
         /** @throws IllegalArgumentException quoting the value out of its bounds */
         public Settings {
+            if (mode == null || mode.isBlank()) throw new IllegalArgumentException("mode is empty: " + mode);
             new LocalPorts(basePort, shards); // its bounds, with their messages
             MapPlan.even(cluster, shards); // the cluster name's
             if (delay.isNegative() || delay.compareTo(Duration.ofMinutes(1)) > 0) {
@@ -115,6 +132,7 @@ public final class LocalCluster implements AutoCloseable {
     private final List<TwoDcs> pairs;
     private final List<Node> nodes;
     private final ClusterMap map;
+    private final String credentials;
     private boolean closed; // guarded by this
 
     private LocalCluster(
@@ -123,13 +141,35 @@ public final class LocalCluster implements AutoCloseable {
             List<WanLink> links,
             List<TwoDcs> pairs,
             List<Node> nodes,
-            ClusterMap map) {
+            ClusterMap map,
+            String credentials) {
         this.settings = settings;
+        this.credentials = credentials;
         this.zookeeper = zookeeper;
         this.links = links;
         this.pairs = pairs;
         this.nodes = nodes;
         this.map = map;
+    }
+
+    /**
+     * The first port of a free block for {@code shards} shards, chosen at random in 10000..32000 (a
+     * drill's cluster, which needs no fixed port).
+     *
+     * @throws IllegalStateException if 200 random blocks were all partly taken
+     */
+    public static int freeBasePort(int shards) {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            LocalPorts ports = new LocalPorts(
+                    java.util.concurrent.ThreadLocalRandom.current().nextInt(10_000, 32_000), shards);
+            try {
+                ports.checkFree();
+                return ports.base();
+            } catch (IllegalStateException taken) {
+                // another block
+            }
+        }
+        throw new IllegalStateException("no free block of " + (7 * shards + 1) + " ports in 10000..32000");
     }
 
     /** The name of node {@code k}: {@code shard-(k/2)-a} or {@code -b}. */
@@ -179,7 +219,7 @@ public final class LocalCluster implements AutoCloseable {
                         .target(TwoDcs.LOOPBACK, ports.replication(b))
                         .delay(s.delay())
                         .build());
-                NodeYaml yaml = new NodeYaml(s.cluster(), "id-first", tuning(zk, s, "shard-" + i), adminToken);
+                NodeYaml yaml = new NodeYaml(s.cluster(), s.mode(), tuning(zk, s, "shard-" + i), adminToken);
                 for (int k : new int[] {b, a}) {
                     String peer = k == a ? TwoDcs.LOOPBACK + ":" + ports.link(i) : null;
                     Path config = yaml.write(
@@ -199,7 +239,7 @@ public final class LocalCluster implements AutoCloseable {
                             children));
                 }
             }
-            LocalCluster cluster = awaitNodes(s, zk, links, started, map, adminToken);
+            LocalCluster cluster = awaitNodes(s, zk, links, started, map, adminToken, credentials);
             children.onClose(cluster::close);
             return cluster;
         } catch (InterruptedException | RuntimeException e) {
@@ -242,7 +282,8 @@ public final class LocalCluster implements AutoCloseable {
             List<WanLink> links,
             List<NodeProcess> started,
             ClusterMap map,
-            String adminToken)
+            String adminToken,
+            String credentials)
             throws InterruptedException {
         long deadline = System.nanoTime() + s.startTimeout().toNanos();
         List<TwoDcs> pairs = new ArrayList<>();
@@ -278,7 +319,7 @@ public final class LocalCluster implements AutoCloseable {
                         dc.node()));
             }
         }
-        return new LocalCluster(s, zk, links, pairs, nodes, map);
+        return new LocalCluster(s, zk, links, pairs, nodes, map, credentials);
     }
 
     /**
@@ -312,6 +353,36 @@ public final class LocalCluster implements AutoCloseable {
     /** The map as created. */
     public ClusterMap map() {
         return map;
+    }
+
+    /**
+     * The map as ZooKeeper holds it now (a drill reads each shard's epoch before and after a failover).
+     *
+     * @throws IllegalStateException if ZooKeeper cannot be read in 10 s or holds no map
+     */
+    public ClusterMap currentMap() throws InterruptedException {
+        CuratorFramework client = ZkClients.start(
+                new ZkClients.Settings(zookeeper.connectString(), settings.sessionTimeout(), Optional.of(credentials)));
+        try {
+            if (!client.blockUntilConnected(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("cannot reach ZooKeeper at " + zookeeper.connectString() + " in 10 s");
+            }
+            return new ClusterMapStore(client, new ZkPaths(settings.cluster()))
+                    .read()
+                    .orElseThrow(() -> new IllegalStateException("ZooKeeper holds no map of " + settings.cluster()))
+                    .map();
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the map of " + settings.cluster() + ": " + e, e);
+        } finally {
+            client.close();
+        }
+    }
+
+    /** Cuts shard {@code i}'s inter-DC replication link (its WAN link in this process); both nodes stay up. */
+    public void cutLink(int i) {
+        links.get(i).cut();
     }
 
     /** {@code 127.0.0.1:port} of the embedded ZooKeeper. */

@@ -1,5 +1,6 @@
 package dev.kvs.client.internal;
 
+import dev.kvs.client.Acknowledgements;
 import dev.kvs.client.ConnectionLostException;
 import dev.kvs.client.KvsClientException;
 import dev.kvs.client.NoPrimaryException;
@@ -34,6 +35,9 @@ final class Call<T> implements Connection.Listener {
     private int hops;
     private int redirects;
     private EndpointPool at;
+    /** When the current attempt was handed to its connection. */
+    private long sentNanos;
+
     private int atIndex;
     /** The endpoint a {@code -NOTPRIMARY} or {@code -MOVED} reply named, for the next attempt; or -1. */
     private int named = -1;
@@ -75,6 +79,7 @@ final class Call<T> implements Connection.Listener {
         EndpointPool p = router.pool(i);
         at = p;
         atIndex = i;
+        sentNanos = System.nanoTime();
         if (!p.connection().send(command, this)) {
             fail(new TooManyPendingRequestsException(
                     dispatcher.maxPending + " requests already in flight on a connection to " + p.endpoint + "; "
@@ -87,6 +92,10 @@ final class Call<T> implements Connection.Listener {
         router.served(at);
         @SuppressWarnings("unchecked")
         T t = (T) value;
+        Acknowledgements heard = dispatcher.acknowledgements;
+        if (heard != null && !command.readOnly && !result.isDone()) {
+            heard.acknowledged(command.keys, at.endpoint.toString(), sentNanos, System.nanoTime());
+        }
         if (result.complete(t)) dispatcher.done(this);
     }
 

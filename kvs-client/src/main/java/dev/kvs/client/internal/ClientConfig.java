@@ -1,5 +1,6 @@
 package dev.kvs.client.internal;
 
+import dev.kvs.client.Acknowledgements;
 import dev.kvs.client.ReplicationMode;
 import io.netty.handler.ssl.SslContext;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.util.List;
  * @param clientName CLIENT SETNAME to send on connect, or null
  * @param tls the TLS context connections use, or null for plain TCP
  * @param cluster cluster mode's settings ({@code endpoints} are then its seeds), or null for a pair
+ * @param acknowledgements hears which node acknowledged each write, or null
  */
 public record ClientConfig(
         List<Endpoint> endpoints,
@@ -30,7 +32,8 @@ public record ClientConfig(
         String clientName,
         int eventLoopThreads,
         SslContext tls,
-        Cluster cluster) {
+        Cluster cluster,
+        Acknowledgements acknowledgements) {
 
     /**
      * Cluster mode's settings.

@@ -1,5 +1,6 @@
 package dev.kvs.client.internal;
 
+import dev.kvs.client.Acknowledgements;
 import dev.kvs.client.KvsClientException;
 import dev.kvs.cluster.HashSlots;
 import io.netty.channel.EventLoopGroup;
@@ -27,6 +28,9 @@ final class Dispatcher {
     private final NodePools nodes;
     final int maxPending;
     final long unfinishedRetryDeadlineNanos;
+    /** Hears acknowledged writes; null if no one listens. */
+    final Acknowledgements acknowledgements;
+
     private final EventLoopGroup group;
     private final Set<Call<?>> calls = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -49,6 +53,7 @@ final class Dispatcher {
         this.group = group;
         this.maxPending = config.maxPending();
         this.unfinishedRetryDeadlineNanos = config.unfinishedRetryDeadline().toNanos();
+        this.acknowledgements = config.acknowledgements();
     }
 
     <T> CompletableFuture<T> submit(Command<T> command) {
