@@ -1,4 +1,4 @@
-package dev.kvs.coordination;
+package dev.kvs.testing.zookeeper;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -16,14 +16,14 @@ import java.util.concurrent.ThreadLocalRandom;
  * ({@code net.ipv4.ip_local_port_range}), where no outgoing connection and no bind to port 0 can take
  * one before the server binds it. Each port is checked free when chosen and never handed out twice.
  */
-final class QuietPorts {
+public final class QuietPorts {
     private static final int LOWEST = 10_000;
     private static final Set<Integer> GIVEN = new HashSet<>();
 
     private QuietPorts() {}
 
     /** The first port of the ephemeral range, read from the kernel (32768 where it cannot be read). */
-    static int ephemeralLow() {
+    public static int ephemeralLow() {
         Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
         try {
             if (Files.isReadable(range)) {
@@ -38,7 +38,7 @@ final class QuietPorts {
         return 32_768;
     }
 
-    static synchronized int free() {
+    public static synchronized int free() {
         int high = ephemeralLow();
         if (high <= LOWEST + 100) {
             throw new IllegalStateException("no room below the ephemeral range (it starts at " + high + ")");
