@@ -73,7 +73,8 @@ class KillAcceptanceTest {
         Thread writer = new Thread(() -> {
             try (Jedis jedis = new Jedis("127.0.0.1", shard.dc.primary().port(), 1000)) {
                 for (int i = 0; !Thread.currentThread().isInterrupted(); i++) {
-                    if ("OK".equals(jedis.set("key-" + i, "value-" + i + VALUE_PAD))) acknowledged.add("key-" + i);
+                    String key = EnsembleShard.key("key-" + i);
+                    if ("OK".equals(jedis.set(key, key + VALUE_PAD))) acknowledged.add(key);
                 }
             } catch (JedisConnectionException | JedisDataException stoppedAnswering) {
                 // the primary went silent or stopped serving: its in-flight write is not acknowledged
@@ -89,7 +90,7 @@ class KillAcceptanceTest {
         await("the backup is promoted and acknowledges writes")
                 .pollInterval(Duration.ofMillis(10))
                 .atMost(SESSION.plusSeconds(5))
-                .until(() -> "OK".equals(EnsembleShard.set(shard.dc.backup(), "probe", "p")));
+                .until(() -> "OK".equals(EnsembleShard.set(shard.dc.backup(), EnsembleShard.key("probe"), "p")));
         long promotedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
         writer.interrupt();
         writer.join(10_000);
@@ -116,7 +117,7 @@ class KillAcceptanceTest {
                 } catch (JedisDataException refused) {
                     got = "-" + refused.getMessage();
                 }
-                if (("value-" + key.substring(4) + VALUE_PAD).equals(got)) {
+                if ((key + VALUE_PAD).equals(got)) {
                     complete++;
                 } else {
                     assertThat(got)

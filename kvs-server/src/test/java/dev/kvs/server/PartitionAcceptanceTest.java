@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -88,6 +89,7 @@ class PartitionAcceptanceTest {
         writers.forEach(Thread::start);
         ScheduledExecutorService chaos = Executors.newSingleThreadScheduledExecutor();
         StringBuilder plan = new StringBuilder();
+        List<String> leaders = new CopyOnWriteArrayList<>(); // whose coordinator each COORDINATOR_ZK cut hit
         long lastHealMs = 0;
         try {
             int cuts = 1 + random.nextInt(3);
@@ -99,6 +101,7 @@ class PartitionAcceptanceTest {
                 plan.append(String.format(" %s@%d+%d", cut, atMs, spanMs));
                 chaos.schedule(
                         () -> {
+                            if (cut == Cut.COORDINATOR_ZK) leaders.add(shard.coordinatorLeader());
                             List<WanLink> links = shard.links(cut);
                             links.forEach(WanLink::pause);
                             chaos.schedule(() -> links.forEach(WanLink::resume), spanMs, TimeUnit.MILLISECONDS);
@@ -119,10 +122,12 @@ class PartitionAcceptanceTest {
         long gap = log.smallestSwitchGapMs();
         SMALLEST_GAP_MS.accumulateAndGet(gap, Math::min);
         System.out.printf(
-                "PartitionAcceptanceTest seed %d %s:%s acks p=%d b=%d, epoch moves %d, sure switches %d, gap %s%n",
+                "PartitionAcceptanceTest seed %d %s:%s (coordinator cuts hit %s) acks p=%d b=%d, epoch moves %d,"
+                        + " sure switches %d, gap %s%n",
                 seed,
                 mode.label(),
                 plan,
+                leaders,
                 log.countBy("p"),
                 log.countBy("b"),
                 epochMoves,
@@ -171,7 +176,7 @@ class PartitionAcceptanceTest {
         await("the primary acknowledges writes again, with no action")
                 .pollInterval(Duration.ofMillis(20))
                 .atMost(Duration.ofSeconds(5))
-                .until(() -> "OK".equals(EnsembleShard.set(shard.dc.primary(), "after", "x")));
+                .until(() -> "OK".equals(EnsembleShard.set(shard.dc.primary(), EnsembleShard.key("after"), "x")));
         long resumedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healedAt);
         System.out.println("PartitionAcceptanceTest " + mode.label() + ": writes resumed " + resumedMs
                 + " ms after healing; map version "
