@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.cluster.ClusterMap;
 import dev.kvs.cluster.Shard;
+import dev.kvs.testing.zookeeper.Ensemble;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

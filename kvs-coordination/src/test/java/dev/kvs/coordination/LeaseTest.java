@@ -4,6 +4,7 @@ import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.kvs.testing.zookeeper.Ensemble;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.cluster.ClusterMap;
+import dev.kvs.testing.zookeeper.Ensemble;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -1,6 +1,8 @@
 /**
- * What tests of other modules need to run a real ZooKeeper ensemble on one machine (kvs-coordination's
- * test jar): {@link dev.kvs.testing.zookeeper.QuietPorts}, ports a {@code TestingCluster} can bind without
- * racing the kernel's ephemeral ports.
+ * A real three-server ZooKeeper ensemble for tests ({@link dev.kvs.testing.zookeeper.Ensemble}, Curator's
+ * {@code TestingCluster}), on ports below the kernel's ephemeral range ({@link
+ * dev.kvs.testing.zookeeper.QuietPorts}), where ZooKeeper cannot lose one to a client's outgoing
+ * connection and exit the JVM. They live in kvs-coordination's test jar (the {@code dev/kvs/testing/**}
+ * classes) so that kvs-server's acceptance tests run coordinated nodes on the same ensemble.
  */
 package dev.kvs.testing.zookeeper;

@@ -1,4 +1,4 @@
-package dev.kvs.coordination;
+package dev.kvs.testing.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,14 +23,14 @@ import org.apache.curator.test.TestingCluster;
  * by binding port 0 is free only until the ensemble binds it, and a client's outgoing connection can take
  * it in between; ZooKeeper then exits the JVM (exit code 14, "unable to bind quorum port").
  */
-final class Ensemble implements AutoCloseable {
+public final class Ensemble implements AutoCloseable {
     /** The session timeout tests ask for (and get). */
-    static final Duration SESSION = Duration.ofMillis(1500);
+    public static final Duration SESSION = Duration.ofMillis(1500);
 
     private final TestingCluster cluster;
     private final List<AutoCloseable> opened = new ArrayList<>();
 
-    Ensemble() throws Exception {
+    public Ensemble() throws Exception {
         List<InstanceSpec> specs = new ArrayList<>();
         for (int id = 1; id <= 3; id++) {
             specs.add(new InstanceSpec(
@@ -40,22 +40,27 @@ final class Ensemble implements AutoCloseable {
         cluster.start();
     }
 
-    String connectString() {
+    public String connectString() {
         return cluster.getConnectString();
     }
 
+    /** The servers' client ports on loopback, for links a test puts in front of them. */
+    public List<Integer> clientPorts() {
+        return cluster.getInstances().stream().map(InstanceSpec::getPort).toList();
+    }
+
     /** A client connected straight to the servers. */
-    CuratorFramework client() throws InterruptedException {
+    public CuratorFramework client() throws InterruptedException {
         return connected(cluster.getConnectString());
     }
 
     /** A client whose every server is reached through a link of its own, with those links. */
-    record Holder(CuratorFramework zk, List<WanLink> links) implements AutoCloseable {
-        void pause() {
+    public record Holder(CuratorFramework zk, List<WanLink> links) implements AutoCloseable {
+        public void pause() {
             links.forEach(WanLink::pause);
         }
 
-        void resume() {
+        public void resume() {
             links.forEach(WanLink::resume);
         }
 
@@ -66,7 +71,7 @@ final class Ensemble implements AutoCloseable {
         }
     }
 
-    Holder clientThroughLinks() throws InterruptedException {
+    public Holder clientThroughLinks() throws InterruptedException {
         List<String> addresses = new ArrayList<>();
         List<WanLink> links = new ArrayList<>();
         for (InstanceSpec spec : cluster.getInstances()) {

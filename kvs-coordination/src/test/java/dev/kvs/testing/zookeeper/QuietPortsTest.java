@@ -1,4 +1,4 @@
-package dev.kvs.coordination;
+package dev.kvs.testing.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
