@@ -2,7 +2,6 @@ package dev.kvs.testing.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kvs.testing.zookeeper.QuietPorts;
 import dev.kvs.wan.WanLink;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,7 +2,6 @@ package dev.kvs.testing.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.kvs.testing.zookeeper.QuietPorts;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.HashSet;
