@@ -2,7 +2,6 @@ package dev.kvs.bench.shards;
 
 import dev.kvs.coordination.ClusterMapStore;
 import dev.kvs.coordination.ZkClients;
-import dev.kvs.server.cli.CliErrorHandler;
 import dev.kvs.server.cli.KvsVersionProvider;
 import java.io.PrintWriter;
 import java.util.List;
@@ -10,7 +9,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.zookeeper.KeeperException;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -102,15 +100,8 @@ public final class ClusterInitCommand implements Callable<Integer> {
             out.print(MapTable.format(stored.map(), stored.version(), plan.namesById(), Map.of()));
             out.flush();
             return 0;
-        } catch (IllegalStateException e) {
-            err.println(name + ": " + e.getMessage());
-        } catch (KeeperException.NoAuthException e) {
-            err.println(name + ": ZooKeeper refused (" + e.getMessage() + "): the cluster's znodes belong to other"
-                    + " credentials");
         } catch (Exception e) {
-            err.println(name + ": ZooKeeper " + settings.connectString() + " failed: " + e);
+            return ZooKeeperOptions.failed(err, name, settings.connectString(), e);
         }
-        err.flush();
-        return CliErrorHandler.FAILURE;
     }
 }

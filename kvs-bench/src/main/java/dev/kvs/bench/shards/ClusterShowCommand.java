@@ -73,16 +73,9 @@ public final class ClusterShowCommand implements Callable<Integer> {
             out.print(MapTable.format(map.get().map(), map.get().version(), Map.of(), members(zk, paths)));
             out.flush();
             return 0;
-        } catch (IllegalStateException e) {
-            err.println(name + ": " + e.getMessage());
-        } catch (KeeperException.NoAuthException e) {
-            err.println(name + ": ZooKeeper refused (" + e.getMessage() + "): the cluster's znodes belong to other"
-                    + " credentials");
         } catch (Exception e) {
-            err.println(name + ": ZooKeeper " + settings.connectString() + " failed: " + e);
+            return ZooKeeperOptions.failed(err, name, settings.connectString(), e);
         }
-        err.flush();
-        return CliErrorHandler.FAILURE;
     }
 
     /** The members' published status by node id; a znode gone between the listing and the read is skipped. */

@@ -1,9 +1,11 @@
 package dev.kvs.bench.shards;
 
 import dev.kvs.coordination.ZkClients;
+import dev.kvs.server.cli.CliErrorHandler;
 import dev.kvs.server.config.CoordinationConfig;
 import dev.kvs.server.config.NodeConfig;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
 import picocli.CommandLine.Option;
 
 /**
@@ -77,6 +80,24 @@ public final class ZooKeeperOptions {
             NodeConfig.checkHostPort("--zookeeper", server.strip());
         }
         return new ZkClients.Settings(zookeeper, CoordinationConfig.DEFAULT_SESSION_TIMEOUT, credentials(env));
+    }
+
+    /**
+     * Reports on {@code err} why a command ({@code name}) could not do its work on ZooKeeper {@code
+     * connectString}: a refusal of the map itself ({@link IllegalStateException}, its message), credentials
+     * the cluster's znodes do not belong to, or any other failure. Returns {@link CliErrorHandler#FAILURE}.
+     */
+    static int failed(PrintWriter err, String name, String connectString, Exception e) {
+        if (e instanceof IllegalStateException) {
+            err.println(name + ": " + e.getMessage());
+        } else if (e instanceof KeeperException.NoAuthException) {
+            err.println(name + ": ZooKeeper refused (" + e.getMessage() + "): the cluster's znodes belong to other"
+                    + " credentials");
+        } else {
+            err.println(name + ": ZooKeeper " + connectString + " failed: " + e);
+        }
+        err.flush();
+        return CliErrorHandler.FAILURE;
     }
 
     /**
