@@ -9,34 +9,22 @@ import dev.kvs.bench.cluster.TwoDcs;
 import dev.kvs.cluster.ClusterMap;
 import dev.kvs.cluster.Shard;
 import dev.kvs.cluster.SlotRange;
-import dev.kvs.coordination.ClusterMapStore;
-import dev.kvs.coordination.EmbeddedZooKeeper;
-import dev.kvs.coordination.ZkClients;
-import dev.kvs.coordination.ZkPaths;
 import dev.kvs.server.config.CoordinationConfig;
 import dev.kvs.wan.WanLink;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystems;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.framework.CuratorFramework;
 
 /**
- * A whole sharded cluster on this machine: one {@link EmbeddedZooKeeper} in this process, the cluster
- * map created in it, and for each shard two node processes, {@code shard-i-a} (DC a, the primary) and
+ * A whole sharded cluster on this machine: one embedded ZooKeeper in this process, the cluster map
+ * created in it, and for each shard two node processes, {@code shard-i-a} (DC a, the primary) and
  * {@code shard-i-b} (DC b, its backup), the primary replicating to the backup through a {@link WanLink}
- * in this process. Ports come from one block ({@link LocalPorts}). Every node joins the cluster with a
+ * in this process. Each DC's nodes reach ZooKeeper through their DC's own link ({@link LocalZooKeeper}),
+ * so a drill can {@linkplain #isolateDc cut a whole DC} off ZooKeeper and off the other DC at once.
+ * Ports come from one block ({@link LocalPorts}); the two ZooKeeper links take ephemeral ones. Every node joins the cluster with a
  * {@code coordination:} section and the run's fresh ZooKeeper credentials (in its environment, not its
  * file). Closing it kills the nodes, then closes the links and ZooKeeper; the {@link ChildProcesses}
  * passed in does the same if the JVM stops first, and each node exits by itself if this process dies
@@ -48,6 +36,9 @@ public final class LocalCluster implements AutoCloseable {
 
     /** ZooKeeper's tick: it grants sessions of 2 to 20 ticks, so 1 to 10 s. */
     static final int TICK_MS = 500;
+
+    /** The two datacenters: {@code a} holds the primaries when the cluster starts, {@code b} the backups. */
+    public static final List<String> DCS = List.of("a", "b");
 
     /** The nodes' store: small, since a machine runs many of them. */
     private static final String STORE = "store:\n  maxEntries: 200000\n  maxBytes: 128MiB\n";
@@ -127,24 +118,21 @@ public final class LocalCluster implements AutoCloseable {
             NodeProcess process) {}
 
     private final Settings settings;
-    private final EmbeddedZooKeeper zookeeper;
+    private final LocalZooKeeper zookeeper;
     private final List<WanLink> links;
     private final List<TwoDcs> pairs;
     private final List<Node> nodes;
     private final ClusterMap map;
-    private final String credentials;
     private boolean closed; // guarded by this
 
     private LocalCluster(
             Settings settings,
-            EmbeddedZooKeeper zookeeper,
+            LocalZooKeeper zookeeper,
             List<WanLink> links,
             List<TwoDcs> pairs,
             List<Node> nodes,
-            ClusterMap map,
-            String credentials) {
+            ClusterMap map) {
         this.settings = settings;
-        this.credentials = credentials;
         this.zookeeper = zookeeper;
         this.links = links;
         this.pairs = pairs;
@@ -159,17 +147,7 @@ public final class LocalCluster implements AutoCloseable {
      * @throws IllegalStateException if 200 random blocks were all partly taken
      */
     public static int freeBasePort(int shards) {
-        for (int attempt = 0; attempt < 200; attempt++) {
-            LocalPorts ports = new LocalPorts(
-                    java.util.concurrent.ThreadLocalRandom.current().nextInt(10_000, 32_000), shards);
-            try {
-                ports.checkFree();
-                return ports.base();
-            } catch (IllegalStateException taken) {
-                // another block
-            }
-        }
-        throw new IllegalStateException("no free block of " + (7 * shards + 1) + " ports in 10000..32000");
+        return LocalPorts.freeBlock(shards).base();
     }
 
     /** The name of node {@code k}: {@code shard-(k/2)-a} or {@code -b}. */
@@ -178,7 +156,7 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     private static String dc(int k) {
-        return k % 2 == 0 ? "a" : "b";
+        return DCS.get(k % 2);
     }
 
     /**
@@ -194,23 +172,16 @@ public final class LocalCluster implements AutoCloseable {
         LocalPorts ports = new LocalPorts(s.basePort(), s.shards());
         ports.checkFree();
         MapPlan plan = MapPlan.even(s.cluster(), s.shards());
-        String credentials = "kvs:" + HexFormat.of().formatHex(randomBytes(16));
-        writePrivate(dir.resolve("zookeeper.credentials"), credentials + "\n");
-        EmbeddedZooKeeper zk;
-        try {
-            zk = EmbeddedZooKeeper.start(dir.resolve("zookeeper"), ports.zookeeper(), TICK_MS);
-        } catch (Exception e) {
-            throw new IllegalStateException(
-                    "cannot start ZooKeeper on 127.0.0.1:" + ports.zookeeper() + ": " + e.getMessage(), e);
-        }
+        LocalZooKeeper zk = LocalZooKeeper.start(
+                dir.resolve("zookeeper"), ports.zookeeper(), TICK_MS, dir.resolve("zookeeper.credentials"), DCS);
         List<WanLink> links = new ArrayList<>();
         List<NodeProcess> started = new ArrayList<>();
         try {
-            ClusterMap map = createMap(zk.connectString(), credentials, s.sessionTimeout(), plan);
+            ClusterMap map = zk.createMap(s.sessionTimeout(), plan);
             JavaCommand nodeJava =
                     java.withFlags(List.of("-Xmx" + s.nodeHeap())).exitingWithParent();
             String adminToken = NodeYaml.newAdminToken();
-            Map<String, String> env = Map.of(CoordinationConfig.CREDENTIALS_ENV, credentials);
+            Map<String, String> env = Map.of(CoordinationConfig.CREDENTIALS_ENV, zk.credentials());
             for (int i = 0; i < s.shards(); i++) {
                 int a = 2 * i;
                 int b = 2 * i + 1;
@@ -219,8 +190,8 @@ public final class LocalCluster implements AutoCloseable {
                         .target(TwoDcs.LOOPBACK, ports.replication(b))
                         .delay(s.delay())
                         .build());
-                NodeYaml yaml = new NodeYaml(s.cluster(), s.mode(), tuning(zk, s, "shard-" + i), adminToken);
                 for (int k : new int[] {b, a}) {
+                    NodeYaml yaml = new NodeYaml(s.cluster(), s.mode(), tuning(zk, s, "shard-" + i, dc(k)), adminToken);
                     String peer = k == a ? TwoDcs.LOOPBACK + ":" + ports.link(i) : null;
                     Path config = yaml.write(
                             dir,
@@ -239,7 +210,7 @@ public final class LocalCluster implements AutoCloseable {
                             children));
                 }
             }
-            LocalCluster cluster = awaitNodes(s, zk, links, started, map, adminToken, credentials);
+            LocalCluster cluster = awaitNodes(s, zk, links, started, map, adminToken);
             children.onClose(cluster::close);
             return cluster;
         } catch (InterruptedException | RuntimeException e) {
@@ -250,40 +221,26 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    /** The nodes' YAML after their ports: a small store, and the cluster's ZooKeeper and this node's shard. */
-    private static String tuning(EmbeddedZooKeeper zk, Settings s, String shard) {
+    /**
+     * The nodes' YAML after their ports: a small store, and the cluster's ZooKeeper as the node's DC
+     * reaches it (its DC's link), this node's shard and its DC.
+     */
+    private static String tuning(LocalZooKeeper zk, Settings s, String shard, String dc) {
         return STORE + "coordination:\n"
-                + "  zookeeper: " + zk.connectString() + "\n"
+                + "  zookeeper: " + zk.connectString(dc) + "\n"
                 + "  sessionTimeoutMs: " + s.sessionTimeout().toMillis() + "\n"
-                + "  shard: " + shard + "\n";
-    }
-
-    private static ClusterMap createMap(String connect, String credentials, Duration session, MapPlan plan)
-            throws InterruptedException {
-        CuratorFramework client = ZkClients.start(new ZkClients.Settings(connect, session, Optional.of(credentials)));
-        try {
-            if (!client.blockUntilConnected(10, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("cannot reach the embedded ZooKeeper at " + connect + " in 10 s");
-            }
-            return MapInit.create(client, plan).map();
-        } catch (InterruptedException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot create the cluster map in " + connect + ": " + e, e);
-        } finally {
-            client.close();
-        }
+                + "  shard: " + shard + "\n"
+                + "  dc: " + dc + "\n";
     }
 
     /** Waits for the processes ({@code b, a} per shard, in order), then for the pairs' links and leases. */
     private static LocalCluster awaitNodes(
             Settings s,
-            EmbeddedZooKeeper zk,
+            LocalZooKeeper zk,
             List<WanLink> links,
             List<NodeProcess> started,
             ClusterMap map,
-            String adminToken,
-            String credentials)
+            String adminToken)
             throws InterruptedException {
         long deadline = System.nanoTime() + s.startTimeout().toNanos();
         List<TwoDcs> pairs = new ArrayList<>();
@@ -319,7 +276,7 @@ public final class LocalCluster implements AutoCloseable {
                         dc.node()));
             }
         }
-        return new LocalCluster(s, zk, links, pairs, nodes, map, credentials);
+        return new LocalCluster(s, zk, links, pairs, nodes, map);
     }
 
     /**
@@ -361,23 +318,7 @@ public final class LocalCluster implements AutoCloseable {
      * @throws IllegalStateException if ZooKeeper cannot be read in 10 s or holds no map
      */
     public ClusterMap currentMap() throws InterruptedException {
-        CuratorFramework client = ZkClients.start(
-                new ZkClients.Settings(zookeeper.connectString(), settings.sessionTimeout(), Optional.of(credentials)));
-        try {
-            if (!client.blockUntilConnected(10, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("cannot reach ZooKeeper at " + zookeeper.connectString() + " in 10 s");
-            }
-            return new ClusterMapStore(client, new ZkPaths(settings.cluster()))
-                    .read()
-                    .orElseThrow(() -> new IllegalStateException("ZooKeeper holds no map of " + settings.cluster()))
-                    .map();
-        } catch (InterruptedException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot read the map of " + settings.cluster() + ": " + e, e);
-        } finally {
-            client.close();
-        }
+        return zookeeper.readMap(settings.cluster(), settings.sessionTimeout());
     }
 
     /** Cuts shard {@code i}'s inter-DC replication link (its WAN link in this process); both nodes stay up. */
@@ -385,7 +326,26 @@ public final class LocalCluster implements AutoCloseable {
         links.get(i).cut();
     }
 
-    /** {@code 127.0.0.1:port} of the embedded ZooKeeper. */
+    /**
+     * Cuts DC {@code dc} off ZooKeeper and off the other DC at once, silently: its ZooKeeper link and
+     * every shard's inter-DC replication link are {@linkplain WanLink#pause() paused} (connections stay
+     * open, nothing is delivered, nothing is reset), as a partition of the DC's network would. The nodes
+     * stay up, and this process (the drill's clients) still reaches all of them.
+     *
+     * @param dc {@code a} or {@code b} ({@link #DCS})
+     */
+    public void isolateDc(String dc) {
+        zookeeper.isolate(dc);
+        links.forEach(WanLink::pause);
+    }
+
+    /** Ends {@link #isolateDc}: the links deliver again, first what queued in them meanwhile. */
+    public void healDc(String dc) {
+        links.forEach(WanLink::resume);
+        zookeeper.heal(dc);
+    }
+
+    /** {@code 127.0.0.1:port} of the embedded ZooKeeper itself (the nodes reach it through their DC's link). */
     public String zookeeper() {
         return zookeeper.connectString();
     }
@@ -413,25 +373,5 @@ public final class LocalCluster implements AutoCloseable {
         pairs.forEach(TwoDcs::close);
         links.forEach(WanLink::close);
         zookeeper.close();
-    }
-
-    private static byte[] randomBytes(int n) {
-        byte[] b = new byte[n];
-        new SecureRandom().nextBytes(b);
-        return b;
-    }
-
-    /** Writes {@code text} to {@code file}, readable by its owner only where the file system says so. */
-    static void writePrivate(Path file, String text) {
-        try {
-            Files.deleteIfExists(file);
-            if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-                Files.createFile(
-                        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            }
-            Files.writeString(file, text, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
-        }
     }
 }

@@ -3,6 +3,7 @@ package dev.kvs.bench.shards;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The ports of a one-machine cluster of {@code shards} shards, two nodes each: one block of {@link
@@ -94,6 +95,25 @@ record LocalPorts(int base, int shards) {
                         + "; the cluster needs ports " + base + "-" + last() + " free: choose another --port");
             }
         }
+    }
+
+    /**
+     * A free block for {@code shards} shards, its base chosen at random in 10000..32000 (a drill's
+     * cluster, which needs no fixed port).
+     *
+     * @throws IllegalStateException if 200 random blocks were all partly taken
+     */
+    static LocalPorts freeBlock(int shards) {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            LocalPorts ports = new LocalPorts(ThreadLocalRandom.current().nextInt(10_000, 32_000), shards);
+            try {
+                ports.checkFree();
+                return ports;
+            } catch (IllegalStateException taken) {
+                // another block
+            }
+        }
+        throw new IllegalStateException("no free block of " + (7 * shards + 1) + " ports in 10000..32000");
     }
 
     private int check(int node) {
