@@ -84,10 +84,12 @@ public final class DrillCommand implements Callable<Integer> {
 
     @Option(
             names = "--disaster",
-            paramLabel = "kill-primary|cut-link",
+            paramLabel = "kill-primary|cut-link|isolate-dc|isolate-backup-dc",
             converter = LoadOptions.DisasterConverter.class,
             description = "kill-primary: kill -9 the primary; cut-link: cut the WAN link, the primary"
-                    + " stays up (default: kill-primary)")
+                    + " stays up; with --shards only: isolate-dc: cut DC a (the primaries) off ZooKeeper and"
+                    + " DC b at once, silently, for 3 session timeouts, then heal; isolate-backup-dc: the"
+                    + " same to DC b (default: kill-primary)")
     private Disaster disaster = Disaster.KILL_PRIMARY;
 
     @Mixin
@@ -126,8 +128,8 @@ public final class DrillCommand implements Callable<Integer> {
             names = "--shards",
             paramLabel = "N",
             description = "A sharded drill instead of a pair: ZooKeeper and N shards x 2 DCs (as kvs cluster), loaded"
-                    + " by the SDK in cluster mode; the disaster strikes shard 0 and the nodes fail over by"
-                    + " themselves (no admin call). Prints per shard the outcomes, failover times, epochs and"
+                    + " by the SDK in cluster mode; the disaster strikes shard 0 (or a whole DC) and the nodes"
+                    + " fail over by themselves (no admin call). Prints per shard the outcomes, failover times, epochs and"
                     + " whether two nodes acknowledged writes in overlapping time. 1.." + LocalCluster.MAX_SHARDS)
     private Integer shards;
 
@@ -171,6 +173,11 @@ public final class DrillCommand implements Callable<Integer> {
         }
         long s = seed != null ? seed : System.nanoTime();
         if (shards != null) return sharded(s);
+        if (disaster.isolatesDc()) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    disaster.label() + " needs --shards: a pair has no ZooKeeper to isolate a DC from");
+        }
         Drill drill = new Drill(
                 modes.modes(),
                 disaster,
@@ -206,10 +213,11 @@ public final class DrillCommand implements Callable<Integer> {
         Path runDir = dir != null ? dir : Drill.newRunDir();
         Drill timing = new Drill(modes.modes(), disaster, s, load.shape(), Duration.ZERO, 0, runDir);
         err.printf(
-                "%s: %d shards, %s on shard-0 at %.1f s into %.1f s of load (seed %d); run directory %s%n",
+                "%s: %d shards, %s on %s at %.1f s into %.1f s of load (seed %d); run directory %s%n",
                 name,
                 shards,
                 disaster.label(),
+                disaster == Disaster.ISOLATE_DC ? "dc-a" : disaster == Disaster.ISOLATE_BACKUP_DC ? "dc-b" : "shard-0",
                 timing.disasterAt().toMillis() / 1000.0,
                 load.shape().duration().toMillis() / 1000.0,
                 s,

@@ -26,15 +26,20 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One sharded drill in one mode: a whole cluster on this machine ({@link LocalCluster}: ZooKeeper, N
- * shards x 2 DCs), loaded by the SDK in cluster mode, one disaster struck on one shard mid-load, no
- * admin call (the nodes' coordinator promotes), then every acknowledged write read back through a
- * cluster-mode client and classified per shard. Each write's acknowledging node and its send and answer
- * times are heard from the SDK ({@link Acknowledgements}) on this JVM's monotonic clock, for the failover
- * times and the {@link Overlaps overlap check}.
+ * shards x 2 DCs), loaded by the SDK in cluster mode, one disaster struck mid-load (on one shard, or on a
+ * whole DC: {@link Disaster#isolatesDc()}, held for {@value #HOLD_SESSIONS} session timeouts then healed
+ * with the load still running), no admin call (the nodes' coordinator promotes), then every acknowledged
+ * write read back through a cluster-mode client and classified per shard. Each write's acknowledging
+ * node and its send and answer times are heard from the SDK ({@link Acknowledgements}) on this JVM's
+ * monotonic clock, for the failover times and the {@link Overlaps overlap check}.
  */
 final class ShardDrill {
     private static final Duration DRAIN = Duration.ofSeconds(5);
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(8);
+    /** How long a DC stays isolated, in session timeouts: the "no promotion over 3 session timeouts". */
+    static final int HOLD_SESSIONS = 3;
+    /** The load runs at least this long after a heal, to see writes resume. */
+    private static final Duration AFTER_HEAL = Duration.ofSeconds(5);
 
     /**
      * @param mode the nodes' and clients' replication mode
@@ -67,6 +72,11 @@ final class ShardDrill {
      * @param primaryAfter after
      * @param gapMs last acknowledgement by the old primary to the first by another node, ms; null if none
      * @param disasterToNewMs the disaster to the first acknowledgement by another node, ms; null if none
+     * @param disasterToPromotedMs while a DC is isolated: the disaster to when the shard's DC-b node first
+     *     reported itself primary, ms; null if it did not (or no DC was isolated)
+     * @param healToAckMs the heal to the first acknowledgement answered after it, ms; null if no heal or none
+     * @param oldPrimaryRole the role the old primary's {@code /status} reports at the end ({@code dead} if
+     *     its process is gone)
      * @param overlap the overlap check of its acknowledgements
      */
     record ShardLine(
@@ -78,14 +88,18 @@ final class ShardDrill {
             String primaryAfter,
             Double gapMs,
             Double disasterToNewMs,
+            Double disasterToPromotedMs,
+            Double healToAckMs,
+            String oldPrimaryRole,
             Overlaps.Result overlap) {}
 
-    /** A run: the load and each shard's line. */
+    /** A run: the load and each shard's line; {@code healAtSeconds} is null if nothing was healed. */
     record Result(
             String mode,
             String disaster,
             String struck,
             double disasterAtSeconds,
+            Double healAtSeconds,
             LoadResult load,
             List<ShardLine> lines) {
         long dataLoss() {
@@ -137,6 +151,9 @@ final class ShardDrill {
             LoadResult load;
             long disasterNanos;
             double disasterAt;
+            long healNanos = 0;
+            Double healAt = null;
+            Map<String, Double> promoted = Map.of();
             try (AckLog.Writer acks = new AckLog.Writer(ackFile, mode)) {
                 LoadGenerator gen = new LoadGenerator(
                         new LoadGenerator.Settings(
@@ -158,15 +175,31 @@ final class ShardDrill {
                 disasterNanos = System.nanoTime();
                 strike(cluster, s);
                 err.printf(
-                        "%s: %s on shard-%d at %.1f s (acked so far %,d)%n",
-                        mode, s.disaster().label(), s.struck(), disasterAt, gen.acked());
+                        "%s: %s on %s at %.1f s (acked so far %,d)%n",
+                        mode, s.disaster().label(), target(s), disasterAt, gen.acked());
                 err.flush();
+                if (s.disaster().isolatesDc()) {
+                    promoted = watchPromotions(
+                            cluster,
+                            disasterNanos,
+                            disasterNanos + HOLD_SESSIONS * s.sessionTimeout().toNanos());
+                    healAt = gen.elapsedSeconds();
+                    healNanos = System.nanoTime();
+                    cluster.healDc(isolatedDc(s.disaster()));
+                    err.printf("%s: healed at %.1f s (acked so far %,d)%n", mode, healAt, gen.acked());
+                    err.flush();
+                    seconds = Math.max(seconds, healAt + AFTER_HEAL.toMillis() / 1000.0);
+                }
                 sleepUntil(gen, seconds);
                 load = gen.stop(DRAIN);
                 acks.summary(load);
             }
             if (s.disaster() == Disaster.KILL_PRIMARY)
                 awaitPromotion(cluster, before, "shard-" + s.struck(), s.sessionTimeout());
+            if (s.disaster() == Disaster.ISOLATE_DC) {
+                for (Shard shard : before.shards()) awaitPromotion(cluster, before, shard.id(), s.sessionTimeout());
+                awaitBackups(cluster, isolatedDc(s.disaster()), s.sessionTimeout());
+            }
             ClusterMap after = cluster.currentMap();
             List<AckedWrite> writes = AckLog.read(ackFile).writes();
             err.printf("%s: reading back %,d acknowledged writes through a cluster-mode client%n", mode, writes.size());
@@ -199,6 +232,10 @@ final class ShardDrill {
                     }
                     Shard now = after.shard(shard.id()).orElseThrow();
                     String oldPrimary = nameById.get(shard.primary());
+                    LocalCluster.Node old = cluster.nodes().stream()
+                            .filter(n -> n.name().equals(oldPrimary))
+                            .findFirst()
+                            .orElseThrow();
                     lines.add(new ShardLine(
                             shard.id(),
                             verifier.verify(mine),
@@ -208,10 +245,13 @@ final class ShardDrill {
                             nameById.get(now.primary()),
                             gapMs(attributed, oldPrimary),
                             firstOtherMs(attributed, oldPrimary, disasterNanos),
+                            promoted.get(shard.id()),
+                            healAt == null ? null : firstAfterMs(attributed, healNanos),
+                            role(cluster, old),
                             Overlaps.check(attributed)));
                 }
             }
-            return new Result(mode, s.disaster().label(), "shard-" + s.struck(), disasterAt, load, lines);
+            return new Result(mode, s.disaster().label(), target(s), disasterAt, healAt, load, lines);
         }
     }
 
@@ -219,7 +259,77 @@ final class ShardDrill {
         switch (s.disaster()) {
             case KILL_PRIMARY -> cluster.nodes().get(2 * s.struck()).process().kill();
             case CUT_LINK -> cluster.cutLink(s.struck());
+            case ISOLATE_DC, ISOLATE_BACKUP_DC -> cluster.isolateDc(isolatedDc(s.disaster()));
         }
+    }
+
+    /** What the disaster strikes: {@code shard-N}, or {@code dc-a} / {@code dc-b}. */
+    private static String target(Settings s) {
+        return s.disaster().isolatesDc() ? "dc-" + isolatedDc(s.disaster()) : "shard-" + s.struck();
+    }
+
+    /** DC a holds the primaries when the cluster starts, DC b the backups ({@link LocalCluster#DCS}). */
+    private static String isolatedDc(Disaster d) {
+        return d == Disaster.ISOLATE_DC ? LocalCluster.DCS.get(0) : LocalCluster.DCS.get(1);
+    }
+
+    /**
+     * Waits (polling their {@code /status}, the only view from outside) until every node of DC {@code dc}
+     * reports itself a backup, as the old primaries must once healed and following the map; gives up
+     * after 10 session timeouts, leaving the table to show the role they had.
+     */
+    private static void awaitBackups(LocalCluster cluster, String dc, Duration session) throws InterruptedException {
+        long deadline = System.nanoTime() + 10 * session.toNanos();
+        for (LocalCluster.Node n : cluster.nodes()) {
+            if (!n.dc().equals(dc)) continue;
+            while (!role(cluster, n).equals("backup") && System.nanoTime() < deadline) {
+                TimeUnit.MILLISECONDS.sleep(100);
+            }
+        }
+    }
+
+    /**
+     * Until {@code untilNanos}, watches every DC-b node's {@code /status} (each 100 ms: the drill's own
+     * schedule, the admin port being the only view from outside) and returns, per shard, how long after
+     * {@code disasterNanos} its DC-b node first reported itself primary; shards whose node never did are
+     * absent.
+     */
+    private static Map<String, Double> watchPromotions(LocalCluster cluster, long disasterNanos, long untilNanos)
+            throws InterruptedException {
+        Map<String, Double> promoted = new HashMap<>();
+        List<LocalCluster.Node> watched = cluster.nodes().stream()
+                .filter(n -> n.dc().equals(LocalCluster.DCS.get(1)))
+                .toList();
+        while (System.nanoTime() < untilNanos) {
+            for (LocalCluster.Node n : watched) {
+                if (!promoted.containsKey(n.shard()) && role(cluster, n).equals("primary")) {
+                    promoted.put(n.shard(), (System.nanoTime() - disasterNanos) / 1e6);
+                }
+            }
+            long left = untilNanos - System.nanoTime();
+            if (left > 0) TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+        }
+        return promoted;
+    }
+
+    /** The role {@code node}'s {@code /status} reports now; {@code dead} or {@code unreachable} if none. */
+    private static String role(LocalCluster cluster, LocalCluster.Node node) {
+        if (!node.process().isAlive()) return "dead";
+        try {
+            return cluster.admin(node, "/status").path("role").asText("?");
+        } catch (RuntimeException e) {
+            return "unreachable";
+        }
+    }
+
+    /** The heal to the first acknowledgement answered after it, ms; null if none. */
+    static Double firstAfterMs(List<Overlaps.Ack> acks, long healNanos) {
+        long first = acks.stream()
+                .mapToLong(Overlaps.Ack::answeredNanos)
+                .filter(t -> t >= healNanos)
+                .min()
+                .orElse(Long.MAX_VALUE);
+        return first == Long.MAX_VALUE ? null : (first - healNanos) / 1e6;
     }
 
     /** Waits (polling the map, the drill's own schedule) until the struck shard's epoch moved, or gives up. */

@@ -24,11 +24,11 @@ import java.util.concurrent.TimeUnit;
  * {@code shard-i-b} (DC b, its backup), the primary replicating to the backup through a {@link WanLink}
  * in this process. Each DC's nodes reach ZooKeeper through their DC's own link ({@link LocalZooKeeper}),
  * so a drill can {@linkplain #isolateDc cut a whole DC} off ZooKeeper and off the other DC at once.
- * Ports come from one block ({@link LocalPorts}); the two ZooKeeper links take ephemeral ones. Every node joins the cluster with a
- * {@code coordination:} section and the run's fresh ZooKeeper credentials (in its environment, not its
- * file). Closing it kills the nodes, then closes the links and ZooKeeper; the {@link ChildProcesses}
- * passed in does the same if the JVM stops first, and each node exits by itself if this process dies
- * ({@link JavaCommand#exitingWithParent}).
+ * Ports come from one block ({@link LocalPorts}); the two ZooKeeper links take ephemeral ones. Every
+ * node joins the cluster with a {@code coordination:} section (its DC's link, its shard, its DC) and the
+ * run's fresh ZooKeeper credentials (in its environment, not its file). Closing it kills the nodes, then
+ * closes the links and ZooKeeper; the {@link ChildProcesses} passed in does the same if the JVM stops
+ * first, and each node exits by itself if this process dies ({@link JavaCommand#exitingWithParent}).
  */
 public final class LocalCluster implements AutoCloseable {
     /** The most shards: each is two JVMs on this machine. */

@@ -72,7 +72,14 @@ class DrillCommandTest {
     @Test
     void aBadDisasterIsAUsageError() {
         assertThat(kvs.run("drill", "--disaster", "flood")).isEqualTo(2);
-        assertThat(kvs.err()).contains("disaster is not kill-primary or cut-link: flood");
+        assertThat(kvs.err())
+                .contains("disaster is not kill-primary, cut-link, isolate-dc or isolate-backup-dc: flood");
+    }
+
+    @Test
+    void isolatingADcNeedsShards() {
+        assertThat(kvs.run("drill", "--disaster", "isolate-dc")).isEqualTo(2);
+        assertThat(kvs.err()).contains("isolate-dc needs --shards: a pair has no ZooKeeper to isolate a DC from");
     }
 
     @Test
