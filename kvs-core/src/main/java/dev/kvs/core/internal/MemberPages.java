@@ -39,14 +39,19 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
 final class MemberPages implements AutoCloseable {
     /** Bytes of members per page the structure grows and shrinks towards. */
     static final int PAGE_TARGET = 2048;
-    /** Longest member plus value. */
-    static final int MAX_MEMBER_BYTES = 64 * 1024;
     /**
-     * Longest page: far above what hashing puts in one (with members of at most {@link
-     * #MAX_MEMBER_BYTES} and about {@link #PAGE_TARGET} bytes per page it takes 16 of the largest
-     * members in one page); a write that would pass it is refused rather than sizing every tier for it.
+     * Longest member plus value. A page must fit in one tier of the pages map, and every tier of every
+     * segment is sized for two of the longest pages ({@link MapLayout}): with 64 KiB members and pages
+     * to match, an empty map for a 1 GiB store took 2.2 GiB. Longer values belong out of line (a blob
+     * in {@link ValueChunks} referenced from the page), not yet done.
      */
-    static final int PAGE_MAX = 1024 * 1024;
+    static final int MAX_MEMBER_BYTES = 16 * 1024;
+    /**
+     * Longest page. A put splits at most one page, so a structure of large members keeps about one
+     * member per page, and a page of {@link #MAX_MEMBER_BYTES} members reaches this only with 16 of them
+     * where about 2 are expected (a chance near 1e-9 a page); a write that would pass it is refused.
+     */
+    static final int PAGE_MAX = 256 * 1024;
     /** A page key's bytes besides the structure key: its length and the page number. */
     static final int PAGE_KEY_EXTRA = 8;
 

@@ -207,7 +207,7 @@ class MemberPagesTest {
         assertThatThrownBy(() -> pages.put(KEY, h, b("g"), new byte[MemberPages.MAX_MEMBER_BYTES], false))
                 .isInstanceOf(EntryTooLargeException.class)
                 .hasMessage(
-                        "member + value of 65537 bytes over the limit of 65536 bytes (MemberPages.MAX_MEMBER_BYTES)");
+                        "member + value of 16385 bytes over the limit of 16384 bytes (MemberPages.MAX_MEMBER_BYTES)");
         assertThat(pages.get(KEY, h, b("g"))).isNull();
         assertThat(h.count()).isEqualTo(1);
     }
@@ -235,6 +235,15 @@ class MemberPagesTest {
     }
 
     @Test
+    void aDefaultStoresPagesMapReservesLessThanItsMaxBytesUpFront() {
+        StoreConfig defaults = StoreConfig.defaults();
+        MapLayout layout = MemberPages.layout(defaults);
+        assertThat(layout.baseBytes()).isLessThan(defaults.maxBytes());
+        long pageMaxEntry = MemberPages.PAGE_MAX + defaults.maxKeyBytes() + MemberPages.PAGE_KEY_EXTRA;
+        assertThat(layout.chunksPerTier() * layout.chunkSize()).isGreaterThanOrEqualTo(2 * pageMaxEntry);
+    }
+
+    @Test
     void randomMembersAreAboutUniform() {
         Map<String, String> target = members(1000, "v");
         MembersHeader h = putAll(pages, KEY, MembersHeader.EMPTY, target);
@@ -253,10 +262,10 @@ class MemberPagesTest {
     void aSparseStructureStillGivesARandomMember() {
         MembersHeader grown = MembersHeader.EMPTY;
         for (int i = 0; i < 40; i++)
-            grown = pages.put(KEY, grown, b("big" + i), new byte[60_000], false).header();
-        // built from its image, it gets pages for its bytes: about 30 per member, nearly all empty
+            grown = pages.put(KEY, grown, b("big" + i), new byte[15_000], false).header();
+        // built from its image, it gets pages for its bytes: about 7 per member, nearly all empty
         MembersHeader h = pages.build(b("sparse"), pages.image(KEY, grown));
-        assertThat(h.pageCount()).isGreaterThan(h.storedPages() * 10);
+        assertThat(h.pageCount()).isGreaterThan(h.storedPages() * 4);
         Random r = new Random(1);
         for (int i = 0; i < 100; i++)
             assertThat(new String(pages.random(b("sparse"), h, r).name())).startsWith("big");
