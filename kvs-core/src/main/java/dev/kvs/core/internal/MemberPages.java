@@ -32,6 +32,12 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
  * on alternate writes. A split or merge that fails for room is skipped (the load just stays off target
  * until a later write); the write itself either happened whole or threw with nothing changed.
  *
+ * <p>For the store (not wired yet): a structure's record holds its header ({@link MembersHeader#BYTES}
+ * bytes) beside type, TxId and expiry; {@link Capacity} counts the change of {@link
+ * MembersHeader#footprint} in maxBytes; a write stores its pages, then the record with the returned
+ * header. A crash between the two leaves pages ahead of their header: reopening must then recount a
+ * structure's header from its pages below pageCount (not done here).
+ *
  * <p>Not thread-safe per structure: the caller holds the key's stripe lock ({@link KeyStripes}) for
  * the whole operation, from reading the header to storing the one returned. Different keys may be
  * used concurrently (Chronicle's segment locks cover the map).

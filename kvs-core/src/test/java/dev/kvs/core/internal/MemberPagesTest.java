@@ -17,6 +17,8 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class MemberPagesTest {
     private static final byte[] KEY = "h".getBytes();
@@ -173,8 +175,9 @@ class MemberPagesTest {
                 .isEqualTo(1);
     }
 
-    @Test
-    void aPersistedStructureIsThereAfterReopening() {
+    @ParameterizedTest(name = "closed cleanly: {0}")
+    @ValueSource(booleans = {true, false})
+    void aPersistedStructureIsThereAfterReopening(boolean clean) {
         StoreConfig config = StoreConfig.builder().from(CONFIG).dataDir(tempDir).build();
         Map<String, String> target = members(4000, "persisted");
         MembersHeader h;
@@ -182,13 +185,14 @@ class MemberPagesTest {
         try (MemberPages persisted = MemberPages.open(config, dir)) {
             h = putAll(persisted, KEY, MembersHeader.EMPTY, target);
         } finally {
-            dir.close(true);
+            dir.close(clean); // not clean: the next open recovers the file (ChronicleMaps.open)
         }
         ByteBuffer saved = ByteBuffer.allocate(MembersHeader.BYTES);
         h.writeTo(saved);
         MembersHeader reread = MembersHeader.readFrom(saved.flip());
         assertThat(reread).isEqualTo(h);
         DataDir again = DataDir.open(tempDir);
+        assertThat(again.recoveryNeeded()).isEqualTo(!clean);
         try (MemberPages reopened = MemberPages.open(config, again)) {
             assertThat(contents(reopened, KEY, reread)).isEqualTo(target);
             assertThat(reopened.size()).isEqualTo(reread.storedPages());
