@@ -44,22 +44,30 @@ final class StructureImage {
      */
     static MembersHeader build(MemberPages pages, byte[] key, byte[] image) {
         if (image.length < 2 || image[0] != FORMAT) throw corrupt("format byte", 0);
-        int count = MemberPage.readVarint(image, 1);
-        int first = 1 + MemberPage.varintSize(count);
-        int[] starts = new int[count];
+        int[] starts;
         long bytes = 0;
-        int at = first;
-        for (int i = 0; i < count; i++) {
-            if (at >= image.length) throw corrupt("count " + count + ", image ends after " + i, at);
-            starts[i] = at;
-            MemberPages.checkSize(MemberPage.memberLength(image, at), MemberPage.valueLength(image, at));
-            int end = MemberPage.entryEnd(image, at);
-            if (end > image.length) throw corrupt("entry past the end", at);
-            if (i > 0 && compareMembers(image, starts[i - 1], at) >= 0) throw corrupt("members out of order", at);
-            bytes += end - at;
-            at = end;
+        try {
+            int count = MemberPage.readVarint(image, 1);
+            if (count < 0 || count > image.length / 2) throw corrupt("count " + count, 1);
+            starts = new int[count];
+            int at = 1 + MemberPage.varintSize(count);
+            for (int i = 0; i < count; i++) {
+                starts[i] = at;
+                int m = MemberPage.memberLength(image, at);
+                int v = m < 0 ? -1 : MemberPage.valueLength(image, at);
+                if (m < 0 || v < 0) throw corrupt("negative length", at);
+                MemberPages.checkSize(m, v);
+                int end = MemberPage.entryEnd(image, at);
+                if (end > image.length) throw corrupt("entry past the end", at);
+                if (i > 0 && compareMembers(image, starts[i - 1], at) >= 0) throw corrupt("members out of order", at);
+                bytes += end - at;
+                at = end;
+            }
+            if (at != image.length) throw corrupt("bytes after the last entry", at);
+        } catch (IndexOutOfBoundsException e) {
+            throw corrupt("truncated", image.length);
         }
-        if (at != image.length) throw corrupt("bytes after the last entry", at);
+        int count = starts.length;
         if (count == 0) return MembersHeader.EMPTY;
         int n = (int) Math.min(
                 PageAddress.MAX_PAGES, Math.max(1, (bytes + MemberPages.PAGE_TARGET - 1) / MemberPages.PAGE_TARGET));

@@ -160,7 +160,13 @@ class MemberPagesTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("members out of order");
         assertThatThrownBy(() -> pages.build(b("copy"), java.util.Arrays.copyOf(image, image.length - 1)))
-                .isInstanceOf(RuntimeException.class);
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not a canonical structure image");
+        byte[] hugeCount = {StructureImage.FORMAT, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F};
+        assertThatThrownBy(() -> pages.build(b("copy"), hugeCount))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("not a canonical structure image: count 268435455 at byte 1");
+        assertThat(pages.size()).as("nothing written").isEqualTo(h.storedPages());
     }
 
     @Test
