@@ -73,7 +73,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     private final CuratorFramework zk;
     private final ClusterMapStore maps;
     private final ScheduledExecutorService worker;
-    private final LatestClusterView view = new LatestClusterView();
+    private final LatestClusterView view;
     private final MemberWatch members;
     private final CuratorCache mapWatch;
     private final MapFollower follower;
@@ -91,6 +91,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         this.settings = config.coordination().orElseThrow();
         this.roles = roles;
         this.nodeId = config.nodeId();
+        this.view = new LatestClusterView(nodeId);
         this.paths = new ZkPaths(config.cluster());
         this.zk = ZkClients.start(
                 new ZkClients.Settings(settings.zookeeper(), settings.sessionTimeout(), settings.credentials()));
@@ -113,8 +114,8 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     }
 
     /**
-     * The cluster as the RESP port answers for it: no layout before the first map whose members this node
-     * has all seen, then the latest.
+     * The cluster as the RESP port answers for it: before the first map whose members this node has all
+     * seen, a cluster node with no slots; then the latest layout.
      */
     public ClusterView view() {
         return view;
@@ -135,6 +136,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
             if (l != null) l.renewSoon(); // the map names it: its lease holds after one round trip
             return now;
         };
+        view.clientPort(clientPort(clientAddress));
         follower.promoteWith(promote);
         promotion = new MapPromotion(zk, paths, nodeId, settings.shard(), roles, promote);
         MemberStatus first = status(clientAddress, replicationAddress);
@@ -163,6 +165,15 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
                 PUBLISH_PERIOD_MS,
                 PUBLISH_PERIOD_MS,
                 TimeUnit.MILLISECONDS);
+    }
+
+    /** The port of {@code host:port}, or 0 if it has none. */
+    private static int clientPort(String address) {
+        try {
+            return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /** Whether this node, if it is the primary, may serve now: its lease holds. */
