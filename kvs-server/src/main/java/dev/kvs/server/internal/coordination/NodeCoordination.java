@@ -16,6 +16,7 @@ import dev.kvs.server.internal.cluster.LatestClusterView;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
 import dev.kvs.server.internal.role.ServingLease;
+import dev.kvs.server.internal.role.Successor;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -79,6 +80,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     private final MapFollower follower;
     private final Coordinator coordinator;
     private volatile MapPromotion promotion;
+    private final MapSwitchover switchover;
 
     private volatile Lease lease;
     private MemberNode member; // guarded by this
@@ -106,6 +108,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         this.follower =
                 new MapFollower(nodeId, settings.shard(), roles, view, members, this::cachedMap, this::recordEpoch);
         this.coordinator = new Coordinator(zk, paths, coordinatorInterval(settings));
+        this.switchover = new MapSwitchover(maps, nodeId, settings.shard());
     }
 
     /** How often a leading coordinator runs a round when no member changed: a third of the session. */
@@ -198,6 +201,11 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         MapPromotion p = promotion;
         if (p == null) throw new IllegalStateException("not started");
         return p;
+    }
+
+    /** A switchover on this node, the primary: it names the backup in the map before stepping down. */
+    public Successor switchover() {
+        return switchover;
     }
 
     public String nodeId() {

@@ -19,6 +19,7 @@ import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.role.RoleChangeException;
 import dev.kvs.server.internal.role.RoleEvents;
 import dev.kvs.server.internal.role.RoleMachine;
+import dev.kvs.server.internal.role.Successor;
 import dev.kvs.server.internal.write.LastWrite;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.channel.EventLoopGroup;
@@ -65,6 +66,8 @@ public final class Failover implements RoleEvents, AutoCloseable {
     private final Handback handback = new TakeBack();
     /** How a switchover's promotion goes through the cluster map on a coordinated node; null: epoch + 1. */
     private volatile MapPromoter mapPromotion;
+    /** On a coordinated primary, names the backup in the cluster map before it steps down; else null. */
+    private volatile Successor mapSuccessor;
 
     private long linkDownSinceNanos = -1; // guarded by this
     private boolean linkEverUp; // guarded by this
@@ -252,7 +255,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
             throw new RoleChangeException("a switchover is already in progress: wait for its answer");
         }
         try {
-            return roles.handOver(timeout);
+            return roles.handOver(timeout, mapSuccessor);
         } finally {
             switchingOver.set(false);
         }
@@ -294,11 +297,13 @@ public final class Failover implements RoleEvents, AutoCloseable {
     }
 
     /**
-     * Makes every promotion of this node by an operator or a switchover go through the cluster map: set
-     * once by a node coordinated on ZooKeeper, whose lease holds only while the map names it.
+     * Makes every promotion of this node by an operator or a switchover go through the cluster map, and
+     * every switchover from it name the backup in the map ({@code successor}) before this node steps down:
+     * set once by a node coordinated on ZooKeeper, whose lease holds only while the map names it.
      */
-    public void promoteThroughMap(MapPromoter promotion) {
+    public void promoteThroughMap(MapPromoter promotion, Successor successor) {
         this.mapPromotion = promotion;
+        this.mapSuccessor = successor;
     }
 
     /**
@@ -339,10 +344,14 @@ public final class Failover implements RoleEvents, AutoCloseable {
                     try {
                         MapPromoter viaMap = mapPromotion;
                         long now;
-                        if (viaMap != null) {
+                        NodeRole before = roles.current();
+                        if (viaMap != null && before instanceof NodeRole.Primary && before.epoch() >= epoch) {
+                            now = before.epoch(); // the map's watch promoted it first: the old primary wrote it
+                        } else if (viaMap != null) {
                             // not under this lock: the map's promotion takes its own, then this one
                             // (as /promote does), and is refused if this node is no longer a backup;
-                            // forced: the old primary, drained and fenced, asked, and its znode may stay
+                            // forced: the old primary, drained and fenced, asked, and its znode may stay.
+                            // The old primary named this node in the map already: no second epoch move
                             now = viaMap.promote(true);
                         } else {
                             synchronized (this) {
@@ -353,7 +362,11 @@ public final class Failover implements RoleEvents, AutoCloseable {
                         if (now != epoch) log.warn("handover asked for epoch {}; promoted to {}", epoch, now);
                         roles.attachBackup();
                     } catch (RuntimeException e) {
-                        log.error("handover failed: promote this node or the old primary by hand", e);
+                        log.error(
+                                mapPromotion != null
+                                        ? "handover not completed here; the cluster map names the primary"
+                                        : "handover failed: promote this node or the old primary by hand",
+                                e);
                     }
                 },
                 "kvs-handover");

@@ -265,6 +265,19 @@ public final class RoleMachine implements AutoCloseable {
      * @throws IllegalArgumentException if {@code timeout} is not positive or above the maximum
      */
     public Handover handOver(Duration timeout) {
+        return handOver(timeout, null);
+    }
+
+    /**
+     * {@link #handOver(Duration)} where the primary is recorded elsewhere (the cluster map): once the
+     * backup has caught up, {@code successor} names it primary of the next epoch before this node steps
+     * down. If that fails, writes resume here at this node's epoch and nothing changes; once it succeeded,
+     * this node steps down whether or not the backup hears the handover (the record names the backup, which
+     * then takes over by it).
+     *
+     * @param successor records the backup as the next primary; null: nothing to record
+     */
+    public Handover handOver(Duration timeout, Successor successor) {
         if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(MAX_HANDOVER_TIMEOUT) > 0) {
             throw new IllegalArgumentException(
                     "switchover timeout is not in 1 ms.." + MAX_HANDOVER_TIMEOUT.toMinutes() + " min: " + timeout);
@@ -280,18 +293,22 @@ public final class RoleMachine implements AutoCloseable {
             current = p;
         }
         long next = p.epoch() + 1;
-        boolean handed = false;
-        ReplicatorStatus st;
+        boolean handed = false; // no way back: the backup, or the record, has it
+        ReplicatorStatus st = null;
         try {
             st = awaitCaughtUp(p.link(), timeout);
-            if (!p.link().handOver(next, timeout)) {
+            if (successor != null) {
+                successor.name(next); // refused: writes resume here, at this epoch
+                handed = true;
+            }
+            if (!p.link().handOver(next, timeout) && !handed) {
                 throw new RoleChangeException(
                         "the key channel to the backup closed before the handover: writes resume here");
             }
             handed = true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new RoleChangeException("interrupted: writes resume here");
+            if (!handed) throw new RoleChangeException("interrupted: writes resume here");
         } finally {
             if (!handed) lift(p);
         }
