@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * comparing: the order of shards and nodes (Redis's node table order; kvs lists by first slot), the
  * bus port and ping/pong times of {@code CLUSTER NODES} (kvs has no cluster bus: {@code @0}, 0),
  * {@code replication-offset}, and {@code CLUSTER INFO}'s per-type message counters, which kvs has not.
- * Skipped where redis-server 7.0.15 is not installed.
+ * A clustered kvs node with no layout yet is compared with a Redis cluster node that has no slots and
+ * met no other ({@link RealRedisCluster#lonePort}). Skipped where redis-server 7.0.15 is not installed.
  */
 class ClusterRepliesTest {
     @TempDir
