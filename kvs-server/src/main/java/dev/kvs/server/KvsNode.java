@@ -168,7 +168,7 @@ public final class KvsNode implements AutoCloseable {
         String replication = config.replicationBind() + ":" + replPort();
         try {
             coordination.start(client, replication, epoch -> failover.promoteAt(epoch, false));
-            failover.promoteThroughMap(force -> coordination.promotion().promote(force));
+            failover.promoteThroughMap(force -> coordination.promotion().promote(force), coordination.switchover());
         } catch (Exception e) {
             throw new NodeStartException(
                     "cannot join cluster '" + config.cluster() + "' on ZooKeeper "

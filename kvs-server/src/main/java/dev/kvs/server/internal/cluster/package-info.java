@@ -5,6 +5,8 @@
  * dev.kvs.server.internal.cluster.ClusterView}. {@link dev.kvs.server.internal.cluster.ClusterView#NONE}
  * (clustering off) is every node's default: no slot checks, and {@code CLUSTER} answers as a Redis with
  * cluster support disabled. Whoever learns the map (from ZooKeeper) publishes each new layout through a
- * {@link dev.kvs.server.internal.cluster.LatestClusterView}; this package reads no map itself.
+ * {@link dev.kvs.server.internal.cluster.LatestClusterView}, which before the first layout answers as a cluster
+ * node with no slots ({@link dev.kvs.server.internal.cluster.ClusterView#unplaced}); this package reads no map
+ * itself.
  */
 package dev.kvs.server.internal.cluster;

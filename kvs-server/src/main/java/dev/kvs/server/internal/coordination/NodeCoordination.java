@@ -16,6 +16,7 @@ import dev.kvs.server.internal.cluster.LatestClusterView;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
 import dev.kvs.server.internal.role.ServingLease;
+import dev.kvs.server.internal.role.Successor;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -73,12 +74,13 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     private final CuratorFramework zk;
     private final ClusterMapStore maps;
     private final ScheduledExecutorService worker;
-    private final LatestClusterView view = new LatestClusterView();
+    private final LatestClusterView view;
     private final MemberWatch members;
     private final CuratorCache mapWatch;
     private final MapFollower follower;
     private final Coordinator coordinator;
     private volatile MapPromotion promotion;
+    private final MapSwitchover switchover;
 
     private volatile Lease lease;
     private MemberNode member; // guarded by this
@@ -91,6 +93,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         this.settings = config.coordination().orElseThrow();
         this.roles = roles;
         this.nodeId = config.nodeId();
+        this.view = new LatestClusterView(nodeId);
         this.paths = new ZkPaths(config.cluster());
         this.zk = ZkClients.start(
                 new ZkClients.Settings(settings.zookeeper(), settings.sessionTimeout(), settings.credentials()));
@@ -105,6 +108,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         this.follower =
                 new MapFollower(nodeId, settings.shard(), roles, view, members, this::cachedMap, this::recordEpoch);
         this.coordinator = new Coordinator(zk, paths, coordinatorInterval(settings));
+        this.switchover = new MapSwitchover(maps, nodeId, settings.shard());
     }
 
     /** How often a leading coordinator runs a round when no member changed: a third of the session. */
@@ -113,8 +117,8 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
     }
 
     /**
-     * The cluster as the RESP port answers for it: no layout before the first map whose members this node
-     * has all seen, then the latest.
+     * The cluster as the RESP port answers for it: before the first map whose members this node has all
+     * seen, a cluster node with no slots; then the latest layout.
      */
     public ClusterView view() {
         return view;
@@ -135,6 +139,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
             if (l != null) l.renewSoon(); // the map names it: its lease holds after one round trip
             return now;
         };
+        view.clientPort(clientPort(clientAddress));
         follower.promoteWith(promote);
         promotion = new MapPromotion(zk, paths, nodeId, settings.shard(), roles, promote);
         MemberStatus first = status(clientAddress, replicationAddress);
@@ -165,6 +170,15 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
                 TimeUnit.MILLISECONDS);
     }
 
+    /** The port of {@code host:port}, or 0 if it has none. */
+    private static int clientPort(String address) {
+        try {
+            return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
     /** Whether this node, if it is the primary, may serve now: its lease holds. */
     @Override
     public boolean held() {
@@ -187,6 +201,11 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
         MapPromotion p = promotion;
         if (p == null) throw new IllegalStateException("not started");
         return p;
+    }
+
+    /** A switchover on this node, the primary: it names the backup in the map before stepping down. */
+    public Successor switchover() {
+        return switchover;
     }
 
     public String nodeId() {

@@ -1,17 +1,13 @@
 package dev.kvs.server.internal.failover;
 
 import dev.kvs.core.KvStore;
-import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
-import dev.kvs.replication.BackupStatus;
 import dev.kvs.replication.Handback;
 import dev.kvs.replication.HandbackReport;
 import dev.kvs.replication.ReplicationEnds;
-import dev.kvs.replication.ReplicationServer;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.UnfinishedKeys;
-import dev.kvs.replication.WantedValue;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.NodeRole;
@@ -19,12 +15,12 @@ import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.role.RoleChangeException;
 import dev.kvs.server.internal.role.RoleEvents;
 import dev.kvs.server.internal.role.RoleMachine;
+import dev.kvs.server.internal.role.Successor;
 import dev.kvs.server.internal.write.LastWrite;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -35,11 +31,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Failover policy over the {@link RoleMachine}: when to promote (by an operator, by a planned
- * switchover, or automatically if configured), declaring the old primary's missing values lost,
- * resolving lost keys, and failback: on the new primary, taking back values of fenced keys from the
- * deposed one; on the deposed one, handing them back and rolling back its writes the backup never
- * acknowledged before serving as the backup. The machine makes the role changes; this class decides
- * them. Thread-safe.
+ * switchover, or automatically if configured: {@link AutoPromotion}), declaring the old primary's missing
+ * values lost, resolving lost keys, and failback: on the new primary, taking back values of fenced keys
+ * from the deposed one ({@link TakeBack}); on the deposed one, handing them back and rolling back its
+ * writes the backup never acknowledged before serving as the backup. The machine makes the role changes;
+ * this class decides them. Thread-safe.
  */
 public final class Failover implements RoleEvents, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Failover.class);
@@ -62,12 +58,11 @@ public final class Failover implements RoleEvents, AutoCloseable {
     private volatile String handbackState = "none";
     private volatile boolean closed;
     private final AtomicBoolean switchingOver = new AtomicBoolean();
-    private final Handback handback = new TakeBack();
+    private final Handback handback;
     /** How a switchover's promotion goes through the cluster map on a coordinated node; null: epoch + 1. */
     private volatile MapPromoter mapPromotion;
-
-    private long linkDownSinceNanos = -1; // guarded by this
-    private boolean linkEverUp; // guarded by this
+    /** On a coordinated primary, names the backup in the cluster map before it steps down; else null. */
+    private volatile Successor mapSuccessor;
 
     /**
      * @param group the event loops of the handback connection (the node's replication group), or null
@@ -81,11 +76,9 @@ public final class Failover implements RoleEvents, AutoCloseable {
         this.writes = writes;
         this.group = group;
         this.security = group == null ? ReplicationEnds.NO_SECURITY : config.linkSecurity();
+        this.handback = new TakeBack(this, store, gate, roles, () -> keysUpTo);
         Duration auto = config.failover().autoPromoteAfter();
-        if (!auto.isZero()) {
-            long period = Math.max(10, Math.min(1000, auto.toMillis() / 10));
-            timer.scheduleAtFixedRate(this::autoPromoteCheck, period, period, TimeUnit.MILLISECONDS);
-        }
+        if (!auto.isZero()) new AutoPromotion(this, roles, auto).start(timer);
     }
 
     /**
@@ -196,43 +189,6 @@ public final class Failover implements RoleEvents, AutoCloseable {
         return all.size();
     }
 
-    private synchronized void autoPromoteCheck() {
-        try {
-            NodeRole r = roles.current();
-            ReplicationServer server = r.listener();
-            if (r.role() != Role.BACKUP || server == null) {
-                linkDownSinceNanos = -1;
-                return;
-            }
-            BackupStatus status = server.status();
-            if (status.keyChannelConnected()) {
-                linkEverUp = true;
-                linkDownSinceNanos = -1;
-                return;
-            }
-            // a key channel that came and went between two checks still counts: it resynced or sent keys
-            if (status.resyncs() > 0 || status.keyPackets() > 0) linkEverUp = true;
-            if (!linkEverUp) return; // never promote before having had a primary
-            long now = System.nanoTime();
-            if (linkDownSinceNanos < 0) {
-                linkDownSinceNanos = now;
-                return;
-            }
-            Duration after = config.failover().autoPromoteAfter();
-            if (now - linkDownSinceNanos >= after.toNanos()) {
-                log.error(
-                        "the primary's key channel has been down for {} ms (failover.autoPromoteAfter): promoting"
-                                + " this backup automatically; if the old primary is alive this is split brain until"
-                                + " the link heals",
-                        after.toMillis());
-                promote(false);
-                linkDownSinceNanos = -1;
-            }
-        } catch (RuntimeException e) {
-            log.warn("automatic promotion check failed", e);
-        }
-    }
-
     /** The offer to a deposed primary that dials in to hand back values, or null if not promoted. */
     @Override
     public Handback handback() {
@@ -252,7 +208,7 @@ public final class Failover implements RoleEvents, AutoCloseable {
             throw new RoleChangeException("a switchover is already in progress: wait for its answer");
         }
         try {
-            return roles.handOver(timeout);
+            return roles.handOver(timeout, mapSuccessor);
         } finally {
             switchingOver.set(false);
         }
@@ -294,11 +250,13 @@ public final class Failover implements RoleEvents, AutoCloseable {
     }
 
     /**
-     * Makes every promotion of this node by an operator or a switchover go through the cluster map: set
-     * once by a node coordinated on ZooKeeper, whose lease holds only while the map names it.
+     * Makes every promotion of this node by an operator or a switchover go through the cluster map, and
+     * every switchover from it name the backup in the map ({@code successor}) before this node steps down:
+     * set once by a node coordinated on ZooKeeper, whose lease holds only while the map names it.
      */
-    public void promoteThroughMap(MapPromoter promotion) {
+    public void promoteThroughMap(MapPromoter promotion, Successor successor) {
         this.mapPromotion = promotion;
+        this.mapSuccessor = successor;
     }
 
     /**
@@ -339,10 +297,14 @@ public final class Failover implements RoleEvents, AutoCloseable {
                     try {
                         MapPromoter viaMap = mapPromotion;
                         long now;
-                        if (viaMap != null) {
+                        NodeRole before = roles.current();
+                        if (viaMap != null && before instanceof NodeRole.Primary && before.epoch() >= epoch) {
+                            now = before.epoch(); // the map's watch promoted it first: the old primary wrote it
+                        } else if (viaMap != null) {
                             // not under this lock: the map's promotion takes its own, then this one
                             // (as /promote does), and is refused if this node is no longer a backup;
-                            // forced: the old primary, drained and fenced, asked, and its znode may stay
+                            // forced: the old primary, drained and fenced, asked, and its znode may stay.
+                            // The old primary named this node in the map already: no second epoch move
                             now = viaMap.promote(true);
                         } else {
                             synchronized (this) {
@@ -353,7 +315,11 @@ public final class Failover implements RoleEvents, AutoCloseable {
                         if (now != epoch) log.warn("handover asked for epoch {}; promoted to {}", epoch, now);
                         roles.attachBackup();
                     } catch (RuntimeException e) {
-                        log.error("handover failed: promote this node or the old primary by hand", e);
+                        log.error(
+                                mapPromotion != null
+                                        ? "handover not completed here; the cluster map names the primary"
+                                        : "handover failed: promote this node or the old primary by hand",
+                                e);
                     }
                 },
                 "kvs-handover");
@@ -423,67 +389,6 @@ public final class Failover implements RoleEvents, AutoCloseable {
     /** {@code none}, {@code running}, {@code retrying: why}, or {@code done}. */
     public String handbackState() {
         return handbackState;
-    }
-
-    /** The new primary's side of a handback: takes values matching fenced keys exactly. */
-    private final class TakeBack implements Handback {
-        @Override
-        public TxId keysUpTo() {
-            return keysUpTo;
-        }
-
-        @Override
-        public List<WantedValue> wanted() {
-            List<WantedValue> wanted = new ArrayList<>();
-            UnfinishedKeys queue = gate.unfinished();
-            if (queue != null) {
-                for (UnfinishedKeys.Pending p : queue.snapshot()) {
-                    UnfinishedKeys.Pending newest = queue.newest(p.key());
-                    if (newest == null || !newest.txId().equals(p.txId())) continue;
-                    wanted.add(new WantedValue(p.txId(), p.key(), p.valueLength(), p.checksum()));
-                }
-            }
-            for (LostKeys.Entry e : gate.lost().snapshot()) {
-                wanted.add(new WantedValue(e.txId(), e.key(), e.valueLength(), e.checksum()));
-            }
-            return wanted;
-        }
-
-        @Override
-        public boolean accept(byte[] key, TxId txId, boolean delete, int checksum, byte[] value, long expireAtMillis) {
-            synchronized (Failover.this) {
-                UnfinishedKeys queue = gate.unfinished();
-                UnfinishedKeys.Pending p = queue == null ? null : queue.newest(key);
-                LostKeys.Entry lost = gate.lost().get(key);
-                boolean matches = p != null
-                        ? p.txId().equals(txId) && p.valueLength() == value.length && p.checksum() == checksum
-                        : lost != null
-                                && lost.txId().equals(txId)
-                                && lost.valueLength() == value.length
-                                && lost.checksum() == checksum;
-                if (!matches) return false;
-                // a primary needs no tombstone: no older value of the key can reach it any more
-                Write write = delete ? Write.remove() : Write.put(StoredValue.complete(txId, value, expireAtMillis));
-                store.update(key, h -> h == null || h.txId().isBefore(txId) ? write : Write.keep());
-                if (p != null) queue.resolve(key, txId);
-                else gate.lost().remove(key);
-                return true;
-            }
-        }
-
-        @Override
-        public void finished(String from, int offered, int accepted) {
-            log.warn(
-                    "failback from {}: {} values offered, {} accepted; {} keys still lost, {} unfinished",
-                    from,
-                    offered,
-                    accepted,
-                    gate.lost().size(),
-                    gate.unfinished() == null ? 0 : gate.unfinished().size());
-            Thread t = new Thread(roles::attachBackup, "kvs-attach-backup");
-            t.setDaemon(true);
-            t.start();
-        }
     }
 
     @Override

@@ -16,9 +16,9 @@ import java.util.Map;
 /**
  * Redis's {@code CLUSTER} command, as Redis 7.0.15 answers it: {@code KEYSLOT}, {@code INFO}, {@code
  * MYID}, {@code SLOTS}, {@code SHARDS}, {@code NODES} and {@code HELP}, from the node's {@link
- * ClusterView}. Without a layout (clustering off) every known subcommand answers {@code ERR This
- * instance has cluster support disabled}, as Redis without {@code cluster-enabled} does, after the same
- * unknown-subcommand and arity checks. Redis's subcommands that change the cluster ({@code MEET},
+ * ClusterView}. With clustering off every known subcommand answers {@code ERR This instance has cluster
+ * support disabled}, as Redis without {@code cluster-enabled} does, after the same unknown-subcommand and
+ * arity checks; a clustered node without a layout yet answers as a Redis Cluster node with no slots. Redis's subcommands that change the cluster ({@code MEET},
  * {@code ADDSLOTS}, {@code FAILOVER}, ...) are refused: the map is kept in ZooKeeper.
  *
  * <p>kvs has no cluster bus: {@code CLUSTER NODES} shows bus port 0 and ping times 0, and {@code
@@ -117,7 +117,10 @@ final class ClusterCommands {
         }
         if (arity >= 0 ? a.length != arity : a.length < -arity) return Replies.wrongArity("cluster|" + sub);
         ClusterLayout layout = view.layout();
-        if (layout == null) return Replies.error(DISABLED);
+        if (layout == null) {
+            ClusterView.Unplaced self = view.unplaced();
+            return self == null ? Replies.error(DISABLED) : unplaced(sub, a, self);
+        }
         return switch (sub) {
             case "KEYSLOT" -> Replies.integer(HashSlots.slot(a[2]));
             case "MYID" -> Replies.bulk(layout.myId());
@@ -126,10 +129,36 @@ final class ClusterCommands {
             case "SHARDS" -> shards(layout);
             case "NODES" -> Replies.bulk(nodes(layout, System.currentTimeMillis()));
             case "HELP" -> help();
-            default ->
-                Replies.error("ERR CLUSTER " + sub
-                        + " is not supported: kvs's cluster map is kept in ZooKeeper, not changed through a node");
+            default -> notSupported(sub);
         };
+    }
+
+    /**
+     * {@code sub} on a clustered node without a layout yet, as Redis 7.0.15 answers on a cluster node with
+     * no slots that has met no other node: this node alone, a primary of no slot, epoch 0, its ip not
+     * known ({@code ""}).
+     */
+    private static RedisMessage unplaced(String sub, byte[][] a, ClusterView.Unplaced self) {
+        return switch (sub) {
+            case "KEYSLOT" -> Replies.integer(HashSlots.slot(a[2]));
+            case "MYID" -> Replies.bulk(self.id());
+            case "INFO" -> Replies.bulk(info("fail", 0, 0, 0, 1, 0, 0, 0));
+            case "SLOTS" -> Replies.array(List.of());
+            case "SHARDS" ->
+                Replies.array(List.of(Replies.array(List.of(
+                        Replies.bulk("slots"),
+                        Replies.array(List.of()),
+                        Replies.bulk("nodes"),
+                        Replies.array(List.of(shardsNode(self.id(), self.port(), "", "master", 0, true)))))));
+            case "NODES" -> Replies.bulk(self.id() + " :" + self.port() + "@0 myself,master - 0 0 0 connected\n");
+            case "HELP" -> help();
+            default -> notSupported(sub);
+        };
+    }
+
+    private static RedisMessage notSupported(String sub) {
+        return Replies.error("ERR CLUSTER " + sub
+                + " is not supported: kvs's cluster map is kept in ZooKeeper, not changed through a node");
     }
 
     /** The map's shards ordered by their first slot. */
@@ -148,16 +177,29 @@ final class ClusterCommands {
                 for (SlotRange r : sh.slots()) ok += r.size();
             }
         }
+        return info(
+                ok == HashSlots.SLOTS ? "ok" : "fail",
+                HashSlots.SLOTS,
+                ok,
+                HashSlots.SLOTS - ok,
+                nodes,
+                layout.map().shards().size(),
+                layout.currentEpoch(),
+                layout.myShard().epoch());
+    }
+
+    private static String info(
+            String state, int assigned, int ok, int fail, int nodes, int size, long currentEpoch, long myEpoch) {
         StringBuilder b = new StringBuilder(512);
-        line(b, "cluster_state", ok == HashSlots.SLOTS ? "ok" : "fail");
-        line(b, "cluster_slots_assigned", HashSlots.SLOTS);
+        line(b, "cluster_state", state);
+        line(b, "cluster_slots_assigned", assigned);
         line(b, "cluster_slots_ok", ok);
         line(b, "cluster_slots_pfail", 0);
-        line(b, "cluster_slots_fail", HashSlots.SLOTS - ok);
+        line(b, "cluster_slots_fail", fail);
         line(b, "cluster_known_nodes", nodes);
-        line(b, "cluster_size", layout.map().shards().size());
-        line(b, "cluster_current_epoch", layout.currentEpoch());
-        line(b, "cluster_my_epoch", layout.myShard().epoch());
+        line(b, "cluster_size", size);
+        line(b, "cluster_current_epoch", currentEpoch);
+        line(b, "cluster_my_epoch", myEpoch);
         line(b, "cluster_stats_messages_sent", 0);
         line(b, "cluster_stats_messages_received", 0);
         line(b, "total_cluster_links_buffer_limit_exceeded", 0);
@@ -215,21 +257,25 @@ final class ClusterCommands {
     }
 
     private static RedisMessage shardsNode(ClusterMember m, String role) {
+        return shardsNode(m.id(), m.port(), m.host(), role, m.replicationOffset(), m.connected());
+    }
+
+    private static RedisMessage shardsNode(String id, int port, String host, String role, long offset, boolean up) {
         return Replies.array(List.of(
                 Replies.bulk("id"),
-                Replies.bulk(m.id()),
+                Replies.bulk(id),
                 Replies.bulk("port"),
-                Replies.integer(m.port()),
+                Replies.integer(port),
                 Replies.bulk("ip"),
-                Replies.bulk(m.host()),
+                Replies.bulk(host),
                 Replies.bulk("endpoint"),
-                Replies.bulk(m.host()),
+                Replies.bulk(host),
                 Replies.bulk("role"),
                 Replies.bulk(role),
                 Replies.bulk("replication-offset"),
-                Replies.integer(m.replicationOffset()),
+                Replies.integer(offset),
                 Replies.bulk("health"),
-                Replies.bulk(m.connected() ? "online" : "fail")));
+                Replies.bulk(up ? "online" : "fail")));
     }
 
     /**

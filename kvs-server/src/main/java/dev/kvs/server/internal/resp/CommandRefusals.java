@@ -53,7 +53,7 @@ final class CommandRefusals {
      */
     RedisMessage servingRefusal(Session session, CommandSpec spec, byte[][] args) {
         ClusterLayout layout = cluster.layout(); // null, at no cost, unless clustering is on
-        if (layout != null) {
+        if (layout != null || cluster.unplaced() != null) { // unplaced: no slot served yet
             RedisMessage elsewhere = SlotCheck.refusal(layout, session, spec, args);
             if (elsewhere != null) return elsewhere;
         }

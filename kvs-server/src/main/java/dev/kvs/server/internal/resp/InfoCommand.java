@@ -127,7 +127,7 @@ final class InfoCommand implements Command {
         b.append("# Server\r\n");
         line(b, "redis_version", REDIS_COMPAT_VERSION);
         line(b, "kvs_version", KvsVersion.get());
-        line(b, "redis_mode", node.cluster().layout() == null ? "standalone" : "cluster");
+        line(b, "redis_mode", node.cluster().enabled() ? "cluster" : "standalone");
         line(
                 b,
                 "os",
@@ -387,7 +387,7 @@ final class InfoCommand implements Command {
 
     private void cluster(StringBuilder b) {
         b.append("# Cluster\r\n");
-        line(b, "cluster_enabled", node.cluster().layout() == null ? 0 : 1);
+        line(b, "cluster_enabled", node.cluster().enabled() ? 1 : 0);
     }
 
     private void keyspace(StringBuilder b) {

@@ -2,11 +2,9 @@ package dev.kvs.server.internal.role;
 
 import dev.kvs.core.TxId;
 import dev.kvs.replication.BackupNode;
-import dev.kvs.replication.Handback;
 import dev.kvs.replication.LocalReplication;
 import dev.kvs.replication.ReplicationLink;
 import dev.kvs.replication.ReplicationServer;
-import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.server.config.NodeConfig;
@@ -30,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * Readers take {@link #current()} (one volatile read) and see one consistent {@link NodeRole};
- * transitions are serialised. Policy (when to promote, failback, the loss manifest) lives in the
+ * transitions are serialised. A switchover's steps between its transitions (waiting for the backup,
+ * recording the successor, telling the backup) are {@code Switchover}'s; the node as its replication
+ * listener sees it is {@code AsBackup}. Policy (when to promote, failback, the loss manifest) lives in the
  * failover package and hears of transitions through {@link RoleEvents}. Thread-safe.
  */
 public final class RoleMachine implements AutoCloseable {
@@ -46,7 +46,7 @@ public final class RoleMachine implements AutoCloseable {
     /** The gate of READONLY reads on the current backup's queue; see {@link #backupGate}. */
     private volatile ReadGate backupGate;
 
-    private final BackupNode asBackup = new AsBackup();
+    private final BackupNode asBackup;
     private volatile NodeRole current;
     private volatile RoleEvents events;
     /** The fence of a restarted primary, lifted when its backup confirms it (guarded by this). */
@@ -65,6 +65,7 @@ public final class RoleMachine implements AutoCloseable {
         this.epochFile = epochFile;
         this.links = links;
         this.gate = new ReadGate(config.failover());
+        this.asBackup = new AsBackup(this, config);
     }
 
     /**
@@ -87,6 +88,11 @@ public final class RoleMachine implements AutoCloseable {
      */
     public String leaseRefusal() {
         return lease.held() ? null : ServingLease.REFUSAL;
+    }
+
+    /** The failover policy, once {@link #start}ed. */
+    RoleEvents events() {
+        return events;
     }
 
     /** What this node is now. */
@@ -265,6 +271,19 @@ public final class RoleMachine implements AutoCloseable {
      * @throws IllegalArgumentException if {@code timeout} is not positive or above the maximum
      */
     public Handover handOver(Duration timeout) {
+        return handOver(timeout, null);
+    }
+
+    /**
+     * {@link #handOver(Duration)} where the primary is recorded elsewhere (the cluster map): once the
+     * backup has caught up, {@code successor} names it primary of the next epoch before this node steps
+     * down. If that fails, writes resume here at this node's epoch and nothing changes; once it succeeded,
+     * this node steps down whether or not the backup hears the handover (the record names the backup, which
+     * then takes over by it).
+     *
+     * @param successor records the backup as the next primary; null: nothing to record
+     */
+    public Handover handOver(Duration timeout, Successor successor) {
         if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(MAX_HANDOVER_TIMEOUT) > 0) {
             throw new IllegalArgumentException(
                     "switchover timeout is not in 1 ms.." + MAX_HANDOVER_TIMEOUT.toMinutes() + " min: " + timeout);
@@ -279,25 +298,7 @@ public final class RoleMachine implements AutoCloseable {
             p = q.withFence("FENCED " + q.epoch() + " switchover in progress: writes resume on the new primary");
             current = p;
         }
-        long next = p.epoch() + 1;
-        boolean handed = false;
-        ReplicatorStatus st;
-        try {
-            st = awaitCaughtUp(p.link(), timeout);
-            if (!p.link().handOver(next, timeout)) {
-                throw new RoleChangeException(
-                        "the key channel to the backup closed before the handover: writes resume here");
-            }
-            handed = true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RoleChangeException("interrupted: writes resume here");
-        } finally {
-            if (!handed) lift(p);
-        }
-        log.warn("switchover: handed over to the backup at {} in epoch {} after {}", st.peer(), next, st.lastTxId());
-        demote(next);
-        return new Handover(next, st.lastTxId());
+        return Switchover.run(this, p, timeout, successor);
     }
 
     /**
@@ -308,27 +309,13 @@ public final class RoleMachine implements AutoCloseable {
      */
     public record Handover(long epoch, TxId upTo) {}
 
-    private static ReplicatorStatus awaitCaughtUp(ReplicationLink link, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            ReplicatorStatus st = link.status();
-            if (st.caughtUp()) return st;
-            if (System.nanoTime() > deadline) {
-                throw new RoleChangeException("the backup did not catch up within " + timeout.toMillis() + " ms ("
-                        + st.state() + ", " + st.unackedKeys() + " keys and " + st.pendingValues()
-                        + " values unacknowledged): writes resume here");
-            }
-            Thread.sleep(5); // polling a status snapshot, bounded by the deadline
-        }
-    }
-
     /** Lifts the fence of {@code fenced} if it is still the current role. */
-    private synchronized void lift(Primary fenced) {
+    synchronized void lift(Primary fenced) {
         if (current == fenced) current = fenced.withFence(null);
     }
 
     /** A backup sees a primary of a newer epoch: adopts it (durably first). */
-    private synchronized void adoptEpoch(long epoch) {
+    synchronized void adoptEpoch(long epoch) {
         NodeRole r = current;
         if (epoch <= r.epoch()) return;
         if (r instanceof Backup b) {
@@ -389,48 +376,5 @@ public final class RoleMachine implements AutoCloseable {
         }
         if (r.listener() != null) r.listener().close();
         if (failure != null) throw failure;
-    }
-
-    /** The node as its replication listener sees it. */
-    private final class AsBackup implements BackupNode {
-        @Override
-        public String cluster() {
-            return config.cluster();
-        }
-
-        @Override
-        public String shard() {
-            return config.shard();
-        }
-
-        @Override
-        public String name() {
-            return config.name();
-        }
-
-        @Override
-        public boolean isBackup() {
-            return current.role() == Role.BACKUP;
-        }
-
-        @Override
-        public long epoch() {
-            return current.epoch();
-        }
-
-        @Override
-        public void adoptEpoch(long epoch) {
-            RoleMachine.this.adoptEpoch(epoch);
-        }
-
-        @Override
-        public Handback handback() {
-            return events.handback();
-        }
-
-        @Override
-        public void handover(long epoch) {
-            events.handoverRequested(epoch);
-        }
     }
 }

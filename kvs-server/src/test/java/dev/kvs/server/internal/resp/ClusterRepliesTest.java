@@ -10,6 +10,7 @@ import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.cluster.ClusterLayout;
 import dev.kvs.server.internal.cluster.ClusterMember;
 import dev.kvs.server.internal.cluster.ClusterView;
+import dev.kvs.server.internal.cluster.LatestClusterView;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * comparing: the order of shards and nodes (Redis's node table order; kvs lists by first slot), the
  * bus port and ping/pong times of {@code CLUSTER NODES} (kvs has no cluster bus: {@code @0}, 0),
  * {@code replication-offset}, and {@code CLUSTER INFO}'s per-type message counters, which kvs has not.
- * Skipped where redis-server 7.0.15 is not installed.
+ * A clustered kvs node with no layout yet is compared with a Redis cluster node that has no slots and
+ * met no other ({@link RealRedisCluster#lonePort}). Skipped where redis-server 7.0.15 is not installed.
  */
 class ClusterRepliesTest {
     @TempDir
@@ -66,14 +68,16 @@ class ClusterRepliesTest {
         for (int i = 0; i < 3; i++) {
             members.put("n" + (i + 1), new ClusterMember(redis.ids[i], "127.0.0.1", redis.ports[i]));
         }
-        return RespChannel.clustered(
-                NodeConfig.builder()
-                        .store(StoreConfig.builder()
-                                .maxEntries(1000)
-                                .maxBytes(64L << 20)
-                                .build())
-                        .build(),
-                ClusterView.of(new ClusterLayout(map, me, members)));
+        return RespChannel.clustered(config(), ClusterView.of(new ClusterLayout(map, me, members)));
+    }
+
+    private static NodeConfig config() {
+        return NodeConfig.builder()
+                .store(StoreConfig.builder()
+                        .maxEntries(1000)
+                        .maxBytes(64L << 20)
+                        .build())
+                .build();
     }
 
     @Test
@@ -210,6 +214,37 @@ class ClusterRepliesTest {
             }
         }
         assertThat(n1.command("INFO", "cluster")).isEqualTo(RespText.call(redis.ports[0], "INFO", "cluster"));
+    }
+
+    @Test
+    void aClusteredNodeWithoutAMapYetAnswersAsARedisClusterNodeWithNoSlots() throws Exception {
+        LatestClusterView unplaced = new LatestClusterView(redis.loneId);
+        unplaced.clientPort(redis.lonePort);
+        try (RespChannel node = RespChannel.clustered(config(), unplaced)) {
+            String[][] commands = {
+                {"CLUSTER", "SLOTS"},
+                {"CLUSTER", "SHARDS"},
+                {"CLUSTER", "MYID"},
+                {"CLUSTER", "KEYSLOT", "foo"},
+                {"GET", "foo"},
+                {"SET", "foo", "1"},
+                {"MGET", "foo", "bar"},
+                {"MSET", "foo", "1", "bar", "2"},
+                {"DEL", "foo", "bar"},
+                {"MEMORY", "USAGE", "foo"},
+                {"READONLY"},
+                {"GET", "foo"},
+                {"READWRITE"},
+                {"PING"},
+                {"DBSIZE"},
+                {"INFO", "cluster"}
+            };
+            sameReplies(redis.lonePort, node, commands);
+            Map<String, String> theirs = fields(RespText.call(redis.lonePort, "CLUSTER", "INFO"));
+            assertThat(fields(node.command("CLUSTER", "INFO"))).isEqualTo(theirs);
+            assertThat(normalisedNodes(node.command("CLUSTER", "NODES")))
+                    .isEqualTo(normalisedNodes(RespText.call(redis.lonePort, "CLUSTER", "NODES")));
+        }
     }
 
     private static void sameReplies(int redisPort, RespChannel kvs, String[][] commands) throws Exception {

@@ -17,7 +17,8 @@ import org.awaitility.core.ConditionTimeoutException;
  * A real Redis Cluster on loopback, to compare kvs's replies with: three {@code redis-server
  * --cluster-enabled yes} processes, {@code n1} (slots 0-8191, config epoch 1) with its replica {@code
  * n3}, and {@code n2} (8192-16383, epoch 2), converged and replicating; plus one Redis without cluster
- * support ({@link #plainPort}). Each process listens on a free port whose bus port (+10000) is free too.
+ * support ({@link #plainPort}) and one cluster node that met no other and has no slots ({@link
+ * #lonePort}). Each process listens on a free port whose bus port (+10000) is free too.
  */
 final class RealRedisCluster implements AutoCloseable {
     /** Client ports of n1, n2, n3. */
@@ -26,6 +27,10 @@ final class RealRedisCluster implements AutoCloseable {
     final String[] ids = new String[3];
 
     final int plainPort;
+    /** A cluster node alone, with no slots assigned, and its id. */
+    final int lonePort;
+
+    final String loneId;
     private final List<Process> processes = new ArrayList<>();
 
     /** True if {@code redis-server} can be run here. */
@@ -53,8 +58,12 @@ final class RealRedisCluster implements AutoCloseable {
             }
             plainPort = freePort(random, false);
             start(dir, plainPort, false);
+            lonePort = freePort(random, true);
+            start(dir, lonePort, true);
             for (int p : ports) awaitPing(p);
             awaitPing(plainPort);
+            awaitPing(lonePort);
+            loneId = RespText.parse(RespText.call(lonePort, "CLUSTER", "MYID")).toString();
             for (int i = 0; i < 3; i++)
                 ids[i] = RespText.parse(RespText.call(ports[i], "CLUSTER", "MYID"))
                         .toString();

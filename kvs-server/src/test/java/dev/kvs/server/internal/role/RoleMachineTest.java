@@ -193,6 +193,47 @@ class RoleMachineTest {
     }
 
     @Test
+    void aSwitchoverWhoseSuccessorIsNotRecordedLiftsItsFenceAndStaysThePrimaryAtItsEpoch() {
+        RoleMachine m = machine(Role.PRIMARY, true);
+        m.start(3, 0, false, events);
+        List<Long> asked = new ArrayList<>();
+
+        assertThatThrownBy(() -> m.handOver(Duration.ofSeconds(5), epoch -> {
+                    asked.add(epoch);
+                    throw new RoleChangeException("switchover not made: the map could not be written");
+                }))
+                .isInstanceOf(RoleChangeException.class)
+                .hasMessage("switchover not made: the map could not be written");
+
+        assertThat(asked).containsExactly(4L);
+        Primary p = (Primary) m.current();
+        assertThat(p.writeFence()).isNull();
+        assertThat(p.epoch()).isEqualTo(3);
+        assertThat(storedEpoch()).isEqualTo(3);
+        assertThat(links.built.get(0).handedOverIn)
+                .as("the backup was never told")
+                .isZero();
+        assertThat(events.demoted).isEmpty();
+    }
+
+    @Test
+    void aSwitchoverRecordedBeforeTheBackupIsToldStepsDownEvenIfTheBackupDoesNotHear() {
+        RoleMachine m = machine(Role.PRIMARY, true);
+        m.start(3, 0, false, events);
+        FakeLink link = links.built.get(0);
+        link.hears = false;
+        List<Long> toldWhenRecorded = new ArrayList<>();
+
+        RoleMachine.Handover h = m.handOver(Duration.ofSeconds(5), epoch -> toldWhenRecorded.add(link.handedOverIn));
+
+        assertThat(toldWhenRecorded).as("recorded before the backup was told").containsExactly(0L);
+        assertThat(h.epoch()).isEqualTo(4);
+        assertThat(m.current()).isInstanceOf(Deposed.class);
+        assertThat(storedEpoch()).isEqualTo(4);
+        assertThat(events.demoted).hasSize(1);
+    }
+
+    @Test
     void aSwitchoverTimeoutOutOfRangeIsRefusedBeforeAnyFence() {
         RoleMachine m = machine(Role.PRIMARY, true);
         m.start(3, 0, false, events);
@@ -296,6 +337,8 @@ class RoleMachineTest {
         volatile boolean caughtUp = true;
         volatile boolean closed;
         volatile long handedOverIn;
+        /** False: the key channel closes before the handover frame is written. */
+        volatile boolean hears = true;
 
         FakeLink(long epoch, long lastSeq, Runnable onConfirmed) {
             this.epoch = epoch;
@@ -306,7 +349,7 @@ class RoleMachineTest {
         @Override
         public boolean handOver(long epoch, Duration timeout) {
             handedOverIn = epoch;
-            return true;
+            return hears;
         }
 
         @Override
