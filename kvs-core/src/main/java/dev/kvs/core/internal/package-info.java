@@ -1,7 +1,9 @@
 /**
  * The Chronicle Map implementation of {@link dev.kvs.core.KvStore}: record and value-chunk maps,
  * their marshallers and sizing, the data directory of a persisted store, and the limits, capacity
- * counters and key locks every write goes through. Not an API: other modules open a store through
+ * counters and key locks every write goes through. Also the member pages of hashes and sets ({@link
+ * dev.kvs.core.internal.MemberPages}: linear-hashed pages, their header, scan cursor and canonical
+ * image), not yet used by the store. Not an API: other modules open a store through
  * {@link dev.kvs.core.KvStore#builder()}.
  */
 package dev.kvs.core.internal;

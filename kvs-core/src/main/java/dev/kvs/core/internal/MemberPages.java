@@ -1,0 +1,391 @@
+package dev.kvs.core.internal;
+
+import static dev.kvs.core.internal.MapLayout.saturatedAdd;
+import static dev.kvs.core.internal.MapLayout.saturatedMultiply;
+
+import dev.kvs.core.EntryTooLargeException;
+import dev.kvs.core.KvsException;
+import dev.kvs.core.StoreConfig;
+import java.util.function.BiConsumer;
+import java.util.random.RandomGenerator;
+import net.openhft.chronicle.algo.hashing.LongHashFunction;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ChronicleMapBuilder;
+
+/**
+ * The members of every hash and set, in a Chronicle map of pages keyed by (structure key, page
+ * number): so a write to a structure of any size reads and rewrites one page of about {@link
+ * #PAGE_TARGET} bytes ({@link MemberPage}), not the whole structure. Pages are placed by linear
+ * hashing ({@link PageAddress}) on a fixed hash of the member's bytes (xxHash r39, seed 0: the pages
+ * persist in the data dir, so the hash may depend on neither the JVM nor the run).
+ *
+ * <p>The caller keeps each structure's {@link MembersHeader} (in the key's record) and passes it to
+ * every operation; a write returns the next header, to store in the record in the same critical
+ * section. Only pages below the header's {@code pageCount} are ever read: a page beyond it (left by a
+ * split cut short, or by a crash) is garbage that the next split to reach it overwrites, and an empty
+ * header reads no page at all.
+ *
+ * <p>Growth: after a write that leaves more than {@link #PAGE_TARGET} bytes per page, the page at the
+ * split pointer splits (one page read, two written). Shrink: below a quarter of that, the last page
+ * merges into its parent, so a structure that shrank is not scanned or sampled through mostly empty
+ * pages; the gap between the two thresholds keeps a structure at the edge from splitting and merging
+ * on alternate writes. A split or merge that fails for room is skipped (the load just stays off target
+ * until a later write); the write itself either happened whole or threw with nothing changed.
+ *
+ * <p>For the store (not wired yet): a structure's record holds its header ({@link MembersHeader#BYTES}
+ * bytes) beside type, TxId and expiry; {@link Capacity} counts the change of {@link
+ * MembersHeader#footprint} in maxBytes; a write stores its pages, then the record with the returned
+ * header. A crash between the two leaves pages ahead of their header: reopening must then recount a
+ * structure's header from its pages below pageCount (not done here).
+ *
+ * <p>Not thread-safe per structure: the caller holds the key's stripe lock ({@link KeyStripes}) for
+ * the whole operation, from reading the header to storing the one returned. Different keys may be
+ * used concurrently (Chronicle's segment locks cover the map).
+ */
+final class MemberPages implements AutoCloseable {
+    /** Bytes of members per page the structure grows and shrinks towards. */
+    static final int PAGE_TARGET = 2048;
+    /**
+     * Longest member plus value. A page must fit in one tier of the pages map, and every tier of every
+     * segment is sized for two of the longest pages ({@link MapLayout}): with 64 KiB members and pages
+     * to match, an empty map for a 1 GiB store took 2.2 GiB. Longer values belong out of line (a blob
+     * in {@link ValueChunks} referenced from the page), not yet done.
+     */
+    static final int MAX_MEMBER_BYTES = 16 * 1024;
+    /**
+     * Longest page. A put splits at most one page, so a structure of large members keeps about one
+     * member per page, and a page of {@link #MAX_MEMBER_BYTES} members reaches this only with 16 of them
+     * where about 2 are expected (a chance near 1e-9 a page); a write that would pass it is refused.
+     */
+    static final int PAGE_MAX = 256 * 1024;
+    /** A page key's bytes besides the structure key: its length and the page number. */
+    static final int PAGE_KEY_EXTRA = 8;
+
+    static final LongHashFunction ADDRESS = LongHashFunction.xx_r39();
+    private static final LongHashFunction DIGEST = LongHashFunction.xx_r39(0x6b76_735f_6469_6765L);
+    private static final int CHUNK = 128;
+    private static final int ENTRY_OVERHEAD = 16;
+    private static final int RANDOM_TRIES = 64;
+
+    /** A member and its value (empty for a set), copied out of its page. */
+    record Member(byte[] name, byte[] value) {}
+
+    /**
+     * What a put or remove did.
+     *
+     * @param header the structure's header after it
+     * @param existed whether the member was there before
+     * @param previous its value before, if it existed and the caller asked; else null
+     */
+    record Write(MembersHeader header, boolean existed, byte[] previous) {}
+
+    private final ChronicleMap<byte[], byte[]> map;
+
+    private MemberPages(ChronicleMap<byte[], byte[]> map) {
+        this.map = map;
+    }
+
+    /** Opens the pages map in memory ({@code dir == null}) or in {@code dir}'s {@code member-pages.dat}. */
+    static MemberPages open(StoreConfig config, DataDir dir) {
+        ChronicleMapBuilder<byte[], byte[]> b = ChronicleMap.of(byte[].class, byte[].class)
+                .name("kvs-member-pages")
+                .averageKeySize(32)
+                .averageValueSize(PAGE_TARGET)
+                .putReturnsNull(true)
+                .removeReturnsNull(true);
+        return new MemberPages(ChronicleMaps.open(layout(config).applyTo(b), dir, "member-pages.dat"));
+    }
+
+    /**
+     * Room for maxBytes of members in pages a quarter full (the merge threshold), plus one page for
+     * each of up to maxEntries small structures; most of it comes as extra tiers on demand.
+     */
+    static MapLayout layout(StoreConfig config) {
+        long maxBytes = config.maxBytes();
+        long entries = saturatedAdd(maxBytes / (PAGE_TARGET / 4), Math.min(config.maxEntries(), maxBytes / CHUNK)) + 1;
+        long payload = saturatedAdd(maxBytes, saturatedMultiply(entries, CHUNK + ENTRY_OVERHEAD + 32));
+        long maxEntry = (long) PAGE_MAX + config.maxKeyBytes() + PAGE_KEY_EXTRA + ENTRY_OVERHEAD;
+        return MapLayout.of(entries, payload, maxEntry, CHUNK, 2);
+    }
+
+    /** The value of {@code member}, or null. */
+    byte[] get(byte[] key, MembersHeader h, byte[] member) {
+        if (h.isEmpty()) return null;
+        byte[] page = read(key, PageAddress.pageOf(ADDRESS.hashBytes(member), h.pageCount()));
+        int at = MemberPage.find(page, member);
+        return at < 0 ? null : MemberPage.value(page, at);
+    }
+
+    boolean contains(byte[] key, MembersHeader h, byte[] member) {
+        if (h.isEmpty()) return false;
+        byte[] page = read(key, PageAddress.pageOf(ADDRESS.hashBytes(member), h.pageCount()));
+        return MemberPage.find(page, member) >= 0;
+    }
+
+    /**
+     * Sets {@code member} to {@code value}. Setting the value it already has writes nothing.
+     *
+     * @throws EntryTooLargeException if member plus value is over {@link #MAX_MEMBER_BYTES}, or the
+     *     page would pass {@link #PAGE_MAX}; nothing was written
+     * @throws dev.kvs.core.StoreFullException if the pages map has no room; nothing was written
+     */
+    Write put(byte[] key, MembersHeader h, byte[] member, byte[] value, boolean wantPrevious) {
+        checkSize(member.length, value.length);
+        int n = Math.max(1, h.pageCount());
+        int p = PageAddress.pageOf(ADDRESS.hashBytes(member), n);
+        byte[] page = h.isEmpty() ? MemberPage.EMPTY : read(key, p);
+        int at = MemberPage.find(page, member);
+        long count = h.count();
+        long digest = h.digest();
+        long bytes = h.bytes();
+        byte[] previous = null;
+        if (at >= 0) {
+            if (MemberPage.valueEquals(page, at, value)) return new Write(h, true, wantPrevious ? value.clone() : null);
+            if (wantPrevious) previous = MemberPage.value(page, at);
+            int end = MemberPage.entryEnd(page, at);
+            digest -= DIGEST.hashBytes(page, at, end - at);
+            bytes -= end - at;
+        } else {
+            count++;
+        }
+        byte[] updated = MemberPage.with(page, at, member, value);
+        if (updated.length > PAGE_MAX) {
+            throw new EntryTooLargeException("page of " + updated.length + " bytes over the limit of " + PAGE_MAX
+                    + " bytes (MemberPages.PAGE_MAX): too many large members hash alike");
+        }
+        store(key, p, updated);
+        int added = MemberPage.entrySize(member.length, value.length);
+        digest += DIGEST.hashBytes(updated, updated.length - added, added);
+        bytes += added;
+        MembersHeader next = new MembersHeader(count, n, h.storedPages() + (page.length == 0 ? 1 : 0), digest, bytes);
+        if (bytes > (long) n * PAGE_TARGET && n < PageAddress.MAX_PAGES) next = split(key, next);
+        return new Write(next, at >= 0, previous);
+    }
+
+    /** Removes {@code member} if present. */
+    Write remove(byte[] key, MembersHeader h, byte[] member, boolean wantPrevious) {
+        if (h.isEmpty()) return new Write(h, false, null);
+        int n = h.pageCount();
+        int p = PageAddress.pageOf(ADDRESS.hashBytes(member), n);
+        byte[] page = read(key, p);
+        int at = MemberPage.find(page, member);
+        if (at < 0) return new Write(h, false, null);
+        byte[] previous = wantPrevious ? MemberPage.value(page, at) : null;
+        int end = MemberPage.entryEnd(page, at);
+        long digest = h.digest() - DIGEST.hashBytes(page, at, end - at);
+        byte[] rest = MemberPage.without(page, at);
+        store(key, p, rest);
+        // the last member gone: every page below pageCount is empty, so none is stored
+        if (h.count() == 1) return new Write(MembersHeader.EMPTY, true, previous);
+        long bytes = h.bytes() - (end - at);
+        MembersHeader next =
+                new MembersHeader(h.count() - 1, n, h.storedPages() - (rest.length == 0 ? 1 : 0), digest, bytes);
+        if (n > 1 && bytes < (long) n * PAGE_TARGET / 4) next = merge(key, next);
+        return new Write(next, true, previous);
+    }
+
+    /**
+     * Calls {@code visitor} with the members of the pages from {@code cursor} on, until about {@code
+     * count} members (or ten times as many pages) were visited, and returns the cursor to continue
+     * with: 0 when the scan is over. A scan from 0 back to 0 returns every member present from its
+     * start to its end at least once, whatever was written between calls, and may return one more than
+     * once. Only the cursor's low 32 bits count.
+     */
+    long scan(byte[] key, MembersHeader h, long cursor, int count, BiConsumer<byte[], byte[]> visitor) {
+        if (h.isEmpty()) return 0;
+        int n = h.pageCount();
+        long c = cursor & 0xFFFF_FFFFL;
+        int returned = 0;
+        long pagesLeft = Math.max(10L, 10L * count);
+        do {
+            int p = PageAddress.pageAt(c, n);
+            byte[] page = read(key, p);
+            MemberPage.forEach(page, visitor);
+            returned += MemberPage.count(page);
+            c = PageAddress.after(c, p, n);
+        } while (c != 0 && returned < count && --pagesLeft > 0);
+        return c;
+    }
+
+    /** Every member and value, page by page: O(size). */
+    void forEach(byte[] key, MembersHeader h, BiConsumer<byte[], byte[]> visitor) {
+        for (int p = 0; p < h.pageCount(); p++) MemberPage.forEach(read(key, p), visitor);
+    }
+
+    /**
+     * A random member, or null if empty. A random page is read and one of its {@code k} members picked,
+     * accepted with probability {@code k / c} for {@code c} = four times the mean members per page:
+     * uniform over members in pages of at most {@code c} (nearly all), members of a fuller page drawn
+     * {@code c / k} times as often as the rest. After {@value #RANDOM_TRIES} rejected pages it takes
+     * the member from the next non-empty page, so a sparse structure costs a bounded number of reads.
+     */
+    Member random(byte[] key, MembersHeader h, RandomGenerator random) {
+        if (h.isEmpty()) return null;
+        int n = h.pageCount();
+        long cap = Math.max(1, (4 * h.count() + n - 1) / n);
+        for (int tries = 0; tries < RANDOM_TRIES; tries++) {
+            byte[] page = read(key, random.nextInt(n));
+            int k = MemberPage.count(page);
+            if (k > 0 && (k >= cap || random.nextLong(cap) < k)) return pick(page, k, random);
+        }
+        for (int i = 0, p = random.nextInt(n); i < n; i++, p = (p + 1) % n) {
+            byte[] page = read(key, p);
+            if (page.length > 0) return pick(page, MemberPage.count(page), random);
+        }
+        throw new IllegalStateException("no member in " + n + " pages of a structure counting " + h.count());
+    }
+
+    private static Member pick(byte[] page, int k, RandomGenerator random) {
+        int at = MemberPage.nth(page, random.nextInt(k));
+        return new Member(MemberPage.member(page, at), MemberPage.value(page, at));
+    }
+
+    /**
+     * Removes every page of the structure: O(pageCount) map removals under the caller's lock. A very
+     * large structure should instead be unlinked from its record at once and swept page by page later.
+     */
+    void deleteAll(byte[] key, MembersHeader h) {
+        for (int p = 0; p < h.pageCount(); p++) store(key, p, MemberPage.EMPTY);
+    }
+
+    /** The structure's canonical image ({@link StructureImage}): what replication ships whole. */
+    byte[] image(byte[] key, MembersHeader h) {
+        return StructureImage.of(this, key, h);
+    }
+
+    /**
+     * Writes the members of a canonical {@code image} as the structure at {@code key}, which must have
+     * none (a fresh key, or after {@link #deleteAll}), in as many pages as its size needs, and returns
+     * its header. On failure some pages may be written that no header covers: garbage as after a crash
+     * (see the class comment), overwritten by the next build or put on that key.
+     *
+     * @throws IllegalArgumentException if {@code image} is not canonical
+     */
+    MembersHeader build(byte[] key, byte[] image) {
+        return StructureImage.build(this, key, image);
+    }
+
+    static void checkSize(int memberLength, int valueLength) {
+        long size = (long) memberLength + valueLength;
+        if (size > MAX_MEMBER_BYTES) {
+            throw new EntryTooLargeException("member + value of " + size + " bytes over the limit of "
+                    + MAX_MEMBER_BYTES + " bytes (MemberPages.MAX_MEMBER_BYTES)");
+        }
+    }
+
+    static long digestOf(byte[] entries, int at, int length) {
+        return DIGEST.hashBytes(entries, at, length);
+    }
+
+    private MembersHeader split(byte[] key, MembersHeader h) {
+        int n = h.pageCount();
+        int s = PageAddress.splitting(n);
+        long bit = 1L << PageAddress.level(n);
+        byte[] page = read(key, s);
+        int moving = 0;
+        for (int at = 0; at < page.length; at = MemberPage.entryEnd(page, at)) {
+            if (moves(page, at, bit)) moving += MemberPage.entryEnd(page, at) - at;
+        }
+        byte[] stay = new byte[page.length - moving];
+        byte[] move = new byte[moving];
+        for (int at = 0, ws = 0, wm = 0; at < page.length; ) {
+            int end = MemberPage.entryEnd(page, at);
+            if (moves(page, at, bit)) {
+                System.arraycopy(page, at, move, wm, end - at);
+                wm += end - at;
+            } else {
+                System.arraycopy(page, at, stay, ws, end - at);
+                ws += end - at;
+            }
+            at = end;
+        }
+        try {
+            store(key, n, move); // first: if the second write fails, page n lies beyond pageCount, unread
+            if (move.length > 0) store(key, s, stay);
+        } catch (KvsException e) {
+            return h;
+        }
+        int stored = h.storedPages() + (move.length > 0 ? 1 : 0) - (stay.length == 0 && page.length > 0 ? 1 : 0);
+        return new MembersHeader(h.count(), n + 1, stored, h.digest(), h.bytes());
+    }
+
+    private static boolean moves(byte[] page, int at, long bit) {
+        return (ADDRESS.hashBytes(page, MemberPage.memberStart(page, at), MemberPage.memberLength(page, at)) & bit)
+                != 0;
+    }
+
+    private MembersHeader merge(byte[] key, MembersHeader h) {
+        int last = h.pageCount() - 1;
+        int parent = PageAddress.parent(last);
+        byte[] from = read(key, last);
+        if (from.length > 0) {
+            byte[] into = read(key, parent);
+            if ((long) into.length + from.length > PAGE_MAX) return h;
+            byte[] merged = new byte[into.length + from.length];
+            System.arraycopy(into, 0, merged, 0, into.length);
+            System.arraycopy(from, 0, merged, into.length, from.length);
+            try {
+                store(key, parent, merged);
+            } catch (KvsException e) {
+                return h;
+            }
+            try {
+                store(key, last, MemberPage.EMPTY);
+            } catch (KvsException e) {
+                // page `last` now lies beyond pageCount: never read, overwritten by the split that reaches it
+            }
+            int stored = h.storedPages() - (into.length > 0 ? 1 : 0);
+            return new MembersHeader(h.count(), last, stored, h.digest(), h.bytes());
+        }
+        return new MembersHeader(h.count(), last, h.storedPages(), h.digest(), h.bytes());
+    }
+
+    byte[] read(byte[] key, int page) {
+        try {
+            byte[] bytes = map.get(pageKey(key, page));
+            return bytes == null ? MemberPage.EMPTY : bytes;
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
+    /** Stores {@code bytes} as the page, or removes the page if it is empty. */
+    void store(byte[] key, int page, byte[] bytes) {
+        try {
+            if (bytes.length == 0) map.remove(pageKey(key, page));
+            else map.put(pageKey(key, page), bytes);
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
+    /** Length-prefixed key then page number: two (key, page) pairs never share a page key. */
+    static byte[] pageKey(byte[] key, int page) {
+        byte[] out = new byte[key.length + PAGE_KEY_EXTRA];
+        putInt(out, 0, key.length);
+        System.arraycopy(key, 0, out, 4, key.length);
+        putInt(out, 4 + key.length, page);
+        return out;
+    }
+
+    private static void putInt(byte[] b, int at, int v) {
+        b[at] = (byte) (v >>> 24);
+        b[at + 1] = (byte) (v >>> 16);
+        b[at + 2] = (byte) (v >>> 8);
+        b[at + 3] = (byte) v;
+    }
+
+    /** Pages stored, in all structures. */
+    long size() {
+        return map.longSize();
+    }
+
+    long offHeapMemoryUsed() {
+        return map.offHeapMemoryUsed();
+    }
+
+    @Override
+    public void close() {
+        map.close();
+    }
+}

@@ -1,0 +1,284 @@
+package dev.kvs.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kvs.core.EntryTooLargeException;
+import dev.kvs.core.StoreConfig;
+import dev.kvs.core.StoreFullException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class MemberPagesTest {
+    private static final byte[] KEY = "h".getBytes();
+    private static final StoreConfig CONFIG =
+            StoreConfig.builder().maxBytes(64L << 20).build();
+
+    @TempDir
+    Path tempDir;
+
+    private final MemberPages pages = MemberPages.open(CONFIG, null);
+
+    @AfterEach
+    void close() {
+        pages.close();
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes();
+    }
+
+    private MembersHeader putAll(MemberPages into, byte[] key, MembersHeader h, Map<String, String> members) {
+        for (Map.Entry<String, String> e : members.entrySet()) {
+            h = into.put(key, h, b(e.getKey()), b(e.getValue()), false).header();
+        }
+        return h;
+    }
+
+    private static Map<String, String> contents(MemberPages from, byte[] key, MembersHeader h) {
+        Map<String, String> out = new HashMap<>();
+        from.forEach(key, h, (m, v) -> out.put(new String(m), new String(v)));
+        return out;
+    }
+
+    private static Map<String, String> members(int n, String valuePrefix) {
+        Map<String, String> m = new HashMap<>();
+        for (int i = 0; i < n; i++) m.put("field" + i, valuePrefix + i);
+        return m;
+    }
+
+    @Test
+    void putReportsWhetherNewAndThePreviousValueOnlyWhenAsked() {
+        MemberPages.Write first = pages.put(KEY, MembersHeader.EMPTY, b("f"), b("1"), true);
+        assertThat(first.existed()).isFalse();
+        assertThat(first.previous()).isNull();
+        MemberPages.Write second = pages.put(KEY, first.header(), b("f"), b("2"), true);
+        assertThat(second.existed()).isTrue();
+        assertThat(second.previous()).isEqualTo(b("1"));
+        MemberPages.Write third = pages.put(KEY, second.header(), b("f"), b("3"), false);
+        assertThat(third.previous()).isNull();
+        assertThat(third.header().count()).isEqualTo(1);
+        assertThat(pages.get(KEY, third.header(), b("f"))).isEqualTo(b("3"));
+    }
+
+    @Test
+    void settingTheSameValueReturnsTheSameHeader() {
+        MembersHeader h =
+                pages.put(KEY, MembersHeader.EMPTY, b("f"), b("v"), false).header();
+        assertThat(pages.put(KEY, h, b("f"), b("v"), false).header()).isSameAs(h);
+    }
+
+    @Test
+    void aSetIsAHashWithEmptyValues() {
+        MembersHeader h = MembersHeader.EMPTY;
+        for (String m : List.of("a", "b", "c"))
+            h = pages.put(KEY, h, b(m), new byte[0], false).header();
+        assertThat(pages.contains(KEY, h, b("b"))).isTrue();
+        assertThat(pages.contains(KEY, h, b("z"))).isFalse();
+        assertThat(pages.get(KEY, h, b("a"))).isEmpty();
+        assertThat(h.bytes()).isEqualTo(3 * 3);
+    }
+
+    @Test
+    void structuresUnderDifferentKeysDoNotMix() {
+        MembersHeader a = putAll(pages, b("a"), MembersHeader.EMPTY, members(500, "a"));
+        MembersHeader ab = putAll(pages, b("ab"), MembersHeader.EMPTY, members(300, "ab"));
+        assertThat(contents(pages, b("a"), a)).isEqualTo(members(500, "a"));
+        assertThat(contents(pages, b("ab"), ab)).isEqualTo(members(300, "ab"));
+        assertThat(MemberPages.pageKey(b("a"), 0x62000000)).isNotEqualTo(MemberPages.pageKey(b("ab"), 0));
+    }
+
+    @Test
+    void equalContentsReachedByDifferentHistoriesHaveEqualDigestsAndImages() {
+        Map<String, String> target = members(2000, "v");
+        MembersHeader direct = putAll(pages, b("x"), MembersHeader.EMPTY, target);
+
+        List<String> order = new ArrayList<>(target.keySet());
+        Collections.shuffle(order, new Random(7));
+        MembersHeader other = MembersHeader.EMPTY;
+        for (int i = 0; i < 5000; i++)
+            other = pages.put(b("y"), other, b("extra" + i), b("e"), false).header();
+        for (String m : order)
+            other = pages.put(b("y"), other, b(m), b("old"), false).header();
+        for (String m : order)
+            other = pages.put(b("y"), other, b(m), b(target.get(m)), false).header();
+        for (int i = 0; i < 5000; i++)
+            other = pages.remove(b("y"), other, b("extra" + i), false).header();
+
+        assertThat(other.pageCount()).isNotEqualTo(direct.pageCount());
+        assertThat(other.digest()).isEqualTo(direct.digest());
+        assertThat(other.count()).isEqualTo(direct.count());
+        assertThat(other.bytes()).isEqualTo(direct.bytes());
+        assertThat(pages.image(b("y"), other)).isEqualTo(pages.image(b("x"), direct));
+
+        MembersHeader changed =
+                pages.put(b("y"), other, b("field7"), b("v8"), false).header();
+        assertThat(changed.digest()).isNotEqualTo(direct.digest());
+        MembersHeader swapped =
+                pages.put(b("y"), changed, b("field8"), b("v7"), false).header();
+        assertThat(swapped.digest()).as("values swapped between members").isNotEqualTo(direct.digest());
+    }
+
+    @Test
+    void anImageRebuildsTheSameStructureAnywhere() {
+        Map<String, String> target = members(5000, "value-");
+        MembersHeader h = putAll(pages, KEY, MembersHeader.EMPTY, target);
+        byte[] image = pages.image(KEY, h);
+        try (MemberPages other = MemberPages.open(CONFIG, null)) {
+            MembersHeader rebuilt = other.build(b("elsewhere"), image);
+            assertThat(contents(other, b("elsewhere"), rebuilt)).isEqualTo(target);
+            assertThat(rebuilt.digest()).isEqualTo(h.digest());
+            assertThat(rebuilt.bytes()).isEqualTo(h.bytes());
+            assertThat(rebuilt.storedPages()).isEqualTo((int) other.size());
+            assertThat(other.image(b("elsewhere"), rebuilt)).isEqualTo(image);
+            MembersHeader grown =
+                    other.put(b("elsewhere"), rebuilt, b("new"), b("1"), false).header();
+            assertThat(other.get(b("elsewhere"), grown, b("field42"))).isEqualTo(b("value-42"));
+        }
+        assertThat(pages.build(b("empty"), pages.image(b("empty"), MembersHeader.EMPTY)))
+                .isEqualTo(MembersHeader.EMPTY);
+    }
+
+    @Test
+    void aNonCanonicalImageIsRefused() {
+        MembersHeader h = putAll(pages, KEY, MembersHeader.EMPTY, Map.of("a", "1", "b", "2"));
+        byte[] image = pages.image(KEY, h);
+        byte[] swapped = image.clone();
+        swapped[3] = 'b'; // entries: [1]['a'][1]['1'] then [1]['b']...: now "b" comes before "b"
+        assertThatThrownBy(() -> pages.build(b("copy"), swapped))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("members out of order");
+        assertThatThrownBy(() -> pages.build(b("copy"), java.util.Arrays.copyOf(image, image.length - 1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not a canonical structure image");
+        byte[] hugeCount = {StructureImage.FORMAT, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F};
+        assertThatThrownBy(() -> pages.build(b("copy"), hugeCount))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("not a canonical structure image: count 268435455 at byte 1");
+        assertThat(pages.size()).as("nothing written").isEqualTo(h.storedPages());
+    }
+
+    @Test
+    void deleteAllRemovesEveryPage() {
+        MembersHeader h = putAll(pages, KEY, MembersHeader.EMPTY, members(3000, "v"));
+        assertThat(pages.size()).isEqualTo(h.storedPages()).isGreaterThan(10);
+        pages.deleteAll(KEY, h);
+        assertThat(pages.size()).isZero();
+        assertThat(pages.put(KEY, MembersHeader.EMPTY, b("f"), b("v"), false)
+                        .header()
+                        .count())
+                .isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "closed cleanly: {0}")
+    @ValueSource(booleans = {true, false})
+    void aPersistedStructureIsThereAfterReopening(boolean clean) {
+        StoreConfig config = StoreConfig.builder().from(CONFIG).dataDir(tempDir).build();
+        Map<String, String> target = members(4000, "persisted");
+        MembersHeader h;
+        DataDir dir = DataDir.open(tempDir);
+        try (MemberPages persisted = MemberPages.open(config, dir)) {
+            h = putAll(persisted, KEY, MembersHeader.EMPTY, target);
+        } finally {
+            dir.close(clean); // not clean: the next open recovers the file (ChronicleMaps.open)
+        }
+        ByteBuffer saved = ByteBuffer.allocate(MembersHeader.BYTES);
+        h.writeTo(saved);
+        MembersHeader reread = MembersHeader.readFrom(saved.flip());
+        assertThat(reread).isEqualTo(h);
+        DataDir again = DataDir.open(tempDir);
+        assertThat(again.recoveryNeeded()).isEqualTo(!clean);
+        try (MemberPages reopened = MemberPages.open(config, again)) {
+            assertThat(contents(reopened, KEY, reread)).isEqualTo(target);
+            assertThat(reopened.size()).isEqualTo(reread.storedPages());
+        } finally {
+            again.close(true);
+        }
+        assertThat(tempDir.resolve("member-pages.dat")).exists();
+    }
+
+    @Test
+    void aMemberAndValueOverTheLimitIsRefusedNamingIt() {
+        byte[] member = new byte[1000];
+        MembersHeader h = pages.put(
+                        KEY, MembersHeader.EMPTY, member, new byte[MemberPages.MAX_MEMBER_BYTES - 1000], false)
+                .header();
+        assertThatThrownBy(() -> pages.put(KEY, h, b("g"), new byte[MemberPages.MAX_MEMBER_BYTES], false))
+                .isInstanceOf(EntryTooLargeException.class)
+                .hasMessage(
+                        "member + value of 16385 bytes over the limit of 16384 bytes (MemberPages.MAX_MEMBER_BYTES)");
+        assertThat(pages.get(KEY, h, b("g"))).isNull();
+        assertThat(h.count()).isEqualTo(1);
+    }
+
+    @Test
+    void aFullPagesMapRefusesWithStoreFullAndKeepsWhatItHad() {
+        StoreConfig tiny =
+                StoreConfig.builder().maxEntries(100).maxBytes(64 << 10).build();
+        try (MemberPages small = MemberPages.open(tiny, null)) {
+            int written = 0;
+            Throwable failure = null;
+            for (; written < 1_000_000 && failure == null; written++) {
+                try {
+                    small.put(b("key" + written), MembersHeader.EMPTY, b("m"), new byte[200], false);
+                } catch (RuntimeException e) {
+                    failure = e;
+                }
+            }
+            assertThat(failure)
+                    .isInstanceOf(StoreFullException.class)
+                    .hasMessageStartingWith("store full: a backing map has no room left");
+            MembersHeader first = new MembersHeader(1, 1, 1, 0, 0);
+            assertThat(small.get(b("key0"), first, b("m"))).hasSize(200);
+        }
+    }
+
+    @Test
+    void aDefaultStoresPagesMapReservesLessThanItsMaxBytesUpFront() {
+        StoreConfig defaults = StoreConfig.defaults();
+        MapLayout layout = MemberPages.layout(defaults);
+        assertThat(layout.baseBytes()).isLessThan(defaults.maxBytes());
+        long pageMaxEntry = MemberPages.PAGE_MAX + defaults.maxKeyBytes() + MemberPages.PAGE_KEY_EXTRA;
+        assertThat(layout.chunksPerTier() * layout.chunkSize()).isGreaterThanOrEqualTo(2 * pageMaxEntry);
+    }
+
+    @Test
+    void randomMembersAreAboutUniform() {
+        Map<String, String> target = members(1000, "v");
+        MembersHeader h = putAll(pages, KEY, MembersHeader.EMPTY, target);
+        Map<String, Integer> drawn = new HashMap<>();
+        Random r = new Random(3);
+        int draws = 200_000;
+        for (int i = 0; i < draws; i++)
+            drawn.merge(new String(pages.random(KEY, h, r).name()), 1, Integer::sum);
+        assertThat(drawn).containsOnlyKeys(target.keySet());
+        int expected = draws / target.size();
+        assertThat(Collections.min(drawn.values())).isGreaterThan(expected / 2);
+        assertThat(Collections.max(drawn.values())).isLessThan(expected * 2);
+    }
+
+    @Test
+    void aSparseStructureStillGivesARandomMember() {
+        MembersHeader grown = MembersHeader.EMPTY;
+        for (int i = 0; i < 40; i++)
+            grown = pages.put(KEY, grown, b("big" + i), new byte[15_000], false).header();
+        // built from its image, it gets pages for its bytes: about 7 per member, nearly all empty
+        MembersHeader h = pages.build(b("sparse"), pages.image(KEY, grown));
+        assertThat(h.pageCount()).isGreaterThan(h.storedPages() * 4);
+        Random r = new Random(1);
+        for (int i = 0; i < 100; i++)
+            assertThat(new String(pages.random(b("sparse"), h, r).name())).startsWith("big");
+        assertThat(pages.random(KEY, MembersHeader.EMPTY, r)).isNull();
+    }
+}
