@@ -17,6 +17,9 @@ import java.time.Instant;
  * @param failedRefreshes topology reads that no node answered
  * @param movedReplies {@code -MOVED} replies received (each asks for a refresh, at most one at a time
  *     and one per {@code refreshMinInterval})
+ * @param clusterDownReplies {@code -CLUSTERDOWN} replies received: a node that executed nothing because
+ *     its lease lapsed (cut off from ZooKeeper) or it has no cluster map yet; each request that gets one
+ *     goes on to its shard's other nodes, and each asks for a refresh as {@code -MOVED} does
  * @param lastRefreshError why the last failed refresh failed, or null if none failed
  * @param maxRedirects how many {@code -MOVED} replies one request follows before it fails with {@link
  *     TooManyRedirectsException}
@@ -33,6 +36,7 @@ public record ClusterStatus(
         long refreshes,
         long failedRefreshes,
         long movedReplies,
+        long clusterDownReplies,
         String lastRefreshError,
         int maxRedirects,
         Duration refreshMinInterval,

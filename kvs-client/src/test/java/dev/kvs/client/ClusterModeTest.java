@@ -171,4 +171,67 @@ class ClusterModeTest {
             assertThat(s.lastRefreshError()).startsWith("no node answered CLUSTER SHARDS:");
         }
     }
+
+    /**
+     * A primary cut off from ZooKeeper answers {@code -CLUSTERDOWN} and executes nothing, while the
+     * backup in the other datacenter, promoted meanwhile, serves: the request goes on to it, the
+     * node is passed over for the next ones, and a refresh is asked for.
+     */
+    @Test
+    void aClusterDownNodeIsPassedOverForTheShardsOtherNode() {
+        AtomicReference<String> shards = new AtomicReference<>();
+        try (FakeRespServer cutOff = FakeRespServer.start(
+                        (c, n) -> c.get(0).equals("CLUSTER") ? shards.get() : "-CLUSTERDOWN The cluster is down\r\n");
+                FakeRespServer promoted =
+                        FakeRespServer.start((c, n) -> c.get(0).equals("CLUSTER") ? shards.get() : "$5\r\nvalue\r\n")) {
+            shards.set(new ShardsReply()
+                    .shard(
+                            0,
+                            HashSlots.SLOTS - 1,
+                            ShardsReply.node(cutOff.endpoint(), "master", "online"),
+                            ShardsReply.node(promoted.endpoint(), "replica", "online"))
+                    .resp());
+            try (KvsClient kvs = KvsClient.builder()
+                    .cluster(cutOff.endpoint())
+                    .clusterRefreshMinInterval(Duration.ofMillis(1))
+                    .build()) {
+                assertThat(kvs.get("k")).isEqualTo("value");
+                assertThat(kvs.get("k")).isEqualTo("value");
+                assertThat(cutOff.count("GET"))
+                        .as("passed over after its first -CLUSTERDOWN")
+                        .isEqualTo(1);
+                assertThat(promoted.count("GET")).isEqualTo(2);
+                assertThat(kvs.activeEndpoint()).isEqualTo(promoted.endpoint());
+                assertThat(kvs.clusterStatus().orElseThrow().clusterDownReplies())
+                        .isEqualTo(1);
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> kvs.clusterStatus().orElseThrow().refreshes() >= 2);
+            }
+        }
+    }
+
+    /** When every node of the shard answers {@code -CLUSTERDOWN}, the request fails typed, naming each. */
+    @Test
+    void aShardWhoseNodesAllAnswerClusterDownFailsWithNoPrimary() {
+        AtomicReference<String> shards = new AtomicReference<>();
+        FakeRespServer.Script down =
+                (c, n) -> c.get(0).equals("CLUSTER") ? shards.get() : "-CLUSTERDOWN Hash slot not served\r\n";
+        try (FakeRespServer a = FakeRespServer.start(down);
+                FakeRespServer b = FakeRespServer.start(down)) {
+            shards.set(new ShardsReply()
+                    .shard(
+                            0,
+                            HashSlots.SLOTS - 1,
+                            ShardsReply.node(a.endpoint(), "master", "online"),
+                            ShardsReply.node(b.endpoint(), "replica", "online"))
+                    .resp());
+            try (KvsClient kvs = KvsClient.builder().cluster(a.endpoint()).build()) {
+                assertThatThrownBy(() -> kvs.put("k", "v"))
+                        .isInstanceOf(NoPrimaryException.class)
+                        .hasMessageContaining(a.endpoint() + " (CLUSTERDOWN Hash slot not served)")
+                        .hasMessageContaining(b.endpoint() + " (CLUSTERDOWN Hash slot not served)");
+                assertThat(a.count("SET") + b.count("SET")).isEqualTo(2);
+            }
+        }
+    }
 }

@@ -38,4 +38,19 @@ class PrimaryHintTest {
             assertThat(primary.count("GET")).isEqualTo(1);
         }
     }
+
+    /** A pair's primary whose lease lapsed answers {@code -CLUSTERDOWN}: the other endpoint is tried. */
+    @Test
+    void aClusterDownEndpointIsPassedOverForTheOther() {
+        try (FakeRespServer cutOff = FakeRespServer.start((cmd, conn) -> "-CLUSTERDOWN The cluster is down\r\n");
+                FakeRespServer promoted = FakeRespServer.start((cmd, conn) -> "+OK\r\n");
+                KvsClient client = KvsClient.builder()
+                        .endpoints(cutOff.endpoint(), promoted.endpoint())
+                        .build()) {
+            client.put("k", "v");
+            client.put("k", "w");
+            assertThat(cutOff.count("SET")).isEqualTo(1);
+            assertThat(promoted.received()).containsExactly(List.of("SET", "k", "v"), List.of("SET", "k", "w"));
+        }
+    }
 }

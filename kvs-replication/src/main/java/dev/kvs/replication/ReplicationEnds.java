@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
@@ -164,6 +165,16 @@ public final class ReplicationEnds {
          */
         public PrimaryBuilder stages(WriteStages stages) {
             b.stages(stages);
+            return this;
+        }
+
+        /**
+         * Whether this primary may acknowledge writes now: a coordinated primary's lease. While it does not,
+         * writes waiting for the backup fail at once with {@link ReplicationTimeoutException} instead of at
+         * the end of the write timeout. Default: always.
+         */
+        public PrimaryBuilder acknowledgeWhile(BooleanSupplier mayAcknowledge) {
+            b.acknowledgeWhile(mayAcknowledge);
             return this;
         }
 

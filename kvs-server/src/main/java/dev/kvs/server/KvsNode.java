@@ -94,7 +94,10 @@ public final class KvsNode implements AutoCloseable {
                 epochFile,
                 // only a persisted primary moves its epoch on restart: only it needs the map first
                 coordination != null && config.role() == Role.PRIMARY && epochFile != null && coordination.replaced());
-        if (coordination != null) roles.serveUnder(coordination);
+        if (coordination != null) {
+            roles.serveUnder(coordination);
+            links.serveUnder(coordination);
+        }
         this.writes = new Writes(store, roles, clock);
         this.failover = new Failover(config, store, roles, writes, loops.replication);
         this.metrics = new NodeMetrics(store, roles);

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -178,6 +179,37 @@ class CoordinatedPrimaryTest {
             await("SET and GET served again").atMost(Duration.ofSeconds(15)).until(() -> serves(setAndGet(jedis)));
             assertThat(jedis.info("replication")).contains("kvs_lease_held:1").contains("kvs_lease_alarm:0");
             assertThat(admin("/metrics")).contains("kvs_coordination_lease_held 1.0");
+        }
+    }
+
+    /**
+     * A write waiting for its backup (the replication link paused) is answered {@code -NOREPLICA} when the
+     * primary's lease lapses, not at the end of its write timeout (20 s here): a cluster client then goes on
+     * to the backup, which the coordinator may promote.
+     */
+    @Test
+    void aWriteWaitingForTheBackupIsAnsweredWhenTheLeaseLapses() throws Exception {
+        try (Jedis jedis = new Jedis(TwoDc.HOST, dc.primary().port());
+                Jedis writer = new Jedis(TwoDc.HOST, dc.primary().port())) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> serves(setAndGet(jedis)));
+            dc.link().pause();
+            CompletableFuture<String> waiting = CompletableFuture.supplyAsync(() -> reply(() -> writer.set("w", "1")));
+            await("the write waits for its key packet's acknowledgement")
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> jedis.info("replication").contains("kvs_unacked_keys:1"));
+            assertThat(waiting).isNotDone();
+
+            long pausedAt = System.nanoTime();
+            primaryToZk.pause();
+            String answer = waiting.get(10, TimeUnit.SECONDS);
+            long answeredAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - pausedAt);
+            System.out.println("CoordinatedPrimaryTest: a waiting write answered " + answeredAfterMs
+                    + " ms after the pause: " + answer);
+            assertThat(answer).startsWith("-NOREPLICA write ").contains("its lease lapsed");
+            assertThat(answeredAfterMs)
+                    .as("answered within the lease and a sweep, not at the 20 s write timeout")
+                    .isLessThan(5_000);
+            dc.link().resume();
         }
     }
 

@@ -110,6 +110,15 @@ final class Call<T> implements Connection.Listener {
             attempt();
             return;
         }
+        if (kind == ServerErrors.Kind.CLUSTERDOWN) {
+            // nothing was executed there: another node of the shard (its backup, promoted meanwhile
+            // in the other datacenter) may serve it; the topology may be stale too
+            at.suspend(text);
+            refuse(text, null);
+            if (dispatcher.redirects != null) dispatcher.redirects.unserved();
+            attempt();
+            return;
+        }
         if (kind == ServerErrors.Kind.MOVED && dispatcher.redirects != null) {
             moved(text);
             return;

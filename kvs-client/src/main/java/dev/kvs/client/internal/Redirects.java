@@ -1,6 +1,6 @@
 package dev.kvs.client.internal;
 
-/** What a {@link Call} needs in cluster mode to follow a {@code -MOVED} reply. */
+/** What a {@link Call} needs in cluster mode to follow a {@code -MOVED} reply and report a {@code -CLUSTERDOWN}. */
 interface Redirects {
     /** How many {@code -MOVED} replies one request follows before it fails. */
     int maxRedirects();
@@ -11,4 +11,10 @@ interface Redirects {
      * or {@code node} alone.
      */
     Router movedTo(int slot, Endpoint node);
+
+    /**
+     * Counts a {@code -CLUSTERDOWN} reply (a node that cannot serve now: its lease lapsed, or it has no
+     * cluster map) and asks for a topology refresh; the request itself goes on to the shard's other nodes.
+     */
+    void unserved();
 }

@@ -35,6 +35,11 @@ final class ServerErrors {
         TLSREQUIRED,
         /** {@code -MOVED slot host:port}: a cluster node that does not serve the key's slot. */
         MOVED,
+        /**
+         * {@code -CLUSTERDOWN ...}: a cluster node that cannot serve now and executed nothing: a primary
+         * whose lease lapsed (cut off from ZooKeeper), or a node with no cluster map yet.
+         */
+        CLUSTERDOWN,
         OTHER
     }
 

@@ -45,6 +45,7 @@ final class SlotRouter implements Redirects {
     private final AtomicLong refreshes = new AtomicLong();
     private final AtomicLong failedRefreshes = new AtomicLong();
     private final AtomicLong moved = new AtomicLong();
+    private final AtomicLong clusterDown = new AtomicLong();
     private final AtomicInteger waiting = new AtomicInteger();
     private volatile Routes routes;
     private volatile String lastRefreshError;
@@ -126,6 +127,12 @@ final class SlotRouter implements Redirects {
             }
         }
         return new Router(List.of(nodes.pool(node)));
+    }
+
+    @Override
+    public void unserved() {
+        clusterDown.incrementAndGet();
+        refresh();
     }
 
     /** Starts a refresh unless one is in flight; the future completes with the topology it read. */
@@ -263,6 +270,7 @@ final class SlotRouter implements Redirects {
                 refreshes.get(),
                 failedRefreshes.get(),
                 moved.get(),
+                clusterDown.get(),
                 lastRefreshError,
                 maxRedirects,
                 Duration.ofNanos(refreshMinIntervalNanos),

@@ -31,6 +31,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -61,6 +62,7 @@ public final class Replicator implements ReplicationLink {
     private final RefusedValues refusals;
     private final ScheduledFuture<?> refusalRetries;
     private final WriteTimeouts timeouts;
+    private final BooleanSupplier mayAcknowledge;
     private final Thread shipperThread;
     private final ExecutorService resyncExecutor;
     private final String peerText;
@@ -88,6 +90,7 @@ public final class Replicator implements ReplicationLink {
         private Supplier<String> clientAddress = () -> "";
         private LongSupplier arrivalClock = System::nanoTime;
         private WriteStages stages = WriteStages.OFF;
+        private BooleanSupplier mayAcknowledge = () -> true;
 
         private Builder() {}
 
@@ -97,6 +100,18 @@ public final class Replicator implements ReplicationLink {
          */
         public Builder stages(WriteStages stages) {
             this.stages = Objects.requireNonNull(stages, "stages == null");
+            return this;
+        }
+
+        /**
+         * Whether this primary may acknowledge writes now (a coordinated primary's lease: a volatile read).
+         * While it does not, every write still waiting for the backup's confirmation fails within a sweep
+         * period (at most 100 ms) with a {@link ReplicationTimeoutException}, and so does one the backup
+         * confirms meanwhile: its client is answered at the lapse, not at the end of the write timeout.
+         * Default: always.
+         */
+        public Builder acknowledgeWhile(BooleanSupplier mayAcknowledge) {
+            this.mayAcknowledge = Objects.requireNonNull(mayAcknowledge, "mayAcknowledge == null");
             return this;
         }
 
@@ -247,7 +262,8 @@ public final class Replicator implements ReplicationLink {
         this.staged = new StagedValues(pending::signal, stages);
         this.shipper = new ValueShipper(link, valueChannels, staged);
         this.wakeup = new CommitWakeup(this::wake, stages);
-        this.timeouts = new WriteTimeouts(config.writeTimeout().toMillis(), group.next());
+        this.mayAcknowledge = b.mayAcknowledge;
+        this.timeouts = new WriteTimeouts(config.writeTimeout().toMillis(), group.next(), mayAcknowledge);
         this.shipperThread = daemon(shipper, "kvs-value-shipper");
         shipperThread.start();
         keyChannel.connect();
@@ -507,9 +523,20 @@ public final class Replicator implements ReplicationLink {
                     return CompletableFuture.completedFuture(null);
                 }
             }
-            if (f.isDone()) return f;
+            if (f.isDone() && mayAcknowledge.getAsBoolean()) return f;
             long ms = config.writeTimeout().toMillis();
             return timeouts.watch(f).handle((v, e) -> {
+                boolean withdrawn = e instanceof WriteTimeouts.Withdrawn
+                        || (e instanceof CompletionException c && c.getCause() instanceof WriteTimeouts.Withdrawn);
+                if (withdrawn || (e == null && !mayAcknowledge.getAsBoolean())) {
+                    throw new CompletionException(new ReplicationTimeoutException(
+                            last,
+                            "write " + last + " is on the primary, but this primary may no longer acknowledge"
+                                    + " writes (its lease lapsed: it is cut off from ZooKeeper, and its backup"
+                                    + " may be promoted); it survives a failover only if its "
+                                    + (mode == ReplicationMode.SYNC ? "value" : "key packet")
+                                    + " reached the backup"));
+                }
                 if (e == null) {
                     // a key packet acknowledged while the backup's store refuses values: the value may
                     // never land (a sync write's value did land: it is confirmed)

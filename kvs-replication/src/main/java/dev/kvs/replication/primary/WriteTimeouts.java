@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 /**
  * The write timeout of every write waiting for the backup, kept by one sweep: each write's future is
@@ -20,18 +21,36 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Every write gets the same timeout, so deadlines come in the order writes are watched (to within the
  * few microseconds two event loops may race by): the sweep stops at the first entry that is neither done
- * nor due. Thread-safe.
+ * nor due.
+ *
+ * <p>The same sweep withdraws every wait at once when the primary may no longer acknowledge writes (a
+ * coordinated primary whose lease lapsed): each future still waiting completes with {@link Withdrawn}, so
+ * its client is answered within a sweep period of the lapse, not at the end of its timeout. Thread-safe.
  */
 final class WriteTimeouts {
     private record Entry(long deadline, CompletableFuture<?> future) {}
 
+    /** A wait ended because the primary may no longer acknowledge writes. */
+    static final class Withdrawn extends Exception {
+        Withdrawn() {
+            super(null, null, false, false);
+        }
+    }
+
     private final long timeoutNanos;
+    private final BooleanSupplier mayAcknowledge;
     private final ArrayDeque<Entry> entries = new ArrayDeque<>();
     private final ScheduledFuture<?> sweeper;
 
-    /** Sweeps on {@code executor} until {@link #close}. */
+    /** Sweeps on {@code executor} until {@link #close}; every write may be acknowledged. */
     WriteTimeouts(long timeoutMillis, EventExecutor executor) {
+        this(timeoutMillis, executor, () -> true);
+    }
+
+    /** Sweeps on {@code executor} until {@link #close}, withdrawing every wait while {@code mayAcknowledge} fails. */
+    WriteTimeouts(long timeoutMillis, EventExecutor executor, BooleanSupplier mayAcknowledge) {
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        this.mayAcknowledge = mayAcknowledge;
         long period = Math.max(1, Math.min(100, timeoutMillis / 10));
         this.sweeper = executor.scheduleAtFixedRate(this::sweep, period, period, TimeUnit.MILLISECONDS);
     }
@@ -52,6 +71,10 @@ final class WriteTimeouts {
 
     /** Completes the futures past their deadline; drops the done ones at the head. */
     void sweep() {
+        if (!mayAcknowledge.getAsBoolean()) {
+            withdrawAll();
+            return;
+        }
         long now = System.nanoTime();
         while (true) {
             Entry e;
@@ -61,6 +84,17 @@ final class WriteTimeouts {
                 entries.pollFirst();
             }
             if (!e.future.isDone()) e.future.completeExceptionally(new TimeoutException());
+        }
+    }
+
+    private void withdrawAll() {
+        while (true) {
+            Entry e;
+            synchronized (this) {
+                e = entries.pollFirst();
+            }
+            if (e == null) return;
+            if (!e.future.isDone()) e.future.completeExceptionally(new Withdrawn());
         }
     }
 

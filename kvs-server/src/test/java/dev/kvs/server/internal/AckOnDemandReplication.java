@@ -15,12 +15,13 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A replication whose backup acknowledges only when the test says so: a write in any mode but async
  * is answered after {@link #ackAll()}, and every write's {@link WriteOrder#confirmed()} completes then.
- * Always has room. Thread-safe.
+ * Has room unless a test takes it away ({@link #room}). Thread-safe.
  */
 public final class AckOnDemandReplication implements ReplicationLink {
     private final List<CompletableFuture<Void>> unacked = new ArrayList<>();
     private final List<String> shippedWhileStaged = new ArrayList<>();
     private long seq;
+    private volatile boolean room = true;
 
     /** Records the key (ISO-8859-1) of a value the client port hands over to ship while it arrives. */
     @Override
@@ -106,9 +107,14 @@ public final class AckOnDemandReplication implements ReplicationLink {
         throw new UnsupportedOperationException("no backup to hand over to");
     }
 
+    /** Whether replication has room for more writes: with none, the client port holds them (BUSY at the timeout). */
+    public void room(boolean room) {
+        this.room = room;
+    }
+
     @Override
     public boolean hasRoom() {
-        return true;
+        return room;
     }
 
     @Override

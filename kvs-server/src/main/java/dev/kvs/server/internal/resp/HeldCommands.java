@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
  * The commands one connection has read but not run yet, in order; empty normally. They wait behind a
  * write that waits for replication room, or for the client's queued replies to drain; reading pauses
  * meanwhile. Owns the held commands, the wait for room (retried every millisecond, never blocking the
- * event loop, refused with BUSY once the write timeout has passed) and the deferred resumption of
- * reading. Confined to the connection's event loop.
+ * event loop, refused with BUSY once the write timeout has passed, or run at once to be refused with
+ * CLUSTERDOWN if the primary's lease lapses meanwhile) and the deferred resumption of reading. Confined to the connection's event loop.
  */
 final class HeldCommands {
     private final RespHandler connection;
@@ -59,6 +59,7 @@ final class HeldCommands {
         Session session = connection.session();
         if (!session.authenticated()
                 || !(roles.current() instanceof NodeRole.Primary p)
+                || roles.leaseRefusal() != null // a primary without its lease refuses at once: no use waiting
                 || p.writes().hasRoom(argumentBytes(command))) return false;
         CommandSpec spec = table.lookup(command.args()[0]);
         return spec != null

@@ -23,6 +23,8 @@ public final class ReplicationLinks implements Links {
     private final WriteStages stages;
     /** The bound client port, once known (0 before). */
     private volatile int clientPort;
+    /** What a primary acknowledges writes under: {@link ServingLease#ALWAYS} unless the node is coordinated. */
+    private volatile ServingLease lease = ServingLease.ALWAYS;
 
     /**
      * @param group the event loops of replication connections (null for a lone primary)
@@ -37,6 +39,14 @@ public final class ReplicationLinks implements Links {
         this.group = group;
         this.valueGroup = valueGroup;
         this.security = config.linkSecurity();
+    }
+
+    /**
+     * A coordinated node's lease: a primary it starts acknowledges writes only while the lease holds, and
+     * answers those waiting for the backup at once when it lapses (not at the end of the write timeout).
+     */
+    public void serveUnder(ServingLease lease) {
+        this.lease = lease;
     }
 
     /** The client port is bound at {@code port}: a primary advertises it to its backup from now on. */
@@ -61,6 +71,7 @@ public final class ReplicationLinks implements Links {
                 .group(group)
                 .onStaleEpoch(onStaleEpoch)
                 .onConfirmed(onConfirmed)
+                .acknowledgeWhile(() -> lease.held())
                 .clientAddress(() -> config.advertisedClientAddress(clientPort != 0 ? clientPort : config.port()));
         return b.security(security).stages(stages).start();
     }
