@@ -55,10 +55,10 @@ class LettuceClusterTest {
                 assertThat(topology.size()).as("nodes in %s", topology).isEqualTo(6);
 
                 Map<String, List<String>> keysByShard = keysByShard(cluster.map(), 300);
-                Map<String, Long> errors = setGetAll(redis, keysByShard);
-                assertThat(errors)
-                        .as("errors of SET/GET before the kill")
-                        .allSatisfy((s, e) -> assertThat(e).as(s).isZero());
+                Errors errors = setGetAll(redis, keysByShard);
+                assertThat(errors.total())
+                        .as("errors of SET/GET before the kill: %s", errors)
+                        .isZero();
 
                 ClusterMap before = cluster.currentMap();
                 long epoch = before.shard("shard-0").orElseThrow().epoch();
@@ -66,14 +66,14 @@ class LettuceClusterTest {
                 Map<String, List<String>> few = keysByShard(cluster.map(), 20);
                 Map<String, List<String>> others = Map.of("shard-1", few.get("shard-1"), "shard-2", few.get("shard-2"));
                 long otherErrors = 0;
+                Errors lastOthers = null;
                 long rounds = 0;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 // the other shards under load until the map names shard-0's new primary
                 while (cluster.currentMap().shard("shard-0").orElseThrow().epoch() == epoch
                         && System.nanoTime() < deadline) {
-                    otherErrors += setGetAll(redis, others).values().stream()
-                            .mapToLong(Long::longValue)
-                            .sum();
+                    lastOthers = setGetAll(redis, others);
+                    otherErrors += lastOthers.total();
                     rounds++;
                 }
                 ClusterMap after = cluster.currentMap();
@@ -81,7 +81,9 @@ class LettuceClusterTest {
                         .as("shard-0's epoch")
                         .isEqualTo(epoch + 1);
                 assertThat(otherErrors)
-                        .as("errors on shard-1 and shard-2 in %d rounds during the failover", rounds)
+                        .as(
+                                "errors on shard-1 and shard-2 in %d rounds during the failover (the last: %s)",
+                                rounds, lastOthers)
                         .isZero();
 
                 client.refreshPartitions();
@@ -89,13 +91,13 @@ class LettuceClusterTest {
                 assertThat(upstreamPorts(refreshed))
                         .as("upstream nodes after the refresh: %s", refreshed)
                         .isEqualTo(primaryPorts(cluster, after));
-                Map<String, Long> afterErrors = setGetAll(redis, keysByShard);
+                Errors afterErrors = setGetAll(redis, keysByShard);
                 System.out.printf(
                         "LettuceClusterTest: %d rounds on the other shards during the failover, 0 errors; after the refresh %s%n",
                         rounds, afterErrors);
-                assertThat(afterErrors)
-                        .as("errors of SET/GET after the refresh")
-                        .allSatisfy((s, e) -> assertThat(e).as(s).isZero());
+                assertThat(afterErrors.total())
+                        .as("errors of SET/GET after the refresh: %s", afterErrors)
+                        .isZero();
             } finally {
                 client.shutdown();
             }
@@ -121,26 +123,43 @@ class LettuceClusterTest {
         return picked;
     }
 
+    /** Errors per shard, and the first error's text of each shard that had one. */
+    record Errors(Map<String, Long> counts, Map<String, String> first) {
+        long total() {
+            return counts.values().stream().mapToLong(Long::longValue).sum();
+        }
+
+        @Override
+        public String toString() {
+            return counts + (first.isEmpty() ? "" : ", first errors " + first);
+        }
+    }
+
     /** SET then GET of each key, awaited; errors (a failure, a timeout or a wrong value) per shard. */
-    static Map<String, Long> setGetAll(
-            RedisAdvancedClusterAsyncCommands<String, String> redis, Map<String, List<String>> keys)
+    static Errors setGetAll(RedisAdvancedClusterAsyncCommands<String, String> redis, Map<String, List<String>> keys)
             throws InterruptedException {
         Map<String, Long> errors = new TreeMap<>();
+        Map<String, String> first = new TreeMap<>();
         for (Map.Entry<String, List<String>> e : keys.entrySet()) {
             long wrong = 0;
             for (String k : e.getValue()) {
                 String value = k + "@" + System.nanoTime();
+                String error = null;
                 try {
                     String set = redis.set(k, value).get(WAIT_S, TimeUnit.SECONDS);
                     String got = redis.get(k).get(WAIT_S, TimeUnit.SECONDS);
-                    if (!"OK".equals(set) || !value.equals(got)) wrong++;
+                    if (!"OK".equals(set) || !value.equals(got)) error = k + ": SET " + set + ", GET " + got;
                 } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+                    error = k + ": " + (ex.getCause() != null ? ex.getCause() : ex);
+                }
+                if (error != null) {
                     wrong++;
+                    first.putIfAbsent(e.getKey(), error);
                 }
             }
             errors.put(e.getKey(), wrong);
         }
-        return errors;
+        return new Errors(errors, first);
     }
 
     /** The client ports of the nodes the map names primary, sorted. */
