@@ -41,7 +41,7 @@ class ClusterCommandTest {
     @Test
     void aDirectoryInUseIsRefused(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("left-over.log"), "x");
-        LocalPorts ports = LocalPortsTest.freeBlock(1);
+        LocalPorts ports = LocalPorts.freeBlock(1);
         String[] r =
                 run(CliErrorHandler.FAILURE, "--shards", "1", "--port", "" + ports.base(), "--dir", dir.toString());
         assertThat(r[1]).contains("--dir " + dir + " is not empty");

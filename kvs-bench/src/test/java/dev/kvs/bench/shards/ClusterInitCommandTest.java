@@ -39,7 +39,7 @@ class ClusterInitCommandTest {
     @BeforeEach
     void start() throws Exception {
         zookeeper = EmbeddedZooKeeper.start(
-                dir.resolve("zk"), LocalPortsTest.freeBlock(1).zookeeper(), LocalCluster.TICK_MS);
+                dir.resolve("zk"), LocalPorts.freeBlock(1).zookeeper(), LocalCluster.TICK_MS);
         credentialsFile = Files.writeString(dir.resolve("credentials"), CREDENTIALS + "\n");
     }
 

@@ -31,7 +31,7 @@ class LocalClusterTest {
 
     @Test
     void threeShardsComeUpEachPrimaryUnderItsLeaseAndNothingOutlivesTheStop(@TempDir Path dir) throws Exception {
-        LocalPorts ports = LocalPortsTest.freeBlock(3);
+        LocalPorts ports = LocalPorts.freeBlock(3);
         LocalCluster.Settings settings = new LocalCluster.Settings(
                 "launch-test",
                 3,

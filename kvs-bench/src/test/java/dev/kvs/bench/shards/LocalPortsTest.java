@@ -7,24 +7,9 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Test;
 
 class LocalPortsTest {
-
-    /** A block for {@code shards} shards below the kernel's ephemeral range, every port free now. */
-    static LocalPorts freeBlock(int shards) {
-        for (int attempt = 0; attempt < 200; attempt++) {
-            LocalPorts ports = new LocalPorts(ThreadLocalRandom.current().nextInt(10_000, 32_000), shards);
-            try {
-                ports.checkFree();
-                return ports;
-            } catch (IllegalStateException taken) {
-                // another block
-            }
-        }
-        throw new IllegalStateException("no free block of " + (7 * shards + 1) + " ports in 10000..32000");
-    }
 
     @Test
     void threeShardsFrom7000UseOneBlockWithNoPortTwice() {
@@ -60,7 +45,7 @@ class LocalPortsTest {
 
     @Test
     void aTakenPortIsNamedWithWhatItWasFor() throws Exception {
-        LocalPorts ports = freeBlock(3);
+        LocalPorts ports = LocalPorts.freeBlock(3);
         try (ServerSocket squatter = new ServerSocket(ports.client(3), 1, InetAddress.getLoopbackAddress())) {
             assertThatThrownBy(ports::checkFree)
                     .hasMessageStartingWith("port " + ports.client(3) + " (client port of shard-1-b) is taken")
