@@ -32,7 +32,7 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
  * on alternate writes. A split or merge that fails for room is skipped (the load just stays off target
  * until a later write); the write itself either happened whole or threw with nothing changed.
  *
- * <p>For the store (not wired yet): a structure's record holds its header ({@link MembersHeader#BYTES}
+ * <p>For the store ({@link Structures} does it): a structure's record holds its header ({@link MembersHeader#BYTES}
  * bytes) beside type, TxId and expiry; {@link Capacity} counts the change of {@link
  * MembersHeader#footprint} in maxBytes; a write stores its pages, then the record with the returned
  * header. A crash between the two leaves pages ahead of their header: reopening must then recount a
@@ -378,6 +378,15 @@ final class MemberPages implements AutoCloseable {
     /** Pages stored, in all structures. */
     long size() {
         return map.longSize();
+    }
+
+    /** Removes every page of every structure (the store's clear, under all its locks). */
+    void clear() {
+        try {
+            map.clear();
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
     }
 
     long offHeapMemoryUsed() {
