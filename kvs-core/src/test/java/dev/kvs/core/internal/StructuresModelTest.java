@@ -97,6 +97,60 @@ class StructuresModelTest {
         }
     }
 
+    /**
+     * Writers of one hash from several threads: every write is under the key's lock, so none is lost
+     * (the count and a counter every writer increments are exact) and TxIds are taken one per write.
+     */
+    @ParameterizedTest
+    @MethodSource("stores")
+    void concurrentWritersOfOneHashLoseNothing(String kind) throws Exception {
+        store = open(kind);
+        int threads = 4;
+        int each = 500;
+        java.util.concurrent.atomic.AtomicLong txs = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < each; i++) {
+                        byte[] field = ("t" + id + "-" + i).getBytes();
+                        store.putMembers(
+                                b("h"),
+                                ValueType.HASH,
+                                List.of(new Member(field, field)),
+                                false,
+                                () -> TxId.of(1, txs.incrementAndGet()));
+                        store.updateMember(
+                                b("h"),
+                                ValueType.HASH,
+                                b("counter"),
+                                StructuresModelTest::incr,
+                                () -> TxId.of(1, txs.incrementAndGet()));
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (java.util.concurrent.Future<?> f : done) f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(store.memberCount(b("h"), ValueType.HASH)).isEqualTo(threads * each + 1);
+        assertThat(store.getMembers(b("h"), ValueType.HASH, List.of(b("counter")))
+                        .get(0))
+                .isEqualTo(Long.toString(threads * each).getBytes());
+        assertThat(txs.get()).isEqualTo(2L * threads * each);
+        assertThat(store.header(b("h")).txId().seq()).isPositive();
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes();
+    }
+
     private void step(Random r, int k) {
         byte[] key = key(k);
         Entry e = model.get(k);
