@@ -427,6 +427,19 @@ public interface KvStore extends Closeable {
     }
 
     /**
+     * Picks up to {@code count} distinct members at random and removes them, in one step under the
+     * key's lock (SPOP, and HRANDFIELD-then-HDEL patterns): as {@link #randomMembers} then {@link
+     * #removeMembers}, with no write between. {@code txId} is called only if a member was removed.
+     *
+     * @return the members removed, with their values
+     * @throws WrongTypeException, IllegalStateException as for {@link #putMembers}
+     */
+    default List<Member> popMembers(
+            byte[] key, ValueType type, int count, RandomGenerator random, Supplier<TxId> txId) {
+        throw structuresUnsupported();
+    }
+
+    /**
      * The values of {@code names} in the hash or set at {@code key}, in order, {@code null} where absent
      * (all {@code null} if the key holds nothing): HGET, HMGET, SISMEMBER, SMISMEMBER.
      *

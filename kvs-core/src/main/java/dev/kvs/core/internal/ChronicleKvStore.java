@@ -546,6 +546,13 @@ final class ChronicleKvStore implements KvStore {
     }
 
     @Override
+    public List<Member> popMembers(byte[] key, ValueType type, int count, RandomGenerator random, Supplier<TxId> txId) {
+        Objects.requireNonNull(random, "random == null");
+        Objects.requireNonNull(txId, "txId == null");
+        return structure(key, old -> structures.pop(key, old, type, count, random, txId));
+    }
+
+    @Override
     public List<byte[]> getMembers(byte[] key, ValueType type, List<byte[]> names) {
         List<byte[]> ns = List.copyOf(names);
         return structure(key, old -> structures.get(key, old, type, ns));

@@ -264,6 +264,18 @@ public final class HeapKvStore implements KvStore {
     }
 
     @Override
+    public List<Member> popMembers(byte[] key, ValueType type, int count, RandomGenerator random, Supplier<TxId> txId) {
+        return structure(key, (k, old) -> {
+            List<Member> picked = structures.random(k, old, type, count, true, random);
+            if (picked.isEmpty()) return picked;
+            List<byte[]> names = new ArrayList<>();
+            for (Member m : picked) names.add(m.name());
+            structures.write(k, old, map.get(k), type, names, null, false, txId, map);
+            return picked;
+        });
+    }
+
+    @Override
     public List<byte[]> getMembers(byte[] key, ValueType type, List<byte[]> names) {
         return structure(key, (k, old) -> structures.get(k, old, type, names));
     }

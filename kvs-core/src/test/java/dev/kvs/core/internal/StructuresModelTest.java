@@ -213,6 +213,23 @@ class StructuresModelTest {
             assertThat(w.changed()).as("removed").isEqualTo(removed);
             if (removed > 0) e.txId = w.header().txId();
             if (e != null && e.members.isEmpty()) model.remove(k);
+        } else if (op < 58) { // SPOP
+            ValueType type = r.nextBoolean() ? ValueType.HASH : ValueType.SET;
+            if (e != null && e.type != type) {
+                assertThatThrownBy(() -> store.popMembers(key, type, 1, r, this::nextTx))
+                        .isInstanceOf(WrongTypeException.class);
+                return;
+            }
+            int count = r.nextInt(4);
+            List<Member> popped = store.popMembers(key, type, count, r, this::nextTx);
+            assertThat(popped).hasSize(e == null ? 0 : Math.min(count, e.members.size()));
+            for (Member m : popped) {
+                assertThat(e.members.remove(ByteBuffer.wrap(m.name())))
+                        .as("popped")
+                        .isEqualTo(m.value());
+            }
+            if (!popped.isEmpty()) e.txId = TxId.of(1, seq);
+            if (e != null && e.members.isEmpty()) model.remove(k);
         } else if (op < 62) { // HINCRBY
             if (e != null && e.type != ValueType.HASH) {
                 assertThatThrownBy(() -> store.updateMember(key, ValueType.HASH, name(r), v -> v, this::nextTx))
