@@ -7,11 +7,20 @@ import java.util.Objects;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
 /**
  * A key-value store whose records carry what replication needs: value, {@link TxId}, CRC32C checksum
  * and {@link RecordState}.
+ *
+ * <p>A key holds a string, a hash or a set ({@link RecordHeader#type()}). The string methods ({@link
+ * #get}, {@link #put}, {@link #update}, ...) see every record: a hash or set is returned with its
+ * header and an empty value, so a caller decides TYPE and WRONGTYPE from the header; writing a string
+ * over a structure (SET) or removing its key (DEL) frees its members. Members are read and written
+ * with the member methods ({@link #putMembers}, {@link #getMembers}, ...), which throw {@link
+ * WrongTypeException} when the key holds another type. Expiry and {@link RecordState} work alike on
+ * every type.
  *
  * <p>Keys and values are byte arrays; arrays passed in or returned are never copied, so neither side
  * may modify them afterwards. Every method is thread-safe. Writes to one key are serialised; {@link
@@ -366,6 +375,141 @@ public interface KvStore extends Closeable {
             if (gone[0]) removed++;
         }
         return removed;
+    }
+
+    /**
+     * Sets members of the hash or set at {@code key} (created if the key holds nothing; a set's members
+     * have empty values): HSET, HMSET, SADD. Runs under the key's lock; {@code txId} is called there,
+     * once, only if the structure changes (setting a member to the value it has changes nothing), and
+     * names the write as a string write's TxId does. A new structure has no expiry; an existing one
+     * keeps its expiry. Members are set in order (a name repeated: the last value wins).
+     *
+     * @param wantPrevious whether to return each member's value before the write
+     * @return the header after the write, the members added, and the previous values if asked
+     * @throws WrongTypeException if the key holds another type (nothing written)
+     * @throws IllegalStateException if the key's record of this type is not complete (its members have
+     *     not arrived or are lost: a backup's record, or fenced after a failover)
+     * @throws StoreFullException if the store has no room (nothing written)
+     * @throws EntryTooLargeException if the key, or a member with its value, is over the limits
+     * @throws IllegalArgumentException if {@code type} is not a structure
+     */
+    default MemberWrite putMembers(
+            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Supplier<TxId> txId) {
+        throw structuresUnsupported();
+    }
+
+    /**
+     * Atomically reads one member's value ({@code null} if absent), asks {@code fn} for its new value
+     * ({@code null} or an equal value: no write), and writes it as {@link #putMembers} does: HINCRBY,
+     * HINCRBYFLOAT, HSETNX. {@code fn} runs under the key's lock and must be quick and must not touch the
+     * store; it may throw to refuse (nothing written).
+     *
+     * @return as for {@link #putMembers}, with the one previous value always given
+     * @throws WrongTypeException, IllegalStateException, StoreFullException as for {@link #putMembers}
+     */
+    default MemberWrite updateMember(
+            byte[] key, ValueType type, byte[] name, UnaryOperator<byte[]> fn, Supplier<TxId> txId) {
+        throw structuresUnsupported();
+    }
+
+    /**
+     * Removes members of the hash or set at {@code key}: HDEL, SREM, and (with the values asked) SPOP.
+     * {@code txId} is called under the key's lock only if a member was removed. When the last member
+     * goes the key is deleted: its record becomes a tombstone of that TxId, as a replicated DEL makes.
+     *
+     * @return the header after (a tombstone's if the key was deleted), the members removed, and the
+     *     previous values if asked
+     * @throws WrongTypeException, IllegalStateException as for {@link #putMembers}
+     */
+    default MemberWrite removeMembers(
+            byte[] key, ValueType type, List<byte[]> names, boolean wantPrevious, Supplier<TxId> txId) {
+        throw structuresUnsupported();
+    }
+
+    /**
+     * Picks up to {@code count} distinct members at random and removes them, in one step under the
+     * key's lock (SPOP, and HRANDFIELD-then-HDEL patterns): as {@link #randomMembers} then {@link
+     * #removeMembers}, with no write between. {@code txId} is called only if a member was removed.
+     *
+     * @return the members removed, with their values
+     * @throws WrongTypeException, IllegalStateException as for {@link #putMembers}
+     */
+    default List<Member> popMembers(
+            byte[] key, ValueType type, int count, RandomGenerator random, Supplier<TxId> txId) {
+        throw structuresUnsupported();
+    }
+
+    /**
+     * The values of {@code names} in the hash or set at {@code key}, in order, {@code null} where absent
+     * (all {@code null} if the key holds nothing): HGET, HMGET, SISMEMBER, SMISMEMBER.
+     *
+     * @throws WrongTypeException, IllegalStateException as for {@link #putMembers}
+     */
+    default List<byte[]> getMembers(byte[] key, ValueType type, List<byte[]> names) {
+        throw structuresUnsupported();
+    }
+
+    /**
+     * Members of the hash or set at {@code key}, 0 if it holds nothing: HLEN, SCARD; O(1).
+     *
+     * @throws WrongTypeException, IllegalStateException as for {@link #putMembers}
+     */
+    default long memberCount(byte[] key, ValueType type) {
+        throw structuresUnsupported();
+    }
+
+    /**
+     * One step of a cursor scan of the hash or set at {@code key} (HSCAN, SSCAN): visits about {@code
+     * count} members from {@code cursor} and returns the cursor to go on with, 0 when done. A scan
+     * from 0 back to 0 visits every member present for its whole length at least once, whatever was
+     * written between steps (Redis's guarantee), and may visit one more than once. {@code visitor} runs
+     * under the key's lock: it must be quick and must not touch the store.
+     *
+     * @throws WrongTypeException, IllegalStateException as for {@link #putMembers}
+     */
+    default long scanMembers(byte[] key, ValueType type, long cursor, int count, BiConsumer<byte[], byte[]> visitor) {
+        throw structuresUnsupported();
+    }
+
+    /**
+     * {@code count} members of the hash or set at {@code key} picked at random (HRANDFIELD, SRANDMEMBER;
+     * SPOP picks then removes): distinct ones, at most all of them, if {@code distinct}, else with
+     * repeats. Close to uniform (see the store's notes); empty if the key holds nothing.
+     *
+     * @throws WrongTypeException, IllegalStateException as for {@link #putMembers}
+     * @throws IllegalArgumentException if {@code count} is negative
+     */
+    default List<Member> randomMembers(
+            byte[] key, ValueType type, int count, boolean distinct, RandomGenerator random) {
+        throw structuresUnsupported();
+    }
+
+    /**
+     * Every member of the hash or set at {@code key} (HGETALL, HKEYS, HVALS, SMEMBERS), in no particular
+     * order; empty if it holds nothing. O(size) under the key's lock.
+     *
+     * @throws WrongTypeException, IllegalStateException as for {@link #putMembers}
+     */
+    default List<Member> members(byte[] key, ValueType type) {
+        throw structuresUnsupported();
+    }
+
+    /**
+     * Rewrites the TxId and expiry of {@code key}'s record, of any type, keeping its value or members:
+     * EXPIRE, PERSIST. {@code fn} gets the header ({@code null} if absent) under the key's lock and
+     * returns the header to write, which may differ from it only in TxId and expiry, or {@code null} to
+     * leave it (then no write). A string's value is not read or copied.
+     *
+     * @return the header after
+     * @throws IllegalArgumentException if {@code fn}'s header changes more than TxId and expiry
+     */
+    default RecordHeader updateHeader(byte[] key, UnaryOperator<RecordHeader> fn) {
+        throw structuresUnsupported();
+    }
+
+    private UnsupportedOperationException structuresUnsupported() {
+        return new UnsupportedOperationException("hashes and sets are not supported by "
+                + getClass().getSimpleName() + ": use KvStore.builder().open(), or HeapKvStore in tests");
     }
 
     /** Current use and limits. */

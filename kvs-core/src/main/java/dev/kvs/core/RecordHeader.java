@@ -13,8 +13,12 @@ import java.time.Clock;
  *     the length the missing value is expected to have
  * @param expireAtMillis when the key expires, in milliseconds since the epoch (the primary's clock
  *     turned every relative TTL into this absolute time); {@link #NO_EXPIRY} (0) if it never does
+ * @param type what the record holds: for a hash or set (whose members live apart, read with {@link
+ *     KvStore#getMembers} and the like) checksum and valueLength are 0, and TYPE/WRONGTYPE are decided
+ *     from this header alone
  */
-public record RecordHeader(RecordState state, TxId txId, int checksum, int valueLength, long expireAtMillis) {
+public record RecordHeader(
+        RecordState state, TxId txId, int checksum, int valueLength, long expireAtMillis, ValueType type) {
     /** The {@code expireAtMillis} of a key without a TTL. */
     public static final long NO_EXPIRY = 0;
 
@@ -23,6 +27,21 @@ public record RecordHeader(RecordState state, TxId txId, int checksum, int value
         if (txId == null) throw new NullPointerException("txId == null");
         if (valueLength < 0) throw new IllegalArgumentException("valueLength < 0: " + valueLength);
         if (expireAtMillis < 0) throw new IllegalArgumentException("expireAtMillis < 0: " + expireAtMillis);
+        if (type == null) throw new NullPointerException("type == null");
+        if (type.isStructure() && (checksum != 0 || valueLength != 0)) {
+            throw new IllegalArgumentException(type + " header with checksum " + checksum + ", length " + valueLength);
+        }
+    }
+
+    /** A string's header. */
+    public RecordHeader(RecordState state, TxId txId, int checksum, int valueLength, long expireAtMillis) {
+        this(state, txId, checksum, valueLength, expireAtMillis, ValueType.STRING);
+    }
+
+    /** The header of a structure (hash, set) written by {@code txId}. */
+    public static RecordHeader structure(RecordState state, TxId txId, ValueType type, long expireAtMillis) {
+        if (!type.isStructure()) throw new IllegalArgumentException("not a structure: " + type);
+        return new RecordHeader(state, txId, 0, 0, expireAtMillis, type);
     }
 
     /** A header without expiry. */
@@ -58,7 +77,12 @@ public record RecordHeader(RecordState state, TxId txId, int checksum, int value
 
     /** This header with another expiry. */
     public RecordHeader withExpireAt(long expireAtMillis) {
-        return new RecordHeader(state, txId, checksum, valueLength, expireAtMillis);
+        return new RecordHeader(state, txId, checksum, valueLength, expireAtMillis, type);
+    }
+
+    /** This header with another TxId: a rewrite of the same value (an EXPIRE, PERSIST). */
+    public RecordHeader withTxId(TxId txId) {
+        return new RecordHeader(state, txId, checksum, valueLength, expireAtMillis, type);
     }
 
     /** True if reads should serve this record's value. */

@@ -2,6 +2,8 @@ package dev.kvs.core.internal;
 
 import dev.kvs.core.HeapValueStage;
 import dev.kvs.core.KvStore;
+import dev.kvs.core.Member;
+import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StorageException;
@@ -12,6 +14,7 @@ import dev.kvs.core.TxId;
 import dev.kvs.core.ValueRead;
 import dev.kvs.core.ValueSink;
 import dev.kvs.core.ValueStage;
+import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -23,13 +26,16 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The store on Chronicle Map, off-heap and optionally persisted: records in {@link RecordMaps}, values
- * longer than {@link RecordMaps#INLINE_MAX} in {@link ValueChunks}.
+ * longer than {@link RecordMaps#INLINE_MAX} in {@link ValueChunks}, the members of hashes and sets in
+ * {@link MemberPages}, written by {@link Structures} under the key's stripe.
  *
  * <p>Writers of a key hold its {@link KeyStripes stripe}; batches hold all their stripes. A single
  * {@link #get} takes no lock: an inline record is read whole under Chronicle's segment lock, and a
@@ -48,7 +54,9 @@ final class ChronicleKvStore implements KvStore {
     private final OpenGate gate = new OpenGate();
     private final RecordMaps records;
     private final ValueChunks chunks;
+    private final MemberPages pages;
     private final RecordWriter writer;
+    private final Structures structures;
     private final ExpiryIndex expiry = new ExpiryIndex();
     private final DataDir dataDir;
     /** Records before this TxId are hidden (a flush); null: none. See {@link #hideBefore}. */
@@ -60,13 +68,16 @@ final class ChronicleKvStore implements KvStore {
     /** How many times the store was cleared: a stage opened before a clear lost its chunks and room. */
     private volatile long generation;
 
-    private ChronicleKvStore(StoreConfig config, RecordMaps records, ValueChunks chunks, DataDir dataDir) {
+    private ChronicleKvStore(
+            StoreConfig config, RecordMaps records, ValueChunks chunks, MemberPages pages, DataDir dataDir) {
         this.config = config;
         this.limits = new SizeLimits(config);
         this.capacity = new Capacity(config);
         this.records = records;
         this.chunks = chunks;
-        this.writer = new RecordWriter(records, chunks, capacity, limits, expiry);
+        this.pages = pages;
+        this.writer = new RecordWriter(records, chunks, pages, capacity, limits, expiry);
+        this.structures = new Structures(records, pages, capacity, expiry);
         this.dataDir = dataDir;
     }
 
@@ -74,10 +85,12 @@ final class ChronicleKvStore implements KvStore {
         DataDir dir = config.dataDir().map(DataDir::open).orElse(null);
         RecordMaps records = null;
         ValueChunks chunks = null;
+        MemberPages pages = null;
         try {
             records = RecordMaps.open(config, dir);
             chunks = ValueChunks.open(config, dir);
-            ChronicleKvStore store = new ChronicleKvStore(config, records, chunks, dir);
+            pages = MemberPages.open(config, dir);
+            ChronicleKvStore store = new ChronicleKvStore(config, records, chunks, pages, dir);
             if (dir != null) {
                 store.recount();
                 store.finishFlush();
@@ -85,7 +98,7 @@ final class ChronicleKvStore implements KvStore {
             return store;
         } catch (RuntimeException e) {
             try {
-                ChronicleMaps.closeAll(records, chunks);
+                ChronicleMaps.closeAll(records, chunks, pages);
             } catch (RuntimeException f) {
                 e.addSuppressed(f);
             }
@@ -105,7 +118,7 @@ final class ChronicleKvStore implements KvStore {
             counts[0]++;
             if (r.isLive()) counts[1]++;
             counts[2] += keyLength;
-            counts[3] += r.storedValueBytes();
+            counts[3] += r.storedValueBytes(keyLength);
             if (r.isChunked()) {
                 blobs.add(r.blobId);
                 maxBlobId[0] = Math.max(maxBlobId[0], r.blobId);
@@ -286,7 +299,7 @@ final class ChronicleKvStore implements KvStore {
 
     /** Copies the range of record {@code r}'s value, if it has it; false if its chunks were freed meanwhile. */
     private boolean readRange(Record r, int offset, int length, ByteBuffer buffer) {
-        if (!ValueRead.covers(r.header(), offset, length)) return true; // nothing to copy
+        if (r.isStructure() || !ValueRead.covers(r.header(), offset, length)) return true; // nothing to copy
         if (!r.isChunked()) {
             buffer.put(r.value, offset, length);
             return true;
@@ -507,6 +520,96 @@ final class ChronicleKvStore implements KvStore {
         }
     }
 
+    @Override
+    public MemberWrite putMembers(
+            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Supplier<TxId> txId) {
+        List<Member> ms = List.copyOf(members);
+        Objects.requireNonNull(txId, "txId == null");
+        return structure(key, old -> structures.put(key, old, type, ms, wantPrevious, txId));
+    }
+
+    @Override
+    public MemberWrite updateMember(
+            byte[] key, ValueType type, byte[] name, UnaryOperator<byte[]> fn, Supplier<TxId> txId) {
+        Objects.requireNonNull(name, "name == null");
+        Objects.requireNonNull(fn, "fn == null");
+        Objects.requireNonNull(txId, "txId == null");
+        return structure(key, old -> structures.update(key, old, type, name, fn, txId));
+    }
+
+    @Override
+    public MemberWrite removeMembers(
+            byte[] key, ValueType type, List<byte[]> names, boolean wantPrevious, Supplier<TxId> txId) {
+        List<byte[]> ns = List.copyOf(names);
+        Objects.requireNonNull(txId, "txId == null");
+        return structure(key, old -> structures.remove(key, old, type, ns, wantPrevious, txId));
+    }
+
+    @Override
+    public List<Member> popMembers(byte[] key, ValueType type, int count, RandomGenerator random, Supplier<TxId> txId) {
+        Objects.requireNonNull(random, "random == null");
+        Objects.requireNonNull(txId, "txId == null");
+        return structure(key, old -> structures.pop(key, old, type, count, random, txId));
+    }
+
+    @Override
+    public List<byte[]> getMembers(byte[] key, ValueType type, List<byte[]> names) {
+        List<byte[]> ns = List.copyOf(names);
+        return structure(key, old -> structures.get(key, old, type, ns));
+    }
+
+    @Override
+    public long memberCount(byte[] key, ValueType type) {
+        return structure(key, old -> structures.count(old, type));
+    }
+
+    @Override
+    public long scanMembers(byte[] key, ValueType type, long cursor, int count, BiConsumer<byte[], byte[]> visitor) {
+        Objects.requireNonNull(visitor, "visitor == null");
+        return structure(key, old -> structures.scan(key, old, type, cursor, count, visitor));
+    }
+
+    @Override
+    public List<Member> randomMembers(byte[] key, ValueType type, int count, boolean distinct, RandomGenerator random) {
+        Objects.requireNonNull(random, "random == null");
+        return structure(key, old -> structures.random(key, old, type, count, distinct, random));
+    }
+
+    @Override
+    public List<Member> members(byte[] key, ValueType type) {
+        return structure(key, old -> structures.all(key, old, type));
+    }
+
+    @Override
+    public RecordHeader updateHeader(byte[] key, UnaryOperator<RecordHeader> fn) {
+        Objects.requireNonNull(fn, "fn == null");
+        return structure(key, old -> structures.restamp(key, old, fn));
+    }
+
+    /**
+     * Runs {@code op} on {@code key}'s record header under the key's stripe; a record hidden by a flush
+     * is removed first (its pages freed), so {@code op} sees the key as empty.
+     */
+    private <T> T structure(byte[] key, Function<Record, T> op) {
+        limits.checkKey(key);
+        int slot = gate.enter();
+        try {
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                Record old = records.header(key);
+                if (old != null && hidden(old)) {
+                    writer.remove(key, old);
+                    old = null;
+                }
+                return op.apply(old);
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
     /** How many times the store was cleared: a {@link ChunkStage} of an older count lost its chunks. */
     long generation() {
         return generation;
@@ -643,6 +746,7 @@ final class ChronicleKvStore implements KvStore {
             try {
                 records.clear();
                 chunks.clear();
+                pages.clear();
                 expiry.clear();
                 synchronized (stageLock) {
                     generation++;
@@ -776,7 +880,7 @@ final class ChronicleKvStore implements KvStore {
                     capacity.valueBytes(),
                     capacity.maxEntries(),
                     capacity.maxBytes(),
-                    records.offHeapMemoryUsed() + chunks.offHeapMemoryUsed(),
+                    records.offHeapMemoryUsed() + chunks.offHeapMemoryUsed() + pages.offHeapMemoryUsed(),
                     dataDir != null);
         } finally {
             gate.exit(slot);
@@ -793,7 +897,7 @@ final class ChronicleKvStore implements KvStore {
         if (!gate.close()) return;
         boolean clean = false;
         try {
-            ChronicleMaps.closeAll(records, chunks);
+            ChronicleMaps.closeAll(records, chunks, pages);
             clean = true;
         } finally {
             if (dataDir != null) dataDir.close(clean);
@@ -805,6 +909,16 @@ final class ChronicleKvStore implements KvStore {
         int slot = gate.enter();
         try {
             return chunks.size();
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /** Member pages held, in all structures; for tests that pages are freed. */
+    long memberPageCount() {
+        int slot = gate.enter();
+        try {
+            return pages.size();
         } finally {
             gate.exit(slot);
         }

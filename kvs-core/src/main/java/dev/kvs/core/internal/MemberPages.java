@@ -32,7 +32,7 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
  * on alternate writes. A split or merge that fails for room is skipped (the load just stays off target
  * until a later write); the write itself either happened whole or threw with nothing changed.
  *
- * <p>For the store (not wired yet): a structure's record holds its header ({@link MembersHeader#BYTES}
+ * <p>For the store ({@link Structures} does it): a structure's record holds its header ({@link MembersHeader#BYTES}
  * bytes) beside type, TxId and expiry; {@link Capacity} counts the change of {@link
  * MembersHeader#footprint} in maxBytes; a write stores its pages, then the record with the returned
  * header. A crash between the two leaves pages ahead of their header: reopening must then recount a
@@ -79,21 +79,44 @@ final class MemberPages implements AutoCloseable {
      */
     record Write(MembersHeader header, boolean existed, byte[] previous) {}
 
-    private final ChronicleMap<byte[], byte[]> map;
+    private static final String FILE = "member-pages.dat";
 
-    private MemberPages(ChronicleMap<byte[], byte[]> map) {
-        this.map = map;
+    private final StoreConfig config;
+    private final DataDir dir;
+    /** Opened by the first page write (or at once if the dir holds the file): null until then. */
+    private volatile ChronicleMap<byte[], byte[]> map;
+
+    private boolean closed;
+
+    private MemberPages(StoreConfig config, DataDir dir) {
+        this.config = config;
+        this.dir = dir;
     }
 
-    /** Opens the pages map in memory ({@code dir == null}) or in {@code dir}'s {@code member-pages.dat}. */
+    /**
+     * The pages map in memory ({@code dir == null}) or in {@code dir}'s {@code member-pages.dat}: opened
+     * now if that file exists, else by the first page write, so a store that holds only strings (and
+     * every data dir from before structures) takes no memory or disk for pages.
+     */
     static MemberPages open(StoreConfig config, DataDir dir) {
+        MemberPages pages = new MemberPages(config, dir);
+        if (dir != null && dir.file(FILE).exists()) pages.map();
+        return pages;
+    }
+
+    private synchronized ChronicleMap<byte[], byte[]> map() {
+        ChronicleMap<byte[], byte[]> m = map;
+        if (m != null) return m;
+        if (closed) throw new dev.kvs.core.StorageException("store is closed");
         ChronicleMapBuilder<byte[], byte[]> b = ChronicleMap.of(byte[].class, byte[].class)
                 .name("kvs-member-pages")
                 .averageKeySize(32)
                 .averageValueSize(PAGE_TARGET)
                 .putReturnsNull(true)
                 .removeReturnsNull(true);
-        return new MemberPages(ChronicleMaps.open(layout(config).applyTo(b), dir, "member-pages.dat"));
+        m = ChronicleMaps.open(layout(config).applyTo(b), dir, FILE);
+        map = m;
+        return m;
     }
 
     /**
@@ -342,7 +365,8 @@ final class MemberPages implements AutoCloseable {
 
     byte[] read(byte[] key, int page) {
         try {
-            byte[] bytes = map.get(pageKey(key, page));
+            ChronicleMap<byte[], byte[]> m = map;
+            byte[] bytes = m == null ? null : m.get(pageKey(key, page));
             return bytes == null ? MemberPage.EMPTY : bytes;
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
@@ -352,8 +376,12 @@ final class MemberPages implements AutoCloseable {
     /** Stores {@code bytes} as the page, or removes the page if it is empty. */
     void store(byte[] key, int page, byte[] bytes) {
         try {
-            if (bytes.length == 0) map.remove(pageKey(key, page));
-            else map.put(pageKey(key, page), bytes);
+            ChronicleMap<byte[], byte[]> m = map;
+            if (bytes.length == 0) {
+                if (m != null) m.remove(pageKey(key, page));
+            } else {
+                (m == null ? map() : m).put(pageKey(key, page), bytes);
+            }
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
@@ -377,15 +405,28 @@ final class MemberPages implements AutoCloseable {
 
     /** Pages stored, in all structures. */
     long size() {
-        return map.longSize();
+        ChronicleMap<byte[], byte[]> m = map;
+        return m == null ? 0 : m.longSize();
+    }
+
+    /** Removes every page of every structure (the store's clear, under all its locks). */
+    void clear() {
+        try {
+            ChronicleMap<byte[], byte[]> m = map;
+            if (m != null) m.clear();
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
     }
 
     long offHeapMemoryUsed() {
-        return map.offHeapMemoryUsed();
+        ChronicleMap<byte[], byte[]> m = map;
+        return m == null ? 0 : m.offHeapMemoryUsed();
     }
 
     @Override
-    public void close() {
-        map.close();
+    public synchronized void close() {
+        closed = true;
+        if (map != null) map.close();
     }
 }

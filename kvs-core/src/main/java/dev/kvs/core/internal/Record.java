@@ -4,10 +4,12 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueType;
 
 /**
  * A record as the Chronicle record maps hold it: header fields plus either the value itself (inline)
- * or the id of the blob in {@link ValueChunks} that holds it. Encoded by {@link RecordMarshaller}.
+ * or the id of the blob in {@link ValueChunks} that holds it, or for a complete hash or set its
+ * {@link MembersHeader} (its members live in {@link MemberPages}). Encoded by {@link RecordMarshaller}.
  */
 final class Record {
     static final long NO_BLOB = -1;
@@ -24,6 +26,10 @@ final class Record {
     final byte[] value;
     /** Epoch millis the key expires at, or {@link RecordHeader#NO_EXPIRY}. */
     final long expireAt;
+    /** What the record holds; a structure has no value and no blob. */
+    final ValueType type;
+    /** A complete structure's members header, read even for a header-only read; else null. */
+    final MembersHeader members;
 
     Record(RecordState state, long epoch, long seq, int checksum, int valueLength, long blobId, byte[] value) {
         this(state, epoch, seq, checksum, valueLength, blobId, value, RecordHeader.NO_EXPIRY);
@@ -38,6 +44,26 @@ final class Record {
             long blobId,
             byte[] value,
             long expireAt) {
+        this(state, epoch, seq, checksum, valueLength, blobId, value, expireAt, ValueType.STRING, null);
+    }
+
+    Record(
+            RecordState state,
+            long epoch,
+            long seq,
+            int checksum,
+            int valueLength,
+            long blobId,
+            byte[] value,
+            long expireAt,
+            ValueType type,
+            MembersHeader members) {
+        if (type.isStructure() && (blobId != NO_BLOB || (state == RecordState.COMPLETE) != (members != null))) {
+            throw new IllegalArgumentException(
+                    "a " + state + " " + type + " record with blob " + blobId + " and members " + members);
+        }
+        this.type = type;
+        this.members = members;
         this.state = state;
         this.epoch = epoch;
         this.seq = seq;
@@ -48,8 +74,19 @@ final class Record {
         this.expireAt = expireAt;
     }
 
+    /**
+     * The record of a string value, or of a structure that is not complete (a key packet whose value has
+     * not arrived, or was lost).
+     *
+     * @throws IllegalArgumentException for a complete structure: its members are written with {@link
+     *     #structure}
+     */
     static Record inline(StoredValue v) {
         RecordHeader h = v.header();
+        if (h.type().isStructure() && h.state() == RecordState.COMPLETE) {
+            throw new IllegalArgumentException(
+                    "a complete " + h.type() + " is written by the structure operations, not as a value");
+        }
         return new Record(
                 h.state(),
                 h.txId().epoch(),
@@ -58,7 +95,34 @@ final class Record {
                 h.valueLength(),
                 NO_BLOB,
                 v.value(),
-                h.expireAtMillis());
+                h.expireAtMillis(),
+                h.type(),
+                null);
+    }
+
+    /** The record of a complete structure with {@code members}. */
+    static Record structure(RecordHeader h, MembersHeader members) {
+        return new Record(
+                h.state(),
+                h.txId().epoch(),
+                h.txId().seq(),
+                0,
+                0,
+                NO_BLOB,
+                null,
+                h.expireAtMillis(),
+                h.type(),
+                members);
+    }
+
+    /** This record with another TxId and expiry, its value, blob or members kept. */
+    Record restamped(TxId txId, long expireAtMillis) {
+        return new Record(
+                state, txId.epoch(), txId.seq(), checksum, valueLength, blobId, value, expireAtMillis, type, members);
+    }
+
+    boolean isStructure() {
+        return type.isStructure();
     }
 
     static Record chunked(RecordHeader h, long blobId) {
@@ -85,18 +149,22 @@ final class Record {
         return state != RecordState.TOMBSTONE;
     }
 
-    /** Value bytes this record holds (counted against maxBytes): only a complete value has any. */
-    long storedValueBytes() {
-        return state == RecordState.COMPLETE ? valueLength : 0;
+    /**
+     * Value bytes this record holds (counted against maxBytes): only a complete value has any; a
+     * structure counts its members header and its pages ({@link MembersHeader#footprint}).
+     */
+    long storedValueBytes(int keyLength) {
+        if (state != RecordState.COMPLETE) return 0;
+        return members == null ? valueLength : MembersHeader.BYTES + members.footprint(keyLength);
     }
 
     RecordHeader header() {
-        return new RecordHeader(state, new TxId(epoch, seq), checksum, valueLength, expireAt);
+        return new RecordHeader(state, new TxId(epoch, seq), checksum, valueLength, expireAt, type);
     }
 
     /** The stored value of an inline record. */
     StoredValue toStoredValue() {
-        return new StoredValue(header(), state == RecordState.COMPLETE ? value : EMPTY);
+        return new StoredValue(header(), state == RecordState.COMPLETE && !isStructure() ? value : EMPTY);
     }
 
     StoredValue toStoredValue(byte[] chunkedValue) {

@@ -1,6 +1,7 @@
 package dev.kvs.core.internal;
 
 import dev.kvs.core.RecordState;
+import dev.kvs.core.ValueType;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.RandomDataInput;
 import net.openhft.chronicle.bytes.RandomDataOutput;
@@ -18,7 +19,9 @@ import net.openhft.chronicle.hash.serialization.impl.EnumMarshallable;
  * expires), {@code epoch:8}, {@code seq:8}, {@code checksum:4}, {@code valueLength:4}, {@code
  * expireAt:8} (epoch millis; only with bit 3), then the inline value or {@code blobId:8}. A record
  * without expiry is laid out as before expiry existed, so persisted files of older versions read as
- * is.
+ * is. Bits 4-6 hold the {@link dev.kvs.core.ValueType} code, 0 for a string, so records written before
+ * types existed read as strings; a complete structure's payload is its {@link MembersHeader} ({@link
+ * MembersHeader#BYTES}), read even by a header-only read.
  * Stateless; its class name is written into persisted map headers, so it must not be renamed.
  */
 final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>, EnumMarshallable<RecordMarshaller> {
@@ -27,6 +30,8 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
     static final int HEADER_BYTES = 1 + 8 + 8 + 4 + 4;
     private static final int CHUNKED = 4;
     private static final int EXPIRES = 8;
+    private static final int TYPE_SHIFT = 4;
+    private static final int TYPE_MASK = 7;
     /** The bytes an expiry adds to a record. */
     static final int EXPIRY_BYTES = 8;
 
@@ -38,6 +43,10 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
     @Override
     public long size(Record r) {
         return HEADER_BYTES + (r.hasExpiry() ? EXPIRY_BYTES : 0) + (r.isChunked() ? 8 : inlineLength(r));
+    }
+
+    private static int typeBits(Record r) {
+        return r.type.code() << TYPE_SHIFT;
     }
 
     @Override
@@ -52,8 +61,8 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
      * comment says, with positioned writes: no {@code Bytes} view of the memory.
      */
     static void write(RandomDataOutput out, long offset, Record r) {
-        out.writeByte(
-                offset, (byte) (r.state.ordinal() | (r.isChunked() ? CHUNKED : 0) | (r.hasExpiry() ? EXPIRES : 0)));
+        out.writeByte(offset, (byte)
+                (r.state.ordinal() | (r.isChunked() ? CHUNKED : 0) | (r.hasExpiry() ? EXPIRES : 0) | typeBits(r)));
         out.writeLong(offset + 1, r.epoch);
         out.writeLong(offset + 9, r.seq);
         out.writeInt(offset + 17, r.checksum);
@@ -65,6 +74,13 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
         }
         if (r.isChunked()) {
             out.writeLong(at, r.blobId);
+        } else if (r.members != null) {
+            MembersHeader m = r.members;
+            out.writeLong(at, m.count());
+            out.writeInt(at + 8, m.pageCount());
+            out.writeInt(at + 12, m.storedPages());
+            out.writeLong(at + 16, m.digest());
+            out.writeLong(at + 24, m.bytes());
         } else {
             int n = inlineLength(r);
             if (n > 0) out.write(at, r.value, 0, n);
@@ -103,6 +119,21 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
             if (payload != 8) throw corrupt(size, valueLength);
             return new Record(state, epoch, seq, checksum, valueLength, in.readLong(at), null, expireAt);
         }
+        ValueType type = ValueType.ofCode((flags >>> TYPE_SHIFT) & TYPE_MASK);
+        if (type.isStructure()) {
+            if (state != RecordState.COMPLETE) {
+                if (payload != 0) throw corrupt(size, valueLength);
+                return new Record(state, epoch, seq, 0, 0, Record.NO_BLOB, null, expireAt, type, null);
+            }
+            if (payload != MembersHeader.BYTES) throw corrupt(size, valueLength);
+            MembersHeader m = new MembersHeader(
+                    in.readLong(at),
+                    in.readInt(at + 8),
+                    in.readInt(at + 12),
+                    in.readLong(at + 16),
+                    in.readLong(at + 24));
+            return new Record(state, epoch, seq, 0, 0, Record.NO_BLOB, null, expireAt, type, m);
+        }
         long expected = state == RecordState.COMPLETE ? valueLength : 0;
         if (payload != expected) throw corrupt(size, valueLength);
         byte[] value = null;
@@ -119,6 +150,7 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
     }
 
     private static int inlineLength(Record r) {
+        if (r.members != null) return MembersHeader.BYTES;
         return r.state == RecordState.COMPLETE ? r.valueLength : 0;
     }
 

@@ -25,9 +25,17 @@ final class RecordWriter {
     private final Capacity capacity;
     private final SizeLimits limits;
     private final ExpiryIndex expiry;
+    private final MemberPages pages;
 
-    RecordWriter(RecordMaps records, ValueChunks chunks, Capacity capacity, SizeLimits limits, ExpiryIndex expiry) {
+    RecordWriter(
+            RecordMaps records,
+            ValueChunks chunks,
+            MemberPages pages,
+            Capacity capacity,
+            SizeLimits limits,
+            ExpiryIndex expiry) {
         this.records = records;
+        this.pages = pages;
         this.chunks = chunks;
         this.capacity = capacity;
         this.limits = limits;
@@ -60,7 +68,7 @@ final class RecordWriter {
             throw e;
         }
         capacity.settle(asNew, deltaOf(key, old, value));
-        if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
+        free(key, old);
     }
 
     private void putInline(byte[] key, StoredValue value) {
@@ -69,7 +77,7 @@ final class RecordWriter {
         capacity.commit(r.delta);
         if (old != null) expiry.remove(key, old.expireAt);
         expiry.add(key, value.header().expireAtMillis());
-        if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
+        free(key, old);
     }
 
     /** Reserves, under the segment lock, exactly the growth of writing {@code value} over the old record. */
@@ -107,7 +115,7 @@ final class RecordWriter {
             throw e;
         }
         capacity.commit(delta);
-        if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
+        free(key, old);
     }
 
     /**
@@ -118,7 +126,11 @@ final class RecordWriter {
     void putStaged(byte[] key, Record old, RecordHeader header, long blobId) {
         // the value's own bytes were reserved by the stage: what is left is the record as if its value were empty
         Delta rest = Delta.ofLive(
-                key.length, old != null, old != null && old.isLive(), old == null ? 0 : old.storedValueBytes(), 0);
+                key.length,
+                old != null,
+                old != null && old.isLive(),
+                old == null ? 0 : old.storedValueBytes(key.length),
+                0);
         capacity.reserve(rest);
         try {
             records.put(key, Record.chunked(header, blobId));
@@ -129,7 +141,7 @@ final class RecordWriter {
         capacity.commit(rest);
         if (old != null) expiry.remove(key, old.expireAt);
         expiry.add(key, header.expireAtMillis());
-        if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
+        free(key, old);
     }
 
     boolean remove(byte[] key, Record old) {
@@ -137,8 +149,19 @@ final class RecordWriter {
         records.remove(key);
         expiry.remove(key, old.expireAt);
         capacity.commit(deltaOf(key, old, null));
-        if (old.isChunked()) chunks.free(old.blobId, old.valueLength);
+        free(key, old);
         return true;
+    }
+
+    /**
+     * Frees what the replaced or removed record {@code old} held apart from itself: its value chunks, or
+     * a structure's member pages (all of them now, under the key's lock; a very large structure should
+     * later be unlinked at once and its pages swept in the background, like tombstones).
+     */
+    private void free(byte[] key, Record old) {
+        if (old == null) return;
+        if (old.isChunked()) chunks.free(old.blobId, old.valueLength);
+        else if (old.members != null) pages.deleteAll(key, old.members);
     }
 
     /**
@@ -171,7 +194,11 @@ final class RecordWriter {
 
     private static Delta deltaOf(byte[] key, Record old, StoredValue next) {
         return Delta.of(
-                key.length, old != null, old != null && old.isLive(), old == null ? 0 : old.storedValueBytes(), next);
+                key.length,
+                old != null,
+                old != null && old.isLive(),
+                old == null ? 0 : old.storedValueBytes(key.length),
+                next);
     }
 
     /**
@@ -213,10 +240,7 @@ final class RecordWriter {
             throw e;
         }
         capacity.commit(total);
-        for (ByteKey k : applied) {
-            Record old = olds.get(k);
-            if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
-        }
+        for (ByteKey k : applied) free(k.bytes(), olds.get(k));
         return writes;
     }
 

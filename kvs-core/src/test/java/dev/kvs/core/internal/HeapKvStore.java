@@ -2,14 +2,18 @@ package dev.kvs.core.internal;
 
 import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
+import dev.kvs.core.Member;
+import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoreStats;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +24,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+import java.util.random.RandomGenerator;
 
 /**
  * The reference store, a test double: records in a {@link ConcurrentHashMap} on the heap, with the
@@ -60,7 +66,10 @@ public final class HeapKvStore implements KvStore {
         this.config = config;
         this.limits = new SizeLimits(config);
         this.capacity = new Capacity(config);
+        this.structures = new HeapStructures(capacity);
     }
+
+    private final HeapStructures structures;
 
     private volatile TxId hiddenBefore;
 
@@ -84,6 +93,7 @@ public final class HeapKvStore implements KvStore {
                     if (old == null || old.txId().compareTo(upTo) >= 0) return false;
                     map.remove(k);
                     capacity.commit(deltaOf(k.bytes(), old, null));
+                    structures.drop(k);
                     return true;
                 } finally {
                     lock.unlock();
@@ -153,9 +163,11 @@ public final class HeapKvStore implements KvStore {
             ReentrantLock lock = stripes.lock(key);
             try {
                 ByteKey k = new ByteKey(key);
-                StoredValue old = map.remove(k);
+                StoredValue old = map.get(k);
                 if (old == null) return false;
                 capacity.commit(deltaOf(key, old, null));
+                map.remove(k);
+                structures.drop(k);
                 return visible(old) != null;
             } finally {
                 lock.unlock();
@@ -188,12 +200,17 @@ public final class HeapKvStore implements KvStore {
                 Delta total = Delta.NONE;
                 for (Map.Entry<ByteKey, Write> e : effective.entrySet()) {
                     StoredValue next = e.getValue() instanceof Write.Put put ? put.value() : null;
+                    if (next != null && next.header().type().isStructure() && next.state() == RecordState.COMPLETE) {
+                        throw new IllegalArgumentException("a complete "
+                                + next.header().type() + " is written by the structure operations, not as a value");
+                    }
                     total = total.plus(deltaOf(e.getKey().bytes(), map.get(e.getKey()), next));
                 }
                 capacity.reserve(total); // the heap map cannot fail after this: no undo needed
                 for (Map.Entry<ByteKey, Write> e : effective.entrySet()) {
                     if (e.getValue() instanceof Write.Put put) map.put(e.getKey(), put.value());
                     else map.remove(e.getKey());
+                    structures.drop(e.getKey());
                 }
                 capacity.commit(total);
                 return writes;
@@ -203,13 +220,108 @@ public final class HeapKvStore implements KvStore {
         });
     }
 
-    private static Delta deltaOf(byte[] key, StoredValue old, StoredValue next) {
+    private Delta deltaOf(byte[] key, StoredValue old, StoredValue next) {
         return Delta.of(
                 key.length,
                 old != null,
                 old != null && old.state() != RecordState.TOMBSTONE,
-                old == null ? 0 : old.value().length,
+                old == null ? 0 : old.value().length + structures.bytes(new ByteKey(key)),
                 next);
+    }
+
+    @Override
+    public MemberWrite putMembers(
+            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Supplier<TxId> txId) {
+        List<byte[]> names = new ArrayList<>();
+        List<byte[]> values = new ArrayList<>();
+        for (Member m : members) {
+            names.add(m.name());
+            values.add(m.value());
+        }
+        return structure(
+                key, (k, old) -> structures.write(k, old, map.get(k), type, names, values, wantPrevious, txId, map));
+    }
+
+    @Override
+    public MemberWrite updateMember(
+            byte[] key, ValueType type, byte[] name, UnaryOperator<byte[]> fn, Supplier<TxId> txId) {
+        return structure(key, (k, old) -> {
+            byte[] current = structures.member(k, old, type, name);
+            byte[] next = fn.apply(current);
+            if (next == null || (current != null && Arrays.equals(current, next))) {
+                return new MemberWrite(old == null ? null : old.header(), false, 0, Collections.singletonList(current));
+            }
+            return structures.write(k, old, map.get(k), type, List.of(name), List.of(next), true, txId, map);
+        });
+    }
+
+    @Override
+    public MemberWrite removeMembers(
+            byte[] key, ValueType type, List<byte[]> names, boolean wantPrevious, Supplier<TxId> txId) {
+        List<byte[]> ns = List.copyOf(names);
+        return structure(
+                key, (k, old) -> structures.write(k, old, map.get(k), type, ns, null, wantPrevious, txId, map));
+    }
+
+    @Override
+    public List<Member> popMembers(byte[] key, ValueType type, int count, RandomGenerator random, Supplier<TxId> txId) {
+        return structure(key, (k, old) -> {
+            List<Member> picked = structures.random(k, old, type, count, true, random);
+            if (picked.isEmpty()) return picked;
+            List<byte[]> names = new ArrayList<>();
+            for (Member m : picked) names.add(m.name());
+            structures.write(k, old, map.get(k), type, names, null, false, txId, map);
+            return picked;
+        });
+    }
+
+    @Override
+    public List<byte[]> getMembers(byte[] key, ValueType type, List<byte[]> names) {
+        return structure(key, (k, old) -> structures.get(k, old, type, names));
+    }
+
+    @Override
+    public long memberCount(byte[] key, ValueType type) {
+        return structure(key, (k, old) -> structures.count(k, old, type));
+    }
+
+    @Override
+    public long scanMembers(byte[] key, ValueType type, long cursor, int count, BiConsumer<byte[], byte[]> visitor) {
+        return structure(key, (k, old) -> structures.scan(k, old, type, cursor, count, visitor));
+    }
+
+    @Override
+    public List<Member> randomMembers(byte[] key, ValueType type, int count, boolean distinct, RandomGenerator random) {
+        return structure(key, (k, old) -> structures.random(k, old, type, count, distinct, random));
+    }
+
+    @Override
+    public List<Member> members(byte[] key, ValueType type) {
+        return structure(key, (k, old) -> structures.all(k, old, type));
+    }
+
+    @Override
+    public RecordHeader updateHeader(byte[] key, UnaryOperator<RecordHeader> fn) {
+        return structure(key, (k, old) -> {
+            StoredValue next = HeapStructures.restamp(old, fn);
+            if (next == null) return old == null ? null : old.header();
+            map.put(k, next);
+            return next.header();
+        });
+    }
+
+    /** Runs {@code op} on the key's visible record under its stripe. */
+    private <T> T structure(byte[] key, java.util.function.BiFunction<ByteKey, StoredValue, T> op) {
+        limits.checkKey(key);
+        return guarded(() -> {
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                ByteKey k = new ByteKey(key);
+                return op.apply(k, visible(map.get(k)));
+            } finally {
+                lock.unlock();
+            }
+        });
     }
 
     @Override
@@ -247,6 +359,7 @@ public final class HeapKvStore implements KvStore {
             int[] all = stripes.lockAll();
             try {
                 map.clear();
+                structures.clear();
                 capacity.reset(0, 0, 0, 0);
                 return null;
             } finally {
@@ -275,7 +388,10 @@ public final class HeapKvStore implements KvStore {
 
     @Override
     public void close() {
-        if (gate.close()) map.clear();
+        if (gate.close()) {
+            map.clear();
+            structures.clear();
+        }
     }
 
     private <T> T guarded(Supplier<T> op) {

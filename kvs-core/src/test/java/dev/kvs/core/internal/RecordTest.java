@@ -13,13 +13,13 @@ class RecordTest {
         Record r = Record.inline(v);
         assertThat(r.isChunked()).isFalse();
         assertThat(r.isLive()).isTrue();
-        assertThat(r.storedValueBytes()).isEqualTo(3);
+        assertThat(r.storedValueBytes(3)).isEqualTo(3);
         assertThat(r.toStoredValue()).isEqualTo(v);
     }
 
     @Test
     void onlyCompleteRecordsHoldValueBytesAndTombstonesAreNotLive() {
-        assertThat(Record.inline(StoredValue.lost(TxId.of(1, 1), 1, 500)).storedValueBytes())
+        assertThat(Record.inline(StoredValue.lost(TxId.of(1, 1), 1, 500)).storedValueBytes(3))
                 .isZero();
         assertThat(Record.inline(StoredValue.tombstone(TxId.of(1, 1))).isLive()).isFalse();
     }
@@ -29,7 +29,7 @@ class RecordTest {
         StoredValue v = StoredValue.complete(TxId.of(2, 3), new byte[10_000]);
         Record r = Record.chunked(v.header(), 9);
         assertThat(r.isChunked()).isTrue();
-        assertThat(r.storedValueBytes()).isEqualTo(10_000);
+        assertThat(r.storedValueBytes(3)).isEqualTo(10_000);
         assertThat(r.toStoredValue(v.value())).isEqualTo(v);
     }
 }

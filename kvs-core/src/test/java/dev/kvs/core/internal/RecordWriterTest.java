@@ -23,14 +23,16 @@ class RecordWriterTest {
     private final StoreConfig generous = StoreConfig.defaults();
     private final RecordMaps records = RecordMaps.open(tiny, null);
     private final ValueChunks chunks = ValueChunks.open(tiny, null);
+    private final MemberPages pages = MemberPages.open(tiny, null);
     private final Capacity capacity = new Capacity(generous);
     private final RecordWriter writer =
-            new RecordWriter(records, chunks, capacity, new SizeLimits(generous), new ExpiryIndex());
+            new RecordWriter(records, chunks, pages, capacity, new SizeLimits(generous), new ExpiryIndex());
 
     @AfterEach
     void close() {
         records.close();
         chunks.close();
+        pages.close();
     }
 
     private static StoredValue value(long seq, int length) {
@@ -82,7 +84,7 @@ class RecordWriterTest {
     @Test
     void atTheEntryLimitAnOverwriteStillFits() {
         Capacity one = new Capacity(StoreConfig.builder().maxEntries(1).build());
-        RecordWriter w = new RecordWriter(records, chunks, one, new SizeLimits(generous), new ExpiryIndex());
+        RecordWriter w = new RecordWriter(records, chunks, pages, one, new SizeLimits(generous), new ExpiryIndex());
         w.put("a".getBytes(), value(1, 10));
         w.put("a".getBytes(), value(2, RecordMaps.INLINE_MAX + 1));
         assertThat(one.entries()).isEqualTo(1);
@@ -96,7 +98,7 @@ class RecordWriterTest {
     void atTheByteLimitAnInlineOverwriteReservesOnlyWhatItGrows() {
         // room for exactly one key of 1 byte and a value of 100: no room left to reserve as if new
         Capacity full = new Capacity(StoreConfig.builder().maxBytes(101).build());
-        RecordWriter w = new RecordWriter(records, chunks, full, new SizeLimits(generous), new ExpiryIndex());
+        RecordWriter w = new RecordWriter(records, chunks, pages, full, new SizeLimits(generous), new ExpiryIndex());
         w.put("a".getBytes(), value(1, 100));
         w.put("a".getBytes(), value(2, 100));
         w.put("a".getBytes(), value(3, 60));

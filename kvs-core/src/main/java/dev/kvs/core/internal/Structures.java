@@ -1,0 +1,313 @@
+package dev.kvs.core.internal;
+
+import dev.kvs.core.ByteKey;
+import dev.kvs.core.Member;
+import dev.kvs.core.MemberWrite;
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
+import dev.kvs.core.ValueType;
+import dev.kvs.core.WrongTypeException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+import java.util.random.RandomGenerator;
+
+/**
+ * The hash and set operations of {@link ChronicleKvStore}: a structure's record (in {@link
+ * RecordMaps}) holds its {@link MembersHeader}, its members live in {@link MemberPages}, and this class
+ * keeps the two and {@link Capacity} in step. Kept apart from the store so the store stays about
+ * locking and strings.
+ *
+ * <p>Every method expects the caller to hold the key's stripe and to pass the key's current record
+ * header ({@code null} if absent or hidden by a flush). A write reserves an upper bound of its growth
+ * first (so a full store refuses it with nothing written), writes the pages, takes its TxId, writes the
+ * record, and settles the reservation to the actual change. If a page or record write fails midway, the
+ * members already written are put back as they were, so the structure is as before the call.
+ *
+ * <p>Not done yet: a crash (kill -9) between the page writes and the record write leaves pages ahead
+ * of the record's header: members of a half-done multi-member write visible, the header's count and
+ * digest behind, and after a split members moved beyond the header's pageCount unread. Recovering
+ * needs more than recounting the pages below pageCount (a page beyond it may be a stale leftover of a
+ * merge), e.g. an intent record written before the pages and cleared with the record.
+ */
+final class Structures {
+    /** Stored pages one put can add: the page it lands in and one split. */
+    private static final int PAGES_PER_PUT = 2;
+
+    private final RecordMaps records;
+    private final MemberPages pages;
+    private final Capacity capacity;
+    private final ExpiryIndex expiry;
+
+    Structures(RecordMaps records, MemberPages pages, Capacity capacity, ExpiryIndex expiry) {
+        this.records = records;
+        this.pages = pages;
+        this.capacity = capacity;
+        this.expiry = expiry;
+    }
+
+    /**
+     * The members header of {@code old} if it is a {@code type}; {@link MembersHeader#EMPTY} if the key
+     * holds nothing (absent or a tombstone).
+     *
+     * @throws WrongTypeException if the key holds another type
+     * @throws IllegalStateException if it holds a {@code type} whose members have not arrived or are lost
+     */
+    static MembersHeader membersOf(Record old, ValueType type) {
+        if (old == null || !old.isLive()) return MembersHeader.EMPTY;
+        if (old.type != type) throw new WrongTypeException(type, old.type);
+        if (old.members == null) {
+            throw new IllegalStateException("the " + type + "'s record is " + old.state + ": its members are unknown");
+        }
+        return old.members;
+    }
+
+    MemberWrite put(
+            byte[] key, Record old, ValueType type, List<Member> members, boolean wantPrevious, Supplier<TxId> txId) {
+        requireStructure(type);
+        MembersHeader h0 = membersOf(old, type);
+        boolean live = old != null && old.isLive();
+        long growth = live ? 0 : MembersHeader.BYTES;
+        for (Member m : members) {
+            MemberPages.checkSize(m.name().length, m.value().length);
+            growth +=
+                    MemberPage.entrySize(m.name().length, m.value().length) + (long) PAGES_PER_PUT * pageOverhead(key);
+        }
+        Delta reserved = new Delta(old == null ? 1 : 0, live ? 0 : 1, old == null ? key.length : 0, growth);
+        capacity.reserve(reserved);
+        List<Undo> done = new ArrayList<>(members.size());
+        MembersHeader h = h0;
+        int added = 0;
+        try {
+            for (Member m : members) {
+                MemberPages.Write w = pages.put(key, h, m.name(), m.value(), true);
+                done.add(new Undo(
+                        m.name(), w.existed() ? w.previous() : null, !w.header().equals(h)));
+                if (!w.existed()) added++;
+                h = w.header();
+            }
+            if (h.equals(h0)) {
+                capacity.cancel(reserved);
+                return new MemberWrite(headerOf(old), false, 0, previous(done, wantPrevious));
+            }
+            long expireAt = live ? old.expireAt : RecordHeader.NO_EXPIRY;
+            RecordHeader header = RecordHeader.structure(RecordState.COMPLETE, txId.get(), type, expireAt);
+            writeRecord(key, old, Record.structure(header, h), reserved);
+            return new MemberWrite(header, true, added, previous(done, wantPrevious));
+        } catch (RuntimeException e) {
+            rollBack(key, old, h, done, reserved, e);
+            throw e;
+        }
+    }
+
+    MemberWrite update(
+            byte[] key, Record old, ValueType type, byte[] name, UnaryOperator<byte[]> fn, Supplier<TxId> txId) {
+        MembersHeader h0 = membersOf(old, type);
+        byte[] current = h0.isEmpty() ? null : pages.get(key, h0, name);
+        byte[] next = fn.apply(current);
+        if (next == null || (current != null && Arrays.equals(current, next))) {
+            return new MemberWrite(headerOf(old), false, 0, Collections.singletonList(current));
+        }
+        return put(key, old, type, List.of(new Member(name, next)), true, txId);
+    }
+
+    MemberWrite remove(
+            byte[] key, Record old, ValueType type, List<byte[]> names, boolean wantPrevious, Supplier<TxId> txId) {
+        requireStructure(type);
+        MembersHeader h0 = membersOf(old, type);
+        List<Undo> done = new ArrayList<>(names.size());
+        if (h0.isEmpty()) {
+            for (byte[] name : names) done.add(new Undo(name, null, false));
+            return new MemberWrite(headerOf(old), false, 0, previous(done, wantPrevious));
+        }
+        MembersHeader h = h0;
+        int removed = 0;
+        try {
+            for (byte[] name : names) {
+                MemberPages.Write w = pages.remove(key, h, name, true);
+                done.add(new Undo(name, w.previous(), w.existed()));
+                if (w.existed()) removed++;
+                h = w.header();
+            }
+            if (removed == 0) return new MemberWrite(headerOf(old), false, 0, previous(done, wantPrevious));
+            TxId tx = txId.get();
+            // the last member gone: the key is deleted, ordered like any delete by a tombstone
+            Record next = h.isEmpty()
+                    ? Record.inline(StoredValue.tombstone(tx))
+                    : Record.structure(RecordHeader.structure(RecordState.COMPLETE, tx, type, old.expireAt), h);
+            writeRecord(key, old, next, Delta.NONE);
+            return new MemberWrite(next.header(), true, removed, previous(done, wantPrevious));
+        } catch (RuntimeException e) {
+            rollBack(key, old, h, done, Delta.NONE, e);
+            throw e;
+        }
+    }
+
+    List<Member> pop(byte[] key, Record old, ValueType type, int count, RandomGenerator random, Supplier<TxId> txId) {
+        List<Member> picked = random(key, old, type, count, true, random);
+        if (picked.isEmpty()) return picked;
+        List<byte[]> names = new ArrayList<>(picked.size());
+        for (Member m : picked) names.add(m.name());
+        remove(key, old, type, names, false, txId);
+        return picked;
+    }
+
+    List<byte[]> get(byte[] key, Record old, ValueType type, List<byte[]> names) {
+        MembersHeader h = membersOf(old, type);
+        List<byte[]> out = new ArrayList<>(names.size());
+        for (byte[] name : names) out.add(h.isEmpty() ? null : pages.get(key, h, name));
+        return out;
+    }
+
+    long count(Record old, ValueType type) {
+        return membersOf(old, type).count();
+    }
+
+    long scan(byte[] key, Record old, ValueType type, long cursor, int count, BiConsumer<byte[], byte[]> visitor) {
+        return pages.scan(key, membersOf(old, type), cursor, count, visitor);
+    }
+
+    List<Member> all(byte[] key, Record old, ValueType type) {
+        MembersHeader h = membersOf(old, type);
+        List<Member> out = new ArrayList<>((int) Math.min(h.count(), 1 << 20));
+        pages.forEach(key, h, (name, value) -> out.add(new Member(name, value)));
+        return out;
+    }
+
+    /**
+     * {@code count} members picked at random: with repeats unless {@code distinct}; a distinct pick of
+     * at least half the structure shuffles all of it, a smaller one draws until it has enough.
+     */
+    List<Member> random(byte[] key, Record old, ValueType type, int count, boolean distinct, RandomGenerator random) {
+        if (count < 0) throw new IllegalArgumentException("count < 0: " + count);
+        MembersHeader h = membersOf(old, type);
+        if (h.isEmpty() || count == 0) return List.of();
+        if (distinct && 2L * count >= h.count()) {
+            List<Member> all = all(key, old, type);
+            for (int i = all.size() - 1; i > 0; i--) Collections.swap(all, i, random.nextInt(i + 1));
+            return all.subList(0, Math.min(count, all.size()));
+        }
+        if (!distinct) {
+            List<Member> out = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) out.add(convert(pages.random(key, h, random)));
+            return out;
+        }
+        Map<ByteKey, Member> picked = new LinkedHashMap<>();
+        while (picked.size() < count) {
+            Member m = convert(pages.random(key, h, random));
+            picked.putIfAbsent(new ByteKey(m.name()), m);
+        }
+        return new ArrayList<>(picked.values());
+    }
+
+    /**
+     * Rewrites {@code old}'s TxId and expiry to those of {@code fn}'s header, its value, blob or members
+     * kept: for EXPIRE and PERSIST on a key of any type, without reading or copying its value.
+     *
+     * @return the header written, or {@code old}'s if {@code fn} returned null or the same header
+     */
+    RecordHeader restamp(byte[] key, Record old, UnaryOperator<RecordHeader> fn) {
+        RecordHeader before = headerOf(old);
+        RecordHeader after = fn.apply(before);
+        if (after == null || after.equals(before)) return before;
+        if (before == null
+                || !after.withTxId(before.txId())
+                        .withExpireAt(before.expireAtMillis())
+                        .equals(before)) {
+            throw new IllegalArgumentException("header " + after + " changes more than TxId and expiry of " + before);
+        }
+        Record full = old.isChunked() || old.isStructure() ? old : records.get(key);
+        records.put(key, full.restamped(after.txId(), after.expireAtMillis()));
+        expiry.remove(key, old.expireAt);
+        expiry.add(key, after.expireAtMillis());
+        return after;
+    }
+
+    /**
+     * Frees the pages of a structure whose record was replaced or removed (stripe held). O(pages) under
+     * the key's lock; a very large structure should later be unlinked at once and swept page by page
+     * by a background task, like the tombstone sweep.
+     */
+    void release(byte[] key, Record old) {
+        if (old != null && old.members != null) pages.deleteAll(key, old.members);
+    }
+
+    private void writeRecord(byte[] key, Record old, Record next, Delta reserved) {
+        records.put(key, next);
+        Delta actual = new Delta(
+                reserved.entries(),
+                (next.isLive() ? 1 : 0) - (old != null && old.isLive() ? 1 : 0),
+                reserved.keyBytes(),
+                next.storedValueBytes(key.length) - (old == null ? 0 : old.storedValueBytes(key.length)));
+        capacity.settle(reserved, actual);
+        if (old != null) expiry.remove(key, old.expireAt);
+        expiry.add(key, next.expireAt);
+    }
+
+    /**
+     * Puts back the members {@code done} changed, last first, and gives back the reservation. Undoing a
+     * split does not merge it back, so the structure may end with more pages than {@code old} said:
+     * then {@code old} is written again with the header of the pages as they are (same TxId and
+     * members, its room counted).
+     */
+    private void rollBack(
+            byte[] key, Record old, MembersHeader h, List<Undo> done, Delta reserved, RuntimeException cause) {
+        try {
+            for (int i = done.size() - 1; i >= 0; i--) {
+                Undo u = done.get(i);
+                if (!u.changed) continue;
+                h = u.previous == null
+                        ? pages.remove(key, h, u.name, false).header()
+                        : pages.put(key, h, u.name, u.previous, false).header();
+            }
+            MembersHeader was = old == null || old.members == null ? MembersHeader.EMPTY : old.members;
+            if (!h.equals(was) && old != null && old.members != null) {
+                Record again = Record.structure(old.header(), h);
+                records.put(key, again);
+                capacity.commit(
+                        new Delta(0, 0, 0, again.storedValueBytes(key.length) - old.storedValueBytes(key.length)));
+            }
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+        } finally {
+            capacity.cancel(reserved);
+        }
+    }
+
+    private static List<byte[]> previous(List<Undo> done, boolean wanted) {
+        if (!wanted) return List.of();
+        List<byte[]> out = new ArrayList<>(done.size());
+        for (Undo u : done) out.add(u.previous);
+        return Collections.unmodifiableList(out);
+    }
+
+    private static RecordHeader headerOf(Record r) {
+        return r == null ? null : r.header();
+    }
+
+    private static int pageOverhead(byte[] key) {
+        return key.length + MemberPages.PAGE_KEY_EXTRA + MembersHeader.PAGE_OVERHEAD;
+    }
+
+    private static Member convert(MemberPages.Member m) {
+        return new Member(m.name(), m.value());
+    }
+
+    private static void requireStructure(ValueType type) {
+        if (!Objects.requireNonNull(type, "type == null").isStructure()) {
+            throw new IllegalArgumentException("not a structure type: " + type);
+        }
+    }
+
+    /** A member a write met: its value before ({@code null}: absent) and whether the write changed it. */
+    private record Undo(byte[] name, byte[] previous, boolean changed) {}
+}

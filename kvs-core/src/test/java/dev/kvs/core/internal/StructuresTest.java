@@ -1,0 +1,129 @@
+package dev.kvs.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kvs.core.EntryTooLargeException;
+import dev.kvs.core.Member;
+import dev.kvs.core.MemberWrite;
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
+import dev.kvs.core.StoreConfig;
+import dev.kvs.core.StoreStats;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
+import dev.kvs.core.ValueType;
+import java.util.List;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The edges of structure records in the Chronicle store: states other than complete, refusals, flushes. */
+class StructuresTest {
+    private final ChronicleKvStore store = ChronicleKvStore.open(StoreConfig.defaults());
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes();
+    }
+
+    private static Supplier<TxId> tx(long seq) {
+        return () -> TxId.of(1, seq);
+    }
+
+    private static final Supplier<TxId> NO_TX = () -> {
+        throw new AssertionError("no TxId may be taken");
+    };
+
+    @Test
+    void aHashWhoseMembersHaveNotArrivedIsTypedButRefusesMemberOperationsUntilReplaced() {
+        store.putMembers(b("h"), ValueType.HASH, List.of(new Member(b("f"), b("v"))), false, tx(1));
+        RecordHeader unfinished = RecordHeader.structure(RecordState.UNFINISHED, TxId.of(1, 2), ValueType.HASH, 0);
+        store.put(b("h"), new StoredValue(unfinished, new byte[0])); // a backup's key packet before the value
+        assertThat(store.header(b("h"))).isEqualTo(unfinished);
+        assertThat(store.memberPageCount())
+                .as("the complete hash's pages were freed")
+                .isZero();
+        assertThatThrownBy(() -> store.getMembers(b("h"), ValueType.HASH, List.of(b("f"))))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("UNFINISHED");
+        assertThatThrownBy(() -> store.putMembers(b("h"), ValueType.HASH, List.of(Member.of(b("x"))), false, NO_TX))
+                .isInstanceOf(IllegalStateException.class);
+        store.put(b("h"), StoredValue.complete(TxId.of(1, 3), b("now a string")));
+        assertThat(store.header(b("h")).type()).isEqualTo(ValueType.STRING);
+    }
+
+    @Test
+    void refusalsWriteNothingAndTakeNoTxId() {
+        store.putMembers(b("h"), ValueType.HASH, List.of(new Member(b("f"), b("v"))), false, tx(1));
+        StoreStats before = store.stats();
+        RecordHeader header = store.header(b("h"));
+        RecordHeader complete = RecordHeader.structure(RecordState.COMPLETE, TxId.of(1, 2), ValueType.HASH, 0);
+        assertThatThrownBy(() -> store.put(b("h"), new StoredValue(complete, new byte[0])))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.putMembers(b("h"), ValueType.STRING, List.of(Member.of(b("x"))), false, NO_TX))
+                .isInstanceOf(IllegalArgumentException.class);
+        byte[] huge = new byte[MemberPages.MAX_MEMBER_BYTES];
+        assertThatThrownBy(() -> store.putMembers(
+                        b("h"),
+                        ValueType.HASH,
+                        List.of(new Member(b("g"), b("w")), new Member(b("f2"), huge)),
+                        false,
+                        NO_TX))
+                .isInstanceOf(EntryTooLargeException.class);
+        MemberWrite same = store.putMembers(b("h"), ValueType.HASH, List.of(new Member(b("f"), b("v"))), true, NO_TX);
+        assertThat(same.written()).isFalse();
+        assertThat(same.previous()).containsExactly(b("v"));
+        assertThat(store.removeMembers(b("h"), ValueType.HASH, List.of(b("nope")), false, NO_TX)
+                        .written())
+                .isFalse();
+        assertThatThrownBy(() -> store.updateHeader(
+                        b("h"), h -> new RecordHeader(RecordState.COMPLETE, TxId.of(1, 9), 0, 0, 5, ValueType.SET)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(store.header(b("h"))).isEqualTo(header);
+        assertThat(store.stats()).isEqualTo(before);
+        assertThat(store.members(b("h"), ValueType.HASH)).hasSize(1);
+    }
+
+    @Test
+    void aFlushedHashIsGoneForMemberOperationsAndItsPagesAndRoomAreFreedByTheNextWrite() {
+        store.putMembers(
+                b("h"), ValueType.HASH, List.of(new Member(b("f"), b("v")), new Member(b("g"), b("w"))), false, tx(1));
+        store.hideBefore(TxId.of(1, 5));
+        assertThat(store.memberCount(b("h"), ValueType.HASH)).isZero();
+        assertThat(store.stats().entries()).isZero();
+        MemberWrite w = store.putMembers(b("h"), ValueType.HASH, List.of(new Member(b("x"), b("y"))), false, tx(6));
+        assertThat(w.changed()).isEqualTo(1);
+        assertThat(store.members(b("h"), ValueType.HASH))
+                .extracting(m -> new String(m.name()))
+                .containsExactly("x");
+        store.delete(b("h"));
+        assertThat(store.stats().valueBytes()).isZero();
+        assertThat(store.memberPageCount()).isZero();
+    }
+
+    @Test
+    void removingTheLastMemberLeavesATombstoneOfItsTxIdAndClearFreesEveryPage() {
+        store.putMembers(b("s"), ValueType.SET, List.of(Member.of(b("a"))), false, tx(1));
+        MemberWrite w = store.removeMembers(b("s"), ValueType.SET, List.of(b("a")), false, tx(2));
+        assertThat(w.header()).isEqualTo(StoredValue.tombstone(TxId.of(1, 2)).header());
+        assertThat(store.exists(b("s"))).isFalse();
+        store.putMembers(b("s"), ValueType.SET, List.of(Member.of(b("a")), Member.of(b("b"))), false, tx(3));
+        store.clear();
+        assertThat(store.memberPageCount()).isZero();
+        assertThat(store.memberCount(b("s"), ValueType.SET)).isZero();
+    }
+
+    @Test
+    void aStoreOfStringsOnlyNeverOpensThePagesMap() {
+        store.put(b("k"), StoredValue.complete(TxId.of(1, 1), b("v")));
+        store.getMembers(b("absent"), ValueType.HASH, List.of(b("f")));
+        long offHeap = store.stats().offHeapBytes();
+        store.putMembers(b("h"), ValueType.HASH, List.of(new Member(b("f"), b("v"))), false, tx(2));
+        assertThat(store.stats().offHeapBytes()).isGreaterThan(offHeap);
+    }
+}
