@@ -1,6 +1,7 @@
 package dev.kvs.replication;
 
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueType;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -20,6 +21,15 @@ public interface WriteOrder {
      * the same moment.
      */
     TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis);
+
+    /**
+     * Assigns the next TxId to a write to the hash or set at {@code key} (its members are in the store,
+     * written under the key's lock as this is called). Until structures replicate with their own
+     * frames, this orders the write as a put of an empty value.
+     */
+    default TxId putStructure(byte[] key, ValueType type) {
+        return put(key, 0, 0, 0);
+    }
 
     /** Assigns the next TxId to the deletion of {@code key} (replicated as a tombstone). */
     TxId delete(byte[] key);

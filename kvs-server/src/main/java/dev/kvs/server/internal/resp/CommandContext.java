@@ -12,6 +12,7 @@ import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.role.RoleMachine;
+import dev.kvs.server.internal.write.StructureWrites;
 import dev.kvs.server.internal.write.Writes;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -63,6 +64,11 @@ public record CommandContext(
     /** The replication mode of {@code s}'s writes: its {@code KVS.MODE}, else the node's. */
     ReplicationMode mode(Session s) {
         return s.mode != null ? s.mode : config.mode();
+    }
+
+    /** The writes of hashes and sets, by {@link #writes}' protocol (a command group keeps one). */
+    StructureWrites structures() {
+        return new StructureWrites(store, writes);
     }
 
     /** Fences unfinished and lost keys after promotion. */

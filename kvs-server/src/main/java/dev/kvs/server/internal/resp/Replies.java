@@ -3,6 +3,7 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.core.EntryTooLargeException;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.StoreFullException;
+import dev.kvs.core.WrongTypeException;
 import dev.kvs.replication.BackupCannotStoreException;
 import dev.kvs.replication.ReplicationBusyException;
 import dev.kvs.replication.ReplicationTimeoutException;
@@ -88,7 +89,11 @@ final class Replies {
     }
 
     /** The reply for a store failure a client can act on; anything else is a bug and propagates. */
+    static final ErrorRedisMessage WRONGTYPE =
+            new ErrorRedisMessage("WRONGTYPE Operation against a key holding the wrong kind of value");
+
     static RedisMessage storeError(KvsException e) {
+        if (e instanceof WrongTypeException) return WRONGTYPE;
         if (e instanceof ReplicationBusyException) return error("BUSY " + e.getMessage());
         if (e instanceof ReplicationTimeoutException) return error("NOREPLICA " + e.getMessage());
         // written on the primary, not confirmed: the backup's store refuses values (full, too large)

@@ -8,6 +8,7 @@ import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueStage;
+import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.WriteOrder;
@@ -79,6 +80,12 @@ public final class Writes {
          * {@code [source, key]}, in that order, for {@link #updateAll} over exactly those two keys.
          */
         List<Write> rename(byte[] source, byte[] key, byte[] value, long expireAtMillis);
+
+        /**
+         * Orders a write to the hash or set at {@code key}: the TxId a store member method's {@code
+         * txId} supplier returns, called under the key's lock (see {@link StructureWrites}).
+         */
+        TxId structure(byte[] key, ValueType type);
     }
 
     /**
@@ -253,6 +260,11 @@ public final class Writes {
         return new Done<>(t, order.commit());
     }
 
+    /** Runs {@code storeWrite} by the write protocol of {@link #run}: for {@link StructureWrites}. */
+    <T> Done<T> ordered(ReplicationMode mode, LastWrite last, Function<Ordering, T> storeWrite) {
+        return run(mode, last, storeWrite::apply);
+    }
+
     /** Keys whose expiry has passed that a write refused for want of room deletes before it tries again. */
     static final int RECLAIM = 256;
 
@@ -372,6 +384,12 @@ public final class Writes {
             ordered = true;
             order.delete(key);
             return Write.remove();
+        }
+
+        @Override
+        public TxId structure(byte[] key, ValueType type) {
+            ordered = true;
+            return order.putStructure(key, type);
         }
 
         @Override

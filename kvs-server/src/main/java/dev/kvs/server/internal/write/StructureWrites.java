@@ -1,0 +1,87 @@
+package dev.kvs.server.internal.write;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.Member;
+import dev.kvs.core.MemberWrite;
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.ValueType;
+import dev.kvs.replication.ReplicationMode;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import java.util.random.RandomGenerator;
+
+/**
+ * The writes of hashes and sets on the primary: the store's member methods ({@link KvStore#putMembers}
+ * and the rest) run by {@link Writes}' protocol, so each write that changes a structure takes one
+ * TxId for its key, inside the key's lock, and is replicated and answered in the connection's mode as
+ * a string write is. A write that changes nothing (HSET of the value a field has, SREM of an absent
+ * member) takes no TxId and waits for nothing.
+ *
+ * <p>Expiry: a structure whose expiry has passed is deleted (a replicated delete, as active expiry's)
+ * before a write to it, so the write starts from an empty key, as in Redis. Thread-safe.
+ */
+public final class StructureWrites {
+    private final KvStore store;
+    private final Writes writes;
+
+    public StructureWrites(KvStore store, Writes writes) {
+        this.store = store;
+        this.writes = writes;
+    }
+
+    /** HSET, HMSET, SADD: see {@link KvStore#putMembers}. */
+    public Writes.Done<MemberWrite> put(
+            ReplicationMode mode,
+            LastWrite last,
+            byte[] key,
+            ValueType type,
+            List<Member> members,
+            boolean wantPrevious) {
+        dropIfExpired(mode, key);
+        return writes.ordered(
+                mode, last, o -> store.putMembers(key, type, members, wantPrevious, () -> o.structure(key, type)));
+    }
+
+    /** HINCRBY, HINCRBYFLOAT, HSETNX: see {@link KvStore#updateMember}. */
+    public Writes.Done<MemberWrite> update(
+            ReplicationMode mode, LastWrite last, byte[] key, ValueType type, byte[] name, UnaryOperator<byte[]> fn) {
+        dropIfExpired(mode, key);
+        return writes.ordered(mode, last, o -> store.updateMember(key, type, name, fn, () -> o.structure(key, type)));
+    }
+
+    /** HDEL, SREM: see {@link KvStore#removeMembers}. */
+    public Writes.Done<MemberWrite> remove(
+            ReplicationMode mode,
+            LastWrite last,
+            byte[] key,
+            ValueType type,
+            List<byte[]> names,
+            boolean wantPrevious) {
+        dropIfExpired(mode, key);
+        return writes.ordered(
+                mode, last, o -> store.removeMembers(key, type, names, wantPrevious, () -> o.structure(key, type)));
+    }
+
+    /** SPOP: see {@link KvStore#popMembers}. */
+    public Writes.Done<List<Member>> pop(
+            ReplicationMode mode, LastWrite last, byte[] key, ValueType type, int count, RandomGenerator random) {
+        dropIfExpired(mode, key);
+        return writes.ordered(
+                mode, last, o -> store.popMembers(key, type, count, random, () -> o.structure(key, type)));
+    }
+
+    /**
+     * {@code key}'s header if it holds something whose expiry has not passed on this node's clock, else
+     * null: what a structure read checks first (a read of an expired key sees nothing, as in Redis).
+     */
+    public RecordHeader live(byte[] key) {
+        RecordHeader h = store.header(key);
+        return h != null && h.expiredAt(writes.clock()) ? null : h;
+    }
+
+    private void dropIfExpired(ReplicationMode mode, byte[] key) {
+        RecordHeader h = store.header(key);
+        if (h != null && h.expiredAt(writes.clock()))
+            writes.expire(mode, key, writes.clock().millis());
+    }
+}
