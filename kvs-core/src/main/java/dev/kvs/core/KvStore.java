@@ -507,6 +507,32 @@ public interface KvStore extends Closeable {
         throw structuresUnsupported();
     }
 
+    // -- several structures in one step: SMOVE and the *STORE commands
+
+    /**
+     * Reads and writes several hashes or sets in one atomic step: holds every key's lock, gives {@code
+     * fn} a {@link StructureView} of the keys (in order; they may repeat), and makes the {@link
+     * StructureChange} it returns for each key, so no reader or writer sees some of the changes without
+     * the others (SMOVE, SINTERSTORE, SUNIONSTORE, SDIFFSTORE). {@code fn} reads everything before any
+     * change is made, so a key both read and replaced is read as it was. {@code fn} must not touch the
+     * store.
+     *
+     * <p>The changes are made in order. One refused (store full) throws, with itself undone and the
+     * changes after it not made; the ones before it stay. So order the one change that needs room
+     * first: a removal never needs room. A {@link StructureChange#replace replace} reserves room for
+     * its members as if the key were new before it frees what the key held.
+     *
+     * @return per key, what its change did ({@link MemberWrite#written()} false for a keep)
+     * @throws WrongTypeException, IllegalStateException as for {@link #putMembers}, from a change or
+     *     thrown by {@code fn}'s reads (nothing written)
+     * @throws IllegalArgumentException if {@code fn} does not return one change per key, or returns
+     *     more than one change that is not a keep for one key (nothing written)
+     * @throws StoreFullException, EntryTooLargeException as for {@link #putMembers}
+     */
+    default List<MemberWrite> updateStructures(List<byte[]> keys, Function<StructureView, List<StructureChange>> fn) {
+        throw structuresUnsupported();
+    }
+
     private UnsupportedOperationException structuresUnsupported() {
         return new UnsupportedOperationException("hashes and sets are not supported by "
                 + getClass().getSimpleName() + ": use KvStore.builder().open(), or HeapKvStore in tests");

@@ -10,6 +10,8 @@ import dev.kvs.core.StorageException;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoreStats;
 import dev.kvs.core.StoredValue;
+import dev.kvs.core.StructureChange;
+import dev.kvs.core.StructureView;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueRead;
 import dev.kvs.core.ValueSink;
@@ -586,6 +588,25 @@ final class ChronicleKvStore implements KvStore {
         return structure(key, old -> structures.restamp(key, old, fn));
     }
 
+    @Override
+    public List<MemberWrite> updateStructures(List<byte[]> keys, Function<StructureView, List<StructureChange>> fn) {
+        limits.checkKeys(keys);
+        Objects.requireNonNull(fn, "fn == null");
+        int slot = gate.enter();
+        try {
+            int[] locked = stripes.lock(keys);
+            try {
+                List<Record> olds = new ArrayList<>(keys.size());
+                for (byte[] key : keys) olds.add(unhidden(key));
+                return StructureBatch.run(structures, writer, keys, olds, fn);
+            } finally {
+                stripes.unlock(locked);
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
     /**
      * Runs {@code op} on {@code key}'s record header under the key's stripe; a record hidden by a flush
      * is removed first (its pages freed), so {@code op} sees the key as empty.
@@ -596,18 +617,24 @@ final class ChronicleKvStore implements KvStore {
         try {
             ReentrantLock lock = stripes.lock(key);
             try {
-                Record old = records.header(key);
-                if (old != null && hidden(old)) {
-                    writer.remove(key, old);
-                    old = null;
-                }
-                return op.apply(old);
+                return op.apply(unhidden(key));
             } finally {
                 lock.unlock();
             }
         } finally {
             gate.exit(slot);
         }
+    }
+
+    /**
+     * The header of {@code key}'s record, stripe held; a record hidden by a flush is removed first (its
+     * pages freed) and reads as {@code null}.
+     */
+    private Record unhidden(byte[] key) {
+        Record old = records.header(key);
+        if (old == null || !hidden(old)) return old;
+        writer.remove(key, old);
+        return null;
     }
 
     /** How many times the store was cleared: a {@link ChunkStage} of an older count lost its chunks. */

@@ -76,14 +76,23 @@ final class Structures {
         requireStructure(type);
         MembersHeader h0 = membersOf(old, type);
         boolean live = old != null && old.isLive();
-        long growth = live ? 0 : MembersHeader.BYTES;
-        for (Member m : members) {
-            MemberPages.checkSize(m.name().length, m.value().length);
-            growth +=
-                    MemberPage.entrySize(m.name().length, m.value().length) + (long) PAGES_PER_PUT * pageOverhead(key);
-        }
+        long growth = (live ? 0 : MembersHeader.BYTES) + growthOf(key, members);
         Delta reserved = new Delta(old == null ? 1 : 0, live ? 0 : 1, old == null ? key.length : 0, growth);
         capacity.reserve(reserved);
+        return putReserved(key, old, type, h0, members, wantPrevious, txId, reserved);
+    }
+
+    /** {@link #put} once its room is {@code reserved}: settled to the actual change, or given back. */
+    private MemberWrite putReserved(
+            byte[] key,
+            Record old,
+            ValueType type,
+            MembersHeader h0,
+            List<Member> members,
+            boolean wantPrevious,
+            Supplier<TxId> txId,
+            Delta reserved) {
+        boolean live = old != null && old.isLive();
         List<Undo> done = new ArrayList<>(members.size());
         MembersHeader h = h0;
         int added = 0;
@@ -232,6 +241,34 @@ final class Structures {
         return after;
     }
 
+    // -- a key's whole content replaced: the *STORE commands (KvStore#updateStructures)
+
+    /**
+     * Makes {@code key} a {@code type} of exactly {@code members}, whatever {@code old} held (see {@link
+     * dev.kvs.core.StructureChange#replace}). Room for the members is reserved as if the key were new
+     * before {@code writer} frees the old record with its pages or chunks, so a full store refuses with
+     * nothing changed; a page write failing after that leaves the key deleted.
+     */
+    MemberWrite replace(
+            byte[] key, Record old, ValueType type, List<Member> members, Supplier<TxId> txId, RecordWriter writer) {
+        requireStructure(type);
+        if (members.isEmpty()) {
+            if (old == null || !old.isLive()) return new MemberWrite(headerOf(old), false, 0, List.of());
+            StoredValue tombstone = StoredValue.tombstone(txId.get());
+            writer.put(key, tombstone);
+            return new MemberWrite(tombstone.header(), true, 0, List.of());
+        }
+        Delta reserved = new Delta(1, 1, key.length, MembersHeader.BYTES + growthOf(key, members));
+        capacity.reserve(reserved);
+        try {
+            writer.remove(key, old);
+        } catch (RuntimeException e) {
+            capacity.cancel(reserved);
+            throw e;
+        }
+        return putReserved(key, null, type, MembersHeader.EMPTY, members, false, txId, reserved);
+    }
+
     /**
      * Frees the pages of a structure whose record was replaced or removed (stripe held). O(pages) under
      * the key's lock; a very large structure should later be unlinked at once and swept page by page
@@ -281,6 +318,17 @@ final class Structures {
         } finally {
             capacity.cancel(reserved);
         }
+    }
+
+    /** An upper bound of the room {@code members} take when put; checks each one's size. */
+    private static long growthOf(byte[] key, List<Member> members) {
+        long growth = 0;
+        for (Member m : members) {
+            MemberPages.checkSize(m.name().length, m.value().length);
+            growth +=
+                    MemberPage.entrySize(m.name().length, m.value().length) + (long) PAGES_PER_PUT * pageOverhead(key);
+        }
+        return growth;
     }
 
     private static List<byte[]> previous(List<Undo> done, boolean wanted) {

@@ -9,6 +9,8 @@ import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoreStats;
 import dev.kvs.core.StoredValue;
+import dev.kvs.core.StructureChange;
+import dev.kvs.core.StructureView;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
@@ -307,6 +309,70 @@ public final class HeapKvStore implements KvStore {
             if (next == null) return old == null ? null : old.header();
             map.put(k, next);
             return next.header();
+        });
+    }
+
+    @Override
+    public List<MemberWrite> updateStructures(List<byte[]> keys, Function<StructureView, List<StructureChange>> fn) {
+        limits.checkKeys(keys);
+        Objects.requireNonNull(fn, "fn == null");
+        return guarded(() -> {
+            int[] locked = stripes.lock(keys);
+            try {
+                List<ByteKey> ks = new ArrayList<>(keys.size());
+                List<StoredValue> olds = new ArrayList<>(keys.size());
+                for (byte[] key : keys) {
+                    ByteKey k = new ByteKey(key);
+                    ks.add(k);
+                    olds.add(visible(map.get(k)));
+                }
+                List<StructureChange> changes = fn.apply(new StructureView() {
+                    @Override
+                    public RecordHeader header(int i) {
+                        return olds.get(i) == null ? null : olds.get(i).header();
+                    }
+
+                    @Override
+                    public List<Member> members(int i, ValueType type) {
+                        return structures.all(ks.get(i), olds.get(i), type);
+                    }
+
+                    @Override
+                    public List<byte[]> getMembers(int i, ValueType type, List<byte[]> names) {
+                        return structures.get(ks.get(i), olds.get(i), type, names);
+                    }
+
+                    @Override
+                    public long memberCount(int i, ValueType type) {
+                        return structures.count(ks.get(i), olds.get(i), type);
+                    }
+                });
+                StructureBatch.check(keys, changes);
+                List<MemberWrite> out = new ArrayList<>(keys.size());
+                for (int i = 0; i < keys.size(); i++) {
+                    ByteKey k = ks.get(i);
+                    StoredValue old = olds.get(i);
+                    StructureChange c = changes.get(i);
+                    if (c instanceof StructureChange.Put p) {
+                        List<byte[]> names = new ArrayList<>();
+                        List<byte[]> values = new ArrayList<>();
+                        for (Member m : p.members()) {
+                            names.add(m.name());
+                            values.add(m.value());
+                        }
+                        out.add(structures.write(k, old, map.get(k), p.type(), names, values, false, p.txId(), map));
+                    } else if (c instanceof StructureChange.Remove r) {
+                        out.add(structures.write(k, old, map.get(k), r.type(), r.names(), null, false, r.txId(), map));
+                    } else if (c instanceof StructureChange.Replace r) {
+                        out.add(structures.replace(k, old, map.get(k), r.type(), r.members(), r.txId(), map));
+                    } else {
+                        out.add(new MemberWrite(old == null ? null : old.header(), false, 0, List.of()));
+                    }
+                }
+                return out;
+            } finally {
+                stripes.unlock(locked);
+            }
         });
     }
 

@@ -199,6 +199,48 @@ final class HeapStructures {
         return current(key, old, type).get(new ByteKey(name));
     }
 
+    // -- a key's whole content replaced: the *STORE commands (KvStore#updateStructures)
+
+    /**
+     * Makes {@code key} a {@code type} of exactly {@code members}, whatever {@code old} held, as {@link
+     * Structures#replace} does; {@code raw} as for {@link #write}.
+     */
+    MemberWrite replace(
+            ByteKey key,
+            StoredValue old,
+            StoredValue raw,
+            ValueType type,
+            List<Member> members,
+            Supplier<TxId> txId,
+            Map<ByteKey, StoredValue> map) {
+        if (!type.isStructure()) throw new IllegalArgumentException("not a structure type: " + type);
+        Map<ByteKey, byte[]> next = new LinkedHashMap<>();
+        for (Member m : members) {
+            MemberPages.checkSize(m.name().length, m.value().length);
+            next.put(new ByteKey(m.name()), m.value());
+        }
+        boolean oldLive = old != null && old.state() != RecordState.TOMBSTONE;
+        if (next.isEmpty() && !oldLive) return new MemberWrite(old == null ? null : old.header(), false, 0, List.of());
+        boolean rawLive = raw != null && raw.state() != RecordState.TOMBSTONE;
+        long rawBytes = raw == null ? 0 : raw.value().length + bytes(key);
+        boolean live = !next.isEmpty();
+        Delta d = new Delta(
+                raw == null ? 1 : 0,
+                (live ? 1 : 0) - (rawLive ? 1 : 0),
+                raw == null ? key.bytes().length : 0,
+                bytesOf(next) - rawBytes);
+        capacity.reserve(d);
+        TxId tx = txId.get();
+        StoredValue record = live
+                ? new StoredValue(RecordHeader.structure(RecordState.COMPLETE, tx, type, RecordHeader.NO_EXPIRY), EMPTY)
+                : StoredValue.tombstone(tx);
+        map.put(key, record);
+        if (live) this.members.put(key, next);
+        else this.members.remove(key);
+        capacity.commit(d);
+        return new MemberWrite(record.header(), true, next.size(), List.of());
+    }
+
     /** Rewrites a record's TxId and expiry as {@link Structures#restamp} does. */
     static StoredValue restamp(StoredValue old, UnaryOperator<RecordHeader> fn) {
         RecordHeader before = old == null ? null : old.header();
