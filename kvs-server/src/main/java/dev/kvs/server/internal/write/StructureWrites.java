@@ -4,9 +4,15 @@ import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
+import dev.kvs.core.StructureChange;
+import dev.kvs.core.StructureView;
+import dev.kvs.core.TxId;
 import dev.kvs.core.ValueType;
 import dev.kvs.replication.ReplicationMode;
 import java.util.List;
+import java.util.function.BiFunction;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
@@ -83,5 +89,59 @@ public final class StructureWrites {
         RecordHeader h = store.header(key);
         if (h != null && h.expiredAt(writes.clock()))
             writes.expire(mode, key, writes.clock().millis());
+    }
+
+    // -- several keys in one step: SMOVE and the *STORE commands
+
+    /**
+     * SMOVE, SINTERSTORE, SUNIONSTORE, SDIFFSTORE: see {@link KvStore#updateStructures}. {@code decide}
+     * gets the keys under all their locks, a key whose expiry has passed reading as absent (its header
+     * {@code null}; it is deleted first, as before any structure write), and, per key index, the TxId to
+     * give a change of that key: each key a change writes takes its own TxId, ordered as a {@code type}
+     * write, and none is taken for a key left as it was.
+     */
+    public Writes.Done<List<MemberWrite>> updateAll(
+            ReplicationMode mode,
+            LastWrite last,
+            List<byte[]> keys,
+            ValueType type,
+            BiFunction<StructureView, IntFunction<Supplier<TxId>>, List<StructureChange>> decide) {
+        for (byte[] key : keys) dropIfExpired(mode, key);
+        return writes.ordered(
+                mode,
+                last,
+                o -> store.updateStructures(
+                        keys,
+                        view -> decide.apply(
+                                unexpired(view, writes.clock().millis()), i -> () -> o.structure(keys.get(i), type))));
+    }
+
+    /**
+     * {@code view} with the headers of keys whose expiry has passed at {@code now} read as null: what a
+     * read of several sets in one {@link KvStore#updateStructures} step sees, too.
+     */
+    public static StructureView unexpired(StructureView view, long now) {
+        return new StructureView() {
+            @Override
+            public RecordHeader header(int i) {
+                RecordHeader h = view.header(i);
+                return h != null && h.expiredAt(now) ? null : h;
+            }
+
+            @Override
+            public List<Member> members(int i, ValueType type) {
+                return view.members(i, type);
+            }
+
+            @Override
+            public List<byte[]> getMembers(int i, ValueType type, List<byte[]> names) {
+                return view.getMembers(i, type, names);
+            }
+
+            @Override
+            public long memberCount(int i, ValueType type) {
+                return view.memberCount(i, type);
+            }
+        };
     }
 }
