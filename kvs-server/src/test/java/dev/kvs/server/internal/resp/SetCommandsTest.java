@@ -214,6 +214,15 @@ class SetCommandsTest {
         }
     }
 
+    /** Redis's set unit sets {@code set-max-intset-entries} to its default first: a no-op kvs accepts. */
+    @Test
+    void configSetOfTheIntsetSizeItHasIsANoOp() {
+        assertThat(r("CONFIG", "GET", "set-max-intset-entries")).isEqualTo(bulks("set-max-intset-entries", "512"));
+        assertThat(r("CONFIG", "SET", "set-max-intset-entries", "512")).isEqualTo("+OK\r\n");
+        assertThat(r("CONFIG", "SET", "set-max-intset-entries", "100")).startsWith("-ERR CONFIG SET is not supported");
+        assertThat(r("CONFIG", "SET", "save", "")).startsWith("-ERR CONFIG SET is not supported");
+    }
+
     @Test
     void aScanVisitsEveryMemberOfALargeSet() {
         List<String> add = new ArrayList<>(List.of("SADD", "big"));
