@@ -98,7 +98,8 @@ class SetCommandsTest {
                 {"SDIFFSTORE", "d", "s", key},
                 {"SINTERCARD", "2", "s", key},
                 {"SMOVE", key, "s", "a"},
-                {"SMOVE", "s", key, "a"}
+                {"SMOVE", "s", key, "a"},
+                {"SMOVE", "s", key, "not-in-s"}
             }) {
                 assertThat(r(c)).as(String.join(" ", c)).isEqualTo(WRONGTYPE);
             }
@@ -211,6 +212,32 @@ class SetCommandsTest {
             {"SINTERCARD", "1"}
         }) {
             assertThat(r(c)).isEqualTo("-ERR wrong number of arguments for '" + c[0].toLowerCase() + "' command\r\n");
+        }
+    }
+
+    /** COMMAND INFO gives each set command Redis 7.0.15's arity, read or write flag, and key positions. */
+    @Test
+    void commandInfoAsRedis() {
+        String[] redis = { // name arity flag firstKey lastKey keyStep, from redis-server 7.0.15
+            "sadd -3 write 1 1 1", "srem -3 write 1 1 1", "smembers 2 readonly 1 1 1",
+            "sismember 3 readonly 1 1 1", "smismember -3 readonly 1 1 1", "scard 2 readonly 1 1 1",
+            "spop -2 write 1 1 1", "srandmember -2 readonly 1 1 1", "sscan -3 readonly 1 1 1",
+            "smove 4 write 1 2 1", "sinter -2 readonly 1 -1 1", "sunion -2 readonly 1 -1 1",
+            "sdiff -2 readonly 1 -1 1", "sinterstore -3 write 1 -1 1", "sunionstore -3 write 1 -1 1",
+            "sdiffstore -3 write 1 -1 1", "sintercard -3 readonly 0 0 0"
+        };
+        java.util.regex.Pattern integer = java.util.regex.Pattern.compile("\r\n:(-?\\d+)");
+        java.util.regex.Pattern flag = java.util.regex.Pattern.compile("\\+(\\w+)");
+        for (String line : redis) {
+            String[] want = line.split(" ");
+            String reply = r("COMMAND", "INFO", want[0]);
+            List<String> ints = new ArrayList<>();
+            java.util.regex.Matcher m = integer.matcher(reply);
+            while (m.find()) ints.add(m.group(1));
+            java.util.regex.Matcher f = flag.matcher(reply);
+            assertThat(f.find()).as(reply).isTrue();
+            assertThat(String.join(" ", want[0], ints.get(0), f.group(1), ints.get(1), ints.get(2), ints.get(3)))
+                    .isEqualTo(line);
         }
     }
 
