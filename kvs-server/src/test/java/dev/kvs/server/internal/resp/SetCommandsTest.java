@@ -215,6 +215,47 @@ class SetCommandsTest {
         }
     }
 
+    /**
+     * A set whose expiry has passed is absent to every set read, and a write to it (SADD, SMOVE's
+     * destination, a STORE's source) starts from an empty key, as in Redis.
+     */
+    @Test
+    void anExpiredSetIsAbsentToReadsAndWrites() {
+        dev.kvs.server.internal.TestClock clock = dev.kvs.server.internal.TestClock.fixedAt(1_000_000);
+        try (RespChannel timed = new RespChannel(
+                dev.kvs.server.config.NodeConfig.builder()
+                        .store(dev.kvs.core.StoreConfig.builder()
+                                .maxEntries(10_000)
+                                .maxBytes(64L << 20)
+                                .build())
+                        .build(),
+                null,
+                null,
+                false,
+                clock)) {
+            for (String key : new String[] {"s", "dst"}) {
+                timed.command("SADD", key, "old");
+                timed.store.updateHeader(key.getBytes(), h -> h.withExpireAt(1_000_500));
+            }
+            timed.command("SADD", "live", "x");
+            assertThat(timed.command("SCARD", "s")).isEqualTo(":1\r\n");
+            clock.advance(java.time.Duration.ofMillis(501));
+            assertThat(timed.command("SCARD", "s")).isEqualTo(":0\r\n");
+            assertThat(timed.command("SMEMBERS", "s")).isEqualTo(EMPTY);
+            assertThat(timed.command("SISMEMBER", "s", "old")).isEqualTo(":0\r\n");
+            assertThat(timed.command("SRANDMEMBER", "s")).isEqualTo("$-1\r\n");
+            assertThat(timed.command("SUNION", "s", "live")).isEqualTo(bulks("x"));
+            assertThat(timed.command("SINTERCARD", "2", "s", "live")).isEqualTo(":0\r\n");
+            assertThat(timed.command("SMOVE", "live", "dst", "x")).isEqualTo(":1\r\n");
+            assertThat(timed.command("SMEMBERS", "dst"))
+                    .as("not the expired member")
+                    .isEqualTo(bulks("x"));
+            assertThat(timed.command("TTL", "dst")).isEqualTo(":-1\r\n");
+            assertThat(timed.command("SADD", "s", "new")).isEqualTo(":1\r\n");
+            assertThat(timed.command("SMEMBERS", "s")).isEqualTo(bulks("new"));
+        }
+    }
+
     /** COMMAND INFO gives each set command Redis 7.0.15's arity, read or write flag, and key positions. */
     @Test
     void commandInfoAsRedis() {
