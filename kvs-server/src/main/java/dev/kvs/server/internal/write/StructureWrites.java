@@ -4,9 +4,12 @@ import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
+import dev.kvs.core.TxId;
 import dev.kvs.core.ValueType;
 import dev.kvs.replication.ReplicationMode;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
@@ -38,15 +41,14 @@ public final class StructureWrites {
             List<Member> members,
             boolean wantPrevious) {
         dropIfExpired(mode, key);
-        return writes.ordered(
-                mode, last, o -> store.putMembers(key, type, members, wantPrevious, () -> o.structure(key, type)));
+        return writes.ordered(mode, last, o -> store.putMembers(key, type, members, wantPrevious, txId(o, key, type)));
     }
 
     /** HINCRBY, HINCRBYFLOAT, HSETNX: see {@link KvStore#updateMember}. */
     public Writes.Done<MemberWrite> update(
             ReplicationMode mode, LastWrite last, byte[] key, ValueType type, byte[] name, UnaryOperator<byte[]> fn) {
         dropIfExpired(mode, key);
-        return writes.ordered(mode, last, o -> store.updateMember(key, type, name, fn, () -> o.structure(key, type)));
+        return writes.ordered(mode, last, o -> store.updateMember(key, type, name, fn, txId(o, key, type)));
     }
 
     /** HDEL, SREM: see {@link KvStore#removeMembers}. */
@@ -58,16 +60,27 @@ public final class StructureWrites {
             List<byte[]> names,
             boolean wantPrevious) {
         dropIfExpired(mode, key);
-        return writes.ordered(
-                mode, last, o -> store.removeMembers(key, type, names, wantPrevious, () -> o.structure(key, type)));
+        return writes.ordered(mode, last, o -> store.removeMembers(key, type, names, wantPrevious, txId(o, key, type)));
     }
 
     /** SPOP: see {@link KvStore#popMembers}. */
     public Writes.Done<List<Member>> pop(
             ReplicationMode mode, LastWrite last, byte[] key, ValueType type, int count, RandomGenerator random) {
         dropIfExpired(mode, key);
-        return writes.ordered(
-                mode, last, o -> store.popMembers(key, type, count, random, () -> o.structure(key, type)));
+        return writes.ordered(mode, last, o -> store.popMembers(key, type, count, random, txId(o, key, type)));
+    }
+
+    /**
+     * The TxId supplier of a member write: called by the store under the key's lock (re-entrant: the
+     * header read here is the one before the write), it orders the write with the expiry the structure
+     * keeps (none for a new one), which the key packet carries to the backup.
+     */
+    private Supplier<TxId> txId(Writes.Ordering o, byte[] key, ValueType type) {
+        return () -> {
+            RecordHeader h = store.header(key);
+            boolean kept = h != null && h.state() == RecordState.COMPLETE && h.type() == type;
+            return o.structure(key, type, kept ? h.expireAtMillis() : RecordHeader.NO_EXPIRY);
+        };
     }
 
     /**
