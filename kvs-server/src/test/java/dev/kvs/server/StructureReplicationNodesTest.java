@@ -7,17 +7,21 @@ import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
 import dev.kvs.core.MembersImage;
 import dev.kvs.core.RecordHeader;
+import dev.kvs.core.StoreConfig;
 import dev.kvs.core.ValueType;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.internal.write.LastWrite;
 import dev.kvs.server.internal.write.StructureWrites;
 import dev.kvs.testing.cluster.TwoDc;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
 
 /**
  * Hashes and sets written on a primary through {@link StructureWrites} (the seam the HSET and SADD
@@ -89,6 +93,100 @@ class StructureReplicationNodesTest {
             assertThat(image(backup, "session")).isEqualTo(image(primary, "session"));
             assertThat(image(backup, "tokens")).isEqualTo(image(primary, "tokens"));
             assertThat(backup.image(b("big"))).as("never half a structure").isNull();
+        }
+    }
+
+    @TempDir
+    Path backupDir;
+
+    /** A field of the primary's INFO. */
+    private static long info(TwoDc dc, String field) {
+        try (Jedis p = new Jedis("127.0.0.1", dc.primary().port())) {
+            for (String line : p.info("replication").split("\r\n")) {
+                if (line.startsWith(field + ":")) return Long.parseLong(line.substring(field.length() + 1));
+            }
+            throw new AssertionError("no " + field + " in INFO");
+        }
+    }
+
+    private static void awaitSame(TwoDc dc, List<String> keys) {
+        for (String key : keys) {
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(image(dc.backup().store(), key))
+                            .as(key)
+                            .isEqualTo(image(dc.primary().store(), key)));
+        }
+    }
+
+    @Test
+    void aRestartedBackupGetsOnlyTheStructuresChangedWhileAway() {
+        StoreConfig primaryStore =
+                StoreConfig.builder().maxEntries(10_000).maxBytes(64L << 20).build();
+        StoreConfig backupStore = StoreConfig.builder()
+                .maxEntries(10_000)
+                .maxBytes(64L << 20)
+                .dataDir(backupDir)
+                .build();
+        try (TwoDc dc = TwoDc.builder()
+                .mode(ReplicationMode.ASYNC)
+                .replication(TwoDc.replication().build())
+                .stores(primaryStore, backupStore)
+                .start()) {
+            StructureWrites writes = dc.primary().structureWrites();
+            ReplicationMode mode = ReplicationMode.ASYNC;
+            List<String> keys = new ArrayList<>();
+            for (int k = 0; k < 40; k++) {
+                ValueType type = k % 2 == 0 ? ValueType.HASH : ValueType.SET;
+                List<Member> ms = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    ms.add(type == ValueType.SET ? Member.of(b("m" + i)) : new Member(b("f" + i), b("v" + k)));
+                }
+                keys.add("s" + k);
+                writes.put(mode, LastWrite.NONE, b("s" + k), type, ms, false);
+            }
+            awaitSame(dc, keys);
+            long shippedBefore = info(dc, "kvs_values_shipped");
+
+            dc.restartBackup(() -> {
+                for (int k = 0; k < 5; k++) { // changed
+                    ValueType type = k % 2 == 0 ? ValueType.HASH : ValueType.SET;
+                    writes.remove(mode, LastWrite.NONE, b("s" + k), type, List.of(b("f1"), b("m1")), false);
+                }
+                writes.put(mode, LastWrite.NONE, b("s40"), ValueType.SET, List.of(Member.of(b("new"))), false);
+                keys.add("s40");
+            });
+
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> info(dc, "kvs_resyncs") >= 2 && info(dc, "kvs_value_lag_count") == 0);
+            awaitSame(dc, keys);
+            long shipped = info(dc, "kvs_values_shipped") - shippedBefore;
+            assertThat(shipped).as("structures shipped after the restart").isBetween(6L, 20L);
+        }
+    }
+
+    @Test
+    void aNewEmptyBackupGetsAFullCopyOfEveryStructure() {
+        try (TwoDc dc = TwoDc.builder()
+                .mode(ReplicationMode.ID_FIRST)
+                .replication(TwoDc.replication().build())
+                .start()) {
+            StructureWrites writes = dc.primary().structureWrites();
+            List<String> keys = new ArrayList<>();
+            for (int k = 0; k < 20; k++) {
+                List<Member> ms = new ArrayList<>();
+                for (int i = 0; i < 10 + k * 100; i++) ms.add(new Member(b("f" + i), b("v" + k)));
+                keys.add("h" + k);
+                writes.put(ReplicationMode.ID_FIRST, LastWrite.NONE, b("h" + k), ValueType.HASH, ms, false)
+                        .replicated()
+                        .join();
+            }
+            awaitSame(dc, keys);
+
+            dc.replaceBackupWithAnEmptyOne(); // a wiped backup DC: a full copy
+
+            awaitSame(dc, keys);
+            assertThat(dc.backup().store().memberCount(b("h19"), ValueType.HASH))
+                    .isEqualTo(1_910);
         }
     }
 }
