@@ -44,13 +44,17 @@ class StructureReplicationTest {
     private final EventLoopGroup replication = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final EventLoopGroup backupLoops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     private final KvStore primaryStore = open();
-    private final KvStore backupStore = open();
+    private KvStore backupStore = open();
     private ReplicationServer server;
     private Replicator replicator;
 
     private static KvStore open() {
+        return open(256L << 20);
+    }
+
+    private static KvStore open(long maxBytes) {
         return Stores.open(
-                StoreConfig.builder().maxEntries(10_000).maxBytes(256L << 20).build());
+                StoreConfig.builder().maxEntries(10_000).maxBytes(maxBytes).build());
     }
 
     @AfterEach
@@ -251,5 +255,24 @@ class StructureReplicationTest {
                     .untilAsserted(
                             () -> assertThat(state(backupStore, key)).as(what).isEqualTo(state(primaryStore, key)));
         }
+    }
+
+    @Test
+    void aStructureTheBackupsStoreCannotHoldFailsASyncWriteWithBackupCannotStore() {
+        backupStore.close();
+        backupStore = open(256 * 1024);
+        start();
+        List<Member> ms = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) ms.add(new Member(b("field-" + i), new byte[40]));
+
+        CompletableFuture<Void> write = put(ReplicationMode.SYNC, b("big"), ms, ValueType.HASH);
+
+        assertThat(write)
+                .failsWithin(Duration.ofSeconds(30))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(dev.kvs.replication.BackupCannotStoreException.class)
+                .withMessageContaining("store full");
+        assertThat(backupStore.header(b("big"))).isNull();
+        assertThat(replicator.status().refusingValues()).isEqualTo(1);
     }
 }
