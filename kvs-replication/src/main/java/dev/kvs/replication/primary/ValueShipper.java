@@ -30,7 +30,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * chunk by chunk, each chunk straight from the store into its frame's pooled direct buffer (one copy
  * from the store to the wire, no value-sized array); if the key is rewritten between two of its chunks
  * (the record's TxId changed), the value is abandoned, the backup told to drop its part (a cancel
- * chunk), and the key ships again with its newer value. Every frame waits for
+ * chunk), and the key ships again with its newer value. A hash or set ships as its canonical image
+ * ({@link dev.kvs.core.KvStore#image}, read whole under the key's lock when its turn comes: O(size) per
+ * shipment, conflated like any value), as one chunk or chunk by chunk from that copy, abandoned the same
+ * way if the key is rewritten meanwhile. Every frame waits for
  * the {@link FlowController}'s window and pacing, and is cut to its quantum, so value bytes never
  * build a queue in front of the key packets; then the rate cap, then each stream's write buffer
  * (backpressure).
