@@ -533,6 +533,33 @@ public interface KvStore extends Closeable {
         throw structuresUnsupported();
     }
 
+    /**
+     * The canonical image of the hash or set at {@code key} ({@link MembersImage}) with its record's
+     * header, read in one step under the key's lock, or {@code null} if the key holds no complete
+     * structure (absent, a tombstone, a string, or a structure whose members have not arrived). For
+     * replication, which ships a structure whole: O(size) and an array of the image's length.
+     */
+    default MembersImage image(byte[] key) {
+        throw structuresUnsupported();
+    }
+
+    /**
+     * Makes the structure of {@code image} {@code key}'s record if {@code decide} says so, replacing
+     * whatever the key held (a string's value, another structure's members, a tombstone): the backup's
+     * apply of a shipped structure. {@code decide} gets the key's current header ({@code null} if absent)
+     * under the key's lock, like an {@link #update} function, and returns the header to write (a
+     * complete hash or set, its TxId and expiry), or {@code null} to leave the key as it is.
+     *
+     * @return true if written
+     * @throws IllegalArgumentException if {@code image} is not canonical or the header is not a
+     *     complete structure's (nothing written)
+     * @throws StoreFullException if the store has no room for it (nothing written)
+     * @throws EntryTooLargeException if the key or a member is over the limits (nothing written)
+     */
+    default boolean putImage(byte[] key, byte[] image, Function<RecordHeader, RecordHeader> decide) {
+        throw structuresUnsupported();
+    }
+
     private UnsupportedOperationException structuresUnsupported() {
         return new UnsupportedOperationException("hashes and sets are not supported by "
                 + getClass().getSimpleName() + ": use KvStore.builder().open(), or HeapKvStore in tests");

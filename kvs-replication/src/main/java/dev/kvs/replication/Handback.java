@@ -1,6 +1,7 @@
 package dev.kvs.replication;
 
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueType;
 import java.util.List;
 
 /**
@@ -27,6 +28,18 @@ public interface Handback {
      * @return true if it matched a fenced key's TxId, length and checksum and the key is whole again
      */
     boolean accept(byte[] key, TxId txId, boolean delete, int checksum, byte[] value, long expireAtMillis);
+
+    /**
+     * A hash's or set's canonical image ({@code dev.kvs.core.MembersImage}) the deposed primary holds for
+     * a wanted key, of {@code type}, its checksum already verified, with the key's expiry. A structure's
+     * wanted entry has no length or checksum (0): it matches by TxId. This default takes none.
+     *
+     * @return true if it matched a fenced key's TxId and the key is whole again
+     */
+    default boolean acceptStructure(
+            byte[] key, TxId txId, ValueType type, int checksum, byte[] image, long expireAtMillis) {
+        return false;
+    }
 
     /** The deposed primary {@code node} finished its handback: {@code accepted} of {@code offered} taken. */
     void finished(String node, int offered, int accepted);

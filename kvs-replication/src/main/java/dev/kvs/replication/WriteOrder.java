@@ -23,12 +23,17 @@ public interface WriteOrder {
     TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis);
 
     /**
-     * Assigns the next TxId to a write to the hash or set at {@code key} (its members are in the store,
-     * written under the key's lock as this is called). Until structures replicate with their own
-     * frames, this orders the write as a put of an empty value.
+     * Assigns the next TxId to a write that leaves a hash or set of {@code type} at {@code key}, expiring
+     * at {@code expireAtMillis} (epoch millis, 0 for never: a new structure has none, a written one keeps
+     * its own). Called under the key's lock as the store writes the members. The key packet carries the
+     * type and expiry, no length or checksum: the backup receives the structure's canonical image when it
+     * ships ({@code KvStore.image}), read from the store then, like a string's value. A write that removes
+     * the last member leaves a tombstone of this TxId, and ships as the key's delete. This default, for
+     * orders without a backup, orders it as a put of an empty value.
      */
-    default TxId putStructure(byte[] key, ValueType type) {
-        return put(key, 0, 0, 0);
+    default TxId putStructure(byte[] key, ValueType type, long expireAtMillis) {
+        if (!type.isStructure()) throw new IllegalArgumentException("not a structure: " + type);
+        return put(key, 0, 0, expireAtMillis);
     }
 
     /** Assigns the next TxId to the deletion of {@code key} (replicated as a tombstone). */

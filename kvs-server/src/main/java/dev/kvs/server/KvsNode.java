@@ -28,6 +28,7 @@ import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReplicationLinks;
 import dev.kvs.server.internal.role.RoleMachine;
 import dev.kvs.server.internal.tls.ServerTls;
+import dev.kvs.server.internal.write.StructureWrites;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.ssl.SslContext;
 import java.time.Clock;
@@ -354,6 +355,14 @@ public final class KvsNode implements AutoCloseable {
      */
     public KvStore store() {
         return store;
+    }
+
+    /**
+     * The node's hash and set writes by the write protocol ({@link StructureWrites}), for tests of their
+     * replication that run without the RESP commands.
+     */
+    StructureWrites structureWrites() {
+        return new StructureWrites(store, writes);
     }
 
     /** The bound admin HTTP port. */

@@ -4,6 +4,7 @@ import dev.kvs.core.HeapValueStage;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
+import dev.kvs.core.MembersImage;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StorageException;
@@ -605,6 +606,18 @@ final class ChronicleKvStore implements KvStore {
         } finally {
             gate.exit(slot);
         }
+    }
+
+    @Override
+    public MembersImage image(byte[] key) {
+        return structure(key, old -> structures.image(key, old));
+    }
+
+    @Override
+    public boolean putImage(byte[] key, byte[] image, Function<RecordHeader, RecordHeader> decide) {
+        Objects.requireNonNull(image, "image == null");
+        Objects.requireNonNull(decide, "decide == null");
+        return structure(key, old -> structures.putImage(key, old, image, decide, writer));
     }
 
     /**

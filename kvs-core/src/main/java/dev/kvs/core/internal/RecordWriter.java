@@ -144,6 +144,52 @@ final class RecordWriter {
         free(key, old);
     }
 
+    /**
+     * Replaces {@code old} (the header of key's record, or null) with the complete structure {@code
+     * header} whose pages {@code build} writes; stripe held. Room for {@code valueBytes} (an upper bound
+     * of the structure's footprint) is reserved first, so a full store refuses with nothing changed. An
+     * old structure's pages are removed before {@code build} runs (it needs a key without pages; member
+     * readers take the stripe), an old string's chunks after the record moved on (readers of strings
+     * take no lock). If {@code build} or the record's write fails after that, the key is removed.
+     *
+     * @return the record written
+     */
+    Record replaceWithStructure(
+            byte[] key,
+            Record old,
+            RecordHeader header,
+            long valueBytes,
+            java.util.function.Supplier<MembersHeader> build) {
+        long oldBytes = old == null ? 0 : old.storedValueBytes(key.length);
+        boolean oldLive = old != null && old.isLive();
+        Delta reserved = Delta.ofLive(key.length, old != null, oldLive, oldBytes, valueBytes);
+        capacity.reserve(reserved);
+        Record next;
+        try {
+            if (old != null && old.members != null) pages.deleteAll(key, old.members);
+            next = Record.structure(header, build.get());
+            records.put(key, next);
+        } catch (RuntimeException e) {
+            capacity.cancel(reserved);
+            if (old != null && old.members != null) {
+                try {
+                    records.remove(key);
+                    expiry.remove(key, old.expireAt);
+                    capacity.commit(deltaOf(key, old, null));
+                } catch (RuntimeException f) {
+                    e.addSuppressed(f);
+                }
+            }
+            throw e;
+        }
+        capacity.settle(
+                reserved, Delta.ofLive(key.length, old != null, oldLive, oldBytes, next.storedValueBytes(key.length)));
+        if (old != null) expiry.remove(key, old.expireAt);
+        expiry.add(key, header.expireAtMillis());
+        if (old != null && old.isChunked()) chunks.free(old.blobId, old.valueLength);
+        return next;
+    }
+
     boolean remove(byte[] key, Record old) {
         if (old == null) return false;
         records.remove(key);

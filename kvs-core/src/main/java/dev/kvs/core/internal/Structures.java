@@ -3,6 +3,7 @@ package dev.kvs.core.internal;
 import dev.kvs.core.ByteKey;
 import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
+import dev.kvs.core.MembersImage;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
@@ -267,6 +269,30 @@ final class Structures {
             throw e;
         }
         return putReserved(key, null, type, MembersHeader.EMPTY, members, false, txId, reserved);
+    }
+
+    /** The image of {@code old}'s members with its header, or null if it is no complete structure. */
+    MembersImage image(byte[] key, Record old) {
+        if (old == null || !old.isStructure() || old.members == null) return null;
+        return new MembersImage(old.header(), pages.image(key, old.members));
+    }
+
+    /**
+     * Replaces {@code old} with the structure of {@code image} if {@code decide} returns a header for it
+     * (see {@link dev.kvs.core.KvStore#putImage}).
+     */
+    boolean putImage(
+            byte[] key, Record old, byte[] image, Function<RecordHeader, RecordHeader> decide, RecordWriter writer) {
+        RecordHeader header = decide.apply(headerOf(old));
+        if (header == null) return false;
+        if (!header.type().isStructure() || header.state() != RecordState.COMPLETE) {
+            throw new IllegalArgumentException("not a complete structure's header: " + header);
+        }
+        StructureImage.decodeCount(image); // a corrupt image is refused before anything changes
+        long pagesNeeded = image.length / MemberPages.PAGE_TARGET + 2;
+        long room = MembersHeader.BYTES + image.length + pagesNeeded * pageOverhead(key);
+        writer.replaceWithStructure(key, old, header, room, () -> pages.build(key, image));
+        return true;
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
+import dev.kvs.core.MembersImage;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreConfig;
@@ -373,6 +374,31 @@ public final class HeapKvStore implements KvStore {
             } finally {
                 stripes.unlock(locked);
             }
+        });
+    }
+
+    @Override
+    public MembersImage image(byte[] key) {
+        return structure(key, (k, old) -> structures.image(k, old));
+    }
+
+    @Override
+    public boolean putImage(byte[] key, byte[] image, Function<RecordHeader, RecordHeader> decide) {
+        return structure(key, (k, old) -> {
+            RecordHeader header = decide.apply(old == null ? null : old.header());
+            if (header == null) return false;
+            if (!header.type().isStructure() || header.state() != RecordState.COMPLETE) {
+                throw new IllegalArgumentException("not a complete structure's header: " + header);
+            }
+            Map<ByteKey, byte[]> members = HeapStructures.membersOf(image);
+            StoredValue raw = map.get(k);
+            StoredValue next = new StoredValue(header, new byte[0]);
+            Delta d = deltaOf(key, raw, next).plus(new Delta(0, 0, 0, HeapStructures.bytesOf(members)));
+            capacity.reserve(d);
+            map.put(k, next);
+            structures.replace(k, members);
+            capacity.commit(d);
+            return true;
         });
     }
 

@@ -3,6 +3,7 @@ package dev.kvs.core.internal;
 import dev.kvs.core.ByteKey;
 import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
+import dev.kvs.core.MembersImage;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
@@ -50,6 +51,28 @@ final class HeapStructures {
     /** Forgets the structure at {@code key}: its record was replaced or removed. */
     void drop(ByteKey key) {
         members.remove(key);
+    }
+
+    /** The image of {@code old}'s members with its header, or null if it is no complete structure. */
+    MembersImage image(ByteKey key, StoredValue old) {
+        if (old == null
+                || old.state() != RecordState.COMPLETE
+                || !old.header().type().isStructure()) return null;
+        List<byte[][]> all = new ArrayList<>();
+        members.getOrDefault(key, Map.of()).forEach((k, v) -> all.add(new byte[][] {k.bytes(), v}));
+        return new MembersImage(old.header(), StructureImage.encode(all));
+    }
+
+    /** The members of a canonical image. @throws IllegalArgumentException if it is not canonical */
+    static Map<ByteKey, byte[]> membersOf(byte[] image) {
+        Map<ByteKey, byte[]> out = new LinkedHashMap<>();
+        for (byte[][] e : StructureImage.decode(image)) out.put(new ByteKey(e[0]), e[1]);
+        return out;
+    }
+
+    /** Makes {@code m} the members of the structure at {@code key} (its record was just written). */
+    void replace(ByteKey key, Map<ByteKey, byte[]> m) {
+        members.put(key, m);
     }
 
     void clear() {
@@ -188,7 +211,7 @@ final class HeapStructures {
         return true;
     }
 
-    private static long bytesOf(Map<ByteKey, byte[]> m) {
+    static long bytesOf(Map<ByteKey, byte[]> m) {
         long n = 0;
         for (Map.Entry<ByteKey, byte[]> e : m.entrySet()) n += e.getKey().bytes().length + e.getValue().length;
         return n;

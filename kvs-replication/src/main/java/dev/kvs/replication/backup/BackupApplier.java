@@ -7,6 +7,7 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.UnfinishedKeys;
@@ -563,7 +564,10 @@ final class BackupApplier {
 
     private Outcome write(ValueAssembler.Whole v) {
         UnfinishedKeys.Pending announced = unfinished.find(v.key(), v.txId());
-        if (announced != null && (announced.valueLength() != v.length() || announced.checksum() != v.checksum())) {
+        // a structure's key packet announces no length or checksum: its image is checked by its own CRC
+        if (announced != null
+                && !v.op().isStructure()
+                && (announced.valueLength() != v.length() || announced.checksum() != v.checksum())) {
             return Outcome.MISMATCH;
         }
         TxId t = v.txId();
@@ -603,6 +607,14 @@ final class BackupApplier {
             written = store.putStaged(v.key(), v.staged(), h -> newer.test(h) ? header : null);
         } else if (v.op() == Op.DELETE) {
             return delete(v, settled, newer, inStore, unawaited);
+        } else if (v.op().isStructure()) {
+            RecordHeader header = RecordHeader.structure(RecordState.COMPLETE, t, v.op().type(), v.expireAtMillis());
+            try {
+                // replaces whatever the key holds (a string, another structure), complete, same expiry
+                written = store.putImage(v.key(), v.bytes(), h -> newer.test(h) ? header : null);
+            } catch (IllegalArgumentException e) {
+                return Outcome.MISMATCH; // not a canonical image although its checksum matched: resent
+            }
         } else {
             StoredValue next = new StoredValue(
                     new RecordHeader(RecordState.COMPLETE, t, v.checksum(), v.length(), v.expireAtMillis()), v.bytes());
@@ -701,10 +713,14 @@ final class BackupApplier {
         queueIfOlderInStore(writes);
     }
 
-    /** A record of the listed TxId that is not the listed value: incomplete, or another length or checksum. */
+    /**
+     * A record of the listed TxId that is not the listed value: incomplete, another type, or another
+     * length or checksum (a structure's are 0 on both sides: its TxId and type name it).
+     */
     private static boolean differs(RecordHeader h, KeyPacket p) {
         return h.txId().equals(p.txId())
                 && (h.state() != RecordState.COMPLETE
+                        || h.type() != (p.op().isStructure() ? p.op().type() : ValueType.STRING)
                         || h.valueLength() != p.valueLength()
                         || h.checksum() != p.checksum());
     }

@@ -76,13 +76,17 @@ final class HandbackHandler extends ChannelInboundHandlerAdapter {
                 ValueAssembler.Result r = assembler.accept(c);
                 if (r instanceof ValueAssembler.Whole w) {
                     offered++;
-                    if (handback.accept(
-                            w.key(),
-                            w.txId(),
-                            w.op() == Frame.Op.DELETE,
-                            w.checksum(),
-                            w.bytes(),
-                            w.expireAtMillis())) {
+                    boolean taken = w.op().isStructure()
+                            ? handback.acceptStructure(
+                                    w.key(), w.txId(), w.op().type(), w.checksum(), w.bytes(), w.expireAtMillis())
+                            : handback.accept(
+                                    w.key(),
+                                    w.txId(),
+                                    w.op() == Frame.Op.DELETE,
+                                    w.checksum(),
+                                    w.bytes(),
+                                    w.expireAtMillis());
+                    if (taken) {
                         accepted.add(w.txId());
                     }
                 } else if (r instanceof ValueAssembler.Corrupt bad) {

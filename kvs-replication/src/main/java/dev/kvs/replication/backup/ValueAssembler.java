@@ -145,7 +145,9 @@ final class ValueAssembler implements AutoCloseable {
                 return verify(
                         txId, c.op(), c.key(), c.data(), Checksums.crc32c(c.data()), c.checksum(), c.expireAtMillis());
             }
-            Assembly a = new Assembly(c.op(), c.key(), c.totalLength(), open(c.totalLength()));
+            // a structure's image is rebuilt into pages from an array (KvStore.putImage): assembled on the heap
+            ValueStage stage = c.op().isStructure() ? new HeapValueStage(c.totalLength()) : open(c.totalLength());
+            Assembly a = new Assembly(c.op(), c.key(), c.totalLength(), stage);
             a.checksum = c.checksum();
             a.expireAt = c.expireAtMillis();
             if (a.onHeap()) lease.reserve(a.length);

@@ -2,6 +2,7 @@ package dev.kvs.replication.failback;
 
 import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
+import dev.kvs.core.MembersImage;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
@@ -170,14 +171,22 @@ public final class HandbackClient {
             boolean delete = v.state() == RecordState.TOMBSTONE;
             if (!delete && v.state() != RecordState.COMPLETE) continue;
             if (v.header().valueLength() != p.valueLength() || v.header().checksum() != p.checksum()) continue;
-            Op op = delete ? Op.DELETE : Op.PUT;
+            Op op = delete ? Op.DELETE : Op.writing(v.header().type());
             byte[] value = v.value();
+            int checksum = v.header().checksum();
+            if (op.isStructure()) {
+                // a structure ships its canonical image, read now (the wanted entry names it by TxId alone)
+                MembersImage m = store.image(p.key());
+                if (m == null || !m.header().txId().equals(p.txId())) continue;
+                value = m.image();
+                checksum = m.checksum();
+            }
             int offset = 0;
             do {
                 int n = Math.min(config.chunkBytes(), value.length - offset);
                 byte[] data = n == value.length ? value : Arrays.copyOfRange(value, offset, offset + n);
                 batch.add(new Frame.ValueChunk(
-                        v.txId(), op, p.key(), value.length, v.header().checksum(), offset, data, v.expireAtMillis()));
+                        v.txId(), op, p.key(), value.length, checksum, offset, data, v.expireAtMillis()));
                 batchBytes += n + p.key().length + 64;
                 offset += n;
                 if (batchBytes >= batchLimit) {

@@ -229,7 +229,7 @@ final class KeyChannel {
                 if (v.state() != RecordState.COMPLETE) return;
                 batch.add(new KeyPacket(
                         v.txId(),
-                        Op.PUT,
+                        Op.writing(v.header().type()), // a structure: listed with its type, no length
                         key,
                         v.header().valueLength(),
                         v.header().checksum(),

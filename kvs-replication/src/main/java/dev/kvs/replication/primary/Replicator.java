@@ -3,6 +3,7 @@ package dev.kvs.replication.primary;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueStage;
+import dev.kvs.core.ValueType;
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.BackupCannotStoreException;
 import dev.kvs.replication.ReplicationBusyException;
@@ -419,6 +420,12 @@ public final class Replicator implements ReplicationLink {
         @Override
         public TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
             return order(Op.PUT, key, valueLength, checksum, expireAtMillis);
+        }
+
+        @Override
+        public TxId putStructure(byte[] key, ValueType type, long expireAtMillis) {
+            if (!type.isStructure()) throw new IllegalArgumentException("not a structure: " + type);
+            return order(Op.writing(type), key, 0, 0, expireAtMillis);
         }
 
         @Override

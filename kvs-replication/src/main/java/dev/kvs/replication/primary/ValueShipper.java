@@ -1,5 +1,6 @@
 package dev.kvs.replication.primary;
 
+import dev.kvs.core.MembersImage;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
@@ -29,7 +30,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * chunk by chunk, each chunk straight from the store into its frame's pooled direct buffer (one copy
  * from the store to the wire, no value-sized array); if the key is rewritten between two of its chunks
  * (the record's TxId changed), the value is abandoned, the backup told to drop its part (a cancel
- * chunk), and the key ships again with its newer value. Every frame waits for
+ * chunk), and the key ships again with its newer value. A hash or set ships as its canonical image
+ * ({@link dev.kvs.core.KvStore#image}, read whole under the key's lock when its turn comes: O(size) per
+ * shipment, conflated like any value), as one chunk or chunk by chunk from that copy, abandoned the same
+ * way if the key is rewritten meanwhile. Every frame waits for
  * the {@link FlowController}'s window and pacing, and is cut to its quantum, so value bytes never
  * build a queue in front of the key packets; then the rate cap, then each stream's write buffer
  * (backpressure).
@@ -90,6 +94,11 @@ final class ValueShipper implements Runnable {
         final int checksum;
         final long expireAt;
         final ValueChannel stream;
+        /** {@link Op#PUT}, or the op of a structure whose image this is. */
+        final Op op;
+        /** A structure's image, read whole when it started (chunks are copied from it); null for a string. */
+        final byte[] image;
+
         int offset;
         /** The stage id its first bytes went under before its commit, until its bind is sent; 0 if none. */
         long bindId;
@@ -101,6 +110,19 @@ final class ValueShipper implements Runnable {
             this.checksum = h.checksum();
             this.expireAt = h.expireAtMillis();
             this.stream = stream;
+            this.op = Op.PUT;
+            this.image = null;
+        }
+
+        Large(byte[] key, MembersImage m, int checksum, ValueChannel stream) {
+            this.txId = m.header().txId();
+            this.key = key;
+            this.length = m.image().length;
+            this.checksum = checksum;
+            this.expireAt = m.header().expireAtMillis();
+            this.stream = stream;
+            this.op = Op.writing(m.header().type());
+            this.image = m.image();
         }
     }
 
@@ -615,6 +637,7 @@ final class ValueShipper implements Runnable {
         }
         StoredValue v = link.store().get(key);
         if (v != null && v.state() == RecordState.COMPLETE) {
+            if (v.header().type().isStructure()) return prepareStructure(key, newest, chunkLimit, stream);
             if (v.txId().isBefore(newest)) {
                 // the tracker is ahead of what we read: a write is racing us; take it next round
                 link.pending().requeue(key);
@@ -634,6 +657,41 @@ final class ValueShipper implements Runnable {
         TxId txId = v == null ? newest : v.txId();
         link.pending().shipped(key, txId);
         return new ValueChunk(txId, Op.DELETE, key, 0, 0, 0, new byte[0]);
+    }
+
+    /**
+     * Reads the image of the structure at {@code key} (O(size), under the key's lock in the store) and
+     * returns it as one chunk if small, else starts sending it in chunks copied from the image read now.
+     */
+    private ValueChunk prepareStructure(byte[] key, TxId newest, int chunkLimit, ValueChannel stream) {
+        MembersImage m = link.store().image(key);
+        if (m == null || m.header().txId().isBefore(newest)) {
+            // rewritten between the two reads (a string, a delete), or a write is racing us: next round
+            link.pending().requeue(key);
+            return null;
+        }
+        TxId t = m.header().txId();
+        int checksum = m.checksum();
+        if (m.image().length > chunkLimit) {
+            ValueChannel s = stream != null ? stream : pickStream();
+            if (s == null) {
+                link.pending().requeue(key); // every stream is down: ship it when one is back
+                return null;
+            }
+            link.pending().shipped(key, t);
+            large.add(new Large(key, m, checksum, s));
+            return null;
+        }
+        link.pending().shipped(key, t);
+        return new ValueChunk(
+                t,
+                Op.writing(m.header().type()),
+                key,
+                m.image().length,
+                checksum,
+                0,
+                m.image(),
+                m.header().expireAtMillis());
     }
 
     /**
@@ -719,16 +777,24 @@ final class ValueShipper implements Runnable {
      */
     private ChunkSent writeChunk(Large l, Channel ch, int n) {
         int bytes = ValueChunkFrame.size(l.key, n);
-        ValueChunkFrame frame =
-                ValueChunkFrame.allocate(ch.alloc(), l.txId, l.key, l.length, l.checksum, l.offset, n, l.expireAt);
+        ValueChunkFrame frame = ValueChunkFrame.allocate(
+                ch.alloc(), l.op, l.txId, l.key, l.length, l.checksum, l.offset, n, l.expireAt);
         RecordHeader h;
         try {
-            h = link.store().readRange(l.key, l.offset, n, frame.data());
+            if (l.image != null) {
+                h = link.store().header(l.key); // the image was read whole: only whether it is still current
+                frame.data().put(l.image, l.offset, n);
+            } else {
+                h = link.store().readRange(l.key, l.offset, n, frame.data());
+            }
         } catch (RuntimeException | Error e) {
             frame.release();
             throw e;
         }
-        if (h == null || h.state() != RecordState.COMPLETE || !h.txId().equals(l.txId) || h.valueLength() != l.length) {
+        if (h == null
+                || h.state() != RecordState.COMPLETE
+                || !h.txId().equals(l.txId)
+                || (l.image == null && h.valueLength() != l.length)) {
             frame.release();
             return ChunkSent.REWRITTEN;
         }
@@ -757,7 +823,7 @@ final class ValueShipper implements Runnable {
         }
         if (l.offset == 0) return; // nothing of it was sent
         ValueChunk cancel =
-                new ValueChunk(l.txId, Op.PUT, l.key, l.length, l.checksum, l.length, new byte[0], l.expireAt);
+                new ValueChunk(l.txId, l.op, l.key, l.length, l.checksum, l.length, new byte[0], l.expireAt);
         send(l.stream, List.of(cancel));
     }
 

@@ -54,13 +54,20 @@ import java.util.List;
  * before anything of it is read. Without a secret, or with TLS (which protects every byte already),
  * frames carry no tag, as before.
  *
+ * <p>Version 8 added the shard to {@link Hello}.
+ *
+ * <p>Version 9 added hashes and sets: the ops {@link Op#HASH} and {@link Op#SET} announce a write that
+ * leaves a structure in its key (a key packet of that op, with no length or checksum), and a value
+ * chunk of that op carries the structure's canonical image, checksummed and chunked like a string's
+ * value. The backup rebuilds the structure from it, replacing what the key held.
+ *
  * <p>A <b>handback</b> connection is failback: a deposed primary dials the node that replaced it,
  * is told which fenced keys (TxId, length, checksum) the new primary misses, sends the values it
  * still holds for them, and learns which were accepted.
  */
 public sealed interface Frame {
     /** Protocol version written in every frame; a peer speaking another version is rejected. */
-    byte VERSION = 8;
+    byte VERSION = 9;
 
     /** The kind of connection a {@link Hello} opens. */
     enum ChannelKind {
@@ -105,11 +112,49 @@ public sealed interface Frame {
          * applied only while the backup still awaits it, so a delete's tombstone is not needed once
          * every key packet up to it has arrived. No length, checksum or expiry.
          */
-        ASYNC;
+        ASYNC,
+        /**
+         * The key was written and holds a hash (since version 9): as {@link #PUT}, but what follows on a
+         * value channel is the hash's canonical image ({@code dev.kvs.core.MembersImage}), checksummed
+         * and chunked like a string's value, which replaces whatever the backup's key held. The key
+         * packet carries no length or checksum (0: the image is read when it ships, not when the write
+         * is ordered), only the expiry.
+         */
+        HASH,
+        /** As {@link #HASH}, for a set (since version 9). */
+        SET;
 
         /** True for the ops a value chunk may carry. */
         public boolean carriesValue() {
-            return this == PUT || this == DELETE;
+            return this == PUT || this == DELETE || this == HASH || this == SET;
+        }
+
+        /** True for the ops whose value is a structure's image ({@link #HASH}, {@link #SET}). */
+        public boolean isStructure() {
+            return this == HASH || this == SET;
+        }
+
+        /** The op of a write that leaves {@code type} in its key: {@link #PUT}, {@link #HASH} or {@link #SET}. */
+        public static Op writing(dev.kvs.core.ValueType type) {
+            return switch (type) {
+                case STRING -> PUT;
+                case HASH -> HASH;
+                case SET -> SET;
+            };
+        }
+
+        /**
+         * What the key holds after a write of this op.
+         *
+         * @throws IllegalStateException for an op that writes no value ({@link #DELETE} and the rest)
+         */
+        public dev.kvs.core.ValueType type() {
+            return switch (this) {
+                case PUT -> dev.kvs.core.ValueType.STRING;
+                case HASH -> dev.kvs.core.ValueType.HASH;
+                case SET -> dev.kvs.core.ValueType.SET;
+                default -> throw new IllegalStateException(this + " writes no value");
+            };
         }
     }
 

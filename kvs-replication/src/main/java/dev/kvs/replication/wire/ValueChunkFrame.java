@@ -7,7 +7,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 /**
- * A {@link Frame.ValueBatch} of one {@link Frame.Op#PUT} chunk, encoded by its sender straight into a
+ * A {@link Frame.ValueBatch} of one {@link Frame.Op#PUT} chunk (or a structure image's), encoded by its sender straight into a
  * pooled direct buffer whose data bytes the sender fills in place (the value shipper copies them from
  * the store), so a chunk of a large value is copied once on its way from the store to the socket: no
  * value-sized or chunk-sized array. Its bytes are exactly what {@link FrameEncoder} writes for {@code
@@ -40,16 +40,36 @@ public final class ValueChunkFrame extends ChunkFrame {
             int offset,
             int dataLength,
             long expireAtMillis) {
+        return allocate(alloc, Frame.Op.PUT, txId, key, totalLength, checksum, offset, dataLength, expireAtMillis);
+    }
+
+    /**
+     * As {@link #allocate(ByteBufAllocator, TxId, byte[], int, int, int, int, long)}, for a chunk of {@code op}:
+     * {@link Frame.Op#PUT}, or {@link Frame.Op#HASH} or {@link Frame.Op#SET} for a structure's image.
+     *
+     * @throws IllegalArgumentException also if {@code op} carries no value or is a delete
+     */
+    public static ValueChunkFrame allocate(
+            ByteBufAllocator alloc,
+            Frame.Op op,
+            TxId txId,
+            byte[] key,
+            int totalLength,
+            int checksum,
+            int offset,
+            int dataLength,
+            long expireAtMillis) {
         if (offset < 0 || dataLength < 0 || totalLength < 0 || (long) offset + dataLength > totalLength) {
             throw new IllegalArgumentException(
                     "chunk [" + offset + ", +" + dataLength + ") outside value of " + totalLength + " bytes");
         }
         if (expireAtMillis < 0) throw new IllegalArgumentException("expireAtMillis < 0: " + expireAtMillis);
+        if (op != Frame.Op.PUT && !op.isStructure()) throw new IllegalArgumentException("not a value's op: " + op);
         ByteBuf buf = start(alloc, size(key, dataLength), VALUE_BATCH);
         try {
             buf.writeInt(1); // one chunk
             writeTxId(buf, txId);
-            writeEnum(buf, Frame.Op.PUT);
+            writeEnum(buf, op);
             writeBytes(buf, key);
             buf.writeInt(totalLength);
             buf.writeInt(checksum);

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
+import dev.kvs.core.Member;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueType;
 import dev.kvs.core.internal.HeapKvStore;
 import dev.kvs.replication.BackupNode;
 import dev.kvs.replication.Handback;
@@ -94,6 +96,21 @@ class HandbackClientTest {
         }
 
         @Override
+        public boolean acceptStructure(
+                byte[] key, TxId txId, ValueType type, int checksum, byte[] image, long expireAt) {
+            for (WantedValue p : wanted) {
+                if (new ByteKey(p.key()).equals(new ByteKey(key)) && p.txId().equals(txId) && p.valueLength() == 0) {
+                    accepted.put(new ByteKey(key), image);
+                    types.put(new ByteKey(key), type);
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        final Map<ByteKey, ValueType> types = new ConcurrentHashMap<>();
+
+        @Override
         public void finished(String node, int offered, int accepted) {
             finished = node + " " + offered + " " + accepted;
         }
@@ -164,6 +181,29 @@ class HandbackClientTest {
                 group,
                 Duration.ofSeconds(10),
                 LinkSecurity.NONE);
+    }
+
+    @Test
+    void handsBackAHashAndASetAsTheirImages() throws Exception {
+        List<Member> fields = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) fields.add(new Member(b("field-" + i), b("value-" + i))); // several chunks
+        deposed.putMembers(b("h"), ValueType.HASH, fields, false, () -> TxId.of(1, 6));
+        deposed.putMembers(
+                b("s"), ValueType.SET, List.of(Member.of(b("a")), Member.of(b("b"))), false, () -> TxId.of(1, 7));
+        recorder.keysUpTo = TxId.of(1, 5);
+        recorder.wanted.add(new WantedValue(TxId.of(1, 6), b("h"), 0, 0));
+        recorder.wanted.add(new WantedValue(TxId.of(1, 7), b("s"), 0, 0));
+        serve(true);
+
+        HandbackReport report = handBack();
+
+        assertThat(report.accepted()).isEqualTo(2);
+        assertThat(deposed.image(b("h")).image().length).isGreaterThan(64 * 1024);
+        assertThat(recorder.accepted.get(new ByteKey(b("h"))))
+                .isEqualTo(deposed.image(b("h")).image());
+        assertThat(recorder.accepted.get(new ByteKey(b("s"))))
+                .isEqualTo(deposed.image(b("s")).image());
+        assertThat(recorder.types.get(new ByteKey(b("s")))).isEqualTo(ValueType.SET);
     }
 
     @Test

@@ -307,7 +307,7 @@ class FrameDecoderTest {
                                 .writeInt(0)
                                 .writeInt(0)
                                 .writeLong(0)),
-                "op ordinal 255 >= 6");
+                "op ordinal 255 >= 8");
     }
 
     @Test
@@ -335,6 +335,46 @@ class FrameDecoderTest {
                 .isInstanceOf(FrameException.class)
                 .hasMessage("invalid frame type 9: chunk [10, +5) outside value of 12 bytes")
                 .hasCauseInstanceOf(IllegalArgumentException.class);
+        assertIgnoresWhatFollows(channel);
+    }
+
+    @Test
+    void rejectsAStructureImageChunkOutsideItsImage() {
+        ByteBuf bad = raw(Wire.VALUE_BATCH, b -> {
+            b.writeLong(0)
+                    .writeInt(1)
+                    .writeLong(0)
+                    .writeLong(1)
+                    .writeByte(Frame.Op.HASH.ordinal())
+                    .writeInt(0);
+            b.writeInt(12).writeInt(0).writeInt(10).writeInt(5).writeZero(5).writeLong(0);
+        });
+        assertThatThrownBy(() -> channel.writeInbound(bad))
+                .isInstanceOf(FrameException.class)
+                .hasMessage("invalid frame type 9: chunk [10, +5) outside value of 12 bytes")
+                .hasCauseInstanceOf(IllegalArgumentException.class);
+        assertIgnoresWhatFollows(channel);
+    }
+
+    @Test
+    void rejectsAStructureImageChunkLongerThanTheFrame() {
+        ByteBuf bad = raw(Wire.VALUE_BATCH, b -> {
+            b.writeLong(0)
+                    .writeInt(1)
+                    .writeLong(0)
+                    .writeLong(1)
+                    .writeByte(Frame.Op.SET.ordinal())
+                    .writeInt(0);
+            b.writeInt(1 << 30)
+                    .writeInt(0)
+                    .writeInt(0)
+                    .writeInt(1 << 30)
+                    .writeZero(5)
+                    .writeLong(0);
+        });
+        assertThatThrownBy(() -> channel.writeInbound(bad))
+                .isInstanceOf(FrameException.class)
+                .hasMessageContaining("chunk data needs 1073741824 bytes");
         assertIgnoresWhatFollows(channel);
     }
 

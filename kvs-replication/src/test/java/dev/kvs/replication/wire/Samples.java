@@ -83,7 +83,16 @@ final class Samples {
                 new Frame.ResyncWants(List.of()),
                 new Frame.ResyncWants(List.of(
                         new Frame.KeyPacket(t, Op.PUT, bytes("user:1"), 120, 0xCAFEBABE, 1_700_000_000_123L),
-                        new Frame.KeyPacket(big, Op.PUT, new byte[0], Integer.MAX_VALUE, Integer.MIN_VALUE))));
+                        new Frame.KeyPacket(big, Op.PUT, new byte[0], Integer.MAX_VALUE, Integer.MIN_VALUE))),
+                // since version 9: hashes and sets, announced by their op and shipped as their image
+                new Frame.KeyBatch(List.of(
+                        new Frame.KeyPacket(t, Op.HASH, bytes("session:1"), 0, 0, 1_700_000_000_123L),
+                        new Frame.KeyPacket(t.next(), Op.SET, bytes("tokens"), 0, 0))),
+                new Frame.ValueBatch(
+                        7,
+                        List.of(
+                                new Frame.ValueChunk(t, Op.HASH, bytes("session:1"), 9, 3, 0, bytes("image"), 5),
+                                new Frame.ValueChunk(big, Op.SET, bytes("tokens"), 100, -5, 97, bytes("end")))));
     }
 
     private static byte[] filled(int n, int v) {
@@ -176,7 +185,7 @@ final class Samples {
                     byte[] data = bytes(r, 64);
                     int offset = r.nextInt(100);
                     int total = offset + data.length + r.nextInt(3);
-                    Op op = r.nextBoolean() ? Op.PUT : Op.DELETE;
+                    Op op = pick(r, new Op[] {Op.PUT, Op.DELETE, Op.HASH, Op.SET});
                     chunks.add(new Frame.ValueChunk(txId(r), op, bytes(r, 20), total, r.nextInt(), offset, data));
                 }
                 return new Frame.ValueBatch(r.nextLong(), chunks);

@@ -1,8 +1,11 @@
 package dev.kvs.server.internal.failover;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
 import dev.kvs.replication.Handback;
 import dev.kvs.replication.UnfinishedKeys;
@@ -82,6 +85,30 @@ final class TakeBack implements Handback {
             // a primary needs no tombstone: no older value of the key can reach it any more
             Write write = delete ? Write.remove() : Write.put(StoredValue.complete(txId, value, expireAtMillis));
             store.update(key, h -> h == null || h.txId().isBefore(txId) ? write : Write.keep());
+            if (p != null) queue.resolve(key, txId);
+            else gate.lost().remove(key);
+            return true;
+        }
+    }
+
+    @Override
+    public boolean acceptStructure(
+            byte[] key, TxId txId, ValueType type, int checksum, byte[] image, long expireAtMillis) {
+        synchronized (lock) {
+            UnfinishedKeys queue = gate.unfinished();
+            UnfinishedKeys.Pending p = queue == null ? null : queue.newest(key);
+            LostKeys.Entry lost = gate.lost().get(key);
+            // a structure's fenced entry has no length or checksum: its TxId names the write
+            boolean matches = p != null
+                    ? p.txId().equals(txId) && p.valueLength() == 0
+                    : lost != null && lost.txId().equals(txId) && lost.valueLength() == 0;
+            if (!matches) return false;
+            RecordHeader header = RecordHeader.structure(RecordState.COMPLETE, txId, type, expireAtMillis);
+            try {
+                store.putImage(key, image, h -> h == null || h.txId().isBefore(txId) ? header : null);
+            } catch (IllegalArgumentException e) {
+                return false; // not a structure's image: the key stays fenced
+            }
             if (p != null) queue.resolve(key, txId);
             else gate.lost().remove(key);
             return true;

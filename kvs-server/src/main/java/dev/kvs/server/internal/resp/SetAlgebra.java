@@ -79,7 +79,7 @@ final class SetAlgebra {
             for (ByteKey k : result) members.add(Member.of(k.bytes()));
             size[0] = members.size();
             List<StructureChange> changes = new ArrayList<>(keys.size());
-            changes.add(StructureChange.replace(SET, members, tx.apply(0)));
+            changes.add(StructureChange.replace(SET, members, tx.fresh(0)));
             for (int i = 1; i < keys.size(); i++) changes.add(StructureChange.keep());
             return changes;
         });
@@ -124,8 +124,8 @@ final class SetAlgebra {
                     if (view.getMembers(1, SET, List.of(member)).get(0) == null) return keep;
                     moved[0] = true;
                     return List.of(
-                            StructureChange.put(SET, List.of(Member.of(member)), tx.apply(0)),
-                            StructureChange.remove(SET, List.of(member), tx.apply(1)));
+                            StructureChange.put(SET, List.of(Member.of(member)), tx.kept(0)),
+                            StructureChange.remove(SET, List.of(member), tx.kept(1)));
                 });
         return Replies.whenReplicated(d.replicated(), moved[0] ? Replies.ONE : Replies.ZERO);
     }

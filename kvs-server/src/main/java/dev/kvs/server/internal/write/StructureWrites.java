@@ -4,6 +4,7 @@ import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
+import dev.kvs.core.RecordState;
 import dev.kvs.core.StructureChange;
 import dev.kvs.core.StructureView;
 import dev.kvs.core.TxId;
@@ -11,7 +12,6 @@ import dev.kvs.core.ValueType;
 import dev.kvs.replication.ReplicationMode;
 import java.util.List;
 import java.util.function.BiFunction;
-import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
@@ -44,15 +44,14 @@ public final class StructureWrites {
             List<Member> members,
             boolean wantPrevious) {
         dropIfExpired(mode, key);
-        return writes.ordered(
-                mode, last, o -> store.putMembers(key, type, members, wantPrevious, () -> o.structure(key, type)));
+        return writes.ordered(mode, last, o -> store.putMembers(key, type, members, wantPrevious, txId(o, key, type)));
     }
 
     /** HINCRBY, HINCRBYFLOAT, HSETNX: see {@link KvStore#updateMember}. */
     public Writes.Done<MemberWrite> update(
             ReplicationMode mode, LastWrite last, byte[] key, ValueType type, byte[] name, UnaryOperator<byte[]> fn) {
         dropIfExpired(mode, key);
-        return writes.ordered(mode, last, o -> store.updateMember(key, type, name, fn, () -> o.structure(key, type)));
+        return writes.ordered(mode, last, o -> store.updateMember(key, type, name, fn, txId(o, key, type)));
     }
 
     /** HDEL, SREM: see {@link KvStore#removeMembers}. */
@@ -64,16 +63,27 @@ public final class StructureWrites {
             List<byte[]> names,
             boolean wantPrevious) {
         dropIfExpired(mode, key);
-        return writes.ordered(
-                mode, last, o -> store.removeMembers(key, type, names, wantPrevious, () -> o.structure(key, type)));
+        return writes.ordered(mode, last, o -> store.removeMembers(key, type, names, wantPrevious, txId(o, key, type)));
     }
 
     /** SPOP: see {@link KvStore#popMembers}. */
     public Writes.Done<List<Member>> pop(
             ReplicationMode mode, LastWrite last, byte[] key, ValueType type, int count, RandomGenerator random) {
         dropIfExpired(mode, key);
-        return writes.ordered(
-                mode, last, o -> store.popMembers(key, type, count, random, () -> o.structure(key, type)));
+        return writes.ordered(mode, last, o -> store.popMembers(key, type, count, random, txId(o, key, type)));
+    }
+
+    /**
+     * The TxId supplier of a member write: called by the store under the key's lock (re-entrant: the
+     * header read here is the one before the write), it orders the write with the expiry the structure
+     * keeps (none for a new one), which the key packet carries to the backup.
+     */
+    private Supplier<TxId> txId(Writes.Ordering o, byte[] key, ValueType type) {
+        return () -> {
+            RecordHeader h = store.header(key);
+            boolean kept = h != null && h.state() == RecordState.COMPLETE && h.type() == type;
+            return o.structure(key, type, kept ? h.expireAtMillis() : RecordHeader.NO_EXPIRY);
+        };
     }
 
     /**
@@ -105,15 +115,37 @@ public final class StructureWrites {
             LastWrite last,
             List<byte[]> keys,
             ValueType type,
-            BiFunction<StructureView, IntFunction<Supplier<TxId>>, List<StructureChange>> decide) {
+            BiFunction<StructureView, TxIds, List<StructureChange>> decide) {
         for (byte[] key : keys) dropIfExpired(mode, key);
         return writes.ordered(
                 mode,
                 last,
-                o -> store.updateStructures(
-                        keys,
-                        view -> decide.apply(
-                                unexpired(view, writes.clock().millis()), i -> () -> o.structure(keys.get(i), type))));
+                o -> store.updateStructures(keys, view -> {
+                    TxIds txIds = new TxIds() {
+                        @Override
+                        public Supplier<TxId> kept(int i) {
+                            return txId(o, keys.get(i), type);
+                        }
+
+                        @Override
+                        public Supplier<TxId> fresh(int i) {
+                            return () -> o.structure(keys.get(i), type, RecordHeader.NO_EXPIRY);
+                        }
+                    };
+                    return decide.apply(unexpired(view, writes.clock().millis()), txIds);
+                }));
+    }
+
+    /**
+     * The TxIds of {@link #updateAll}'s changes, per key index, ordered with the expiry the key will
+     * have, which its key packet carries to the backup.
+     */
+    public interface TxIds {
+        /** For a change that keeps the key's structure and its expiry: SMOVE's put and remove. */
+        Supplier<TxId> kept(int i);
+
+        /** For a replace: the key becomes a new structure without expiry (a *STORE destination). */
+        Supplier<TxId> fresh(int i);
     }
 
     /**

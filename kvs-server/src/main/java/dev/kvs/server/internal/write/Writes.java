@@ -82,10 +82,12 @@ public final class Writes {
         List<Write> rename(byte[] source, byte[] key, byte[] value, long expireAtMillis);
 
         /**
-         * Orders a write to the hash or set at {@code key}: the TxId a store member method's {@code
-         * txId} supplier returns, called under the key's lock (see {@link StructureWrites}).
+         * Orders a write that leaves a hash or set at {@code key}, expiring at {@code expireAtMillis} (the
+         * structure's own expiry; {@link RecordHeader#NO_EXPIRY} for a new one): the TxId a store member
+         * method's {@code txId} supplier returns, called under the key's lock (see {@link
+         * StructureWrites}). Replicated as a structure write: the backup gets the structure's image.
          */
-        TxId structure(byte[] key, ValueType type);
+        TxId structure(byte[] key, ValueType type, long expireAtMillis);
     }
 
     /**
@@ -387,9 +389,9 @@ public final class Writes {
         }
 
         @Override
-        public TxId structure(byte[] key, ValueType type) {
+        public TxId structure(byte[] key, ValueType type, long expireAtMillis) {
             ordered = true;
-            return order.putStructure(key, type);
+            return order.putStructure(key, type, expireAtMillis);
         }
 
         @Override
