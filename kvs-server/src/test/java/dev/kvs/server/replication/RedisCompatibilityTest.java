@@ -84,7 +84,9 @@ class RedisCompatibilityTest {
      * One row of the table.
      *
      * @param setup writes run on the primary first (each must succeed)
-     * @param backup the backup's reply for {@link Kind#NODE} rows, else null
+     * @param backup the backup's reply for {@link Kind#NODE} rows; for a {@link Kind#READ} row, what the
+     *     backup answers after {@code READONLY} where it knowingly differs from the primary (see {@link
+     *     #HASH_NOT_REPLICATED}); else null
      * @param redis what Redis answers where kvs knowingly differs (for {@code -Dkvs.compat.redis}), else
      *     null
      */
@@ -295,6 +297,15 @@ class RedisCompatibilityTest {
 
     static final Reply NON_NEGATIVE = matching("a non-negative integer", a -> a instanceof Long l && l >= 0);
     static final String WRONG_INTEGER = "ERR value is not an integer or out of range";
+    static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+    /**
+     * What a {@code READONLY} backup answers to a read of a hash, for now: hashes do not replicate yet
+     * ({@code WriteOrder.putStructure} ships a structure write as a put of an empty value), so the
+     * backup holds an empty string. When structures replicate (issue 35's replication part) these rows
+     * fail, and the {@code onBackup(HASH_NOT_REPLICATED)} go.
+     */
+    static final Reply HASH_NOT_REPLICATED = error(WRONGTYPE);
 
     /** The table: add a command's rows here. */
     static List<Row> rows() {
@@ -639,6 +650,110 @@ class RedisCompatibilityTest {
                 node(c("WAIT", "0", "-1"), error("ERR timeout is negative"), error(WAIT_ON_BACKUP)),
                 any(c("WAIT", "0"), wrongArity("wait")),
 
+                // hashes (a READONLY backup answers reads of a hash as HASH_NOT_REPLICATED says, for now)
+                any(c("HSET", K, "a"), wrongArity("hset")),
+                any(c("HMSET", K, "a"), wrongArity("hmset")),
+                any(c("HSETNX", K, "a"), wrongArity("hsetnx")),
+                any(c("HGET", K), wrongArity("hget")),
+                any(c("HMGET", K), wrongArity("hmget")),
+                any(c("HGETALL"), wrongArity("hgetall")),
+                any(c("HKEYS", K, "a"), wrongArity("hkeys")),
+                any(c("HVALS"), wrongArity("hvals")),
+                any(c("HDEL", K), wrongArity("hdel")),
+                any(c("HEXISTS", K), wrongArity("hexists")),
+                any(c("HLEN"), wrongArity("hlen")),
+                any(c("HSTRLEN", K), wrongArity("hstrlen")),
+                any(c("HINCRBY", K, "f"), wrongArity("hincrby")),
+                any(c("HINCRBYFLOAT", K, "f"), wrongArity("hincrbyfloat")),
+                any(c("HRANDFIELD"), wrongArity("hrandfield")),
+                any(c("HSCAN", K), wrongArity("hscan")),
+                // an odd field-value list is found when HSET runs: on a backup NOTPRIMARY comes first
+                write(c("HSET", K, "a", "1", "b"), wrongArity("hset")),
+                write(c("HMSET", K, "a", "1", "b"), wrongArity("hmset")),
+                write(c("HSET", K, "a", "1", "b", "2"), integer(2)),
+                write(c("HSET", K, "a", "3", "c", "4"), integer(1)).given("HSET", K, "a", "1", "b", "2"),
+                write(c("HSET", K, "a", "1"), error(WRONGTYPE)).given("SET", K, "v"),
+                write(c("HMSET", K, "a", "1", "b", "2"), ok()),
+                write(c("HSETNX", K, "a", "1"), integer(1)),
+                write(c("HSETNX", K, "a", "1"), integer(0)).given("HSET", K, "a", "0"),
+                write(c("HDEL", K, "a", "b", "zz"), integer(2)).given("HSET", K, "a", "1", "b", "2", "c", "3"),
+                write(c("HDEL", K, "a"), integer(0)),
+                write(c("HDEL", K, "a"), error(WRONGTYPE)).given("SET", K, "v"),
+                write(c("HINCRBY", K, "f", "5"), integer(15)).given("HSET", K, "f", "10"),
+                write(c("HINCRBY", K, "f", "-5"), integer(-5)),
+                write(c("HINCRBY", K, "f", "1"), error("ERR hash value is not an integer"))
+                        .given("HSET", K, "f", "foo"),
+                write(c("HINCRBY", K, "f", "x"), error(WRONG_INTEGER)),
+                write(c("HINCRBY", K, "f", "1"), error("ERR increment or decrement would overflow"))
+                        .given("HSET", K, "f", "9223372036854775807"),
+                write(c("HINCRBY", K, "f", "1"), error(WRONGTYPE)).given("SET", K, "v"),
+                write(c("HINCRBYFLOAT", K, "f", "0.1"), bulk("10.6")).given("HSET", K, "f", "10.50"),
+                write(c("HINCRBYFLOAT", K, "f", "2.0e2"), bulk("5200")).given("HSET", K, "f", "5.0e3"),
+                write(c("HINCRBYFLOAT", K, "f", "1"), error("ERR hash value is not a float"))
+                        .given("HSET", K, "f", "foo"),
+                write(c("HINCRBYFLOAT", K, "f", "abc"), error("ERR value is not a valid float")),
+                write(c("HINCRBYFLOAT", K, "f", "inf"), error("ERR value is NaN or Infinity")),
+                read(c("HGET", K, "a"), bulk("1")).given("HSET", K, "a", "1").onBackup(HASH_NOT_REPLICATED),
+                read(c("HGET", K, "zz"), nil()).given("HSET", K, "a", "1").onBackup(HASH_NOT_REPLICATED),
+                read(c("HGET", K, "a"), nil()),
+                read(c("HGET", K, "a"), error(WRONGTYPE)).given("SET", K, "v"),
+                read(c("HMGET", K, "a", "zz", "b"), array(bulk("1"), nil(), bulk("2")))
+                        .given("HSET", K, "a", "1", "b", "2")
+                        .onBackup(HASH_NOT_REPLICATED),
+                read(c("HMGET", K, "a"), array(nil())),
+                read(c("HGETALL", K), array(bulk("a"), bulk("1")))
+                        .given("HSET", K, "a", "1")
+                        .onBackup(HASH_NOT_REPLICATED),
+                read(c("HGETALL", K), array()),
+                read(c("HKEYS", K), array(bulk("a"))).given("HSET", K, "a", "1").onBackup(HASH_NOT_REPLICATED),
+                read(c("HVALS", K), array(bulk("1"))).given("HSET", K, "a", "1").onBackup(HASH_NOT_REPLICATED),
+                read(c("HLEN", K), integer(3))
+                        .given("HSET", K, "a", "1", "b", "2", "c", "3")
+                        .onBackup(HASH_NOT_REPLICATED),
+                read(c("HLEN", K), integer(0)),
+                read(c("HSTRLEN", K, "a"), integer(5))
+                        .given("HSET", K, "a", "hello")
+                        .onBackup(HASH_NOT_REPLICATED),
+                read(c("HSTRLEN", K, "zz"), integer(0))
+                        .given("HSET", K, "a", "hello")
+                        .onBackup(HASH_NOT_REPLICATED),
+                read(c("HEXISTS", K, "a"), integer(1))
+                        .given("HSET", K, "a", "1")
+                        .onBackup(HASH_NOT_REPLICATED),
+                read(c("HEXISTS", K, "zz"), integer(0))
+                        .given("HSET", K, "a", "1")
+                        .onBackup(HASH_NOT_REPLICATED),
+                read(c("HRANDFIELD", K), bulk("a")).given("HSET", K, "a", "1").onBackup(HASH_NOT_REPLICATED),
+                read(c("HRANDFIELD", K), nil()),
+                read(c("HRANDFIELD", K, "5", "WITHVALUES"), array(bulk("a"), bulk("1")))
+                        .given("HSET", K, "a", "1")
+                        .onBackup(HASH_NOT_REPLICATED),
+                read(c("HRANDFIELD", K, "-3"), array(bulk("a"), bulk("a"), bulk("a")))
+                        .given("HSET", K, "a", "1")
+                        .onBackup(HASH_NOT_REPLICATED),
+                read(c("HRANDFIELD", K, "0"), array())
+                        .given("HSET", K, "a", "1")
+                        .onBackup(HASH_NOT_REPLICATED),
+                read(c("HRANDFIELD", K, "3"), array()),
+                read(c("HRANDFIELD", K, "1", "foo"), error("ERR syntax error")).given("HSET", K, "a", "1"),
+                read(c("HRANDFIELD", K, "-9223372036854770000", "WITHVALUES"), error("ERR value is out of range"))
+                        .given("HSET", K, "a", "1"),
+                read(c("HRANDFIELD", K, "x"), error(WRONG_INTEGER)),
+                read(c("HSCAN", K, "0"), array(bulk("0"), array(bulk("a"), bulk("1"))))
+                        .given("HSET", K, "a", "1")
+                        .onBackup(HASH_NOT_REPLICATED),
+                read(c("HSCAN", K, "0", "MATCH", "b*", "COUNT", "100"), array(bulk("0"), array(bulk("b"), bulk("2"))))
+                        .given("HSET", K, "a", "1", "b", "2")
+                        .onBackup(HASH_NOT_REPLICATED),
+                read(c("HSCAN", K, "0"), array(bulk("0"), array())),
+                read(c("HSCAN", K, "x"), error("ERR invalid cursor")),
+                read(c("HSCAN", K, "0", "COUNT", "0"), error("ERR syntax error"))
+                        .given("HSET", K, "a", "1")
+                        .onBackup(HASH_NOT_REPLICATED),
+                // (redis 7.0.15) a missing key's empty scan comes before the options are read
+                read(c("HSCAN", K, "0", "COUNT", "0"), array(bulk("0"), array())),
+                read(c("HSCAN", K, "0"), error(WRONGTYPE)).given("SET", K, "v"),
+
                 // ---- RENAME and FLUSH: replicated writes
                 write(c("RENAME", K, K2), ok()).given("SET", K, "v"),
                 write(c("RENAME", K, K2), ok()).given("MSET", K, "v", K2, "old"),
@@ -726,7 +841,7 @@ class RedisCompatibilityTest {
             case READ -> {
                 plain = error("NOTPRIMARY " + primaryAddress
                         + " this node is a backup; read from the primary, or send READONLY to read from the backup");
-                readonly = row.expected();
+                readonly = row.backup() != null ? row.backup() : row.expected();
             }
             default ->
                 plain = readonly =

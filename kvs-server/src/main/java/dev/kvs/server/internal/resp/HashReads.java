@@ -134,6 +134,8 @@ final class HashReads {
         byte[] key = a[1];
         Long cursor = KeyspaceCommands.parseCursor(a[2]);
         if (cursor == null) return Replies.error("ERR invalid cursor");
+        // as Redis: a missing key's empty scan (or WRONGTYPE) comes before the options are read
+        if (!held(key)) return Replies.array(List.of(Replies.bulk("0"), ArrayRedisMessage.EMPTY_INSTANCE));
         GlobPattern match = null;
         int count = DEFAULT_COUNT;
         for (int i = 3; i < a.length; i += 2) {
@@ -172,14 +174,24 @@ final class HashReads {
     }
 
     /**
+     * True if {@code key} holds a hash reads may serve: not expired, complete.
+     *
+     * @throws WrongTypeException if it holds another type
+     */
+    private boolean held(byte[] key) {
+        RecordHeader h = structures.live(key);
+        if (h == null || h.state() != RecordState.COMPLETE) return false;
+        if (h.type() != ValueType.HASH) throw new WrongTypeException(ValueType.HASH, h.type());
+        return true;
+    }
+
+    /**
      * {@code read}'s result if {@code key} holds a hash reads may serve, else {@code absent}.
      *
      * @throws WrongTypeException if it holds another type
      */
     private <T> T read(byte[] key, Supplier<T> read, T absent) {
-        RecordHeader h = structures.live(key);
-        if (h == null || h.state() != RecordState.COMPLETE) return absent;
-        if (h.type() != ValueType.HASH) throw new WrongTypeException(ValueType.HASH, h.type());
+        if (!held(key)) return absent;
         try {
             return read.get();
         } catch (IllegalStateException e) {
