@@ -48,6 +48,8 @@ final class ServerCommands {
     private final CommandContext node;
     private final CommandTable table;
     private final KvStore store;
+    /** What CONFIG SET may set: Redis's encoding thresholds, which kvs shows but does not use. */
+    private final EncodingSettings encodings = new EncodingSettings();
 
     /** @param table the commands, for COMMAND */
     ServerCommands(CommandContext node, CommandTable table) {
@@ -117,16 +119,18 @@ final class ServerCommands {
             if (a.length < 3) return Replies.wrongArity("CONFIG|GET");
             List<RedisMessage> out = new ArrayList<>();
             NodeConfig c = node.config();
-            String[][] params = {
-                {"save", ""},
-                {"appendonly", "no"},
-                {"databases", "1"},
-                {"maxmemory", Long.toString(node.config().store().maxBytes())},
-                {"maxclients", Integer.toString(c.maxClients())},
-                {"proto-max-bulk-len", Integer.toString(c.maxBulkBytes())},
-                {"port", Integer.toString(c.port())},
-                {"bind", c.bind()},
-            };
+            List<String[]> params = new ArrayList<>(List.of(
+                    new String[] {"save", ""},
+                    new String[] {"appendonly", "no"},
+                    new String[] {"databases", "1"},
+                    new String[] {
+                        "maxmemory", Long.toString(node.config().store().maxBytes())
+                    },
+                    new String[] {"maxclients", Integer.toString(c.maxClients())},
+                    new String[] {"proto-max-bulk-len", Integer.toString(c.maxBulkBytes())},
+                    new String[] {"port", Integer.toString(c.port())},
+                    new String[] {"bind", c.bind()}));
+            params.addAll(encodings.all());
             for (int i = 2; i < a.length; i++) {
                 Pattern p = glob(Args.text(a[i]).toLowerCase(Locale.ROOT));
                 for (String[] kv : params) {
@@ -137,6 +141,10 @@ final class ServerCommands {
                 }
             }
             return Replies.array(out);
+        }
+        if (sub.equals("SET") && a.length >= 4 && a.length % 2 == 0 && EncodingSettings.owns(a)) {
+            String error = encodings.set(a);
+            return error == null ? Replies.OK : Replies.error(error);
         }
         if (sub.equals("SET") || sub.equals("RESETSTAT") || sub.equals("REWRITE")) {
             return Replies.error(
