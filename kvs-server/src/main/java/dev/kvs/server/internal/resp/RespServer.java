@@ -89,6 +89,7 @@ public final class RespServer {
         Users users = new Users(node.config());
         new StringCommands(node, gate).register(table);
         new CounterCommands(node, gate).register(table);
+        new HashCommands(node, gate).register(table);
         new SetCommands(node, gate).register(table);
         new KeyspaceCommands(node, gate).register(table);
         new ExpiryCommands(node, gate).register(table);

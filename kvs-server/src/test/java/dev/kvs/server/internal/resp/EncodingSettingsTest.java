@@ -1,0 +1,48 @@
+package dev.kvs.server.internal.resp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** CONFIG SET and GET of Redis's encoding thresholds, which kvs shows but does not use. */
+class EncodingSettingsTest {
+    private final RespChannel resp = RespChannel.withDefaults();
+
+    @AfterEach
+    void close() {
+        resp.close();
+    }
+
+    private static String pair(String name, String value) {
+        return "*2\r\n$" + name.length() + "\r\n" + name + "\r\n$" + value.length() + "\r\n" + value + "\r\n";
+    }
+
+    @Test
+    void configGetShowsRedisDefaultsAndConfigSetChangesThemUnderEitherName() {
+        assertThat(resp.command("CONFIG", "GET", "hash-max-ziplist-value"))
+                .isEqualTo(pair("hash-max-ziplist-value", "64"));
+        assertThat(resp.command("CONFIG", "GET", "set-max-intset-entries"))
+                .isEqualTo(pair("set-max-intset-entries", "512"));
+        assertThat(resp.command("CONFIG", "SET", "hash-max-ziplist-value", "10", "HASH-MAX-LISTPACK-ENTRIES", "5"))
+                .isEqualTo("+OK\r\n");
+        assertThat(resp.command("CONFIG", "GET", "hash-max-listpack-value"))
+                .isEqualTo(pair("hash-max-listpack-value", "10"));
+        assertThat(resp.command("CONFIG", "GET", "hash-max-ziplist-entries"))
+                .isEqualTo(pair("hash-max-ziplist-entries", "5"));
+    }
+
+    @Test
+    void aBadValueSetsNothingAndOtherParametersStayUnsupported() {
+        assertThat(resp.command("CONFIG", "SET", "hash-max-ziplist-entries", "7", "hash-max-ziplist-value", "x"))
+                .isEqualTo("-ERR CONFIG SET failed (possibly related to argument 'hash-max-ziplist-value') - argument"
+                        + " must be a memory value\r\n");
+        assertThat(resp.command("CONFIG", "GET", "hash-max-ziplist-entries"))
+                .isEqualTo(pair("hash-max-ziplist-entries", "512"));
+        assertThat(resp.command("CONFIG", "SET", "hash-max-ziplist-value", "10", "save", ""))
+                .startsWith("-ERR CONFIG SET is not supported");
+        assertThat(resp.command("CONFIG", "GET", "hash-max-ziplist-value"))
+                .isEqualTo(pair("hash-max-ziplist-value", "64"));
+        assertThat(resp.command("CONFIG", "SET", "save", "")).startsWith("-ERR CONFIG SET is not supported");
+    }
+}
