@@ -80,6 +80,28 @@ final class Command<T> {
         return new Command<>("MSET", args, keys, false, Replies.OK);
     }
 
+    /** {@code PEXPIRE key millis}: true if the key exists. */
+    static Command<Boolean> expire(byte[] key, long millis) {
+        return new Command<>(
+                "PEXPIRE",
+                new byte[][] {ascii("PEXPIRE"), key, ascii(Long.toString(millis))},
+                List.of(key),
+                false,
+                Replies.POSITIVE);
+    }
+
+    /**
+     * A command on one key's hash or set: {@code name key args...}, decoded by {@code decoder}; {@code
+     * readOnly} if it may be resent after an ambiguous failure.
+     */
+    static <T> Command<T> onKey(String name, byte[] key, List<byte[]> args, boolean readOnly, ReplyDecoder<T> decoder) {
+        byte[][] all = new byte[args.size() + 2][];
+        all[0] = ascii(name);
+        all[1] = key;
+        for (int i = 0; i < args.size(); i++) all[i + 2] = args.get(i);
+        return new Command<>(name, all, List.of(key), readOnly, decoder);
+    }
+
     static Command<String> ping() {
         return new Command<>("PING", new byte[][] {PING}, List.of(), true, Replies.SIMPLE);
     }

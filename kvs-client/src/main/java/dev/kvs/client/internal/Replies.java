@@ -7,9 +7,12 @@ import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
 import io.netty.handler.codec.redis.IntegerRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.handler.codec.redis.SimpleStringRedisMessage;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** The reply decoders of the commands the client sends. */
 final class Replies {
@@ -41,6 +44,33 @@ final class Replies {
         List<byte[]> out = new ArrayList<>(a.children().size());
         for (RedisMessage child : a.children()) out.add(bulk(command, child));
         return Collections.unmodifiableList(out);
+    };
+
+    /** An integer. */
+    static final ReplyDecoder<Long> INTEGER = (command, reply) -> {
+        if (reply instanceof IntegerRedisMessage i) return i.value();
+        throw unexpected(command, reply);
+    };
+
+    /**
+     * A flat array of field, value, field, value... ({@code HGETALL}), as a map of UTF-8 field names in
+     * the reply's order.
+     */
+    static final ReplyDecoder<Map<String, byte[]>> FIELD_MAP = (command, reply) -> {
+        if (!(reply instanceof ArrayRedisMessage a)
+                || a.isNull()
+                || a.children().size() % 2 != 0) {
+            throw unexpected(command, reply);
+        }
+        Map<String, byte[]> out = new LinkedHashMap<>();
+        List<RedisMessage> c = a.children();
+        for (int i = 0; i < c.size(); i += 2) {
+            byte[] field = bulk(command, c.get(i));
+            byte[] value = bulk(command, c.get(i + 1));
+            if (field == null || value == null) throw unexpected(command, reply);
+            out.put(new String(field, StandardCharsets.UTF_8), value);
+        }
+        return Collections.unmodifiableMap(out);
     };
 
     /** A simple string's text. */
