@@ -190,6 +190,20 @@ public interface KvsClient extends AutoCloseable {
     KvsSets sets();
 
     /**
+     * Starts a transaction watching {@code watched} ({@code WATCH}; may be empty), on a connection of
+     * its own to the primary serving the keys (found with a read of the first watched key, or of
+     * {@code routingKey}'s slot in cluster mode, as any request finds it). See {@link KvsTransaction}.
+     *
+     * @throws IllegalArgumentException if {@code watched} is empty: use {@link #transaction(List,
+     *     byte[])} to name the key that routes an unwatched transaction
+     * @throws KvsClientException (a subclass) if no primary can be reached
+     */
+    KvsTransaction transaction(List<byte[]> watched);
+
+    /** {@link #transaction(List)} routed by {@code routingKey} (a key it writes), watching {@code watched}. */
+    KvsTransaction transaction(List<byte[]> watched, byte[] routingKey);
+
+    /**
      * Round trip to the endpoint requests currently go to ({@code PING}).
      *
      * @return {@code "PONG"}

@@ -137,6 +137,33 @@ final class Command<T> {
                 "KVS.MODE", new byte[][] {ascii("KVS.MODE"), ascii(mode.label())}, List.of(), true, Replies.OK);
     }
 
+    /** This command as sent inside {@code MULTI}: the same arguments, answered {@code +QUEUED}. */
+    Command<Void> queued() {
+        return new Command<>(name, args, keys, readOnly, Replies.QUEUED);
+    }
+
+    /** A command without a key: {@code MULTI}, {@code EXEC}'s kin, {@code UNWATCH}, {@code DISCARD}. */
+    static Command<Void> control(String name) {
+        return new Command<>(name, new byte[][] {ascii(name)}, List.of(), false, Replies.OK);
+    }
+
+    /** {@code WATCH keys...}. */
+    static Command<Void> watch(List<byte[]> keys) {
+        keys = List.copyOf(keys);
+        byte[][] args = new byte[keys.size() + 1][];
+        args[0] = ascii("WATCH");
+        for (int i = 0; i < keys.size(); i++) args[i + 1] = keys.get(i);
+        return new Command<>("WATCH", args, keys, true, Replies.OK);
+    }
+
+    /**
+     * {@code EXEC} of {@code queued}: empty if a watched key changed (nothing was applied), else each
+     * command's result in order, or the {@link dev.kvs.client.KvsClientException} its error reply means.
+     */
+    static Command<java.util.Optional<List<Object>>> exec(List<Command<?>> queued) {
+        return new Command<>("EXEC", new byte[][] {ascii("EXEC")}, List.of(), false, Replies.exec(queued));
+    }
+
     /** A new message for the encoder, which releases it once written. */
     ArrayRedisMessage toMessage() {
         List<RedisMessage> children = new ArrayList<>(args.length);

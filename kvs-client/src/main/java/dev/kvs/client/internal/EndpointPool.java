@@ -57,6 +57,17 @@ final class EndpointPool {
         }
     }
 
+    /**
+     * A new connection of its own to this endpoint, with the client's handshake, outside the pool: for a
+     * transaction, whose {@code WATCH ... EXEC} must not share a connection with other requests. The
+     * caller closes it.
+     */
+    Connection dedicated() {
+        Connection c = new Connection(endpoint, maxPending, requestTimeoutNanos, tls);
+        c.open(bootstrap, handshake);
+        return c;
+    }
+
     /** Whether requests may go here now; may start a background connect when a suspension ends. */
     boolean eligible(long nowNanos) {
         if (!suspended) return true;

@@ -5,6 +5,7 @@ import dev.kvs.client.KvsClient;
 import dev.kvs.client.KvsClientException;
 import dev.kvs.client.KvsHashes;
 import dev.kvs.client.KvsSets;
+import dev.kvs.client.KvsTransaction;
 import dev.kvs.client.ReplicationMode;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
@@ -146,10 +147,38 @@ public final class RealKvsClient implements KvsClient {
 
     @Override
     public CompletableFuture<Boolean> expireAsync(byte[] key, Duration ttl) {
+        return dispatcher.submit(Command.expire(Objects.requireNonNull(key, "key"), ttlMillis(ttl)));
+    }
+
+    /** {@code ttl} in whole milliseconds, at least 1 (never 0: that would delete the key). */
+    static long ttlMillis(Duration ttl) {
         Objects.requireNonNull(ttl, "ttl");
         if (ttl.isNegative() || ttl.isZero()) throw new IllegalArgumentException("ttl is not positive: " + ttl);
-        long millis = Math.max(1, ttl.toMillis()); // sub-millisecond TTLs round up, never to 0 (a delete)
-        return dispatcher.submit(Command.expire(Objects.requireNonNull(key, "key"), millis));
+        return Math.max(1, ttl.toMillis());
+    }
+
+    @Override
+    public KvsTransaction transaction(List<byte[]> watched) {
+        List<byte[]> w = noNulls(watched, "watched");
+        if (w.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "no key watched: name the key that routes the transaction with transaction(watched, routingKey)");
+        }
+        return transaction(w, w.get(0));
+    }
+
+    @Override
+    public KvsTransaction transaction(List<byte[]> watched, byte[] routingKey) {
+        List<byte[]> w = noNulls(watched, "watched");
+        EndpointPool primary = await(dispatcher.primaryFor(Objects.requireNonNull(routingKey, "routingKey")));
+        RealTransaction tx = new RealTransaction(this, primary.dedicated());
+        try {
+            tx.watch(w);
+        } catch (RuntimeException e) {
+            tx.close();
+            throw e;
+        }
+        return tx;
     }
 
     @Override
