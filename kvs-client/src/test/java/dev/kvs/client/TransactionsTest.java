@@ -147,6 +147,34 @@ class TransactionsTest {
         assertThat(c.get(key)).isEqualTo(b("v"));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"redis", "kvs"})
+    void sequentialTransactionsReuseOneConnection(String server) {
+        KvsClient c = client(server);
+        int port = server.equals("redis") ? Integer.parseInt(redis.endpoint().split(":")[1]) : node.port();
+        byte[] key = b("tx:" + server + ":reuse");
+        c.put(key, b("0"));
+        long before = connectionsReceived(port);
+        for (int i = 0; i < 50; i++) {
+            try (KvsTransaction tx = c.transaction(List.of(key))) {
+                tx.get(key);
+                if (i % 2 == 0) tx.put(key, b(Integer.toString(i))).commit(); // odd ones close unwatched
+            }
+        }
+        // at most one new connection for the transactions, and the probe's own
+        assertThat(connectionsReceived(port) - before).isLessThanOrEqualTo(2);
+        assertThat(c.get(key)).isEqualTo(b("48"));
+    }
+
+    private static long connectionsReceived(int port) {
+        try (RespProbe p = new RespProbe(port)) {
+            for (String line : p.text("INFO", "stats").split("\r\n")) {
+                if (line.startsWith("total_connections_received:")) return Long.parseLong(line.substring(27));
+            }
+        }
+        throw new AssertionError("INFO stats has no total_connections_received");
+    }
+
     /** Optimistic increments from several threads: each commit that applies counts exactly once. */
     @ParameterizedTest
     @ValueSource(strings = {"redis", "kvs"})

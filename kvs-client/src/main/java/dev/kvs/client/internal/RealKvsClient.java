@@ -171,7 +171,7 @@ public final class RealKvsClient implements KvsClient {
     public KvsTransaction transaction(List<byte[]> watched, byte[] routingKey) {
         List<byte[]> w = noNulls(watched, "watched");
         EndpointPool primary = await(dispatcher.primaryFor(Objects.requireNonNull(routingKey, "routingKey")));
-        RealTransaction tx = new RealTransaction(this, primary.dedicated());
+        RealTransaction tx = new RealTransaction(this, primary);
         try {
             tx.watch(w);
         } catch (RuntimeException e) {

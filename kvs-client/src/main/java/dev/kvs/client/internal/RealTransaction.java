@@ -16,20 +16,27 @@ import java.util.concurrent.CompletionException;
 /**
  * {@link KvsTransaction} on a {@link Connection} of its own ({@link EndpointPool#dedicated}): {@code
  * WATCH} and reads are sent at once and waited for; writes are kept here until {@link #commit}, which
- * pipelines {@code MULTI}, the writes and {@code EXEC} in one round trip. Closing the connection ends
- * the server's transaction state (watched keys, an open {@code MULTI}), so {@link #close} needs no
- * {@code DISCARD}.
+ * pipelines {@code MULTI}, the writes and {@code EXEC} in one round trip. {@link #close} gives a clean
+ * connection back for the next transaction ({@code UNWATCH} first if keys are still watched); a
+ * connection on which anything failed is closed, which ends whatever transaction state the server
+ * holds for it.
  */
 final class RealTransaction implements KvsTransaction {
     private final RealKvsClient client;
+    private final EndpointPool pool;
     private final Connection connection;
     private final List<Command<?>> queued = new ArrayList<>();
     private boolean committed;
     private boolean closed;
+    private boolean watching;
+    /** True once a request on the connection failed in a way that may leave it unclean. */
+    private boolean broken;
 
-    RealTransaction(RealKvsClient client, Connection connection) {
+    /** On a {@link EndpointPool#dedicated} connection of {@code pool}, given back at {@link #close}. */
+    RealTransaction(RealKvsClient client, EndpointPool pool) {
         this.client = client;
-        this.connection = connection;
+        this.pool = pool;
+        this.connection = pool.dedicated();
     }
 
     @Override
@@ -37,6 +44,7 @@ final class RealTransaction implements KvsTransaction {
         List<byte[]> k = RealKvsClient.noNulls(keys, "keys");
         if (k.isEmpty()) return;
         beforeWrites("WATCH");
+        watching = true;
         call(Command.watch(k));
     }
 
@@ -113,15 +121,19 @@ final class RealTransaction implements KvsTransaction {
         if (committed) throw new IllegalStateException("the transaction was already committed");
         if (closed) throw new IllegalStateException("the transaction is closed");
         committed = true;
+        broken = true; // until EXEC's reply ends the MULTI
         CompletableFuture<Void> multi = send(Command.control("MULTI"));
         List<CompletableFuture<Void>> queuing = new ArrayList<>(queued.size());
         for (Command<?> c : queued) queuing.add(send(c.queued()));
         CompletableFuture<Optional<List<Object>>> exec = send(Command.exec(List.copyOf(queued)));
         client.await(multi);
         try {
-            return client.await(exec);
+            Optional<List<Object>> result = client.await(exec);
+            broken = false;
+            return result;
         } catch (KvsClientException e) {
             if (e.getMessage() == null || !e.getMessage().startsWith("EXECABORT")) throw e;
+            broken = false; // an EXECABORT ends the MULTI too
             for (CompletableFuture<Void> q : queuing) { // say which write was refused
                 if (q.isCompletedExceptionally()) {
                     throw new KvsClientException(e.getMessage() + " (" + cause(q).getMessage() + ")", cause(q));
@@ -131,11 +143,26 @@ final class RealTransaction implements KvsTransaction {
         }
     }
 
+    /**
+     * Gives the connection back for the next transaction if it is clean (after {@code UNWATCH} if keys
+     * are still watched), else closes it: after a failure, or a commit that did not end.
+     */
     @Override
     public void close() {
         if (closed) return;
         closed = true;
-        connection.close();
+        if (!broken && watching && !committed) {
+            try {
+                call(Command.control("UNWATCH"));
+            } catch (RuntimeException e) {
+                broken = true;
+            }
+        }
+        if (broken) {
+            connection.close();
+        } else {
+            pool.giveBack(connection);
+        }
     }
 
     private KvsTransaction queue(Command<?> c) {
@@ -173,6 +200,7 @@ final class RealTransaction implements KvsTransaction {
 
             @Override
             public void onFailure(Connection.Failure failure, Throwable cause) {
+                broken = true; // the connection's state is unknown: never reused
                 result.completeExceptionally(failed(command, failure, cause));
             }
         });
