@@ -2,10 +2,14 @@ package dev.kvs.examples;
 
 import dev.kvs.client.DataLostException;
 import dev.kvs.client.KvsClient;
+import dev.kvs.client.KvsTransaction;
 import dev.kvs.client.NoPrimaryException;
 import dev.kvs.client.UnfinishedKeyException;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -45,11 +49,19 @@ public final class SessionStoreExample {
         this.ttl = ttl;
     }
 
-    /** Creates or updates a session's attributes and renews its TTL. */
+    /**
+     * Creates or updates a session's attributes and renews its TTL, in one transaction: the fields and
+     * the TTL apply together (a hash write keeps the key's TTL, so a new session must get one in the
+     * same step, or a crash between the two would leave it immortal), and on kvs they replicate as one
+     * unit.
+     */
     public void save(String sessionId, Map<String, String> attributes) {
-        String key = key(sessionId);
-        kvs.hashes().putAll(key, attributes);
-        kvs.expire(key, ttl); // a hash write keeps the key's TTL; renew it on every request
+        byte[] key = key(sessionId).getBytes(StandardCharsets.UTF_8);
+        Map<String, byte[]> fields = new LinkedHashMap<>();
+        attributes.forEach((name, value) -> fields.put(name, value.getBytes(StandardCharsets.UTF_8)));
+        try (KvsTransaction tx = kvs.transaction(List.of(), key)) {
+            tx.hashPut(key, fields).expire(key, ttl).commit();
+        }
     }
 
     /** One attribute's change (a cart's count, a last-seen time), renewing the TTL. */
