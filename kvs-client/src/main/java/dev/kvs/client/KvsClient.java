@@ -168,6 +168,42 @@ public interface KvsClient extends AutoCloseable {
     void putAll(Map<String, byte[]> entries);
 
     /**
+     * Makes {@code key} expire after {@code ttl} ({@code PEXPIRE}), whatever type it holds; the key's
+     * next write of a string clears it, as Redis's {@code SET} does, while hash and set writes keep it.
+     *
+     * @return true if the key exists (the TTL was set), false if it holds nothing
+     * @throws IllegalArgumentException if {@code ttl} is not positive
+     * @throws KvsClientException (a subclass) as {@link #put(byte[], byte[])}
+     */
+    boolean expire(byte[] key, Duration ttl);
+
+    /** {@link #expire(byte[], Duration)} with the key as UTF-8 text. */
+    boolean expire(String key, Duration ttl);
+
+    /**
+     * The hash calls ({@code HSET}, {@code HGET}, ...): over this client's connections, with its
+     * settings and exceptions.
+     */
+    KvsHashes hashes();
+
+    /** The set calls ({@code SADD}, {@code SISMEMBER}, ...): over this client's connections. */
+    KvsSets sets();
+
+    /**
+     * Starts a transaction watching {@code watched} ({@code WATCH}; may be empty), on a connection of
+     * its own to the primary serving the keys (found with a read of the first watched key, or of
+     * {@code routingKey}'s slot in cluster mode, as any request finds it). See {@link KvsTransaction}.
+     *
+     * @throws IllegalArgumentException if {@code watched} is empty: use {@link #transaction(List,
+     *     byte[])} to name the key that routes an unwatched transaction
+     * @throws KvsClientException (a subclass) if no primary can be reached
+     */
+    KvsTransaction transaction(List<byte[]> watched);
+
+    /** {@link #transaction(List)} routed by {@code routingKey} (a key it writes), watching {@code watched}. */
+    KvsTransaction transaction(List<byte[]> watched, byte[] routingKey);
+
+    /**
      * Round trip to the endpoint requests currently go to ({@code PING}).
      *
      * @return {@code "PONG"}
@@ -199,6 +235,9 @@ public interface KvsClient extends AutoCloseable {
      * @throws IllegalArgumentException at once if the lists differ in size
      */
     CompletableFuture<Void> putAllAsync(List<byte[]> keys, List<byte[]> values);
+
+    /** Async {@link #expire(byte[], Duration)}. */
+    CompletableFuture<Boolean> expireAsync(byte[] key, Duration ttl);
 
     /** Async {@link #ping()}. */
     CompletableFuture<String> pingAsync();

@@ -56,6 +56,28 @@ class ClusterModeRedisTest {
     }
 
     @Test
+    void aTransactionRunsOnTheNodeThatOwnsItsSlot() {
+        try (KvsClient kvs = client()) {
+            for (String tag : List.of("{user:1}", "{user:2}", "{user:3}", "{cart:9}")) {
+                byte[] name = (tag + ":name").getBytes(StandardCharsets.UTF_8);
+                byte[] visits = (tag + ":visits").getBytes(StandardCharsets.UTF_8);
+                kvs.put(name, "alice".getBytes(StandardCharsets.UTF_8));
+                try (KvsTransaction tx = kvs.transaction(List.of(name))) {
+                    assertThat(tx.get(name)).isEqualTo("alice".getBytes(StandardCharsets.UTF_8));
+                    tx.put(name, "bob".getBytes(StandardCharsets.UTF_8)).setAdd(visits, List.of(name));
+                    assertThat(tx.commit())
+                            .hasValueSatisfying(r -> assertThat(r).containsExactly(null, 1L));
+                }
+                int owner = RedisCluster.initialOwner(HashSlots.slot(name));
+                try (RespProbe p = new RespProbe(cluster.port(owner))) {
+                    assertThat(p.call("GET", tag + ":name")).as(tag).isEqualTo("bob");
+                    assertThat(p.call("SCARD", tag + ":visits")).as(tag).isEqualTo(1L);
+                }
+            }
+        }
+    }
+
+    @Test
     void everyKeyLandsOnTheNodeRedisSaysOwnsIt() {
         long seed = System.nanoTime();
         System.out.println("everyKeyLandsOnTheNodeRedisSaysOwnsIt seed=" + seed);

@@ -80,6 +80,28 @@ final class Command<T> {
         return new Command<>("MSET", args, keys, false, Replies.OK);
     }
 
+    /** {@code PEXPIRE key millis}: true if the key exists. */
+    static Command<Boolean> expire(byte[] key, long millis) {
+        return new Command<>(
+                "PEXPIRE",
+                new byte[][] {ascii("PEXPIRE"), key, ascii(Long.toString(millis))},
+                List.of(key),
+                false,
+                Replies.POSITIVE);
+    }
+
+    /**
+     * A command on one key's hash or set: {@code name key args...}, decoded by {@code decoder}; {@code
+     * readOnly} if it may be resent after an ambiguous failure.
+     */
+    static <T> Command<T> onKey(String name, byte[] key, List<byte[]> args, boolean readOnly, ReplyDecoder<T> decoder) {
+        byte[][] all = new byte[args.size() + 2][];
+        all[0] = ascii(name);
+        all[1] = key;
+        for (int i = 0; i < args.size(); i++) all[i + 2] = args.get(i);
+        return new Command<>(name, all, List.of(key), readOnly, decoder);
+    }
+
     static Command<String> ping() {
         return new Command<>("PING", new byte[][] {PING}, List.of(), true, Replies.SIMPLE);
     }
@@ -113,6 +135,33 @@ final class Command<T> {
     static Command<Void> mode(ReplicationMode mode) {
         return new Command<>(
                 "KVS.MODE", new byte[][] {ascii("KVS.MODE"), ascii(mode.label())}, List.of(), true, Replies.OK);
+    }
+
+    /** This command as sent inside {@code MULTI}: the same arguments, answered {@code +QUEUED}. */
+    Command<Void> queued() {
+        return new Command<>(name, args, keys, readOnly, Replies.QUEUED);
+    }
+
+    /** A command without a key: {@code MULTI}, {@code EXEC}'s kin, {@code UNWATCH}, {@code DISCARD}. */
+    static Command<Void> control(String name) {
+        return new Command<>(name, new byte[][] {ascii(name)}, List.of(), false, Replies.OK);
+    }
+
+    /** {@code WATCH keys...}. */
+    static Command<Void> watch(List<byte[]> keys) {
+        keys = List.copyOf(keys);
+        byte[][] args = new byte[keys.size() + 1][];
+        args[0] = ascii("WATCH");
+        for (int i = 0; i < keys.size(); i++) args[i + 1] = keys.get(i);
+        return new Command<>("WATCH", args, keys, true, Replies.OK);
+    }
+
+    /**
+     * {@code EXEC} of {@code queued}: empty if a watched key changed (nothing was applied), else each
+     * command's result in order, or the {@link dev.kvs.client.KvsClientException} its error reply means.
+     */
+    static Command<java.util.Optional<List<Object>>> exec(List<Command<?>> queued) {
+        return new Command<>("EXEC", new byte[][] {ascii("EXEC")}, List.of(), false, Replies.exec(queued));
     }
 
     /** A new message for the encoder, which releases it once written. */

@@ -82,6 +82,18 @@ final class Dispatcher {
         return result;
     }
 
+    /**
+     * The endpoint serving {@code key} as a primary now: found by a read of it ({@code EXISTS}, which
+     * follows redirects and passes over backups as any request does), then the router's active one.
+     */
+    CompletableFuture<EndpointPool> primaryFor(byte[] key) {
+        return submit(Command.exists(key))
+                .thenCompose(found -> slots == null
+                        ? CompletableFuture.completedFuture(router)
+                        : slots.routerFor(HashSlots.slot(key))) // after the read: it may have moved
+                .thenApply(Router::active);
+    }
+
     private <T> CompletableFuture<T> start(Router r, Command<T> command) {
         Call<T> call = new Call<>(this, r, command);
         calls.add(call);

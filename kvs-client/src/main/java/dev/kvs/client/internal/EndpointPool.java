@@ -3,6 +3,7 @@ package dev.kvs.client.internal;
 import io.netty.bootstrap.Bootstrap;
 import java.util.List;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -57,6 +58,39 @@ final class EndpointPool {
         }
     }
 
+    /** Idle connections kept for transactions, at most this many per endpoint; more are closed. */
+    static final int IDLE_DEDICATED = 4;
+
+    private final ConcurrentLinkedDeque<Connection> idleDedicated = new ConcurrentLinkedDeque<>();
+    private final AtomicInteger idleDedicatedCount = new AtomicInteger();
+
+    /**
+     * A connection of its own to this endpoint, with the client's handshake, outside the pool: for a
+     * transaction, whose {@code WATCH ... EXEC} must not share a connection with other requests. An idle
+     * one given back with {@link #giveBack} if there is one, else a new one. The caller gives it back
+     * (clean: no watched key, no open {@code MULTI}) or closes it.
+     */
+    Connection dedicated() {
+        Connection idle;
+        while ((idle = idleDedicated.pollFirst()) != null) {
+            idleDedicatedCount.decrementAndGet();
+            if (idle.isOpen()) return idle;
+        }
+        Connection c = new Connection(endpoint, maxPending, requestTimeoutNanos, tls);
+        c.open(bootstrap, handshake);
+        return c;
+    }
+
+    /** Keeps a clean {@link #dedicated} connection for the next transaction, or closes it if enough are kept. */
+    void giveBack(Connection c) {
+        if (c.isOpen() && idleDedicatedCount.incrementAndGet() <= IDLE_DEDICATED) {
+            idleDedicated.addFirst(c);
+        } else {
+            if (c.isOpen()) idleDedicatedCount.decrementAndGet();
+            c.close();
+        }
+    }
+
     /** Whether requests may go here now; may start a background connect when a suspension ends. */
     boolean eligible(long nowNanos) {
         if (!suspended) return true;
@@ -88,6 +122,8 @@ final class EndpointPool {
     }
 
     void close() {
+        Connection idle;
+        while ((idle = idleDedicated.pollFirst()) != null) idle.close();
         for (int i = 0; i < slots.length(); i++) {
             Connection c = slots.get(i);
             if (c != null) c.close();

@@ -3,6 +3,9 @@ package dev.kvs.client.internal;
 import dev.kvs.client.ClusterStatus;
 import dev.kvs.client.KvsClient;
 import dev.kvs.client.KvsClientException;
+import dev.kvs.client.KvsHashes;
+import dev.kvs.client.KvsSets;
+import dev.kvs.client.KvsTransaction;
 import dev.kvs.client.ReplicationMode;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
@@ -12,6 +15,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -32,6 +36,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class RealKvsClient implements KvsClient {
     private final Dispatcher dispatcher;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final KvsHashes hashes = new RealHashes(this);
+    private final KvsSets sets = new RealSets(this);
 
     private RealKvsClient(Dispatcher dispatcher) {
         this.dispatcher = dispatcher;
@@ -130,6 +136,67 @@ public final class RealKvsClient implements KvsClient {
     }
 
     @Override
+    public boolean expire(byte[] key, Duration ttl) {
+        return await(expireAsync(key, ttl));
+    }
+
+    @Override
+    public boolean expire(String key, Duration ttl) {
+        return expire(utf8(key, "key"), ttl);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> expireAsync(byte[] key, Duration ttl) {
+        return dispatcher.submit(Command.expire(Objects.requireNonNull(key, "key"), ttlMillis(ttl)));
+    }
+
+    /** {@code ttl} in whole milliseconds, at least 1 (never 0: that would delete the key). */
+    static long ttlMillis(Duration ttl) {
+        Objects.requireNonNull(ttl, "ttl");
+        if (ttl.isNegative() || ttl.isZero()) throw new IllegalArgumentException("ttl is not positive: " + ttl);
+        return Math.max(1, ttl.toMillis());
+    }
+
+    @Override
+    public KvsTransaction transaction(List<byte[]> watched) {
+        List<byte[]> w = noNulls(watched, "watched");
+        if (w.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "no key watched: name the key that routes the transaction with transaction(watched, routingKey)");
+        }
+        return transaction(w, w.get(0));
+    }
+
+    @Override
+    public KvsTransaction transaction(List<byte[]> watched, byte[] routingKey) {
+        List<byte[]> w = noNulls(watched, "watched");
+        EndpointPool primary = await(dispatcher.primaryFor(Objects.requireNonNull(routingKey, "routingKey")));
+        RealTransaction tx = new RealTransaction(this, primary);
+        try {
+            tx.watch(w);
+        } catch (RuntimeException e) {
+            tx.close();
+            throw e;
+        }
+        return tx;
+    }
+
+    @Override
+    public KvsHashes hashes() {
+        return hashes;
+    }
+
+    @Override
+    public KvsSets sets() {
+        return sets;
+    }
+
+    /** Sends {@code command} through the dispatcher (routing, retries, redirects). */
+    <T> CompletableFuture<T> submit(Command<T> command) {
+        return dispatcher.submit(command);
+    }
+
+    @Override
     public String ping() {
         return await(pingAsync());
     }
@@ -217,7 +284,7 @@ public final class RealKvsClient implements KvsClient {
     }
 
     /** Waits for {@code future}, throwing what it failed with as is (never wrapped). */
-    private <T> T await(CompletableFuture<T> future) {
+    <T> T await(CompletableFuture<T> future) {
         if (!future.isDone() && dispatcher.inEventLoop()) {
             throw new IllegalStateException("a blocking KvsClient method was called on one of the client's I/O"
                     + " threads (from an async callback): use the async methods or thenApplyAsync");
@@ -241,7 +308,7 @@ public final class RealKvsClient implements KvsClient {
         return new KvsClientException(String.valueOf(t.getMessage()), t);
     }
 
-    private static List<byte[]> noNulls(List<byte[]> list, String name) {
+    static List<byte[]> noNulls(List<byte[]> list, String name) {
         Objects.requireNonNull(list, name);
         for (int i = 0; i < list.size(); i++) {
             if (list.get(i) == null) throw new NullPointerException(name + "[" + i + "] == null");

@@ -3,13 +3,18 @@ package dev.kvs.client.internal;
 import dev.kvs.client.KvsClientException;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.handler.codec.redis.ErrorRedisMessage;
 import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
 import io.netty.handler.codec.redis.IntegerRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.handler.codec.redis.SimpleStringRedisMessage;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /** The reply decoders of the commands the client sends. */
 final class Replies {
@@ -42,6 +47,61 @@ final class Replies {
         for (RedisMessage child : a.children()) out.add(bulk(command, child));
         return Collections.unmodifiableList(out);
     };
+
+    /** An integer. */
+    static final ReplyDecoder<Long> INTEGER = (command, reply) -> {
+        if (reply instanceof IntegerRedisMessage i) return i.value();
+        throw unexpected(command, reply);
+    };
+
+    /**
+     * A flat array of field, value, field, value... ({@code HGETALL}), as a map of UTF-8 field names in
+     * the reply's order.
+     */
+    static final ReplyDecoder<Map<String, byte[]>> FIELD_MAP = (command, reply) -> {
+        if (!(reply instanceof ArrayRedisMessage a)
+                || a.isNull()
+                || a.children().size() % 2 != 0) {
+            throw unexpected(command, reply);
+        }
+        Map<String, byte[]> out = new LinkedHashMap<>();
+        List<RedisMessage> c = a.children();
+        for (int i = 0; i < c.size(); i += 2) {
+            byte[] field = bulk(command, c.get(i));
+            byte[] value = bulk(command, c.get(i + 1));
+            if (field == null || value == null) throw unexpected(command, reply);
+            out.put(new String(field, StandardCharsets.UTF_8), value);
+        }
+        return Collections.unmodifiableMap(out);
+    };
+
+    /** {@code +QUEUED}, a command's answer inside {@code MULTI}. */
+    static final ReplyDecoder<Void> QUEUED = (command, reply) -> {
+        if (reply instanceof SimpleStringRedisMessage s && s.content().equals("QUEUED")) return null;
+        throw unexpected(command, reply);
+    };
+
+    /** {@code EXEC}'s reply to {@code queued}: see {@link Command#exec}. */
+    static ReplyDecoder<Optional<List<Object>>> exec(List<Command<?>> queued) {
+        return (command, reply) -> {
+            if (!(reply instanceof ArrayRedisMessage a)) throw unexpected(command, reply);
+            if (a.isNull()) return Optional.empty();
+            if (a.children().size() != queued.size()) {
+                throw new KvsClientException(
+                        "EXEC answered " + a.children().size() + " replies to " + queued.size() + " queued commands");
+            }
+            List<Object> out = new ArrayList<>(queued.size());
+            for (int i = 0; i < queued.size(); i++) {
+                Command<?> c = queued.get(i);
+                RedisMessage child = a.children().get(i);
+                out.add(
+                        child instanceof ErrorRedisMessage e
+                                ? ServerErrors.toException(e.content(), c.keys)
+                                : c.decoder.decode(c.name, child));
+            }
+            return Optional.of(Collections.unmodifiableList(out));
+        };
+    }
 
     /** A simple string's text. */
     static final ReplyDecoder<String> SIMPLE = (command, reply) -> {

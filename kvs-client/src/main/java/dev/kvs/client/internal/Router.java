@@ -69,6 +69,11 @@ final class Router {
         }
     }
 
+    /** The endpoint that most recently answered as a primary. */
+    EndpointPool active() {
+        return active;
+    }
+
     String activeEndpoint() {
         return active.endpoint.toString();
     }

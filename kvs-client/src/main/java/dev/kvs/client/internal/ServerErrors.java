@@ -11,6 +11,7 @@ import dev.kvs.client.NoPermissionException;
 import dev.kvs.client.NotReplicatedException;
 import dev.kvs.client.StoreFullException;
 import dev.kvs.client.UnfinishedKeyException;
+import dev.kvs.client.WrongTypeException;
 import dev.kvs.cluster.HashSlots;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -40,6 +41,8 @@ final class ServerErrors {
          * whose lease lapsed (cut off from ZooKeeper), or a node with no cluster map yet.
          */
         CLUSTERDOWN,
+        /** {@code -WRONGTYPE ...}: the key holds another type; nothing was done. */
+        WRONGTYPE,
         OTHER
     }
 
@@ -86,6 +89,8 @@ final class ServerErrors {
                 return new AuthenticationException(text);
             case NOPERM:
                 return new NoPermissionException(text);
+            case WRONGTYPE:
+                return new WrongTypeException(text);
             case TLSREQUIRED:
                 return new KvsTlsException(
                         text + " (the client has no TLS configured: KvsClient.builder().tls(caFile))");
