@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -504,6 +505,28 @@ public interface KvStore extends Closeable {
      * @throws IllegalArgumentException if {@code fn}'s header changes more than TxId and expiry
      */
     default RecordHeader updateHeader(byte[] key, UnaryOperator<RecordHeader> fn) {
+        throw structuresUnsupported();
+    }
+
+    /**
+     * Copies the hash or set at {@code source} to {@code destination} in one step under both keys'
+     * locks: RENAME, RENAMENX and COPY of a structure, on a primary and on a backup. {@code decide} gets
+     * both keys' headers ({@code null} where absent or hidden by a flush) and returns what to write, or
+     * {@code null} to leave both keys as they are; it runs under the locks and must be quick and must
+     * not touch the store, and it may throw to refuse (nothing written). The destination's record, of
+     * any type, is replaced (its value or members freed) by the source's members under {@code decide}'s
+     * header; then the source is kept, removed or made a tombstone as {@code decide} says (a removed
+     * source's members are freed). O(pages) page copies, like a DEL of the structure.
+     *
+     * @return what {@code decide} returned
+     * @throws IllegalArgumentException if {@code source} equals {@code destination}, or {@code decide}
+     *     asked for a copy while the source is not a complete structure of the destination header's
+     *     type; nothing written
+     * @throws StoreFullException if the copy does not fit; nothing written
+     * @throws EntryTooLargeException if a key is longer than the limit
+     */
+    default MemberCopy copyMembers(
+            byte[] source, byte[] destination, BiFunction<RecordHeader, RecordHeader, MemberCopy> decide) {
         throw structuresUnsupported();
     }
 

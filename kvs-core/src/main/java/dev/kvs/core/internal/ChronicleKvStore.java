@@ -3,6 +3,7 @@ package dev.kvs.core.internal;
 import dev.kvs.core.HeapValueStage;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
+import dev.kvs.core.MemberCopy;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
@@ -18,12 +19,14 @@ import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -587,6 +590,50 @@ final class ChronicleKvStore implements KvStore {
     }
 
     /**
+     * Both keys' stripes held, a record hidden by a flush removed first (as {@link #structure} does):
+     * {@link Structures#copy} writes the destination, then the source is written as decided.
+     */
+    @Override
+    public MemberCopy copyMembers(
+            byte[] source, byte[] destination, BiFunction<RecordHeader, RecordHeader, MemberCopy> decide) {
+        limits.checkKey(source);
+        limits.checkKey(destination);
+        Objects.requireNonNull(decide, "decide == null");
+        if (Arrays.equals(source, destination)) {
+            throw new IllegalArgumentException("source and destination are the same key");
+        }
+        int slot = gate.enter();
+        try {
+            int[] locked = stripes.lock(List.of(source, destination));
+            try {
+                Record from = visibleLocked(source);
+                Record to = visibleLocked(destination);
+                MemberCopy c = decide.apply(from == null ? null : from.header(), to == null ? null : to.header());
+                if (c == null) return null;
+                structures.copy(source, from, destination, to, c.destination());
+                if (to != null && to.isChunked()) chunks.free(to.blobId, to.valueLength);
+                if (c.source() instanceof Write.Remove) writer.remove(source, from);
+                else if (c.source() instanceof Write.Put put) writer.replace(source, from, put.value());
+                return c;
+            } finally {
+                stripes.unlock(locked);
+            }
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /** {@code key}'s record header, stripe held; a record hidden by a flush is removed (its room freed) and null returned. */
+    private Record visibleLocked(byte[] key) {
+        Record r = records.header(key);
+        if (r != null && hidden(r)) {
+            writer.remove(key, r);
+            return null;
+        }
+        return r;
+    }
+
+    /**
      * Runs {@code op} on {@code key}'s record header under the key's stripe; a record hidden by a flush
      * is removed first (its pages freed), so {@code op} sees the key as empty.
      */
@@ -596,12 +643,7 @@ final class ChronicleKvStore implements KvStore {
         try {
             ReentrantLock lock = stripes.lock(key);
             try {
-                Record old = records.header(key);
-                if (old != null && hidden(old)) {
-                    writer.remove(key, old);
-                    old = null;
-                }
-                return op.apply(old);
+                return op.apply(visibleLocked(key));
             } finally {
                 lock.unlock();
             }

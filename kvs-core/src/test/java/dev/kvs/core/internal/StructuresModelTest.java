@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
+import dev.kvs.core.MemberCopy;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
@@ -292,6 +293,31 @@ class StructuresModelTest {
                 names.add(ByteBuffer.wrap(m.name()));
             }
             if (distinct) assertThat(names).hasSize(picked.size());
+        } else if (op < 96) { // RENAME / COPY [REPLACE] of a structure onto a key of any type
+            int d = r.nextInt(KEYS);
+            if (d == k || e == null || e.type == ValueType.STRING) return;
+            boolean rename = r.nextBoolean();
+            boolean replace = rename || r.nextBoolean();
+            TxId tx = TxId.of(1, seq + 1);
+            MemberCopy c = store.copyMembers(key, key(d), (src, dst) -> {
+                if (!replace && dst != null && dst.state() != RecordState.TOMBSTONE) return null;
+                RecordHeader h =
+                        RecordHeader.structure(RecordState.COMPLETE, nextTx(), src.type(), src.expireAtMillis());
+                return rename ? MemberCopy.removingSource(h) : MemberCopy.keepingSource(h);
+            });
+            if (c == null) {
+                assertThat(model.get(d))
+                        .as("COPY without REPLACE onto a held key")
+                        .isNotNull();
+                return;
+            }
+            Entry n = newStructure(e.type);
+            n.members.putAll(e.members);
+            n.expireAt = e.expireAt;
+            n.txId = tx;
+            model.put(d, n);
+            if (rename) model.remove(k);
+            check(d);
         } else { // a string read of a structure: its header says the type, no value
             StoredValue v = store.get(key);
             if (e == null)
