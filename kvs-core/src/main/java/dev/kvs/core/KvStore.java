@@ -486,6 +486,17 @@ public interface KvStore extends Closeable {
     }
 
     /**
+     * The bytes the members of the hash or set at {@code key} take in the store, as {@code maxBytes}
+     * counts them (members, values, and the pages' keys and overhead, with the structure's header); 0
+     * if it holds nothing. O(1): MEMORY USAGE.
+     *
+     * @throws WrongTypeException, IllegalStateException as for {@link #putMembers}
+     */
+    default long memberBytes(byte[] key, ValueType type) {
+        throw structuresUnsupported();
+    }
+
+    /**
      * Every member of the hash or set at {@code key} (HGETALL, HKEYS, HVALS, SMEMBERS), in no particular
      * order; empty if it holds nothing. O(size) under the key's lock.
      *

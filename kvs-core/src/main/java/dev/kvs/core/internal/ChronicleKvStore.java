@@ -579,6 +579,11 @@ final class ChronicleKvStore implements KvStore {
     }
 
     @Override
+    public long memberBytes(byte[] key, ValueType type) {
+        return structure(key, old -> Structures.membersOf(old, type).isEmpty() ? 0 : old.storedValueBytes(key.length));
+    }
+
+    @Override
     public List<Member> members(byte[] key, ValueType type) {
         return structure(key, old -> structures.all(key, old, type));
     }
@@ -623,7 +628,7 @@ final class ChronicleKvStore implements KvStore {
         }
     }
 
-    /** {@code key}'s record header, stripe held; a record hidden by a flush is removed (its room freed) and null returned. */
+    /** {@code key}'s record header, stripe held; a record hidden by a flush is removed (its room freed): null. */
     private Record visibleLocked(byte[] key) {
         Record r = records.header(key);
         if (r != null && hidden(r)) {

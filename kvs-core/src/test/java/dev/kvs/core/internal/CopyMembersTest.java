@@ -86,6 +86,10 @@ class CopyMembersTest {
         assertThat(store.getMembers(b("dst"), ValueType.HASH, List.of(b("field-7"))))
                 .containsExactly(b("value-7"));
         assertThat(pages()).as("pages moved, not doubled").isEqualTo(pagesBefore);
+        assertThat(store.memberBytes(b("dst"), ValueType.HASH))
+                .as("the hash's bytes, all the store holds")
+                .isEqualTo(store.stats().valueBytes())
+                .isGreaterThan(500 * 16);
         if (store instanceof ChronicleKvStore chronicle) {
             assertThat(chronicle.chunkCount()).as("the string's chunks").isZero();
         }

@@ -298,6 +298,11 @@ public final class HeapKvStore implements KvStore {
     }
 
     @Override
+    public long memberBytes(byte[] key, ValueType type) {
+        return structure(key, (k, old) -> structures.count(k, old, type) == 0 ? 0 : structures.bytes(k));
+    }
+
+    @Override
     public List<Member> members(byte[] key, ValueType type) {
         return structure(key, (k, old) -> structures.all(k, old, type));
     }
