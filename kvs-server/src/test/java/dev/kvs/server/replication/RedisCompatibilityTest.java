@@ -639,6 +639,40 @@ class RedisCompatibilityTest {
                 node(c("WAIT", "0", "-1"), error("ERR timeout is negative"), error(WAIT_ON_BACKUP)),
                 any(c("WAIT", "0"), wrongArity("wait")),
 
+                // types: TYPE, OBJECT ENCODING, SUBSTR, SCAN's TYPE, COPY (the rows of hashes and sets need
+                // HSET and SADD, which the hash and set groups bring)
+                read(c("TYPE", K), status("string")).given("SET", K, "v"),
+                read(c("TYPE", K), status("none")),
+                read(c("OBJECT", "ENCODING", K), status("int")).given("SET", K, "123"),
+                read(c("OBJECT", "ENCODING", K), status("embstr")).given("SET", K, "v"),
+                read(c("OBJECT", "ENCODING", K), status("raw")).given("SET", K, "x".repeat(45)),
+                read(c("OBJECT", "ENCODING", K), nil()),
+                read(c("OBJECT", "ENCODING"), wrongArity("object|encoding")),
+                read(c("OBJECT", "FOO", K), error("ERR unknown subcommand 'FOO'. Try OBJECT HELP.")),
+                any(c("OBJECT"), wrongArity("object")),
+                read(c("SUBSTR", K, "0", "1"), bulk("he")).given("SET", K, "hello"),
+                read(c("SUBSTR", K, "x", "1"), error(WRONG_INTEGER)).given("SET", K, "hello"),
+                any(c(SCAN_ALL, "MATCH", "$k*", "TYPE", "string"), keys(K)).given("SET", K, "v"),
+                any(c(SCAN_ALL, "MATCH", "$k*", "TYPE", "HASH"), keys()).given("SET", K, "v"),
+                write(c("COPY", K, K2), integer(1)).given("SET", K, "v"),
+                write(c("COPY", K, K2), integer(0)).given("MSET", K, "v", K2, "w"),
+                write(c("COPY", K, K2, "REPLACE"), integer(1)).given("MSET", K, "v", K2, "w"),
+                write(c("COPY", K, K2), integer(0)),
+                read(c("GET", K2), bulk("v")).given("SET", K, "v").given("COPY", K, K2),
+                read(c("GET", K), bulk("v")).given("SET", K, "v").given("COPY", K, K2),
+                read(c("EXPIRETIME", K2), integer(AT))
+                        .given("SET", K, "v", "EXAT", AT_S)
+                        .given("COPY", K, K2),
+                write(c("COPY", K, K), error("ERR source and destination objects are the same"))
+                        .given("SET", K, "v"),
+                write(c("COPY", K, K2, "DB", "x"), error(WRONG_INTEGER)).given("SET", K, "v"),
+                // kvs has one db; a default Redis has 16
+                write(c("COPY", K, K2, "DB", "1"), errorStarting("ERR DB index is out of range"))
+                        .given("SET", K, "v")
+                        .redisSays(integer(1)),
+                write(c("COPY", K, K2, "FOO"), error("ERR syntax error")).given("SET", K, "v"),
+                any(c("COPY", K), wrongArity("copy")),
+
                 // ---- RENAME and FLUSH: replicated writes
                 write(c("RENAME", K, K2), ok()).given("SET", K, "v"),
                 write(c("RENAME", K, K2), ok()).given("MSET", K, "v", K2, "old"),

@@ -3,7 +3,7 @@
  * limits); per connection, {@link dev.kvs.server.internal.resp.RespHandler} with its parts (dispatch,
  * the reply queue that keeps replies in request order while writes wait for replication, the held
  * commands, the session's limits); and the commands, one class per Redis command group (strings,
- * counters, keyspace, expiry, server, connection, ACL, cluster, and kvs's own), each given what it uses by a
+ * counters, keyspace, rename and copy, object, expiry, server, connection, ACL, cluster, and kvs's own), each given what it uses by a
  * {@link dev.kvs.server.internal.resp.CommandContext} that the node builds. Data commands write
  * through {@link dev.kvs.server.internal.write.Writes}; a new group (hashes, sets) is a new class
  * registered in {@code RespServer}. On a clustered node a keyed command's keys pass the slot check

@@ -2,11 +2,15 @@ package dev.kvs.server.internal.write;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
+import dev.kvs.core.MemberCopy;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
+import dev.kvs.core.TxId;
 import dev.kvs.core.ValueType;
 import dev.kvs.replication.ReplicationMode;
 import java.util.List;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
@@ -68,6 +72,53 @@ public final class StructureWrites {
         dropIfExpired(mode, key);
         return writes.ordered(
                 mode, last, o -> store.popMembers(key, type, count, random, () -> o.structure(key, type)));
+    }
+
+    /**
+     * Rewrites the expiry of the hash or set at {@code key}, its members kept (EXPIRE, PERSIST of a
+     * structure): {@code fn} gets the key's header under its lock ({@code null} if absent or expired) and a
+     * supplier of the write's TxId, and returns the header to write (its TxId and expiry changed) or
+     * {@code null} to leave it; see {@link KvStore#updateHeader}.
+     *
+     * @return the key's header after
+     */
+    public Writes.Done<RecordHeader> restamp(
+            ReplicationMode mode,
+            LastWrite last,
+            byte[] key,
+            BiFunction<RecordHeader, Supplier<TxId>, RecordHeader> fn) {
+        return writes.ordered(
+                mode,
+                last,
+                o -> store.updateHeader(key, h -> {
+                    RecordHeader live = h != null && h.expiredAt(writes.clock()) ? null : h;
+                    return fn.apply(live, () -> o.structure(key, live.type()));
+                }));
+    }
+
+    /** What {@link #copy} writes, decided under both keys' locks. */
+    public interface CopyDecision {
+        /**
+         * @param source the source's header, {@code null} if absent or expired
+         * @param destination the destination's header, {@code null} if absent or expired
+         * @param order orders the write's TxId ({@link Writes.Ordering#renameStructure} or {@link
+         *     Writes.Ordering#structure}); call it only when writing
+         * @return what to write, or {@code null} to leave both keys
+         */
+        MemberCopy decide(RecordHeader source, RecordHeader destination, Writes.Ordering order);
+    }
+
+    /** RENAME, RENAMENX, COPY of a hash or set: see {@link KvStore#copyMembers}. */
+    public Writes.Done<MemberCopy> copy(
+            ReplicationMode mode, LastWrite last, byte[] source, byte[] destination, CopyDecision decide) {
+        return writes.ordered(
+                mode,
+                last,
+                o -> store.copyMembers(source, destination, (s, d) -> decide.decide(alive(s), alive(d), o)));
+    }
+
+    private RecordHeader alive(RecordHeader h) {
+        return h != null && h.expiredAt(writes.clock()) ? null : h;
     }
 
     /**
