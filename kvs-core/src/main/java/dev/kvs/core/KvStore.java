@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -485,6 +486,17 @@ public interface KvStore extends Closeable {
     }
 
     /**
+     * The bytes the members of the hash or set at {@code key} take in the store, as {@code maxBytes}
+     * counts them (members, values, and the pages' keys and overhead, with the structure's header); 0
+     * if it holds nothing. O(1): MEMORY USAGE.
+     *
+     * @throws WrongTypeException, IllegalStateException as for {@link #putMembers}
+     */
+    default long memberBytes(byte[] key, ValueType type) {
+        throw structuresUnsupported();
+    }
+
+    /**
      * Every member of the hash or set at {@code key} (HGETALL, HKEYS, HVALS, SMEMBERS), in no particular
      * order; empty if it holds nothing. O(size) under the key's lock.
      *
@@ -557,6 +569,28 @@ public interface KvStore extends Closeable {
      * @throws EntryTooLargeException if the key or a member is over the limits (nothing written)
      */
     default boolean putImage(byte[] key, byte[] image, Function<RecordHeader, RecordHeader> decide) {
+        throw structuresUnsupported();
+    }
+
+    /**
+     * Copies the hash or set at {@code source} to {@code destination} in one step under both keys'
+     * locks: RENAME, RENAMENX and COPY of a structure, on a primary and on a backup. {@code decide} gets
+     * both keys' headers ({@code null} where absent or hidden by a flush) and returns what to write, or
+     * {@code null} to leave both keys as they are; it runs under the locks and must be quick and must
+     * not touch the store, and it may throw to refuse (nothing written). The destination's record, of
+     * any type, is replaced (its value or members freed) by the source's members under {@code decide}'s
+     * header; then the source is kept, removed or made a tombstone as {@code decide} says (a removed
+     * source's members are freed). O(pages) page copies, like a DEL of the structure.
+     *
+     * @return what {@code decide} returned
+     * @throws IllegalArgumentException if {@code source} equals {@code destination}, or {@code decide}
+     *     asked for a copy while the source is not a complete structure of the destination header's
+     *     type; nothing written
+     * @throws StoreFullException if the copy does not fit; nothing written
+     * @throws EntryTooLargeException if a key is longer than the limit
+     */
+    default MemberCopy copyMembers(
+            byte[] source, byte[] destination, BiFunction<RecordHeader, RecordHeader, MemberCopy> decide) {
         throw structuresUnsupported();
     }
 

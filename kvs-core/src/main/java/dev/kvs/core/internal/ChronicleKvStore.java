@@ -3,6 +3,7 @@ package dev.kvs.core.internal;
 import dev.kvs.core.HeapValueStage;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
+import dev.kvs.core.MemberCopy;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.MembersImage;
 import dev.kvs.core.RecordHeader;
@@ -21,12 +22,14 @@ import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -579,6 +582,11 @@ final class ChronicleKvStore implements KvStore {
     }
 
     @Override
+    public long memberBytes(byte[] key, ValueType type) {
+        return structure(key, old -> Structures.membersOf(old, type).isEmpty() ? 0 : old.storedValueBytes(key.length));
+    }
+
+    @Override
     public List<Member> members(byte[] key, ValueType type) {
         return structure(key, old -> structures.all(key, old, type));
     }
@@ -618,6 +626,40 @@ final class ChronicleKvStore implements KvStore {
         Objects.requireNonNull(image, "image == null");
         Objects.requireNonNull(decide, "decide == null");
         return structure(key, old -> structures.putImage(key, old, image, decide, writer));
+    }
+
+    /**
+     * Both keys' stripes held, a record hidden by a flush removed first (as {@link #structure} does):
+     * {@link Structures#copy} writes the destination, then the source is written as decided.
+     */
+    @Override
+    public MemberCopy copyMembers(
+            byte[] source, byte[] destination, BiFunction<RecordHeader, RecordHeader, MemberCopy> decide) {
+        limits.checkKey(source);
+        limits.checkKey(destination);
+        Objects.requireNonNull(decide, "decide == null");
+        if (Arrays.equals(source, destination)) {
+            throw new IllegalArgumentException("source and destination are the same key");
+        }
+        int slot = gate.enter();
+        try {
+            int[] locked = stripes.lock(List.of(source, destination));
+            try {
+                Record from = unhidden(source);
+                Record to = unhidden(destination);
+                MemberCopy c = decide.apply(from == null ? null : from.header(), to == null ? null : to.header());
+                if (c == null) return null;
+                structures.copy(source, from, destination, to, c.destination());
+                if (to != null && to.isChunked()) chunks.free(to.blobId, to.valueLength);
+                if (c.source() instanceof Write.Remove) writer.remove(source, from);
+                else if (c.source() instanceof Write.Put put) writer.replace(source, from, put.value());
+                return c;
+            } finally {
+                stripes.unlock(locked);
+            }
+        } finally {
+            gate.exit(slot);
+        }
     }
 
     /**

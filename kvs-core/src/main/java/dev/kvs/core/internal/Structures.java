@@ -296,6 +296,60 @@ final class Structures {
     }
 
     /**
+     * Writes {@code from}'s members (the source's record, a complete structure) as {@code dst}'s, with
+     * {@code header}, replacing {@code to} ({@code dst}'s record, or null): both stripes held. A member
+     * lives in the page its hash names whatever the key, so the copy is page by page and the members
+     * header is the source's. {@code to}'s pages are overwritten or removed here; a chunked value's blob
+     * is left to the caller to free once this returns. Room is reserved first: a full store refuses
+     * with nothing written. If a page write fails midway, the pages written are removed again, and a
+     * structure that was at {@code dst} (its pages partly overwritten) is removed with its record.
+     *
+     * @throws IllegalArgumentException if {@code from} is not a complete structure of {@code header}'s type
+     */
+    void copy(byte[] src, Record from, byte[] dst, Record to, RecordHeader header) {
+        if (from == null || !from.isLive() || from.members == null || from.type != header.type()) {
+            throw new IllegalArgumentException(
+                    "the source is not a complete " + header.type() + ": " + (from == null ? null : from.header()));
+        }
+        MembersHeader members = from.members;
+        Delta reserved = Delta.ofLive(
+                dst.length,
+                to != null,
+                to != null && to.isLive(),
+                to == null ? 0 : to.storedValueBytes(dst.length),
+                MembersHeader.BYTES + members.footprint(dst.length));
+        capacity.reserve(reserved);
+        int oldPages = to != null && to.members != null ? to.members.pageCount() : 0;
+        int written = 0;
+        try {
+            for (; written < members.pageCount(); written++) pages.store(dst, written, pages.read(src, written));
+            for (int p = members.pageCount(); p < oldPages; p++) pages.store(dst, p, MemberPage.EMPTY);
+            records.put(dst, Record.structure(header, members));
+        } catch (RuntimeException e) {
+            undoCopy(dst, to, Math.max(written, oldPages), reserved, e);
+            throw e;
+        }
+        capacity.commit(reserved);
+        if (to != null) expiry.remove(dst, to.expireAt);
+        expiry.add(dst, header.expireAtMillis());
+    }
+
+    private void undoCopy(byte[] dst, Record to, int pageCount, Delta reserved, RuntimeException cause) {
+        try {
+            for (int p = 0; p < pageCount; p++) pages.store(dst, p, MemberPage.EMPTY);
+            if (to != null && to.members != null) {
+                records.remove(dst);
+                expiry.remove(dst, to.expireAt);
+                capacity.commit(Delta.of(dst.length, true, to.isLive(), to.storedValueBytes(dst.length), null));
+            }
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+        } finally {
+            capacity.cancel(reserved);
+        }
+    }
+
+    /**
      * Frees the pages of a structure whose record was replaced or removed (stripe held). O(pages) under
      * the key's lock; a very large structure should later be unlinked at once and swept page by page
      * by a background task, like the tombstone sweep.

@@ -3,6 +3,7 @@ package dev.kvs.core.internal;
 import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
+import dev.kvs.core.MemberCopy;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.MembersImage;
 import dev.kvs.core.RecordHeader;
@@ -25,6 +26,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -299,6 +301,11 @@ public final class HeapKvStore implements KvStore {
     }
 
     @Override
+    public long memberBytes(byte[] key, ValueType type) {
+        return structure(key, (k, old) -> structures.count(k, old, type) == 0 ? 0 : structures.bytes(k));
+    }
+
+    @Override
     public List<Member> members(byte[] key, ValueType type) {
         return structure(key, (k, old) -> structures.all(k, old, type));
     }
@@ -371,6 +378,55 @@ public final class HeapKvStore implements KvStore {
                     }
                 }
                 return out;
+            } finally {
+                stripes.unlock(locked);
+            }
+        });
+    }
+
+    @Override
+    public MemberCopy copyMembers(
+            byte[] source, byte[] destination, BiFunction<RecordHeader, RecordHeader, MemberCopy> decide) {
+        limits.checkKey(source);
+        limits.checkKey(destination);
+        Objects.requireNonNull(decide, "decide == null");
+        if (Arrays.equals(source, destination)) {
+            throw new IllegalArgumentException("source and destination are the same key");
+        }
+        return guarded(() -> {
+            int[] locked = stripes.lock(List.of(source, destination));
+            try {
+                ByteKey s = new ByteKey(source);
+                ByteKey d = new ByteKey(destination);
+                StoredValue from = visible(map.get(s));
+                StoredValue to = visible(map.get(d));
+                MemberCopy c = decide.apply(from == null ? null : from.header(), to == null ? null : to.header());
+                if (c == null) return null;
+                RecordHeader header = c.destination();
+                if (from == null
+                        || from.state() != RecordState.COMPLETE
+                        || from.header().type() != header.type()) {
+                    throw new IllegalArgumentException("the source is not a complete " + header.type() + ": "
+                            + (from == null ? null : from.header()));
+                }
+                StoredValue next = new StoredValue(header, new byte[0]);
+                Delta delta = deltaOf(destination, map.get(d), next).plus(new Delta(0, 0, 0, structures.bytes(s)));
+                capacity.reserve(delta);
+                map.put(d, next);
+                structures.copy(s, d);
+                capacity.commit(delta);
+                if (c.source() instanceof Write.Remove) {
+                    capacity.commit(deltaOf(source, map.get(s), null));
+                    map.remove(s);
+                    structures.drop(s);
+                } else if (c.source() instanceof Write.Put put) {
+                    Delta tomb = deltaOf(source, map.get(s), put.value());
+                    capacity.reserve(tomb);
+                    map.put(s, put.value());
+                    structures.drop(s);
+                    capacity.commit(tomb);
+                }
+                return c;
             } finally {
                 stripes.unlock(locked);
             }

@@ -75,6 +75,11 @@ final class HeapStructures {
         members.put(key, m);
     }
 
+    /** Gives {@code to} a copy of {@code from}'s members (RENAME, COPY); the caller writes its record. */
+    void copy(ByteKey from, ByteKey to) {
+        members.put(to, new LinkedHashMap<>(members.getOrDefault(from, Map.of())));
+    }
+
     void clear() {
         members.clear();
     }

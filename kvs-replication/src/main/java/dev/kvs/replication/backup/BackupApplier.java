@@ -3,6 +3,7 @@ package dev.kvs.replication.backup;
 import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.KvsException;
+import dev.kvs.core.MemberCopy;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
@@ -334,13 +335,25 @@ final class BackupApplier {
      * it is queued at the rename's TxId and waits for the value, which the primary ships again under
      * the new name (the chosen design: the value may still be on its way under the old name, or may
      * never come). So after a failover at any point the rename has happened: the source is gone and
-     * the destination is served whole or fenced, never its old value.
+     * the destination is served whole or fenced, never its old value. A hash or set held complete moves
+     * its members in the store ({@link #moveStructure}); one that cannot be moved so takes the same
+     * path as a value not held.
      */
     private void rename(KeyPacket p) {
         byte[] src = p.source();
         byte[] dst = p.key();
         TxId t = p.txId();
-        StoredValue copy = copyFor(src, p);
+        StoredValue held = copyFor(src, p);
+        boolean structure = held != null && held.header().type().isStructure();
+        if (structure && moveStructure(p, held.header())) {
+            resolve(src, t);
+            tombstones.defer(src, t);
+            resolve(dst, t);
+            counters.renamesFromCopy.increment();
+            return;
+        }
+        // a structure not moved (changed meanwhile, the destination newer, no room): as if not held
+        StoredValue copy = structure ? null : held;
         StoredValue moved = copy == null
                 ? null
                 : new StoredValue(
@@ -381,6 +394,31 @@ final class BackupApplier {
         if (fromCopy[0]) {
             resolve(dst, t);
             counters.renamesFromCopy.increment();
+        }
+    }
+
+    /**
+     * Moves the members of the hash or set at {@code p.source()} (held complete with header {@code
+     * seen}) to {@code p.key()} under both keys' locks ({@link KvStore#copyMembers}): the destination
+     * becomes the structure at the rename's TxId with its announced expiry, the source a tombstone of
+     * it. Nothing is written if the source changed since {@code seen}, the destination holds a newer
+     * record, or the store refuses.
+     *
+     * @return true if moved
+     */
+    private boolean moveStructure(KeyPacket p, RecordHeader seen) {
+        TxId t = p.txId();
+        try {
+            return store.copyMembers(p.source(), p.key(), (s, d) -> {
+                        if (!seen.equals(s) || (d != null && d.txId().compareTo(t) >= 0)) return null;
+                        RecordHeader moved =
+                                RecordHeader.structure(RecordState.COMPLETE, t, s.type(), p.expireAtMillis());
+                        return new MemberCopy(moved, Write.put(StoredValue.tombstone(t)));
+                    })
+                    != null;
+        } catch (KvsException e) {
+            log.warn("rename at {} could not move the structure in the store: {}", t, e.toString());
+            return false;
         }
     }
 

@@ -10,9 +10,13 @@ import static dev.kvs.replication.backup.Packets.whole;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.core.Member;
+import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
+import dev.kvs.core.ValueType;
 import dev.kvs.core.internal.HeapKvStore;
 import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.replication.backup.BackupApplier.KeyResult;
@@ -142,6 +146,52 @@ class BackupApplierReplicatedOpsTest {
         assertThat(applier.apply(tombstone(tx(3), "src"))).isEqualTo(Outcome.SUPERSEDED);
         assertThat(applier.apply(whole(tx(2), "dst", V2))).isEqualTo(Outcome.SUPERSEDED);
         assertThat(stored("dst")).isEqualTo(StoredValue.complete(tx(3), V1));
+    }
+
+    /** A hash this backup holds complete at {@code txId} under {@code key}, its key packet announced. */
+    private void heldHash(TxId txId, String key, String... fieldsAndValues) {
+        keys(putKey(txId, key, new byte[0]));
+        applier.apply(whole(txId, key, new byte[0]));
+        store.delete(bytes(key)); // the value shipping of structures is another step: the store makes it here
+        List<Member> ms = new java.util.ArrayList<>();
+        for (int i = 0; i < fieldsAndValues.length; i += 2) {
+            ms.add(new Member(bytes(fieldsAndValues[i]), bytes(fieldsAndValues[i + 1])));
+        }
+        store.putMembers(bytes(key), ValueType.HASH, ms, false, () -> txId);
+    }
+
+    @Test
+    void aRenameOfAHashThisBackupHoldsMovesItsMembersAtOnce() {
+        heldHash(tx(1), "src", "f", "v", "g", "w");
+        keys(putKey(tx(2), "dst", V2));
+        applier.apply(whole(tx(2), "dst", V2));
+
+        keys(KeyPacket.rename(tx(3), bytes("src"), bytes("dst"), 0, 0, 4_000_000_000_000L));
+
+        RecordHeader h = store.header(bytes("dst"));
+        assertThat(h)
+                .isEqualTo(RecordHeader.structure(RecordState.COMPLETE, tx(3), ValueType.HASH, 4_000_000_000_000L));
+        assertThat(store.getMembers(bytes("dst"), ValueType.HASH, List.of(bytes("f"), bytes("g"))))
+                .containsExactly(bytes("v"), bytes("w"));
+        assertThat(stored("src")).isEqualTo(StoredValue.tombstone(tx(3)));
+        assertThat(unfinished.isEmpty()).isTrue();
+        assertThat(counters.renamesFromCopy.sum()).isEqualTo(1);
+        store.delete(bytes("dst"));
+        store.delete(bytes("src"));
+        assertThat(store.stats().valueBytes())
+                .as("the members were moved, not copied")
+                .isZero();
+    }
+
+    @Test
+    void aRenameOfAHashOntoANewerDestinationOnlyDeletesTheSource() {
+        heldHash(tx(1), "src", "f", "v");
+        assertThat(applier.apply(whole(tx(3), "dst", V3))).isEqualTo(Outcome.APPLIED);
+        keys(KeyPacket.rename(tx(2), bytes("src"), bytes("dst"), 0, 0), putKey(tx(3), "dst", V3));
+        assertThat(stored("dst")).isEqualTo(StoredValue.complete(tx(3), V3));
+        assertThat(stored("src")).isEqualTo(StoredValue.tombstone(tx(2)));
+        assertThat(unfinished.isEmpty()).isTrue();
+        assertThat(store.stats().valueBytes()).isEqualTo(V3.length);
     }
 
     @Test

@@ -726,6 +726,38 @@ class RedisCompatibilityTest {
                 // (redis 7.0.15) a missing key's empty scan comes before the options are read
                 read(c("HSCAN", K, "0", "COUNT", "0"), array(bulk("0"), array())),
                 read(c("HSCAN", K, "0"), WRONGTYPE).given("SET", K, "v"),
+                // types: TYPE, OBJECT ENCODING, SUBSTR, SCAN's TYPE, COPY, RENAME; WRONGTYPE of string commands
+                read(c("TYPE", K), status("string")).given("SET", K, "v"),
+                read(c("TYPE", K), status("none")),
+                read(c("OBJECT", "ENCODING", K), status("int")).given("SET", K, "123"),
+                read(c("OBJECT", "ENCODING", K), status("embstr")).given("SET", K, "v"),
+                read(c("OBJECT", "ENCODING", K), status("raw")).given("SET", K, "x".repeat(45)),
+                read(c("OBJECT", "ENCODING", K), nil()),
+                read(c("OBJECT", "ENCODING"), wrongArity("object|encoding")),
+                read(c("OBJECT", "FOO", K), error("ERR unknown subcommand 'FOO'. Try OBJECT HELP.")),
+                any(c("OBJECT"), wrongArity("object")),
+                read(c("SUBSTR", K, "0", "1"), bulk("he")).given("SET", K, "hello"),
+                read(c("SUBSTR", K, "x", "1"), error(WRONG_INTEGER)).given("SET", K, "hello"),
+                any(c(SCAN_ALL, "MATCH", "$k*", "TYPE", "string"), keys(K)).given("SET", K, "v"),
+                any(c(SCAN_ALL, "MATCH", "$k*", "TYPE", "HASH"), keys()).given("SET", K, "v"),
+                write(c("COPY", K, K2), integer(1)).given("SET", K, "v"),
+                write(c("COPY", K, K2), integer(0)).given("MSET", K, "v", K2, "w"),
+                write(c("COPY", K, K2, "REPLACE"), integer(1)).given("MSET", K, "v", K2, "w"),
+                write(c("COPY", K, K2), integer(0)),
+                read(c("GET", K2), bulk("v")).given("SET", K, "v").given("COPY", K, K2),
+                read(c("GET", K), bulk("v")).given("SET", K, "v").given("COPY", K, K2),
+                read(c("EXPIRETIME", K2), integer(AT))
+                        .given("SET", K, "v", "EXAT", AT_S)
+                        .given("COPY", K, K2),
+                write(c("COPY", K, K), error("ERR source and destination objects are the same"))
+                        .given("SET", K, "v"),
+                write(c("COPY", K, K2, "DB", "x"), error(WRONG_INTEGER)).given("SET", K, "v"),
+                // kvs has one db; a default Redis has 16
+                write(c("COPY", K, K2, "DB", "1"), errorStarting("ERR DB index is out of range"))
+                        .given("SET", K, "v")
+                        .redisSays(integer(1)),
+                write(c("COPY", K, K2, "FOO"), error("ERR syntax error")).given("SET", K, "v"),
+                any(c("COPY", K), wrongArity("copy")),
 
                 // ---- RENAME and FLUSH: replicated writes
                 write(c("RENAME", K, K2), ok()).given("SET", K, "v"),

@@ -1,6 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import static dev.kvs.server.internal.resp.Records.complete;
+import static dev.kvs.server.internal.resp.Records.requireString;
 import static dev.kvs.server.internal.resp.Records.ttlOf;
 
 import dev.kvs.core.Write;
@@ -60,6 +61,7 @@ final class CounterCommands {
         String[] error = new String[1];
         long[] result = new long[1];
         Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+            requireString(v);
             long current = 0;
             if (complete(v)) {
                 Long parsed = Args.parseLong(v.value());
@@ -82,6 +84,7 @@ final class CounterCommands {
         String[] error = new String[1];
         byte[][] result = new byte[1][];
         Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+            requireString(v);
             double current = 0;
             if (complete(v)) {
                 Double parsed = parseDouble(v.value());

@@ -6,8 +6,11 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.Write;
 import dev.kvs.server.internal.expiry.LiveReads;
+import dev.kvs.server.internal.write.StructureWrites;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
+import java.util.function.LongPredicate;
+import java.util.function.ToLongFunction;
 
 /**
  * The expiry commands of Redis's generic group, with Redis 7's semantics, replies and error words:
@@ -21,8 +24,10 @@ import io.netty.handler.codec.redis.RedisMessage;
  * packet and the value carry that time, so the backup expires the key at the same moment. Reads
  * treat a key whose time has passed as absent ({@link LiveReads}); active expiry removes it later.
  *
- * <p>A change of an existing key's expiry ({@code EXPIRE}, {@code PERSIST}, {@code GETEX} with an
- * option) is written as the key's value again with the new expiry and a new TxId: on the wire it is
+ * <p>A hash or set keeps its members when its expiry changes: a new header with the new expiry and a
+ * new TxId ({@link StructureWrites#restamp}), replicated as a write of the structure. A change of an
+ * existing string's expiry ({@code EXPIRE}, {@code PERSIST}, {@code GETEX} with an option) is written as
+ * the key's value again with the new expiry and a new TxId: on the wire it is
  * an ordinary {@code PUT} (key packet, then the value). That is the simplest representation that is
  * correct in every interleaving the backup can see: the value and its expiry always travel together
  * under one TxId, so the backup never has to match a metadata-only packet against a value that may
@@ -38,12 +43,14 @@ final class ExpiryCommands {
     private final KeyGate gate;
     private final Writes writes;
     private final LiveReads reads;
+    private final StructureWrites structures;
 
     ExpiryCommands(CommandContext node, KeyGate gate) {
         this.node = node;
         this.gate = gate;
         this.writes = node.writes();
         this.reads = node.reads();
+        this.structures = node.structures();
     }
 
     void register(CommandTable t) {
@@ -108,28 +115,69 @@ final class ExpiryCommands {
         long at = when + base;
         int f = flags;
         byte[] key = a[1];
-        Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
-            if (!complete(v)) return Write.keep();
-            long current = v.expireAtMillis(); // NO_EXPIRY: none, an infinite TTL
+        LongPredicate allowed = current -> { // current: NO_EXPIRY for none, an infinite TTL
             boolean has = current != RecordHeader.NO_EXPIRY;
-            if ((f & NX) != 0 && has) return Write.keep();
-            if ((f & XX) != 0 && !has) return Write.keep();
-            if ((f & GT) != 0 && (!has || at <= current)) return Write.keep();
-            if ((f & LT) != 0 && has && at >= current) return Write.keep();
-            if (at <= now) return order.remove(key); // already expired: Redis deletes the key
-            return order.put(key, v.value(), at);
-        });
-        boolean changed = !(w.result() instanceof Write.Keep);
-        return Replies.whenReplicated(w.replicated(), changed ? Replies.ONE : Replies.ZERO);
+            if ((f & NX) != 0 && has) return false;
+            if ((f & XX) != 0 && !has) return false;
+            if ((f & GT) != 0 && (!has || at <= current)) return false;
+            return (f & LT) == 0 || !has || at < current;
+        };
+        if (at <= now) { // already expired: Redis deletes the key, of any type
+            Writes.Done<Write> w = writes.update(node.mode(s), s.lastWrite, key, (h, order) -> {
+                boolean complete = h != null && h.state() == RecordState.COMPLETE;
+                return complete && allowed.test(h.expireAtMillis()) ? order.remove(key) : Write.keep();
+            });
+            return Replies.whenReplicated(
+                    w.replicated(), w.result() instanceof Write.Remove ? Replies.ONE : Replies.ZERO);
+        }
+        return setExpiry(s, key, h -> allowed.test(h.expireAtMillis()) ? at : KEEP);
     }
 
     private RedisMessage persist(Session s, byte[][] a) {
-        byte[] key = a[1];
-        Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
-            if (!complete(v) || !v.header().hasExpiry()) return Write.keep();
-            return order.put(key, v.value()); // the value again, without expiry
-        });
-        return Replies.whenReplicated(w.replicated(), w.result() instanceof Write.Put ? Replies.ONE : Replies.ZERO);
+        return setExpiry(s, a[1], h -> h.hasExpiry() ? RecordHeader.NO_EXPIRY : KEEP);
+    }
+
+    /** What {@link #setExpiry}'s decision returns to leave the key as it is. */
+    private static final long KEEP = -1;
+
+    /**
+     * Gives {@code key} the expiry {@code decide} returns for its complete record's header ({@link
+     * #KEEP}: none is written): a string is written again with its value (see the class comment), a
+     * hash or set gets a new header only, its members kept ({@link StructureWrites#restamp}). Each path
+     * checks the type again under the key's lock and starts over if the key changed type meanwhile.
+     *
+     * @return 1 if written, else 0, when the connection's mode allows
+     */
+    private RedisMessage setExpiry(Session s, byte[] key, ToLongFunction<RecordHeader> decide) {
+        while (true) {
+            boolean[] retry = new boolean[1];
+            if (Records.structure(reads.header(key))) {
+                boolean[] written = new boolean[1];
+                Writes.Done<RecordHeader> w = structures.restamp(node.mode(s), s.lastWrite, key, (h, txId) -> {
+                    if (!Records.structure(h)) {
+                        retry[0] = h != null && h.state() == RecordState.COMPLETE; // a string now
+                        return null;
+                    }
+                    long at = decide.applyAsLong(h);
+                    if (at == KEEP) return null;
+                    written[0] = true;
+                    return h.withTxId(txId.apply(at)).withExpireAt(at);
+                });
+                if (retry[0]) continue;
+                return Replies.whenReplicated(w.replicated(), written[0] ? Replies.ONE : Replies.ZERO);
+            }
+            Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+                if (!complete(v)) return Write.keep();
+                if (Records.structure(v.header())) { // a structure now
+                    retry[0] = true;
+                    return Write.keep();
+                }
+                long at = decide.applyAsLong(v.header());
+                return at == KEEP ? Write.keep() : order.put(key, v.value(), at); // the value again
+            });
+            if (retry[0]) continue;
+            return Replies.whenReplicated(w.replicated(), w.result() instanceof Write.Put ? Replies.ONE : Replies.ZERO);
+        }
     }
 
     /** TTL (seconds, rounded as Redis does) or PTTL: -2 if the key is absent, -1 if it has no expiry. */

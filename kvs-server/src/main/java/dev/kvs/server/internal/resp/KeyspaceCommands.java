@@ -5,7 +5,6 @@ import static dev.kvs.server.internal.resp.Records.live;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
-import dev.kvs.core.StoredValue;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
@@ -19,20 +18,17 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Redis's generic group, less the expiry commands ({@link ExpiryCommands}): DEL, UNLINK, EXISTS, TYPE,
- * RENAME, RENAMENX; SCAN, KEYS, RANDOMKEY (metadata: they answer on a backup too, listing the records
- * its store holds: a key whose value has not arrived is in the unfinished-key queue, not yet in the
- * store); and WAIT.
- *
- * <p>RENAME and RENAMENX change two keys in one TxId, replicated as one key packet: the source deleted
- * and the destination written, atomically on both nodes.
+ * Redis's generic group, less the expiry commands ({@link ExpiryCommands}) and those that give a key's
+ * value to another ({@link RenameCommands}): DEL, UNLINK, EXISTS, TYPE; SCAN, KEYS, RANDOMKEY (metadata:
+ * they answer on a backup too, listing the records its store holds: a key whose value has not arrived
+ * is in the unfinished-key queue, not yet in the store); and WAIT. Every one of them sees a key of any
+ * type (string, hash, set); DEL and UNLINK of a hash or set free its members in the store.
  *
  * <p>SCAN's cursor is a slot of the store ({@link KvStore#scan}: a Chronicle Map segment, fixed for
  * the store's life), and each step returns whole slots, so COUNT is a hint: a step returns at least
@@ -47,8 +43,6 @@ final class KeyspaceCommands {
             + " since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to"
             + " replicas are just local and are not propagated.";
 
-    static final String NO_SUCH_KEY = "ERR no such key";
-    private static final SimpleStringRedisMessage STRING = new SimpleStringRedisMessage("string");
     private static final SimpleStringRedisMessage NONE = new SimpleStringRedisMessage("none");
 
     private final CommandContext node;
@@ -70,9 +64,6 @@ final class KeyspaceCommands {
         t.add("UNLINK", -2, write, 1, -1, 1, gate.gated(true, 1, this::del));
         t.add("EXISTS", -2, read, 1, -1, 1, gate.gated(false, 1, this::exists));
         t.add("TYPE", 2, read, 1, 1, 1, gate.gated(false, 1, this::type));
-        // both keys pass the read gate: a fenced source or destination refuses the rename
-        t.add("RENAME", 3, write, 1, 2, 1, gate.gated(true, 1, (s, a) -> rename(s, a, false)));
-        t.add("RENAMENX", 3, write, 1, 2, 1, gate.gated(true, 1, (s, a) -> rename(s, a, true)));
         t.add("SCAN", -2, 0, 0, 0, 0, this::scan);
         t.add("KEYS", 2, 0, 0, 0, 0, this::keys);
         t.add("RANDOMKEY", 1, 0, 0, 0, 0, (s, a) -> randomKey());
@@ -115,34 +106,9 @@ final class KeyspaceCommands {
 
     private RedisMessage type(Session s, byte[][] a) {
         RecordHeader h = node.reads().header(a[1]);
-        return h != null && h.state() == RecordState.COMPLETE ? STRING : NONE;
-    }
-
-    private RedisMessage rename(Session s, byte[][] a, boolean nx) {
-        byte[] src = a[1];
-        byte[] dst = a[2];
-        while (true) {
-            StoredValue v = node.reads().get(src); // null if expired, as the write below sees it
-            if (v == null || v.state() != RecordState.COMPLETE) return Replies.error(NO_SUCH_KEY);
-            if (Arrays.equals(src, dst)) return nx ? Replies.ZERO : Replies.OK; // Redis: nothing to do
-            RecordHeader seen = v.header();
-            boolean[] changed = new boolean[1];
-            boolean[] exists = new boolean[1];
-            Writes.Done<List<Write>> w = writes.updateAll(node.mode(s), s.lastWrite, List.of(src, dst), (h, order) -> {
-                if (!Objects.equals(h.get(0), seen)) { // written since we read its value: read again
-                    changed[0] = true;
-                    return List.of(Write.keep(), Write.keep());
-                }
-                if (nx && live(h.get(1))) {
-                    exists[0] = true;
-                    return List.of(Write.keep(), Write.keep());
-                }
-                return order.rename(src, dst, v.value(), v.header().expireAtMillis());
-            });
-            if (changed[0]) continue;
-            if (exists[0]) return Replies.ZERO;
-            return Replies.whenReplicated(w.replicated(), nx ? Replies.ONE : Replies.OK);
-        }
+        return h != null && h.state() == RecordState.COMPLETE
+                ? new SimpleStringRedisMessage(Records.typeName(h.type()))
+                : NONE;
     }
 
     /** SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. */
@@ -169,13 +135,14 @@ final class KeyspaceCommands {
                 }
             }
         }
-        // every kvs value is a string: TYPE string keeps every key, any other type none
-        boolean typeMatches = type == null || type.equals("string");
+        // TYPE compares Redis's name of each key's type (an unknown name keeps no key, as in Redis 7.0)
+        String wanted = type;
         GlobPattern filter = match == null || match.matchesAll() ? null : match;
         List<RedisMessage> keys = new ArrayList<>();
         long now = node.reads().nowMillis(); // a key past its expiry is absent, as to every read
         long next = store.scan(cursor, (int) Math.min(count, Integer.MAX_VALUE), (k, h) -> {
-            if (typeMatches && !h.expiredAt(now) && (filter == null || filter.matches(k))) keys.add(Replies.bulk(k));
+            if (wanted != null && !wanted.equals(Records.typeName(h.type()))) return;
+            if (!h.expiredAt(now) && (filter == null || filter.matches(k))) keys.add(Replies.bulk(k));
         });
         return Replies.array(List.of(Replies.bulk(Long.toUnsignedString(next)), Replies.array(keys)));
     }

@@ -92,6 +92,8 @@ public final class RespServer {
         new HashCommands(node, gate).register(table);
         new SetCommands(node, gate).register(table);
         new KeyspaceCommands(node, gate).register(table);
+        new RenameCommands(node, gate).register(table);
+        new ObjectCommands(node, gate).register(table);
         new ExpiryCommands(node, gate).register(table);
         new ServerCommands(node, table).register();
         table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table, bulkBudget, memory, warnings));

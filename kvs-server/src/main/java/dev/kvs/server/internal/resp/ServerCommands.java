@@ -273,8 +273,9 @@ final class ServerCommands {
 
     /**
      * MEMORY USAGE key [SAMPLES count]: an estimate of the bytes {@code key} costs (key, value and
-     * {@link #RECORD_OVERHEAD}), or nil if it is not held; for an unfinished or lost key, the length its
-     * value is expected to have. {@code redis-cli --memkeys} uses it.
+     * {@link #RECORD_OVERHEAD}; a hash's or set's value is what its members take in the store, {@link
+     * dev.kvs.core.KvStore#memberBytes}), or nil if it is not held; for an unfinished or lost key, the
+     * length its value is expected to have. {@code redis-cli --memkeys} uses it.
      */
     private RedisMessage memory(Session s, byte[][] a) {
         String sub = Args.upper(a[1]);
@@ -290,6 +291,9 @@ final class ServerCommands {
         }
         RecordHeader header = node.reads().header(a[2]); // null if expired
         if (header == null || header.state() == RecordState.TOMBSTONE) return Replies.NIL;
-        return Replies.integer((long) a[2].length + header.valueLength() + RECORD_OVERHEAD);
+        long value = Records.structure(header)
+                ? node.store().memberBytes(a[2], header.type()) // its header's count of its pages' bytes
+                : header.valueLength();
+        return Replies.integer((long) a[2].length + value + RECORD_OVERHEAD);
     }
 }

@@ -2,6 +2,7 @@ package dev.kvs.server.internal.resp;
 
 import static dev.kvs.server.internal.resp.Records.complete;
 import static dev.kvs.server.internal.resp.Records.live;
+import static dev.kvs.server.internal.resp.Records.requireString;
 import static dev.kvs.server.internal.resp.Records.ttlOf;
 
 import dev.kvs.core.KvStore;
@@ -23,10 +24,14 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Redis's string group (the counters are in {@link CounterCommands}): GET, MGET, SET with its options
  * ({@link SetOptions}), SETNX, SETEX, PSETEX, GETEX, GETSET, GETDEL, MSET, MSETNX, STRLEN, APPEND,
- * GETRANGE, SETRANGE. Reads go through {@link LiveReads}: a key whose expiry has passed is absent. A
- * read-modify-write reads the current value and writes the new one in one {@link Writes#updateValue}
- * (under the key's lock, with its TxId), so it is atomic with other writes and replicated in order;
- * every write's reply waits for replication as the connection's mode says.
+ * GETRANGE (and its old name SUBSTR), SETRANGE. A command that reads or modifies a string answers
+ * {@code WRONGTYPE} when the key holds a hash or set ({@link Records#requireString}); MGET answers nil
+ * for it; SET, SETEX, PSETEX and MSET replace a key of any type (the store frees its members), and
+ * SETNX, MSETNX and SET NX see a hash or set as an existing key.
+ *
+ * <p>Reads go through {@link LiveReads}: a key whose expiry has passed is absent. A read-modify-write reads the current value and writes the new one in one {@link
+ * Writes#updateValue} (under the key's lock, with its TxId), so it is atomic with other writes and
+ * replicated in order; every write's reply waits for replication as the connection's mode says.
  *
  * <p>Expiry is a property of the write: the primary turns a relative TTL into an absolute time (epoch
  * millis on its clock) stored in the record, which the key packet and the value carry (see {@link
@@ -70,6 +75,7 @@ final class StringCommands {
         t.add("SETNX", 3, write, 1, 1, 1, gate.gated(true, 2, this::setNx));
         t.add("MSETNX", -3, write, 1, -1, 2, gate.gated(true, 2, this::msetNx));
         t.add("GETRANGE", 4, read, 1, 1, 1, gate.gated(false, 3, this::getRange));
+        t.add("SUBSTR", 4, read, 1, 1, 1, gate.gated(false, 3, this::getRange)); // Redis's old name of GETRANGE
         t.add("SETRANGE", 4, write, 1, 1, 1, gate.gated(true, 3, this::setRange));
     }
 
@@ -83,6 +89,7 @@ final class StringCommands {
             ValueRead r = store.readValue(a[1], sink);
             if (!readable(r)) {
                 sink.skip(r);
+                if (r != null && !reads.expired(r.header())) requireString(r.header());
                 return Replies.NIL;
             }
             return sink.bulk(r);
@@ -92,9 +99,15 @@ final class StringCommands {
         }
     }
 
-    /** Whether GET and MGET reply with the value of {@code r} (or nil: also if it expired): the one place of that check. */
+    /**
+     * Whether GET and MGET reply with the value of {@code r} (or nil: also if it expired, and for a hash
+     * or set, which MGET answers with nil and GET with WRONGTYPE): the one place of that check.
+     */
     private boolean readable(ValueRead r) {
-        return r != null && r.state() == RecordState.COMPLETE && !reads.expired(r.header());
+        return r != null
+                && r.state() == RecordState.COMPLETE
+                && !r.header().type().isStructure()
+                && !reads.expired(r.header());
     }
 
     private RedisMessage mget(Session s, byte[][] a) {
@@ -152,6 +165,7 @@ final class StringCommands {
         byte[] whole = staged != null ? staged.stage().toArray() : value; // GET: the old value is read
         byte[][] old = new byte[1][];
         Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+            if (o.get) requireString(v); // SET ... GET reads the old value first, as GET does
             boolean present = v != null && v.state() != RecordState.TOMBSTONE;
             if (present && v.state() == RecordState.COMPLETE) old[0] = v.value();
             if ((o.nx && present) || (o.xx && !present)) return Write.keep();
@@ -183,11 +197,13 @@ final class StringCommands {
         byte[] key = a[1];
         if (!o.hasExpire() && !o.persist) { // a read
             StoredValue v = reads.get(key);
+            requireString(v);
             return complete(v) ? Replies.bulk(v.value()) : Replies.NIL;
         }
         long newExpiry = expireAt;
         byte[][] value = new byte[1][];
         Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+            requireString(v);
             if (!complete(v)) return Write.keep();
             value[0] = v.value();
             if (o.persist) return v.header().hasExpiry() ? order.put(key, v.value()) : Write.keep();
@@ -212,6 +228,7 @@ final class StringCommands {
 
     private RedisMessage strlen(Session s, byte[][] a) {
         RecordHeader h = reads.header(a[1]);
+        requireString(h);
         return Replies.integer(h == null || h.state() != RecordState.COMPLETE ? 0 : h.valueLength());
     }
 
@@ -220,6 +237,7 @@ final class StringCommands {
         String[] error = new String[1];
         long[] length = new long[1];
         Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+            requireString(v);
             byte[] old = complete(v) ? v.value() : new byte[0];
             long total = (long) old.length + a[2].length;
             if (total > maxValueBytes()) return refuse(error, TOO_BIG);
@@ -236,6 +254,7 @@ final class StringCommands {
         byte[] key = a[1];
         byte[][] old = new byte[1][];
         Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+            requireString(v);
             old[0] = complete(v) ? v.value() : null;
             return order.put(key, a[2]);
         });
@@ -246,6 +265,7 @@ final class StringCommands {
         byte[] key = a[1];
         byte[][] old = new byte[1][];
         Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+            requireString(v);
             if (!complete(v)) return Write.keep();
             old[0] = v.value();
             return order.remove(key);
@@ -290,6 +310,7 @@ final class StringCommands {
         Long start = Args.parseLong(a[2]), end = Args.parseLong(a[3]);
         if (start == null || end == null) return Replies.error(NOT_INTEGER);
         RecordHeader h = reads.header(a[1]);
+        requireString(h);
         if (h == null || h.state() != RecordState.COMPLETE) return Replies.bulk(new byte[0]);
         long[] r = bounds(h.valueLength(), start, end);
         if (r == null) return Replies.bulk(new byte[0]);
@@ -298,6 +319,7 @@ final class StringCommands {
         RecordHeader read = store.readRange(a[1], (int) r[0], n, out);
         if (read != null && read.txId().equals(h.txId()) && !out.hasRemaining()) return Replies.bulk(out.array());
         StoredValue v = reads.get(a[1]); // rewritten meanwhile: the value as it is now, whole
+        requireString(v);
         byte[] value = complete(v) ? v.value() : new byte[0];
         return Replies.bulk(range(value, start, end));
     }
@@ -328,6 +350,7 @@ final class StringCommands {
         String[] error = new String[1];
         long[] length = new long[1];
         Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+            requireString(v);
             byte[] old = complete(v) ? v.value() : null;
             if (patch.length == 0) {
                 length[0] = old == null ? 0 : old.length;

@@ -4,8 +4,8 @@
  * the reply queue that keeps replies in request order while writes wait for replication, the held
  * commands, the session's limits); and the commands, one class per Redis command group (strings,
  * counters, hashes (HashCommands: its writes, HashReads: its reads), sets (SetCommands on one key,
- * SetAlgebra over several), keyspace, expiry, server, connection, ACL, cluster, and kvs's own), each
- * given what it uses by a
+ * SetAlgebra over several), keyspace, rename and copy, object, expiry, server, connection, ACL,
+ * cluster, and kvs's own), each given what it uses by a
  * {@link dev.kvs.server.internal.resp.CommandContext} that the node builds. Data commands write
  * through {@link dev.kvs.server.internal.write.Writes}; a new group (hashes, sets) is a new class
  * registered in {@code RespServer}. On a clustered node a keyed command's keys pass the slot check

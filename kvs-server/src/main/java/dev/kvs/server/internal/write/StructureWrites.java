@@ -2,6 +2,7 @@ package dev.kvs.server.internal.write;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
+import dev.kvs.core.MemberCopy;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
@@ -12,6 +13,7 @@ import dev.kvs.core.ValueType;
 import dev.kvs.replication.ReplicationMode;
 import java.util.List;
 import java.util.function.BiFunction;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
@@ -84,6 +86,53 @@ public final class StructureWrites {
             boolean kept = h != null && h.state() == RecordState.COMPLETE && h.type() == type;
             return o.structure(key, type, kept ? h.expireAtMillis() : RecordHeader.NO_EXPIRY);
         };
+    }
+
+    /**
+     * Rewrites the expiry of the hash or set at {@code key}, its members kept (EXPIRE, PERSIST of a
+     * structure): {@code fn} gets the key's header under its lock ({@code null} if absent or expired) and the
+     * write's TxId for its new expiry (ordered when called), and returns the header to write (its TxId and expiry changed) or
+     * {@code null} to leave it; see {@link KvStore#updateHeader}.
+     *
+     * @return the key's header after
+     */
+    public Writes.Done<RecordHeader> restamp(
+            ReplicationMode mode,
+            LastWrite last,
+            byte[] key,
+            BiFunction<RecordHeader, LongFunction<TxId>, RecordHeader> fn) {
+        return writes.ordered(
+                mode,
+                last,
+                o -> store.updateHeader(key, h -> {
+                    RecordHeader live = h != null && h.expiredAt(writes.clock()) ? null : h;
+                    return fn.apply(live, expireAt -> o.structure(key, live.type(), expireAt));
+                }));
+    }
+
+    /** What {@link #copy} writes, decided under both keys' locks. */
+    public interface CopyDecision {
+        /**
+         * @param source the source's header, {@code null} if absent or expired
+         * @param destination the destination's header, {@code null} if absent or expired
+         * @param order orders the write's TxId ({@link Writes.Ordering#renameStructure} or {@link
+         *     Writes.Ordering#structure}); call it only when writing
+         * @return what to write, or {@code null} to leave both keys
+         */
+        MemberCopy decide(RecordHeader source, RecordHeader destination, Writes.Ordering order);
+    }
+
+    /** RENAME, RENAMENX, COPY of a hash or set: see {@link KvStore#copyMembers}. */
+    public Writes.Done<MemberCopy> copy(
+            ReplicationMode mode, LastWrite last, byte[] source, byte[] destination, CopyDecision decide) {
+        return writes.ordered(
+                mode,
+                last,
+                o -> store.copyMembers(source, destination, (s, d) -> decide.decide(alive(s), alive(d), o)));
+    }
+
+    private RecordHeader alive(RecordHeader h) {
+        return h != null && h.expiredAt(writes.clock()) ? null : h;
     }
 
     /**

@@ -82,6 +82,13 @@ public final class Writes {
         List<Write> rename(byte[] source, byte[] key, byte[] value, long expireAtMillis);
 
         /**
+         * Orders the rename of the hash or set at {@code source} to {@code key} in one TxId (RENAME of a
+         * structure, written by {@link StructureWrites#copy}): replicated as a rename, as a string's is; the
+         * backup moves its own copy of the members, or waits for them under the new name.
+         */
+        TxId renameStructure(byte[] source, byte[] key, long expireAtMillis);
+
+        /**
          * Orders a write that leaves a hash or set at {@code key}, expiring at {@code expireAtMillis} (the
          * structure's own expiry; {@link RecordHeader#NO_EXPIRY} for a new one): the TxId a store member
          * method's {@code txId} supplier returns, called under the key's lock (see {@link
@@ -392,6 +399,13 @@ public final class Writes {
         public TxId structure(byte[] key, ValueType type, long expireAtMillis) {
             ordered = true;
             return order.putStructure(key, type, expireAtMillis);
+        }
+
+        @Override
+        public TxId renameStructure(byte[] source, byte[] key, long expireAtMillis) {
+            ordered = true;
+            // no value crosses with the key packet: a structure's header has no length or checksum
+            return order.rename(source, key, 0, 0, expireAtMillis);
         }
 
         @Override
