@@ -727,6 +727,32 @@ class RedisCompatibilityTest {
                 read(c("HSCAN", K, "0", "COUNT", "0"), array(bulk("0"), array())),
                 read(c("HSCAN", K, "0"), WRONGTYPE).given("SET", K, "v"),
                 // types: TYPE, OBJECT ENCODING, SUBSTR, SCAN's TYPE, COPY, RENAME; WRONGTYPE of string commands
+                read(c("TYPE", K), status("hash")).given("HSET", K, "a", "1"),
+                read(c("TYPE", K), status("set")).given("SADD", K, "a"),
+                read(c("OBJECT", "ENCODING", K), status("listpack")).given("HSET", K, "a", "1"),
+                read(c("OBJECT", "ENCODING", K), status("intset")).given("SADD", K, "1", "2"),
+                read(c("OBJECT", "ENCODING", K), status("hashtable")).given("SADD", K, "a", "b"),
+                read(c("GET", K), WRONGTYPE).given("HSET", K, "a", "1"),
+                read(c("GETRANGE", K, "0", "1"), WRONGTYPE).given("HSET", K, "a", "1"),
+                read(c("STRLEN", K), WRONGTYPE).given("SADD", K, "a"),
+                read(c("MGET", K, K2), array(nil(), bulk("v")))
+                        .given("HSET", K, "a", "1")
+                        .given("SET", K2, "v"),
+                write(c("APPEND", K, "x"), WRONGTYPE).given("HSET", K, "a", "1"),
+                write(c("INCR", K), WRONGTYPE).given("SADD", K, "a"),
+                write(c("GETSET", K, "x"), WRONGTYPE).given("HSET", K, "a", "1"),
+                write(c("GETDEL", K), WRONGTYPE).given("HSET", K, "a", "1"),
+                write(c("SET", K, "x", "GET"), WRONGTYPE).given("HSET", K, "a", "1"),
+                write(c("SET", K, "x"), ok()).given("HSET", K, "a", "1"),
+                write(c("SETNX", K, "x"), integer(0)).given("SADD", K, "a"),
+                any(c(SCAN_ALL, "MATCH", "$k*", "TYPE", "hash"), keys(K)).given("HSET", K, "a", "1"),
+                read(c("HGET", K2, "a"), bulk("1")).given("HSET", K, "a", "1").given("RENAME", K, K2),
+                read(c("HGET", K2, "a"), bulk("1")).given("HSET", K, "a", "1").given("COPY", K, K2),
+                read(c("SISMEMBER", K2, "m"), integer(1))
+                        .given("SADD", K, "m")
+                        .given("SET", K2, "v")
+                        .given("COPY", K, K2, "REPLACE"),
+                write(c("EXPIRE", K, "100"), integer(1)).given("HSET", K, "a", "1"),
                 read(c("TYPE", K), status("string")).given("SET", K, "v"),
                 read(c("TYPE", K), status("none")),
                 read(c("OBJECT", "ENCODING", K), status("int")).given("SET", K, "123"),
