@@ -26,6 +26,12 @@ final class Transaction {
         queued.clear();
     }
 
+    /** True if a queued command writes: its EXEC waits for replication room as a write does. */
+    boolean writes() {
+        for (Queued q : queued) if (q.spec().has(CommandSpec.WRITE)) return true;
+        return false;
+    }
+
     boolean refused() {
         return refused;
     }

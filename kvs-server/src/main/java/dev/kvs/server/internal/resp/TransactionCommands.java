@@ -73,6 +73,11 @@ final class TransactionCommands {
         });
     }
 
+    /** True if {@code spec} is EXEC's. */
+    static boolean isExec(CommandSpec spec) {
+        return spec.name().equals("EXEC");
+    }
+
     /** True if {@code spec} runs at once in a transaction rather than being queued. */
     static boolean runsAtOnce(CommandSpec spec) {
         return AT_ONCE.contains(spec.name());

@@ -15,6 +15,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -266,6 +267,30 @@ class TransactionCommandsTest {
         backup.ackAll();
         resp.channel.runPendingTasks();
         assertThat(resp.drain()).isEqualTo("*3\r\n+OK\r\n$1\r\n1\r\n+OK\r\n+PONG\r\n");
+    }
+
+    /**
+     * Without replication room a write is held; in MULTI it is only queued, and the EXEC waits for room
+     * for all its writes, none written meanwhile (at the write timeout it is refused, EXECABORT BUSY).
+     */
+    @Test
+    void anExecOfWritesWaitsForReplicationRoomAsAWriteDoes() {
+        resp.close();
+        AckOnDemandReplication backup = new AckOnDemandReplication();
+        resp = new RespChannel(config().mode(ReplicationMode.ASYNC).build(), backup, null, true);
+        backup.room(false);
+        resp.command("MULTI");
+        assertThat(resp.command("SET", "a", "1")).as("queued, not held").isEqualTo(QUEUED);
+        resp.command("SET", "b", "2");
+        assertThat(resp.command("EXEC")).as("held for room").isEmpty();
+        resp.advanceTime(10, TimeUnit.MILLISECONDS);
+        assertThat(resp.drain()).isEmpty();
+
+        backup.room(true);
+        resp.advanceTime(2, TimeUnit.MILLISECONDS);
+        assertThat(resp.drain()).isEqualTo("*2\r\n+OK\r\n+OK\r\n");
+
+        assertThat(resp.command("GET", "b")).isEqualTo("$1\r\n2\r\n");
     }
 
     @Test
