@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.Lock;
 
 /**
  * Redis's transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH, with Redis 7.0's replies. Between MULTI
@@ -135,7 +136,15 @@ final class TransactionCommands {
         if (tx.refused()) return EXECABORT;
         List<Transaction.Queued> queued = tx.queued();
         if (cluster.enabled() && spansSlots(queued)) return SlotCheck.CROSSSLOT;
-        if (queued.size() <= 1 && watched == null) return reply(run(s, queued, null, runner));
+        if (queued.size() <= 1 && watched == null) {
+            // one command is atomic alone: it passes the barrier shared, as it would outside MULTI
+            Lock shared = barrier.enter();
+            try {
+                return reply(run(s, queued, null, runner));
+            } finally {
+                shared.unlock();
+            }
+        }
         return reply(barrier.alone(() -> run(s, queued, watched, runner)));
     }
 
