@@ -86,6 +86,11 @@ class EventLoopBlockHoundTest {
             // store operation that takes every stripe (clear) is not called by the node.
             builder.allowBlockingCallsInside("dev.kvs.core.internal.KeyStripes", "lock");
             builder.allowBlockingCallsInside("dev.kvs.core.internal.KeyStripes", "lockInOrder");
+            // the EXEC barrier (ExecBarrier): a loop waits for it only while another loop runs one command,
+            // or an EXEC runs its queued commands (in memory, never across a reply that waits), as for the
+            // stripe locks
+            builder.allowBlockingCallsInside("dev.kvs.server.internal.resp.ExecBarrier", "enter");
+            builder.allowBlockingCallsInside("dev.kvs.server.internal.resp.ExecBarrier", "alone");
             // Netty 4.2's adaptive allocator: a magazine freed while the group expands takes its
             // StampedLock write lock, held only to hand a chunk back (no I/O under it). Netty's own
             // integration does not list it; seen once in CI on JDK 25 (a receive buffer allocation on
@@ -188,6 +193,11 @@ class EventLoopBlockHoundTest {
             for (int i = 0; i < big.length; i++) {
                 assertThat(a.get(("big" + i).getBytes(StandardCharsets.UTF_8))).isEqualTo(big[i]);
             }
+            redis.clients.jedis.Transaction tx = a.multi();
+            tx.set("t1", "x");
+            tx.incr("t2");
+            tx.get("t1");
+            assertThat(tx.exec()).containsExactly("OK", 1L, "x");
             assertThat(a.info()).contains("kvs_role:primary");
             assertThat(b.info("replication")).contains("kvs_role:backup");
             assertThat(rawReply(dc.a.port(), "*1\r\n$-5\r\n")).startsWith("-ERR");

@@ -104,11 +104,21 @@ class RedisCompatibilityTest {
             return new Row(kind, command, expected, s, backup, redis);
         }
 
+        /** A setup step that must be refused (an error reply): a command that fails while queued in MULTI. */
+        Row givenRefused(String... command) {
+            List<String> step = new ArrayList<>(List.of(REFUSED));
+            step.addAll(List.of(command));
+            return given(step.toArray(String[]::new));
+        }
+
         @Override
         public String toString() {
             return String.join(" ", command) + (setup.isEmpty() ? "" : " after " + setup);
         }
     }
+
+    /** Marks a setup step of {@link Row#givenRefused}. */
+    private static final String REFUSED = "(refused)";
 
     private static final String K = "$k";
     private static final String K2 = "$k2";
@@ -177,6 +187,13 @@ class RedisCompatibilityTest {
     static Reply errorStarting(String prefix) {
         return new Reply(
                 "-" + prefix + "...", a -> a instanceof Err e && e.message().startsWith(prefix));
+    }
+
+    /** An error reply inside an array (an EXEC's), which Jedis returns as an exception object. */
+    static Reply errorInArray(String message) {
+        return new Reply(
+                "-" + message,
+                a -> a instanceof JedisDataException e && e.getMessage().equals(message));
     }
 
     static Reply wrongArity(String command) {
@@ -899,7 +916,114 @@ class RedisCompatibilityTest {
                 read(c("SSCAN", K, "x"), error("ERR invalid cursor")),
                 read(c("SSCAN", K, "0", "COUNT", "0"), error("ERR syntax error"))
                         .given("SADD", K, "a"),
-                any(c("SSCAN", K), wrongArity("sscan")));
+                any(c("SSCAN", K), wrongArity("sscan")),
+                // transactions: MULTI and the queued commands are a row's setup, EXEC or DISCARD its command,
+                // so no row leaves its connection in MULTI; the backup's connection saw no MULTI
+                tx(c("EXEC"), array(ok(), bulk("v"), status("PONG")))
+                        .given("MULTI")
+                        .given("SET", K, "v")
+                        .given("GET", K)
+                        .given("PING"),
+                tx(c("EXEC"), array()).given("MULTI"),
+                // a command failing when it runs is an error in the array; the others stand
+                tx(c("EXEC"), array(ok(), errorInArray("ERR value is not an integer or out of range"), ok()))
+                        .given("MULTI")
+                        .given("SET", K, "v")
+                        .given("INCR", K)
+                        .given("SET", K2, "w"),
+                tx(c("EXEC"), error(EXECABORT))
+                        .given("MULTI")
+                        .given("SET", K, "v")
+                        .givenRefused("NOSUCHCOMMAND", K)
+                        .given("SET", K2, "w"),
+                tx(c("EXEC"), error(EXECABORT)).given("MULTI").givenRefused("GET"),
+                read(c("EXISTS", K, K2), integer(0))
+                        .given("MULTI")
+                        .given("SET", K, "v")
+                        .givenRefused("GET")
+                        .given("SET", K2, "w")
+                        .givenRefused("EXEC"),
+                // neither a nested MULTI nor WATCH inside MULTI aborts the transaction (redis 7.0.15)
+                tx(c("EXEC"), array(ok()))
+                        .given("MULTI")
+                        .givenRefused("MULTI")
+                        .givenRefused("WATCH", K)
+                        .given("SET", K, "v"),
+                node(c("DISCARD"), ok(), error("ERR DISCARD without MULTI"))
+                        .given("MULTI")
+                        .given("SET", K, "v"),
+                read(c("GET", K), nil()).given("MULTI").given("SET", K, "v").given("DISCARD"),
+                any(c("EXEC"), error("ERR EXEC without MULTI")),
+                any(c("DISCARD"), error("ERR DISCARD without MULTI")),
+                any(c("MULTI", "x"), wrongArity("multi")),
+                // EXEC refused is EXECABORT with the reason (redis 7.0.15)
+                any(
+                        c("EXEC", "x"),
+                        error("EXECABORT Transaction discarded because of: wrong number of arguments"
+                                + " for 'exec' command")),
+                any(c("DISCARD", "x"), wrongArity("discard")),
+                any(c("WATCH"), wrongArity("watch")),
+                any(c("UNWATCH", "x"), wrongArity("unwatch")),
+                any(c("UNWATCH"), ok()),
+                // WATCH: a watched key written since (by anyone: here the same connection) makes EXEC nil
+                tx(c("EXEC"), nil())
+                        .given("SET", K, "1")
+                        .given("WATCH", K)
+                        .given("SET", K, "2")
+                        .given("MULTI")
+                        .given("PING"),
+                tx(c("EXEC"), array(bulk("1")))
+                        .given("SET", K, "1")
+                        .given("WATCH", K, K2)
+                        .given("MULTI")
+                        .given("GET", K),
+                tx(c("EXEC"), array(status("PONG")))
+                        .given("WATCH", K)
+                        .given("SET", K, "2")
+                        .given("UNWATCH")
+                        .given("MULTI")
+                        .given("PING"),
+                tx(c("EXEC"), nil())
+                        .given("SET", K, "1")
+                        .given("WATCH", K)
+                        .given("DEL", K)
+                        .given("MULTI")
+                        .given("PING"),
+                tx(c("EXEC"), nil())
+                        .given("SET", K, "1")
+                        .given("WATCH", K)
+                        .given("EXPIRE", K, "100")
+                        .given("MULTI")
+                        .given("PING"),
+                // deleting an absent key, or flushing while it is absent, touches nothing
+                tx(c("EXEC"), array(status("PONG")))
+                        .given("WATCH", K)
+                        .given("DEL", K)
+                        .given("FLUSHDB")
+                        .given("MULTI")
+                        .given("PING"),
+                tx(c("EXEC"), nil())
+                        .given("SET", K, "1")
+                        .given("WATCH", K)
+                        .given("FLUSHALL")
+                        .given("MULTI")
+                        .given("PING"),
+                // after EXEC nothing is watched
+                tx(c("EXEC"), array(status("PONG")))
+                        .given("SET", K, "1")
+                        .given("WATCH", K)
+                        .given("MULTI")
+                        .given("EXEC")
+                        .given("SET", K, "3")
+                        .given("MULTI")
+                        .given("PING"));
+    }
+
+    static final String EXECABORT = "EXECABORT Transaction discarded because of previous errors.";
+
+    /** An EXEC row: {@code expected} on the primary; the backup's connection, which saw no MULTI, refuses EXEC. */
+    private static Row tx(String[] command, Reply expected) {
+        return node(command, expected, error("ERR EXEC without MULTI"));
     }
 
     private static TwoDc dc;
@@ -946,6 +1070,12 @@ class RedisCompatibilityTest {
     private static void check(int index, Row row) {
         String prefix = "compat" + index + ":";
         for (List<String> w : row.setup()) {
+            if (w.get(0).equals(REFUSED)) {
+                assertThat(send(primary, w.subList(1, w.size()), prefix))
+                        .as("setup %s", w)
+                        .isInstanceOf(Err.class);
+                continue;
+            }
             Object r = send(primary, w, prefix);
             assertThat(r).as("setup %s", w).isNotInstanceOf(Err.class);
         }

@@ -4,17 +4,24 @@ import dev.kvs.core.KvsException;
 import dev.kvs.server.internal.NodeMetrics;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.locks.Lock;
 
 /**
  * Runs the command a request names, or says why not: looks it up in the {@link CommandTable}, asks
  * {@link CommandRefusals}, runs it (a store failure a client can act on becomes its error reply), hands
  * a write's order to the session for {@code WAIT}, and counts it ({@code INFO commandstats}, the
- * per-command metrics). Owns which command it ran last. One per connection, confined to its event
- * loop.
+ * per-command metrics). Inside {@code MULTI} it queues what it admitted instead, and runs {@code
+ * EXEC} through {@link TransactionCommands}; a data command passes the {@link ExecBarrier} shared, so
+ * that no command runs while an EXEC does. Owns which command it ran last. One per connection,
+ * confined to its event loop.
  */
 final class CommandDispatch {
     private final CommandTable table;
     private final CommandRefusals refusals;
+    private final TransactionCommands transactions;
+    /** Data commands pass it shared; an EXEC runs alone in it. */
+    private final ExecBarrier barrier;
+
     private final ClientStats stats;
     private final NodeMetrics metrics;
 
@@ -24,8 +31,16 @@ final class CommandDispatch {
      */
     private CommandCounters executed;
 
-    CommandDispatch(CommandTable table, CommandRefusals refusals, ClientStats stats, NodeMetrics metrics) {
+    CommandDispatch(
+            CommandTable table,
+            CommandRefusals refusals,
+            TransactionCommands transactions,
+            ExecBarrier barrier,
+            ClientStats stats,
+            NodeMetrics metrics) {
         this.table = table;
+        this.transactions = transactions;
+        this.barrier = barrier;
         this.refusals = refusals;
         this.stats = stats;
         this.metrics = metrics;
@@ -36,19 +51,45 @@ final class CommandDispatch {
         return executed;
     }
 
-    /** Runs the command {@code args} names for {@code session}, or says why not; sets {@link #executed}. */
+    /**
+     * Runs the command {@code args} names for {@code session}, or says why not; sets {@link #executed}.
+     * Inside {@code MULTI} an admitted command is queued instead ({@link TransactionCommands}), and a
+     * refused one makes the transaction's {@code EXEC} fail.
+     */
     RedisMessage dispatch(Session session, byte[][] args) {
         executed = null;
         CommandSpec spec = table.lookup(args[0]);
-        if (spec == null) return unknown(args);
+        Transaction tx = session.transaction;
+        if (spec == null) {
+            if (tx != null) tx.refuse();
+            return unknown(args);
+        }
         RedisMessage refusal = refusals.refusal(session, spec, args);
         if (refusal != null) {
+            if (tx != null) tx.refuse();
             spec.counters().rejected.increment();
-            return refusal;
+            if (spec.command() != transactions.exec) return refusal;
+            session.transaction = null; // EXEC refused ends the transaction, as Redis
+            session.watched = null;
+            return TransactionCommands.abortedBy(refusal);
         }
-        return execute(session, spec, args);
+        if (tx != null && !TransactionCommands.runsAtOnce(spec)) return TransactionCommands.queue(session, spec, args);
+        if (spec.command() == transactions.exec) {
+            long start = System.nanoTime();
+            RedisMessage result = transactions.exec(session, this::execute);
+            count(spec, System.nanoTime() - start); // last: EXEC's reply is EXEC's, not its last command's
+            return result;
+        }
+        if (!spec.has(CommandSpec.DATA)) return execute(session, spec, args);
+        Lock shared = barrier.enter();
+        try {
+            return execute(session, spec, args);
+        } finally {
+            shared.unlock();
+        }
     }
 
+    /** Runs an admitted command and counts it; also each command an {@code EXEC} runs. */
     private RedisMessage execute(Session session, CommandSpec spec, byte[][] args) {
         long start = System.nanoTime();
         RedisMessage result;
@@ -57,8 +98,12 @@ final class CommandDispatch {
         } catch (KvsException e) {
             result = Replies.storeError(e);
         }
-        long nanos = System.nanoTime() - start;
+        count(spec, System.nanoTime() - start);
         if (result == Replies.WRONGPASS) stats.aclDeniedAuth.increment();
+        return result;
+    }
+
+    private void count(CommandSpec spec, long nanos) {
         stats.commandsProcessed.increment();
         CommandCounters c = spec.counters();
         c.calls.increment();
@@ -68,7 +113,6 @@ final class CommandDispatch {
             metrics.exposeCommand(spec.name(), c, x -> x.calls.sum(), x -> x.nanos.sum());
             c.exposed = true;
         }
-        return result;
     }
 
     private static RedisMessage unknown(byte[][] args) {

@@ -3,6 +3,7 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.redis.RedisMessage;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
@@ -62,8 +63,11 @@ final class HeldCommands {
                 || roles.leaseRefusal() != null // a primary without its lease refuses at once: no use waiting
                 || p.writes().hasRoom(argumentBytes(command))) return false;
         CommandSpec spec = table.lookup(command.args()[0]);
-        return spec != null
-                && spec.has(CommandSpec.WRITE)
+        if (spec == null) return false;
+        // in MULTI a write is only queued: the EXEC that runs writes waits for room, for all of them
+        Transaction tx = session.transaction;
+        if (tx != null) return TransactionCommands.isExec(spec) && tx.writes();
+        return spec.has(CommandSpec.WRITE)
                 && CommandSpec.permits(session.user.role(), spec.flags()); // else NOPERM at once
     }
 
@@ -147,11 +151,15 @@ final class HeldCommands {
                 roomWaited();
                 CommandSpec refused = table.lookup(next.args()[0]);
                 if (refused != null) refused.counters().rejected.increment();
-                replies.reply(
-                        ctx,
-                        Replies.error("BUSY replication to the backup is behind its bounds for " + writeTimeoutMillis()
-                                + " ms; nothing was written"),
-                        null);
+                RedisMessage busy = Replies.error("BUSY replication to the backup is behind its bounds for "
+                        + writeTimeoutMillis() + " ms; nothing was written");
+                Session session = connection.session();
+                if (refused != null && TransactionCommands.isExec(refused) && session.transaction != null) {
+                    session.transaction = null; // an EXEC refused ends its transaction, as Redis
+                    session.watched = null;
+                    busy = TransactionCommands.abortedBy(busy);
+                }
+                replies.reply(ctx, busy, null);
                 holdDeadlineNanos = System.nanoTime() + writeTimeoutMillis() * 1_000_000;
                 continue;
             }

@@ -59,7 +59,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             RespCommandDecoder decoder,
             ProtectedMode protectedMode,
             ClientWarnings warnings,
-            CommandRefusals refusals,
+            CommandDispatch dispatch,
             ClientMemory.Account memory,
             WriteStages stages) {
         this.node = node;
@@ -69,7 +69,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         this.stats = stats;
         this.decoder = decoder;
         this.protectedMode = protectedMode;
-        this.dispatch = new CommandDispatch(table, refusals, stats, node.metrics());
+        this.dispatch = dispatch;
         this.replies = new ReplyQueue(this, stats, node.metrics(), stages);
         this.held = new HeldCommands(this, node.roles(), table);
         this.limits = new SessionLimits(this, node.config(), stats, warnings, memory);

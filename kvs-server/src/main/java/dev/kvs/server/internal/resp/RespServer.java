@@ -46,6 +46,10 @@ public final class RespServer {
     private final ClientWarnings warnings = new ClientWarnings();
     private final AclLog aclLog = new AclLog(System::currentTimeMillis);
     private final CommandRefusals refusals;
+    /** Shared by the connections: data commands pass it, an EXEC runs alone in it. */
+    private final ExecBarrier barrier = new ExecBarrier();
+
+    private final TransactionCommands transactions;
     private final SslContext tls;
     private final WriteStages stages;
     private Channel serverChannel;
@@ -104,6 +108,8 @@ public final class RespServer {
         new KvsCommands(node).register(table);
         BackupReadCommands.register(table);
         new ClusterCommands(node.cluster()).register(table);
+        this.transactions = new TransactionCommands(node, refusals, barrier);
+        transactions.register(table);
     }
 
     /**
@@ -163,8 +169,9 @@ public final class RespServer {
             RespHandler h = p.get(RespHandler.class);
             if (h != null) h.evictForMemory();
         });
+        CommandDispatch dispatch = new CommandDispatch(table, refusals, transactions, barrier, stats, node.metrics());
         RespHandler handler =
-                new RespHandler(node, table, stats, decoder, protectedMode, warnings, refusals, account, stages);
+                new RespHandler(node, table, stats, decoder, protectedMode, warnings, dispatch, account, stages);
         decoder.memory(account);
         decoder.stager((key, length) -> node.writes().stage(handler.mode(), key, length));
         p.addLast("decoder", decoder);

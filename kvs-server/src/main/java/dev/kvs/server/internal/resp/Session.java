@@ -29,6 +29,12 @@ final class Session {
      */
     RespCommand.Staged staged;
 
+    /** The transaction {@code MULTI} began, until {@code EXEC} or {@code DISCARD}; null outside one. */
+    Transaction transaction;
+
+    /** The keys {@code WATCH}ed, until {@code EXEC}, {@code DISCARD} or {@code UNWATCH}; null if none. */
+    WatchedKeys watched;
+
     /** Set by QUIT: close the connection once the reply is written. */
     boolean closeAfterReply;
 

@@ -10,5 +10,8 @@
  * through {@link dev.kvs.server.internal.write.Writes}; a new group (hashes, sets) is a new class
  * registered in {@code RespServer}. On a clustered node a keyed command's keys pass the slot check
  * ({@link dev.kvs.server.internal.resp.SlotCheck}: {@code -MOVED}, {@code -CROSSSLOT}) first.
+ * Transactions ({@code MULTI}/{@code EXEC}, {@link dev.kvs.server.internal.resp.TransactionCommands})
+ * queue in the session and run alone behind the {@link dev.kvs.server.internal.resp.ExecBarrier}
+ * that every data command passes.
  */
 package dev.kvs.server.internal.resp;

@@ -1,9 +1,7 @@
 package dev.kvs.server.internal.write;
 
-import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
-import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
@@ -266,7 +264,45 @@ public final class Writes {
             order.abort();
             throw e;
         }
-        return new Done<>(t, order.commit());
+        return new Done<>(t, commit(order));
+    }
+
+    /** The open {@link WriteUnit} (an EXEC's, one at a time), or null: read on every write. */
+    private volatile WriteUnit unit;
+
+    /**
+     * Opens a unit on this thread for an {@code EXEC}: until {@link WriteUnit#end}, this thread's writes
+     * are committed together at its end (see {@link WriteUnit}). Checks once for the whole unit that
+     * this node may take writes (the primary, not fenced, its lease held); the unit's writes do not ask
+     * again, so a lease that lapses during the EXEC does not cut it in half.
+     *
+     * @throws NotWritableException if this node takes no writes now
+     * @throws IllegalStateException if a unit is open already
+     */
+    public WriteUnit beginUnit() {
+        checkWritable();
+        synchronized (this) {
+            if (unit != null) throw new IllegalStateException("a write unit is open already");
+            WriteUnit u = new WriteUnit(this);
+            unit = u;
+            return u;
+        }
+    }
+
+    synchronized void closeUnit(WriteUnit u) {
+        if (unit == u) unit = null;
+    }
+
+    /** The unit open on this thread, or null. */
+    private WriteUnit unitHere() {
+        WriteUnit u = unit;
+        return u != null && u.ownedBy(Thread.currentThread()) ? u : null;
+    }
+
+    /** Commits {@code order} now, or at the end of the unit open on this thread. */
+    private CompletableFuture<Void> commit(WriteOrder order) {
+        WriteUnit u = unitHere();
+        return u == null ? order.commit() : u.add(order);
     }
 
     /** Runs {@code storeWrite} by the write protocol of {@link #run}: for {@link StructureWrites}. */
@@ -341,83 +377,32 @@ public final class Writes {
             order.abort();
             throw e;
         }
-        CompletableFuture<Void> replicated = order.commit();
+        CompletableFuture<Void> replicated = commit(order);
         if (ordering.ordered) last.keep(order);
         return new Done<>(result, replicated);
     }
 
     private WriteOrder begin(ReplicationMode mode) {
+        // in a unit the lease was checked once for all its writes (beginUnit)
+        NodeRole.Primary p = unitHere() == null ? checkWritable() : primary();
+        return p.writes().beginNow(mode); // commands run on event loops: never wait here
+    }
+
+    /** This node's role if it takes writes now: the primary, its writes not fenced, its lease held. */
+    private NodeRole.Primary checkWritable() {
+        NodeRole.Primary p = primary();
+        if (p.writeFence() != null) throw new NotWritableException(p.writeFence());
+        String lease = roles.leaseRefusal();
+        if (lease != null) throw new NotWritableException(lease);
+        return p;
+    }
+
+    private NodeRole.Primary primary() {
         NodeRole r = roles.current();
         if (!(r instanceof NodeRole.Primary p)) {
             throw new NotWritableException("NOTPRIMARY " + RoleMachine.primaryClientAddress(r)
                     + " this node is a backup; write to the primary");
         }
-        if (p.writeFence() != null) throw new NotWritableException(p.writeFence());
-        String lease = roles.leaseRefusal();
-        if (lease != null) throw new NotWritableException(lease);
-        return p.writes().beginNow(mode); // commands run on event loops: never wait here
-    }
-
-    private static final class OrderingOf implements Ordering {
-        private final WriteOrder order;
-        /** True once a TxId was ordered. */
-        boolean ordered;
-
-        OrderingOf(WriteOrder order) {
-            this.order = order;
-        }
-
-        /** Orders the write of {@code value} to {@code key}; its record, checksummed once for both. */
-        StoredValue complete(byte[] key, byte[] value, long expireAtMillis) {
-            ordered = true;
-            int checksum = Checksums.crc32c(value);
-            TxId t = order.put(key, value.length, checksum, expireAtMillis);
-            return new StoredValue(
-                    new RecordHeader(RecordState.COMPLETE, t, checksum, value.length, expireAtMillis), value);
-        }
-
-        /** Orders the write of a staged value of {@code length} bytes to {@code key}; its record's header. */
-        RecordHeader completeStaged(byte[] key, int length, int checksum, long expireAtMillis) {
-            ordered = true;
-            TxId t = order.put(key, length, checksum, expireAtMillis);
-            return new RecordHeader(RecordState.COMPLETE, t, checksum, length, expireAtMillis);
-        }
-
-        @Override
-        public Write put(byte[] key, byte[] value, long expireAtMillis) {
-            return Write.put(complete(key, value, expireAtMillis));
-        }
-
-        @Override
-        public Write remove(byte[] key) {
-            ordered = true;
-            order.delete(key);
-            return Write.remove();
-        }
-
-        @Override
-        public TxId structure(byte[] key, ValueType type, long expireAtMillis) {
-            ordered = true;
-            return order.putStructure(key, type, expireAtMillis);
-        }
-
-        @Override
-        public TxId renameStructure(byte[] source, byte[] key, long expireAtMillis) {
-            ordered = true;
-            // no value crosses with the key packet: a structure's header has no length or checksum
-            return order.rename(source, key, 0, 0, expireAtMillis);
-        }
-
-        @Override
-        public List<Write> rename(byte[] source, byte[] key, byte[] value, long expireAtMillis) {
-            ordered = true;
-            int checksum = Checksums.crc32c(value);
-            // the key keeps the source's expiry
-            TxId t = order.rename(source, key, value.length, checksum, expireAtMillis);
-            return List.of(
-                    Write.remove(),
-                    Write.put(new StoredValue(
-                            new RecordHeader(RecordState.COMPLETE, t, checksum, value.length, expireAtMillis), value)));
-        }
+        return p;
     }
 }

@@ -169,6 +169,59 @@ class WritesTest {
         assertThat(store.get("c".getBytes())).isNull();
     }
 
+    /**
+     * An EXEC's writes: each orders its TxId inside the store's lock as usual, but none is committed until
+     * the unit ends, then all in order; one that fails is aborted alone, the others stand.
+     */
+    @Test
+    void aUnitsWritesAreCommittedTogetherAtItsEndAndAFailedOneIsAbortedAlone() {
+        writes.put(ReplicationMode.ASYNC, last, "a".getBytes(), "0".getBytes());
+        link.log.clear();
+        WriteUnit unit = writes.beginUnit();
+        CompletableFuture<Void> first;
+        try {
+            first = writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), "1".getBytes());
+            writes.put(ReplicationMode.ID_FIRST, last, "b".getBytes(), "2".getBytes());
+            assertThatThrownBy(() -> writes.put(ReplicationMode.ID_FIRST, last, "c".getBytes(), "3".getBytes()))
+                    .isInstanceOf(StoreFullException.class);
+            assertThat(link.log)
+                    .as("nothing committed while the unit is open")
+                    .containsExactly(
+                            "begin id-first",
+                            "PUT a 1:2",
+                            "begin id-first",
+                            "PUT b 1:3",
+                            "begin id-first",
+                            "PUT c 1:4",
+                            "abort");
+            assertThat(first).isNotDone();
+            assertThat(unit.size()).isEqualTo(2);
+        } finally {
+            unit.end();
+        }
+        assertThat(link.log.subList(7, link.log.size())).containsExactly("commit", "commit");
+        assertThat(first).isDone();
+        assertThat(store.get("b".getBytes()).value()).isEqualTo("2".getBytes());
+
+        writes.put(ReplicationMode.ID_FIRST, last, "a".getBytes(), "4".getBytes());
+        assertThat(link.log.subList(9, link.log.size()))
+                .as("after the unit: committed at once")
+                .containsExactly("begin id-first", "PUT a 1:5", "commit");
+    }
+
+    @Test
+    void anotherThreadsWritesAreNotInTheUnit() throws Exception {
+        WriteUnit unit = writes.beginUnit();
+        try {
+            Thread other = new Thread(() -> writes.put(ReplicationMode.ASYNC, last, "x".getBytes(), "1".getBytes()));
+            other.start();
+            other.join();
+            assertThat(link.log).containsExactly("begin async", "PUT x 1:1", "commit");
+        } finally {
+            unit.end();
+        }
+    }
+
     @Test
     void aNodeThatIsNotThePrimaryRefusesBeforeOrderingAnything() {
         roles.demote(2);
