@@ -2,6 +2,7 @@ package dev.kvs.examples;
 
 import dev.kvs.client.DataLostException;
 import dev.kvs.client.KvsClient;
+import dev.kvs.client.KvsClientException;
 import dev.kvs.client.KvsTransaction;
 import dev.kvs.client.NoPrimaryException;
 import dev.kvs.client.UnfinishedKeyException;
@@ -60,7 +61,11 @@ public final class SessionStoreExample {
         Map<String, byte[]> fields = new LinkedHashMap<>();
         attributes.forEach((name, value) -> fields.put(name, value.getBytes(StandardCharsets.UTF_8)));
         try (KvsTransaction tx = kvs.transaction(List.of(), key)) {
-            tx.hashPut(key, fields).expire(key, ttl).commit();
+            // nothing watched: the commit always runs; a write refused inside it comes back as its exception
+            for (Object result :
+                    tx.hashPut(key, fields).expire(key, ttl).commit().orElseThrow()) {
+                if (result instanceof KvsClientException e) throw e;
+            }
         }
     }
 
