@@ -231,7 +231,15 @@ class RespServerTest {
         assertThat(resp.command("CONFIG", "GET", "appendonly")).isEqualTo("*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
         assertThat(resp.command("CONFIG", "GET", "nothing-like-this")).isEqualTo("*0\r\n");
         assertThat(resp.command("CONFIG", "GET", "max*")).contains("maxmemory").contains("maxclients");
-        assertThat(resp.command("CONFIG", "SET", "save", "")).startsWith("-ERR CONFIG SET is not supported");
+        // a setting kvs takes from its YAML is accepted at the value it has, and only there
+        assertThat(resp.command("CONFIG", "SET", "save", "")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("CONFIG", "SET", "save", "900 1"))
+                .startsWith(
+                        "-ERR CONFIG SET failed (possibly related to argument 'save') - kvs takes it from its YAML");
+        assertThat(resp.command("CONFIG", "SET", "maxmemory", "bla"))
+                .startsWith("-ERR CONFIG SET failed (possibly related to argument 'maxmemory')");
+        assertThat(resp.command("CONFIG", "SET", "no-such-setting", "1"))
+                .isEqualTo("-ERR Unknown option or number of arguments for CONFIG SET - 'no-such-setting'\r\n");
     }
 
     @Test
