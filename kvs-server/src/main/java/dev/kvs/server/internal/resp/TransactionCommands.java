@@ -88,6 +88,11 @@ final class TransactionCommands {
      * Queues a command admitted for {@code s}'s transaction, or refuses it ({@code SHUTDOWN}); a SET's
      * value staged as it arrived is copied, since the stage is closed when this returns.
      */
+    /** A command past the queue's bound: the transaction is refused, as after any queuing error. */
+    static final RedisMessage TOO_LONG = Replies.error("ERR MULTI queue full: a transaction holds at most "
+            + Transaction.MAX_COMMANDS + " commands and " + (Transaction.MAX_BYTES >> 20)
+            + " MiB of arguments; EXEC will discard it");
+
     static RedisMessage queue(Session s, CommandSpec spec, byte[][] args) {
         if (NO_MULTI.contains(spec.name())) {
             s.transaction.refuse();
@@ -101,7 +106,7 @@ final class TransactionCommands {
                     kept[i] = s.staged.stage().toArray();
             }
         }
-        s.transaction.queue(spec, kept);
+        if (!s.transaction.queue(spec, kept)) return TOO_LONG;
         return QUEUED;
     }
 
