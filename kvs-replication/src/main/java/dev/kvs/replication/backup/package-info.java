@@ -16,7 +16,7 @@
  * removes the keys it did not list. A hash's or set's write may come as its effect instead (wire
  * version 10): {@code BackupApplier} applies it only on the structure complete at exactly the effect's
  * base TxId ({@code EffectImages} rebuilds the image), and otherwise writes nothing and wants the whole
- * value. The value channel does not take effects yet: a primary does not send them.
+ * value, which the value channel asks for with a nack (the primary then ships the key's current value).
  *
  * <p>Memory is bounded without dropping anything: a full queue stops reading the key channel, and
  * assembly memory over its bound stops reading value channels, until values drain them.
