@@ -4,6 +4,7 @@ import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.MemberCopy;
+import dev.kvs.core.MembersImage;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
@@ -12,6 +13,7 @@ import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.UnfinishedKeys;
+import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import java.lang.invoke.VarHandle;
@@ -73,7 +75,14 @@ final class BackupApplier {
          * A delete that came before its key packet: held until the key channel passes it, then applied
          * (leaving no tombstone) and its outcome given to the {@link Settled} it came with.
          */
-        HELD
+        HELD,
+        /**
+         * An effect ({@link Frame.Effect}) this backup cannot apply: it holds no complete structure of
+         * the effect's type at exactly the effect's base TxId (the base has not arrived, was never
+         * here, or the key was written over since). Nothing written: the primary is to ship the key's
+         * whole value.
+         */
+        WANTS_WHOLE
     }
 
     /** Where a held delete's outcome goes once it is applied: the outcome, or the store's refusal. */
@@ -563,6 +572,56 @@ final class BackupApplier {
         return apply(v);
     }
 
+    /**
+     * Applies an effect if this backup holds its key's structure complete, of the effect's type, at
+     * exactly the effect's base TxId: the base's image with the effect applied ({@link EffectImages})
+     * is written at the effect's TxId by {@code KvStore.putImage}, whose decide checks the base again
+     * under the key's lock, so an effect is never applied over another version, nor out of TxId order,
+     * nor half. Otherwise nothing is written: {@link Outcome#SUPERSEDED} if the key holds the effect's
+     * TxId or a newer one (or it is no longer awaited), else {@link Outcome#WANTS_WHOLE}.
+     *
+     * @throws KvsException if the store refuses the write (full); nothing changed
+     */
+    Outcome apply(Frame.Effect e) {
+        byte[] key = e.key();
+        TxId t = e.txId();
+        TxId[] inStore = new TxId[1];
+        TxId[] settled = new TxId[1];
+        boolean[] unawaited = new boolean[1];
+        boolean[] stale = new boolean[1];
+        Predicate<RecordHeader> newer = newer(key, t, settled, inStore, unawaited);
+        Predicate<RecordHeader> applies = h -> {
+            stale[0] = !newer.test(h);
+            return !stale[0] && onBase(h, e);
+        };
+        MembersImage base = store.image(key);
+        byte[] next = base != null && onBase(base.header(), e) ? EffectImages.apply(base.image(), e) : null;
+        boolean written = false;
+        if (next != null) {
+            RecordHeader header = RecordHeader.structure(RecordState.COMPLETE, t, e.op().type(), e.expireAtMillis());
+            written = store.putImage(key, next, h -> applies.test(h) ? header : null);
+        } else {
+            RecordHeader h = store.header(key);
+            stale[0] = h != null && h.txId().compareTo(t) >= 0;
+            inStore[0] = stale[0] ? h.txId() : null;
+        }
+        if (!written && !stale[0]) {
+            return Outcome.WANTS_WHOLE; // nothing resolved: the whole value of this TxId or a newer one will
+        }
+        newestValue.accumulateAndGet(inStore[0], BackupApplier::later);
+        VarHandle.fullFence();
+        resolve(key, inStore[0]);
+        return outcome(written, unawaited[0]);
+    }
+
+    /** True if {@code h} is a complete structure of {@code e}'s type at exactly {@code e}'s base. */
+    private static boolean onBase(RecordHeader h, Frame.Effect e) {
+        return h != null
+                && h.state() == RecordState.COMPLETE
+                && h.type() == e.op().type()
+                && h.txId().equals(e.base());
+    }
+
     /** True if a held delete's key packet has arrived: {@link #releaseHeld} would apply it now. */
     boolean heldDue() {
         return !resyncing() && held.due(contiguous);
@@ -612,32 +671,7 @@ final class BackupApplier {
         TxId[] inStore = new TxId[1];
         TxId[] settled = new TxId[1];
         boolean[] unawaited = new boolean[1];
-        Predicate<RecordHeader> newer = h -> {
-            // under the key's lock, before the queues: a key packet is in its queue (or settled) once
-            // contiguous covers it, and a record removed under this lock was removed with contiguous
-            // already past it, so this read sees that too. During a full resync nothing is settled: the
-            // listing announces again what the primary holds, and may come after its values
-            settled[0] = resyncing() ? TxId.ZERO : contiguous;
-            if (t.compareTo(flushedBefore) < 0) {
-                // written before a flush that has reached this backup: discarded, never resurrected.
-                // Checked under the key's lock, so a flush's sweep (which starts after the watermark
-                // rose) either sees this key's record or this check sees the new watermark.
-                inStore[0] = t;
-                return false;
-            }
-            if (h != null && h.txId().compareTo(t) >= 0) {
-                inStore[0] = h.txId();
-                return false;
-            }
-            inStore[0] = t;
-            if (t.compareTo(settled[0]) <= 0 && !awaited(v.key(), t)) {
-                // its key packet came and nothing awaits it any more: a newer write (or delete) of the
-                // key landed since, whose record may be gone already (see the class comment)
-                unawaited[0] = true;
-                return false;
-            }
-            return true;
-        };
+        Predicate<RecordHeader> newer = newer(v.key(), t, settled, inStore, unawaited);
         boolean written;
         if (v.staged() != null) {
             RecordHeader header =
@@ -664,6 +698,40 @@ final class BackupApplier {
         VarHandle.fullFence();
         resolve(v.key(), inStore[0]);
         return outcome(written, unawaited[0]);
+    }
+
+    /**
+     * The test a value of {@code key} at {@code t} passes to be written, run under the key's lock on its
+     * current header: newer than the record, not before a flush, still awaited. It sets {@code settled},
+     * {@code inStore} (the TxId the key holds after) and {@code unawaited} for what follows the write.
+     */
+    private Predicate<RecordHeader> newer(byte[] key, TxId t, TxId[] settled, TxId[] inStore, boolean[] unawaited) {
+        return h -> {
+            // under the key's lock, before the queues: a key packet is in its queue (or settled) once
+            // contiguous covers it, and a record removed under this lock was removed with contiguous
+            // already past it, so this read sees that too. During a full resync nothing is settled: the
+            // listing announces again what the primary holds, and may come after its values
+            settled[0] = resyncing() ? TxId.ZERO : contiguous;
+            if (t.compareTo(flushedBefore) < 0) {
+                // written before a flush that has reached this backup: discarded, never resurrected.
+                // Checked under the key's lock, so a flush's sweep (which starts after the watermark
+                // rose) either sees this key's record or this check sees the new watermark.
+                inStore[0] = t;
+                return false;
+            }
+            if (h != null && h.txId().compareTo(t) >= 0) {
+                inStore[0] = h.txId();
+                return false;
+            }
+            inStore[0] = t;
+            if (t.compareTo(settled[0]) <= 0 && !awaited(key, t)) {
+                // its key packet came and nothing awaits it any more: a newer write (or delete) of the
+                // key landed since, whose record may be gone already (see the class comment)
+                unawaited[0] = true;
+                return false;
+            }
+            return true;
+        };
     }
 
     /**

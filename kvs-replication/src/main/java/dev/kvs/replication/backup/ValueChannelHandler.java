@@ -81,6 +81,9 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
             settle(ctx, assembler.bind(b));
         } else if (msg instanceof Frame.StageCancel c) {
             assembler.cancel(c);
+        } else if (msg instanceof Frame.Effect e) {
+            read(ctx, e.sentNanos(), e);
+            apply(ctx, e);
         } else if (msg instanceof Frame.Heartbeat h) {
             if (!h.reply()) {
                 ctx.write(new Frame.Heartbeat(h.nanos(), true));
@@ -130,6 +133,26 @@ final class ValueChannelHandler extends ChannelInboundHandlerAdapter {
         }
         if (outcome == BackupApplier.Outcome.HELD) return; // answered once its key packet has come
         answer(ctx, w, outcome);
+    }
+
+    /**
+     * Applies a structure write's effect: acked if applied (or superseded); nacked if this backup does
+     * not hold its exact base, which makes the primary ship the key's whole value, at its current TxId.
+     */
+    private void apply(ChannelHandlerContext ctx, Frame.Effect e) {
+        BackupApplier.Outcome outcome;
+        try {
+            outcome = applier.apply(e);
+        } catch (KvsException ex) {
+            refuse(ctx, e.txId(), e.key(), BackupRefusals.reasonOf(ex), String.valueOf(ex.getMessage()));
+            return;
+        }
+        if (outcome == BackupApplier.Outcome.WANTS_WHOLE) {
+            nack(ctx, e.txId(), e.key(), "effect's base " + e.base() + " is not held: the whole value is wanted");
+            return;
+        }
+        acks.add(e.txId());
+        if (acks.size() >= maxAcksPerFrame) writeAcks(ctx);
     }
 
     /** The answer to a value applied: an ack, or a nack if it differs from its key packet. */

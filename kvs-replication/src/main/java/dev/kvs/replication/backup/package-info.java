@@ -13,7 +13,10 @@
  * values arrive as chunks; each whole value is checked against its CRC32C (a mismatch is nacked,
  * never applied), written to the store unless a newer TxId of its key is already there, and takes its
  * key out of the queue up to the TxId stored. A full resync lists every key of the primary and
- * removes the keys it did not list.
+ * removes the keys it did not list. A hash's or set's write may come as its effect instead (wire
+ * version 10): {@code BackupApplier} applies it only on the structure complete at exactly the effect's
+ * base TxId ({@code EffectImages} rebuilds the image), and otherwise writes nothing and wants the whole
+ * value, which the value channel asks for with a nack (the primary then ships the key's current value).
  *
  * <p>Memory is bounded without dropping anything: a full queue stops reading the key channel, and
  * assembly memory over its bound stops reading value channels, until values drain them.

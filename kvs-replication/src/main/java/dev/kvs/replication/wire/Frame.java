@@ -15,7 +15,8 @@ import java.util.List;
  * <pre>
  * key channel   primary -> backup: Hello, KeyBatch, ResyncBegin, ResyncEnd, Handover, Heartbeat
  *               backup -> primary: Welcome, Reject, KeyAck, Resend, ResyncWants, Heartbeat
- * value channel primary -> backup: Hello, ValueBatch, StagedChunk, StageBind, StageCancel, Heartbeat
+ * value channel primary -> backup: Hello, ValueBatch, StagedChunk, StageBind, StageCancel, Effect,
+ *                                  Heartbeat
  *               backup -> primary: Welcome, Reject, ValueReceipt, ValueAck, ValueNack, ValueRefused,
  *                                  Heartbeat
  * handback      old primary -> new primary: Hello, ValueBatch, HandbackEnd
@@ -61,13 +62,18 @@ import java.util.List;
  * chunk of that op carries the structure's canonical image, checksummed and chunked like a string's
  * value. The backup rebuilds the structure from it, replacing what the key held.
  *
+ * <p>Version 10 added {@link Effect}, on value channels: what one write did to a hash or set (the
+ * members it set, with their values, and the members it removed), to be applied by a backup that
+ * holds the structure complete at exactly the effect's base TxId, so a small change to a large
+ * structure ships as the change, not as the whole image.
+ *
  * <p>A <b>handback</b> connection is failback: a deposed primary dials the node that replaced it,
  * is told which fenced keys (TxId, length, checksum) the new primary misses, sends the values it
  * still holds for them, and learns which were accepted.
  */
 public sealed interface Frame {
     /** Protocol version written in every frame; a peer speaking another version is rejected. */
-    byte VERSION = 9;
+    byte VERSION = 10;
 
     /** The kind of connection a {@link Hello} opens. */
     enum ChannelKind {
@@ -407,6 +413,90 @@ public sealed interface Frame {
         /** A batch that asks for no receipt. */
         public ValueBatch(List<ValueChunk> chunks) {
             this(0, chunks);
+        }
+    }
+
+    /**
+     * What one write did to the hash or set at {@code key} (since version 10): the members it set
+     * ({@code set}, with their values; a set's members have empty values) and the members it removed
+     * ({@code removed}), leaving the structure at {@code txId} expiring at {@code expireAtMillis}
+     * (epoch millis, 0 for never). {@code base} is the key's TxId before the write: a backup applies
+     * the effect only if it holds the structure complete at exactly that TxId, and otherwise asks for
+     * the whole image. An effect is deterministic and idempotent (HINCRBY ships its result, SPOP the
+     * members it removed), so it can be applied to the base without the command that made it. {@code
+     * sentNanos} as in {@link ValueBatch}.
+     */
+    record Effect(
+            long sentNanos,
+            TxId txId,
+            TxId base,
+            Op op,
+            byte[] key,
+            long expireAtMillis,
+            List<EffectMember> set,
+            List<byte[]> removed)
+            implements Frame {
+        public Effect {
+            if (!op.isStructure()) throw new IllegalArgumentException("an effect cannot be " + op);
+            if (expireAtMillis < 0) throw new IllegalArgumentException("expireAtMillis < 0: " + expireAtMillis);
+            if (base.compareTo(txId) >= 0) {
+                throw new IllegalArgumentException("effect's base " + base + " not before its TxId " + txId);
+            }
+            set = List.copyOf(set);
+            removed = List.copyOf(removed);
+            if (op == Op.SET) {
+                for (EffectMember m : set) {
+                    if (m.value().length != 0) throw new IllegalArgumentException("a set's member has no value");
+                }
+            }
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Effect e
+                    && sentNanos == e.sentNanos
+                    && txId.equals(e.txId)
+                    && base.equals(e.base)
+                    && op == e.op
+                    && Arrays.equals(key, e.key)
+                    && expireAtMillis == e.expireAtMillis
+                    && set.equals(e.set)
+                    && removed.size() == e.removed.size())) {
+                return false;
+            }
+            for (int i = 0; i < removed.size(); i++) {
+                if (!Arrays.equals(removed.get(i), e.removed.get(i))) return false;
+            }
+            return true;
+        }
+
+        @Override
+        public int hashCode() {
+            return txId.hashCode() * 31 + Arrays.hashCode(key);
+        }
+
+        @Override
+        public String toString() {
+            return "Effect[" + txId + " on " + base + " " + op + " set " + set.size() + " removed " + removed.size()
+                    + "]";
+        }
+    }
+
+    /** A member an {@link Effect} sets: its name and its value (empty for a set's member). */
+    record EffectMember(byte[] name, byte[] value) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof EffectMember m && Arrays.equals(name, m.name) && Arrays.equals(value, m.value);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(name) * 31 + Arrays.hashCode(value);
+        }
+
+        @Override
+        public String toString() {
+            return "EffectMember[" + name.length + " + " + value.length + " bytes]";
         }
     }
 

@@ -208,6 +208,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 return new Frame.StageCancel(readLong(in, "stage id"));
             case RESYNC_WANTS:
                 return new Frame.ResyncWants(readKeyPackets(in));
+            case EFFECT:
+                return readEffect(in);
             case VALUE_REFUSED:
                 return new Frame.ValueRefused(
                         readTxId(in, "TxId"), readBytes(in, "key"), readStoreRefusal(in), readString(in, "detail"));

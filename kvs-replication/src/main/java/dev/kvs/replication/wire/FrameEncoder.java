@@ -88,6 +88,7 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         if (frame instanceof Frame.StageCancel) return STAGE_CANCEL;
         if (frame instanceof Frame.ValueRefused) return VALUE_REFUSED;
         if (frame instanceof Frame.ResyncWants) return RESYNC_WANTS;
+        if (frame instanceof Frame.Effect) return EFFECT;
         throw new IllegalArgumentException("unknown frame: " + frame);
     }
 
@@ -166,6 +167,9 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
         }
         if (frame instanceof Frame.ValueRefused r) {
             return TXID_BYTES + bytesSize(r.key()) + 1 + stringSize(r.detail());
+        }
+        if (frame instanceof Frame.Effect e) {
+            return effectSize(e);
         }
         return TXID_BYTES; // KeyAck, Resend, ResyncBegin, ResyncEnd
     }
@@ -250,6 +254,8 @@ public final class FrameEncoder extends MessageToByteEncoder<Frame> {
             writeBytes(out, r.key());
             writeEnum(out, r.reason());
             writeString(out, r.detail());
+        } else if (frame instanceof Frame.Effect e) {
+            writeEffect(out, e);
         }
     }
 }

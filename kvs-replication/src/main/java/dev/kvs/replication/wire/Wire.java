@@ -4,6 +4,8 @@ import dev.kvs.core.TxId;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The wire format's constants and field codecs, shared by {@link FrameEncoder} and {@link
@@ -27,6 +29,10 @@ final class Wire {
     static final int MIN_STAGED_CHUNK_BYTES = 8 + 8 + 4 + 4 + 4 + 4;
     /** Stage id, TxId, key length, checksum, expiry. */
     static final int MIN_STAGE_BIND_BYTES = 8 + TXID_BYTES + 4 + 4 + 8;
+    /** Send time, TxId, base TxId, op, key length, expiry, set count, removed count. */
+    static final int MIN_EFFECT_BYTES = 8 + TXID_BYTES + TXID_BYTES + 1 + 4 + 8 + 4 + 4;
+    /** An effect's set member: name length, value length. */
+    static final int MIN_EFFECT_MEMBER_BYTES = 4 + 4;
 
     static final byte HELLO = 1;
     static final byte WELCOME = 2;
@@ -52,8 +58,9 @@ final class Wire {
     static final byte STAGE_CANCEL = 22;
     static final byte VALUE_REFUSED = 23;
     static final byte RESYNC_WANTS = 24;
+    static final byte EFFECT = 25;
     /** The highest frame type. */
-    static final byte LAST_TYPE = RESYNC_WANTS;
+    static final byte LAST_TYPE = EFFECT;
 
     private static final Frame.ChannelKind[] CHANNEL_KINDS = Frame.ChannelKind.values();
     private static final Frame.Op[] OPS = Frame.Op.values();
@@ -88,6 +95,14 @@ final class Wire {
 
     static long stageBindSize(Frame.StageBind b) {
         return MIN_STAGE_BIND_BYTES + (long) b.key().length;
+    }
+
+    static long effectSize(Frame.Effect e) {
+        long size = MIN_EFFECT_BYTES + (long) e.key().length;
+        for (Frame.EffectMember m : e.set())
+            size += MIN_EFFECT_MEMBER_BYTES + (long) m.name().length + m.value().length;
+        for (byte[] name : e.removed()) size += bytesSize(name);
+        return size;
     }
 
     private static int utf8Length(String s) {
@@ -160,6 +175,22 @@ final class Wire {
         writeBytes(out, b.key());
         out.writeInt(b.checksum());
         out.writeLong(b.expireAtMillis());
+    }
+
+    static void writeEffect(ByteBuf out, Frame.Effect e) {
+        out.writeLong(e.sentNanos());
+        writeTxId(out, e.txId());
+        writeTxId(out, e.base());
+        writeEnum(out, e.op());
+        writeBytes(out, e.key());
+        out.writeLong(e.expireAtMillis());
+        out.writeInt(e.set().size());
+        for (Frame.EffectMember m : e.set()) {
+            writeBytes(out, m.name());
+            writeBytes(out, m.value());
+        }
+        out.writeInt(e.removed().size());
+        for (byte[] name : e.removed()) writeBytes(out, name);
     }
 
     // ---- readers: every one checks the bytes left first
@@ -291,6 +322,25 @@ final class Wire {
         int checksum = readInt(in, "checksum");
         long expireAt = readExpiry(in);
         return new Frame.StageBind(stageId, txId, key, checksum, expireAt);
+    }
+
+    /** Every count and length is checked against the bytes left before anything of its size is allocated. */
+    static Frame.Effect readEffect(ByteBuf in) {
+        long sentNanos = readLong(in, "sentNanos");
+        TxId txId = readTxId(in, "effect TxId");
+        TxId base = readTxId(in, "effect base TxId");
+        Frame.Op op = readOp(in);
+        byte[] key = readBytes(in, "key");
+        long expireAt = readExpiry(in);
+        int setCount = readCount(in, MIN_EFFECT_MEMBER_BYTES, "effect member");
+        List<Frame.EffectMember> set = new ArrayList<>(setCount);
+        for (int i = 0; i < setCount; i++) {
+            set.add(new Frame.EffectMember(readBytes(in, "member name"), readBytes(in, "member value")));
+        }
+        int removedCount = readCount(in, 4, "removed member");
+        List<byte[]> removed = new ArrayList<>(removedCount);
+        for (int i = 0; i < removedCount; i++) removed.add(readBytes(in, "removed member name"));
+        return new Frame.Effect(sentNanos, txId, base, op, key, expireAt, set, removed);
     }
 
     private static long readExpiry(ByteBuf in) {

@@ -13,8 +13,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
+import dev.kvs.core.Member;
+import dev.kvs.core.MembersImage;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import dev.kvs.core.ValueType;
 import dev.kvs.core.internal.HeapKvStore;
 import dev.kvs.replication.BackupConfig;
 import dev.kvs.replication.BackupNode;
@@ -497,6 +500,33 @@ class ReplicationServerTest {
             server = null;
             values.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
+    }
+
+    @Test
+    void anEffectOnItsBaseIsAckedAndAppliedAndOneOnAnotherBaseIsNackedForTheWholeValue() {
+        start();
+        TestPrimary values = valueChannel(0);
+        byte[] key = bytes("h");
+        MembersImage base;
+        try (KvStore primary = HeapKvStore.open()) {
+            primary.putMembers(key, ValueType.HASH, List.of(new Member(bytes("a"), bytes("1"))), false, () -> tx(1));
+            base = primary.image(key); // the backup receives the hash of TxId 1 by its image
+        }
+
+        values.send(new ValueBatch(
+                List.of(new ValueChunk(tx(1), Op.HASH, key, base.image().length, base.checksum(), 0, base.image()))));
+        assertThat(values.next(Frame.ValueAck.class).txIds()).containsExactly(tx(1));
+        values.send(new Frame.Effect(
+                0, tx(2), tx(1), Op.HASH, key, 0, List.of(new Frame.EffectMember(bytes("b"), bytes("2"))), List.of()));
+        assertThat(values.next(Frame.ValueAck.class).txIds()).containsExactly(tx(2));
+        assertThat(store.getMembers(key, ValueType.HASH, List.of(bytes("a"), bytes("b"))))
+                .containsExactly(bytes("1"), bytes("2"));
+
+        values.send(new Frame.Effect(0, tx(4), tx(3), Op.HASH, key, 0, List.of(), List.of(bytes("a"))));
+        assertThat(values.next(Frame.ValueNack.class))
+                .isEqualTo(new Frame.ValueNack(
+                        tx(4), key, "effect's base " + tx(3) + " is not held: the whole value is wanted"));
+        assertThat(store.header(key).txId()).isEqualTo(tx(2));
     }
 
     @Test

@@ -105,8 +105,8 @@ class FrameDecoderTest {
 
     @Test
     void rejectsTypeAfterTheLast() {
-        assertThat(Wire.LAST_TYPE).isEqualTo(Wire.RESYNC_WANTS);
-        assertRejected(raw(25, b -> b.writeLong(1).writeByte(0)), "unknown frame type 25");
+        assertThat(Wire.LAST_TYPE).isEqualTo(Wire.EFFECT);
+        assertRejected(raw(26, b -> b.writeLong(1).writeByte(0)), "unknown frame type 26");
     }
 
     @Test
@@ -376,6 +376,86 @@ class FrameDecoderTest {
                 .isInstanceOf(FrameException.class)
                 .hasMessageContaining("chunk data needs 1073741824 bytes");
         assertIgnoresWhatFollows(channel);
+    }
+
+    /** An effect's fixed fields up to its set count: send time, TxId 0:2 on base 0:1, op, key "k", no expiry. */
+    private static void effectHead(ByteBuf b, Frame.Op op) {
+        b.writeLong(0).writeLong(0).writeLong(2).writeLong(0).writeLong(1).writeByte(op.ordinal());
+        b.writeInt(1).writeByte('k').writeLong(0);
+    }
+
+    /** As {@link #assertRejected}, on a decoder of its own, so one test can show several effects rejected. */
+    private static void assertEffectRejected(ByteBuf bad, String message) {
+        EmbeddedChannel own = new EmbeddedChannel(new FrameDecoder(MAX));
+        assertThatThrownBy(() -> own.writeInbound(bad))
+                .isInstanceOf(FrameException.class)
+                .hasMessage(message);
+        assertThat(bad.refCnt()).isZero();
+        assertThat(own.inboundMessages()).isEmpty();
+        assertIgnoresWhatFollows(own);
+    }
+
+    @Test
+    void rejectsAnEffectCountingMoreMembersThanItsBytesHold() {
+        assertEffectRejected(
+                raw(Wire.EFFECT, b -> {
+                    effectHead(b, Frame.Op.HASH);
+                    b.writeInt(Integer.MAX_VALUE).writeInt(0);
+                }),
+                "effect member count 2147483647 needs at least 17179869176 bytes, 4 left in frame");
+        assertEffectRejected(
+                raw(Wire.EFFECT, b -> {
+                    effectHead(b, Frame.Op.SET);
+                    b.writeInt(0).writeInt(3).writeInt(0);
+                }),
+                "removed member count 3 needs at least 12 bytes, 4 left in frame");
+    }
+
+    @Test
+    void rejectsAnEffectMemberLongerThanTheFrame() {
+        assertEffectRejected(
+                raw(Wire.EFFECT, b -> {
+                    effectHead(b, Frame.Op.HASH);
+                    b.writeInt(1).writeInt(1).writeByte('f').writeInt(1 << 30).writeInt(0);
+                }),
+                "member value needs 1073741824 bytes, 4 left in frame");
+        assertEffectRejected(
+                raw(Wire.EFFECT, b -> {
+                    effectHead(b, Frame.Op.HASH);
+                    b.writeInt(0).writeInt(1).writeInt(-1);
+                }),
+                "removed member name length < 0: -1");
+    }
+
+    @Test
+    void rejectsAnEffectNotAfterItsBaseOrNotOnAStructure() {
+        assertEffectRejected(
+                raw(Wire.EFFECT, b -> {
+                    b.writeLong(0).writeLong(0).writeLong(2).writeLong(0).writeLong(2);
+                    b.writeByte(Frame.Op.HASH.ordinal())
+                            .writeInt(0)
+                            .writeLong(0)
+                            .writeInt(0)
+                            .writeInt(0);
+                }),
+                "invalid frame type 25: effect's base 0:2 not before its TxId 0:2");
+        assertEffectRejected(
+                raw(Wire.EFFECT, b -> {
+                    effectHead(b, Frame.Op.PUT);
+                    b.writeInt(0).writeInt(0);
+                }),
+                "invalid frame type 25: an effect cannot be PUT");
+        assertEffectRejected(
+                raw(Wire.EFFECT, b -> {
+                    effectHead(b, Frame.Op.SET);
+                    b.writeInt(1)
+                            .writeInt(1)
+                            .writeByte('m')
+                            .writeInt(1)
+                            .writeByte('v')
+                            .writeInt(0);
+                }),
+                "invalid frame type 25: a set's member has no value");
     }
 
     @Test

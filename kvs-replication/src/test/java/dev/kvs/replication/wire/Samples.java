@@ -92,7 +92,26 @@ final class Samples {
                         7,
                         List.of(
                                 new Frame.ValueChunk(t, Op.HASH, bytes("session:1"), 9, 3, 0, bytes("image"), 5),
-                                new Frame.ValueChunk(big, Op.SET, bytes("tokens"), 100, -5, 97, bytes("end")))));
+                                new Frame.ValueChunk(big, Op.SET, bytes("tokens"), 100, -5, 97, bytes("end")))),
+                // since version 10: what one write did to a structure, on its base TxId
+                new Frame.Effect(
+                        7,
+                        t.next(),
+                        t,
+                        Op.HASH,
+                        bytes("session:1"),
+                        1_700_000_000_123L,
+                        List.of(new Frame.EffectMember(bytes("f"), bytes("v"))),
+                        List.of(bytes("gone"))),
+                new Frame.Effect(
+                        0,
+                        big,
+                        TxId.ZERO,
+                        Op.SET,
+                        new byte[0],
+                        0,
+                        List.of(new Frame.EffectMember(bytes("m"), new byte[0])),
+                        List.of()));
     }
 
     private static byte[] filled(int n, int v) {
@@ -137,7 +156,7 @@ final class Samples {
 
     /** A valid frame chosen at random, with random contents, every type equally likely. */
     static Frame random(Random r) {
-        switch (r.nextInt(21)) {
+        switch (r.nextInt(22)) {
             case 0:
                 return new Frame.Hello(
                         string(r),
@@ -239,6 +258,19 @@ final class Samples {
                             r.nextLong() & Long.MAX_VALUE));
                 }
                 return new Frame.ResyncWants(wanted);
+            }
+            case 20: {
+                Op op = r.nextBoolean() ? Op.HASH : Op.SET;
+                List<Frame.EffectMember> set = new ArrayList<>();
+                for (int i = r.nextInt(4); i > 0; i--) {
+                    set.add(new Frame.EffectMember(bytes(r, 20), op == Op.SET ? new byte[0] : bytes(r, 20)));
+                }
+                List<byte[]> removed = new ArrayList<>();
+                for (int i = r.nextInt(4); i > 0; i--) removed.add(bytes(r, 20));
+                TxId txId = TxId.of(r.nextInt(100), 1 + (r.nextLong() & (Long.MAX_VALUE >> 1)));
+                TxId base = TxId.of(txId.epoch(), r.nextLong(txId.seq()));
+                return new Frame.Effect(
+                        r.nextLong(), txId, base, op, bytes(r, 20), r.nextLong() & Long.MAX_VALUE, set, removed);
             }
             default:
                 return new Frame.Heartbeat(r.nextLong(), r.nextBoolean());
