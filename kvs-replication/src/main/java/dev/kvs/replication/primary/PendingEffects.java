@@ -19,7 +19,7 @@ import java.util.Map;
  * for any other key, and {@link #sent} records it. A backup applies an effect only on its exact base and
  * nacks it otherwise, so a chain that does not hold on the backup costs one image more, never a wrong value.
  *
- * <p>Bounded: at most {@link #MAX_BYTES} of effects held (an effect past it breaks its key's chain: the key
+ * <p>Bounded: at most {@link #MAX_BYTES} of effects held (an effect past it, or larger than {@link #MAX_EFFECT_BYTES}, breaks its key's chain: the key
  * ships whole) and at most {@link #MAX_KEYS} keys remembered (the least recently written forgotten first: its
  * next write ships whole). A write of a key other than by an effect (a string, a delete, SPOP, HINCRBY, a
  * rename) and a nack break the key's chain ({@link #broken}). Thread-safe.
@@ -27,6 +27,11 @@ import java.util.Map;
 final class PendingEffects {
     /** The bytes of effects held at most, per replicator. */
     static final long MAX_BYTES = 16L << 20;
+    /**
+     * The largest effect kept: a larger one (an HSET of thousands of fields) breaks its key's chain and the image
+     * ships, chunked, so no effect frame outgrows a value chunk or the backup's longest frame.
+     */
+    static final long MAX_EFFECT_BYTES = 64 * 1024;
     /** Keys remembered at most, per replicator. */
     static final int MAX_KEYS = 65_536;
 
@@ -64,7 +69,7 @@ final class PendingEffects {
         Chain c = byKey.get(new ByteKey(key));
         if (c == null || c.sent == null) return; // not sent at a known TxId: its image ships
         long b = effect.bytes();
-        if (bytes + b > maxBytes) {
+        if (b > MAX_EFFECT_BYTES || bytes + b > maxBytes) {
             broken++;
             drop(c);
             return;

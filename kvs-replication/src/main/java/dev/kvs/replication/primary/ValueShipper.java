@@ -712,9 +712,25 @@ final class ValueShipper implements Runnable {
                     link.pending().requeue(key);
                     break;
                 }
-                Frame.Effect sent = new Frame.Effect(
-                        flowSent(s, bytes), e.txId(), e.base(), e.op(), key, e.expireAtMillis(), e.set(), e.removed());
-                write(ch, sent, bytes);
+                try {
+                    Frame.Effect sent = new Frame.Effect(
+                            flowSent(s, bytes),
+                            e.txId(),
+                            e.base(),
+                            e.op(),
+                            key,
+                            e.expireAtMillis(),
+                            e.set(),
+                            e.removed());
+                    write(ch, sent, bytes);
+                } catch (RuntimeException | Error ex) {
+                    // as a batch that could not be sent: not in flight; the key ships whole after a back-off
+                    for (int j = i; j < fx.size(); j++)
+                        link.pending().unsent(fx.get(j).txId());
+                    link.pending().effects().broken(key);
+                    failures.retryLater(key, ShipperFailures.Kind.SEND, ex, System.nanoTime());
+                    break;
+                }
                 valuesShipped.incrementAndGet();
             }
         }

@@ -66,5 +66,10 @@ class PendingEffectsTest {
         assertThat(fx.brokenCount()).isEqualTo(1);
         assertThat(fx.bytes()).isZero();
         assertThat(fx.take(KEY, TxId.of(1, 7), 0)).isNull();
+
+        PendingEffects unbounded = new PendingEffects();
+        unbounded.sent(KEY, TxId.of(1, 5));
+        add(unbounded, 6, effect(5, (int) PendingEffects.MAX_EFFECT_BYTES)); // larger than one effect may be
+        assertThat(unbounded.take(KEY, TxId.of(1, 6), 0)).isNull();
     }
 }
