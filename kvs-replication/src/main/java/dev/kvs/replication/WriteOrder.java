@@ -36,6 +36,15 @@ public interface WriteOrder {
         return put(key, 0, 0, expireAtMillis);
     }
 
+    /**
+     * {@link #putStructure(byte[], ValueType, long)} of a write whose {@code effect} on the structure at its
+     * base is known (HSET, SADD, HDEL, SREM): the primary may ship the effect instead of the whole image
+     * while the backup was last sent that base. This default ignores the effect.
+     */
+    default TxId putStructure(byte[] key, ValueType type, long expireAtMillis, StructureEffect effect) {
+        return putStructure(key, type, expireAtMillis);
+    }
+
     /** Assigns the next TxId to the deletion of {@code key} (replicated as a tombstone). */
     TxId delete(byte[] key);
 

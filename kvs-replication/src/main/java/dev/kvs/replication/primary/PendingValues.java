@@ -56,6 +56,8 @@ final class PendingValues {
 
     private volatile long smallBytesMirror;
     private final ValueLag lag;
+    /** The structure writes' effects to ship instead of images (its lock is taken inside this one, never around it). */
+    private final PendingEffects effects = new PendingEffects();
 
     /** A pending key; its ages are the lag's ({@link ValueLag.Ages}: one object per key). */
     private static final class State extends ValueLag.Ages {
@@ -376,7 +378,10 @@ final class PendingValues {
     synchronized void nacked(TxId txId) {
         ByteKey k = inFlight.remove(txId);
         lag.drain().unshipped(txId);
-        if (k != null) requeue(k);
+        if (k != null) {
+            effects.broken(k); // an effect not on the backup's base: the key ships whole
+            requeue(k);
+        }
     }
 
     /**
@@ -480,6 +485,10 @@ final class PendingValues {
     }
 
     /** The bound in time: whether it refused a write lately, and what it held ({@link ValueLag#held}). */
+    PendingEffects effects() {
+        return effects;
+    }
+
     ValueLag lag() {
         return lag;
     }

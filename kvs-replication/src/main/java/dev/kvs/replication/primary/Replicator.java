@@ -12,6 +12,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.replication.ReplicationTimeoutException;
 import dev.kvs.replication.ReplicatorConfig;
 import dev.kvs.replication.ReplicatorStatus;
+import dev.kvs.replication.StructureEffect;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.replication.auth.LinkSecurity;
 import dev.kvs.replication.wire.Frame.Op;
@@ -330,6 +331,11 @@ public final class Replicator implements ReplicationLink {
         return staged.size();
     }
 
+    /** The structure writes' effects waiting to ship instead of images; for tests. */
+    PendingEffects effects() {
+        return pending.effects();
+    }
+
     /** Values shipped by the replication event loop, without waking the shipper thread. */
     long valuesShippedNow() {
         return shipper.valuesShippedNow();
@@ -419,17 +425,28 @@ public final class Replicator implements ReplicationLink {
 
         @Override
         public TxId put(byte[] key, int valueLength, int checksum, long expireAtMillis) {
+            pending.effects().broken(key);
             return order(Op.PUT, key, valueLength, checksum, expireAtMillis);
         }
 
         @Override
         public TxId putStructure(byte[] key, ValueType type, long expireAtMillis) {
+            return putStructure(key, type, expireAtMillis, null);
+        }
+
+        @Override
+        public TxId putStructure(byte[] key, ValueType type, long expireAtMillis, StructureEffect effect) {
             if (!type.isStructure()) throw new IllegalArgumentException("not a structure: " + type);
-            return order(Op.writing(type), key, 0, 0, expireAtMillis);
+            TxId t = order(Op.writing(type), key, 0, 0, expireAtMillis);
+            // under the key's lock, so a key's effects are added in TxId order
+            if (effect == null) pending.effects().broken(key);
+            else pending.effects().add(key, t, Op.writing(type), expireAtMillis, effect);
+            return t;
         }
 
         @Override
         public TxId delete(byte[] key) {
+            pending.effects().broken(key);
             return order(Op.DELETE, key, 0, 0, 0);
         }
 
@@ -460,6 +477,8 @@ public final class Replicator implements ReplicationLink {
 
         @Override
         public TxId rename(byte[] source, byte[] key, int valueLength, int checksum, long expireAtMillis) {
+            pending.effects().broken(source);
+            pending.effects().broken(key);
             if (mode == ReplicationMode.ASYNC) {
                 // no RENAME in async mode (nothing is fenced): the delete and the value travel as two
                 // async writes, each with its own TxId (acks name TxIds), so the backup may apply one

@@ -66,6 +66,9 @@ final class ValueShipper implements Runnable {
     private final List<ValueChannel> streams;
     private final StagedValues staged;
     private final List<Large> large = new ArrayList<>();
+    /** Chains of effects taken to ship instead of images, each in order on one stream ({@link #shipEffects}). */
+    private final List<List<Frame.Effect>> effectsDue = new ArrayList<>();
+
     private final AtomicLong valuesShipped = new AtomicLong();
     private final AtomicLong bytesShipped = new AtomicLong();
     private final AtomicLong valuesShippedNow = new AtomicLong();
@@ -186,7 +189,7 @@ final class ValueShipper implements Runnable {
                 boolean idle;
                 shipping.lock();
                 try {
-                    idle = large.isEmpty() && !stagedDue();
+                    idle = large.isEmpty() && effectsDue.isEmpty() && !stagedDue();
                 } finally {
                     shipping.unlock();
                 }
@@ -216,6 +219,11 @@ final class ValueShipper implements Runnable {
         if (streams.stream().noneMatch(ValueChannel::ready)) {
             for (Large l : large) link.pending().requeue(l.key);
             large.clear();
+            for (List<Frame.Effect> fx : effectsDue) {
+                link.pending().effects().broken(fx.get(0).key());
+                link.pending().requeue(fx.get(0).key());
+            }
+            effectsDue.clear();
             LockSupport.parkNanos(5_000_000);
             return;
         }
@@ -294,6 +302,7 @@ final class ValueShipper implements Runnable {
                 valuesShipped.incrementAndGet();
             }
         }
+        shipEffects();
         shipStaged(quantum);
     }
 
@@ -626,6 +635,7 @@ final class ValueShipper implements Runnable {
         TxId newest = link.pending().newest(key);
         if (newest == null) return null; // acknowledged meanwhile
         if (resumeStaged(key, newest)) return null;
+        if (takeEffects(key, newest)) return null;
         int chunkLimit = Math.min(link.config().chunkBytes(), quantum);
         if (link.pending().newestLength(key) > chunkLimit) {
             // large: read its header only; sendChunk reads its bytes chunk by chunk
@@ -660,6 +670,73 @@ final class ValueShipper implements Runnable {
     }
 
     /**
+     * Takes the effects of {@code key}'s structure writes up to {@code newest} to ship instead of its image, if
+     * they link from what the backup was last sent and the store holds that structure at {@code newest} (not a
+     * tombstone, not a newer write); they go in order on one stream at this thread's next round.
+     */
+    private boolean takeEffects(byte[] key, TxId newest) {
+        PendingEffects effects = link.pending().effects();
+        if (effects.bytes() == 0) return false;
+        RecordHeader h = link.store().header(key);
+        if (h == null
+                || h.state() != RecordState.COMPLETE
+                || !h.type().isStructure()
+                || !h.txId().equals(newest)) {
+            return false;
+        }
+        List<Frame.Effect> fx = effects.take(key, newest, System.nanoTime());
+        if (fx == null) return false;
+        for (Frame.Effect e : fx) link.pending().shipped(key, e.txId());
+        effectsDue.add(fx);
+        link.pending().signal();
+        return true;
+    }
+
+    /**
+     * Sends the chains of effects taken ({@link #takeEffects}), each in order on one stream; a chain whose
+     * stream is down is not in flight any more, and its key ships whole.
+     */
+    private void shipEffects() throws InterruptedException {
+        while (!effectsDue.isEmpty()) {
+            List<Frame.Effect> fx = effectsDue.remove(0);
+            ValueChannel s = pickStream();
+            byte[] key = fx.get(0).key();
+            for (int i = 0; i < fx.size(); i++) {
+                Frame.Effect e = fx.get(i);
+                int bytes = FrameCodec.encodedSize(e);
+                Channel ch = s == null ? null : s.channel();
+                if (ch == null || !awaitWindow(bytes)) {
+                    for (int j = i; j < fx.size(); j++)
+                        link.pending().unsent(fx.get(j).txId());
+                    link.pending().effects().broken(key);
+                    link.pending().requeue(key);
+                    break;
+                }
+                try {
+                    Frame.Effect sent = new Frame.Effect(
+                            flowSent(s, bytes),
+                            e.txId(),
+                            e.base(),
+                            e.op(),
+                            key,
+                            e.expireAtMillis(),
+                            e.set(),
+                            e.removed());
+                    write(ch, sent, bytes);
+                } catch (RuntimeException | Error ex) {
+                    // as a batch that could not be sent: not in flight; the key ships whole after a back-off
+                    for (int j = i; j < fx.size(); j++)
+                        link.pending().unsent(fx.get(j).txId());
+                    link.pending().effects().broken(key);
+                    failures.retryLater(key, ShipperFailures.Kind.SEND, ex, System.nanoTime());
+                    break;
+                }
+                valuesShipped.incrementAndGet();
+            }
+        }
+    }
+
+    /**
      * Reads the image of the structure at {@code key} (O(size), under the key's lock in the store) and
      * returns it as one chunk if small, else starts sending it in chunks copied from the image read now.
      */
@@ -679,10 +756,12 @@ final class ValueShipper implements Runnable {
                 return null;
             }
             link.pending().shipped(key, t);
+            link.pending().effects().sent(key, t);
             large.add(new Large(key, m, checksum, s));
             return null;
         }
         link.pending().shipped(key, t);
+        link.pending().effects().sent(key, t);
         return new ValueChunk(
                 t,
                 Op.writing(m.header().type()),

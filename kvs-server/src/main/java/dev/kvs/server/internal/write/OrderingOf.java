@@ -7,6 +7,7 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
+import dev.kvs.replication.StructureEffect;
 import dev.kvs.replication.WriteOrder;
 import java.util.List;
 
@@ -56,6 +57,12 @@ final class OrderingOf implements Writes.Ordering {
     public TxId structure(byte[] key, ValueType type, long expireAtMillis) {
         ordered = true;
         return order.putStructure(key, type, expireAtMillis);
+    }
+
+    @Override
+    public TxId structure(byte[] key, ValueType type, long expireAtMillis, StructureEffect effect) {
+        ordered = true;
+        return order.putStructure(key, type, expireAtMillis, effect);
     }
 
     @Override

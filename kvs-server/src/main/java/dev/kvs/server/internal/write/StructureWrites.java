@@ -11,6 +11,8 @@ import dev.kvs.core.StructureView;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueType;
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.StructureEffect;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.LongFunction;
@@ -46,7 +48,10 @@ public final class StructureWrites {
             List<Member> members,
             boolean wantPrevious) {
         dropIfExpired(mode, key);
-        return writes.ordered(mode, last, o -> store.putMembers(key, type, members, wantPrevious, txId(o, key, type)));
+        return writes.ordered(
+                mode,
+                last,
+                o -> store.putMembers(key, type, members, wantPrevious, txId(o, key, type, members, List.of())));
     }
 
     /** HINCRBY, HINCRBYFLOAT, HSETNX: see {@link KvStore#updateMember}. */
@@ -65,7 +70,10 @@ public final class StructureWrites {
             List<byte[]> names,
             boolean wantPrevious) {
         dropIfExpired(mode, key);
-        return writes.ordered(mode, last, o -> store.removeMembers(key, type, names, wantPrevious, txId(o, key, type)));
+        return writes.ordered(
+                mode,
+                last,
+                o -> store.removeMembers(key, type, names, wantPrevious, txId(o, key, type, List.of(), names)));
     }
 
     /** SPOP: see {@link KvStore#popMembers}. */
@@ -81,10 +89,27 @@ public final class StructureWrites {
      * keeps (none for a new one), which the key packet carries to the backup.
      */
     private Supplier<TxId> txId(Writes.Ordering o, byte[] key, ValueType type) {
+        return txId(o, key, type, null, null);
+    }
+
+    /**
+     * {@link #txId(Writes.Ordering, byte[], ValueType)} of a write that sets {@code set} and removes {@code
+     * removed}: its effect on the structure the key holds before it (whose TxId is the effect's base), which may
+     * ship instead of the image; none for a new structure. {@code set} null: no effect (the image ships).
+     */
+    private Supplier<TxId> txId(Writes.Ordering o, byte[] key, ValueType type, List<Member> set, List<byte[]> removed) {
         return () -> {
             RecordHeader h = store.header(key);
             boolean kept = h != null && h.state() == RecordState.COMPLETE && h.type() == type;
-            return o.structure(key, type, kept ? h.expireAtMillis() : RecordHeader.NO_EXPIRY);
+            long expireAt = kept ? h.expireAtMillis() : RecordHeader.NO_EXPIRY;
+            if (!kept || set == null) return o.structure(key, type, expireAt);
+            List<byte[]> names = new ArrayList<>(set.size());
+            List<byte[]> values = new ArrayList<>(set.size());
+            for (Member m : set) {
+                names.add(m.name());
+                values.add(m.value());
+            }
+            return o.structure(key, type, expireAt, new StructureEffect(h.txId(), names, values, removed));
         };
     }
 

@@ -9,6 +9,7 @@ import dev.kvs.core.ValueStage;
 import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.replication.StructureEffect;
 import dev.kvs.replication.WriteOrder;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
@@ -93,6 +94,14 @@ public final class Writes {
          * StructureWrites}). Replicated as a structure write: the backup gets the structure's image.
          */
         TxId structure(byte[] key, ValueType type, long expireAtMillis);
+
+        /**
+         * {@link #structure(byte[], ValueType, long)} of a write whose effect on the structure at its base is
+         * known, which may ship instead of the image ({@code WriteOrder.putStructure}).
+         */
+        default TxId structure(byte[] key, ValueType type, long expireAtMillis, StructureEffect effect) {
+            return structure(key, type, expireAtMillis);
+        }
     }
 
     /**
