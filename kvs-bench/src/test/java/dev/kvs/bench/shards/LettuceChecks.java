@@ -24,7 +24,10 @@ final class LettuceChecks {
 
     private LettuceChecks() {}
 
-    /** For each shard, {@code n} keys of its slots (from {@link SlotLoad#keyPerSlot}, spread over them). */
+    /**
+     * For each shard, {@code n} keys of its slots: {@link SlotLoad#keyPerSlot}'s, spread over them, each
+     * under a hash tag ({@code {k:N}:lettuce}) so that no key is one SlotLoad writes.
+     */
     static Map<String, List<String>> keysByShard(ClusterMap map, int n) {
         Map<String, List<String>> all = new TreeMap<>();
         for (String k : SlotLoad.keyPerSlot()) {
@@ -37,7 +40,9 @@ final class LettuceChecks {
         Map<String, List<String>> picked = new TreeMap<>();
         all.forEach((s, keys) -> {
             List<String> some = new ArrayList<>();
-            for (int i = 0; i < n; i++) some.add(keys.get(i * keys.size() / n));
+            // "{k:N}:lettuce" hashes as k:N does (its hash tag), so it is in the same slot and shard, but it is
+            // never one of SlotLoad's keys: JedisCluster's threads must not see Lettuce's values
+            for (int i = 0; i < n; i++) some.add("{" + keys.get(i * keys.size() / n) + "}:lettuce");
             picked.put(s, some);
         });
         return picked;
