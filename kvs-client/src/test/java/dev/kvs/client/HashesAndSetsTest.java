@@ -1,11 +1,9 @@
 package dev.kvs.client;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.kvs.server.KvsNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,36 +20,24 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the client speaks plain Redis and kvs answers it as Redis does.
  */
 class HashesAndSetsTest {
-    private static LoneRedis redis;
-    private static KvsNode node;
-    private static KvsClient onRedis;
-    private static KvsClient onKvs;
+    private static RedisAndKvs servers;
 
     @BeforeAll
     static void start() {
-        redis = LoneRedis.start();
-        node = KvsNode.start(Nodes.primary("structures-test").build());
-        onRedis = KvsClient.builder().endpoints(redis.endpoint()).build();
-        onKvs = KvsClient.builder().endpoints(Nodes.endpoint(node)).build();
+        servers = RedisAndKvs.start("structures-test");
     }
 
     @AfterAll
     static void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {onRedis, onKvs, node, redis}) {
-            try {
-                if (c != null) c.close();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }
+        if (servers != null) servers.close();
     }
 
     private static KvsClient client(String server) {
-        return server.equals("redis") ? onRedis : onKvs;
+        return servers.client(server);
     }
 
     private static byte[] b(String s) {
-        return s.getBytes(UTF_8);
+        return RedisAndKvs.b(s);
     }
 
     @ParameterizedTest

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.kvs.server.KvsNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,36 +22,24 @@ import org.junit.jupiter.params.provider.ValueSource;
  * commit, abort on a watched key's write or expiry, and report each write's result alike on both.
  */
 class TransactionsTest {
-    private static LoneRedis redis;
-    private static KvsNode node;
-    private static KvsClient onRedis;
-    private static KvsClient onKvs;
+    private static RedisAndKvs servers;
 
     @BeforeAll
     static void start() {
-        redis = LoneRedis.start();
-        node = KvsNode.start(Nodes.primary("transactions-test").build());
-        onRedis = KvsClient.builder().endpoints(redis.endpoint()).build();
-        onKvs = KvsClient.builder().endpoints(Nodes.endpoint(node)).build();
+        servers = RedisAndKvs.start("transactions-test");
     }
 
     @AfterAll
     static void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {onRedis, onKvs, node, redis}) {
-            try {
-                if (c != null) c.close();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }
+        if (servers != null) servers.close();
     }
 
     private static KvsClient client(String server) {
-        return server.equals("redis") ? onRedis : onKvs;
+        return servers.client(server);
     }
 
     private static byte[] b(String s) {
-        return s.getBytes(UTF_8);
+        return RedisAndKvs.b(s);
     }
 
     @ParameterizedTest
@@ -151,7 +138,7 @@ class TransactionsTest {
     @ValueSource(strings = {"redis", "kvs"})
     void sequentialTransactionsReuseOneConnection(String server) {
         KvsClient c = client(server);
-        int port = server.equals("redis") ? Integer.parseInt(redis.endpoint().split(":")[1]) : node.port();
+        int port = servers.port(server);
         byte[] key = b("tx:" + server + ":reuse");
         c.put(key, b("0"));
         long before = connectionsReceived(port);

@@ -35,6 +35,11 @@ final class AckLog {
         return acks.size();
     }
 
+    /** True if some write sent at or after {@code nanos} ({@link System#nanoTime()}) was acknowledged. */
+    boolean anySentSince(long nanos) {
+        return acks.stream().anyMatch(a -> a.sent() - nanos >= 0);
+    }
+
     long countBy(String node) {
         return acks.stream().filter(a -> a.node().equals(node)).count();
     }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -91,8 +92,9 @@ class PartitionAcceptanceTest {
         StringBuilder plan = new StringBuilder();
         List<String> leaders = new CopyOnWriteArrayList<>(); // whose coordinator each COORDINATOR_ZK cut hit
         long lastHealMs = 0;
+        int cuts = 1 + random.nextInt(3);
+        CountDownLatch healed = new CountDownLatch(cuts);
         try {
-            int cuts = 1 + random.nextInt(3);
             for (int i = 0; i < cuts; i++) {
                 Cut cut = Cut.values()[random.nextInt(Cut.values().length)];
                 long atMs = random.nextInt(2000);
@@ -104,13 +106,27 @@ class PartitionAcceptanceTest {
                             if (cut == Cut.COORDINATOR_ZK) leaders.add(shard.coordinatorLeader());
                             List<WanLink> links = shard.links(cut);
                             links.forEach(WanLink::pause);
-                            chaos.schedule(() -> links.forEach(WanLink::resume), spanMs, TimeUnit.MILLISECONDS);
+                            chaos.schedule(
+                                    () -> {
+                                        links.forEach(WanLink::resume);
+                                        healed.countDown();
+                                    },
+                                    spanMs,
+                                    TimeUnit.MILLISECONDS);
                         },
                         atMs,
                         TimeUnit.MILLISECONDS);
             }
-            // the chaos ends, then the writers run on a healed shard; a deadline, not synchronisation
-            Thread.sleep(lastHealMs + 1000);
+            // the chaos ends, then the writers run on the healed shard until a write sent a second after
+            // the last heal is acknowledged (the shard serves again, and any overlap after it shows)
+            assertThat(healed.await(lastHealMs + 10_000, TimeUnit.MILLISECONDS))
+                    .as("seed %d: every cut healed", seed)
+                    .isTrue();
+            long healedAt = System.nanoTime();
+            await("seed " + seed + ": a write sent 1 s after the last heal is acknowledged")
+                    .pollInterval(Duration.ofMillis(50))
+                    .atMost(Duration.ofSeconds(20))
+                    .until(() -> log.anySentSince(healedAt + TimeUnit.SECONDS.toNanos(1)));
         } finally {
             chaos.shutdown();
             assertThat(chaos.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
@@ -162,7 +178,7 @@ class PartitionAcceptanceTest {
         backupDc.forEach(WanLink::pause);
         long pausedAt = System.nanoTime();
         long until = pausedAt + 3 * SESSION.toNanos();
-        while (System.nanoTime() < until) {
+        while (System.nanoTime() < until) { // checked every 100 ms for three session timeouts
             assertThat(shard.maps.read().orElseThrow().version())
                     .as("the map is unchanged during the isolation")
                     .isEqualTo(before.version());
