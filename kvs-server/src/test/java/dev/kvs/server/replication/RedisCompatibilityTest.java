@@ -476,6 +476,14 @@ class RedisCompatibilityTest {
                 write(c("DECRBY", K, "3"), integer(7)).given("SET", K, "10"),
                 write(c("INCRBYFLOAT", K, "0.1"), bulk("10.6")).given("SET", K, "10.50"),
                 write(c("INCRBYFLOAT", K, "2.0e2"), bulk("5200")).given("SET", K, "5.0e3"),
+                // a long double, as Redis's: not 0.30000000000000004, exact beyond 2^53, finite beyond 1.8e308
+                write(c("INCRBYFLOAT", K, "0.2"), bulk("0.3")).given("SET", K, "0.1"),
+                write(c("INCRBYFLOAT", K, "1"), bulk("123456789012345679")).given("SET", K, "123456789012345678"),
+                write(c("INCRBYFLOAT", K, "0.3333333333333333333333"), bulk("1.33333333333333333"))
+                        .given("SET", K, "1"),
+                write(c("INCRBYFLOAT", K, "-1e400"), bulk("0")).given("SET", K, "1e400"),
+                write(c("INCRBYFLOAT", K, "1e4932"), error("ERR increment would produce NaN or Infinity"))
+                        .given("SET", K, "1e4932"),
                 write(c("INCRBYFLOAT", K, "abc"), error("ERR value is not a valid float")),
                 write(c("APPEND", K, " World"), integer(11)).given("SET", K, "Hello"),
                 write(c("APPEND", K, "Hello"), integer(5)),
@@ -699,6 +707,7 @@ class RedisCompatibilityTest {
                 write(c("HINCRBY", K, "f", "1"), WRONGTYPE).given("SET", K, "v"),
                 write(c("HINCRBYFLOAT", K, "f", "0.1"), bulk("10.6")).given("HSET", K, "f", "10.50"),
                 write(c("HINCRBYFLOAT", K, "f", "2.0e2"), bulk("5200")).given("HSET", K, "f", "5.0e3"),
+                write(c("HINCRBYFLOAT", K, "f", "0.2"), bulk("0.3")).given("HSET", K, "f", "0.1"),
                 write(c("HINCRBYFLOAT", K, "f", "1"), error("ERR hash value is not a float"))
                         .given("HSET", K, "f", "foo"),
                 write(c("HINCRBYFLOAT", K, "f", "abc"), error("ERR value is not a valid float")),

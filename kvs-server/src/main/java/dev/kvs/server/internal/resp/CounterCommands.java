@@ -7,10 +7,7 @@ import static dev.kvs.server.internal.resp.Records.ttlOf;
 import dev.kvs.core.Write;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
-import java.util.regex.Pattern;
 
 /**
  * The counters of Redis's string group: INCR, DECR, INCRBY, DECRBY, INCRBYFLOAT. Each reads the
@@ -21,9 +18,6 @@ import java.util.regex.Pattern;
 final class CounterCommands {
     static final String NOT_FLOAT = "ERR value is not a valid float";
     static final String OVERFLOW = "ERR increment or decrement would overflow";
-    /** What Redis's {@code strtold} takes as a float, less hex floats; whitespace is refused, as in Redis. */
-    private static final Pattern FLOAT =
-            Pattern.compile("[+-]?((\\d+\\.?\\d*)|(\\.\\d+))([eE][+-]?\\d+)?|[+-]?(?i:inf|infinity)");
 
     private final CommandContext node;
     private final KeyGate gate;
@@ -78,24 +72,21 @@ final class CounterCommands {
     }
 
     private RedisMessage incrByFloat(Session s, byte[][] a) {
-        Double by = parseDouble(a[2]);
+        LongDouble by = LongDouble.parse(a[2]);
         if (by == null) return Replies.error(NOT_FLOAT);
         byte[] key = a[1];
         String[] error = new String[1];
         byte[][] result = new byte[1][];
         Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
             requireString(v);
-            double current = 0;
+            LongDouble current = LongDouble.ZERO;
             if (complete(v)) {
-                Double parsed = parseDouble(v.value());
-                if (parsed == null) return refuse(error, NOT_FLOAT);
-                current = parsed;
+                current = LongDouble.parse(v.value());
+                if (current == null) return refuse(error, NOT_FLOAT);
             }
-            double next = current + by;
-            if (Double.isNaN(next) || Double.isInfinite(next)) {
-                return refuse(error, "ERR increment would produce NaN or Infinity");
-            }
-            result[0] = formatDouble(next).getBytes(StandardCharsets.US_ASCII);
+            LongDouble next = current.plus(by);
+            if (!next.isFinite()) return refuse(error, "ERR increment would produce NaN or Infinity");
+            result[0] = next.format().getBytes(StandardCharsets.US_ASCII);
             return order.put(key, result[0], ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
@@ -106,26 +97,5 @@ final class CounterCommands {
     private static Write refuse(String[] error, String text) {
         error[0] = text;
         return Write.keep();
-    }
-
-    /** A float as Redis's {@code strtold} reads it (no whitespace, no NaN); null if not one. */
-    static Double parseDouble(byte[] b) {
-        if (b.length == 0 || b.length > 5000) return null;
-        String text = new String(b, StandardCharsets.ISO_8859_1);
-        if (!FLOAT.matcher(text).matches()) return null;
-        String t = text.toLowerCase(Locale.ROOT);
-        if (t.endsWith("inf") || t.endsWith("infinity")) {
-            return t.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
-        }
-        return Double.parseDouble(text);
-    }
-
-    /**
-     * INCRBYFLOAT's reply as Redis writes it: no exponent, no trailing zeros ({@code 5200}, {@code
-     * 10.6}); digits are the shortest that read back as the same double.
-     */
-    static String formatDouble(double d) {
-        if (d == 0) return "0";
-        return new BigDecimal(Double.toString(d)).stripTrailingZeros().toPlainString();
     }
 }

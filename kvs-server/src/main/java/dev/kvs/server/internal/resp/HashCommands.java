@@ -92,23 +92,20 @@ final class HashCommands {
     }
 
     private RedisMessage hincrbyfloat(Session s, byte[][] a) {
-        Double by = CounterCommands.parseDouble(a[3]);
+        LongDouble by = LongDouble.parse(a[3]);
         if (by == null) return Replies.error(CounterCommands.NOT_FLOAT);
-        if (by.isNaN() || by.isInfinite()) return Replies.error("ERR value is NaN or Infinity");
+        if (!by.isFinite()) return Replies.error("ERR value is NaN or Infinity");
         String[] error = new String[1];
         byte[][] result = new byte[1][];
         Writes.Done<MemberWrite> w = update(s, a, current -> {
-            double value = 0;
+            LongDouble value = LongDouble.ZERO;
             if (current != null) {
-                Double parsed = CounterCommands.parseDouble(current);
-                if (parsed == null) return refuse(error, NOT_FLOAT);
-                value = parsed;
+                value = LongDouble.parse(current);
+                if (value == null) return refuse(error, NOT_FLOAT);
             }
-            double next = value + by;
-            if (Double.isNaN(next) || Double.isInfinite(next)) {
-                return refuse(error, "ERR increment would produce NaN or Infinity");
-            }
-            result[0] = CounterCommands.formatDouble(next).getBytes(StandardCharsets.US_ASCII);
+            LongDouble next = value.plus(by);
+            if (!next.isFinite()) return refuse(error, "ERR increment would produce NaN or Infinity");
+            result[0] = next.format().getBytes(StandardCharsets.US_ASCII);
             return result[0];
         });
         if (error[0] != null) return Replies.error(error[0]);

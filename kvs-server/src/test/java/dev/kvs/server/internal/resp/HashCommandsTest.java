@@ -123,8 +123,12 @@ class HashCommandsTest {
         assertThat(resp.command("HINCRBYFLOAT", "h", "f", "+inf")).isEqualTo("-ERR value is NaN or Infinity\r\n");
         resp.command("HSET", "h", "word", "1\u00002");
         assertThat(resp.command("HINCRBYFLOAT", "h", "word", "1")).isEqualTo("-ERR hash value is not a float\r\n");
+        // a long double, as Redis's: twice a double's largest is finite (309 digits), twice 1e4932 is not
         resp.command("HSET", "h", "big", "1.7976931348623157e308");
         assertThat(resp.command("HINCRBYFLOAT", "h", "big", "1.7976931348623157e308"))
+                .startsWith("$309\r\n359538626972463139991842093548");
+        resp.command("HSET", "h", "big", "1e4932");
+        assertThat(resp.command("HINCRBYFLOAT", "h", "big", "1e4932"))
                 .isEqualTo("-ERR increment would produce NaN or Infinity\r\n");
         assertThat(resp.command("HINCRBYFLOAT", "hfoo", "f", "inf")).isEqualTo("-ERR value is NaN or Infinity\r\n");
         assertThat(resp.command("EXISTS", "hfoo")).isEqualTo(":0\r\n");
