@@ -355,9 +355,12 @@ class RespServerTest {
     }
 
     @Test
-    void helloAcceptsResp2AndRefusesResp3() {
-        assertThat(resp.command("HELLO", "3")).startsWith("-NOPROTO");
+    void helloSwitchesBetweenResp2AndResp3AndRefusesOtherVersions() {
+        assertThat(resp.command("HELLO", "4")).isEqualTo("-NOPROTO unsupported protocol version\r\n");
+        assertThat(resp.command("HELLO", "3")).startsWith("%7\r\n$6\r\nserver\r\n$3\r\nkvs\r\n");
+        assertThat(resp.command("GET", "missing")).isEqualTo("_\r\n");
         assertThat(resp.command("HELLO", "2")).startsWith("*14\r\n$6\r\nserver\r\n$3\r\nkvs\r\n");
+        assertThat(resp.command("GET", "missing")).isEqualTo("$-1\r\n");
     }
 
     @Test
