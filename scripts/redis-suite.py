@@ -42,6 +42,7 @@ DEFAULT_UNITS = [
     "unit/type/hash",
     "unit/type/set",
     "unit/multi",
+    "unit/protocol",
 ]
 TAGS = "-needs:repl -needs:debug -needs:config-maxmemory -needs:save"
 # Tests the kvs run skips (runtest --skipfile), each for what kvs lacks: without the skip, the unit
@@ -50,7 +51,6 @@ TAGS = "-needs:repl -needs:debug -needs:config-maxmemory -needs:save"
 LISTS = "needs lists (LPUSH, RPUSH): not in kvs yet"
 SKIPS = {
     "unit/type/hash": [
-        ("HRANDFIELD with RESP3", "needs RESP3 (HELLO 3): issue #37"),
         ("Hash ziplist of various encodings", "sets a 64 KiB field value: kvs takes at most 16 KiB per field"),
         ("Hash ziplist of various encodings - sanitize dump", "needs DUMP/RESTORE"),
     ],
@@ -58,6 +58,9 @@ SKIPS = {
         ("SMISMEMBER against non set", LISTS),
         ("SMISMEMBER requires one or more members", "needs sorted sets (ZADD): not in kvs yet"),
         ("SADD against non set", LISTS),
+    ],
+    "unit/protocol": [
+        ("Regression for a crash with blocking ops and pipelining", "needs blocking lists (BLPOP, RPUSH)"),
     ],
     "unit/multi": [
         ("MULTI / EXEC basics", LISTS),

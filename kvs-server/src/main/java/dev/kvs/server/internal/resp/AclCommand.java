@@ -48,7 +48,7 @@ final class AclCommand implements Command {
                 if (a.length != 2) return Replies.wrongArity("ACL|LIST");
                 return list();
             case "LOG":
-                return a.length <= 3 ? log(a) : Replies.wrongArity("ACL|LOG");
+                return a.length <= 3 ? log(s, a) : Replies.wrongArity("ACL|LOG");
             default:
                 return Replies.error("ERR unknown subcommand '" + Args.text(a[1])
                         + "'. Try ACL WHOAMI, ACL USERS, ACL LIST, ACL LOG.");
@@ -56,7 +56,7 @@ final class AclCommand implements Command {
     }
 
     /** {@code ACL LOG [count | RESET]}: the newest entries (10 by default) as Redis 7.2 shows them. */
-    private RedisMessage log(byte[][] a) {
+    private RedisMessage log(Session s, byte[][] a) {
         long count = 10;
         if (a.length == 3) {
             if (Args.upper(a[2]).equals("RESET")) {
@@ -70,7 +70,7 @@ final class AclCommand implements Command {
         long now = log.nowMillis();
         List<RedisMessage> out = new ArrayList<>();
         for (AclLog.Entry e : log.newest((int) Math.min(count, AclLog.MAX_ENTRIES))) {
-            out.add(Replies.array(List.of(
+            out.add(TypedReplies.map(List.of(
                     Replies.bulk("count"),
                     Replies.integer(e.count()),
                     Replies.bulk("reason"),
@@ -82,7 +82,7 @@ final class AclCommand implements Command {
                     Replies.bulk("username"),
                     Replies.bulk(e.username()),
                     Replies.bulk("age-seconds"),
-                    Replies.bulk(seconds(now - e.updatedMillis())),
+                    age(s, now - e.updatedMillis()),
                     Replies.bulk("client-info"),
                     Replies.bulk(e.clientInfo()),
                     Replies.bulk("entry-id"),
@@ -93,6 +93,16 @@ final class AclCommand implements Command {
                     Replies.integer(e.updatedMillis()))));
         }
         return Replies.array(out);
+    }
+
+    /**
+     * An entry's age: a double in RESP3 (as Redis 7.0.15), in RESP2 the bulk string Redis 7.2 prints
+     * ({@link #seconds}).
+     */
+    private static RedisMessage age(Session s, long millis) {
+        return s.protocol == 3
+                ? new TypedReplies.DoubleReply(Math.max(0, millis) / 1000.0)
+                : Replies.bulk(seconds(millis));
     }
 
     /** Milliseconds as seconds the way Redis prints a double: {@code 4.096}, {@code 0}. */

@@ -124,10 +124,10 @@ final class ClusterCommands {
         return switch (sub) {
             case "KEYSLOT" -> Replies.integer(HashSlots.slot(a[2]));
             case "MYID" -> Replies.bulk(layout.myId());
-            case "INFO" -> Replies.bulk(info(layout));
+            case "INFO" -> new TypedReplies.VerbatimReply(info(layout));
             case "SLOTS" -> slots(layout);
             case "SHARDS" -> shards(layout);
-            case "NODES" -> Replies.bulk(nodes(layout, System.currentTimeMillis()));
+            case "NODES" -> new TypedReplies.VerbatimReply(nodes(layout, System.currentTimeMillis()));
             case "HELP" -> help();
             default -> notSupported(sub);
         };
@@ -142,15 +142,16 @@ final class ClusterCommands {
         return switch (sub) {
             case "KEYSLOT" -> Replies.integer(HashSlots.slot(a[2]));
             case "MYID" -> Replies.bulk(self.id());
-            case "INFO" -> Replies.bulk(info("fail", 0, 0, 0, 1, 0, 0, 0));
+            case "INFO" -> new TypedReplies.VerbatimReply(info("fail", 0, 0, 0, 1, 0, 0, 0));
             case "SLOTS" -> Replies.array(List.of());
             case "SHARDS" ->
-                Replies.array(List.of(Replies.array(List.of(
+                Replies.array(List.of(TypedReplies.map(List.of(
                         Replies.bulk("slots"),
                         Replies.array(List.of()),
                         Replies.bulk("nodes"),
                         Replies.array(List.of(shardsNode(self.id(), self.port(), "", "master", 0, true)))))));
-            case "NODES" -> Replies.bulk(self.id() + " :" + self.port() + "@0 myself,master - 0 0 0 connected\n");
+            case "NODES" ->
+                new TypedReplies.VerbatimReply(self.id() + " :" + self.port() + "@0 myself,master - 0 0 0 connected\n");
             case "HELP" -> help();
             default -> notSupported(sub);
         };
@@ -238,7 +239,10 @@ final class ClusterCommands {
                 Replies.bulk(m.host()), Replies.integer(m.port()), Replies.bulk(m.id()), Replies.array(List.of())));
     }
 
-    /** Per shard: {@code slots} (start, end pairs) and {@code nodes}, each a map as Redis 7.0.15 writes it. */
+    /**
+     * Per shard: {@code slots} (start, end pairs) and {@code nodes}, each a map as Redis 7.0.15 writes it
+     * (a flat array in RESP2). {@code INFO} and {@code NODES} are verbatim strings in RESP3.
+     */
     private static RedisMessage shards(ClusterLayout layout) {
         List<RedisMessage> out = new ArrayList<>();
         for (Shard sh : bySlot(layout)) {
@@ -250,7 +254,7 @@ final class ClusterCommands {
             List<RedisMessage> nodes = new ArrayList<>();
             nodes.add(shardsNode(layout.member(sh.primary()), "master"));
             for (String b : sh.backups()) nodes.add(shardsNode(layout.member(b), "replica"));
-            out.add(Replies.array(
+            out.add(TypedReplies.map(
                     List.of(Replies.bulk("slots"), Replies.array(slots), Replies.bulk("nodes"), Replies.array(nodes))));
         }
         return Replies.array(out);
@@ -261,7 +265,7 @@ final class ClusterCommands {
     }
 
     private static RedisMessage shardsNode(String id, int port, String host, String role, long offset, boolean up) {
-        return Replies.array(List.of(
+        return TypedReplies.map(List.of(
                 Replies.bulk("id"),
                 Replies.bulk(id),
                 Replies.bulk("port"),

@@ -91,12 +91,19 @@ final class ConnectionCommands {
         return db == 0 ? Replies.OK : Replies.error("ERR DB index is out of range (kvs has only db 0)");
     }
 
+    /**
+     * {@code HELLO [protover [AUTH username password] [SETNAME clientname]]}, as Redis 7.0.15: logs in
+     * and names the connection, switches it to RESP3 ({@code 3}) or back to RESP2 ({@code 2}), and
+     * answers the server's map in the protocol chosen. Only a logged-in connection may switch.
+     */
     private RedisMessage hello(Session s, byte[][] a) {
         int i = 1;
+        int protocol = 0;
         if (a.length > 1) {
             Long proto = Args.parseLong(a[1]);
             if (proto == null) return Replies.error("ERR Protocol version is not an integer or out of range");
-            if (proto != 2) return Replies.error("NOPROTO unsupported protocol version (kvs speaks RESP2)");
+            if (proto < 2 || proto > 3) return Replies.error("NOPROTO unsupported protocol version");
+            protocol = proto.intValue();
             i = 2;
         }
         while (i < a.length) {
@@ -106,20 +113,22 @@ final class ConnectionCommands {
                 if (r != Replies.OK) return r;
                 i += 3;
             } else if (opt.equals("SETNAME") && i + 1 < a.length) {
-                s.name = Args.text(a[i + 1]);
+                RedisMessage r = setName(s, a[i + 1]);
+                if (r != Replies.OK) return r;
                 i += 2;
             } else {
-                return Replies.SYNTAX;
+                return Replies.error("ERR Syntax error in HELLO option '" + Args.text(a[i]) + "'");
             }
         }
-        if (!s.authenticated()) return Replies.NOAUTH;
-        List<RedisMessage> m = new ArrayList<>();
+        if (!s.authenticated()) return HELLO_NOAUTH;
+        if (protocol != 0) s.protocol = protocol;
+        List<RedisMessage> m = new ArrayList<>(14);
         m.add(Replies.bulk("server"));
         m.add(Replies.bulk("kvs"));
         m.add(Replies.bulk("version"));
         m.add(Replies.bulk(InfoCommand.REDIS_COMPAT_VERSION));
         m.add(Replies.bulk("proto"));
-        m.add(Replies.integer(2));
+        m.add(Replies.integer(s.protocol));
         m.add(Replies.bulk("id"));
         m.add(Replies.integer(s.id));
         m.add(Replies.bulk("mode"));
@@ -128,7 +137,21 @@ final class ConnectionCommands {
         m.add(Replies.bulk(node.role() == Role.PRIMARY ? "master" : "replica")); // as Redis's HELLO
         m.add(Replies.bulk("modules"));
         m.add(Replies.array(List.of()));
-        return Replies.array(m);
+        return new TypedReplies.Hello(protocol, m);
+    }
+
+    private static final RedisMessage HELLO_NOAUTH = Replies.error(
+            "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user>"
+                    + " <pass> option can be used to authenticate the client and select the RESP protocol version"
+                    + " at the same time");
+
+    private static RedisMessage setName(Session s, byte[] given) {
+        String name = Args.text(given);
+        if (name.chars().anyMatch(c -> c <= ' ' || c > '~')) {
+            return Replies.error("ERR Client names cannot contain spaces, newlines or special characters.");
+        }
+        s.name = name.isEmpty() ? null : name;
+        return Replies.OK;
     }
 
     private RedisMessage client(Session s, byte[][] a) {
@@ -140,26 +163,24 @@ final class ConnectionCommands {
                 return s.name == null ? Replies.NIL : Replies.bulk(s.name);
             case "SETNAME":
                 if (a.length != 3) return Replies.wrongArity("CLIENT|SETNAME");
-                String name = Args.text(a[2]);
-                if (name.chars().anyMatch(c -> c <= ' ' || c > '~')) {
-                    return Replies.error("ERR Client names cannot contain spaces, newlines or special characters.");
-                }
-                s.name = name.isEmpty() ? null : name;
-                return Replies.OK;
+                return setName(s, a[2]);
             case "SETINFO":
                 return a.length == 4 ? Replies.OK : Replies.wrongArity("CLIENT|SETINFO");
             case "INFO":
-                return Replies.bulk(clientLine(s) + "\n");
+                return new TypedReplies.VerbatimReply(clientLine(s) + "\n");
             default:
                 return Replies.error("ERR unknown subcommand '" + Args.text(a[1])
                         + "'. Try CLIENT ID, CLIENT GETNAME, CLIENT SETNAME, CLIENT SETINFO, CLIENT INFO.");
         }
     }
 
-    /** {@code s} as {@code CLIENT INFO} shows it (also an ACL log entry's {@code client-info}). */
+    /**
+     * {@code s} as {@code CLIENT INFO} shows it (also an ACL log entry's {@code client-info}): Redis's
+     * fields kvs has, {@code user} last (Redis ends with {@code user redir resp}).
+     */
     static String clientLine(Session s) {
         return "id=" + s.id + " addr=" + s.remoteAddress + " name=" + (s.name == null ? "" : s.name) + " age="
-                + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0 user="
+                + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0 resp=" + s.protocol + " user="
                 + (s.user == null ? "" : s.user.name());
     }
 }

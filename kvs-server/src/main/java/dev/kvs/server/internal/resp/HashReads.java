@@ -82,7 +82,7 @@ final class HashReads {
         return Replies.integer(read(a[1], () -> store.memberCount(a[1], ValueType.HASH), 0L));
     }
 
-    /** HGETALL (names and values, one after the other), HKEYS, HVALS. */
+    /** HGETALL (names and values, one after the other: a map), HKEYS, HVALS. */
     private RedisMessage all(byte[] key, boolean names, boolean values) {
         List<Member> members = read(key, () -> store.members(key, ValueType.HASH), List.of());
         List<RedisMessage> out = new ArrayList<>(members.size() * (names && values ? 2 : 1));
@@ -90,7 +90,7 @@ final class HashReads {
             if (names) out.add(Replies.bulk(m.name()));
             if (values) out.add(Replies.bulk(m.value()));
         }
-        return Replies.array(out);
+        return names && values ? TypedReplies.map(out) : Replies.array(out); // HGETALL: a map in RESP3
     }
 
     /**
@@ -117,12 +117,13 @@ final class HashReads {
         int n = (int) Math.min(Math.abs(count), Integer.MAX_VALUE);
         List<Member> picked = read(key, () -> pick(key, n, count >= 0), List.of());
         if (picked.isEmpty()) return ArrayRedisMessage.EMPTY_INSTANCE;
-        List<RedisMessage> out = new ArrayList<>(picked.size() * (withValues ? 2 : 1));
+        List<RedisMessage> out = new ArrayList<>(picked.size());
         for (Member m : picked) {
-            out.add(Replies.bulk(m.name()));
-            if (withValues) out.add(Replies.bulk(m.value()));
+            RedisMessage name = Replies.bulk(m.name());
+            out.add(withValues ? new ArrayRedisMessage(List.of(name, Replies.bulk(m.value()))) : name);
         }
-        return Replies.array(out);
+        // WITHVALUES: [field, value] pairs in RESP3, one flat array in RESP2
+        return withValues ? new TypedReplies.PairsReply(out) : Replies.array(out);
     }
 
     private List<Member> pick(byte[] key, int count, boolean distinct) {

@@ -116,7 +116,7 @@ final class InfoCommand implements Command {
             }
             if (b.length() == header) b.setLength(before);
         }
-        return Replies.bulk(b.toString());
+        return new TypedReplies.VerbatimReply(b.toString());
     }
 
     private static void line(StringBuilder b, String k, Object v) {

@@ -11,7 +11,6 @@ import io.netty.util.ByteProcessor;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -559,14 +558,17 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             i++;
         }
         if (i == eol) throw new RespProtocolException("invalid " + what + " length");
+        // a request's negative array length is an empty request, as Redis reads any length <= 0 of one
+        boolean anyNegative = negative && prefix == '*';
+        long limit = anyNegative ? Long.MAX_VALUE / 10 - 9 : max;
         for (; i < eol; i++) {
             byte b = in.getByte(i);
             if (b < '0' || b > '9') throw new RespProtocolException("invalid " + what + " length");
             value = value * 10 + (b - '0');
-            if (value > max) throw new RespProtocolException("invalid " + what + " length");
+            if (value > limit) throw new RespProtocolException("invalid " + what + " length");
         }
         in.readerIndex(eol + 2);
-        if (negative) return value == 1 ? -1 : invalidNegative(what);
+        if (negative) return value == 1 || anyNegative ? -1 : invalidNegative(what);
         return value;
     }
 
@@ -612,29 +614,9 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
         return new RespCommand(a, null);
     }
 
-    /**
-     * The words of an inline command, byte for byte (a value is bytes, not text: decoding it would
-     * turn each invalid UTF-8 byte into a three-byte replacement character): the line without leading
-     * and trailing control characters and spaces, split at runs of spaces, tabs, CR, LF, VT and FF.
-     */
+    /** The words of an inline command, as Redis splits them: {@link InlineWords}. */
     static byte[][] inlineWords(byte[] line) {
-        int start = 0;
-        int end = line.length;
-        while (start < end && (line[start] & 0xFF) <= ' ') start++;
-        while (end > start && (line[end - 1] & 0xFF) <= ' ') end--;
-        List<byte[]> words = new ArrayList<>();
-        int i = start;
-        while (i < end) {
-            int w = i;
-            while (i < end && !isInlineSpace(line[i])) i++;
-            words.add(Arrays.copyOfRange(line, w, i));
-            while (i < end && isInlineSpace(line[i])) i++;
-        }
-        return words.toArray(new byte[0][]);
-    }
-
-    private static boolean isInlineSpace(byte b) {
-        return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == 0x0B || b == '\f';
+        return InlineWords.of(line);
     }
 
     /** True if {@code name} is {@code POST} or {@code Host:}, in any case: an HTTP request's first words. */

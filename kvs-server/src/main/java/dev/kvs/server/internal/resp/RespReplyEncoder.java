@@ -16,7 +16,10 @@ import io.netty.handler.codec.redis.SimpleStringRedisMessage;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * Encodes replies (codec-redis message types) to RESP2. Measured hot path: the small replies written
+ * Encodes replies (codec-redis message types and {@link TypedReplies}) to RESP2, or to RESP3 from the
+ * {@link TypedReplies.Hello} reply of a {@code HELLO 3} on (back to RESP2 from a {@code HELLO 2}'s):
+ * the switch happens where that reply is in the stream, so the replies before it, even those that
+ * waited for replication, keep the protocol they were asked in. Measured hot path: the small replies written
  * between two flushes (one read batch of a pipelining client) are encoded into one buffer, passed on
  * at the flush or once it holds {@link #BATCH_BYTES}, so a batch of 16 SETs costs one buffer and one
  * outbound entry, not 16; small bulk values are copied into it; a large value is passed on without
@@ -36,6 +39,9 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
 
     /** Small replies encoded since the last flush and not yet passed on; null if none. */
     private ByteBuf batch;
+
+    /** The connection speaks RESP3 (since a {@code HELLO 3}'s reply). */
+    private boolean resp3;
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
@@ -117,12 +123,10 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
         else b.release();
     }
 
-    private static void writeLargeBulk(ChannelHandlerContext ctx, FullBulkStringRedisMessage bulk, ChannelPromise p) {
+    private void writeLargeBulk(ChannelHandlerContext ctx, FullBulkStringRedisMessage bulk, ChannelPromise p) {
         ByteBuf content = bulk.content();
         ByteBuf header = ctx.alloc().ioBuffer(16);
-        header.writeByte('$');
-        writeLong(header, content.readableBytes());
-        crlf(header);
+        bulkHeader(bulk, header);
         ctx.write(header, ctx.voidPromise());
         ctx.write(content.retain(), ctx.voidPromise());
         ByteBuf trailer = ctx.alloc().ioBuffer(2);
@@ -151,19 +155,19 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
     private void writeParts(ChannelHandlerContext ctx, RedisMessage m) {
         if (m instanceof FullBulkStringRedisMessage b && isLarge(b)) {
             ByteBuf content = b.content();
-            ByteBuf header = batchForWrite(ctx);
-            header.writeByte('$');
-            writeLong(header, content.readableBytes());
-            crlf(header);
+            bulkHeader(b, batchForWrite(ctx));
             passBatchOn(ctx);
             ctx.write(content.retain(), ctx.voidPromise());
             crlf(batchForWrite(ctx));
         } else if (m instanceof ArrayRedisMessage a && hasLarge(a)) {
-            ByteBuf out = batchForWrite(ctx);
-            out.writeByte('*');
-            writeLong(out, a.children().size());
-            crlf(out);
-            for (RedisMessage c : a.children()) writeParts(ctx, c);
+            aggregateHeader(a, batchForWrite(ctx));
+            for (RedisMessage c : a.children()) {
+                if (flattens(a)) {
+                    for (RedisMessage x : ((ArrayRedisMessage) c).children()) writeParts(ctx, x);
+                } else {
+                    writeParts(ctx, c);
+                }
+            }
         } else {
             encode(m, batchForWrite(ctx));
         }
@@ -186,7 +190,7 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
         return 32;
     }
 
-    private static void encode(RedisMessage m, ByteBuf out) {
+    private void encode(RedisMessage m, ByteBuf out) {
         if (m instanceof SimpleStringRedisMessage s) {
             out.writeByte('+');
             ByteBufUtil.writeUtf8(out, s.content());
@@ -201,29 +205,94 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
             crlf(out);
         } else if (m instanceof FullBulkStringRedisMessage b) {
             if (b.isNull()) {
-                out.writeBytes(NULL_BULK);
+                out.writeBytes(resp3 ? NULL : NULL_BULK);
             } else {
                 ByteBuf c = b.content();
-                out.writeByte('$');
-                writeLong(out, c.readableBytes());
-                crlf(out);
+                bulkHeader(b, out);
                 out.writeBytes(c, c.readerIndex(), c.readableBytes());
                 crlf(out);
             }
         } else if (m instanceof ArrayRedisMessage a) {
             if (a.isNull()) {
-                out.writeBytes(NULL_ARRAY);
+                out.writeBytes(resp3 ? NULL : NULL_ARRAY);
             } else {
-                out.writeByte('*');
-                writeLong(out, a.children().size());
-                crlf(out);
-                for (RedisMessage c : a.children()) encode(c, out);
+                if (a instanceof TypedReplies.Hello h && h.protocol != 0) resp3 = h.protocol == 3;
+                aggregateHeader(a, out);
+                for (RedisMessage c : a.children()) {
+                    if (flattens(a)) {
+                        for (RedisMessage x : ((ArrayRedisMessage) c).children()) encode(x, out);
+                    } else {
+                        encode(c, out);
+                    }
+                }
             }
+        } else if (m instanceof TypedReplies.DoubleReply d) {
+            String text = d.text();
+            if (resp3) {
+                out.writeByte(',');
+            } else {
+                out.writeByte('$');
+                writeLong(out, text.length());
+                crlf(out);
+            }
+            ByteBufUtil.writeAscii(out, text);
+            crlf(out);
+        } else if (m instanceof TypedReplies.BooleanReply b) {
+            if (resp3) out.writeByte('#').writeByte(b.value() ? 't' : 'f');
+            else out.writeByte(':').writeByte(b.value() ? '1' : '0');
+            crlf(out);
+        } else if (m instanceof TypedReplies.BigNumberReply n) {
+            if (resp3) {
+                out.writeByte('(');
+            } else {
+                out.writeByte('$');
+                writeLong(out, n.digits().length());
+                crlf(out);
+            }
+            ByteBufUtil.writeAscii(out, n.digits());
+            crlf(out);
         } else {
             throw new IllegalArgumentException("cannot encode " + m.getClass().getName());
         }
     }
 
+    /** A bulk string's header; a verbatim string's in RESP3 ({@code =}, its length with {@code txt:}, the prefix). */
+    private void bulkHeader(FullBulkStringRedisMessage b, ByteBuf out) {
+        int length = b.content().readableBytes();
+        if (resp3 && b instanceof TypedReplies.VerbatimReply) {
+            out.writeByte('=');
+            writeLong(out, length + TypedReplies.VerbatimReply.PREFIX.length);
+            crlf(out);
+            out.writeBytes(TypedReplies.VerbatimReply.PREFIX);
+        } else {
+            out.writeByte('$');
+            writeLong(out, length);
+            crlf(out);
+        }
+    }
+
+    /** An aggregate's type and length in the connection's protocol (RESP2: every one an array). */
+    private void aggregateHeader(ArrayRedisMessage a, ByteBuf out) {
+        int n = a.children().size();
+        if (!resp3) {
+            out.writeByte('*');
+            writeLong(out, a instanceof TypedReplies.PairsReply ? 2L * n : n);
+        } else if (a instanceof TypedReplies.MapReply) {
+            out.writeByte('%');
+            writeLong(out, n / 2);
+        } else {
+            out.writeByte(a instanceof TypedReplies.SetReply ? '~' : a instanceof TypedReplies.PushReply ? '>' : '*');
+            writeLong(out, n);
+        }
+        crlf(out);
+    }
+
+    /** True if {@code a}'s children are pairs written one after the other (pairs in RESP2). */
+    private boolean flattens(ArrayRedisMessage a) {
+        return !resp3 && a instanceof TypedReplies.PairsReply;
+    }
+
+    private static final byte[] NULL = {'_', '\r', '\n'};
     private static final byte[] NULL_BULK = {'$', '-', '1', '\r', '\n'};
     private static final byte[] NULL_ARRAY = {'*', '-', '1', '\r', '\n'};
 

@@ -148,7 +148,7 @@ final class ServerCommands {
                     }
                 }
             }
-            return Replies.array(out);
+            return TypedReplies.map(out);
         }
         if (sub.equals("SET") && a.length >= 4 && a.length % 2 == 0) return configSet(params, a);
         if (sub.equals("SET") || sub.equals("RESETSTAT") || sub.equals("REWRITE")) {
@@ -221,8 +221,8 @@ final class ServerCommands {
                 return Replies.array(out);
             }
             case "DOCS":
-                // redis-cli asks for docs to show hints; kvs has none to offer, which it accepts
-                return Replies.array(List.of());
+                // redis-cli asks for docs to show hints; kvs has none to offer, which it accepts (a map)
+                return TypedReplies.map(List.of());
             case "LIST": {
                 List<RedisMessage> out = new ArrayList<>();
                 for (CommandSpec spec : table.all())
@@ -243,7 +243,7 @@ final class ServerCommands {
         return Replies.array(List.of(
                 Replies.bulk(spec.name().toLowerCase(Locale.ROOT)),
                 new IntegerRedisMessage(spec.arity()),
-                Replies.array(flags),
+                TypedReplies.set(flags), // a set in RESP3, as Redis's flags
                 new IntegerRedisMessage(spec.firstKey()),
                 new IntegerRedisMessage(spec.lastKey()),
                 new IntegerRedisMessage(spec.keyStep())));

@@ -16,6 +16,12 @@ final class Session {
     UserConfig user;
 
     String name;
+    /**
+     * The RESP version this connection asked for with {@code HELLO} (2 until then): what {@code HELLO}
+     * and {@code CLIENT INFO} show. The encoder switches at {@code HELLO}'s reply ({@link
+     * TypedReplies.Hello}), not here, so replies still to be written keep their protocol.
+     */
+    int protocol = 2;
     /** Per-connection override of the node's replication mode (KVS.MODE), or null. */
     ReplicationMode mode;
     /** Set by READONLY, cleared by READWRITE: reads may run on a backup. */

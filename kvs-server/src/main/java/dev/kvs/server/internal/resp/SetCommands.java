@@ -84,7 +84,7 @@ final class SetCommands {
     }
 
     private RedisMessage smembers(Session s, byte[][] a) {
-        if (!holdsSet(a[1])) return Replies.array(List.of());
+        if (!holdsSet(a[1])) return TypedReplies.set(List.of());
         List<byte[]> names = new ArrayList<>();
         for (Member m : store.members(a[1], SET)) names.add(m.name());
         return inRedisOrder(names);
@@ -110,7 +110,7 @@ final class SetCommands {
         return Replies.integer(holdsSet(a[1]) ? store.memberCount(a[1], SET) : 0);
     }
 
-    /** SPOP key [count]: one member (or nil), or up to {@code count} in an array. */
+    /** SPOP key [count]: one member (or nil), or up to {@code count} in a set (an array in RESP2). */
     private RedisMessage spop(Session s, byte[][] a) {
         if (a.length > 3) return Replies.SYNTAX;
         long count = 1;
@@ -120,7 +120,7 @@ final class SetCommands {
             count = n;
             if (count == 0) {
                 holdsSet(a[1]); // WRONGTYPE before the empty reply, as Redis
-                return Replies.array(List.of());
+                return TypedReplies.set(List.of());
             }
         }
         int pick = (int) Math.min(count, Integer.MAX_VALUE);
@@ -133,7 +133,7 @@ final class SetCommands {
         } else {
             List<RedisMessage> out = new ArrayList<>(d.result().size());
             for (Member m : d.result()) out.add(Replies.bulk(m.name()));
-            reply = Replies.array(out);
+            reply = TypedReplies.set(out);
         }
         return Replies.whenReplicated(d.replicated(), reply);
     }
@@ -212,7 +212,7 @@ final class SetCommands {
     }
 
     /**
-     * The members as an array reply, in the order Redis gives them where it has one: a set of at most
+     * The members as a set reply (an array in RESP2), in the order Redis gives them where it has one: a set of at most
      * {@link #INTSET_ENTRIES} integers is an intset there, which replies in ascending order. Otherwise in
      * the store's order (Redis's hash table order is no order either).
      */
@@ -223,6 +223,6 @@ final class SetCommands {
         }
         List<RedisMessage> out = new ArrayList<>(ordered.size());
         for (byte[] n : ordered) out.add(Replies.bulk(n));
-        return Replies.array(out);
+        return TypedReplies.set(out);
     }
 }

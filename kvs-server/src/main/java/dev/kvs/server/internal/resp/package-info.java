@@ -1,6 +1,7 @@
 /**
- * The RESP client port: {@link dev.kvs.server.internal.resp.RespServer} and our own decoder (with
- * limits); per connection, {@link dev.kvs.server.internal.resp.RespHandler} with its parts (dispatch,
+ * The RESP client port: {@link dev.kvs.server.internal.resp.RespServer}, our own decoder (with
+ * limits; inline commands split as Redis splits them, {@code InlineWords}) and reply encoder (RESP2,
+ * or RESP3 after {@code HELLO 3}, with the reply types of {@code TypedReplies}); per connection, {@link dev.kvs.server.internal.resp.RespHandler} with its parts (dispatch,
  * the reply queue that keeps replies in request order while writes wait for replication, the held
  * commands, the session's limits); and the commands, one class per Redis command group (strings,
  * counters, hashes (HashCommands: its writes, HashReads: its reads), sets (SetCommands on one key,

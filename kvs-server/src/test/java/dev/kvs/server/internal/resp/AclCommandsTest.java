@@ -30,7 +30,7 @@ class AclCommandsTest {
     void helloAuthLogsInByName() {
         try (RespChannel resp = new RespChannel(withUsers().build())) {
             assertThat(resp.command("HELLO", "2", "AUTH", "writer", "wrong")).isEqualTo(WRONGPASS);
-            assertThat(resp.command("HELLO", "3", "AUTH", "writer", "w-pass")).startsWith("-NOPROTO");
+            assertThat(resp.command("HELLO", "4", "AUTH", "writer", "w-pass")).startsWith("-NOPROTO");
             assertThat(resp.command("GET", "k")).startsWith("-NOAUTH");
 
             assertThat(resp.command("HELLO", "2", "AUTH", "writer", "w-pass", "SETNAME", "app"))

@@ -165,6 +165,23 @@ class RespServerTest {
     }
 
     @Test
+    void inlineCommandsTakeRedisQuotesAndCloseOnAnUnbalancedOne() {
+        assertThat(resp.send("SET \"two words\" 'v w'\r\nGET \"two words\"\r\n"))
+                .isEqualTo("+OK\r\n$3\r\nv w\r\n");
+        assertThat(resp.send("set \"\"\"test-key\"\"\" test-value\r\nping\r\n"))
+                .isEqualTo("-ERR Protocol error: unbalanced quotes in request\r\n");
+    }
+
+    @Test
+    void anyNegativeArrayLengthIsAnEmptyRequestAsInRedis() {
+        assertThat(resp.send("*-10\r\n*-9999999999999\r\n" + RespChannel.encode("PING")))
+                .isEqualTo("+PONG\r\n");
+        assertThat(resp.send("*3\r\n$3\r\nSET\r\n$1\r\nx\r\n$-10\r\n"))
+                .as("a negative bulk length is still an error")
+                .isEqualTo("-ERR Protocol error: invalid bulk length\r\n");
+    }
+
+    @Test
     void garbageAfterAFatalErrorIsIgnoredWhileClosing() {
         String replies = resp.send("*1\r\n$abc\r\n" + RespChannel.encode("PING"));
         assertThat(replies).isEqualTo("-ERR Protocol error: invalid bulk length\r\n");
@@ -355,9 +372,12 @@ class RespServerTest {
     }
 
     @Test
-    void helloAcceptsResp2AndRefusesResp3() {
-        assertThat(resp.command("HELLO", "3")).startsWith("-NOPROTO");
+    void helloSwitchesBetweenResp2AndResp3AndRefusesOtherVersions() {
+        assertThat(resp.command("HELLO", "4")).isEqualTo("-NOPROTO unsupported protocol version\r\n");
+        assertThat(resp.command("HELLO", "3")).startsWith("%7\r\n$6\r\nserver\r\n$3\r\nkvs\r\n");
+        assertThat(resp.command("GET", "missing")).isEqualTo("_\r\n");
         assertThat(resp.command("HELLO", "2")).startsWith("*14\r\n$6\r\nserver\r\n$3\r\nkvs\r\n");
+        assertThat(resp.command("GET", "missing")).isEqualTo("$-1\r\n");
     }
 
     @Test

@@ -10,10 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * RESP2 replies as text, for comparing kvs's with a real Redis's: {@link #call} sends a command on a
- * socket and returns the whole reply's bytes as ISO-8859-1 text; {@link #parse} turns such text into
- * values (bulk and simple strings: String, integers: Long, errors: {@link Err}, arrays: List, nil:
- * null).
+ * RESP2 and RESP3 replies as text, for comparing kvs's with a real Redis's: {@link #call} sends a
+ * command on a socket and returns the whole reply's bytes as ISO-8859-1 text; {@link #parse} turns such
+ * text into values (bulk, verbatim and simple strings: String, integers: Long, errors: {@link Err},
+ * arrays, sets, pushes and maps (keys and values in turn): List, nil and null: null, doubles: Double,
+ * booleans: Boolean, big numbers: BigInteger).
  */
 final class RespText {
     /** An error reply. */
@@ -65,22 +66,34 @@ final class RespText {
                 return new Err(rest);
             case ':':
                 return Long.parseLong(rest);
-            case '$': {
+            case '_':
+                return null;
+            case ',':
+                return Double.parseDouble(rest.replace("inf", "Infinity"));
+            case '#':
+                return rest.equals("t");
+            case '(':
+                return new java.math.BigInteger(rest);
+            case '$':
+            case '=': {
                 int n = Integer.parseInt(rest);
                 if (n < 0) return null;
                 String text = new String(in.readNBytes(n + 2), StandardCharsets.ISO_8859_1);
                 raw.append(text);
                 return text.substring(0, n);
             }
-            case '*': {
+            case '*':
+            case '~':
+            case '>':
+            case '%': {
                 int n = Integer.parseInt(rest);
                 if (n < 0) return null;
                 List<Object> out = new ArrayList<>();
-                for (int i = 0; i < n; i++) out.add(read(in, raw));
-                return out;
+                for (int i = 0; i < (type == '%' ? 2 * n : n); i++) out.add(read(in, raw));
+                return out; // a map: its keys and values one after the other
             }
             default:
-                throw new IOException("not a RESP2 reply: " + line);
+                throw new IOException("not a RESP2 or RESP3 reply: " + line);
         }
     }
 
