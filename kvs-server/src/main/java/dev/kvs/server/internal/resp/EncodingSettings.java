@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Redis's thresholds for the compact encodings of small hashes, sets and lists ({@code
- * hash-max-listpack-entries} and {@code -value}, {@code list-max-listpack-size}, with their old {@code
+ * hash-max-listpack-entries} and {@code -value}, {@code list-max-listpack-size}, {@code list-compress-depth}, with their old {@code
  * ziplist} names, and {@code set-max-intset-entries}): {@code
  * CONFIG GET} shows them and {@code CONFIG SET} takes them, since clients and Redis's own tests set
  * them. kvs keeps every hash, set and list one way (in pages), so a value set here changes nothing but what
@@ -21,14 +21,19 @@ final class EncodingSettings {
             "hash-max-listpack-entries", 512L,
             "hash-max-listpack-value", 64L,
             "set-max-intset-entries", 512L,
-            "list-max-listpack-size", -2L);
+            "list-max-listpack-size", -2L,
+            "list-compress-depth", 0L);
     /** Old names Redis 7 still takes, each for the parameter it names. */
     private static final Map<String, String> ALIASES = Map.of(
             "hash-max-ziplist-entries", "hash-max-listpack-entries",
             "hash-max-ziplist-value", "hash-max-listpack-value",
             "list-max-ziplist-size", "list-max-listpack-size");
-    /** The one parameter that is a signed 32-bit integer (a negative size is in KiB: -2 is 8 KiB), not a memory value. */
-    private static final String SIGNED = "list-max-listpack-size";
+    /**
+     * The parameters that are 32-bit integers, not memory values, with the least each takes: a negative
+     * list size is in KiB (-2 is 8 KiB).
+     */
+    private static final Map<String, Long> INTEGERS =
+            Map.of("list-max-listpack-size", (long) Integer.MIN_VALUE, "list-compress-depth", 0L);
 
     private final Map<String, Long> values = new ConcurrentHashMap<>(DEFAULTS);
 
@@ -55,8 +60,9 @@ final class EncodingSettings {
         Map<String, Long> next = new LinkedHashMap<>();
         for (int i = 2; i + 1 < a.length; i += 2) {
             Long v = Args.parseLong(a[i + 1]);
-            if (SIGNED.equals(parameter(Args.text(a[i])))) {
-                String error = signedError(Args.text(a[i]), v);
+            Long least = INTEGERS.get(parameter(Args.text(a[i])));
+            if (least != null) {
+                String error = integerError(Args.text(a[i]), v, least);
                 if (error != null) return error;
             } else if (v == null || v < 0) {
                 return "ERR CONFIG SET failed (possibly related to argument '" + Args.text(a[i])
@@ -68,11 +74,11 @@ final class EncodingSettings {
         return null;
     }
 
-    private static String signedError(String name, Long v) {
+    private static String integerError(String name, Long v, long least) {
         String prefix = "ERR CONFIG SET failed (possibly related to argument '" + name + "') - ";
         if (v == null) return prefix + "argument couldn't be parsed into an integer";
-        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
-            return prefix + "argument must be between -2147483648 and 2147483647 inclusive";
+        if (v < least || v > Integer.MAX_VALUE) {
+            return prefix + "argument must be between " + least + " and 2147483647 inclusive";
         }
         return null;
     }

@@ -47,7 +47,7 @@ class EncodingSettingsTest {
     }
 
     @Test
-    void theListSizeIsASignedIntegerUnderEitherName() {
+    void theListParametersAreIntegersUnderEitherName() {
         assertThat(resp.command("CONFIG", "GET", "list-max-ziplist-size"))
                 .isEqualTo(pair("list-max-ziplist-size", "-2"));
         assertThat(resp.command("CONFIG", "SET", "list-max-listpack-size", "-3"))
@@ -61,5 +61,9 @@ class EncodingSettingsTest {
         assertThat(resp.command("CONFIG", "SET", "list-max-ziplist-size", "99999999999"))
                 .isEqualTo("-ERR CONFIG SET failed (possibly related to argument 'list-max-ziplist-size') - argument"
                         + " must be between -2147483648 and 2147483647 inclusive\r\n");
+        assertThat(resp.command("CONFIG", "SET", "list-compress-depth", "2")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("CONFIG", "SET", "list-compress-depth", "-1"))
+                .isEqualTo("-ERR CONFIG SET failed (possibly related to argument 'list-compress-depth') - argument"
+                        + " must be between 0 and 2147483647 inclusive\r\n");
     }
 }
