@@ -1,14 +1,15 @@
 package dev.kvs.core;
 
 /**
- * A hash's or set's members in canonical form, with the header of the record they were read from: what
+ * A hash's, set's or list's members in canonical form, with the header of the record they were read from: what
  * replication ships when it sends a structure whole. Equal contents give equal bytes whatever their
  * history or layout in the store, so two nodes may compare images byte for byte, and {@link
  * KvStore#putImage} rebuilds the structure from them. The format: one format byte (1), then {@code
  * varint(count)}, then each member as {@code varint(length) | bytes | varint(valueLength) | value},
- * sorted by member bytes (unsigned). The array is not copied.
+ * sorted by member bytes (unsigned): a list's
+ * bounds first, then its elements in order ({@link ListLayout}). The array is not copied.
  *
- * @param header the record's header (a complete {@link ValueType#HASH} or {@link ValueType#SET}); its
+ * @param header the record's header (a complete structure type); its
  *     TxId names the write the image belongs to
  * @param image the canonical image
  */

@@ -4,14 +4,19 @@ package dev.kvs.core;
  * What a key's record holds: Redis's {@code TYPE}. A string's record holds its value; a hash's or a
  * set's holds a small header and its members live in pages of their own, so a write to a structure of
  * any size rewrites one page. The code of each type is persisted in the record (a record written
- * before types existed reads as a {@link #STRING}); new types (list, sorted set) take the next codes.
+ * before types existed reads as a {@link #STRING}); new types (sorted set) take the next codes.
  */
 public enum ValueType {
     STRING,
     /** Fields with values. */
     HASH,
     /** Members without values (stored as a hash of empty values). */
-    SET;
+    SET,
+    /**
+     * Elements in order, each a member named by its position ({@link ListLayout}): pushes and pops at
+     * either end write one member and the list's bounds.
+     */
+    LIST;
 
     /** The persisted code: the ordinal, fixed once written. */
     public int code() {

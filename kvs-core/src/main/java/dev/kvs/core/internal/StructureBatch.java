@@ -42,6 +42,8 @@ final class StructureBatch {
                 out.add(structures.put(key, old, p.type(), p.members(), false, p.txId()));
             } else if (c instanceof StructureChange.Remove r) {
                 out.add(structures.remove(key, old, r.type(), r.names(), false, r.txId()));
+            } else if (c instanceof StructureChange.Edit e) {
+                out.add(structures.edit(key, old, e.type(), e.names(), e.members(), e.txId()));
             } else if (c instanceof StructureChange.Replace r) {
                 out.add(structures.replace(key, old, r.type(), r.members(), r.txId(), writer));
             } else {

@@ -163,6 +163,54 @@ final class Structures {
         }
     }
 
+    /**
+     * Removes {@code names}, then puts {@code members}, as one write with one TxId (see {@link
+     * dev.kvs.core.StructureChange#edit}): room reserved as for {@link #put}, every member changed put
+     * back if a page or record write fails.
+     */
+    MemberWrite edit(
+            byte[] key, Record old, ValueType type, List<byte[]> names, List<Member> members, Supplier<TxId> txId) {
+        requireStructure(type);
+        MembersHeader h0 = membersOf(old, type);
+        boolean live = old != null && old.isLive();
+        long growth = (live ? 0 : MembersHeader.BYTES) + growthOf(key, members);
+        Delta reserved = new Delta(old == null ? 1 : 0, live ? 0 : 1, old == null ? key.length : 0, growth);
+        capacity.reserve(reserved);
+        List<Undo> done = new ArrayList<>(names.size() + members.size());
+        MembersHeader h = h0;
+        int changed = 0;
+        try {
+            for (byte[] name : names) {
+                if (h.isEmpty()) break;
+                MemberPages.Write w = pages.remove(key, h, name, true);
+                done.add(new Undo(name, w.previous(), w.existed()));
+                if (w.existed()) changed++;
+                h = w.header();
+            }
+            for (Member m : members) {
+                MemberPages.Write w = pages.put(key, h, m.name(), m.value(), true);
+                done.add(new Undo(
+                        m.name(), w.existed() ? w.previous() : null, !w.header().equals(h)));
+                if (!w.existed()) changed++;
+                h = w.header();
+            }
+            if (h.equals(h0)) {
+                capacity.cancel(reserved);
+                return new MemberWrite(headerOf(old), false, 0, List.of());
+            }
+            TxId tx = txId.get();
+            long expireAt = live ? old.expireAt : RecordHeader.NO_EXPIRY;
+            Record next = h.isEmpty()
+                    ? Record.inline(StoredValue.tombstone(tx))
+                    : Record.structure(RecordHeader.structure(RecordState.COMPLETE, tx, type, expireAt), h);
+            writeRecord(key, old, next, reserved);
+            return new MemberWrite(next.header(), true, changed, List.of());
+        } catch (RuntimeException e) {
+            rollBack(key, old, h, done, reserved, e);
+            throw e;
+        }
+    }
+
     List<Member> pop(byte[] key, Record old, ValueType type, int count, RandomGenerator random, Supplier<TxId> txId) {
         List<Member> picked = random(key, old, type, count, true, random);
         if (picked.isEmpty()) return picked;

@@ -371,6 +371,15 @@ public final class HeapKvStore implements KvStore {
                         out.add(structures.write(k, old, map.get(k), p.type(), names, values, false, p.txId(), map));
                     } else if (c instanceof StructureChange.Remove r) {
                         out.add(structures.write(k, old, map.get(k), r.type(), r.names(), null, false, r.txId(), map));
+                    } else if (c instanceof StructureChange.Edit e) {
+                        List<byte[]> names = new ArrayList<>();
+                        List<byte[]> values = new ArrayList<>();
+                        for (Member m : e.members()) {
+                            names.add(m.name());
+                            values.add(m.value());
+                        }
+                        out.add(structures.write(
+                                k, old, map.get(k), e.type(), e.names(), names, values, false, e.txId(), map));
                     } else if (c instanceof StructureChange.Replace r) {
                         out.add(structures.replace(k, old, map.get(k), r.type(), r.members(), r.txId(), map));
                     } else {

@@ -111,11 +111,29 @@ final class HeapStructures {
             boolean wantPrevious,
             Supplier<TxId> txId,
             Map<ByteKey, StoredValue> map) {
+        return write(key, old, raw, type, List.of(), names, values, wantPrevious, txId, map);
+    }
+
+    /** {@link #write} that first removes {@code removedFirst}: a {@link dev.kvs.core.StructureChange#edit}. */
+    MemberWrite write(
+            ByteKey key,
+            StoredValue old,
+            StoredValue raw,
+            ValueType type,
+            List<byte[]> removedFirst,
+            List<byte[]> names,
+            List<byte[]> values,
+            boolean wantPrevious,
+            Supplier<TxId> txId,
+            Map<ByteKey, StoredValue> map) {
         if (!type.isStructure()) throw new IllegalArgumentException("not a structure type: " + type);
         Map<ByteKey, byte[]> before = current(key, old, type);
         Map<ByteKey, byte[]> next = new LinkedHashMap<>(before);
         List<byte[]> previous = new ArrayList<>();
         int changed = 0;
+        for (byte[] name : removedFirst) {
+            if (next.remove(new ByteKey(name)) != null) changed++;
+        }
         for (int i = 0; i < names.size(); i++) {
             ByteKey name = new ByteKey(names.get(i));
             byte[] was;

@@ -67,13 +67,17 @@ import java.util.List;
  * holds the structure complete at exactly the effect's base TxId, so a small change to a large
  * structure ships as the change, not as the whole image.
  *
+ * <p>Version 12 added lists: the op {@link Op#LIST} announces, and its value chunk carries, a list's
+ * canonical image (its bounds, then its elements in order), as {@link Op#HASH} does for a hash. A list
+ * write ships no {@link Effect}: its image replaces what the backup's key held.
+ *
  * <p>A <b>handback</b> connection is failback: a deposed primary dials the node that replaced it,
  * is told which fenced keys (TxId, length, checksum) the new primary misses, sends the values it
  * still holds for them, and learns which were accepted.
  */
 public sealed interface Frame {
     /** Protocol version written in every frame; a peer speaking another version is rejected. */
-    byte VERSION = 10;
+    byte VERSION = 12;
 
     /** The kind of connection a {@link Hello} opens. */
     enum ChannelKind {
@@ -128,24 +132,27 @@ public sealed interface Frame {
          */
         HASH,
         /** As {@link #HASH}, for a set (since version 9). */
-        SET;
+        SET,
+        /** As {@link #HASH}, for a list (since version 12). */
+        LIST;
 
         /** True for the ops a value chunk may carry. */
         public boolean carriesValue() {
-            return this == PUT || this == DELETE || this == HASH || this == SET;
+            return this == PUT || this == DELETE || isStructure();
         }
 
-        /** True for the ops whose value is a structure's image ({@link #HASH}, {@link #SET}). */
+        /** True for the ops whose value is a structure's image ({@link #HASH}, {@link #SET}, {@link #LIST}). */
         public boolean isStructure() {
-            return this == HASH || this == SET;
+            return this == HASH || this == SET || this == LIST;
         }
 
-        /** The op of a write that leaves {@code type} in its key: {@link #PUT}, {@link #HASH} or {@link #SET}. */
+        /** The op of a write that leaves {@code type} in its key: {@link #PUT}, or the structure's op. */
         public static Op writing(dev.kvs.core.ValueType type) {
             return switch (type) {
                 case STRING -> PUT;
                 case HASH -> HASH;
                 case SET -> SET;
+                case LIST -> LIST;
             };
         }
 
@@ -159,6 +166,7 @@ public sealed interface Frame {
                 case PUT -> dev.kvs.core.ValueType.STRING;
                 case HASH -> dev.kvs.core.ValueType.HASH;
                 case SET -> dev.kvs.core.ValueType.SET;
+                case LIST -> dev.kvs.core.ValueType.LIST;
                 default -> throw new IllegalStateException(this + " writes no value");
             };
         }

@@ -307,7 +307,7 @@ class FrameDecoderTest {
                                 .writeInt(0)
                                 .writeInt(0)
                                 .writeLong(0)),
-                "op ordinal 255 >= 8");
+                "op ordinal 255 >= " + Frame.Op.values().length);
     }
 
     @Test

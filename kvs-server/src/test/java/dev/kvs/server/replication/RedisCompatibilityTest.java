@@ -926,6 +926,163 @@ class RedisCompatibilityTest {
                 read(c("SSCAN", K, "0", "COUNT", "0"), error("ERR syntax error"))
                         .given("SADD", K, "a"),
                 any(c("SSCAN", K), wrongArity("sscan")),
+                // lists (issue 35): replies and error words of redis 7.0.15, an argument error before the key
+                write(c("LPUSH", K, "a", "b"), integer(2)),
+                write(c("LPUSH", K, "c"), integer(3)).given("RPUSH", K, "a", "b"),
+                read(c("LRANGE", K, "0", "-1"), array(bulk("c"), bulk("b"), bulk("a")))
+                        .given("LPUSH", K, "a", "b", "c"),
+                write(c("LPUSH", K, "a"), WRONGTYPE).given("SET", K, "v"),
+                any(c("LPUSH", K), wrongArity("lpush")),
+                write(c("RPUSH", K, "a", "b", "c"), integer(3)),
+                write(c("RPUSH", K, "a"), WRONGTYPE).given("HSET", K, "f", "v"),
+                any(c("RPUSH", K), wrongArity("rpush")),
+                write(c("LPUSHX", K, "a"), integer(0)),
+                write(c("LPUSHX", K, "x", "y"), integer(3)).given("RPUSH", K, "a"),
+                write(c("LPUSHX", K, "a"), WRONGTYPE).given("SET", K, "v"),
+                any(c("LPUSHX", K), wrongArity("lpushx")),
+                write(c("RPUSHX", K, "a"), integer(0)),
+                write(c("RPUSHX", K, "x"), integer(2)).given("RPUSH", K, "a"),
+                write(c("RPUSHX", K, "a"), WRONGTYPE).given("SADD", K, "a"),
+                any(c("RPUSHX", K), wrongArity("rpushx")),
+                write(c("LPOP", K), bulk("a")).given("RPUSH", K, "a", "b"),
+                write(c("LPOP", K), nil()),
+                read(c("EXISTS", K), integer(0)).given("RPUSH", K, "a").given("LPOP", K),
+                write(c("LPOP", K, "2"), array(bulk("a"), bulk("b"))).given("RPUSH", K, "a", "b", "c"),
+                write(c("LPOP", K, "5"), array(bulk("a"))).given("RPUSH", K, "a"),
+                write(c("LPOP", K, "0"), array()).given("RPUSH", K, "a"),
+                // (redis 7.0.15) a null array
+                write(c("LPOP", K, "2"), nil()),
+                write(c("LPOP", K, "-1"), error("ERR value is out of range, must be positive")),
+                write(c("LPOP", K, "x"), error("ERR value is out of range, must be positive")),
+                write(c("LPOP", K), WRONGTYPE).given("SET", K, "v"),
+                write(c("LPOP", K, "1", "2"), wrongArity("lpop")),
+                any(c("LPOP"), wrongArity("lpop")),
+                write(c("RPOP", K), bulk("b")).given("RPUSH", K, "a", "b"),
+                write(c("RPOP", K, "2"), array(bulk("c"), bulk("b"))).given("RPUSH", K, "a", "b", "c"),
+                write(c("RPOP", K), nil()),
+                write(c("RPOP", K, "1", "2"), wrongArity("rpop")),
+                any(c("RPOP"), wrongArity("rpop")),
+                read(c("LLEN", K), integer(3)).given("RPUSH", K, "a", "b", "c"),
+                read(c("LLEN", K), integer(0)),
+                read(c("LLEN", K), WRONGTYPE).given("SET", K, "v"),
+                any(c("LLEN"), wrongArity("llen")),
+                read(c("LRANGE", K, "0", "-1"), array(bulk("a"), bulk("b"), bulk("c")))
+                        .given("RPUSH", K, "a", "b", "c"),
+                read(c("LRANGE", K, "-2", "100"), array(bulk("b"), bulk("c"))).given("RPUSH", K, "a", "b", "c"),
+                read(c("LRANGE", K, "2", "1"), array()).given("RPUSH", K, "a", "b", "c"),
+                read(c("LRANGE", K, "-100", "0"), array(bulk("a"))).given("RPUSH", K, "a", "b", "c"),
+                read(c("LRANGE", K, "0", "-1"), array()),
+                read(c("LRANGE", K, "a", "1"), error(WRONG_INTEGER)),
+                read(c("LRANGE", K, "0", "1"), WRONGTYPE).given("SET", K, "v"),
+                any(c("LRANGE", K, "0"), wrongArity("lrange")),
+                read(c("LINDEX", K, "1"), bulk("b")).given("RPUSH", K, "a", "b", "c"),
+                read(c("LINDEX", K, "-1"), bulk("c")).given("RPUSH", K, "a", "b", "c"),
+                read(c("LINDEX", K, "3"), nil()).given("RPUSH", K, "a", "b", "c"),
+                read(c("LINDEX", K, "-4"), nil()).given("RPUSH", K, "a", "b", "c"),
+                // (redis 7.0.15) an absent key answers before the index is read
+                read(c("LINDEX", K, "x"), nil()),
+                read(c("LINDEX", K, "x"), error(WRONG_INTEGER)).given("RPUSH", K, "a"),
+                read(c("LINDEX", K, "0"), WRONGTYPE).given("SET", K, "v"),
+                any(c("LINDEX", K), wrongArity("lindex")),
+                write(c("LSET", K, "1", "x"), ok()).given("RPUSH", K, "a", "b"),
+                read(c("LRANGE", K, "0", "-1"), array(bulk("a"), bulk("x")))
+                        .given("RPUSH", K, "a", "b")
+                        .given("LSET", K, "-1", "x"),
+                write(c("LSET", K, "2", "x"), error("ERR index out of range")).given("RPUSH", K, "a", "b"),
+                write(c("LSET", K, "x", "v"), error("ERR no such key")),
+                write(c("LSET", K, "x", "v"), error(WRONG_INTEGER)).given("RPUSH", K, "a"),
+                write(c("LSET", K, "0", "v"), WRONGTYPE).given("SET", K, "v"),
+                any(c("LSET", K, "0"), wrongArity("lset")),
+                write(c("LREM", K, "0", "a"), integer(2)).given("RPUSH", K, "a", "b", "a"),
+                read(c("LRANGE", K, "0", "-1"), array(bulk("a"), bulk("b"), bulk("c")))
+                        .given("RPUSH", K, "a", "b", "a", "c")
+                        .given("LREM", K, "-1", "a"),
+                write(c("LREM", K, "1", "z"), integer(0)).given("RPUSH", K, "a"),
+                write(c("LREM", K, "1", "a"), integer(0)),
+                write(c("LREM", K, "x", "a"), error(WRONG_INTEGER)),
+                write(c("LREM", K, "1", "a"), WRONGTYPE).given("SET", K, "v"),
+                any(c("LREM", K, "1"), wrongArity("lrem")),
+                write(c("LTRIM", K, "1", "-1"), ok()).given("RPUSH", K, "a", "b", "c"),
+                read(c("LRANGE", K, "0", "-1"), array(bulk("b")))
+                        .given("RPUSH", K, "a", "b", "c")
+                        .given("LTRIM", K, "1", "-2"),
+                read(c("EXISTS", K), integer(0))
+                        .given("RPUSH", K, "a", "b", "c")
+                        .given("LTRIM", K, "2", "1"),
+                write(c("LTRIM", K, "0", "1"), ok()),
+                write(c("LTRIM", K, "0", "x"), error(WRONG_INTEGER)),
+                write(c("LTRIM", K, "0", "1"), WRONGTYPE).given("SET", K, "v"),
+                any(c("LTRIM", K, "0"), wrongArity("ltrim")),
+                write(c("LINSERT", K, "BEFORE", "b", "x"), integer(4)).given("RPUSH", K, "a", "b", "c"),
+                read(c("LRANGE", K, "0", "-1"), array(bulk("a"), bulk("b"), bulk("c"), bulk("x")))
+                        .given("RPUSH", K, "a", "b", "c")
+                        .given("LINSERT", K, "after", "c", "x"),
+                write(c("LINSERT", K, "BEFORE", "z", "x"), integer(-1)).given("RPUSH", K, "a"),
+                write(c("LINSERT", K, "BEFORE", "z", "x"), integer(0)),
+                write(c("LINSERT", K, "UP", "z", "x"), error("ERR syntax error")),
+                write(c("LINSERT", K, "BEFORE", "z", "x"), WRONGTYPE).given("SET", K, "v"),
+                any(c("LINSERT", K, "BEFORE", "z"), wrongArity("linsert")),
+                read(c("LPOS", K, "b"), integer(1)).given("RPUSH", K, "a", "b", "c", "b"),
+                read(c("LPOS", K, "b", "RANK", "-1"), integer(3)).given("RPUSH", K, "a", "b", "c", "b"),
+                read(c("LPOS", K, "b", "COUNT", "0"), array(integer(1), integer(3)))
+                        .given("RPUSH", K, "a", "b", "c", "b"),
+                read(c("LPOS", K, "b", "RANK", "2", "COUNT", "1"), array(integer(3)))
+                        .given("RPUSH", K, "a", "b", "c", "b"),
+                read(c("LPOS", K, "b", "RANK", "-1", "COUNT", "0"), array(integer(3), integer(1)))
+                        .given("RPUSH", K, "a", "b", "c", "b"),
+                read(c("LPOS", K, "c", "MAXLEN", "2"), nil()).given("RPUSH", K, "a", "b", "c", "b"),
+                read(c("LPOS", K, "z"), nil()),
+                read(c("LPOS", K, "z", "COUNT", "1"), array()),
+                read(
+                        c("LPOS", K, "b", "RANK", "0"),
+                        error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second"
+                                + " ... or use negative to start from the end of the list")),
+                read(c("LPOS", K, "b", "RANK", "x"), error(WRONG_INTEGER)),
+                read(c("LPOS", K, "b", "COUNT", "-1"), error("ERR COUNT can't be negative")),
+                read(c("LPOS", K, "b", "MAXLEN", "x"), error("ERR MAXLEN can't be negative")),
+                read(c("LPOS", K, "b", "RANK"), error("ERR syntax error")),
+                read(c("LPOS", K, "b"), WRONGTYPE).given("SET", K, "v"),
+                any(c("LPOS", K), wrongArity("lpos")),
+                write(c("LMOVE", K, K2, "LEFT", "RIGHT"), bulk("a"))
+                        .given("RPUSH", K, "a", "b")
+                        .given("RPUSH", K2, "x"),
+                read(c("LRANGE", K2, "0", "-1"), array(bulk("b"), bulk("x")))
+                        .given("RPUSH", K, "a", "b")
+                        .given("RPUSH", K2, "x")
+                        .given("LMOVE", K, K2, "RIGHT", "LEFT"),
+                read(c("LRANGE", K, "0", "-1"), array(bulk("b"), bulk("a")))
+                        .given("RPUSH", K, "a", "b")
+                        .given("LMOVE", K, K, "left", "right"),
+                write(c("LMOVE", K, K2, "LEFT", "RIGHT"), nil()).given("SET", K2, "v"),
+                write(c("LMOVE", K, K2, "LEFT", "RIGHT"), WRONGTYPE)
+                        .given("RPUSH", K, "a")
+                        .given("SET", K2, "v"),
+                write(c("LMOVE", K, K2, "UP", "RIGHT"), error("ERR syntax error")),
+                any(c("LMOVE", K, K2, "LEFT"), wrongArity("lmove")),
+                write(c("RPOPLPUSH", K, K2), bulk("b")).given("RPUSH", K, "a", "b"),
+                read(c("LRANGE", K2, "0", "-1"), array(bulk("b")))
+                        .given("RPUSH", K, "b")
+                        .given("RPOPLPUSH", K, K2),
+                write(c("RPOPLPUSH", K, K2), nil()),
+                write(c("RPOPLPUSH", K, K2), WRONGTYPE).given("SET", K, "v"),
+                any(c("RPOPLPUSH", K), wrongArity("rpoplpush")),
+                read(c("TYPE", K), status("list")).given("RPUSH", K, "a"),
+                read(c("OBJECT", "ENCODING", K), status("quicklist")).given("RPUSH", K, "a"),
+                read(c("GET", K), WRONGTYPE).given("RPUSH", K, "a"),
+                read(c("HGET", K, "a"), WRONGTYPE).given("RPUSH", K, "a"),
+                write(c("SADD", K, "a"), WRONGTYPE).given("LPUSH", K, "a"),
+                any(c(SCAN_ALL, "MATCH", "$k*", "TYPE", "list"), keys(K)).given("RPUSH", K, "a"),
+                read(c("LRANGE", K2, "0", "-1"), array(bulk("a"), bulk("b")))
+                        .given("RPUSH", K, "a", "b")
+                        .given("RENAME", K, K2),
+                read(c("LRANGE", K2, "0", "-1"), array(bulk("a"), bulk("b")))
+                        .given("RPUSH", K, "a", "b")
+                        .given("SET", K2, "v")
+                        .given("COPY", K, K2, "REPLACE"),
+                write(c("EXPIRE", K, "100"), integer(1)).given("RPUSH", K, "a"),
+                write(c("DEL", K), integer(1)).given("RPUSH", K, "a"),
+                any(c("MEMORY", "USAGE", K), matching("a positive integer", a -> a instanceof Long l && l > 0))
+                        .given("RPUSH", K, "a"),
                 // transactions: MULTI and the queued commands are a row's setup, EXEC or DISCARD its command,
                 // so no row leaves its connection in MULTI; the backup's connection saw no MULTI
                 tx(c("EXEC"), array(ok(), bulk("v"), status("PONG")))

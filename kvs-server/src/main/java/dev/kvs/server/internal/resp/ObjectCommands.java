@@ -72,6 +72,7 @@ final class ObjectCommands {
             case STRING -> stringEncoding(v.value());
             case HASH -> small(key, ValueType.HASH, HASH_MAX_LISTPACK_ENTRIES) ? "listpack" : "hashtable";
             case SET -> small(key, ValueType.SET, SET_MAX_INTSET_ENTRIES) ? "intset" : "hashtable";
+            case LIST -> "quicklist"; // Redis 7.0 makes every list a quicklist (7.2 added small listpack lists)
         };
     }
 

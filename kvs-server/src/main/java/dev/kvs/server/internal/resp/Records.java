@@ -50,6 +50,7 @@ final class Records {
             case STRING -> "string";
             case HASH -> "hash";
             case SET -> "set";
+            case LIST -> "list";
         };
     }
 

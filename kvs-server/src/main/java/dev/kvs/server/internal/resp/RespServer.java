@@ -95,6 +95,7 @@ public final class RespServer {
         new CounterCommands(node, gate).register(table);
         new HashCommands(node, gate).register(table);
         new SetCommands(node, gate).register(table);
+        new ListCommands(node, gate).register(table);
         new KeyspaceCommands(node, gate).register(table);
         new RenameCommands(node, gate).register(table);
         new ObjectCommands(node, gate).register(table);

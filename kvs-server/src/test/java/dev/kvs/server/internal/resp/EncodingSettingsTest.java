@@ -45,4 +45,25 @@ class EncodingSettingsTest {
                 .isEqualTo(pair("hash-max-ziplist-value", "64"));
         assertThat(resp.command("CONFIG", "SET", "appendonly", "yes")).startsWith("-ERR CONFIG SET failed");
     }
+
+    @Test
+    void theListParametersAreIntegersUnderEitherName() {
+        assertThat(resp.command("CONFIG", "GET", "list-max-ziplist-size"))
+                .isEqualTo(pair("list-max-ziplist-size", "-2"));
+        assertThat(resp.command("CONFIG", "SET", "list-max-listpack-size", "-3"))
+                .isEqualTo("+OK\r\n");
+        assertThat(resp.command("CONFIG", "GET", "list-max-ziplist-size"))
+                .isEqualTo(pair("list-max-ziplist-size", "-3"));
+        // (redis 7.0.15) the words of an int config's refusals
+        assertThat(resp.command("CONFIG", "SET", "list-max-listpack-size", "x"))
+                .isEqualTo("-ERR CONFIG SET failed (possibly related to argument 'list-max-listpack-size') - argument"
+                        + " couldn't be parsed into an integer\r\n");
+        assertThat(resp.command("CONFIG", "SET", "list-max-ziplist-size", "99999999999"))
+                .isEqualTo("-ERR CONFIG SET failed (possibly related to argument 'list-max-ziplist-size') - argument"
+                        + " must be between -2147483648 and 2147483647 inclusive\r\n");
+        assertThat(resp.command("CONFIG", "SET", "list-compress-depth", "2")).isEqualTo("+OK\r\n");
+        assertThat(resp.command("CONFIG", "SET", "list-compress-depth", "-1"))
+                .isEqualTo("-ERR CONFIG SET failed (possibly related to argument 'list-compress-depth') - argument"
+                        + " must be between 0 and 2147483647 inclusive\r\n");
+    }
 }
