@@ -13,6 +13,9 @@ public enum ValueType {
     /** Members without values (stored as a hash of empty values). */
     SET;
 
+    /** {@link #values()}, which copies its array on every call: read for every record read. */
+    private static final ValueType[] ALL = values();
+
     /** The persisted code: the ordinal, fixed once written. */
     public int code() {
         return ordinal();
@@ -20,7 +23,7 @@ public enum ValueType {
 
     /** @throws IllegalArgumentException if {@code code} names no type */
     public static ValueType ofCode(int code) {
-        ValueType[] all = values();
+        ValueType[] all = ALL;
         if (code < 0 || code >= all.length) throw new IllegalArgumentException("no value type of code " + code);
         return all[code];
     }
