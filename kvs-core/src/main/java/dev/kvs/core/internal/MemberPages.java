@@ -9,8 +9,11 @@ import dev.kvs.core.StoreConfig;
 import java.util.function.BiConsumer;
 import java.util.random.RandomGenerator;
 import net.openhft.chronicle.algo.hashing.LongHashFunction;
+import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapEntry;
 
 /**
  * The members of every hash and set, in a Chronicle map of pages keyed by (structure key, page
@@ -156,7 +159,46 @@ final class MemberPages implements AutoCloseable {
         checkSize(member.length, value.length);
         int n = Math.max(1, h.pageCount());
         int p = PageAddress.pageOf(ADDRESS.hashBytes(member), n);
-        byte[] page = h.isEmpty() ? MemberPage.EMPTY : read(key, p);
+        ChronicleMap<byte[], byte[]> m = map;
+        Write w;
+        try (ExternalMapQueryContext<byte[], byte[], ?> q = (m == null ? map() : m).queryContext(pageKey(key, p))) {
+            // one lookup of the page for the whole write, and no copy of it when the member already has
+            // the value (a hot key's repeated HSET or SADD): the page is searched where it lies
+            q.updateLock().lock();
+            MapEntry<byte[], byte[]> entry = q.entry();
+            Data<byte[]> stored = h.isEmpty() || entry == null ? null : entry.value();
+            if (stored != null) {
+                int found = MemberPage.find(stored.bytes(), stored.offset(), (int) stored.size(), member);
+                if (found >= 0 && MemberPage.valueEquals(stored.bytes(), stored.offset(), found, value)) {
+                    return new Write(h, true, wantPrevious ? value.clone() : null);
+                }
+            }
+            byte[] page = stored == null ? MemberPage.EMPTY : stored.getUsing(null);
+            w = write(h, n, page, member, value, wantPrevious, q, entry);
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+        MembersHeader next = w.header();
+        // after the page's context is closed: a split writes other pages of the map
+        if (next != h && next.bytes() > (long) n * PAGE_TARGET && n < PageAddress.MAX_PAGES) {
+            return new Write(split(key, next), w.existed(), w.previous());
+        }
+        return w;
+    }
+
+    /**
+     * {@link #put} once the member's page of {@code n} is read: {@code q} holds it, {@code entry} if
+     * stored, and the new page is written through them. The header returned is before any split.
+     */
+    private static Write write(
+            MembersHeader h,
+            int n,
+            byte[] page,
+            byte[] member,
+            byte[] value,
+            boolean wantPrevious,
+            ExternalMapQueryContext<byte[], byte[], ?> q,
+            MapEntry<byte[], byte[]> entry) {
         int at = MemberPage.find(page, member);
         long count = h.count();
         long digest = h.digest();
@@ -176,12 +218,12 @@ final class MemberPages implements AutoCloseable {
             throw new EntryTooLargeException("page of " + updated.length + " bytes over the limit of " + PAGE_MAX
                     + " bytes (MemberPages.PAGE_MAX): too many large members hash alike");
         }
-        store(key, p, updated);
+        if (entry == null) q.insert(q.absentEntry(), q.wrapValueAsData(updated));
+        else q.replaceValue(entry, q.wrapValueAsData(updated));
         int added = MemberPage.entrySize(member.length, value.length);
         digest += DIGEST.hashBytes(updated, updated.length - added, added);
         bytes += added;
         MembersHeader next = new MembersHeader(count, n, h.storedPages() + (page.length == 0 ? 1 : 0), digest, bytes);
-        if (bytes > (long) n * PAGE_TARGET && n < PageAddress.MAX_PAGES) next = split(key, next);
         return new Write(next, at >= 0, previous);
     }
 
