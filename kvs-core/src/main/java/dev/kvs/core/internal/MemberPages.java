@@ -167,14 +167,15 @@ final class MemberPages implements AutoCloseable {
             q.updateLock().lock();
             MapEntry<byte[], byte[]> entry = q.entry();
             Data<byte[]> stored = h.isEmpty() || entry == null ? null : entry.value();
+            int at = -1;
             if (stored != null) {
-                int found = MemberPage.find(stored.bytes(), stored.offset(), (int) stored.size(), member);
-                if (found >= 0 && MemberPage.valueEquals(stored.bytes(), stored.offset(), found, value)) {
+                at = MemberPage.find(stored.bytes(), stored.offset(), (int) stored.size(), member);
+                if (at >= 0 && MemberPage.valueEquals(stored.bytes(), stored.offset(), at, value)) {
                     return new Write(h, true, wantPrevious ? value.clone() : null);
                 }
             }
             byte[] page = stored == null ? MemberPage.EMPTY : stored.getUsing(null);
-            w = write(h, n, page, member, value, wantPrevious, q, entry);
+            w = write(h, n, page, at, member, value, wantPrevious, q, entry);
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
@@ -187,25 +188,25 @@ final class MemberPages implements AutoCloseable {
     }
 
     /**
-     * {@link #put} once the member's page of {@code n} is read: {@code q} holds it, {@code entry} if
-     * stored, and the new page is written through them. The header returned is before any split.
+     * {@link #put} once the member's page of {@code n} is read, the member at {@code at} in it (-1: absent)
+     * with another value: {@code q} holds the page, {@code entry} if stored, and the new page is written
+     * through them. The header returned is before any split.
      */
     private static Write write(
             MembersHeader h,
             int n,
             byte[] page,
+            int at,
             byte[] member,
             byte[] value,
             boolean wantPrevious,
             ExternalMapQueryContext<byte[], byte[], ?> q,
             MapEntry<byte[], byte[]> entry) {
-        int at = MemberPage.find(page, member);
         long count = h.count();
         long digest = h.digest();
         long bytes = h.bytes();
         byte[] previous = null;
         if (at >= 0) {
-            if (MemberPage.valueEquals(page, at, value)) return new Write(h, true, wantPrevious ? value.clone() : null);
             if (wantPrevious) previous = MemberPage.value(page, at);
             int end = MemberPage.entryEnd(page, at);
             digest -= DIGEST.hashBytes(page, at, end - at);
@@ -227,24 +228,39 @@ final class MemberPages implements AutoCloseable {
         return new Write(next, at >= 0, previous);
     }
 
-    /** Removes {@code member} if present. */
+    /** Removes {@code member} if present; an absent one copies no page (searched where it lies). */
     Write remove(byte[] key, MembersHeader h, byte[] member, boolean wantPrevious) {
-        if (h.isEmpty()) return new Write(h, false, null);
+        ChronicleMap<byte[], byte[]> m = map;
+        if (h.isEmpty() || m == null) return new Write(h, false, null);
         int n = h.pageCount();
         int p = PageAddress.pageOf(ADDRESS.hashBytes(member), n);
-        byte[] page = read(key, p);
-        int at = MemberPage.find(page, member);
-        if (at < 0) return new Write(h, false, null);
-        byte[] previous = wantPrevious ? MemberPage.value(page, at) : null;
-        int end = MemberPage.entryEnd(page, at);
-        long digest = h.digest() - DIGEST.hashBytes(page, at, end - at);
-        byte[] rest = MemberPage.without(page, at);
-        store(key, p, rest);
+        int at;
+        int end;
+        int left;
+        byte[] previous;
+        long digest;
+        try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey(key, p))) {
+            q.updateLock().lock();
+            MapEntry<byte[], byte[]> entry = q.entry();
+            if (entry == null) return new Write(h, false, null);
+            Data<byte[]> stored = entry.value();
+            at = MemberPage.find(stored.bytes(), stored.offset(), (int) stored.size(), member);
+            if (at < 0) return new Write(h, false, null);
+            byte[] page = stored.getUsing(null);
+            previous = wantPrevious ? MemberPage.value(page, at) : null;
+            end = MemberPage.entryEnd(page, at);
+            digest = h.digest() - DIGEST.hashBytes(page, at, end - at);
+            byte[] rest = MemberPage.without(page, at);
+            left = rest.length;
+            if (left == 0) q.remove(entry);
+            else q.replaceValue(entry, q.wrapValueAsData(rest));
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
         // the last member gone: every page below pageCount is empty, so none is stored
         if (h.count() == 1) return new Write(MembersHeader.EMPTY, true, previous);
         long bytes = h.bytes() - (end - at);
-        MembersHeader next =
-                new MembersHeader(h.count() - 1, n, h.storedPages() - (rest.length == 0 ? 1 : 0), digest, bytes);
+        MembersHeader next = new MembersHeader(h.count() - 1, n, h.storedPages() - (left == 0 ? 1 : 0), digest, bytes);
         if (n > 1 && bytes < (long) n * PAGE_TARGET / 4) next = merge(key, next);
         return new Write(next, true, previous);
     }
