@@ -1,23 +1,16 @@
 package dev.kvs.core.internal;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.function.BiConsumer;
-import net.openhft.chronicle.bytes.RandomDataInput;
 
 /**
  * The bytes of one page: its members' entries one after another, each {@code varint(member length),
  * member, varint(value length), value} (unsigned LEB128 lengths), in no particular order. Also the form
  * of entries in a structure's canonical image ({@link StructureImage}). Pure functions on arrays; a
- * write builds a new array, the only allocation a page write makes. {@link #find} and {@link
- * #valueEquals} also read a page where it lies in its map, so a write that changes nothing copies none.
+ * write builds a new array, the only allocation a page write makes.
  */
 final class MemberPage {
     static final byte[] EMPTY = new byte[0];
-    /** Longs of a byte array in the order Chronicle's {@code readLong} reads memory: the platform's. */
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     private MemberPage() {}
 
@@ -91,52 +84,6 @@ final class MemberPage {
                     && Arrays.equals(page, start, start + m, member, 0, m)) return at;
         }
         return -1;
-    }
-
-    /**
-     * {@link #find} on a page where it lies, {@code size} bytes at {@code base} of {@code in} (a map
-     * entry's value), without copying it: the offset of {@code member}'s entry from {@code base}, or -1.
-     */
-    static int find(RandomDataInput in, long base, int size, byte[] member) {
-        int length = member.length;
-        for (int at = 0; at < size; ) {
-            int m = readVarint(in, base + at);
-            int start = at + varintSize(m);
-            int v = readVarint(in, base + start + m);
-            if (m == length
-                    && (m == 0 || in.readByte(base + start + m - 1) == member[m - 1])
-                    && equals(in, base + start, member)) return at;
-            at = start + m + varintSize(v) + v;
-        }
-        return -1;
-    }
-
-    /** {@link #valueEquals} on a page where it lies, as {@link #find(RandomDataInput, long, int, byte[])}. */
-    static boolean valueEquals(RandomDataInput in, long base, int at, byte[] value) {
-        int m = readVarint(in, base + at);
-        long v = base + at + varintSize(m) + m;
-        int length = readVarint(in, v);
-        return length == value.length && equals(in, v + varintSize(length), value);
-    }
-
-    private static int readVarint(RandomDataInput in, long at) {
-        int v = 0;
-        for (int shift = 0; ; shift += 7) {
-            if (shift > 28) throw new IllegalArgumentException("corrupt page: varint too long at " + at);
-            byte x = in.readByte(at++);
-            v |= (x & 0x7F) << shift;
-            if (x >= 0) return v;
-        }
-    }
-
-    /** Whether the {@code b.length} bytes at {@code at} of {@code in} are {@code b}'s, eight at a time. */
-    private static boolean equals(RandomDataInput in, long at, byte[] b) {
-        int i = 0;
-        for (; i + Long.BYTES <= b.length; i += Long.BYTES) {
-            if (in.readLong(at + i) != (long) LONGS.get(b, i)) return false;
-        }
-        for (; i < b.length; i++) if (in.readByte(at + i) != b[i]) return false;
-        return true;
     }
 
     static int count(byte[] page) {
