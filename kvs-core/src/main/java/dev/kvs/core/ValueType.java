@@ -18,6 +18,9 @@ public enum ValueType {
      */
     LIST;
 
+    /** {@link #values()}, which copies its array on every call: read for every record read. */
+    private static final ValueType[] ALL = values();
+
     /** The persisted code: the ordinal, fixed once written. */
     public int code() {
         return ordinal();
@@ -25,7 +28,7 @@ public enum ValueType {
 
     /** @throws IllegalArgumentException if {@code code} names no type */
     public static ValueType ofCode(int code) {
-        ValueType[] all = values();
+        ValueType[] all = ALL;
         if (code < 0 || code >= all.length) throw new IllegalArgumentException("no value type of code " + code);
         return all[code];
     }

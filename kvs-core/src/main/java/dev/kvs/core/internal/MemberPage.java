@@ -74,10 +74,14 @@ final class MemberPage {
 
     /** Offset of {@code member}'s entry, or -1. */
     static int find(byte[] page, byte[] member) {
+        int length = member.length;
         for (int at = 0; at < page.length; at = entryEnd(page, at)) {
             int m = readVarint(page, at);
             int start = at + varintSize(m);
-            if (m == member.length && Arrays.equals(page, start, start + m, member, 0, m)) return at;
+            // members often share a prefix (field:1, field:2): their last bytes differ first
+            if (m == length
+                    && (m == 0 || page[start + m - 1] == member[m - 1])
+                    && Arrays.equals(page, start, start + m, member, 0, m)) return at;
         }
         return -1;
     }
