@@ -129,11 +129,13 @@ public final class ScriptEngine implements AutoCloseable {
         ScriptRun run = new ScriptRun(script.sha(), readOnly || script.noWrites());
         boolean tracked = running == null;
         if (tracked) running = run;
+        Globals g = null;
         try {
-            Globals g = ScriptSandbox.globals(run, RedisLib.table(run, calls), keys, argv);
+            g = ScriptSandbox.globals(run, RedisLib.table(run, calls), keys, argv);
             return LuaReplies.toReply(new LuaClosure(script.code(), g).call());
         } catch (LuaError e) {
-            return errorReply(e, script.sha());
+            int line = g != null && g.debuglib instanceof ScriptSandbox.Watchdog w ? w.line() : 0;
+            return errorReply(e, script.sha(), line);
         } catch (StackOverflowError e) {
             return new ErrorRedisMessage("ERR Error running script (call to f_" + script.sha() + "): stack overflow");
         } finally {
@@ -142,12 +144,12 @@ public final class ScriptEngine implements AutoCloseable {
     }
 
     /** Redis's reply for what a script raised: its error table's text, or {@code ERR} and the message; and where. */
-    private static RedisMessage errorReply(LuaError e, String sha) {
+    private static RedisMessage errorReply(LuaError e, String sha, int lastLine) {
         String full = String.valueOf(e.getMessage());
         int trace = full.indexOf("\nstack traceback:");
         if (trace >= 0) full = full.substring(0, trace);
         Matcher at = LINE.matcher(full);
-        String line = at.find() ? at.group(1) : null;
+        String line = lastLine > 0 ? Integer.toString(lastLine) : at.find() ? at.group(1) : null;
         LuaValue obj = e.getMessageObject();
         String text;
         if (obj != null && obj.istable() && obj.get(LuaReplies.ERR).isstring()) {

@@ -1,11 +1,15 @@
 package dev.kvs.server.internal.script;
 
 import java.io.ByteArrayInputStream;
+import java.util.ArrayDeque;
 import org.luaj.vm2.Globals;
 import org.luaj.vm2.LoadState;
+import org.luaj.vm2.LuaClosure;
 import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaFunction;
 import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
+import org.luaj.vm2.Prototype;
 import org.luaj.vm2.Varargs;
 import org.luaj.vm2.compiler.LuaC;
 import org.luaj.vm2.lib.BaseLib;
@@ -38,6 +42,9 @@ final class ScriptSandbox {
     static final String KILLED = "ERR Script killed by user with SCRIPT KILL...";
 
     private ScriptSandbox() {}
+
+    /** A Java function's frame in {@link Watchdog}'s stack. */
+    private static final LuaClosure NATIVE = new LuaClosure(new Prototype(), LuaValue.NIL);
 
     /** Fresh, read-only globals for {@code run} with {@code redis} as the {@code redis} table. */
     static Globals globals(ScriptRun run, LuaTable redis, byte[][] keys, byte[][] argv) {
@@ -150,15 +157,44 @@ final class ScriptSandbox {
     }
 
     /**
-     * Stops a killed script: LuaJ calls {@link #onInstruction} before every instruction once a debug
-     * library is installed; once {@code SCRIPT KILL} marked the run, every instruction raises {@link
-     * #KILLED} (again after a {@code pcall} caught it), so the script ends.
+     * Stops a killed script, and knows the line it runs: LuaJ calls {@link #onInstruction} before every
+     * instruction once a debug library is installed; once {@code SCRIPT KILL} marked the run, every
+     * instruction raises {@link #KILLED} (again after a {@code pcall} caught it), so the script ends.
+     * The line is where an error raised by a Java function (a {@code redis.call}) happened: LuaJ gives
+     * such an error no position when the call is a tail call ({@code return redis.call(...)}).
      */
     static final class Watchdog extends DebugLib {
         private final ScriptRun run;
+        /** The Lua functions being run, innermost last (null for a Java function's frame). */
+        private final ArrayDeque<LuaClosure> frames = new ArrayDeque<>();
+
+        private int line;
 
         Watchdog(ScriptRun run) {
             this.run = run;
+        }
+
+        /** The line of the script's last instruction run, 0 before the first. */
+        int line() {
+            return line;
+        }
+
+        @Override
+        public void onCall(LuaFunction f) {
+            frames.push(NATIVE);
+            super.onCall(f);
+        }
+
+        @Override
+        public void onCall(LuaClosure c, Varargs varargs, LuaValue[] stack) {
+            frames.push(c);
+            super.onCall(c, varargs, stack);
+        }
+
+        @Override
+        public void onReturn() {
+            frames.poll();
+            super.onReturn();
         }
 
         @Override
@@ -171,6 +207,8 @@ final class ScriptSandbox {
         @Override
         public void onInstruction(int pc, Varargs v, int top) {
             if (run.killed()) throw new LuaError(LuaReplies.single(LuaReplies.ERR, LuaValue.valueOf(KILLED)));
+            LuaClosure c = frames.peek();
+            if (c != null && c != NATIVE && c.p.lineinfo != null && pc < c.p.lineinfo.length) line = c.p.lineinfo[pc];
             super.onInstruction(pc, v, top);
         }
     }
