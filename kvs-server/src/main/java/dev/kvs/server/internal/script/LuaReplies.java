@@ -61,6 +61,14 @@ final class LuaReplies {
 
     /** The reply a script's return value (or a value in a returned table) becomes. */
     static RedisMessage toReply(LuaValue v) {
+        return toReply(v, 0);
+    }
+
+    /** How deep returned tables may nest (a table holding itself would never end): Redis's error past it. */
+    private static final int MAX_DEPTH = 1000;
+
+    private static RedisMessage toReply(LuaValue v, int depth) {
+        if (depth > MAX_DEPTH) return new ErrorRedisMessage("ERR reached lua stack limit");
         switch (v.type()) {
             case LuaValue.TNUMBER:
                 return new IntegerRedisMessage((long) v.todouble());
@@ -69,13 +77,13 @@ final class LuaReplies {
             case LuaValue.TBOOLEAN:
                 return v.toboolean() ? new IntegerRedisMessage(1) : FullBulkStringRedisMessage.NULL_INSTANCE;
             case LuaValue.TTABLE:
-                return table((LuaTable) v);
+                return table((LuaTable) v, depth);
             default:
                 return FullBulkStringRedisMessage.NULL_INSTANCE;
         }
     }
 
-    private static RedisMessage table(LuaTable t) {
+    private static RedisMessage table(LuaTable t, int depth) {
         LuaValue err = t.rawget(ERR);
         if (err.isstring()) return new ErrorRedisMessage(oneLine(err.tojstring()));
         LuaValue ok = t.rawget(OK);
@@ -84,7 +92,7 @@ final class LuaReplies {
         for (int i = 1; ; i++) {
             LuaValue e = t.rawget(i);
             if (e.isnil()) break;
-            out.add(toReply(e));
+            out.add(toReply(e, depth + 1));
         }
         return out.isEmpty() ? ArrayRedisMessage.EMPTY_INSTANCE : new ArrayRedisMessage(out);
     }

@@ -40,10 +40,11 @@ final class RedisLib {
                 return LuaReplies.single(LuaReplies.OK, LuaValue.valueOf(msg.checkjstring()));
             }
         });
-        redis.rawset("sha1hex", new OneArgFunction() {
+        redis.rawset("sha1hex", new VarArgFunction() {
             @Override
-            public LuaValue call(LuaValue s) {
-                return LuaValue.valueOf(Script.sha1hex(LuaReplies.argument(s.checkstring())));
+            public Varargs invoke(Varargs args) {
+                if (args.narg() != 1) throw raised("ERR wrong number of arguments");
+                return LuaValue.valueOf(Script.sha1hex(LuaReplies.argument(args.checkstring(1))));
             }
         });
         redis.rawset("log", new Log());

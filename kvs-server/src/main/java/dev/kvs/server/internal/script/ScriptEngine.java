@@ -158,7 +158,11 @@ public final class ScriptEngine implements AutoCloseable {
             String s = obj != null && obj.isstring() ? obj.tojstring() : full;
             int t = s.indexOf("\nstack traceback:");
             if (t >= 0) s = s.substring(0, t);
-            text = "ERR " + POSITION.matcher(s).replaceFirst("$1: ");
+            // Lua 5.1's words where LuaJ's differ, for clients that match them
+            text = "ERR "
+                    + POSITION.matcher(s)
+                            .replaceFirst("$1: ")
+                            .replace("attempt to call nil", "attempt to call a nil value");
         }
         String where = line == null ? "" : " script: " + sha + ", on @user_script:" + line + ".";
         return new ErrorRedisMessage(LuaReplies.oneLine(text) + where);

@@ -7,6 +7,7 @@ import org.luaj.vm2.LoadState;
 import org.luaj.vm2.LuaClosure;
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaFunction;
+import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Prototype;
@@ -48,7 +49,7 @@ final class ScriptSandbox {
 
     /** Fresh, read-only globals for {@code run} with {@code redis} as the {@code redis} table. */
     static Globals globals(ScriptRun run, LuaTable redis, byte[][] keys, byte[][] argv) {
-        Globals g = new Globals();
+        SandboxGlobals g = new SandboxGlobals();
         g.load(new BaseLib());
         g.load(new PackageLib()); // the libraries below register in package.loaded; removed after
         g.load(new TableLib());
@@ -74,9 +75,15 @@ final class ScriptSandbox {
         });
         g.rawset("bit", bit(g.rawget("bit32")));
         g.rawset("redis", redis);
+        for (String lib : new String[] {"string", "table", "math", "bit32", "bit", "redis"}) {
+            g.rawset(lib, ReadOnlyTable.copyOf(g.rawget(lib)));
+        }
+        // strings' methods: the static metatable LuaJ's StringLib just set, made read-only too
+        LuaString.s_metatable =
+                ReadOnlyTable.copyOf(LuaValue.tableOf(new LuaValue[] {LuaValue.INDEX, g.rawget("string")}));
         g.rawset("KEYS", strings(keys));
         g.rawset("ARGV", strings(argv));
-        LuaTable meta = new LuaTable();
+        ReadOnlyTable meta = new ReadOnlyTable();
         meta.rawset("__index", new TwoArgFunction() {
             @Override
             public LuaValue call(LuaValue t, LuaValue name) {
@@ -86,11 +93,74 @@ final class ScriptSandbox {
         meta.rawset("__newindex", new VarArgFunction() {
             @Override
             public Varargs invoke(Varargs args) {
-                throw new LuaError("Attempt to modify a readonly table");
+                throw new LuaError(READONLY);
             }
         });
+        meta.frozen = true;
         g.setmetatable(meta);
+        g.frozen = true;
         return g;
+    }
+
+    static final String READONLY = "Attempt to modify a readonly table";
+
+    /** A table that refuses every write once frozen, as Redis 7 makes its globals and libraries. */
+    static final class ReadOnlyTable extends LuaTable {
+        boolean frozen;
+
+        /** A frozen copy of {@code t}'s entries. */
+        static ReadOnlyTable copyOf(LuaValue t) {
+            ReadOnlyTable copy = new ReadOnlyTable();
+            LuaValue k = LuaValue.NIL;
+            while (true) {
+                Varargs n = t.next(k);
+                if ((k = n.arg1()).isnil()) break;
+                copy.rawset(k, n.arg(2));
+            }
+            copy.frozen = true;
+            return copy;
+        }
+
+        @Override
+        public void rawset(int key, LuaValue value) {
+            if (frozen) throw new LuaError(READONLY);
+            super.rawset(key, value);
+        }
+
+        @Override
+        public void rawset(LuaValue key, LuaValue value) {
+            if (frozen) throw new LuaError(READONLY);
+            super.rawset(key, value);
+        }
+
+        @Override
+        public LuaValue setmetatable(LuaValue metatable) {
+            if (frozen) throw new LuaError(READONLY);
+            return super.setmetatable(metatable);
+        }
+    }
+
+    /** The globals, read-only once frozen (see {@link ReadOnlyTable}). */
+    private static final class SandboxGlobals extends Globals {
+        boolean frozen;
+
+        @Override
+        public void rawset(int key, LuaValue value) {
+            if (frozen) throw new LuaError(READONLY);
+            super.rawset(key, value);
+        }
+
+        @Override
+        public void rawset(LuaValue key, LuaValue value) {
+            if (frozen) throw new LuaError(READONLY);
+            super.rawset(key, value);
+        }
+
+        @Override
+        public LuaValue setmetatable(LuaValue metatable) {
+            if (frozen) throw new LuaError(READONLY);
+            return super.setmetatable(metatable);
+        }
     }
 
     private static LuaTable strings(byte[][] values) {
