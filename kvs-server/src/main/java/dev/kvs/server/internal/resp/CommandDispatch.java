@@ -78,9 +78,13 @@ final class CommandDispatch {
             return TransactionCommands.abortedBy(refusal);
         }
         if (scripts.busy() && !ScriptCommands.allowedWhileBusy(spec, args)) {
-            if (tx != null) tx.refuse();
             spec.counters().rejected.increment();
-            return ScriptCommands.BUSY;
+            if (tx == null) return ScriptCommands.BUSY;
+            tx.refuse();
+            if (spec.command() != transactions.exec) return ScriptCommands.BUSY;
+            session.transaction = null; // EXEC refused ends the transaction, as Redis
+            session.watched = null;
+            return TransactionCommands.abortedBy(ScriptCommands.BUSY);
         }
         if (tx != null && !TransactionCommands.runsAtOnce(spec)) return TransactionCommands.queue(session, spec, args);
         if (spec.command() == transactions.exec) {
