@@ -1083,6 +1083,174 @@ class RedisCompatibilityTest {
                 write(c("DEL", K), integer(1)).given("RPUSH", K, "a"),
                 any(c("MEMORY", "USAGE", K), matching("a positive integer", a -> a instanceof Long l && l > 0))
                         .given("RPUSH", K, "a"),
+                // scripting (issue 37), errors byte for byte from redis 7.0.15 (their SHA-1s included); a
+                // script is a READ row: on a backup after READONLY it runs there, its writes refused
+                read(c("EVAL", "return 1", "0"), integer(1)),
+                read(
+                        c("EVAL", "return {1,2,{3,'x'},nil,4}", "0"),
+                        array(integer(1), integer(2), array(integer(3), bulk("x")))),
+                read(c("EVAL", "return 3.99", "0"), integer(3)),
+                read(c("EVAL", "return true", "0"), integer(1)),
+                read(c("EVAL", "return false", "0"), nil()),
+                read(c("EVAL", "return nil", "0"), nil()),
+                read(c("EVAL", "return {err='My Error'}", "0"), error("My Error")),
+                read(c("EVAL", "return {ok='fine'}", "0"), status("fine")),
+                read(c("EVAL", "return redis.error_reply('x')", "0"), error("ERR x")),
+                read(c("EVAL", "return redis.error_reply('MY thing')", "0"), error("MY thing")),
+                read(c("EVAL", "return redis.status_reply('y')", "0"), status("y")),
+                read(c("EVAL", "return ARGV[1]..ARGV[2]..#KEYS", "1", K, "a", "b"), bulk("ab1")),
+                read(c("EVAL", "return redis.call('GET', KEYS[1])", "1", K), bulk("v"))
+                        .given("SET", K, "v"),
+                read(c("EVAL", "return redis.call('GET', KEYS[1])", "1", K), nil()),
+                read(c("EVAL", "return redis.call('SET', KEYS[1], ARGV[1])", "1", K, "v"), ok())
+                        .onBackup(errorStarting("NOTPRIMARY ")),
+                read(
+                                c("EVAL", "redis.call('set', KEYS[1], 3.5); return redis.call('get', KEYS[1])", "1", K),
+                                bulk("3.5"))
+                        .onBackup(errorStarting("NOTPRIMARY ")),
+                read(
+                        c("EVAL", "return redis.call('nosuch')", "0"),
+                        error("ERR Unknown Redis command called from"
+                                + " script script: 206396248e12c6e742fd7296250433c8d7343b74, on @user_script:1.")),
+                read(
+                        c("EVAL", "return redis.pcall('nosuch')", "0"),
+                        error("ERR Unknown Redis command called from script")),
+                read(
+                        c("EVAL", "return redis.call('get')", "0"),
+                        error("ERR Wrong number of args calling Redis"
+                                + " command from script script: f187dee77f607f7cff00bbabc9df38507582c78d, on"
+                                + " @user_script:1.")),
+                read(
+                        c("EVAL", "return redis.call('eval','return 1', 0)", "0"),
+                        error("ERR This Redis command is"
+                                + " not allowed from script script: 498b5081e21f7e3039493da0ab415ae08f116868, on"
+                                + " @user_script:1.")),
+                read(
+                        c("EVAL", "return redis.call()", "0"),
+                        error("ERR Please specify at least one argument for"
+                                + " this redis lib call script: 0a907e1429221a4d85516cab7fd219a82a9439d8, on"
+                                + " @user_script:1.")),
+                read(
+                        c("EVAL", "return redis.call('get',{})", "0"),
+                        error("ERR Lua redis lib command arguments"
+                                + " must be strings or integers script: 4deb073a545207f215b56dcef5ca825f9f406808, on"
+                                + " @user_script:1.")),
+                read(
+                        c("EVAL", "return redis.pcall('get',{})", "0"),
+                        error("ERR Lua redis lib command arguments must be strings or integers")),
+                read(
+                                c("EVAL", "return redis.call('incr', KEYS[1])", "1", K),
+                                error("WRONGTYPE Operation against"
+                                        + " a key holding the wrong kind of value script:"
+                                        + " 2bab3b661081db58bd2341920e0ba7cf5dc77b25, on @user_script:1."))
+                        .given("HSET", K, "a", "1")
+                        .onBackup(errorStarting("NOTPRIMARY ")),
+                read(c("EVAL", "return redis.pcall('incr', KEYS[1])", "1", K), WRONGTYPE)
+                        .given("HSET", K, "a", "1")
+                        .onBackup(errorStarting("NOTPRIMARY ")),
+                read(
+                        c("EVAL", "x=1", "0"),
+                        error("ERR user_script:1: Attempt to modify a readonly table script:"
+                                + " 7caf6056913504f0508c65faf2dc3f94ff65bcfd, on @user_script:1.")),
+                read(
+                        c("EVAL", "return x", "0"),
+                        error("ERR user_script:1: Script attempted to access nonexistent"
+                                + " global variable 'x' script: 03c387736bb5cc009ff35151572cee04677aa374, on"
+                                + " @user_script:1.")),
+                read(
+                        c("EVAL", "return os", "0"),
+                        error("ERR user_script:1: Script attempted to access nonexistent"
+                                + " global variable 'os' script: f03b5ad6e7d58786b6a5e879efbea4a4408f5c2f, on"
+                                + " @user_script:1.")),
+                read(
+                        c("EVAL", "error('boom')", "0"),
+                        error("ERR user_script:1: boom script:"
+                                + " 82903a0434f1503e152f89c03c9acd881a0e8150, on @user_script:1.")),
+                read(
+                        c("EVAL", "error({err='boom2'})", "0"),
+                        error("boom2 script: 9778c7b40a37f90541679b1fbc97f3fc3007679a, on @user_script:1.")),
+                // LuaJ's compiler words the syntax error itself (redis: "'<eof>' expected near 'error'")
+                read(
+                        c("EVAL", "return syntax error here", "0"),
+                        errorStarting("ERR Error compiling script (new function): user_script:1: ")),
+                read(
+                        c("EVAL", "return redis.setresp(4)", "0"),
+                        error("ERR RESP version must be 2 or 3. script:"
+                                + " 921c0a48021d97dfd5884aeea41875972c7804d9, on @user_script:1.")),
+                read(c("EVAL", "return redis.sha1hex('')", "0"), bulk("da39a3ee5e6b4b0d3255bfef95601890afd80709")),
+                read(c("EVAL", "return tostring(bit.band(0xffffffff, 0xffffffff))", "0"), bulk("-1")),
+                read(c("EVAL", "return unpack({1,2})", "0"), integer(1)),
+                read(c("EVAL", "return redis.LOG_WARNING", "0"), integer(3)),
+                read(c("EVAL", "return 1", "-1"), error("ERR Number of keys can't be negative")),
+                read(c("EVAL", "return 1", "2", K), error("ERR Number of keys can't be greater than number of args")),
+                read(c("EVAL", "return 1", "x"), error("ERR value is not an integer or out of range")),
+                any(c("EVAL", "return 1"), wrongArity("eval")),
+                any(c("EVALSHA", "x"), wrongArity("evalsha")),
+                any(c("EVAL_RO", "return 1"), wrongArity("eval_ro")),
+                any(c("EVALSHA_RO"), wrongArity("evalsha_ro")),
+                read(
+                        c("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"),
+                        error("NOSCRIPT No matching script. Please use EVAL.")),
+                // the backup's script cache is its own: it never saw the SCRIPT LOAD
+                read(c("EVALSHA", "b534286061d4b9e4026607613b95c06c06015ae8", "0"), bulk("loaded"))
+                        .given("SCRIPT", "LOAD", "return 'loaded'")
+                        .onBackup(error("NOSCRIPT No matching script. Please use EVAL.")),
+                read(c("EVALSHA_RO", "B534286061D4B9E4026607613B95C06C06015AE8", "0"), bulk("loaded"))
+                        .given("SCRIPT", "LOAD", "return 'loaded'")
+                        .onBackup(error("NOSCRIPT No matching script. Please use EVAL.")),
+                read(c("EVAL_RO", "return redis.call('GET', KEYS[1])", "1", K), bulk("v"))
+                        .given("SET", K, "v"),
+                read(
+                        c("EVAL_RO", "return redis.call('set', KEYS[1], 'v')", "1", K),
+                        error("ERR Write commands are"
+                                + " not allowed from read-only scripts. script: b0e7bbc2efc136be74cdebcb73a106ad46ea881b,"
+                                + " on @user_script:1.")),
+                read(
+                        c("EVAL", "#!lua flags=no-writes\nreturn redis.call('set', KEYS[1], 'v')", "1", K),
+                        error("ERR Write commands are not allowed from read-only scripts. script:"
+                                + " 34506ea5aa699a74b84d4fdd3eb056b6880221a7, on @user_script:2.")),
+                read(
+                        c("EVAL_RO", "#!lua\nreturn 1", "0"),
+                        error("ERR Can not execute a script with write flag using *_ro command.")),
+                read(c("EVAL_RO", "#!lua flags=no-writes\nreturn 1", "0"), integer(1)),
+                read(c("EVAL", "#!lua flags=bad\nreturn 1", "0"), error("ERR Unexpected flag in script shebang: bad")),
+                read(c("EVAL", "#!lua foo=bar\nreturn 1", "0"), error("ERR Unknown lua shebang option: foo=bar")),
+                read(c("EVAL", "#!python\nreturn 1", "0"), error("ERR Unexpected engine in script shebang: #!python")),
+                any(c("SCRIPT", "LOAD", "return 'loaded'"), bulk("b534286061d4b9e4026607613b95c06c06015ae8")),
+                any(
+                        c("SCRIPT", "LOAD", "return +"),
+                        errorStarting("ERR Error compiling script (new function): user_script:1: ")),
+                node(
+                                c("SCRIPT", "EXISTS", "0fdb70b8794c5d14a6f1280b8227b9380aea0a05", "ffff"),
+                                array(integer(1), integer(0)),
+                                array(integer(0), integer(0)))
+                        .given("SCRIPT", "LOAD", "return 'exists'"),
+                any(c("SCRIPT", "FLUSH"), ok()),
+                any(c("SCRIPT", "FLUSH", "ASYNC"), ok()),
+                any(c("SCRIPT", "FLUSH", "sync"), ok()),
+                any(c("SCRIPT", "FLUSH", "x"), error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")),
+                any(c("SCRIPT", "FLUSH", "SYNC", "ASYNC"), error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")),
+                any(c("SCRIPT", "KILL"), error("NOTBUSY No scripts in execution right now.")),
+                any(c("SCRIPT", "KILL", "x"), wrongArity("script|kill")),
+                any(c("SCRIPT", "LOAD"), wrongArity("script|load")),
+                any(c("SCRIPT", "LOAD", "a", "b"), wrongArity("script|load")),
+                any(c("SCRIPT", "EXISTS"), wrongArity("script|exists")),
+                any(c("SCRIPT"), wrongArity("script")),
+                any(c("SCRIPT", "foo"), error("ERR unknown subcommand 'foo'. Try SCRIPT HELP.")),
+                any(
+                        c("SCRIPT", "HELP"),
+                        arrayStartingWith("SCRIPT <subcommand> [<arg> [value] [opt] ...]." + " Subcommands are:")),
+                any(c("CONFIG", "GET", "busy-reply-threshold"), array(bulk("busy-reply-threshold"), bulk("5000"))),
+                any(c("CONFIG", "GET", "lua-time-limit"), array(bulk("lua-time-limit"), bulk("5000"))),
+                any(c("CONFIG", "SET", "lua-time-limit", "5000"), ok()),
+                tx(c("EXEC"), array(ok(), bulk("v")))
+                        .given("MULTI")
+                        .given("EVAL", "return redis.call('SET', KEYS[1], ARGV[1])", "1", K, "v")
+                        .given("GET", K),
+                tx(c("EXEC"), array(errorInArray("ERR x"), integer(2)))
+                        .given("MULTI")
+                        .given("EVAL", "return redis.error_reply('x')", "0")
+                        .given("EVAL", "return 2", "0"),
                 // transactions: MULTI and the queued commands are a row's setup, EXEC or DISCARD its command,
                 // so no row leaves its connection in MULTI; the backup's connection saw no MULTI
                 tx(c("EXEC"), array(ok(), bulk("v"), status("PONG")))

@@ -12,13 +12,15 @@ import java.util.concurrent.locks.Lock;
  * a write's order to the session for {@code WAIT}, and counts it ({@code INFO commandstats}, the
  * per-command metrics). Inside {@code MULTI} it queues what it admitted instead, and runs {@code
  * EXEC} through {@link TransactionCommands}; a data command passes the {@link ExecBarrier} shared, so
- * that no command runs while an EXEC does. Owns which command it ran last. One per connection,
- * confined to its event loop.
+ * that no command runs while an EXEC does. A script ({@code EVAL}...) is started on the scripts' thread
+ * by {@link ScriptCommands}; while one has run past {@code busy-reply-threshold}, commands but a few are
+ * answered {@code BUSY}. Owns which command it ran last. One per connection, confined to its event loop.
  */
 final class CommandDispatch {
     private final CommandTable table;
     private final CommandRefusals refusals;
     private final TransactionCommands transactions;
+    private final ScriptCommands scripts;
     /** Data commands pass it shared; an EXEC runs alone in it. */
     private final ExecBarrier barrier;
 
@@ -35,11 +37,13 @@ final class CommandDispatch {
             CommandTable table,
             CommandRefusals refusals,
             TransactionCommands transactions,
+            ScriptCommands scripts,
             ExecBarrier barrier,
             ClientStats stats,
             NodeMetrics metrics) {
         this.table = table;
         this.transactions = transactions;
+        this.scripts = scripts;
         this.barrier = barrier;
         this.refusals = refusals;
         this.stats = stats;
@@ -73,6 +77,15 @@ final class CommandDispatch {
             session.watched = null;
             return TransactionCommands.abortedBy(refusal);
         }
+        if (scripts.busy() && !ScriptCommands.allowedWhileBusy(spec, args)) {
+            spec.counters().rejected.increment();
+            if (tx == null) return ScriptCommands.BUSY;
+            tx.refuse();
+            if (spec.command() != transactions.exec) return ScriptCommands.BUSY;
+            session.transaction = null; // EXEC refused ends the transaction, as Redis
+            session.watched = null;
+            return TransactionCommands.abortedBy(ScriptCommands.BUSY);
+        }
         if (tx != null && !TransactionCommands.runsAtOnce(spec)) return TransactionCommands.queue(session, spec, args);
         if (spec.command() == transactions.exec) {
             long start = System.nanoTime();
@@ -80,8 +93,17 @@ final class CommandDispatch {
             count(spec, System.nanoTime() - start); // last: EXEC's reply is EXEC's, not its last command's
             return result;
         }
+        if (ScriptCommands.runsScript(spec)) {
+            RedisMessage result = scripts.start(session, spec, args);
+            count(spec, 0); // its time is the scripts' thread's
+            return result;
+        }
         if (!spec.has(CommandSpec.DATA)) return execute(session, spec, args);
-        Lock shared = barrier.enter();
+        Lock shared = barrier.enter(scripts::busy);
+        if (shared == null) {
+            spec.counters().rejected.increment();
+            return ScriptCommands.BUSY; // a script ran past busy-reply-threshold while this one waited
+        }
         try {
             return execute(session, spec, args);
         } finally {

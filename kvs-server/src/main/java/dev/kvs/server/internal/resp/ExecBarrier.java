@@ -1,7 +1,9 @@
 package dev.kvs.server.internal.resp;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -45,6 +47,32 @@ final class ExecBarrier {
         l.lock();
         return l;
     }
+
+    /**
+     * As {@link #enter()}, but gives up and answers null once {@code givesUp} is true while waiting: a
+     * script that has run past {@code busy-reply-threshold} holds the barrier, and the command is
+     * answered {@code BUSY} instead of waiting for it.
+     */
+    Lock enter(BooleanSupplier givesUp) {
+        Lock l = stripes[(int) Thread.currentThread().getId() & (STRIPES - 1)].readLock();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    // tryLock with a timeout, unlike tryLock(), keeps the writer preference an EXEC relies on
+                    if (l.tryLock(BUSY_POLL_MILLIS, TimeUnit.MILLISECONDS)) return l;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+                if (givesUp.getAsBoolean()) return null;
+            }
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+
+    /** How often a command waiting for the barrier asks whether it should give up. */
+    private static final long BUSY_POLL_MILLIS = 50;
 
     /** Runs {@code fn} with no command in the barrier; commands wait until it returns. */
     <T> T alone(Supplier<T> fn) {

@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The commands one connection has read but not run yet, in order; empty normally. They wait behind a
- * write that waits for replication room, or for the client's queued replies to drain; reading pauses
- * meanwhile. Owns the held commands, the wait for room (retried every millisecond, never blocking the
+ * write that waits for replication room, behind a script the connection runs, or for the client's
+ * queued replies to drain; reading pauses meanwhile. Owns the held commands, the wait for room (retried every millisecond, never blocking the
  * event loop, refused with BUSY once the write timeout has passed, or run at once to be refused with
  * CLUSTERDOWN if the primary's lease lapses meanwhile) and the deferred resumption of reading. Confined to the connection's event loop.
  */
@@ -135,6 +135,7 @@ final class HeldCommands {
         SessionLimits limits = connection.limits();
         ReplyQueue replies = connection.replies();
         while (!held.isEmpty()) {
+            if (connection.session().script != null) return; // resumed when the script ends
             if (limits.outputFull(ctx)) {
                 replies.flushIfWritten(ctx);
                 if (limits.outputFull(ctx)) return;

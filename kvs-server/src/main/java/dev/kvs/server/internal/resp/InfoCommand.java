@@ -10,6 +10,7 @@ import dev.kvs.server.internal.AdminPortStats;
 import dev.kvs.server.internal.KvsVersion;
 import dev.kvs.server.internal.NodeStatus;
 import dev.kvs.server.internal.role.NodeRole;
+import dev.kvs.server.internal.script.ScriptEngine;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -55,6 +56,8 @@ final class InfoCommand implements Command {
     private final BulkPreallocBudget bulkBudget;
     private final ClientMemory memory;
     private final ClientWarnings warnings;
+    /** The script cache, for INFO memory's scripting lines. */
+    private final ScriptEngine scripts;
 
     InfoCommand(
             CommandContext node,
@@ -62,13 +65,15 @@ final class InfoCommand implements Command {
             CommandTable table,
             BulkPreallocBudget bulkBudget,
             ClientMemory memory,
-            ClientWarnings warnings) {
+            ClientWarnings warnings,
+            ScriptEngine scripts) {
         this.node = node;
         this.stats = stats;
         this.table = table;
         this.bulkBudget = bulkBudget;
         this.memory = memory;
         this.warnings = warnings;
+        this.scripts = scripts;
     }
 
     static String redisRole(CommandContext node) {
@@ -185,6 +190,9 @@ final class InfoCommand implements Command {
         line(b, "kvs_tombstone_reserve", node.store().config().tombstoneReserve());
         line(b, "mem_clients_normal", memory.used());
         line(b, "maxmemory_policy", "noeviction");
+        line(b, "used_memory_scripts_eval", scripts.cachedBytes());
+        line(b, "number_of_cached_scripts", scripts.cachedScripts());
+        line(b, "used_memory_scripts", scripts.cachedBytes());
     }
 
     private void persistence(StringBuilder b) {

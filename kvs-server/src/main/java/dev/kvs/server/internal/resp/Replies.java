@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Reply messages, shared where immutable; a write's reply that waits for replication ({@link
@@ -85,7 +86,24 @@ final class Replies {
     /** {@code reply} now if the write may be answered already, else when replication allows. */
     static RedisMessage whenReplicated(CompletableFuture<Void> replicated, RedisMessage reply) {
         if (replicated.isDone() && !replicated.isCompletedExceptionally()) return reply;
-        return new LaterReply(replicated.thenApply(v -> reply));
+        return new LaterReply(new Known(replicated, reply));
+    }
+
+    /**
+     * A write's reply, known now, that is sent once replication allows: a script reads it at once
+     * ({@link ScriptCommands}), since its writes' replication completes only after it ends. Completes
+     * as {@code replicated.thenApply(v -> reply)} would.
+     */
+    static final class Known extends CompletableFuture<RedisMessage> {
+        final RedisMessage reply;
+
+        Known(CompletableFuture<Void> replicated, RedisMessage reply) {
+            this.reply = reply;
+            replicated.whenComplete((v, e) -> {
+                if (e == null) complete(reply);
+                else completeExceptionally(e instanceof CompletionException ? e : new CompletionException(e));
+            });
+        }
     }
 
     /** The reply for a store failure a client can act on; anything else is a bug and propagates. */

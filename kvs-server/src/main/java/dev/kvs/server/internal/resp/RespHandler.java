@@ -172,8 +172,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         limits.touch(ctx);
-        if (!held.isEmpty() || limits.outputFull(ctx)) {
-            // behind a write waiting for replication room, or for the client to read: keep the order
+        if (!held.isEmpty() || session.script != null || limits.outputFull(ctx)) {
+            // behind a write waiting for replication room, a script, or for the client to read: keep the order
             held.add(command);
             ctx.channel().config().setAutoRead(false); // before the flush: it may make the channel writable
             replies.flushIfWritten(ctx);
@@ -206,11 +206,24 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 command.discard(); // nothing if the SET committed it
             }
             replies.reply(ctx, result, dispatch.executed());
+            if (session.script != null) waitForScript(ctx);
             if (!wasAuthenticated && session.authenticated()) {
                 decoder.authenticated();
                 limits.loggedIn();
             }
         }
+    }
+
+    /**
+     * The command started a script on the scripts' thread ({@link ScriptCommands}): reading pauses and
+     * later commands are held until it ends, then run in order, so that none runs before it.
+     */
+    private void waitForScript(ChannelHandlerContext ctx) {
+        ctx.channel().config().setAutoRead(false);
+        session.script.whenComplete((r, e) -> ctx.executor().execute(() -> {
+            session.script = null;
+            held.resumeLater(ctx);
+        }));
     }
 
     /** Bytes of replies queued for this client: waiting their turn, plus written and not yet sent. */

@@ -5,6 +5,7 @@ import dev.kvs.replication.Transports;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.PackedEventLoops;
 import dev.kvs.server.internal.Transport;
+import dev.kvs.server.internal.script.ScriptEngine;
 import dev.kvs.server.internal.tls.TlsFailures;
 import dev.kvs.server.internal.tls.TlsOnly;
 import io.netty.bootstrap.ServerBootstrap;
@@ -50,6 +51,10 @@ public final class RespServer {
     private final ExecBarrier barrier = new ExecBarrier();
 
     private final TransactionCommands transactions;
+    /** EVAL and SCRIPT; their scripts run on the engine's own thread. */
+    private final ScriptEngine scriptEngine = new ScriptEngine();
+
+    private final ScriptCommands scripts;
     private final SslContext tls;
     private final WriteStages stages;
     private Channel serverChannel;
@@ -100,8 +105,15 @@ public final class RespServer {
         new RenameCommands(node, gate).register(table);
         new ObjectCommands(node, gate).register(table);
         new ExpiryCommands(node, gate).register(table);
-        new ServerCommands(node, table).register();
-        table.add("INFO", -1, 0, 0, 0, 0, new InfoCommand(node, stats, table, bulkBudget, memory, warnings));
+        new ServerCommands(node, table, scriptEngine).register();
+        table.add(
+                "INFO",
+                -1,
+                0,
+                0,
+                0,
+                0,
+                new InfoCommand(node, stats, table, bulkBudget, memory, warnings, scriptEngine));
         new ShutdownCommand(node).register(table);
         new ConnectionCommands(node, users, aclLog, warnings).register(table);
         new AclCommand(users, !node.config().clientAuthRequired(), aclLog).register(table);
@@ -111,6 +123,8 @@ public final class RespServer {
         new ClusterCommands(node.cluster()).register(table);
         this.transactions = new TransactionCommands(node, refusals, barrier);
         transactions.register(table);
+        this.scripts = new ScriptCommands(node, scriptEngine, barrier, table, refusals, stats);
+        scripts.register(table);
     }
 
     /**
@@ -170,7 +184,8 @@ public final class RespServer {
             RespHandler h = p.get(RespHandler.class);
             if (h != null) h.evictForMemory();
         });
-        CommandDispatch dispatch = new CommandDispatch(table, refusals, transactions, barrier, stats, node.metrics());
+        CommandDispatch dispatch =
+                new CommandDispatch(table, refusals, transactions, scripts, barrier, stats, node.metrics());
         RespHandler handler =
                 new RespHandler(node, table, stats, decoder, protectedMode, warnings, dispatch, account, stages);
         decoder.memory(account);
@@ -227,5 +242,6 @@ public final class RespServer {
     public void close() {
         if (memorySweep != null) memorySweep.cancel(false);
         if (serverChannel != null) serverChannel.close().syncUninterruptibly();
+        scriptEngine.close();
     }
 }

@@ -9,6 +9,7 @@ import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.ReadGate;
+import dev.kvs.server.internal.script.ScriptEngine;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
 import io.netty.handler.codec.redis.IntegerRedisMessage;
@@ -51,9 +52,16 @@ final class ServerCommands {
     /** What CONFIG SET may set: Redis's encoding thresholds, which kvs shows but does not use. */
     private final EncodingSettings encodings = new EncodingSettings();
 
-    /** @param table the commands, for COMMAND */
-    ServerCommands(CommandContext node, CommandTable table) {
+    /** Its {@code busy-reply-threshold} (alias {@code lua-time-limit}) is shown and set here. */
+    private final ScriptEngine scripts;
+
+    /**
+     * @param table the commands, for COMMAND
+     * @param scripts the node's scripting, whose time limit CONFIG shows and sets
+     */
+    ServerCommands(CommandContext node, CommandTable table, ScriptEngine scripts) {
         this.node = node;
+        this.scripts = scripts;
         this.table = table;
         this.store = node.store();
     }
@@ -130,6 +138,8 @@ final class ServerCommands {
                 new String[] {"port", Integer.toString(c.port())},
                 new String[] {"bind", c.bind()}));
         params.addAll(encodings.all());
+        params.add(new String[] {"busy-reply-threshold", Long.toString(scripts.busyMillis())});
+        params.add(new String[] {"lua-time-limit", Long.toString(scripts.busyMillis())});
         return params;
     }
 
@@ -166,8 +176,17 @@ final class ServerCommands {
      */
     private RedisMessage configSet(List<String[]> params, byte[][] a) {
         List<byte[]> owned = new ArrayList<>(List.of(a[0], a[1]));
+        Long busyMillis = null;
         for (int i = 2; i < a.length; i += 2) {
             String name = Args.text(a[i]).toLowerCase(Locale.ROOT);
+            if (name.equals("busy-reply-threshold") || name.equals("lua-time-limit")) {
+                busyMillis = Args.parseLong(a[i + 1]);
+                if (busyMillis == null || busyMillis < 0) {
+                    return Replies.error("ERR CONFIG SET failed (possibly related to argument '" + name
+                            + "') - argument couldn't be parsed into an integer");
+                }
+                continue;
+            }
             if (EncodingSettings.owns(new byte[][] {a[0], a[1], a[i], a[i + 1]})) {
                 owned.add(a[i]);
                 owned.add(a[i + 1]);
@@ -185,9 +204,10 @@ final class ServerCommands {
                         + "' is accepted");
             }
         }
-        if (owned.size() == 2) return Replies.OK;
-        String error = encodings.set(owned.toArray(byte[][]::new));
-        return error == null ? Replies.OK : Replies.error(error);
+        String error = owned.size() == 2 ? null : encodings.set(owned.toArray(byte[][]::new));
+        if (error != null) return Replies.error(error);
+        if (busyMillis != null) scripts.busyMillis(busyMillis);
+        return Replies.OK;
     }
 
     private static Pattern glob(String glob) {

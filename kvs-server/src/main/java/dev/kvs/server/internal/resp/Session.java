@@ -4,6 +4,7 @@ import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.config.UserConfig;
 import dev.kvs.server.internal.write.LastWrite;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.redis.RedisMessage;
 
 /** Per-connection state. Confined to the connection's event loop. */
 final class Session {
@@ -40,6 +41,12 @@ final class Session {
 
     /** The keys {@code WATCH}ed, until {@code EXEC}, {@code DISCARD} or {@code UNWATCH}; null if none. */
     WatchedKeys watched;
+
+    /**
+     * The script this connection runs on the scripts' thread ({@link ScriptCommands}), until it ends; null
+     * otherwise. The connection's later commands are held meanwhile.
+     */
+    java.util.concurrent.CompletableFuture<RedisMessage> script;
 
     /** Set by QUIT: close the connection once the reply is written. */
     boolean closeAfterReply;

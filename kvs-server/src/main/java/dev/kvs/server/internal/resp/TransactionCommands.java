@@ -141,8 +141,9 @@ final class TransactionCommands {
         if (tx.refused()) return EXECABORT;
         List<Transaction.Queued> queued = tx.queued();
         if (cluster.enabled() && spansSlots(queued)) return SlotCheck.CROSSSLOT;
-        if (queued.size() <= 1 && watched == null) {
-            // one command is atomic alone: it passes the barrier shared, as it would outside MULTI
+        if (queued.size() <= 1 && watched == null && !scripted(queued)) {
+            // one command is atomic alone: it passes the barrier shared, as it would outside MULTI (a
+            // script is not: it runs alone, as outside MULTI)
             Lock shared = barrier.enter();
             try {
                 return reply(run(s, queued, null, runner));
@@ -225,6 +226,12 @@ final class TransactionCommands {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             return cause instanceof KvsException k ? Replies.storeError(k) : Replies.error("ERR " + cause.getMessage());
         }
+    }
+
+    /** True if a queued command runs a script ({@link ScriptCommands}). */
+    private static boolean scripted(List<Transaction.Queued> queued) {
+        for (Transaction.Queued q : queued) if (ScriptCommands.runsScript(q.spec())) return true;
+        return false;
     }
 
     /** True if the queued commands' keys hash to more than one slot (each command's own are one slot). */

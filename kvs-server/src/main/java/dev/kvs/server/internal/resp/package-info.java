@@ -13,6 +13,8 @@
  * ({@link dev.kvs.server.internal.resp.SlotCheck}: {@code -MOVED}, {@code -CROSSSLOT}) first.
  * Transactions ({@code MULTI}/{@code EXEC}, {@link dev.kvs.server.internal.resp.TransactionCommands})
  * queue in the session and run alone behind the {@link dev.kvs.server.internal.resp.ExecBarrier}
- * that every data command passes.
+ * that every data command passes. Scripts ({@code EVAL}, {@link
+ * dev.kvs.server.internal.resp.ScriptCommands}) run alone behind it too, on the scripting package's
+ * own thread, their {@code redis.call}s checked and run here.
  */
 package dev.kvs.server.internal.resp;
