@@ -22,52 +22,59 @@ class FrameEncoderTest {
     @Test
     void writesLengthVersionTypeThenBigEndianFields() {
         assertThat(hex(new Frame.Heartbeat(0x0102030405060708L, true)))
-                .isEqualTo("0000000b" + "0a" + "0c" + "0102030405060708" + "01");
+                .isEqualTo("0000000b" + "0b" + "0c" + "0102030405060708" + "01");
         assertThat(hex(new Frame.KeyAck(TxId.of(1, 2))))
-                .isEqualTo("00000012" + "0a" + "05" + "0000000000000001" + "0000000000000002");
+                .isEqualTo("00000012" + "0b" + "05" + "0000000000000001" + "0000000000000002");
         assertThat(hex(new Frame.Reject(Frame.RejectReason.VERSION, 7, "é")))
-                .isEqualTo("0000000f" + "0a" + "03" + "03" + "0000000000000007" + "0002" + "c3a9");
+                .isEqualTo("0000000f" + "0b" + "03" + "03" + "0000000000000007" + "0002" + "c3a9");
         assertThat(hex(new Frame.ValueAck(List.of(TxId.of(0, 255)))))
-                .isEqualTo("00000016" + "0a" + "0a" + "00000001" + "0000000000000000" + "00000000000000ff");
+                .isEqualTo("00000016" + "0b" + "0a" + "00000001" + "0000000000000000" + "00000000000000ff");
         assertThat(hex(new Frame.KeyBatch(
                         List.of(new Frame.KeyPacket(TxId.of(0, 1), Frame.Op.DELETE, new byte[] {9}, 3, -1)))))
-                .isEqualTo("0000002c" + "0a" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "01"
+                .isEqualTo("0000002c" + "0b" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "01"
                         + "0000000109" + "00000003" + "ffffffff" + "0000000000000000");
         assertThat(hex(new Frame.KeyBatch(
                         List.of(new Frame.KeyPacket(TxId.of(0, 1), Frame.Op.PUT, new byte[] {9}, 3, -1, 0x1234)))))
-                .isEqualTo("0000002c" + "0a" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "00"
+                .isEqualTo("0000002c" + "0b" + "04" + "00000001" + "0000000000000000" + "0000000000000001" + "00"
                         + "0000000109" + "00000003" + "ffffffff" + "0000000000001234");
         // version 4: Hello carries the dialler's client address; version 8: then its shard (empty: none)
         assertThat(hex(new Frame.Hello("c", "n", "p", 2, Frame.ChannelKind.KEY, 0, "h:1")))
-                .isEqualTo("0000001f" + "0a" + "01" + "000163" + "00016e" + "000170" + "0000000000000002" + "00"
+                .isEqualTo("0000001f" + "0b" + "01" + "000163" + "00016e" + "000170" + "0000000000000002" + "00"
                         + "00000000" + "0003683a31" + "0000");
         assertThat(hex(new Frame.Hello("c", "n", "p", 2, Frame.ChannelKind.KEY, 0, "h:1", "s1")))
-                .isEqualTo("00000021" + "0a" + "01" + "000163" + "00016e" + "000170" + "0000000000000002" + "00"
+                .isEqualTo("00000021" + "0b" + "01" + "000163" + "00016e" + "000170" + "0000000000000002" + "00"
                         + "00000000" + "0003683a31" + "00027331");
         // a RENAME packet carries its source key after the expiry; FLUSH has no key
         assertThat(hex(new Frame.KeyBatch(List.of(
                         Frame.KeyPacket.rename(TxId.of(0, 2), new byte[] {7}, new byte[] {9}, 3, -1),
                         Frame.KeyPacket.flush(TxId.of(0, 3))))))
-                .isEqualTo("00000056" + "0a" + "04" + "00000002" + "0000000000000000" + "0000000000000002" + "04"
+                .isEqualTo("00000056" + "0b" + "04" + "00000002" + "0000000000000000" + "0000000000000002" + "04"
                         + "0000000109" + "00000003" + "ffffffff" + "0000000000000000" + "0000000107"
                         + "0000000000000000" + "0000000000000003" + "03" + "00000000" + "00000000" + "00000000"
                         + "0000000000000000");
+        // version 11: a packet of a unit sets the op byte's high bit; the unit (first TxId, size) follows
+        assertThat(hex(new Frame.KeyBatch(
+                        List.of(new Frame.KeyPacket(TxId.of(0, 2), Frame.Op.PUT, new byte[] {9}, 3, -1)
+                                .inUnit(new Frame.Unit(TxId.of(0, 1), 2))))))
+                .isEqualTo("00000040" + "0b" + "04" + "00000001" + "0000000000000000" + "0000000000000002" + "80"
+                        + "0000000109" + "00000003" + "ffffffff" + "0000000000000000" + "0000000000000000"
+                        + "0000000000000001" + "00000002");
         // version 5: cut-through frames
         assertThat(hex(new Frame.StagedChunk(0x0102, 3, new byte[] {9}, 10, 4, new byte[] {7, 8})))
-                .isEqualTo("00000025" + "0a" + "14" + "0000000000000102" + "0000000000000003" + "0000000109"
+                .isEqualTo("00000025" + "0b" + "14" + "0000000000000102" + "0000000000000003" + "0000000109"
                         + "0000000a" + "00000004" + "000000020708");
         assertThat(hex(new Frame.StageBind(3, TxId.of(1, 2), new byte[] {9}, -1, 0x1234)))
-                .isEqualTo("0000002b" + "0a" + "15" + "0000000000000003" + "0000000000000001" + "0000000000000002"
+                .isEqualTo("0000002b" + "0b" + "15" + "0000000000000003" + "0000000000000001" + "0000000000000002"
                         + "0000000109" + "ffffffff" + "0000000000001234");
-        assertThat(hex(new Frame.StageCancel(3))).isEqualTo("0000000a" + "0a" + "16" + "0000000000000003");
+        assertThat(hex(new Frame.StageCancel(3))).isEqualTo("0000000a" + "0b" + "16" + "0000000000000003");
         // version 6: a value the backup's store refused, and why
         assertThat(hex(new Frame.ValueRefused(TxId.of(1, 2), new byte[] {9}, Frame.StoreRefusal.VALUE_TOO_LARGE, "é")))
-                .isEqualTo("0000001c" + "0a" + "17" + "0000000000000001" + "0000000000000002" + "0000000109" + "01"
+                .isEqualTo("0000001c" + "0b" + "17" + "0000000000000001" + "0000000000000002" + "0000000109" + "01"
                         + "0002" + "c3a9");
         // version 6: what a backup lacks of a resync's listing
         assertThat(hex(new Frame.ResyncWants(
                         List.of(new Frame.KeyPacket(TxId.of(0, 1), Frame.Op.PUT, new byte[] {9}, 3, -1, 0x1234)))))
-                .isEqualTo("0000002c" + "0a" + "18" + "00000001" + "0000000000000000" + "0000000000000001" + "00"
+                .isEqualTo("0000002c" + "0b" + "18" + "00000001" + "0000000000000000" + "0000000000000001" + "00"
                         + "0000000109" + "00000003" + "ffffffff" + "0000000000001234");
         // version 10: an effect, its base after its TxId, then the members set and the members removed
         assertThat(hex(new Frame.Effect(
@@ -79,7 +86,7 @@ class FrameEncoderTest {
                         0,
                         List.of(new Frame.EffectMember(new byte[] {7}, new byte[] {8})),
                         List.of(new byte[] {5}))))
-                .isEqualTo("0000004f" + "0a" + "19" + "0000000000000001" + "0000000000000000" + "0000000000000002"
+                .isEqualTo("0000004f" + "0b" + "19" + "0000000000000001" + "0000000000000000" + "0000000000000002"
                         + "0000000000000000" + "0000000000000001" + "06" + "0000000109" + "0000000000000000"
                         + "00000001" + "0000000107" + "0000000108" + "00000001" + "0000000105");
         assertFalse(channel.finish());
