@@ -18,9 +18,9 @@ import java.util.function.BiPredicate;
  * packets that named it, registered by the key channel) and the values of them that have arrived.
  *
  * <p>A unit is <b>ready</b> when all its key packets have arrived and every member either has its value
- * held here or its key is no longer awaited up to the member's TxId (a newer write of the key landed, or
- * the store already held one): applying the held values then leaves every member at its TxId or a newer
- * one. The caller takes a ready unit out ({@link #takeReady}) and applies it.
+ * held here, or a later member of the same key has (the primary ships a key's newest value only), or its
+ * key is no longer awaited up to the member's TxId (a newer write of the key landed, or the store already
+ * held one): applying the held values then leaves every member at its TxId or a newer one. The caller takes a ready unit out ({@link #takeReady}) and applies it.
  *
  * <p>Bounded by bytes ({@code maxBytes}): a value that would take the held bytes past it breaks its unit
  * ({@link #hold} returns the unit, taken out): its values are applied as they come, and the applier
@@ -150,9 +150,16 @@ final class HeldUnits {
 
     private static boolean ready(Unit u, BiPredicate<byte[], TxId> awaitsUpTo) {
         if (u.members.size() < u.size) return false;
+        // the newest value held per key: a unit that writes a key twice ships only its last value
+        Map<ByteKey, TxId> newestHeld = new HashMap<>();
+        for (Member m : u.members.values()) {
+            if (m.value != null) newestHeld.put(new ByteKey(m.value.key()), m.value.txId()); // in TxId order
+        }
         for (Member m : u.members.values()) {
             KeyPacket p = m.packet;
             if (m.value != null || p.op() == Op.FLUSH || p.op() == Op.SKIP) continue;
+            TxId later = newestHeld.get(new ByteKey(p.key()));
+            if (later != null && later.compareTo(p.txId()) > 0) continue; // applying it resolves this one
             if (awaitsUpTo.test(p.key(), p.txId())) return false;
         }
         return true;

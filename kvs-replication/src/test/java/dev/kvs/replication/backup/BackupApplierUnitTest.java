@@ -112,6 +112,19 @@ class BackupApplierUnitTest {
     }
 
     @Test
+    void aUnitWritingAKeyTwiceNeedsOnlyItsLastValue() {
+        keys(unit(putKey(tx(1), "a", V1), putKey(tx(2), "b", V2), deleteKey(tx(3), "a")));
+        value(whole(tx(2), "b", V2)); // the primary ships a's newest value only: its delete
+
+        assertThat(value(tombstone(tx(3), "a"))).isEqualTo(Outcome.HELD);
+
+        assertThat(stored("b")).isEqualTo(StoredValue.complete(tx(2), V2));
+        assertThat(stored("a")).isNull();
+        assertThat(unfinished.isEmpty()).isTrue();
+        assertThat(applier.heldUnits()).isZero();
+    }
+
+    @Test
     void aDeleteInAUnitWaitsForTheUnit() {
         keys(List.of(putKey(tx(1), "k", V1)));
         value(whole(tx(1), "k", V1));
