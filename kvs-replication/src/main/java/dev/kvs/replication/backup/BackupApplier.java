@@ -135,6 +135,8 @@ final class BackupApplier {
     private final Object keyLock = new Object();
     private final KeySequence sequence; // keyLock
     private Set<ByteKey> listed; // keyLock; non-null while a full resync lists keys
+    /** Only units starting after this are held: the point of the last full resync; keyLock. */
+    private TxId unitsAfter = TxId.ZERO;
     /** The listed packets of the batch being announced whose values this backup lacks; keyLock. */
     private List<KeyPacket> wants;
 
@@ -345,7 +347,9 @@ final class BackupApplier {
         int from = 0;
         for (int i = 0; i < ready.size(); i++) {
             KeyPacket p = ready.get(i);
-            boolean inUnit = p.unit() != null && listed == null;
+            // a unit begun before a full resync's point had its first packets listed without it: not held
+            boolean inUnit =
+                    p.unit() != null && listed == null && p.unit().first().compareTo(unitsAfter) > 0;
             if (inUnit) units.register(p);
             if (p.op() != Op.FLUSH && p.op() != Op.RENAME) continue;
             announce(ready.subList(from, i));
@@ -541,6 +545,7 @@ final class BackupApplier {
             if (listed == null) throw new IllegalStateException("ResyncEnd " + upTo + " without ResyncBegin");
             Set<ByteKey> keys = listed;
             listed = null;
+            unitsAfter = upTo;
             walking = true;
             resyncing = false;
             List<KeyPacket> ready = new ArrayList<>();

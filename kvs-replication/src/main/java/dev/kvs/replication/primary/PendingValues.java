@@ -257,7 +257,7 @@ final class PendingValues {
         State s = byKey.get(k);
         if (s != null && s.held > 0) {
             s.queued = false; // queued again when its unit is released
-            return poll(Math.max(0, deadline - System.nanoTime()));
+            return pollSmall(Integer.MAX_VALUE); // the next one not held, if any; never waits
         }
         if (s != null) taken(s);
         return k.bytes();
@@ -269,13 +269,14 @@ final class PendingValues {
      */
     synchronized byte[] pollSmall(int maxLength) {
         ByteKey k = queue.peek();
-        if (k == null) return null;
-        State s = byKey.get(k);
-        if (s != null && s.held > 0) {
+        State s = k == null ? null : byKey.get(k);
+        while (s != null && s.held > 0) {
             queue.poll();
             s.queued = false; // queued again when its unit is released
-            return pollSmall(maxLength);
+            k = queue.peek();
+            s = k == null ? null : byKey.get(k);
         }
+        if (k == null) return null;
         if (s != null && s.newestLength > maxLength) return null;
         queue.poll();
         if (s != null) taken(s);

@@ -189,6 +189,19 @@ class BackupApplierUnitTest {
     }
 
     @Test
+    void aUnitBegunBeforeAFullResyncsPointIsNotHeld() {
+        List<KeyPacket> u = unit(putKey(tx(1), "a", V1), putKey(tx(2), "b", V2));
+        applier.onResyncBegin(tx(1));
+        keys(List.of(putKey(tx(1), "a", V1))); // the listing names a, without its unit
+        applier.onResyncEnd(tx(1));
+
+        keys(List.of(u.get(1))); // the rest of the unit follows the resync's point
+
+        assertThat(value(whole(tx(2), "b", V2))).isEqualTo(Outcome.APPLIED); // held, it would wait forever
+        assertThat(applier.heldUnits()).isZero();
+    }
+
+    @Test
     void aUnitPastTheHeldBytesBoundIsBrokenAndItsValuesApplyAsTheyCome() {
         applier = applier(V1.length + 1);
         keys(unit(putKey(tx(1), "a", V1), putKey(tx(2), "b", V2), putKey(tx(3), "c", V3)));
