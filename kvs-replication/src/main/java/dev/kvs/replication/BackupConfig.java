@@ -25,6 +25,9 @@ import java.time.Duration;
  *     value streams, a handback)
  * @param authDeadline how long a connection may take from its accept to the end of its handshake: TLS,
  *     the proof of the cluster secret and {@code Hello}; a slot is held no longer than this
+ * @param maxHeldUnitBytes the bytes of values held back until their whole {@code EXEC} (unit) has
+ *     arrived; a unit whose values would take more is broken: its values are applied as they come
+ *     ({@code BackupStatus.unitsBroken})
  */
 public record BackupConfig(
         int maxFrameBytes,
@@ -36,7 +39,11 @@ public record BackupConfig(
         int maxHandshakes,
         int maxHandshakesPerSource,
         int maxPeerHandshakes,
-        Duration authDeadline) {
+        Duration authDeadline,
+        long maxHeldUnitBytes) {
+
+    /** Default {@link #maxHeldUnitBytes()}: 64 MiB. */
+    public static final long DEFAULT_MAX_HELD_UNIT_BYTES = 64L << 20;
 
     /** Default {@link #maxFrameBytes()}: 8 MiB, as the primary's default. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
@@ -71,6 +78,7 @@ public record BackupConfig(
         positive("maxHandshakes", maxHandshakes);
         positive("maxHandshakesPerSource", maxHandshakesPerSource);
         positive("maxPeerHandshakes", maxPeerHandshakes);
+        positive("maxHeldUnitBytes", maxHeldUnitBytes);
         if (authDeadline == null || authDeadline.isNegative() || authDeadline.isZero()) {
             throw new IllegalArgumentException("authDeadline must be positive: " + authDeadline);
         }
@@ -103,6 +111,7 @@ public record BackupConfig(
         b.maxHandshakesPerSource = maxHandshakesPerSource;
         b.maxPeerHandshakes = maxPeerHandshakes;
         b.authDeadline = authDeadline;
+        b.maxHeldUnitBytes = maxHeldUnitBytes;
         return b;
     }
 
@@ -113,6 +122,7 @@ public record BackupConfig(
         private long maxAssemblyBytesPerChannel; // 0: same as maxAssemblyBytes
         private long maxUnfinishedKeys = UnfinishedKeys.DEFAULT_MAX_KEYS;
         private int maxHeldKeyPackets = 100_000;
+        private long maxHeldUnitBytes = DEFAULT_MAX_HELD_UNIT_BYTES;
         private int maxValueChannels = 64;
         private int maxHandshakes = 16;
         private int maxHandshakesPerSource = 4;
@@ -176,6 +186,12 @@ public record BackupConfig(
             return this;
         }
 
+        /** Default {@link BackupConfig#DEFAULT_MAX_HELD_UNIT_BYTES}: 64 MiB. */
+        public Builder maxHeldUnitBytes(long v) {
+            maxHeldUnitBytes = v;
+            return this;
+        }
+
         /** Default {@link BackupConfig#DEFAULT_AUTH_DEADLINE}: 2 s. */
         public Builder authDeadline(Duration v) {
             authDeadline = v;
@@ -196,7 +212,8 @@ public record BackupConfig(
                     maxHandshakes,
                     maxHandshakesPerSource,
                     maxPeerHandshakes,
-                    authDeadline);
+                    authDeadline,
+                    maxHeldUnitBytes);
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.kvs.replication;
 
+import java.util.function.Supplier;
+
 /**
  * What the replication listener needs to know about the node it runs in: identity, role and epoch.
  * The node owns these; the listener only reads them and, when a primary of a newer epoch dials in,
@@ -48,4 +50,14 @@ public interface BackupNode {
      * primary in {@code epoch}. Called on an event loop; must not block. Default: ignored.
      */
     default void handover(long epoch) {}
+
+    /**
+     * Runs {@code fn} while no reader of this node's store runs (and none starts), and returns its
+     * result: the backup applies the writes of one {@code EXEC} inside it, so a reader (a {@code
+     * READONLY} client) sees all of them or none. Called on a replication thread; {@code fn} is short
+     * (a few store writes). Default: just runs it.
+     */
+    default <T> T alone(Supplier<T> fn) {
+        return fn.get();
+    }
 }

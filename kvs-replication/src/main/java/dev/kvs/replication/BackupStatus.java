@@ -40,6 +40,10 @@ import dev.kvs.core.TxId;
  * @param tombstoneSweepAbove the tombstone count above which a sweep runs
  * @param deletesHeld deletes whose values came before their key packets, held until those arrive (then
  *     applied without a tombstone); at most {@code 65,536}, past which such a delete leaves a tombstone
+ * @param unitsHeld units ({@code EXEC}s) whose values are held back until the whole unit has arrived
+ * @param unitHeldBytes the bytes of those values; bounded by {@code BackupConfig.maxHeldUnitBytes}
+ * @param unitsApplied units applied together, while no reader ran
+ * @param unitsBroken units whose values were applied as they came: past the held bytes' bound
  * @param refusals values that arrived intact but that the store would not take (full, too large,
  *     failing), reported to the primary, which keeps them and retries: the last reason and the counts
  * @param lastRejection the last {@code Reject} this listener answered a {@code Hello} with, {@code REASON
@@ -74,5 +78,9 @@ public record BackupStatus(
         long tombstoneSweeps,
         long tombstoneSweepAbove,
         long deletesHeld,
+        int unitsHeld,
+        long unitHeldBytes,
+        long unitsApplied,
+        long unitsBroken,
         ValueRefusals refusals,
         String lastRejection) {}

@@ -2,6 +2,8 @@ package dev.kvs.replication;
 
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueType;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -70,6 +72,31 @@ public interface WriteOrder {
      * mode) with {@link BackupCannotStoreException} while the backup's store refuses values.
      */
     CompletableFuture<Void> commit();
+
+    /**
+     * Commits this order and {@code later} (the orders of the following writes of one {@code EXEC}, in the
+     * order they were made) as ONE unit, instead of {@link #commit()} on each: the backup makes the unit's
+     * writes visible together, and a failover leaves them all complete or all fenced. Each future completes
+     * as that order's {@link #commit()} would (a commit that throws gives a failed future). A primary with
+     * a backup marks the unit's key packets with it and ships its values only once the backup has
+     * acknowledged its last key packet (so a {@code sync} unit waits one round trip more). This default,
+     * for orders without a backup, commits each on its own.
+     */
+    default List<CompletableFuture<Void>> commitUnit(List<WriteOrder> later) {
+        List<CompletableFuture<Void>> replies = new ArrayList<>(1 + later.size());
+        replies.add(WriteOrder.commitOrFail(this));
+        for (WriteOrder o : later) replies.add(WriteOrder.commitOrFail(o));
+        return replies;
+    }
+
+    /** {@code order.commit()}, or its exception as a failed future. */
+    static CompletableFuture<Void> commitOrFail(WriteOrder order) {
+        try {
+            return order.commit();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
 
     /** The store write failed; nothing was written. */
     void abort();

@@ -107,6 +107,7 @@ public final class KvsNode implements AutoCloseable {
         metrics.clientLoops(loops.clients);
         this.expiry = new ActiveExpiry(store, roles, writes, config.mode(), expiredKeys, config.expiry());
         this.resp = respServer(config.tlsPorts().clients() ? portTls : null, stages);
+        roles.readersOut(resp.readersOut()); // a backup applies an EXEC's writes while no command runs
         this.admin = adminServer(config.tlsPorts().admin() ? portTls : null);
         boolean started = false;
         try {

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +57,17 @@ import org.slf4j.LoggerFactory;
  * resync nothing counts as settled (its listing, which may come after the values, announces the
  * primary's keys again): values go by the store alone, deletes leave tombstones, and none is collected
  * before the resync's walk is over.
+ *
+ * <p><b>An EXEC is one unit.</b> The key packets of an {@code EXEC} of two or more writes name their
+ * unit ({@link Frame.Unit}); the primary ships the unit's values only once its last key packet is
+ * acknowledged, so the unit's members are registered ({@link HeldUnits}) before any of its values
+ * arrives. A value, tombstone or rename of a member is held (its ack deferred, like a held delete's)
+ * until the unit is ready: every member's value is held, or its key no longer awaits that write (a
+ * newer write landed). The unit is then applied in TxId order through {@link #write} while no reader
+ * runs ({@code alone}: the node's guard), so no reader sees half an EXEC, and a promotion that finds
+ * the unit held fences every one of its keys (their values were never applied). A full resync
+ * releases held units as plain values, and so does a unit past the held bytes' bound ({@link
+ * BackupCounters#unitsBroken}); a FLUSH in a unit applies at its key packet, as any flush.
  *
  * <p>Thread-safe: key-side calls are serialised on one lock (the key channel, or a replacement
  * racing its predecessor); values may be applied from any number of threads.
@@ -92,6 +104,9 @@ final class BackupApplier {
     }
 
     private final HeldDeletes held = new HeldDeletes();
+    private final HeldUnits units;
+    /** Runs a ready unit's application while no reader of the store runs (the node's guard). */
+    private final Consumer<Runnable> alone;
 
     /**
      * What to answer on the key channel.
@@ -120,6 +135,8 @@ final class BackupApplier {
     private final Object keyLock = new Object();
     private final KeySequence sequence; // keyLock
     private Set<ByteKey> listed; // keyLock; non-null while a full resync lists keys
+    /** Only units starting after this are held: the point of the last full resync; keyLock. */
+    private TxId unitsAfter = TxId.ZERO;
     /** The listed packets of the batch being announced whose values this backup lacks; keyLock. */
     private List<KeyPacket> wants;
 
@@ -147,7 +164,6 @@ final class BackupApplier {
         this(store, unfinished, new UnfinishedKeys(unfinished.maxKeys()), counters, maxHeldKeyPackets, WriteStages.OFF);
     }
 
-    /** @param stages where each applied value is marked (a benchmark's; else {@link WriteStages#OFF}) */
     BackupApplier(
             KvStore store,
             UnfinishedKeys unfinished,
@@ -155,6 +171,37 @@ final class BackupApplier {
             BackupCounters counters,
             int maxHeldKeyPackets,
             WriteStages stages) {
+        this(
+                store,
+                unfinished,
+                asyncValues,
+                counters,
+                maxHeldKeyPackets,
+                stages,
+                DEFAULT_MAX_UNIT_BYTES,
+                Runnable::run);
+    }
+
+    /** The bytes of values held for units by default ({@code BackupConfig}). */
+    static final long DEFAULT_MAX_UNIT_BYTES = 64L << 20;
+
+    /**
+     * @param stages where each applied value is marked (a benchmark's; else {@link WriteStages#OFF})
+     * @param maxUnitBytes the bytes of values held for units at most; past it a unit's values apply as
+     *     they come
+     * @param alone runs its argument while no reader of the store runs
+     */
+    BackupApplier(
+            KvStore store,
+            UnfinishedKeys unfinished,
+            UnfinishedKeys asyncValues,
+            BackupCounters counters,
+            int maxHeldKeyPackets,
+            WriteStages stages,
+            long maxUnitBytes,
+            Consumer<Runnable> alone) {
+        this.units = new HeldUnits(maxUnitBytes);
+        this.alone = alone;
         this.stages = stages;
         this.store = store;
         this.unfinished = unfinished;
@@ -282,6 +329,7 @@ final class BackupApplier {
             } finally {
                 wants = null;
             }
+            if (!units.isEmpty()) applyReady(null); // a unit whose members are all there already
             contiguous = sequence.contiguous();
             TxId resend = listed == null ? sequence.resendNeeded() : null;
             if (resend != null) counters.resendsRequested.increment();
@@ -299,12 +347,20 @@ final class BackupApplier {
         int from = 0;
         for (int i = 0; i < ready.size(); i++) {
             KeyPacket p = ready.get(i);
+            // a unit begun before a full resync's point had its first packets listed without it: not held
+            boolean inUnit =
+                    p.unit() != null && listed == null && p.unit().first().compareTo(unitsAfter) > 0;
+            if (inUnit) units.register(p);
             if (p.op() != Op.FLUSH && p.op() != Op.RENAME) continue;
             announce(ready.subList(from, i));
             from = i + 1;
             if (p.op() == Op.FLUSH) {
                 flush(p.txId());
                 flush = p.txId();
+            } else if (inUnit) {
+                // applied with its unit: until then both keys await it (a promotion fences both)
+                unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
+                unfinished.add(p.source(), p.txId(), 0, 0);
             } else {
                 rename(p);
             }
@@ -454,6 +510,8 @@ final class BackupApplier {
     /** A full resync starts: the key batches until {@link #onResyncEnd} list every key of the primary. */
     void onResyncBegin(TxId upTo) {
         synchronized (keyLock) {
+            // the listing announces keys again without units: a resync does not keep an EXEC together
+            for (HeldUnits.Unit u : units.takeAll()) applyUnit(u, false);
             listed = new HashSet<>();
             resyncing = true;
             log.info("full resync up to {} begins", upTo);
@@ -487,6 +545,7 @@ final class BackupApplier {
             if (listed == null) throw new IllegalStateException("ResyncEnd " + upTo + " without ResyncBegin");
             Set<ByteKey> keys = listed;
             listed = null;
+            unitsAfter = upTo;
             walking = true;
             resyncing = false;
             List<KeyPacket> ready = new ArrayList<>();
@@ -541,11 +600,73 @@ final class BackupApplier {
      * @throws KvsException if the store refuses the write (full, value too large); nothing changed
      */
     Outcome apply(ValueAssembler.Whole v) {
+        Outcome o = applyNow(v);
+        if (!units.isEmpty()) applyReady(v.key()); // a member satisfied by this newer write
+        return o;
+    }
+
+    private Outcome applyNow(ValueAssembler.Whole v) {
         try {
             return write(v);
         } finally {
             if (v.staged() != null) v.staged().close();
         }
+    }
+
+    /**
+     * Takes out and applies every unit now ready, starting with those holding {@code key} (any, if
+     * null); see the class comment.
+     */
+    private void applyReady(byte[] key) {
+        for (HeldUnits.Unit u = units.takeReady(key, this::awaitsUpTo);
+                u != null;
+                u = units.takeReady(null, this::awaitsUpTo)) {
+            applyUnit(u, true);
+        }
+    }
+
+    /**
+     * Applies the held members of {@code u} in TxId order: a rename's key packet, then held values. With
+     * {@code together}, while no reader runs ({@link #alone}), and counted as a unit applied; else (a
+     * unit released by a resync or broken by the bound) as plain values. Outcomes go to each value's
+     * {@link Settled} afterwards.
+     */
+    private void applyUnit(HeldUnits.Unit u, boolean together) {
+        List<Runnable> answers = new ArrayList<>();
+        Runnable body = () -> {
+            for (HeldUnits.Member m : u.members()) {
+                if (m.packet.op() == Op.RENAME) rename(m.packet);
+                if (m.value == null) continue;
+                Outcome outcome = null;
+                KvsException refused = null;
+                try {
+                    outcome = applyNow(m.value);
+                } catch (KvsException e) {
+                    refused = e;
+                }
+                Settled settled = m.settled;
+                Outcome o = outcome;
+                KvsException r = refused;
+                answers.add(() -> settled.settled(o, r));
+            }
+        };
+        if (together) {
+            alone.accept(body);
+            counters.unitsApplied.increment();
+        } else {
+            body.run();
+        }
+        answers.forEach(Runnable::run);
+    }
+
+    /** Units whose values are held now, waiting for the rest of their unit. */
+    int heldUnits() {
+        return units.size();
+    }
+
+    /** The bytes of the values held for units now. */
+    long heldUnitBytes() {
+        return units.bytes();
     }
 
     /**
@@ -560,6 +681,21 @@ final class BackupApplier {
      * @throws KvsException as {@link #apply(ValueAssembler.Whole)}, for a value applied now
      */
     Outcome apply(ValueAssembler.Whole v, Settled later) {
+        if (!units.isEmpty() && !resyncing()) {
+            HeldUnits.Held h = units.hold(v, later);
+            if (h.held()) {
+                applyReady(v.key());
+                return Outcome.HELD; // answered when its unit is applied
+            }
+            if (h.broken() != null) {
+                counters.unitsBroken.increment();
+                log.warn(
+                        "unit {} ({} writes) broken: its held values exceed the bound; applying them as they come",
+                        h.broken().first,
+                        h.broken().size);
+                applyUnit(h.broken(), false);
+            }
+        }
         if (v.op() == Op.DELETE
                 && v.staged() == null
                 && !resyncing()
@@ -611,6 +747,7 @@ final class BackupApplier {
         newestValue.accumulateAndGet(inStore[0], BackupApplier::later);
         VarHandle.fullFence();
         resolve(key, inStore[0]);
+        if (!units.isEmpty()) applyReady(key);
         return outcome(written, unawaited[0]);
     }
 
@@ -649,9 +786,19 @@ final class BackupApplier {
         return due.size();
     }
 
-    /** Drops the held deletes: their primary is gone (a promotion, or a primary of a newer epoch). */
+    /**
+     * Drops the held deletes and the held units: their primary is gone (a promotion, or a primary of a
+     * newer epoch). A unit's keys stay unfinished, so a promotion fences them together.
+     */
     void dropHeld() {
         held.clear();
+        // their keys still await the unit's writes: a promotion fences them all together
+        for (HeldUnits.Unit u : units.takeAll()) {
+            for (HeldUnits.Member m : u.members()) {
+                if (m.value != null && m.value.staged() != null)
+                    m.value.staged().close();
+            }
+        }
     }
 
     /** Deletes held now, waiting for their key packets. */

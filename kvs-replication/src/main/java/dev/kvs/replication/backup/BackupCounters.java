@@ -23,6 +23,8 @@ final class BackupCounters {
     final LongAdder tombstoneSweeps = new LongAdder();
     final LongAdder valuesNotAwaited = new LongAdder();
     final LongAdder deletesHeld = new LongAdder();
+    final LongAdder unitsApplied = new LongAdder();
+    final LongAdder unitsBroken = new LongAdder();
     final LongAdder resyncKeysListed = new LongAdder();
     final LongAdder resyncValuesWanted = new LongAdder();
 }

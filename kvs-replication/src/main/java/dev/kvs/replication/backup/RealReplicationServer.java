@@ -123,7 +123,12 @@ public final class RealReplicationServer implements ReplicationServer {
                 new UnfinishedKeys(config.maxUnfinishedKeys()),
                 counters,
                 config.maxHeldKeyPackets(),
-                stages);
+                stages,
+                config.maxHeldUnitBytes(),
+                body -> node.alone(() -> {
+                    body.run();
+                    return null;
+                }));
         this.budget = new AssemblyBudget(config.maxAssemblyBytes(), config.maxAssemblyBytesPerChannel());
         this.received = new ReceivedBytes(counters.bytesReceived);
         this.security = security;
@@ -501,6 +506,10 @@ public final class RealReplicationServer implements ReplicationServer {
                 counters.tombstoneSweeps.sum(),
                 applier.tombstoneSweepAbove(),
                 applier.heldDeletes(),
+                applier.heldUnits(),
+                applier.heldUnitBytes(),
+                counters.unitsApplied.sum(),
+                counters.unitsBroken.sum(),
                 refusals.snapshot(),
                 lastRejection);
     }

@@ -17,6 +17,9 @@
  * version 10): {@code BackupApplier} applies it only on the structure complete at exactly the effect's
  * base TxId ({@code EffectImages} rebuilds the image), and otherwise writes nothing and wants the whole
  * value, which the value channel asks for with a nack (the primary then ships the key's current value).
+ * The key packets of an {@code EXEC} name their unit (wire version 11): {@code HeldUnits} holds the
+ * unit's values until the whole unit can apply, then {@code BackupApplier} applies it while no reader
+ * runs ({@link dev.kvs.replication.BackupNode#alone}), so a reader never sees half an {@code EXEC}.
  *
  * <p>Memory is bounded without dropping anything: a full queue stops reading the key channel, and
  * assembly memory over its bound stops reading value channels, until values drain them.

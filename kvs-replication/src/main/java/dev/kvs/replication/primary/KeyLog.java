@@ -2,6 +2,7 @@ package dev.kvs.replication.primary;
 
 import dev.kvs.core.TxId;
 import dev.kvs.replication.ReplicationBusyException;
+import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import java.util.ArrayList;
@@ -45,6 +46,8 @@ final class KeyLog {
         byte state;
         long sentNanos;
         CompletableFuture<Void> acked;
+        /** The unit this packet belongs to, or null ({@link #markUnit}). */
+        Frame.Unit unit;
     }
 
     KeyLog(long epoch, long lastSeq, int capacity) {
@@ -114,7 +117,21 @@ final class KeyLog {
         e.expireAt = expireAt;
         e.state = RESERVED;
         e.acked = null;
+        e.unit = null;
         return new TxId(epoch, seq);
+    }
+
+    /**
+     * Makes the reserved key packets {@code txIds} (ascending; two or more) one unit: each carries the
+     * marker ({@link Frame.Unit}: the first TxId, the count) for the backup. Call before committing them, so
+     * no packet of the unit is sent without it.
+     */
+    synchronized void markUnit(List<TxId> txIds) {
+        Frame.Unit unit = new Frame.Unit(txIds.get(0), txIds.size());
+        for (TxId t : txIds) {
+            Entry e = entry(t);
+            if (e != null && e.state == RESERVED) e.unit = unit;
+        }
     }
 
     synchronized void commit(TxId txId) {
@@ -132,6 +149,7 @@ final class KeyLog {
             e.valueLength = 0;
             e.checksum = 0;
             e.expireAt = 0;
+            e.unit = null;
         }
     }
 
@@ -144,7 +162,7 @@ final class KeyLog {
             if (e.state == RESERVED) break;
             e.sentNanos = now;
             out.add(new KeyPacket(
-                    new TxId(epoch, e.seq), e.op, e.key, e.valueLength, e.checksum, e.expireAt, e.source));
+                    new TxId(epoch, e.seq), e.op, e.key, e.valueLength, e.checksum, e.expireAt, e.source, e.unit));
             sentSeq++;
         }
         return out;

@@ -64,6 +64,9 @@ final class PendingValues {
         TxId newest;
         int newestLength;
         boolean queued;
+        /** Units of an EXEC holding this key's value until the backup knows them ({@link #addHeld}). */
+        int held;
+
         List<Waiter> waiters;
     }
 
@@ -173,6 +176,34 @@ final class PendingValues {
     }
 
     /**
+     * A write of an {@code EXEC}'s unit: tracked like {@link #addQuietly} (it counts against the bounds, a
+     * write may wait for it with {@link #whenApplied}), but not shipped until {@link #release}: the backup
+     * learns a unit's members from its key packets, so none of its values may reach the backup before the
+     * last of them is acknowledged. A key already queued stays out of the shipper's hands meanwhile.
+     */
+    synchronized void addHeld(byte[] key, TxId txId, int valueLength) {
+        addQuietly(key, txId, valueLength);
+        State s = byKey.get(new ByteKey(key));
+        if (s != null) s.held++;
+    }
+
+    /** The unit holding {@code key}'s value ({@link #addHeld}) is known to the backup, or gone: it ships. */
+    synchronized void release(byte[] key) {
+        ByteKey k = new ByteKey(key);
+        State s = byKey.get(k);
+        if (s == null || s.held == 0) return;
+        s.held--;
+        requeue(k);
+    }
+
+    /** Keys whose values wait for their unit's key packets to be acknowledged ({@link #addHeld}). */
+    synchronized int heldCount() {
+        int n = 0;
+        for (State s : byKey.values()) if (s.held > 0) n++;
+        return n;
+    }
+
+    /**
      * A full resync listed {@code key}, whose value in the store is the write {@code txId}: its value must
      * reach the backup. As {@link #addQuietly}, but while such values are pending the bound in time holds
      * no writer ({@link ValueLag}).
@@ -224,6 +255,10 @@ final class PendingValues {
         }
         ByteKey k = queue.poll();
         State s = byKey.get(k);
+        if (s != null && s.held > 0) {
+            s.queued = false; // queued again when its unit is released
+            return pollSmall(Integer.MAX_VALUE); // the next one not held, if any; never waits
+        }
         if (s != null) taken(s);
         return k.bytes();
     }
@@ -234,8 +269,14 @@ final class PendingValues {
      */
     synchronized byte[] pollSmall(int maxLength) {
         ByteKey k = queue.peek();
+        State s = k == null ? null : byKey.get(k);
+        while (s != null && s.held > 0) {
+            queue.poll();
+            s.queued = false; // queued again when its unit is released
+            k = queue.peek();
+            s = k == null ? null : byKey.get(k);
+        }
         if (k == null) return null;
-        State s = byKey.get(k);
         if (s != null && s.newestLength > maxLength) return null;
         queue.poll();
         if (s != null) taken(s);
@@ -422,7 +463,7 @@ final class PendingValues {
 
     private void requeue(ByteKey k) {
         State s = byKey.get(k);
-        if (s != null && !s.queued) {
+        if (s != null && !s.queued && s.held == 0) {
             s.queued = true;
             queue.add(k);
             notifyAll();

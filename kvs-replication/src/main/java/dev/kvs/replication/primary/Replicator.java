@@ -33,6 +33,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -62,6 +63,9 @@ public final class Replicator implements ReplicationLink {
     private volatile boolean valuesDue;
 
     private final RefusedValues refusals;
+    /** EXECs committed as one unit ({@link Order#commitUnit}). */
+    private final LongAdder unitsCommitted = new LongAdder();
+
     private final ScheduledFuture<?> refusalRetries;
     private final WriteTimeouts timeouts;
     private final BooleanSupplier mayAcknowledge;
@@ -331,6 +335,11 @@ public final class Replicator implements ReplicationLink {
         return staged.size();
     }
 
+    /** EXECs committed as one unit; for tests. */
+    long unitsCommitted() {
+        return unitsCommitted.sum();
+    }
+
     /** The structure writes' effects waiting to ship instead of images; for tests. */
     PendingEffects effects() {
         return pending.effects();
@@ -501,8 +510,63 @@ public final class Replicator implements ReplicationLink {
             return t;
         }
 
+        private Replicator replicator() {
+            return Replicator.this;
+        }
+
+        /**
+         * The orders of one EXEC as a unit (see {@link WriteOrder#commitUnit}): the key packets are marked
+         * with it before any is committed, the values are tracked at once (bounds, sync waiters) but held
+         * ({@link PendingValues#addHeld}) until the unit's last key packet is acknowledged, or its
+         * acknowledgement fails (replication stopped): a held value is never lost, it ships then as any
+         * other. A structure write in a unit ships its image: the backup holds a unit's values until all
+         * are there, and an effect it held might have to be refused.
+         */
+        @Override
+        public List<CompletableFuture<Void>> commitUnit(List<WriteOrder> later) {
+            List<Order> unit = new ArrayList<>(1 + later.size());
+            unit.add(this);
+            for (WriteOrder o : later) {
+                if (!(o instanceof Order order) || order.replicator() != Replicator.this) {
+                    return WriteOrder.super.commitUnit(later); // not all ours: each on its own
+                }
+                unit.add(order);
+            }
+            List<TxId> all = new ArrayList<>();
+            for (Order o : unit) all.addAll(o.txIds);
+            if (all.size() < 2) return WriteOrder.super.commitUnit(later);
+            keyLog.markUnit(all);
+            List<byte[]> heldKeys = new ArrayList<>();
+            for (Order o : unit) {
+                for (int i = 0; i < o.keys.size(); i++) {
+                    pending.effects().broken(o.keys.get(i));
+                    pending.addHeld(o.keys.get(i), o.valueTxIds.get(i), o.lengths.get(i));
+                    heldKeys.add(o.keys.get(i));
+                }
+            }
+            // registered before the packets are committed, so before any can be acknowledged
+            keyLog.whenAcked(all.get(all.size() - 1)).whenComplete((v, e) -> {
+                for (byte[] k : heldKeys) pending.release(k);
+            });
+            unitsCommitted.increment();
+            List<CompletableFuture<Void>> replies = new ArrayList<>(unit.size());
+            for (Order o : unit) {
+                try {
+                    replies.add(o.commit(true));
+                } catch (RuntimeException e) {
+                    replies.add(CompletableFuture.failedFuture(e));
+                }
+            }
+            return replies;
+        }
+
         @Override
         public CompletableFuture<Void> commit() {
+            return commit(false);
+        }
+
+        /** Commits this order; {@code held}: its values were added held, as part of a unit. */
+        private CompletableFuture<Void> commit(boolean held) {
             stages.mark(WriteStages.Stage.COMMITTED);
             for (TxId t : txIds) keyLog.commit(t);
             boolean queued = false;
@@ -511,7 +575,9 @@ public final class Replicator implements ReplicationLink {
             CompletableFuture<?>[] applied =
                     mode == ReplicationMode.SYNC ? new CompletableFuture<?>[keys.size() + 1] : null;
             for (int i = 0; i < keys.size(); i++) {
-                if (applied != null) {
+                if (held) {
+                    if (applied != null) applied[i] = pending.whenApplied(keys.get(i), valueTxIds.get(i));
+                } else if (applied != null) {
                     applied[i] = pending.addAwaited(keys.get(i), valueTxIds.get(i), lengths.get(i));
                     queued = true;
                 } else {

@@ -67,6 +67,11 @@ import java.util.List;
  * holds the structure complete at exactly the effect's base TxId, so a small change to a large
  * structure ships as the change, not as the whole image.
  *
+ * <p>Version 11 added the {@link Unit} marker to {@link KeyPacket}: every key packet of an {@code EXEC}
+ * of two or more writes names its unit (the TxId of its first key packet and how many there are), so
+ * the backup applies the unit's values together, never half of them visible. On the wire the op byte
+ * of a marked packet has its high bit set and the marker follows the packet's other fields.
+ *
  * <p>Version 12 added lists: the op {@link Op#LIST} announces, and its value chunk carries, a list's
  * canonical image (its bounds, then its elements in order), as {@link Op#HASH} does for a hash. A list
  * write ships no {@link Effect}: its image replaces what the backup's key held.
@@ -271,7 +276,15 @@ public sealed interface Frame {
      * {@link Op#RENAME} (the value moves from it to {@code key}) and empty for every other op; {@link
      * Op#SKIP} and {@link Op#FLUSH} carry no key.
      */
-    record KeyPacket(TxId txId, Op op, byte[] key, int valueLength, int checksum, long expireAtMillis, byte[] source) {
+    record KeyPacket(
+            TxId txId,
+            Op op,
+            byte[] key,
+            int valueLength,
+            int checksum,
+            long expireAtMillis,
+            byte[] source,
+            Unit unit) {
         private static final byte[] NONE = new byte[0];
 
         public KeyPacket {
@@ -282,6 +295,20 @@ public sealed interface Frame {
                 throw new IllegalArgumentException(op + " packet carries a source key");
             if (valueLength < 0) throw new IllegalArgumentException("valueLength < 0: " + valueLength);
             if (expireAtMillis < 0) throw new IllegalArgumentException("expireAtMillis < 0: " + expireAtMillis);
+            if (unit != null
+                    && (unit.first().compareTo(txId) > 0 || unit.first().epoch() != txId.epoch()))
+                throw new IllegalArgumentException("unit " + unit + " does not start at or before " + txId);
+        }
+
+        /** A packet in no unit. */
+        public KeyPacket(
+                TxId txId, Op op, byte[] key, int valueLength, int checksum, long expireAtMillis, byte[] source) {
+            this(txId, op, key, valueLength, checksum, expireAtMillis, source, null);
+        }
+
+        /** This packet as a member of {@code unit} (null: of none). */
+        public KeyPacket inUnit(Unit unit) {
+            return new KeyPacket(txId, op, key, valueLength, checksum, expireAtMillis, source, unit);
         }
 
         /** A packet of any op but {@link Op#RENAME}, of a key without expiry. */
@@ -319,7 +346,8 @@ public sealed interface Frame {
                     && valueLength == p.valueLength
                     && checksum == p.checksum
                     && expireAtMillis == p.expireAtMillis
-                    && Arrays.equals(source, p.source);
+                    && Arrays.equals(source, p.source)
+                    && java.util.Objects.equals(unit, p.unit);
         }
 
         @Override
@@ -330,7 +358,29 @@ public sealed interface Frame {
         @Override
         public String toString() {
             return "KeyPacket[" + txId + " " + op + " key=" + key.length + "B"
-                    + (op == Op.RENAME ? " from=" + source.length + "B" : "") + " len=" + valueLength + "]";
+                    + (op == Op.RENAME ? " from=" + source.length + "B" : "") + " len=" + valueLength
+                    + (unit == null ? "" : " " + unit) + "]";
+        }
+    }
+
+    /**
+     * The unit a key packet belongs to (since version 11): the key packets of one {@code EXEC} of two or
+     * more writes, which the backup makes visible together. {@code first} is the TxId of the unit's first
+     * key packet (its name), {@code size} how many key packets it has. Their TxIds ascend but need not
+     * follow each other: the primary's own writes (active expiry) may take one in between.
+     */
+    record Unit(TxId first, int size) {
+        /** The most key packets a unit may have; beyond it a decoder rejects the frame. */
+        public static final int MAX_SIZE = 1 << 20;
+
+        public Unit {
+            java.util.Objects.requireNonNull(first, "first == null");
+            if (size < 2 || size > MAX_SIZE) throw new IllegalArgumentException("unit size " + size);
+        }
+
+        @Override
+        public String toString() {
+            return "unit=" + first + "x" + size;
         }
     }
 

@@ -23,6 +23,10 @@ final class Wire {
     static final int TXID_BYTES = 16;
     /** TxId, op, key length, value length, checksum, expiry. */
     static final int MIN_KEY_PACKET_BYTES = TXID_BYTES + 1 + 4 + 4 + 4 + 8;
+    /** The high bit of a key packet's op byte: a {@link Frame.Unit} marker follows the packet (version 11). */
+    static final int IN_UNIT = 0x80;
+    /** A unit marker: its first TxId and its size. */
+    static final int UNIT_BYTES = TXID_BYTES + 4;
     /** TxId, op, key length, total length, checksum, offset, data length, expiry. */
     static final int MIN_VALUE_CHUNK_BYTES = TXID_BYTES + 1 + 4 + 4 + 4 + 4 + 4 + 8;
     /** Send time, stage id, key length, total length, offset, data length. */
@@ -82,6 +86,7 @@ final class Wire {
     /** A RENAME packet carries its source key after the expiry: {@code int length | bytes}. */
     static long keyPacketSize(Frame.KeyPacket p) {
         long size = MIN_KEY_PACKET_BYTES + (long) p.key().length;
+        if (p.unit() != null) size += UNIT_BYTES;
         return p.op() == Frame.Op.RENAME ? size + bytesSize(p.source()) : size;
     }
 
@@ -141,12 +146,16 @@ final class Wire {
 
     static void writeKeyPacket(ByteBuf out, Frame.KeyPacket p) {
         writeTxId(out, p.txId());
-        writeEnum(out, p.op());
+        out.writeByte(p.op().ordinal() | (p.unit() == null ? 0 : IN_UNIT));
         writeBytes(out, p.key());
         out.writeInt(p.valueLength());
         out.writeInt(p.checksum());
         out.writeLong(p.expireAtMillis());
         if (p.op() == Frame.Op.RENAME) writeBytes(out, p.source());
+        if (p.unit() != null) {
+            writeTxId(out, p.unit().first());
+            out.writeInt(p.unit().size());
+        }
     }
 
     static void writeValueChunk(ByteBuf out, Frame.ValueChunk c) {
@@ -282,15 +291,29 @@ final class Wire {
 
     static Frame.KeyPacket readKeyPacket(ByteBuf in) {
         TxId txId = readTxId(in, "key packet TxId");
-        Frame.Op op = readOp(in);
+        need(in, 1, "op");
+        int opByte = in.readUnsignedByte();
+        boolean inUnit = (opByte & IN_UNIT) != 0;
+        int ordinal = opByte & ~IN_UNIT;
+        if (ordinal >= OPS.length) throw new FrameException("op ordinal " + ordinal + " >= " + OPS.length);
+        Frame.Op op = OPS[ordinal];
         byte[] key = readBytes(in, "key");
         int valueLength = readInt(in, "value length");
         int checksum = readInt(in, "checksum");
         long expireAt = readExpiry(in);
-        if (op == Frame.Op.RENAME) {
-            return Frame.KeyPacket.rename(txId, readBytes(in, "rename source"), key, valueLength, checksum, expireAt);
+        Frame.KeyPacket p = op == Frame.Op.RENAME
+                ? Frame.KeyPacket.rename(txId, readBytes(in, "rename source"), key, valueLength, checksum, expireAt)
+                : new Frame.KeyPacket(txId, op, key, valueLength, checksum, expireAt);
+        if (!inUnit) return p;
+        TxId first = readTxId(in, "unit's first TxId");
+        int size = readInt(in, "unit size");
+        if (size < 2 || size > Frame.Unit.MAX_SIZE) {
+            throw new FrameException("unit size " + size + " not in [2, " + Frame.Unit.MAX_SIZE + "]");
         }
-        return new Frame.KeyPacket(txId, op, key, valueLength, checksum, expireAt);
+        if (first.epoch() != txId.epoch() || first.compareTo(txId) > 0) {
+            throw new FrameException("unit starting at " + first + " cannot hold key packet " + txId);
+        }
+        return p.inUnit(new Frame.Unit(first, size));
     }
 
     static Frame.ValueChunk readValueChunk(ByteBuf in) {

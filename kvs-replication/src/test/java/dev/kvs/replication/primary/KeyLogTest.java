@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.TxId;
 import dev.kvs.replication.ReplicationBusyException;
+import dev.kvs.replication.wire.Frame;
 import dev.kvs.replication.wire.Frame.KeyPacket;
 import dev.kvs.replication.wire.Frame.Op;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +16,22 @@ import org.junit.jupiter.api.Test;
 class KeyLogTest {
     private static byte[] key(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theKeyPacketsOfAUnitCarryItsFirstTxIdAndSize() {
+        KeyLog log = new KeyLog(1, 0, 16);
+        TxId a = log.reserve(Op.PUT, "a".getBytes(StandardCharsets.UTF_8), 1, 2);
+        TxId alone = log.reserve(Op.PUT, "x".getBytes(StandardCharsets.UTF_8), 1, 2);
+        TxId b = log.reserve(Op.HASH, "b".getBytes(StandardCharsets.UTF_8), 0, 0);
+        log.markUnit(List.of(a, b));
+        log.commit(a);
+        log.commit(alone);
+        log.commit(b);
+
+        List<KeyPacket> sent = log.drainSendable(10);
+        Frame.Unit unit = new Frame.Unit(a, 2);
+        assertThat(sent).extracting(KeyPacket::unit).containsExactly(unit, null, unit);
     }
 
     @Test

@@ -19,6 +19,31 @@ class PendingValuesTest {
     }
 
     @Test
+    void aUnitsValueIsTrackedButNotShippedUntilItsUnitIsReleased() throws Exception {
+        pending.add(key("a"), TxId.of(1, 1), 10); // queued before the unit wrote the key again
+        pending.addHeld(key("a"), TxId.of(1, 2), 10);
+        pending.addHeld(key("b"), TxId.of(1, 3), 10);
+        CompletableFuture<Void> applied = pending.whenApplied(key("b"), TxId.of(1, 3));
+
+        assertThat(pending.count()).isEqualTo(2);
+        assertThat(pending.heldCount()).isEqualTo(2);
+        assertThat(pending.poll(0)).isNull();
+        assertThat(pending.pollSmall(100)).isNull();
+        pending.requeue(key("a")); // a put-back does not ship it either
+        assertThat(pending.poll(0)).isNull();
+
+        pending.release(key("a"));
+        pending.release(key("b"));
+        assertThat(pending.heldCount()).isZero();
+        assertThat(pending.poll(0)).isEqualTo(key("a"));
+        assertThat(pending.poll(0)).isEqualTo(key("b"));
+        assertThat(pending.newest(key("a"))).isEqualTo(TxId.of(1, 2));
+        pending.shipped(key("b"), TxId.of(1, 3));
+        pending.acked(TxId.of(1, 3));
+        assertThat(applied).isDone();
+    }
+
+    @Test
     void aKeyWrittenTwiceBeforeShippingIsQueuedOnceAndCountsAsConflated() throws Exception {
         pending.add(key("a"), TxId.of(1, 1), 10);
         pending.add(key("a"), TxId.of(1, 5), 20);

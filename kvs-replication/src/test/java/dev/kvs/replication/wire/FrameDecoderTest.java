@@ -302,12 +302,54 @@ class FrameDecoderTest {
                         b -> b.writeInt(1)
                                 .writeLong(0)
                                 .writeLong(0)
-                                .writeByte(0xFF)
+                                .writeByte(0x7F)
                                 .writeInt(0)
                                 .writeInt(0)
                                 .writeInt(0)
                                 .writeLong(0)),
-                "op ordinal 255 >= " + Frame.Op.values().length);
+                "op ordinal 127 >= " + Frame.Op.values().length);
+    }
+
+    /** A PUT packet of TxId 0:5 whose op byte says a unit marker follows: {@code first}, {@code size}. */
+    private static ByteBuf markedPut(long firstSeq, int size) {
+        return raw(Wire.KEY_BATCH, b -> {
+            b.writeInt(1).writeLong(0).writeLong(5).writeByte(Frame.Op.PUT.ordinal() | 0x80);
+            b.writeInt(1).writeByte('k').writeInt(0).writeInt(0).writeLong(0);
+            b.writeLong(0).writeLong(firstSeq).writeInt(size);
+        });
+    }
+
+    @Test
+    void readsAUnitMarkerAfterThePacket() {
+        EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(MAX));
+        channel.writeInbound(markedPut(4, 3));
+        Frame.KeyBatch batch = channel.readInbound();
+        assertThat(batch.packets().get(0).unit()).isEqualTo(new Frame.Unit(TxId.of(0, 4), 3));
+    }
+
+    @Test
+    void rejectsAUnitOfOnePacket() {
+        assertRejected(markedPut(4, 1), "unit size 1 not in [2, 1048576]");
+    }
+
+    @Test
+    void rejectsAUnitLargerThanItsBound() {
+        assertRejected(markedPut(4, Frame.Unit.MAX_SIZE + 1), "unit size 1048577 not in [2, 1048576]");
+    }
+
+    @Test
+    void rejectsAUnitStartingAfterItsPacket() {
+        assertRejected(markedPut(6, 2), "unit starting at 0:6 cannot hold key packet 0:5");
+    }
+
+    @Test
+    void rejectsAMarkedPacketWithoutItsUnit() {
+        assertRejected(
+                raw(Wire.KEY_BATCH, b -> {
+                    b.writeInt(1).writeLong(0).writeLong(5).writeByte(Frame.Op.PUT.ordinal() | 0x80);
+                    b.writeInt(1).writeByte('k').writeInt(0).writeInt(0).writeLong(0);
+                }),
+                "unit's first TxId needs 16 bytes, 0 left in frame");
     }
 
     @Test

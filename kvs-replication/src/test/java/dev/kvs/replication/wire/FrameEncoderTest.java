@@ -52,6 +52,13 @@ class FrameEncoderTest {
                         + "0000000109" + "00000003" + "ffffffff" + "0000000000000000" + "0000000107"
                         + "0000000000000000" + "0000000000000003" + "03" + "00000000" + "00000000" + "00000000"
                         + "0000000000000000");
+        // version 11: a packet of a unit sets the op byte's high bit; the unit (first TxId, size) follows
+        assertThat(hex(new Frame.KeyBatch(
+                        List.of(new Frame.KeyPacket(TxId.of(0, 2), Frame.Op.PUT, new byte[] {9}, 3, -1)
+                                .inUnit(new Frame.Unit(TxId.of(0, 1), 2))))))
+                .isEqualTo("00000040" + "0c" + "04" + "00000001" + "0000000000000000" + "0000000000000002" + "80"
+                        + "0000000109" + "00000003" + "ffffffff" + "0000000000000000" + "0000000000000000"
+                        + "0000000000000001" + "00000002");
         // version 5: cut-through frames
         assertThat(hex(new Frame.StagedChunk(0x0102, 3, new byte[] {9}, 10, 4, new byte[] {7, 8})))
                 .isEqualTo("00000025" + "0c" + "14" + "0000000000000102" + "0000000000000003" + "0000000109"

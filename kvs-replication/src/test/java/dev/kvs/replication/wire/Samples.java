@@ -111,7 +111,15 @@ final class Samples {
                         new byte[0],
                         0,
                         List.of(new Frame.EffectMember(bytes("m"), new byte[0])),
-                        List.of()));
+                        List.of()),
+                // since version 11: the key packets of one EXEC name their unit
+                new Frame.KeyBatch(List.of(
+                        new Frame.KeyPacket(t, Op.PUT, bytes("a"), 1, 2, 3).inUnit(new Frame.Unit(t, 3)),
+                        new Frame.KeyPacket(t.next(), Op.HASH, bytes("h"), 0, 0).inUnit(new Frame.Unit(t, 3)),
+                        Frame.KeyPacket.rename(t.next().next(), bytes("a"), bytes("b"), 1, 2)
+                                .inUnit(new Frame.Unit(t, 3)),
+                        new Frame.KeyPacket(big, Op.ASYNC, bytes("z"), 0, 0)
+                                .inUnit(new Frame.Unit(TxId.of(Long.MAX_VALUE, 0), Frame.Unit.MAX_SIZE)))));
     }
 
     private static byte[] filled(int n, int v) {

@@ -358,6 +358,26 @@ public final class NodeMetrics implements AutoCloseable {
                 "Deletes whose values came before their key packets, held until those arrive (backup)",
                 BackupStatus::deletesHeld);
         backupGauge(
+                "kvs.replication.units.held",
+                null,
+                "EXECs whose values are held back until the whole EXEC has arrived (backup)",
+                BackupStatus::unitsHeld);
+        backupGauge(
+                "kvs.replication.units.held.bytes",
+                null,
+                "Bytes of the values held back for EXECs (backup)",
+                BackupStatus::unitHeldBytes);
+        backupGauge(
+                "kvs.replication.units.applied",
+                null,
+                "EXECs applied together while no reader ran (backup)",
+                BackupStatus::unitsApplied);
+        backupGauge(
+                "kvs.replication.units.broken",
+                null,
+                "EXECs whose values were applied as they came: past maxHeldUnitBytes (backup)",
+                BackupStatus::unitsBroken);
+        backupGauge(
                 "kvs.replication.tombstone.sweep.above",
                 null,
                 "Tombstones held above which a sweep runs (backup)",

@@ -1,5 +1,6 @@
 package dev.kvs.server.internal.resp;
 
+import dev.kvs.server.internal.role.ReadersOut;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -32,7 +33,7 @@ import java.util.function.Supplier;
  * delete keys whose expiry has passed, which no command sees anyway, or run while no client writes.
  * Thread-safe; shared by the port's connections.
  */
-final class ExecBarrier {
+final class ExecBarrier implements ReadersOut {
     private static final int STRIPES = 16; // a power of two, at least the event loops of a 2-core node
 
     private final ReentrantReadWriteLock[] stripes = new ReentrantReadWriteLock[STRIPES];
@@ -74,8 +75,12 @@ final class ExecBarrier {
     /** How often a command waiting for the barrier asks whether it should give up. */
     private static final long BUSY_POLL_MILLIS = 50;
 
-    /** Runs {@code fn} with no command in the barrier; commands wait until it returns. */
-    <T> T alone(Supplier<T> fn) {
+    /**
+     * Runs {@code fn} with no command in the barrier; commands wait until it returns. Also the backup's
+     * guard while it applies an {@code EXEC}'s writes ({@link ReadersOut}): READONLY reads pass the barrier.
+     */
+    @Override
+    public <T> T alone(Supplier<T> fn) {
         int locked = 0;
         try {
             for (; locked < STRIPES; locked++) stripes[locked].writeLock().lock();

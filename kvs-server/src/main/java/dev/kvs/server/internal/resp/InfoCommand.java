@@ -319,6 +319,10 @@ final class InfoCommand implements Command {
             line(b, "kvs_tombstone_sweeps", bs.tombstoneSweeps());
             line(b, "kvs_tombstone_sweep_above", bs.tombstoneSweepAbove());
             line(b, "kvs_deletes_held", bs.deletesHeld());
+            line(b, "kvs_units_held", bs.unitsHeld());
+            line(b, "kvs_unit_held_bytes", bs.unitHeldBytes());
+            line(b, "kvs_units_applied", bs.unitsApplied());
+            line(b, "kvs_units_broken", bs.unitsBroken());
             line(b, "kvs_replication_refused_connections", bs.refusedConnections());
             line(b, "kvs_replication_dropped_connections", bs.droppedConnections());
             line(b, "kvs_replication_connections_in_handshake", bs.connectionsInHandshake());

@@ -5,6 +5,7 @@ import dev.kvs.replication.Transports;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.PackedEventLoops;
 import dev.kvs.server.internal.Transport;
+import dev.kvs.server.internal.role.ReadersOut;
 import dev.kvs.server.internal.script.ScriptEngine;
 import dev.kvs.server.internal.tls.TlsFailures;
 import dev.kvs.server.internal.tls.TlsOnly;
@@ -231,6 +232,11 @@ public final class RespServer {
     /** The node's budget of bulk bytes preallocated ahead of their arrival; for tests. */
     BulkPreallocBudget bulkBudget() {
         return bulkBudget;
+    }
+
+    /** The port's barrier as the node's guard: a backup applies an EXEC's writes while no command runs. */
+    public ReadersOut readersOut() {
+        return barrier;
     }
 
     /** Client connections open now. */

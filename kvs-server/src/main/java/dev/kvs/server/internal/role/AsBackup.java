@@ -4,6 +4,7 @@ import dev.kvs.replication.BackupNode;
 import dev.kvs.replication.Handback;
 import dev.kvs.replication.Role;
 import dev.kvs.server.config.NodeConfig;
+import java.util.function.Supplier;
 
 /**
  * A node as its replication listener sees it ({@link BackupNode}): its cluster, shard and name, whether
@@ -58,5 +59,11 @@ final class AsBackup implements BackupNode {
     @Override
     public void handover(long epoch) {
         roles.events().handoverRequested(epoch);
+    }
+
+    /** Keeps every client command out, READONLY reads included ({@link RoleMachine#readersOut}). */
+    @Override
+    public <T> T alone(Supplier<T> fn) {
+        return roles.readersOut().alone(fn);
     }
 }

@@ -57,6 +57,8 @@ public final class RoleMachine implements AutoCloseable {
     /** What a primary serves under: {@link ServingLease#ALWAYS} unless the node is coordinated. */
     private volatile ServingLease lease = ServingLease.ALWAYS;
 
+    private volatile ReadersOut readersOut = ReadersOut.NONE;
+
     /**
      * @param epochFile where the epoch is kept, or null for a memory-only node
      */
@@ -74,6 +76,19 @@ public final class RoleMachine implements AutoCloseable {
      */
     public void serveUnder(ServingLease lease) {
         this.lease = lease;
+    }
+
+    /**
+     * What keeps the client commands out while the backup applies an {@code EXEC}'s writes together: set
+     * once, before {@link #start}, by the node, from its client port. Default {@link ReadersOut#NONE}.
+     */
+    public void readersOut(ReadersOut readersOut) {
+        this.readersOut = readersOut;
+    }
+
+    /** See {@link #readersOut(ReadersOut)}. */
+    ReadersOut readersOut() {
+        return readersOut;
     }
 
     /** What a primary serves under ({@link ServingLease#ALWAYS} without coordination). */

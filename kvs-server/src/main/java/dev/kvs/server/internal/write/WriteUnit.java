@@ -9,7 +9,9 @@ import java.util.concurrent.CompletableFuture;
  * The writes of one {@code EXEC}, made visible to replication together: while a unit is open on a
  * thread ({@link Writes#beginUnit}), each write that thread makes through {@link Writes} orders its
  * TxIds as usual (inside the keys' locks, so per key TxId order is store order) but its order is not
- * committed; {@link #end} commits them all, in the order they were made, one after the other. The
+ * committed; {@link #end} commits them all as one unit ({@link WriteOrder#commitUnit}): a backup
+ * applies the unit's values together, so no reader of it sees half an EXEC, and a failover leaves the
+ * EXEC all complete or all fenced. The
  * primary's replication therefore sees none of the EXEC's key packets until every one of its writes is
  * in the store, and, since the caller runs the EXEC with every other command excluded, their TxIds
  * follow each other (the node's own writers, such as active expiry, may still take a TxId between two).
@@ -18,8 +20,8 @@ import java.util.concurrent.CompletableFuture;
  * whole, and a write inside an EXEC may fail after it ordered its TxId (the store is full when the
  * value is stored: {@code OOM}, answered in the EXEC's array while the other commands stand), so each
  * write keeps its own order and is aborted alone. One order per EXEC needs {@link WriteOrder} to abort
- * the TxIds of one step (a mark and an abort back to it); then {@link #add} becomes that step and the
- * key packets can carry the unit (first TxId, count) for the backup to apply together.
+ * the TxIds of one step (a mark and an abort back to it). The unit is the list: its key packets carry
+ * (first TxId, count), whatever order each came from.
  *
  * <p>Each write's reply waits, as before, for its own order's commit in its replication mode; the
  * future {@link #add} returns completes with it. Confined to the thread that opened it; the store's
@@ -67,16 +69,15 @@ public final class WriteUnit {
         if (ended) return;
         ended = true;
         writes.closeUnit(this);
+        if (orders.isEmpty()) return;
+        // one unit: the backup makes the EXEC's writes visible together (WriteOrder.commitUnit)
+        List<CompletableFuture<Void>> committed = orders.get(0).commitUnit(orders.subList(1, orders.size()));
         for (int i = 0; i < orders.size(); i++) {
             CompletableFuture<Void> reply = replies.get(i);
-            try {
-                orders.get(i).commit().whenComplete((v, e) -> {
-                    if (e != null) reply.completeExceptionally(e);
-                    else reply.complete(null);
-                });
-            } catch (RuntimeException e) {
-                reply.completeExceptionally(e);
-            }
+            committed.get(i).whenComplete((v, e) -> {
+                if (e != null) reply.completeExceptionally(e);
+                else reply.complete(null);
+            });
         }
     }
 }

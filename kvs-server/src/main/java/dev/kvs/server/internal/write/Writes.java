@@ -138,7 +138,10 @@ public final class Writes {
     public ValueStage stage(ReplicationMode mode, byte[] key, int length) {
         if (!(roles.current() instanceof NodeRole.Primary p)) return null;
         ValueStage stage = store.stage(length);
-        if (p.link() != null && mode == ReplicationMode.SYNC) p.link().shipWhileStaged(key, stage);
+        // not inside an EXEC: a unit's values ship only once the backup knows the whole unit
+        if (p.link() != null && mode == ReplicationMode.SYNC && unitHere() == null) {
+            p.link().shipWhileStaged(key, stage);
+        }
         return stage;
     }
 

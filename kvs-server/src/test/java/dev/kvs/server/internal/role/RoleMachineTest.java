@@ -498,6 +498,10 @@ class RoleMachineTest {
                     0,
                     1024,
                     0,
+                    0, // units held
+                    0,
+                    0,
+                    0,
                     dev.kvs.replication.ValueRefusals.none(),
                     "");
         }
