@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.core.Checksums;
 import dev.kvs.core.KvStore;
+import dev.kvs.core.MembersImage;
+import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoredValue;
@@ -27,7 +29,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.RepeatedTest;
 
 /**
- * Seeded random histories of string writes, deletes, active expiry's deletes (which may take a TxId
+ * Seeded random histories of writes of strings, hashes and sets (a structure shipped whole, as its image), deletes, active expiry's deletes (which may take a TxId
  * between two of an EXEC's) and transactions of 2-5 writes, shipped as the primary ships them: key
  * packets in order, a transaction's marked with its unit; values conflated per key, a unit's held until
  * the key channel delivered the unit's last packet; values delivered late and reordered; a failover
@@ -162,19 +164,16 @@ class UnitApplierRandomTest {
                 StringBuilder members = new StringBuilder();
                 for (Written w : unit) {
                     boolean f = unfinished.awaitsUpTo(w.packet.key(), w.packet.txId());
-                    StoredValue v = store.get(w.packet.key());
-                    boolean own = !f
-                            && (v == null
-                                    ? w.packet.op() == Op.DELETE
-                                    : v.txId().equals(w.packet.txId()));
+                    TxId v = held(store, w.packet.key());
+                    boolean own = !f && (v == null ? w.packet.op() == Op.DELETE : v.equals(w.packet.txId()));
                     anyFenced |= f;
-                    anyAtItsOwn |= own && w.packet.op() == Op.PUT;
+                    anyAtItsOwn |= own && leavesValue(w.packet.op());
                     members.append(name(w))
                             .append('@')
                             .append(w.packet.txId().seq())
                             .append(f ? " fenced" : "")
                             .append(" holds ")
-                            .append(v == null ? "nothing" : v.txId().toString())
+                            .append(v == null ? "nothing" : v.toString())
                             .append("; ");
                     assertThat(f || atOrAfter(store, history, name(w), w.packet.txId()))
                             .as(
@@ -202,10 +201,44 @@ class UnitApplierRandomTest {
                     new ValueAssembler.Whole(t, Op.DELETE, key, new byte[0], 0));
         }
         byte[] value = (k + "@" + t.seq()).getBytes(StandardCharsets.UTF_8);
+        int kind = random.nextInt(4);
+        if (kind >= 2) {
+            // a hash (field "f" holding the value) or a set (the value as its one member), shipped whole
+            Op op = kind == 2 ? Op.HASH : Op.SET;
+            byte[] image = op == Op.HASH ? image(b("f"), value) : image(value, new byte[0]);
+            history.get(k).put(t, image);
+            return new Written(
+                    new KeyPacket(t, op, key, 0, 0),
+                    new ValueAssembler.Whole(t, op, key, image, Checksums.crc32c(image)));
+        }
         history.get(k).put(t, value);
         int crc = Checksums.crc32c(value);
         return new Written(
                 new KeyPacket(t, Op.PUT, key, value.length, crc), new ValueAssembler.Whole(t, Op.PUT, key, value, crc));
+    }
+
+    /**
+     * The canonical image ({@code MembersImage}) of a structure of one member {@code name} holding {@code
+     * value}: format 1, count 1, then the member (lengths below 128 are one varint byte).
+     */
+    private static byte[] image(byte[] name, byte[] value) {
+        byte[] image = new byte[4 + name.length + value.length];
+        image[0] = 1;
+        image[1] = 1;
+        image[2] = (byte) name.length;
+        System.arraycopy(name, 0, image, 3, name.length);
+        image[3 + name.length] = (byte) value.length;
+        System.arraycopy(value, 0, image, 4 + name.length, value.length);
+        return image;
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** True for a write that leaves a value (a string, a hash, a set) rather than a delete. */
+    private static boolean leavesValue(Op op) {
+        return op == Op.PUT || op.isStructure();
     }
 
     /**
@@ -234,16 +267,31 @@ class UnitApplierRandomTest {
         return unfinished.contains(k.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** True if the backup shows {@code k} as the primary had it at {@code t} or a later write. */
+    /**
+     * True if the backup shows {@code k} as the primary had it at {@code t} or a later write (a string's
+     * value, or a hash's or set's canonical image).
+     */
     private static boolean atOrAfter(KvStore store, Map<String, NavigableMap<TxId, byte[]>> history, String k, TxId t) {
-        StoredValue v = store.get(k.getBytes(StandardCharsets.UTF_8));
+        byte[] key = b(k);
+        RecordHeader h = store.header(key);
         NavigableMap<TxId, byte[]> versions = history.get(k).tailMap(t, true);
-        if (v == null) return versions.containsValue(null);
-        if (v.txId().compareTo(t) < 0) return false;
-        byte[] expected = versions.get(v.txId());
-        return v.state() == RecordState.TOMBSTONE
-                ? expected == null
-                : v.state() == RecordState.COMPLETE && Arrays.equals(expected, v.value());
+        if (h == null) return versions.containsValue(null);
+        if (h.txId().compareTo(t) < 0) return false;
+        byte[] expected = versions.get(h.txId());
+        if (h.state() == RecordState.TOMBSTONE) return expected == null;
+        if (h.state() != RecordState.COMPLETE || expected == null) return false;
+        if (h.type().isStructure()) {
+            MembersImage m = store.image(key);
+            return m != null && Arrays.equals(expected, m.image());
+        }
+        StoredValue v = store.get(key);
+        return v != null && Arrays.equals(expected, v.value());
+    }
+
+    /** The TxId of {@code key}'s record, or null if the store holds none. */
+    private static TxId held(KvStore store, byte[] key) {
+        RecordHeader h = store.header(key);
+        return h == null ? null : h.txId();
     }
 
     /** If a member is visible at exactly its TxId, every other member is at its own TxId or later. */
@@ -255,8 +303,8 @@ class UnitApplierRandomTest {
             int step) {
         for (List<Written> unit : units) {
             for (Written w : unit) {
-                StoredValue v = store.get(w.packet.key());
-                if (w.packet.op() != Op.PUT || v == null || !v.txId().equals(w.packet.txId())) continue;
+                TxId v = held(store, w.packet.key());
+                if (!leavesValue(w.packet.op()) || v == null || !v.equals(w.packet.txId())) continue;
                 for (Written other : unit) {
                     assertThat(atOrAfter(store, history, name(other), other.packet.txId()))
                             .as(
