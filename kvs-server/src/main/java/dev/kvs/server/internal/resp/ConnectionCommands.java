@@ -132,7 +132,7 @@ final class ConnectionCommands {
         m.add(Replies.bulk("id"));
         m.add(Replies.integer(s.id));
         m.add(Replies.bulk("mode"));
-        m.add(Replies.bulk("standalone"));
+        m.add(Replies.bulk(node.cluster().enabled() ? "cluster" : "standalone"));
         m.add(Replies.bulk("role"));
         m.add(Replies.bulk(node.role() == Role.PRIMARY ? "master" : "replica")); // as Redis's HELLO
         m.add(Replies.bulk("modules"));

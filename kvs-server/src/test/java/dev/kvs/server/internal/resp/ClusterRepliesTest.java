@@ -106,6 +106,14 @@ class ClusterRepliesTest {
     }
 
     @Test
+    void helloSaysClusterModeAsRedisDoes() {
+        String mode = "$4\r\nmode\r\n$7\r\ncluster\r\n";
+        assertThat(RespText.call(redis.ports[0], "HELLO")).contains(mode);
+        assertThat(n1.command("HELLO")).contains(mode);
+        assertThat(n3.command("HELLO")).contains(mode);
+    }
+
+    @Test
     void infoHasRedisesFieldsInRedisesOrderWithTheSameValues() {
         for (int i : new int[] {0, 2}) {
             Map<String, String> theirs = fields(RespText.call(redis.ports[i], "CLUSTER", "INFO"));
