@@ -60,8 +60,6 @@ SKIPS = {
         ("/^(DEL a list|Regression for bug 593|client unblock tests|SWAPDB .*blocked client)", BLOCKING),
         ("/^MULTI(/EXEC is isolated| \\+ LPUSH \\+ EXPIRE)", BLOCKING),
         ("/LMPOP", "needs LMPOP: not in kvs yet"),
-        ("/in RESP3$", "needs RESP3 (HELLO 3): issue #37"),
-        ("RPOP/LPOP with the optional count argument", "needs RESP3 (HELLO 3): issue #37"),
         ("/plain node|Test LSET with packed|^Crash due to", "needs DEBUG quicklist-packed-threshold (plain quicklist nodes)"),
         ("/^Check if list is still ok after a DEBUG RELOAD", "needs DEBUG RELOAD"),
         ("/^List ziplist of various encodings", "needs DUMP/RESTORE"),
