@@ -143,6 +143,18 @@ class CoordinatedPrimaryTest {
 
     @Test
     void aPrimaryCutOffFromZooKeeperRefusesWritesAndReadsOnItsOwnClockThenServesAgain() throws Exception {
+        // the backup serves its shard's slots to READONLY reads first: a node the map then leaves out keeps the
+        // layout it had, but one that had none yet (its first layout waits for every member's address) would
+        // keep none, and answer CLUSTERDOWN below
+        try (Jedis jedis = new Jedis(TwoDc.HOST, dc.primary().port());
+                Jedis backup = new Jedis(TwoDc.HOST, dc.backup().port())) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> serves(setAndGet(jedis)));
+            backup.readonly();
+            await("the backup reads k before the map leaves it out")
+                    .atMost(Duration.ofSeconds(10))
+                    .ignoreExceptions()
+                    .until(() -> "v".equals(backup.get("k")));
+        }
         // the primary alone in its shard: no backup for the coordinator to promote while the primary's session
         // expires, so that this test sees the lease alone (MapFollowingTest sees the replacement)
         ClusterMapStore.Versioned before = maps.read().orElseThrow();
