@@ -218,18 +218,18 @@ final class SlotRouter implements Redirects {
         List<Router> shards = new ArrayList<>(topology.shards().size());
         Router[] bySlot = new Router[HashSlots.SLOTS];
         Set<Endpoint> keep = new LinkedHashSet<>();
+        Routes previous = routes;
         for (Topology.ShardNodes s : topology.shards()) {
             List<EndpointPool> pools = new ArrayList<>(s.nodes().size());
             for (Endpoint e : s.nodes()) pools.add(nodes.pool(e));
             keep.addAll(s.nodes());
-            Router router = new Router(pools);
+            Router router = sameNodes(previous, pools);
             shards.add(router);
             for (SlotRange range : s.slots()) {
                 for (int slot = range.first(); slot <= range.last(); slot++) bySlot[slot] = router;
             }
         }
         Routes r = new Routes(topology, List.copyOf(shards), bySlot, Instant.now());
-        Routes previous = routes;
         routes = r;
         refreshes.incrementAndGet();
         nodes.retain(keep);
@@ -241,6 +241,19 @@ final class SlotRouter implements Redirects {
                     topology.slotsCovered());
         }
         return r;
+    }
+
+    /**
+     * The previous topology's router of a shard with the same nodes in the same order, so a refresh
+     * that changes nothing keeps which node serves; else a new one.
+     */
+    private static Router sameNodes(Routes previous, List<EndpointPool> pools) {
+        if (previous != null) {
+            for (Router old : previous.shards()) {
+                if (old.pools().equals(pools)) return old;
+            }
+        }
+        return new Router(pools);
     }
 
     /** Fails a refresh still in flight or waiting for its turn: the I/O threads that would run it stop. */
