@@ -431,6 +431,9 @@ public final class NodeConfigLoader {
             if (l.maxHandshakesPerSource() != null)
                 b.maxHandshakesPerSource(toInt("maxHandshakesPerSource", l.maxHandshakesPerSource()));
             if (l.maxPeerHandshakes() != null) b.maxPeerHandshakes(toInt("maxPeerHandshakes", l.maxPeerHandshakes()));
+            if (l.maxHeldUnitBytes() != null)
+                b.maxHeldUnitBytes(
+                        byteSize("maxHeldUnitBytes", l.maxHeldUnitBytes()).bytes());
             return b.build();
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("replication.listener." + e.getMessage(), e);
@@ -661,7 +664,12 @@ public final class NodeConfigLoader {
             ListenerYaml listener) {}
 
     /** The {@code replication.listener:} section (a backup's replication port: who may take handshake slots). */
-    record ListenerYaml(Long authDeadlineMs, Long maxHandshakes, Long maxHandshakesPerSource, Long maxPeerHandshakes) {}
+    record ListenerYaml(
+            Long authDeadlineMs,
+            Long maxHandshakes,
+            Long maxHandshakesPerSource,
+            Long maxPeerHandshakes,
+            Object maxHeldUnitBytes) {}
 
     /** The {@code replication.flowControl:} section (delay-based flow control of the value traffic). */
     record FlowControlYaml(

@@ -381,6 +381,7 @@ class NodeConfigLoaderTest {
                     maxHandshakes: 32
                     maxHandshakesPerSource: 2
                     maxPeerHandshakes: 8
+                    maxHeldUnitBytes: 16MiB
                 """, "kvs.yaml");
 
         assertThat(c.replicationListener())
@@ -389,6 +390,7 @@ class NodeConfigLoaderTest {
                         .maxHandshakes(32)
                         .maxHandshakesPerSource(2)
                         .maxPeerHandshakes(8)
+                        .maxHeldUnitBytes(16L << 20)
                         .build());
         assertThat(NodeConfigLoader.parse("replication: {}\n", "kvs.yaml").replicationListener())
                 .isEqualTo(BackupConfig.defaults());
@@ -400,6 +402,8 @@ class NodeConfigLoaderTest {
             maxHandshakes: 0 => replication.listener.maxHandshakes <= 0: 0
             maxHandshakesPerSource: -1 => replication.listener.maxHandshakesPerSource <= 0: -1
             maxPeerHandshakes: 0 => replication.listener.maxPeerHandshakes <= 0: 0
+            maxHeldUnitBytes: 0 => replication.listener.maxHeldUnitBytes <= 0: 0
+            maxHeldUnitBytes: lots => replication.listener.maxHeldUnitBytes is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): lots
             """)
     void badListenerFieldsAreNamedWithTheirValue(String field, String message) {
         assertThatThrownBy(() -> NodeConfigLoader.parse("replication:\n  listener:\n    " + field + "\n", "kvs.yaml"))
