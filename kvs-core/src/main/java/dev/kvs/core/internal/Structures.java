@@ -212,12 +212,41 @@ final class Structures {
     }
 
     List<Member> pop(byte[] key, Record old, ValueType type, int count, RandomGenerator random, Supplier<TxId> txId) {
+        if (count == 1) {
+            MembersHeader h0 = membersOf(old, type);
+            // of more than two members, {@link #random} draws one member with pages.random: the same draws
+            if (h0.count() > 2) return List.of(popOne(key, old, type, h0, random, txId));
+        }
         List<Member> picked = random(key, old, type, count, true, random);
         if (picked.isEmpty()) return picked;
         List<byte[]> names = new ArrayList<>(picked.size());
         for (Member m : picked) names.add(m.name());
         remove(key, old, type, names, false, txId);
         return picked;
+    }
+
+    /**
+     * SPOP without a count of a structure of more than two members: the member picked and removed in one
+     * lookup of its page ({@link MemberPages#pop}), where {@link #random} then {@link #remove} read the
+     * page twice; the TxId and record written as {@link #remove} writes them.
+     */
+    private Member popOne(
+            byte[] key, Record old, ValueType type, MembersHeader h0, RandomGenerator random, Supplier<TxId> txId) {
+        requireStructure(type);
+        MemberPages.Popped p = pages.pop(key, h0, random);
+        MembersHeader h = p.header();
+        try {
+            TxId tx = txId.get();
+            Record next = h.isEmpty()
+                    ? Record.inline(StoredValue.tombstone(tx))
+                    : Record.structure(RecordHeader.structure(RecordState.COMPLETE, tx, type, old.expireAt), h);
+            writeRecord(key, old, next, Delta.NONE);
+        } catch (RuntimeException e) {
+            Undo undo = new Undo(p.member().name(), p.member().value(), true);
+            rollBack(key, old, h, List.of(undo), Delta.NONE, e);
+            throw e;
+        }
+        return convert(p.member());
     }
 
     List<byte[]> get(byte[] key, Record old, ValueType type, List<byte[]> names) {
