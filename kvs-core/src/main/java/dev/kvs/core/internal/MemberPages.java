@@ -156,6 +156,17 @@ final class MemberPages implements AutoCloseable {
      * @throws dev.kvs.core.StoreFullException if the pages map has no room; nothing was written
      */
     Write put(byte[] key, MembersHeader h, byte[] member, byte[] value, boolean wantPrevious) {
+        return put(key, h, member, value, wantPrevious, NOTHING);
+    }
+
+    private static final Runnable NOTHING = () -> {};
+
+    /**
+     * {@link #put}, running {@code beforeWrite} just before the member's page is written, and not at all
+     * if the member has that value already: the caller's reservation of room ({@link Structures}). If it
+     * throws, nothing was written.
+     */
+    Write put(byte[] key, MembersHeader h, byte[] member, byte[] value, boolean wantPrevious, Runnable beforeWrite) {
         checkSize(member.length, value.length);
         int n = Math.max(1, h.pageCount());
         int p = PageAddress.pageOf(ADDRESS.hashBytes(member), n);
@@ -175,6 +186,7 @@ final class MemberPages implements AutoCloseable {
                 // the previous value is the one given: no copy of it (1 KiB per HSET of redis-benchmark)
                 return new Write(h, true, wantPrevious ? value : null);
             }
+            beforeWrite.run();
             w = write(h, n, page, at, member, value, wantPrevious, q, entry);
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
