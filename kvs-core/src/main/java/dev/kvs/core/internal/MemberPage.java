@@ -19,6 +19,8 @@ final class MemberPage {
     }
 
     static int readVarint(byte[] b, int at) {
+        byte first = b[at];
+        if (first >= 0) return first; // the common case: a length below 128
         int v = 0;
         for (int shift = 0; ; shift += 7) {
             if (shift > 28) throw new IllegalArgumentException("corrupt page: varint too long at " + at);
@@ -75,13 +77,18 @@ final class MemberPage {
     /** Offset of {@code member}'s entry, or -1. */
     static int find(byte[] page, byte[] member) {
         int length = member.length;
-        for (int at = 0; at < page.length; at = entryEnd(page, at)) {
+        int at = 0;
+        while (at < page.length) {
             int m = readVarint(page, at);
             int start = at + varintSize(m);
             // members often share a prefix (field:1, field:2): their last bytes differ first
             if (m == length
                     && (m == 0 || page[start + m - 1] == member[m - 1])
                     && Arrays.equals(page, start, start + m, member, 0, m)) return at;
+            // past the value, from the member length just read (entryEnd would read it again)
+            int v = start + m;
+            int n = readVarint(page, v);
+            at = v + varintSize(n) + n;
         }
         return -1;
     }

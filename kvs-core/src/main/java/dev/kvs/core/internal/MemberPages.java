@@ -77,7 +77,8 @@ final class MemberPages implements AutoCloseable {
      *
      * @param header the structure's header after it
      * @param existed whether the member was there before
-     * @param previous its value before, if it existed and the caller asked; else null
+     * @param previous its value before, if it existed and the caller asked; else null. A put that changed
+     *     nothing returns the caller's own value array here, not a copy
      */
     record Write(MembersHeader header, boolean existed, byte[] previous) {}
 
@@ -155,6 +156,17 @@ final class MemberPages implements AutoCloseable {
      * @throws dev.kvs.core.StoreFullException if the pages map has no room; nothing was written
      */
     Write put(byte[] key, MembersHeader h, byte[] member, byte[] value, boolean wantPrevious) {
+        return put(key, h, member, value, wantPrevious, NOTHING);
+    }
+
+    private static final Runnable NOTHING = () -> {};
+
+    /**
+     * {@link #put}, running {@code beforeWrite} just before the member's page is written, and not at all
+     * if the member has that value already: the caller's reservation of room ({@link Structures}). If it
+     * throws, nothing was written.
+     */
+    Write put(byte[] key, MembersHeader h, byte[] member, byte[] value, boolean wantPrevious, Runnable beforeWrite) {
         checkSize(member.length, value.length);
         int n = Math.max(1, h.pageCount());
         int p = PageAddress.pageOf(ADDRESS.hashBytes(member), n);
@@ -171,8 +183,10 @@ final class MemberPages implements AutoCloseable {
                     : entry.value().getUsing(null);
             int at = MemberPage.find(page, member);
             if (at >= 0 && MemberPage.valueEquals(page, at, value)) {
-                return new Write(h, true, wantPrevious ? value.clone() : null);
+                // the previous value is the one given: no copy of it (1 KiB per HSET of redis-benchmark)
+                return new Write(h, true, wantPrevious ? value : null);
             }
+            beforeWrite.run();
             w = write(h, n, page, at, member, value, wantPrevious, q, entry);
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
@@ -232,34 +246,102 @@ final class MemberPages implements AutoCloseable {
         if (h.isEmpty() || m == null) return new Write(h, false, null);
         int n = h.pageCount();
         int p = PageAddress.pageOf(ADDRESS.hashBytes(member), n);
-        int at;
-        int end;
-        int left;
-        byte[] previous;
-        long digest;
+        Removed r;
         try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey(key, p))) {
             q.updateLock().lock();
             MapEntry<byte[], byte[]> entry = q.entry();
             if (entry == null) return new Write(h, false, null);
             byte[] page = entry.value().getUsing(null);
-            at = MemberPage.find(page, member);
+            int at = MemberPage.find(page, member);
             if (at < 0) return new Write(h, false, null);
-            previous = wantPrevious ? MemberPage.value(page, at) : null;
-            end = MemberPage.entryEnd(page, at);
-            digest = h.digest() - DIGEST.hashBytes(page, at, end - at);
-            byte[] rest = MemberPage.without(page, at);
-            left = rest.length;
-            if (left == 0) q.remove(entry);
-            else q.replaceValue(entry, q.wrapValueAsData(rest));
+            r = removeAt(h, page, at, q, entry, false, wantPrevious);
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
+        return new Write(afterRemove(key, h, r), true, r.value());
+    }
+
+    /**
+     * SPOP of one member: a member picked as {@link #random} picks it (the same draws of {@code random}),
+     * and removed from its page in the same lookup of the page, which {@link #random} then {@link #remove}
+     * would make twice. Null if the structure is empty.
+     */
+    Popped pop(byte[] key, MembersHeader h, RandomGenerator random) {
+        ChronicleMap<byte[], byte[]> m = map;
+        if (h.isEmpty() || m == null) return null;
+        int n = h.pageCount();
+        long cap = Math.max(1, (4 * h.count() + n - 1) / n);
+        for (int tries = 0; tries < RANDOM_TRIES; tries++) {
+            Removed r = popFrom(m, key, random.nextInt(n), h, random, cap);
+            if (r != null) return new Popped(new Member(r.name(), r.value()), afterRemove(key, h, r));
+        }
+        for (int i = 0, p = random.nextInt(n); i < n; i++, p = (p + 1) % n) {
+            Removed r = popFrom(m, key, p, h, random, 0);
+            if (r != null) return new Popped(new Member(r.name(), r.value()), afterRemove(key, h, r));
+        }
+        throw new IllegalStateException("no member in " + n + " pages of a structure counting " + h.count());
+    }
+
+    /** A member {@link #pop} removed, and the structure's header after. */
+    record Popped(Member member, MembersHeader header) {}
+
+    /**
+     * Removes a member of page {@code p} picked as {@link #random} does ({@code cap} 0: any member of a
+     * page that has one), or returns null and leaves the page if it has none or the draw rejects it.
+     */
+    private static Removed popFrom(
+            ChronicleMap<byte[], byte[]> m, byte[] key, int p, MembersHeader h, RandomGenerator random, long cap) {
+        try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey(key, p))) {
+            q.updateLock().lock();
+            MapEntry<byte[], byte[]> entry = q.entry();
+            if (entry == null) return null; // an empty page is not stored
+            byte[] page = entry.value().getUsing(null);
+            int k = MemberPage.count(page);
+            if (k == 0 || (cap > 0 && k < cap && random.nextLong(cap) >= k)) return null;
+            return removeAt(h, page, MemberPage.nth(page, random.nextInt(k)), q, entry, true, true);
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
+    /**
+     * What a removal from one page did: the member's name and value removed (each null unless asked for),
+     * and what it leaves of the header's figures.
+     */
+    private record Removed(byte[] name, byte[] value, int entryBytes, long digest, boolean pageLeftEmpty) {}
+
+    /**
+     * Removes the entry at {@code at} of {@code page}, stored as {@code entry} of {@code q}: the page
+     * rewritten, or dropped if that was its last entry.
+     */
+    private static Removed removeAt(
+            MembersHeader h,
+            byte[] page,
+            int at,
+            ExternalMapQueryContext<byte[], byte[], ?> q,
+            MapEntry<byte[], byte[]> entry,
+            boolean copyName,
+            boolean copyValue) {
+        int end = MemberPage.entryEnd(page, at);
+        byte[] name = copyName ? MemberPage.member(page, at) : null;
+        byte[] value = copyValue ? MemberPage.value(page, at) : null;
+        long digest = h.digest() - DIGEST.hashBytes(page, at, end - at);
+        byte[] rest = MemberPage.without(page, at);
+        if (rest.length == 0) q.remove(entry);
+        else q.replaceValue(entry, q.wrapValueAsData(rest));
+        return new Removed(name, value, end - at, digest, rest.length == 0);
+    }
+
+    /** The header after {@code r}, once the page's context is closed: a merge writes other pages. */
+    private MembersHeader afterRemove(byte[] key, MembersHeader h, Removed r) {
         // the last member gone: every page below pageCount is empty, so none is stored
-        if (h.count() == 1) return new Write(MembersHeader.EMPTY, true, previous);
-        long bytes = h.bytes() - (end - at);
-        MembersHeader next = new MembersHeader(h.count() - 1, n, h.storedPages() - (left == 0 ? 1 : 0), digest, bytes);
+        if (h.count() == 1) return MembersHeader.EMPTY;
+        int n = h.pageCount();
+        long bytes = h.bytes() - r.entryBytes();
+        MembersHeader next =
+                new MembersHeader(h.count() - 1, n, h.storedPages() - (r.pageLeftEmpty() ? 1 : 0), r.digest(), bytes);
         if (n > 1 && bytes < (long) n * PAGE_TARGET / 4) next = merge(key, next);
-        return new Write(next, true, previous);
+        return next;
     }
 
     /**

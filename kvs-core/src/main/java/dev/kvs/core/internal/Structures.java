@@ -80,11 +80,39 @@ final class Structures {
         boolean live = old != null && old.isLive();
         long growth = (live ? 0 : MembersHeader.BYTES) + growthOf(key, members);
         Delta reserved = new Delta(old == null ? 1 : 0, live ? 0 : 1, old == null ? key.length : 0, growth);
-        capacity.reserve(reserved);
-        return putReserved(key, old, type, h0, members, wantPrevious, txId, reserved);
+        return putReserved(key, old, type, h0, members, wantPrevious, txId, new LazyReservation(capacity, reserved));
     }
 
-    /** {@link #put} once its room is {@code reserved}: settled to the actual change, or given back. */
+    /**
+     * Room reserved by the first page write that needs it ({@link MemberPages#put}'s {@code beforeWrite}),
+     * so a put that changes nothing (HSET of the value a field has, SADD of a member there) touches no
+     * shared counter of {@link Capacity}, which every writing thread updates; a full store still refuses
+     * before any page is written.
+     */
+    private static final class LazyReservation implements Runnable {
+        private final Capacity capacity;
+        private final Delta delta;
+        private boolean taken;
+
+        LazyReservation(Capacity capacity, Delta delta) {
+            this.capacity = capacity;
+            this.delta = delta;
+        }
+
+        @Override
+        public void run() {
+            if (taken) return;
+            capacity.reserve(delta);
+            taken = true;
+        }
+
+        /** What is reserved now: the delta once a page write took it, else nothing. */
+        Delta held() {
+            return taken ? delta : Delta.NONE;
+        }
+    }
+
+    /** {@link #put} reserving its room as {@code reserved} says: settled to the actual change, or given back. */
     private MemberWrite putReserved(
             byte[] key,
             Record old,
@@ -93,29 +121,29 @@ final class Structures {
             List<Member> members,
             boolean wantPrevious,
             Supplier<TxId> txId,
-            Delta reserved) {
+            LazyReservation reserved) {
         boolean live = old != null && old.isLive();
         List<Undo> done = new ArrayList<>(members.size());
         MembersHeader h = h0;
         int added = 0;
         try {
             for (Member m : members) {
-                MemberPages.Write w = pages.put(key, h, m.name(), m.value(), true);
+                MemberPages.Write w = pages.put(key, h, m.name(), m.value(), true, reserved);
                 done.add(new Undo(
                         m.name(), w.existed() ? w.previous() : null, !w.header().equals(h)));
                 if (!w.existed()) added++;
                 h = w.header();
             }
             if (h.equals(h0)) {
-                capacity.cancel(reserved);
+                capacity.cancel(reserved.held());
                 return new MemberWrite(headerOf(old), false, 0, previous(done, wantPrevious));
             }
             long expireAt = live ? old.expireAt : RecordHeader.NO_EXPIRY;
             RecordHeader header = RecordHeader.structure(RecordState.COMPLETE, txId.get(), type, expireAt);
-            writeRecord(key, old, Record.structure(header, h), reserved);
+            writeRecord(key, old, Record.structure(header, h), reserved.held());
             return new MemberWrite(header, true, added, previous(done, wantPrevious));
         } catch (RuntimeException e) {
-            rollBack(key, old, h, done, reserved, e);
+            rollBack(key, old, h, done, reserved.held(), e);
             throw e;
         }
     }
@@ -212,12 +240,41 @@ final class Structures {
     }
 
     List<Member> pop(byte[] key, Record old, ValueType type, int count, RandomGenerator random, Supplier<TxId> txId) {
+        if (count == 1) {
+            MembersHeader h0 = membersOf(old, type);
+            // of more than two members, random() draws one member with pages.random: popOne makes the same draws
+            if (h0.count() > 2) return List.of(popOne(key, old, type, h0, random, txId));
+        }
         List<Member> picked = random(key, old, type, count, true, random);
         if (picked.isEmpty()) return picked;
         List<byte[]> names = new ArrayList<>(picked.size());
         for (Member m : picked) names.add(m.name());
         remove(key, old, type, names, false, txId);
         return picked;
+    }
+
+    /**
+     * SPOP without a count of a structure of more than two members: the member picked and removed in one
+     * lookup of its page ({@link MemberPages#pop}), where {@link #random} then {@link #remove} read the
+     * page twice; the TxId and record written as {@link #remove} writes them.
+     */
+    private Member popOne(
+            byte[] key, Record old, ValueType type, MembersHeader h0, RandomGenerator random, Supplier<TxId> txId) {
+        requireStructure(type);
+        MemberPages.Popped p = pages.pop(key, h0, random);
+        MembersHeader h = p.header();
+        try {
+            TxId tx = txId.get();
+            Record next = h.isEmpty()
+                    ? Record.inline(StoredValue.tombstone(tx))
+                    : Record.structure(RecordHeader.structure(RecordState.COMPLETE, tx, type, old.expireAt), h);
+            writeRecord(key, old, next, Delta.NONE);
+        } catch (RuntimeException e) {
+            Undo undo = new Undo(p.member().name(), p.member().value(), true);
+            rollBack(key, old, h, List.of(undo), Delta.NONE, e);
+            throw e;
+        }
+        return convert(p.member());
     }
 
     List<byte[]> get(byte[] key, Record old, ValueType type, List<byte[]> names) {
@@ -316,7 +373,9 @@ final class Structures {
             capacity.cancel(reserved);
             throw e;
         }
-        return putReserved(key, null, type, MembersHeader.EMPTY, members, false, txId, reserved);
+        LazyReservation taken = new LazyReservation(capacity, reserved);
+        taken.taken = true; // above: before the old record is freed
+        return putReserved(key, null, type, MembersHeader.EMPTY, members, false, txId, taken);
     }
 
     /** The image of {@code old}'s members with its header, or null if it is no complete structure. */

@@ -281,4 +281,41 @@ class MemberPagesTest {
             assertThat(new String(pages.random(b("sparse"), h, r).name())).startsWith("big");
         assertThat(pages.random(KEY, MembersHeader.EMPTY, r)).isNull();
     }
+
+    /**
+     * SPOP's one lookup ({@link MemberPages#pop}) against what it replaces, {@code random} then {@code
+     * remove}: with the same draws, the same member every time and the same header after (count, digest,
+     * bytes, pages, merges as it shrinks), down to empty; also through a sparse structure's fallback.
+     */
+    @ParameterizedTest(name = "sparse: {0}")
+    @ValueSource(booleans = {false, true})
+    void popTakesTheMemberRandomWouldAndLeavesTheHeaderRemoveWould(boolean sparse) {
+        MembersHeader grown = MembersHeader.EMPTY;
+        for (int i = 0; i < (sparse ? 40 : 600); i++) {
+            grown = pages.put(KEY, grown, b("m" + i), sparse ? new byte[15_000] : b("v" + i), false)
+                    .header();
+        }
+        byte[] viaRemove = b("viaRemove");
+        byte[] viaPop = b("viaPop");
+        MembersHeader a = pages.build(viaRemove, pages.image(KEY, grown));
+        MembersHeader p = pages.build(viaPop, pages.image(KEY, grown));
+        Random ra = new Random(7);
+        Random rp = new Random(7);
+        int popped = 0;
+        while (!a.isEmpty()) {
+            MemberPages.Member picked = pages.random(viaRemove, a, ra);
+            a = pages.remove(viaRemove, a, picked.name(), false).header();
+            MemberPages.Popped got = pages.pop(viaPop, p, rp);
+            assertThat(new String(got.member().name())).isEqualTo(new String(picked.name()));
+            assertThat(got.member().value()).isEqualTo(picked.value());
+            assertThat(got.header()).isEqualTo(a);
+            p = got.header();
+            popped++;
+        }
+        assertThat(popped).isEqualTo(grown.count());
+        assertThat(p).isEqualTo(MembersHeader.EMPTY);
+        assertThat(pages.pop(viaPop, p, rp)).isNull();
+        pages.deleteAll(KEY, grown);
+        assertThat(pages.size()).as("no page left of either copy").isZero();
+    }
 }

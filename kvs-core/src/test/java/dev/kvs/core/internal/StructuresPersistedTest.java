@@ -160,4 +160,44 @@ class StructuresPersistedTest {
             assertThat(w.changed()).isEqualTo(1);
         }
     }
+
+    /**
+     * A put that changes nothing writes nothing, so it reserves no room (Structures' reservation is taken
+     * by the first page write): on a full store it is answered, and takes none; one that changes is still
+     * refused with nothing written.
+     */
+    @Test
+    void aFullStoreAnswersAPutThatChangesNothing() {
+        StoreConfig config =
+                StoreConfig.builder().maxBytes(64 << 10).maxEntries(1_000).build();
+        try (KvStore s = Stores.open(config)) {
+            Member big = new Member(b("big"), new byte[4000]);
+            s.putMembers(b("h"), ValueType.HASH, List.of(big), false, () -> TxId.of(1, 1));
+            RecordHeader header = s.header(b("h"));
+            int i = 0;
+            try {
+                while (true) s.put(b("fill" + i++), StoredValue.complete(TxId.of(1, 2), new byte[1000]));
+            } catch (StoreFullException expected) {
+                // full to within one value of 1000 bytes
+            }
+            StoreStats full = s.stats();
+            MemberWrite same = s.putMembers(b("h"), ValueType.HASH, List.of(big), false, () -> {
+                throw new AssertionError("a put that changes nothing takes no TxId");
+            });
+            assertThat(same.changed()).isZero();
+            assertThat(s.stats()).isEqualTo(full);
+            assertThatThrownBy(() -> s.putMembers(
+                            b("h"),
+                            ValueType.HASH,
+                            List.of(new Member(b("big"), new byte[4001])),
+                            false,
+                            () -> TxId.of(9, 9)))
+                    .isInstanceOf(StoreFullException.class);
+            assertThat(s.header(b("h"))).isEqualTo(header);
+            assertThat(s.members(b("h"), ValueType.HASH))
+                    .singleElement()
+                    .satisfies(m -> assertThat(m.value()).hasSize(4000));
+            assertThat(s.stats()).isEqualTo(full);
+        }
+    }
 }

@@ -400,6 +400,16 @@ public final class Writes {
         return p.writes().beginNow(mode); // commands run on event loops: never wait here
     }
 
+    /**
+     * Throws {@link NotWritableException} unless this node takes writes now, as beginning a write would
+     * (in a unit, only that it is the primary): for a write answered without writing ({@link
+     * StructureWrites#pop} of a key that holds nothing), which a node that takes no writes still refuses.
+     */
+    void checkWritableNow() {
+        if (unitHere() == null) checkWritable();
+        else primary();
+    }
+
     /** This node's role if it takes writes now: the primary, its writes not fenced, its lease held. */
     private NodeRole.Primary checkWritable() {
         NodeRole.Primary p = primary();

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.core.Member;
+import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreFullException;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueStage;
+import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
 import dev.kvs.replication.BackupNode;
 import dev.kvs.replication.ReplicationLink;
@@ -232,6 +235,40 @@ class WritesTest {
                 .hasMessageStartingWith("NOTPRIMARY - "); // no primary advertised its client address here
         assertThat(link.log).isEmpty();
         assertThat(store.get("a".getBytes())).isNull();
+    }
+
+    /**
+     * SPOP of a key that holds nothing (absent, or the tombstone its last pop left) begins no write and
+     * orders nothing; a node that takes no writes still refuses it, as it refuses any write.
+     */
+    @Test
+    void aPopOfAKeyHoldingNothingOrdersNothingYetANodeThatTakesNoWritesRefusesIt() {
+        StructureWrites structures = new StructureWrites(store, writes);
+        byte[] key = "s".getBytes();
+        java.util.Random random = new java.util.Random(1);
+        assertThat(structures
+                        .pop(ReplicationMode.ASYNC, last, key, ValueType.SET, 1, random)
+                        .result())
+                .isEmpty();
+        assertThat(link.log).isEmpty();
+        structures.put(ReplicationMode.ASYNC, last, key, ValueType.SET, List.of(Member.of("m".getBytes())), false);
+        List<Member> popped = structures
+                .pop(ReplicationMode.ASYNC, last, key, ValueType.SET, 1, random)
+                .result();
+        assertThat(popped).extracting(m -> new String(m.name())).containsExactly("m");
+        List<String> written = List.copyOf(link.log);
+        assertThat(store.header(key).state()).isEqualTo(RecordState.TOMBSTONE);
+        assertThat(structures
+                        .pop(ReplicationMode.ASYNC, last, key, ValueType.SET, 1, random)
+                        .result())
+                .isEmpty();
+        assertThat(link.log).isEqualTo(written);
+
+        roles.demote(2);
+        assertThatThrownBy(() -> structures.pop(ReplicationMode.ASYNC, last, key, ValueType.SET, 1, random))
+                .isInstanceOf(NotWritableException.class)
+                .hasMessageStartingWith("NOTPRIMARY");
+        assertThat(link.log).isEqualTo(written);
     }
 
     @Test
