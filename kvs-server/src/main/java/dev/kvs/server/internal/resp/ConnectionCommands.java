@@ -42,6 +42,7 @@ final class ConnectionCommands {
     }
 
     private RedisMessage ping(Session s, byte[][] a) {
+        if (s.inSubscribeMode() && a.length <= 2) return PubSubCommands.pong(a.length == 2 ? a[1] : new byte[0]);
         if (a.length == 1) return Replies.PONG;
         if (a.length == 2) return Replies.bulk(a[1]);
         return Replies.wrongArity("PING");
