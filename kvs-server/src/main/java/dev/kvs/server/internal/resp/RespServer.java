@@ -59,7 +59,7 @@ public final class RespServer {
 
     private final ScriptCommands scripts;
     /** The node's channels and subscribers: PUBLISH here, and anything on the node that publishes. */
-    private final PubSub pubSub = new PubSub(p -> new GlobPattern(p)::matches, OutputLimit.DEFAULT);
+    private final PubSub pubSub;
 
     private final SslContext tls;
     private final WriteStages stages;
@@ -98,6 +98,8 @@ public final class RespServer {
                         () -> memory.overBound() ? 1 : 0);
         this.protectedMode = new ProtectedMode(node.config());
         this.bulkBudget = new BulkPreallocBudget(node.config().bulkPreallocBytes());
+        String[] limit = node.config().clientOutputBufferLimitPubsub().trim().split("\\s+");
+        this.pubSub = new PubSub(p -> new GlobPattern(p)::matches, OutputLimit.parse(limit[0], limit[1], limit[2]));
         this.refusals = new CommandRefusals(node.roles(), node.cluster(), stats, aclLog);
         // the command groups, as Redis groups them (COMMAND DOCS); each takes what it uses
         KeyGate gate = new KeyGate(node, refusals, table);
@@ -111,7 +113,12 @@ public final class RespServer {
         new RenameCommands(node, gate).register(table);
         new ObjectCommands(node, gate).register(table);
         new ExpiryCommands(node, gate).register(table);
-        new ServerCommands(node, table, scriptEngine).register();
+        new ServerCommands(
+                        node,
+                        table,
+                        scriptEngine,
+                        new ClientOutputBufferLimit(node.config().clientOutputBufferLimit(), pubSub))
+                .register();
         table.add(
                 "INFO",
                 -1,
@@ -119,7 +126,7 @@ public final class RespServer {
                 0,
                 0,
                 0,
-                new InfoCommand(node, stats, table, bulkBudget, memory, warnings, scriptEngine));
+                new InfoCommand(node, stats, table, bulkBudget, memory, warnings, scriptEngine, pubSub));
         new ShutdownCommand(node).register(table);
         new ConnectionCommands(node, users, aclLog, warnings).register(table);
         new AclCommand(users, !node.config().clientAuthRequired(), aclLog).register(table);

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kvs.server.config.NodeConfig;
-import dev.kvs.server.internal.pubsub.OutputLimit;
 import dev.kvs.server.internal.pubsub.PubSub;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -60,7 +61,6 @@ class PubSubTest {
     @AfterEach
     void closeSockets() throws IOException {
         for (Socket s : sockets) s.close();
-        if (kvs != null) kvs.server.pubSub().limit(OutputLimit.DEFAULT);
     }
 
     private Socket connect(int protocol) throws IOException {
@@ -308,32 +308,72 @@ class PubSubTest {
     }
 
     @Test
-    void slowSubscriberIsDisconnectedAtTheHardLimitWithoutBlockingThePublisher() throws Exception {
-        PubSub pubSub = kvsPubSub();
-        pubSub.limit(new OutputLimit(256 << 10, 0, 0));
-        long before = pubSub.disconnections();
-        String channel = RUN + "slow";
-        Socket slow = new Socket();
-        slow.setReceiveBufferSize(4096);
-        slow.connect(new java.net.InetSocketAddress(host, port));
-        slow.setSoTimeout(10_000);
-        sockets.add(slow);
-        send(slow, "SUBSCRIBE", channel);
-        next(slow, 1); // then reads nothing more
-        Socket publisher = connect(2);
-        String payload = "x".repeat(64 << 10);
-        // the publisher pipelines far more than the limit and the kernel's buffers hold: every PUBLISH
-        // is answered although the subscriber reads nothing
-        int sent = 0;
-        while (pubSub.disconnections() == before && sent < 2000) {
-            send(publisher, "PUBLISH", channel, payload);
-            assertThat(RespText.next(publisher)).matches(":[01]\r\n");
-            sent++;
+    void configSetsThePubsubClassOutputLimit() throws IOException {
+        Socket c = connect(2);
+        String limit = "client-output-buffer-limit";
+        String pubsubDefault = "pubsub 33554432 8388608 60";
+        assertThat(RespText.call(c, "CONFIG", "GET", limit))
+                .matches("\\*2\r\n" + Pattern.quote(bulk(limit)) + "\\$\\d+\r\nnormal \\d+ 0 0 slave 268435456"
+                        + " 67108864 60 " + pubsubDefault + "\r\n");
+        try {
+            assertThat(RespText.call(c, "CONFIG", "SET", limit, "PUBSUB 1mb 512kb 10"))
+                    .isEqualTo("+OK\r\n");
+            assertThat(RespText.call(c, "CONFIG", "GET", limit)).endsWith(" pubsub 1048576 524288 10\r\n");
+            String failed = "-ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - ";
+            assertThat(RespText.call(c, "CONFIG", "SET", limit, "pubsub 1mb 512kb"))
+                    .isEqualTo(failed + "Wrong number of arguments in buffer limit configuration.\r\n");
+            assertThat(RespText.call(c, "CONFIG", "SET", limit, "foo 1mb 512kb 5"))
+                    .isEqualTo(failed + "Invalid client class specified in buffer limit configuration.\r\n");
+            assertThat(RespText.call(c, "CONFIG", "SET", limit, "pubsub 1x 2 3"))
+                    .isEqualTo(
+                            failed + "Error in hard, soft or soft_seconds setting in buffer limit configuration.\r\n");
+            assertThat(RespText.call(c, "CONFIG", "GET", limit)).endsWith(" pubsub 1048576 524288 10\r\n");
+        } finally {
+            assertThat(RespText.call(c, "CONFIG", "SET", limit, pubsubDefault)).isEqualTo("+OK\r\n");
         }
-        assertThat(pubSub.disconnections()).isEqualTo(before + 1);
-        assertThat(sent).isGreaterThan(4);
-        assertThat(readsToEnd(slow)).isTrue();
-        assertThat(RespText.call(publisher, "PUBLISH", channel, "after")).isEqualTo(":0\r\n");
+    }
+
+    @Test
+    void slowSubscriberIsDisconnectedAtTheHardLimitWithoutBlockingThePublisher() throws Exception {
+        Socket admin = connect(2);
+        assertThat(RespText.call(admin, "CONFIG", "SET", "client-output-buffer-limit", "pubsub 256kb 0 0"))
+                .isEqualTo("+OK\r\n");
+        long before = kvs == null ? 0 : kvs.server.pubSub().disconnections();
+        try {
+            String channel = RUN + "slow";
+            Socket slow = new Socket();
+            slow.setReceiveBufferSize(4096);
+            slow.connect(new InetSocketAddress(host, port));
+            slow.setSoTimeout(10_000);
+            sockets.add(slow);
+            send(slow, "SUBSCRIBE", channel);
+            next(slow, 1); // then reads nothing more
+            Socket publisher = connect(2);
+            String payload = "x".repeat(64 << 10);
+            // the publisher sends far more than the limit and the kernel's buffers hold: every PUBLISH is
+            // answered at once although the subscriber reads nothing, until the subscriber is cut off
+            int sent = 0;
+            boolean subscribed = true;
+            while (subscribed && sent < 2000) {
+                assertThat(RespText.call(publisher, "PUBLISH", channel, payload))
+                        .matches(":[01]\r\n");
+                sent++;
+                subscribed = RespText.call(admin, "PUBSUB", "NUMSUB", channel).endsWith(":1\r\n");
+            }
+            assertThat(subscribed)
+                    .as("subscriber still subscribed after %d messages", sent)
+                    .isFalse();
+            assertThat(sent).isGreaterThan(4);
+            assertThat(readsToEnd(slow)).isTrue();
+            assertThat(RespText.call(publisher, "PUBLISH", channel, "after")).isEqualTo(":0\r\n");
+            if (kvs != null) {
+                assertThat(kvs.server.pubSub().disconnections()).isEqualTo(before + 1);
+                assertThat(RespText.call(admin, "INFO", "stats"))
+                        .contains("kvs_pubsub_limit_disconnections:" + (before + 1) + "\r\n");
+            }
+        } finally {
+            RespText.call(admin, "CONFIG", "SET", "client-output-buffer-limit", "pubsub 32mb 8mb 60");
+        }
     }
 
     /** True once the server has closed {@code s} (what it still had queued is read and dropped). */
