@@ -40,6 +40,7 @@ final class ConnectionCommands {
         table.add("SELECT", 2, 0, 0, 0, 0, this::select);
         table.add("HELLO", -1, any, 0, 0, 0, this::hello);
         table.add("CLIENT", -2, 0, 0, 0, 0, this::client);
+        table.add("RESET", 1, any, 0, 0, 0, this::reset);
     }
 
     private RedisMessage ping(Session s, byte[][] a) {
@@ -47,6 +48,24 @@ final class ConnectionCommands {
         if (a.length == 1) return Replies.PONG;
         if (a.length == 2) return Replies.bulk(a[1]);
         return Replies.wrongArity("PING");
+    }
+
+    /**
+     * {@code RESET}, as Redis 7.0.15's: the connection is as if new. Its transaction and watches are
+     * dropped, its subscriptions left, its name, {@code READONLY} and {@code KVS.MODE} cleared; it speaks
+     * RESP2 from the reply on ({@link TypedReplies.ResetReply}) and, if logins are required, must log in
+     * again.
+     */
+    private RedisMessage reset(Session s, byte[][] a) {
+        s.transaction = null;
+        s.watched = null;
+        if (s.subscriptions != null) s.subscriptions.clear();
+        s.protocol = 2;
+        s.name = null;
+        s.readonly = false;
+        s.mode = null;
+        s.user = node.config().clientAuthRequired() ? null : Users.OPEN;
+        return TypedReplies.ResetReply.INSTANCE;
     }
 
     /**

@@ -218,6 +218,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             if (!wasAuthenticated && session.authenticated()) {
                 decoder.authenticated();
                 limits.loggedIn();
+            } else if (wasAuthenticated && !session.authenticated()) {
+                decoder.requireAuthentication(); // RESET logged it out
             }
         }
     }

@@ -43,6 +43,12 @@ final class TypedReplies {
         }
     }
 
+    /** {@code RESET}'s {@code +RESET}: the connection speaks RESP2 from this reply on. */
+    record ResetReply() implements RedisMessage {
+        static final ResetReply INSTANCE = new ResetReply();
+        static final byte[] BYTES = "+RESET\r\n".getBytes(StandardCharsets.US_ASCII);
+    }
+
     /** A set ({@code addReplySetLen}): RESP3 {@code ~n}, RESP2 an array. */
     static final class SetReply extends ArrayRedisMessage {
         SetReply(List<RedisMessage> members) {

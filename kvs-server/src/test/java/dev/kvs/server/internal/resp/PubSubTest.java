@@ -271,6 +271,24 @@ class PubSubTest {
     }
 
     @Test
+    void resetLeavesEverySubscriptionAndReturnsToResp2() throws IOException {
+        for (int protocol : new int[] {2, 3}) {
+            Socket s = connect(protocol);
+            Socket c = connect(2);
+            String channel = RUN + "reset" + protocol;
+            send(s, "SUBSCRIBE", channel);
+            next(s, 1);
+            send(s, "PSUBSCRIBE", channel + "*");
+            next(s, 1);
+            assertThat(RespText.call(s, "RESET")).isEqualTo("+RESET\r\n");
+            assertThat(RespText.call(c, "PUBSUB", "NUMSUB", channel)).endsWith(":0\r\n");
+            assertThat(RespText.call(c, "PUBLISH", channel, "x")).isEqualTo(":0\r\n");
+            assertThat(RespText.call(s, "GET", RUN + "k")).isEqualTo("$-1\r\n"); // RESP2 again, not subscribed
+            assertThat(RespText.call(s, "CLIENT", "INFO")).contains(" sub=0 psub=0 ssub=0 ");
+        }
+    }
+
+    @Test
     void closedSubscriberIsForgotten() throws IOException {
         String channel = RUN + "gone";
         Socket s = connect(2);
