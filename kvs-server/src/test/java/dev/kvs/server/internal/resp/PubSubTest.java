@@ -388,6 +388,9 @@ class PubSubTest {
                 assertThat(kvs.server.pubSub().disconnections()).isEqualTo(before + 1);
                 assertThat(RespText.call(admin, "INFO", "stats"))
                         .contains("kvs_pubsub_limit_disconnections:" + (before + 1) + "\r\n");
+                assertThat(kvs.node.status().pubSub().limitDisconnections()).isEqualTo(before + 1);
+                assertThat(kvs.commands.metrics().scrape())
+                        .contains("kvs_pubsub_limit_disconnections_total " + (before + 1) + ".0");
             }
         } finally {
             RespText.call(admin, "CONFIG", "SET", "client-output-buffer-limit", "pubsub 32mb 8mb 60");
