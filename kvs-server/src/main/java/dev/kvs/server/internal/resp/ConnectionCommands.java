@@ -64,6 +64,8 @@ final class ConnectionCommands {
         s.name = null;
         s.readonly = false;
         s.mode = null;
+        s.replyOff = false;
+        s.replySkipNext = false;
         s.user = node.config().clientAuthRequired() ? null : Users.OPEN;
         return TypedReplies.ResetReply.INSTANCE;
     }
@@ -189,10 +191,35 @@ final class ConnectionCommands {
                 return a.length == 4 ? Replies.OK : Replies.wrongArity("CLIENT|SETINFO");
             case "INFO":
                 return new TypedReplies.VerbatimReply(clientLine(s) + "\n");
+            case "REPLY":
+                return a.length == 3 ? reply(s, Args.upper(a[2])) : Replies.wrongArity("CLIENT|REPLY");
             default:
                 return Replies.error("ERR unknown subcommand '" + Args.text(a[1])
                         + "'. Try CLIENT ID, CLIENT GETNAME, CLIENT SETNAME, CLIENT SETINFO, CLIENT INFO.");
         }
+    }
+
+    /**
+     * {@code CLIENT REPLY ON|OFF|SKIP}, as Redis's: {@code OFF} silences every reply but pub/sub's pushes
+     * until {@code ON}, {@code SKIP} the next command's ({@link Session#silenced()}); only {@code ON} is
+     * answered.
+     */
+    private static RedisMessage reply(Session s, String mode) {
+        switch (mode) {
+            case "ON" -> {
+                s.replyOff = false;
+                s.replySkip = false;
+                return Replies.OK;
+            }
+            case "OFF" -> s.replyOff = true;
+            case "SKIP" -> {
+                if (!s.replyOff) s.replySkipNext = true;
+            }
+            default -> {
+                return Replies.SYNTAX;
+            }
+        }
+        return Replies.OK; // silenced: OFF is on, or SKIP's next flag
     }
 
     /**

@@ -213,7 +213,11 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 session.staged = null;
                 command.discard(); // nothing if the SET committed it
             }
-            replies.reply(ctx, result, dispatch.executed());
+            if (session.silenced() && !TypedReplies.isPush(result)) {
+                drop(result); // CLIENT REPLY OFF or SKIP
+            } else {
+                replies.reply(ctx, result, dispatch.executed());
+            }
             if (session.script != null) waitForScript(ctx);
             if (!wasAuthenticated && session.authenticated()) {
                 decoder.authenticated();
@@ -222,6 +226,12 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 decoder.requireAuthentication(); // RESET logged it out
             }
         }
+    }
+
+    /** Releases a reply that is not written, once it is known. */
+    private static void drop(RedisMessage result) {
+        if (result instanceof LaterReply later) later.reply().thenAccept(ReferenceCountUtil::release);
+        else ReferenceCountUtil.release(result);
     }
 
     /**

@@ -133,6 +133,11 @@ final class TypedReplies {
         }
     }
 
+    /** True for pub/sub's pushes (one, or several to one command): written even under {@code CLIENT REPLY OFF}. */
+    static boolean isPush(RedisMessage m) {
+        return m instanceof PushReply || m instanceof SeveralReplies;
+    }
+
     static MapReply map(List<RedisMessage> keysAndValues) {
         return new MapReply(keysAndValues);
     }

@@ -289,6 +289,24 @@ class PubSubTest {
     }
 
     @Test
+    void pushesAreWrittenUnderClientReplyOffAndOtherRepliesAreNot() throws IOException {
+        Socket s = connect(3);
+        Socket c = connect(2);
+        String channel = RUN + "off";
+        send(s, "CLIENT", "REPLY", "OFF");
+        send(s, "SUBSCRIBE", channel);
+        assertThat(RespText.next(s)).isEqualTo(push(3, "subscribe", channel, 1));
+        send(s, "GET", RUN + "k"); // silenced
+        assertThat(RespText.call(c, "PUBLISH", channel, "hello")).isEqualTo(":1\r\n");
+        assertThat(RespText.next(s)).isEqualTo(push(3, "message", channel, "hello"));
+        send(s, "CLIENT", "REPLY", "ON");
+        assertThat(RespText.next(s)).isEqualTo("+OK\r\n");
+        send(s, "CLIENT", "REPLY", "SKIP");
+        send(s, "ECHO", "skipped");
+        assertThat(RespText.call(s, "ECHO", "seen")).isEqualTo(bulk("seen"));
+    }
+
+    @Test
     void closedSubscriberIsForgotten() throws IOException {
         String channel = RUN + "gone";
         Socket s = connect(2);
