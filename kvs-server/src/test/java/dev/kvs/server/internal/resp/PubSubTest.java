@@ -415,6 +415,47 @@ class PubSubTest {
         }
     }
 
+    @Test
+    void subscriberOverTheSoftLimitIsDisconnectedOnlyAfterItsSeconds() throws Exception {
+        Socket admin = connect(2);
+        assertThat(RespText.call(admin, "CONFIG", "SET", "client-output-buffer-limit", "pubsub 0 64kb 1"))
+                .isEqualTo("+OK\r\n");
+        try {
+            String channel = RUN + "soft";
+            Socket slow = new Socket();
+            slow.setReceiveBufferSize(4096);
+            slow.connect(new InetSocketAddress(host, port));
+            slow.setSoTimeout(10_000);
+            sockets.add(slow);
+            send(slow, "SUBSCRIBE", channel);
+            next(slow, 1); // then reads nothing more
+            Socket publisher = connect(2);
+            // one message far over the soft limit and what the kernel's buffers take: not cut off at once
+            assertThat(RespText.call(publisher, "PUBLISH", channel, "x".repeat(8 << 20)))
+                    .isEqualTo(":1\r\n");
+            long start = System.nanoTime();
+            assertThat(RespText.call(admin, "PUBSUB", "NUMSUB", channel)).endsWith(":1\r\n");
+            String payload = "x".repeat(1024);
+            boolean subscribed = true;
+            int sent = 0;
+            // at most 100 MiB, under the normal class's limit (256MiB), so only the soft limit can cut it off; small
+            // messages, so that the second or two Redis waits passes before the bound, also at Redis's pace
+            while (subscribed && sent < 100_000) {
+                sent++;
+                assertThat(RespText.call(publisher, "PUBLISH", channel, payload))
+                        .matches(":[01]\r\n");
+                subscribed = RespText.call(admin, "PUBSUB", "NUMSUB", channel).endsWith(":1\r\n");
+            }
+            assertThat(subscribed)
+                    .as("still subscribed after %d messages over the soft limit", sent)
+                    .isFalse();
+            // once it has stayed over 64kb for the limit's second (Redis counts whole seconds)
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(900));
+        } finally {
+            RespText.call(admin, "CONFIG", "SET", "client-output-buffer-limit", "pubsub 32mb 8mb 60");
+        }
+    }
+
     /** True once the server has closed {@code s} (what it still had queued is read and dropped). */
     private static boolean readsToEnd(Socket s) throws IOException {
         InputStream in = s.getInputStream();
