@@ -2,6 +2,7 @@ package dev.kvs.server.internal.resp;
 
 import dev.kvs.replication.Role;
 import dev.kvs.server.config.UserConfig;
+import dev.kvs.server.internal.pubsub.Subscriptions;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,12 +40,34 @@ final class ConnectionCommands {
         table.add("SELECT", 2, 0, 0, 0, 0, this::select);
         table.add("HELLO", -1, any, 0, 0, 0, this::hello);
         table.add("CLIENT", -2, 0, 0, 0, 0, this::client);
+        table.add("RESET", 1, any, 0, 0, 0, this::reset);
     }
 
     private RedisMessage ping(Session s, byte[][] a) {
+        if (s.inSubscribeMode() && a.length <= 2) return PubSubCommands.pong(a.length == 2 ? a[1] : new byte[0]);
         if (a.length == 1) return Replies.PONG;
         if (a.length == 2) return Replies.bulk(a[1]);
         return Replies.wrongArity("PING");
+    }
+
+    /**
+     * {@code RESET}, as Redis 7.0.15's: the connection is as if new. Its transaction and watches are
+     * dropped, its subscriptions left, its name, {@code READONLY} and {@code KVS.MODE} cleared; it speaks
+     * RESP2 from the reply on ({@link TypedReplies.ResetReply}) and, if logins are required, must log in
+     * again.
+     */
+    private RedisMessage reset(Session s, byte[][] a) {
+        s.transaction = null;
+        s.watched = null;
+        if (s.subscriptions != null) s.subscriptions.clear();
+        s.protocol = 2;
+        s.name = null;
+        s.readonly = false;
+        s.mode = null;
+        s.replyOff = false;
+        s.replySkipNext = false;
+        s.user = node.config().clientAuthRequired() ? null : Users.OPEN;
+        return TypedReplies.ResetReply.INSTANCE;
     }
 
     /**
@@ -168,6 +191,8 @@ final class ConnectionCommands {
                 return a.length == 4 ? Replies.OK : Replies.wrongArity("CLIENT|SETINFO");
             case "INFO":
                 return new TypedReplies.VerbatimReply(clientLine(s) + "\n");
+            case "REPLY":
+                return a.length == 3 ? reply(s, Args.upper(a[2])) : Replies.wrongArity("CLIENT|REPLY");
             default:
                 return Replies.error("ERR unknown subcommand '" + Args.text(a[1])
                         + "'. Try CLIENT ID, CLIENT GETNAME, CLIENT SETNAME, CLIENT SETINFO, CLIENT INFO.");
@@ -175,12 +200,43 @@ final class ConnectionCommands {
     }
 
     /**
+     * {@code CLIENT REPLY ON|OFF|SKIP}, as Redis's: {@code OFF} silences every reply but pub/sub's pushes
+     * until {@code ON}, {@code SKIP} the next command's ({@link Session#silenced()}); only {@code ON} is
+     * answered.
+     */
+    private static RedisMessage reply(Session s, String mode) {
+        switch (mode) {
+            case "ON" -> {
+                s.replyOff = false;
+                s.replySkip = false;
+                return Replies.OK;
+            }
+            case "OFF" -> s.replyOff = true;
+            case "SKIP" -> {
+                if (!s.replyOff) s.replySkipNext = true;
+            }
+            default -> {
+                return Replies.SYNTAX;
+            }
+        }
+        return Replies.OK; // silenced: OFF is on, or SKIP's next flag
+    }
+
+    /**
      * {@code s} as {@code CLIENT INFO} shows it (also an ACL log entry's {@code client-info}): Redis's
      * fields kvs has, {@code user} last (Redis ends with {@code user redir resp}).
      */
+    /** {@code CLIENT INFO}'s subscription counts, as Redis shows them after {@code db}. */
+    private static String subscriptions(Session s) {
+        Subscriptions subs = s.subscriptions;
+        if (subs == null) return " sub=0 psub=0 ssub=0";
+        return " sub=" + subs.channelCount() + " psub=" + subs.patternCount() + " ssub=" + subs.shardCount();
+    }
+
     static String clientLine(Session s) {
         return "id=" + s.id + " addr=" + s.remoteAddress + " name=" + (s.name == null ? "" : s.name) + " age="
-                + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0 resp=" + s.protocol + " user="
+                + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0" + subscriptions(s) + " resp="
+                + s.protocol + " user="
                 + (s.user == null ? "" : s.user.name());
     }
 }

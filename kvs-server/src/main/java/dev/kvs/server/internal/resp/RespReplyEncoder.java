@@ -237,6 +237,9 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
             }
             ByteBufUtil.writeAscii(out, text);
             crlf(out);
+        } else if (m instanceof TypedReplies.ResetReply) {
+            resp3 = false;
+            out.writeBytes(TypedReplies.ResetReply.BYTES);
         } else if (m instanceof TypedReplies.BooleanReply b) {
             if (resp3) out.writeByte('#').writeByte(b.value() ? 't' : 'f');
             else out.writeByte(':').writeByte(b.value() ? '1' : '0');
@@ -273,6 +276,7 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
 
     /** An aggregate's type and length in the connection's protocol (RESP2: every one an array). */
     private void aggregateHeader(ArrayRedisMessage a, ByteBuf out) {
+        if (a instanceof TypedReplies.SeveralReplies) return; // only the replies, one after the other
         int n = a.children().size();
         if (!resp3) {
             out.writeByte('*');

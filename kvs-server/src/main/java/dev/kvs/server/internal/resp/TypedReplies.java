@@ -43,6 +43,12 @@ final class TypedReplies {
         }
     }
 
+    /** {@code RESET}'s {@code +RESET}: the connection speaks RESP2 from this reply on. */
+    record ResetReply() implements RedisMessage {
+        static final ResetReply INSTANCE = new ResetReply();
+        static final byte[] BYTES = "+RESET\r\n".getBytes(StandardCharsets.US_ASCII);
+    }
+
     /** A set ({@code addReplySetLen}): RESP3 {@code ~n}, RESP2 an array. */
     static final class SetReply extends ArrayRedisMessage {
         SetReply(List<RedisMessage> members) {
@@ -57,6 +63,17 @@ final class TypedReplies {
     static final class PushReply extends ArrayRedisMessage {
         PushReply(List<RedisMessage> items) {
             super(items);
+        }
+    }
+
+    /**
+     * Several replies to one command, written one after the other with no header of their own: {@code
+     * SUBSCRIBE a b} answers one confirmation per channel. Inside an {@code EXEC} they are written as
+     * several elements of its array, as Redis writes them. Children: the replies.
+     */
+    static final class SeveralReplies extends ArrayRedisMessage {
+        SeveralReplies(List<RedisMessage> replies) {
+            super(replies);
         }
     }
 
@@ -114,6 +131,11 @@ final class TypedReplies {
         BigNumberReply {
             if (!digits.matches("-?[0-9]+")) throw new IllegalArgumentException("not a big number: " + digits);
         }
+    }
+
+    /** True for pub/sub's pushes (one, or several to one command): written even under {@code CLIENT REPLY OFF}. */
+    static boolean isPush(RedisMessage m) {
+        return m instanceof PushReply || m instanceof SeveralReplies;
     }
 
     static MapReply map(List<RedisMessage> keysAndValues) {
