@@ -7,6 +7,7 @@ import dev.kvs.core.TxId;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.internal.notify.EventClasses;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.script.ScriptEngine;
@@ -140,6 +141,9 @@ final class ServerCommands {
         params.addAll(encodings.all());
         params.add(new String[] {"busy-reply-threshold", Long.toString(scripts.busyMillis())});
         params.add(new String[] {"lua-time-limit", Long.toString(scripts.busyMillis())});
+        params.add(new String[] {
+            "notify-keyspace-events", EventClasses.render(node.events().classes())
+        });
         return params;
     }
 
@@ -177,8 +181,17 @@ final class ServerCommands {
     private RedisMessage configSet(List<String[]> params, byte[][] a) {
         List<byte[]> owned = new ArrayList<>(List.of(a[0], a[1]));
         Long busyMillis = null;
+        int notify = -1;
         for (int i = 2; i < a.length; i += 2) {
             String name = Args.text(a[i]).toLowerCase(Locale.ROOT);
+            if (name.equals("notify-keyspace-events")) {
+                notify = EventClasses.parse(Args.text(a[i + 1]));
+                if (notify < 0) {
+                    return Replies.error("ERR CONFIG SET failed (possibly related to argument '" + name + "') - "
+                            + EventClasses.INVALID);
+                }
+                continue;
+            }
             if (name.equals("busy-reply-threshold") || name.equals("lua-time-limit")) {
                 busyMillis = Args.parseLong(a[i + 1]);
                 if (busyMillis == null || busyMillis < 0) {
@@ -207,6 +220,7 @@ final class ServerCommands {
         String error = owned.size() == 2 ? null : encodings.set(owned.toArray(byte[][]::new));
         if (error != null) return Replies.error(error);
         if (busyMillis != null) scripts.busyMillis(busyMillis);
+        if (notify >= 0) node.events().classes(notify);
         return Replies.OK;
     }
 
