@@ -201,7 +201,7 @@ final class ListCommands {
         RedisMessage[] reply = new RedisMessage[1];
         String pushed = toLeft ? "lpush" : "rpush", popped = fromLeft ? "lpop" : "rpop";
         if (Arrays.equals(src, dst)) {
-            return write(s, src, List.of(pushed, popped), (list, tx) -> {
+            return write(s, src, pushed, popped, (list, tx) -> {
                 if (list.size() == 0) return reply(StructureChange.keep(), Replies.NIL);
                 List<byte[]> all = new ArrayList<>(list.all());
                 byte[] v = fromLeft ? all.remove(0) : all.remove(all.size() - 1);
@@ -237,19 +237,19 @@ final class ListCommands {
         return new Decision(change, reply);
     }
 
-    /** {@link #write(Session, byte[], List, BiFunction)} of a command that publishes one event. */
+    /** {@link #write(Session, byte[], String, String, BiFunction)} of a command that publishes one event. */
     private RedisMessage write(
             Session s, byte[] key, String event, BiFunction<ListLayout, Supplier<TxId>, Decision> decide) {
-        return write(s, key, List.of(event), decide);
+        return write(s, key, event, null, decide);
     }
 
     /**
      * Runs {@code decide} on the list at {@code key} under its lock and makes its change (one TxId if it
-     * writes), then publishes {@code published} if it wrote, and {@code del} if it took the last element;
-     * the reply waits for replication as the connection's mode says.
+     * writes), then publishes {@code event} and {@code then} (if not null) if it wrote, and {@code del}
+     * if it took the last element; the reply waits for replication as the connection's mode says.
      */
     private RedisMessage write(
-            Session s, byte[] key, List<String> published, BiFunction<ListLayout, Supplier<TxId>, Decision> decide) {
+            Session s, byte[] key, String event, String then, BiFunction<ListLayout, Supplier<TxId>, Decision> decide) {
         RedisMessage[] reply = new RedisMessage[1];
         Writes.Done<List<MemberWrite>> d =
                 structures.updateAll(node.mode(s), s.lastWrite, List.of(key), LIST, (view, tx) -> {
@@ -257,7 +257,8 @@ final class ListCommands {
                     reply[0] = c.reply();
                     return List.of(c.change());
                 });
-        if (d.result().get(0).written()) for (String e : published) events.emit(EventClasses.LIST, e, key);
+        if (d.result().get(0).written()) events.emit(EventClasses.LIST, event, key);
+        if (d.result().get(0).written() && then != null) events.emit(EventClasses.LIST, then, key);
         if (Records.emptied(d.result().get(0))) events.emit(GENERIC, "del", key);
         return Replies.whenReplicated(d.replicated(), reply[0]);
     }

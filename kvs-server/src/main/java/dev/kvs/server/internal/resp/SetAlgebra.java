@@ -20,7 +20,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -33,9 +32,16 @@ import java.util.Set;
 final class SetAlgebra {
     /** How a result is made from the sources, in order. */
     enum Op {
-        INTER,
-        UNION,
-        DIFF
+        INTER("sinterstore"),
+        UNION("sunionstore"),
+        DIFF("sdiffstore");
+
+        /** The event its {@code STORE} form publishes. */
+        final String stored;
+
+        Op(String stored) {
+            this.stored = stored;
+        }
     }
 
     private final CommandContext node;
@@ -89,7 +95,7 @@ final class SetAlgebra {
             for (int i = 1; i < keys.size(); i++) changes.add(StructureChange.keep());
             return changes;
         });
-        if (size[0] > 0) events.emit(EventClasses.SET, Args.text(a[0]).toLowerCase(Locale.ROOT), a[1]);
+        if (size[0] > 0) events.emit(EventClasses.SET, op.stored, a[1]);
         if (size[0] == 0 && Records.emptied(d.result().get(0))) events.emit(GENERIC, "del", a[1]);
         return Replies.whenReplicated(d.replicated(), Replies.integer(size[0]));
     }
