@@ -1,8 +1,11 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.KvsException;
+import dev.kvs.core.RecordHeader;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
+import dev.kvs.replication.Role;
+import dev.kvs.server.internal.notify.EventClasses;
 import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.write.LastWrite;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -41,6 +44,7 @@ final class KeyGate {
      */
     Command gated(boolean write, int step, Command command) {
         return (s, a) -> {
+            if (node.events().on(EventClasses.EXPIRED)) expireLazily(a, step);
             ReadGate gate = node.readGate();
             if (!gate.active()) return command.execute(s, a);
             List<CompletableFuture<Void>> waits = null;
@@ -67,6 +71,31 @@ final class KeyGate {
                         return Replies.error(c.getMessage());
                     }));
         };
+    }
+
+    /**
+     * Redis's lazy expiry, while {@code expired} events are published: on a primary, each key of the
+     * command whose expiry has passed is deleted before the command runs (a replicated write, as active
+     * expiry's), and its {@code expired} event comes before the command's own, as in Redis. Reads never
+     * needed it (they see such a key as absent); without it the event would come only with active
+     * expiry, and never for a key written again before that. A fenced key is left to its value.
+     */
+    private void expireLazily(byte[][] a, int step) {
+        if (node.role() != Role.PRIMARY) return;
+        long now = node.reads().nowMillis();
+        ReadGate gate = node.gate();
+        for (int i = 1; i < a.length; i += step) {
+            RecordHeader h = node.store().header(a[i]);
+            if (h == null || !h.expiredAt(now)) continue;
+            if (gate.active() && gate.refusal(a[i], true) != null) continue;
+            try {
+                if (node.writes().expire(node.mode(), a[i], now).result()) {
+                    node.events().emit(EventClasses.EXPIRED, "expired", a[i]);
+                }
+            } catch (KvsException e) {
+                return; // not writable now (e.g. BUSY): active expiry removes it later
+            }
+        }
     }
 
     /**
