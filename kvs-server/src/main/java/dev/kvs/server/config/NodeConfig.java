@@ -45,6 +45,10 @@ import java.util.Set;
  * @param clientOutputBufferLimit most bytes of replies queued for one client (computed but not yet
  *     sent, e.g. behind a write waiting for replication, or to a client that does not read); over
  *     it the connection is closed; 0: no limit (Redis {@code client-output-buffer-limit} hard limit)
+ * @param clientOutputBufferLimitPubsub Redis's {@code client-output-buffer-limit} for the {@code pubsub}
+ *     class, as Redis writes it ({@code "32mb 8mb 60"}: hard limit, soft limit, seconds): a subscriber
+ *     with more pub/sub messages queued than the hard limit, or than the soft one for that many seconds,
+ *     is disconnected; a 0 turns that part off; {@code CONFIG SET} may change it
  * @param bulkPreallocBytes node-wide budget of bytes the client port's decoders may allocate for bulk
  *     strings ahead of their arrival (a large argument gets its final buffer when its header arrives,
  *     as Redis does, instead of a doubling one); past it, and before authentication, buffers grow as
@@ -102,6 +106,7 @@ public record NodeConfig(
         int timeoutSeconds,
         int authTimeoutSeconds,
         long clientOutputBufferLimit,
+        String clientOutputBufferLimitPubsub,
         long bulkPreallocBytes,
         long maxClientMemory,
         boolean protectedMode,
@@ -131,6 +136,9 @@ public record NodeConfig(
     public static final long DEFAULT_CLIENT_OUTPUT_BUFFER_LIMIT = 256L * 1024 * 1024;
     /** Smallest non-zero {@link #clientOutputBufferLimit}: below it ordinary replies would close clients. */
     public static final long MIN_CLIENT_OUTPUT_BUFFER_LIMIT = 1024 * 1024;
+
+    /** Redis's default {@link #clientOutputBufferLimitPubsub}. */
+    public static final String DEFAULT_CLIENT_OUTPUT_BUFFER_LIMIT_PUBSUB = "32mb 8mb 60";
 
     public static final long DEFAULT_BULK_PREALLOC_BYTES = 64L * 1024 * 1024;
     /**
@@ -171,6 +179,14 @@ public record NodeConfig(
         if (clientOutputBufferLimit != 0 && clientOutputBufferLimit < MIN_CLIENT_OUTPUT_BUFFER_LIMIT) {
             throw new IllegalArgumentException(
                     "clientOutputBufferLimit is neither 0 (no limit) nor at least 1MiB: " + clientOutputBufferLimit);
+        }
+        if (clientOutputBufferLimitPubsub == null
+                || !clientOutputBufferLimitPubsub
+                        .trim()
+                        .matches("(?i)\\d{1,15}(b|k|kb|m|mb|g|gb)?\\s+\\d{1,15}(b|k|kb|m|mb|g|gb)?\\s+\\d{1,15}")) {
+            throw new IllegalArgumentException(
+                    "clientOutputBufferLimitPubsub is not '<hard> <soft> <seconds>' (e.g. '32mb 8mb 60'): "
+                            + clientOutputBufferLimitPubsub);
         }
         if (bulkPreallocBytes < 0) throw new IllegalArgumentException("bulkPreallocBytes < 0: " + bulkPreallocBytes);
         if (maxClientMemory < 0) throw new IllegalArgumentException("maxClientMemory < 0: " + maxClientMemory);
@@ -397,6 +413,7 @@ public record NodeConfig(
         private int timeoutSeconds = 0;
         private int authTimeoutSeconds = DEFAULT_AUTH_TIMEOUT_SECONDS;
         private long clientOutputBufferLimit = DEFAULT_CLIENT_OUTPUT_BUFFER_LIMIT;
+        private String clientOutputBufferLimitPubsub = DEFAULT_CLIENT_OUTPUT_BUFFER_LIMIT_PUBSUB;
         private long bulkPreallocBytes = DEFAULT_BULK_PREALLOC_BYTES;
         private long maxClientMemory = percentOfHeap(DEFAULT_MAX_CLIENT_MEMORY_PERCENT);
         private boolean protectedMode = true;
@@ -513,6 +530,12 @@ public record NodeConfig(
         /** Bytes; 0: no limit. */
         public Builder clientOutputBufferLimit(long v) {
             clientOutputBufferLimit = v;
+            return this;
+        }
+
+        /** Redis's form, {@code "32mb 8mb 60"}: hard limit, soft limit, seconds above the soft one. */
+        public Builder clientOutputBufferLimitPubsub(String v) {
+            clientOutputBufferLimitPubsub = v;
             return this;
         }
 
@@ -663,6 +686,7 @@ public record NodeConfig(
             timeoutSeconds = c.timeoutSeconds;
             authTimeoutSeconds = c.authTimeoutSeconds;
             clientOutputBufferLimit = c.clientOutputBufferLimit;
+            clientOutputBufferLimitPubsub = c.clientOutputBufferLimitPubsub;
             bulkPreallocBytes = c.bulkPreallocBytes;
             maxClientMemory = c.maxClientMemory;
             protectedMode = c.protectedMode;
@@ -705,6 +729,7 @@ public record NodeConfig(
                     timeoutSeconds,
                     authTimeoutSeconds,
                     clientOutputBufferLimit,
+                    clientOutputBufferLimitPubsub,
                     bulkPreallocBytes,
                     maxClientMemory,
                     protectedMode,

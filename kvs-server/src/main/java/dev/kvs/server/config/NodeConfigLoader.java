@@ -42,7 +42,7 @@ import java.util.stream.Collectors;
  *
  * <p>The fields are those of {@link NodeConfig} ({@code cluster, name, role, bind, port, replPort,
  * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, timeoutSeconds,
- * authTimeoutSeconds, clientOutputBufferLimit, bulkPreallocBytes, maxClientMemory, protectedMode, ioThreads,
+ * authTimeoutSeconds, clientOutputBufferLimit, clientOutputBufferLimitPubsub, bulkPreallocBytes, maxClientMemory, protectedMode, ioThreads,
  * ioPackConnections, clusterSecret, insecureReplication}; {@code clusterSecretFile} reads the secret from a file), the {@code tls:}
  * section ({@code certFile, keyFile, caFile, peerName, clients, admin, clientAuth}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
@@ -149,6 +149,9 @@ public final class NodeConfigLoader {
         private Object clientOutputBufferLimit;
 
         @JsonProperty
+        private String clientOutputBufferLimitPubsub;
+
+        @JsonProperty
         private Object bulkPreallocBytes;
 
         @JsonProperty
@@ -200,6 +203,7 @@ public final class NodeConfigLoader {
                     clientOutputBufferLimit(byteSize("clientOutputBufferLimit", clientOutputBufferLimit)
                             .bytes());
                 }
+                if (clientOutputBufferLimitPubsub != null) clientOutputBufferLimitPubsub(clientOutputBufferLimitPubsub);
                 if (bulkPreallocBytes != null) {
                     bulkPreallocBytes(
                             byteSize("bulkPreallocBytes", bulkPreallocBytes).bytes());

@@ -45,6 +45,7 @@ class NodeConfigLoaderTest {
                 timeoutSeconds: 300
                 authTimeoutSeconds: 5
                 clientOutputBufferLimit: 32MiB
+                clientOutputBufferLimitPubsub: 4mb 1mb 30
                 bulkPreallocBytes: 8MiB
                 maxClientMemory: 10%
                 protectedMode: false
@@ -77,6 +78,7 @@ class NodeConfigLoaderTest {
         assertThat(c.timeoutSeconds()).isEqualTo(300);
         assertThat(c.authTimeoutSeconds()).isEqualTo(5);
         assertThat(c.clientOutputBufferLimit()).isEqualTo(32L << 20);
+        assertThat(c.clientOutputBufferLimitPubsub()).isEqualTo("4mb 1mb 30");
         assertThat(c.bulkPreallocBytes()).isEqualTo(8L << 20);
         assertThat(c.maxClientMemory()).isEqualTo(Runtime.getRuntime().maxMemory() / 100 * 10);
         assertThat(c.protectedMode()).isFalse();
@@ -256,6 +258,8 @@ class NodeConfigLoaderTest {
             authTimeoutSeconds: -5 => authTimeoutSeconds < 0: -5
             clientOutputBufferLimit: 1000 => clientOutputBufferLimit is neither 0 (no limit) nor at least 1MiB: 1000
             clientOutputBufferLimit: lots => clientOutputBufferLimit is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): lots
+            clientOutputBufferLimitPubsub: 32mb => clientOutputBufferLimitPubsub is not '<hard> <soft> <seconds>' (e.g. '32mb 8mb 60'): 32mb
+            clientOutputBufferLimitPubsub: 1x 2 3 => clientOutputBufferLimitPubsub is not '<hard> <soft> <seconds>' (e.g. '32mb 8mb 60'): 1x 2 3
             bulkPreallocBytes: lots => bulkPreallocBytes is not a byte size (e.g. 1048576, 512KiB, 64MiB, 1GiB, 10MB): lots
             maxClientMemory: 101% => maxClientMemory is not a byte size or a percentage of the heap from 0% to 100%: 101%
             maxClientMemory: '-5%' => maxClientMemory is not a byte size or a percentage of the heap from 0% to 100%: -5%
@@ -456,7 +460,7 @@ class NodeConfigLoaderTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(
                         "config error: unknown field 'prot' in kvs.yaml (known: admin, adminBind, adminPort, advertise,"
-                                + " authTimeoutSeconds, bind, bulkPreallocBytes, clientOutputBufferLimit, cluster, clusterSecret, clusterSecretFile, coordination,"
+                                + " authTimeoutSeconds, bind, bulkPreallocBytes, clientOutputBufferLimit, clientOutputBufferLimitPubsub, cluster, clusterSecret, clusterSecretFile, coordination,"
                                 + " dataDir, expiry, failover, insecureReplication, ioPackConnections, ioThreads, maxBulkBytes, maxClientMemory, maxClients,"
                                 + " maxMultibulkLength, mode, name, peer, port, protectedMode, replBind, replPort, replication,"
                                 + " requirepass, role, store, timeoutSeconds, tls, users)");

@@ -77,6 +77,10 @@ final class CommandDispatch {
             session.watched = null;
             return TransactionCommands.abortedBy(refusal);
         }
+        if (session.inSubscribeMode() && !PubSubCommands.allowedInSubscribeMode(spec)) {
+            spec.counters().rejected.increment();
+            return PubSubCommands.notInSubscribeMode(spec);
+        }
         if (scripts.busy() && !ScriptCommands.allowedWhileBusy(spec, args)) {
             spec.counters().rejected.increment();
             if (tx == null) return ScriptCommands.BUSY;

@@ -2,6 +2,7 @@ package dev.kvs.server.internal.resp;
 
 import dev.kvs.replication.Role;
 import dev.kvs.server.config.UserConfig;
+import dev.kvs.server.internal.pubsub.Subscriptions;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +43,7 @@ final class ConnectionCommands {
     }
 
     private RedisMessage ping(Session s, byte[][] a) {
+        if (s.inSubscribeMode() && a.length <= 2) return PubSubCommands.pong(a.length == 2 ? a[1] : new byte[0]);
         if (a.length == 1) return Replies.PONG;
         if (a.length == 2) return Replies.bulk(a[1]);
         return Replies.wrongArity("PING");
@@ -178,9 +180,17 @@ final class ConnectionCommands {
      * {@code s} as {@code CLIENT INFO} shows it (also an ACL log entry's {@code client-info}): Redis's
      * fields kvs has, {@code user} last (Redis ends with {@code user redir resp}).
      */
+    /** {@code CLIENT INFO}'s subscription counts, as Redis shows them after {@code db}. */
+    private static String subscriptions(Session s) {
+        Subscriptions subs = s.subscriptions;
+        if (subs == null) return " sub=0 psub=0 ssub=0";
+        return " sub=" + subs.channelCount() + " psub=" + subs.patternCount() + " ssub=" + subs.shardCount();
+    }
+
     static String clientLine(Session s) {
         return "id=" + s.id + " addr=" + s.remoteAddress + " name=" + (s.name == null ? "" : s.name) + " age="
-                + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0 resp=" + s.protocol + " user="
+                + (System.currentTimeMillis() - s.createdAtMillis) / 1000 + " db=0" + subscriptions(s) + " resp="
+                + s.protocol + " user="
                 + (s.user == null ? "" : s.user.name());
     }
 }

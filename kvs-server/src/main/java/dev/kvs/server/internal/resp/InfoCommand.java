@@ -9,6 +9,7 @@ import dev.kvs.replication.Role;
 import dev.kvs.server.internal.AdminPortStats;
 import dev.kvs.server.internal.KvsVersion;
 import dev.kvs.server.internal.NodeStatus;
+import dev.kvs.server.internal.pubsub.PubSub;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.script.ScriptEngine;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -58,6 +59,8 @@ final class InfoCommand implements Command {
     private final ClientWarnings warnings;
     /** The script cache, for INFO memory's scripting lines. */
     private final ScriptEngine scripts;
+    /** The channels and patterns subscribed, for INFO stats' pubsub lines. */
+    private final PubSub pubSub;
 
     InfoCommand(
             CommandContext node,
@@ -66,8 +69,10 @@ final class InfoCommand implements Command {
             BulkPreallocBudget bulkBudget,
             ClientMemory memory,
             ClientWarnings warnings,
-            ScriptEngine scripts) {
+            ScriptEngine scripts,
+            PubSub pubSub) {
         this.node = node;
+        this.pubSub = pubSub;
         this.stats = stats;
         this.table = table;
         this.bulkBudget = bulkBudget;
@@ -234,6 +239,11 @@ final class InfoCommand implements Command {
         // of which a write that found the store full deleted before it was written (not active expiry)
         line(b, "kvs_expired_keys_reclaimed_by_writes", node.writes().reclaimedKeys());
         line(b, "evicted_keys", 0);
+        line(b, "pubsub_channels", pubSub.channelCount());
+        line(b, "pubsub_patterns", pubSub.patternCount());
+        line(b, "pubsubshard_channels", pubSub.shardChannelCount());
+        // of client_output_buffer_limit_disconnections: subscribers cut off at the pubsub class's limit
+        line(b, "kvs_pubsub_limit_disconnections", pubSub.disconnections());
     }
 
     private void replication(StringBuilder b) {

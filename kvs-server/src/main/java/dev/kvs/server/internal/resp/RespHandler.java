@@ -2,6 +2,7 @@ package dev.kvs.server.internal.resp;
 
 import dev.kvs.core.WriteStages;
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.server.internal.pubsub.PubSub;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -46,6 +47,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private final ReplyQueue replies;
     private final HeldCommands held;
     private final SessionLimits limits;
+    /** Where this connection's subscriptions are kept and its messages come from. */
+    private final PubSub pubSub;
 
     private Channel channel;
     private Session session;
@@ -61,8 +64,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             ClientWarnings warnings,
             CommandDispatch dispatch,
             ClientMemory.Account memory,
+            PubSub pubSub,
             WriteStages stages) {
         this.node = node;
+        this.pubSub = pubSub;
         this.stages = stages;
         this.warnings = warnings;
         this.authRequired = node.config().clientAuthRequired();
@@ -122,6 +127,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 String.valueOf(ctx.channel().remoteAddress()),
                 authRequired ? null : Users.OPEN);
         session.alloc = ctx.alloc();
+        session.subscriber = new ConnectionSubscriber(this, ctx, pubSub);
         limits.opened(session.authenticated());
         if (protectedMode.refuses(ctx.channel().remoteAddress())) {
             stats.protectedModeDenials.increment();
@@ -154,6 +160,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         stats.connected.decrementAndGet();
         node.metrics().connectionClosed();
         limits.closed();
+        if (session.subscriptions != null) session.subscriptions.clear(); // no more messages for it
+        session.subscriber.discard();
         replies.drop();
         held.discard();
         limits.stopTimeouts();

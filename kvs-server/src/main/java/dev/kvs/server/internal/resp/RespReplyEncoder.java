@@ -273,6 +273,7 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
 
     /** An aggregate's type and length in the connection's protocol (RESP2: every one an array). */
     private void aggregateHeader(ArrayRedisMessage a, ByteBuf out) {
+        if (a instanceof TypedReplies.SeveralReplies) return; // only the replies, one after the other
         int n = a.children().size();
         if (!resp3) {
             out.writeByte('*');

@@ -5,6 +5,8 @@ import dev.kvs.replication.Transports;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.PackedEventLoops;
 import dev.kvs.server.internal.Transport;
+import dev.kvs.server.internal.pubsub.OutputLimit;
+import dev.kvs.server.internal.pubsub.PubSub;
 import dev.kvs.server.internal.role.ReadersOut;
 import dev.kvs.server.internal.script.ScriptEngine;
 import dev.kvs.server.internal.tls.TlsFailures;
@@ -56,6 +58,9 @@ public final class RespServer {
     private final ScriptEngine scriptEngine = new ScriptEngine();
 
     private final ScriptCommands scripts;
+    /** The node's channels and subscribers: PUBLISH here, and anything on the node that publishes. */
+    private final PubSub pubSub;
+
     private final SslContext tls;
     private final WriteStages stages;
     private Channel serverChannel;
@@ -93,6 +98,8 @@ public final class RespServer {
                         () -> memory.overBound() ? 1 : 0);
         this.protectedMode = new ProtectedMode(node.config());
         this.bulkBudget = new BulkPreallocBudget(node.config().bulkPreallocBytes());
+        String[] limit = node.config().clientOutputBufferLimitPubsub().trim().split("\\s+");
+        this.pubSub = new PubSub(p -> new GlobPattern(p)::matches, OutputLimit.parse(limit[0], limit[1], limit[2]));
         this.refusals = new CommandRefusals(node.roles(), node.cluster(), stats, aclLog);
         // the command groups, as Redis groups them (COMMAND DOCS); each takes what it uses
         KeyGate gate = new KeyGate(node, refusals, table);
@@ -106,7 +113,12 @@ public final class RespServer {
         new RenameCommands(node, gate).register(table);
         new ObjectCommands(node, gate).register(table);
         new ExpiryCommands(node, gate).register(table);
-        new ServerCommands(node, table, scriptEngine).register();
+        new ServerCommands(
+                        node,
+                        table,
+                        scriptEngine,
+                        new ClientOutputBufferLimit(node.config().clientOutputBufferLimit(), pubSub))
+                .register();
         table.add(
                 "INFO",
                 -1,
@@ -114,7 +126,7 @@ public final class RespServer {
                 0,
                 0,
                 0,
-                new InfoCommand(node, stats, table, bulkBudget, memory, warnings, scriptEngine));
+                new InfoCommand(node, stats, table, bulkBudget, memory, warnings, scriptEngine, pubSub));
         new ShutdownCommand(node).register(table);
         new ConnectionCommands(node, users, aclLog, warnings).register(table);
         new AclCommand(users, !node.config().clientAuthRequired(), aclLog).register(table);
@@ -122,6 +134,7 @@ public final class RespServer {
         new KvsCommands(node).register(table);
         BackupReadCommands.register(table);
         new ClusterCommands(node.cluster()).register(table);
+        new PubSubCommands(pubSub).register(table);
         this.transactions = new TransactionCommands(node, refusals, barrier);
         transactions.register(table);
         this.scripts = new ScriptCommands(node, scriptEngine, barrier, table, refusals, stats);
@@ -187,8 +200,8 @@ public final class RespServer {
         });
         CommandDispatch dispatch =
                 new CommandDispatch(table, refusals, transactions, scripts, barrier, stats, node.metrics());
-        RespHandler handler =
-                new RespHandler(node, table, stats, decoder, protectedMode, warnings, dispatch, account, stages);
+        RespHandler handler = new RespHandler(
+                node, table, stats, decoder, protectedMode, warnings, dispatch, account, pubSub, stages);
         decoder.memory(account);
         decoder.stager((key, length) -> node.writes().stage(handler.mode(), key, length));
         p.addLast("decoder", decoder);
@@ -237,6 +250,14 @@ public final class RespServer {
     /** The port's barrier as the node's guard: a backup applies an EXEC's writes while no command runs. */
     public ReadersOut readersOut() {
         return barrier;
+    }
+
+    /**
+     * The node's pub/sub: what {@code PUBLISH} publishes through, and what anything else on the node
+     * that publishes (keyspace notifications) should use; thread-safe.
+     */
+    public PubSub pubSub() {
+        return pubSub;
     }
 
     /** Client connections open now. */

@@ -74,6 +74,8 @@ final class ScriptCommands {
             "UNSUBSCRIBE",
             "PSUBSCRIBE",
             "PUNSUBSCRIBE",
+            "SSUBSCRIBE",
+            "SUNSUBSCRIBE",
             "BLPOP",
             "BRPOP",
             "BLMOVE",

@@ -54,12 +54,15 @@ final class ServerCommands {
 
     /** Its {@code busy-reply-threshold} (alias {@code lua-time-limit}) is shown and set here. */
     private final ScriptEngine scripts;
+    /** {@code client-output-buffer-limit}: its {@code pubsub} class may be set. */
+    private final ClientOutputBufferLimit outputLimit;
 
     /**
      * @param table the commands, for COMMAND
      * @param scripts the node's scripting, whose time limit CONFIG shows and sets
      */
-    ServerCommands(CommandContext node, CommandTable table, ScriptEngine scripts) {
+    ServerCommands(CommandContext node, CommandTable table, ScriptEngine scripts, ClientOutputBufferLimit outputLimit) {
+        this.outputLimit = outputLimit;
         this.node = node;
         this.scripts = scripts;
         this.table = table;
@@ -140,6 +143,7 @@ final class ServerCommands {
         params.addAll(encodings.all());
         params.add(new String[] {"busy-reply-threshold", Long.toString(scripts.busyMillis())});
         params.add(new String[] {"lua-time-limit", Long.toString(scripts.busyMillis())});
+        params.add(new String[] {ClientOutputBufferLimit.NAME, outputLimit.value()});
         return params;
     }
 
@@ -177,6 +181,7 @@ final class ServerCommands {
     private RedisMessage configSet(List<String[]> params, byte[][] a) {
         List<byte[]> owned = new ArrayList<>(List.of(a[0], a[1]));
         Long busyMillis = null;
+        String limit = null;
         for (int i = 2; i < a.length; i += 2) {
             String name = Args.text(a[i]).toLowerCase(Locale.ROOT);
             if (name.equals("busy-reply-threshold") || name.equals("lua-time-limit")) {
@@ -185,6 +190,10 @@ final class ServerCommands {
                     return Replies.error("ERR CONFIG SET failed (possibly related to argument '" + name
                             + "') - argument couldn't be parsed into an integer");
                 }
+                continue;
+            }
+            if (name.equals(ClientOutputBufferLimit.NAME)) {
+                limit = Args.text(a[i + 1]);
                 continue;
             }
             if (EncodingSettings.owns(new byte[][] {a[0], a[1], a[i], a[i + 1]})) {
@@ -204,8 +213,14 @@ final class ServerCommands {
                         + "' is accepted");
             }
         }
+        String refused = limit == null ? null : outputLimit.refusal(limit);
+        if (refused != null) {
+            return Replies.error("ERR CONFIG SET failed (possibly related to argument '" + ClientOutputBufferLimit.NAME
+                    + "') - " + refused);
+        }
         String error = owned.size() == 2 ? null : encodings.set(owned.toArray(byte[][]::new));
         if (error != null) return Replies.error(error);
+        if (limit != null) outputLimit.set(limit);
         if (busyMillis != null) scripts.busyMillis(busyMillis);
         return Replies.OK;
     }

@@ -2,6 +2,7 @@ package dev.kvs.server.internal.resp;
 
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.config.UserConfig;
+import dev.kvs.server.internal.pubsub.Subscriptions;
 import dev.kvs.server.internal.write.LastWrite;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -47,6 +48,20 @@ final class Session {
      * otherwise. The connection's later commands are held meanwhile.
      */
     java.util.concurrent.CompletableFuture<RedisMessage> script;
+
+    /**
+     * This connection as a pub/sub subscriber: where its messages are queued; set when it opens (null in
+     * tests without a connection).
+     */
+    ConnectionSubscriber subscriber;
+
+    /** The channels and patterns this connection subscribed to; null until its first subscribe. */
+    Subscriptions subscriptions;
+
+    /** True while the connection is in RESP2's subscribe mode: subscribed to anything, speaking RESP2. */
+    boolean inSubscribeMode() {
+        return subscriptions != null && protocol == 2 && subscriptions.any();
+    }
 
     /** Set by QUIT: close the connection once the reply is written. */
     boolean closeAfterReply;

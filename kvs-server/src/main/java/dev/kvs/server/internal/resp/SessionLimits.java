@@ -1,6 +1,7 @@
 package dev.kvs.server.internal.resp;
 
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.internal.pubsub.OutputLimit;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -120,6 +121,28 @@ final class SessionLimits {
                 session.remoteAddress,
                 queued,
                 outputLimit);
+        connection.replies().drop();
+        connection.held().clear();
+        ctx.close();
+    }
+
+    /**
+     * Closes the connection because more messages are queued for it than the {@code pubsub} class's
+     * {@code client-output-buffer-limit} allows ({@link ConnectionSubscriber} decided so on a publisher's
+     * thread); counted with the other output-limit disconnections, as Redis counts them.
+     */
+    void closeForPubSubLimit(ChannelHandlerContext ctx, long queued, OutputLimit limit) {
+        if (connection.closing()) return;
+        connection.startClosing();
+        stats.outputBufferLimitDisconnections.increment();
+        Session session = connection.session();
+        warnings.outputLimit.warn(
+                "closing client id={} addr={}: {} bytes of pub/sub messages queued for it, over"
+                        + " client-output-buffer-limit pubsub {} (it does not read its messages)",
+                session.id,
+                session.remoteAddress,
+                queued,
+                limit.text());
         connection.replies().drop();
         connection.held().clear();
         ctx.close();

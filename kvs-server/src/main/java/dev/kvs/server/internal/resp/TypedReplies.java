@@ -61,6 +61,17 @@ final class TypedReplies {
     }
 
     /**
+     * Several replies to one command, written one after the other with no header of their own: {@code
+     * SUBSCRIBE a b} answers one confirmation per channel. Inside an {@code EXEC} they are written as
+     * several elements of its array, as Redis writes them. Children: the replies.
+     */
+    static final class SeveralReplies extends ArrayRedisMessage {
+        SeveralReplies(List<RedisMessage> replies) {
+            super(replies);
+        }
+    }
+
+    /**
      * Pairs, as {@code HRANDFIELD ... WITHVALUES} sends them: RESP3 an array of two-element arrays,
      * RESP2 one flat array. Children: the two-element arrays.
      */

@@ -15,6 +15,8 @@
  * queue in the session and run alone behind the {@link dev.kvs.server.internal.resp.ExecBarrier}
  * that every data command passes. Scripts ({@code EVAL}, {@link
  * dev.kvs.server.internal.resp.ScriptCommands}) run alone behind it too, on the scripting package's
- * own thread, their {@code redis.call}s checked and run here.
+ * own thread, their {@code redis.call}s checked and run here. Pub/sub ({@code PubSubCommands}) keeps
+ * its registry in the pubsub package; a connection subscribes as a {@code ConnectionSubscriber}, which
+ * writes its messages on its event loop and cuts off a subscriber that does not read them.
  */
 package dev.kvs.server.internal.resp;

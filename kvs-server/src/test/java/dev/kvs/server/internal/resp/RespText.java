@@ -45,6 +45,17 @@ final class RespText {
         }
     }
 
+    /** Reads the next reply (or push) on {@code s} and returns its raw text, without sending anything. */
+    static String next(Socket s) {
+        try {
+            StringBuilder raw = new StringBuilder();
+            read(s.getInputStream(), raw);
+            return raw.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** The value of one reply's raw text. */
     static Object parse(String raw) {
         try {
