@@ -1,0 +1,118 @@
+package dev.kvs.bench.clients;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kvs.server.KvsNode;
+import dev.kvs.testing.cluster.TwoDc;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.serializer.RedisSerializer;
+import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.data.redis.RedisIndexedSessionRepository;
+import org.springframework.session.data.redis.RedisIndexedSessionRepository.RedisSession;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Spring Session's {@link RedisIndexedSessionRepository} (issue #37) on Spring Data Redis and Lettuce,
+ * assembled as Spring Session's {@code RedisIndexedHttpSessionConfiguration} does, without a Spring
+ * context: a session saved (a hash, its expiry key, a set of the minute's expirations, a principal
+ * index), found by id and by principal, expired by kvs, and deleted.
+ */
+class SpringSessionTest {
+    private static KvsNode kvs;
+
+    @BeforeAll
+    static void start() {
+        kvs = KvsNodes.lone();
+    }
+
+    @AfterAll
+    static void stop() {
+        kvs.close();
+    }
+
+    /** Runs {@code body} with a started repository on {@code node}, stopped after. */
+    static void withRepository(KvsNode node, Consumer<RedisIndexedSessionRepository> body) {
+        LettuceConnectionFactory factory =
+                new LettuceConnectionFactory(new RedisStandaloneConfiguration(TwoDc.HOST, node.port()));
+        factory.afterPropertiesSet();
+        factory.start();
+        try {
+            RedisTemplate<String, Object> template = new RedisTemplate<>();
+            template.setConnectionFactory(factory);
+            template.setKeySerializer(RedisSerializer.string());
+            template.setHashKeySerializer(RedisSerializer.string());
+            template.afterPropertiesSet();
+            RedisIndexedSessionRepository repository = new RedisIndexedSessionRepository(template);
+            repository.afterPropertiesSet();
+            try {
+                body.accept(repository);
+            } finally {
+                repository.destroy();
+            }
+        } finally {
+            factory.destroy();
+        }
+    }
+
+    @Test
+    void aSessionIsSavedFoundByIdAndPrincipalAndDeleted() {
+        withRepository(kvs, repository -> {
+            RedisSession session = repository.createSession();
+            session.setAttribute("cart", "3 items");
+            session.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "alice");
+            repository.save(session);
+
+            RedisSession found = repository.findById(session.getId());
+            assertThat(found).isNotNull();
+            assertThat(found.<String>getAttribute("cart")).isEqualTo("3 items");
+            assertThat(found.getMaxInactiveInterval()).isEqualTo(Duration.ofMinutes(30));
+            found.setAttribute("cart", "4 items");
+            repository.save(found);
+            assertThat(repository.findById(session.getId()).<String>getAttribute("cart"))
+                    .isEqualTo("4 items");
+
+            Map<String, RedisSession> alices = repository.findByIndexNameAndIndexValue(
+                    FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "alice");
+            assertThat(alices).containsOnlyKeys(session.getId());
+
+            repository.deleteById(session.getId());
+            assertThat(repository.findById(session.getId())).isNull();
+            assertThat(repository.findByIndexNameAndIndexValue(
+                            FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "alice"))
+                    .isEmpty();
+        });
+    }
+
+    @Test
+    void aSessionPastItsMaxInactiveIntervalIsGoneAndKvsExpiresItsKey() {
+        withRepository(kvs, repository -> {
+            RedisSession session = repository.createSession();
+            session.setMaxInactiveInterval(Duration.ofSeconds(1));
+            session.setAttribute("cart", "1 item");
+            repository.save(session);
+            String expiresKey = "spring:session:sessions:expires:" + session.getId();
+            try (Jedis jedis = new Jedis(TwoDc.HOST, kvs.port())) {
+                assertThat(jedis.pttl(expiresKey)).isBetween(1L, 1_000L);
+                assertThat(jedis.ttl("spring:session:sessions:" + session.getId()))
+                        .as("the session's hash outlives it by 5 minutes, for the expired event")
+                        .isBetween(300L, 301L);
+                assertThat(repository.findById(session.getId())).isNotNull();
+                await("the session expires")
+                        .atMost(Duration.ofSeconds(10))
+                        .until(() -> repository.findById(session.getId()) == null);
+                await("kvs expires the session's expiry key")
+                        .atMost(Duration.ofSeconds(10))
+                        .until(() -> !jedis.exists(expiresKey));
+            }
+        });
+    }
+}
