@@ -2,6 +2,7 @@ package dev.kvs.bench.clients;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.kvs.server.KvsNode;
 import dev.kvs.testing.cluster.TwoDc;
@@ -14,10 +15,13 @@ import io.lettuce.core.TransactionResult;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.protocol.ProtocolVersion;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,7 +29,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Lettuce (issue #37) with {@link ProtocolVersion#RESP3} forced and with its defaults (which ask {@code
- * HELLO 3}) against a kvs node: strings, hashes, sets, MULTI/EXEC and scripts, each read into Lettuce's
+ * HELLO 3}) against a kvs node: strings, hashes, sets, MULTI/EXEC, scripts and pub/sub, each read into Lettuce's
  * own types; and an application that moves to the backup when its primary is lost finds there what the
  * primary acknowledged. kvs-server's {@code Resp3ClientsTest} has the reply types in detail.
  */
@@ -122,6 +126,52 @@ class LettuceClientTest {
             writeEveryKind(r, "default:");
             readBack(r, "default:");
         });
+    }
+
+    /** A subscriber on {@code node} with {@code protocol} receives what another connection publishes. */
+    private static void publishedMessagesReachASubscriber(KvsNode node, ProtocolVersion protocol) {
+        RedisClient client = RedisClient.create(RedisURI.create(KvsNodes.uri(node)));
+        client.setDefaultTimeout(Duration.ofSeconds(10));
+        if (protocol != null)
+            client.setOptions(ClientOptions.builder().protocolVersion(protocol).build());
+        List<String> received = new CopyOnWriteArrayList<>();
+        try (StatefulRedisPubSubConnection<String, String> sub = client.connectPubSub();
+                StatefulRedisConnection<String, String> pub = client.connect()) {
+            sub.addListener(new RedisPubSubAdapter<>() {
+                @Override
+                public void message(String channel, String message) {
+                    received.add(channel + "=" + message);
+                }
+
+                @Override
+                public void message(String pattern, String channel, String message) {
+                    received.add(pattern + ":" + channel + "=" + message);
+                }
+            });
+            sub.sync().subscribe("orders");
+            sub.sync().psubscribe("news.*");
+            assertThat(pub.sync().pubsubNumsub("orders")).containsEntry("orders", 1L);
+            assertThat(pub.sync().publish("orders", "o-1")).isEqualTo(1);
+            assertThat(pub.sync().publish("news.sport", "goal")).isEqualTo(1);
+            assertThat(pub.sync().publish("nobody", "lost")).isZero();
+            await("the subscriber receives both").atMost(Duration.ofSeconds(10)).until(() -> received.size() >= 2);
+            assertThat(received).containsExactly("orders=o-1", "news.*:news.sport=goal");
+            sub.sync().unsubscribe("orders");
+            assertThat(pub.sync().publish("orders", "o-2")).isZero();
+            // RESP2's subscribed PING answers ["pong", ""], which Lettuce reads as "" (from Redis 7.0.15 too)
+            assertThat(sub.sync().ping())
+                    .as("the subscribed connection still answers")
+                    .isEqualTo(protocol == ProtocolVersion.RESP2 ? "" : "PONG");
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
+    void pubSubWorksWithResp3ForcedAndWithItsDefaults() {
+        publishedMessagesReachASubscriber(kvs, ProtocolVersion.RESP3);
+        publishedMessagesReachASubscriber(kvs, null);
+        publishedMessagesReachASubscriber(kvs, ProtocolVersion.RESP2);
     }
 
     @Test

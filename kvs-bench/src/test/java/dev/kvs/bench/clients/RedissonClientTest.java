@@ -1,11 +1,15 @@
 package dev.kvs.bench.clients;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.kvs.server.KvsNode;
 import dev.kvs.testing.cluster.TwoDc;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -16,19 +20,25 @@ import org.redisson.api.BatchResult;
 import org.redisson.api.RAtomicLong;
 import org.redisson.api.RBatch;
 import org.redisson.api.RBucket;
+import org.redisson.api.RLock;
 import org.redisson.api.RMap;
+import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.redisson.config.ReadMode;
 
 /**
  * Redisson (issue #37) with its defaults against a kvs node: RBucket, RAtomicLong and RMap, whose
- * operations are Lua scripts sent with EVALSHA (NOSCRIPT, then EVAL), and an atomic RBatch (MULTI/EXEC).
+ * operations are Lua scripts sent with EVALSHA (NOSCRIPT, then EVAL), an atomic RBatch (MULTI/EXEC), RTopic
+ * (pub/sub) and RLock, whose lease its watchdog renews and whose unlock publishes to the waiters.
  * Through a failover too: Redisson in replicated mode, given both nodes, finds the primary by {@code INFO
  * replication}'s role and moves to the promoted backup by itself (reading from the primary: a kvs backup
  * answers reads only after {@code READONLY}).
  */
 class RedissonClientTest {
+    /** The lock's lease without an explicit one (Redisson's default is 30 s): the watchdog renews it. */
+    private static final Duration WATCHDOG = Duration.ofSeconds(1);
+
     private static KvsNode kvs;
 
     @BeforeAll
@@ -114,6 +124,55 @@ class RedissonClientTest {
             assertThat(responses.get(2)).isEqualTo(true);
             assertThat(responses.get(3)).isEqualTo("v");
             assertThat(redisson.<String, String>getMap("batch:map").get("f")).isEqualTo("v");
+        });
+    }
+
+    @Test
+    void aTopicDeliversWhatIsPublished() {
+        withRedisson(single(kvs), redisson -> {
+            RTopic topic = redisson.getTopic("topic:orders");
+            List<String> received = new CopyOnWriteArrayList<>();
+            topic.addListener(String.class, (channel, message) -> received.add(channel + "=" + message));
+            assertThat(topic.countSubscribers()).isEqualTo(1);
+            assertThat(topic.publish("o-1")).isEqualTo(1);
+            assertThat(topic.publish("o-2")).isEqualTo(1);
+            await("both messages arrive").atMost(Duration.ofSeconds(10)).until(() -> received.size() >= 2);
+            assertThat(received).containsExactly("topic:orders=o-1", "topic:orders=o-2");
+        });
+    }
+
+    @Test
+    void aLockIsRenewedByItsWatchdogAndHandedOnAtUnlock() {
+        Config config = single(kvs);
+        config.setLockWatchdogTimeout(WATCHDOG.toMillis());
+        withRedisson(config, redisson -> {
+            RLock lock = redisson.getLock("lock:a");
+            lock.lock();
+            assertThat(lock.remainTimeToLive()).isBetween(1L, WATCHDOG.toMillis());
+            await("the lock stays held past its lease, renewed by the watchdog")
+                    .during(WATCHDOG.multipliedBy(3))
+                    .atMost(WATCHDOG.multipliedBy(4))
+                    .until(() -> lock.isLocked() && lock.remainTimeToLive() > 0);
+
+            CompletableFuture<Boolean> other = CompletableFuture.supplyAsync(() -> {
+                RLock same = redisson.getLock("lock:a");
+                try {
+                    if (same.tryLock(0, TimeUnit.SECONDS)) throw new AssertionError("a held lock was taken");
+                    boolean got = same.tryLock(10, TimeUnit.SECONDS); // waits for the unlock's message
+                    same.unlock();
+                    return got;
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            });
+            assertThat(lock.isHeldByCurrentThread()).isTrue();
+            await("the other thread waits")
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() ->
+                            redisson.getTopic("redisson_lock__channel:{lock:a}").countSubscribers() > 0);
+            lock.unlock();
+            assertThat(other.join()).as("the waiting thread got the lock").isTrue();
+            assertThat(lock.isLocked()).isFalse();
         });
     }
 
