@@ -61,6 +61,7 @@ public final class NodeMetrics implements AutoCloseable {
     private final Counter connectionsAccepted;
     private volatile CachedStats cachedStats;
     private volatile ClientMemoryFigures clientMemory;
+    private volatile PubSubFigures pubSub;
 
     /** Reads nothing from {@code store} or {@code roles} until scraped. */
     public NodeMetrics(KvStore store, RoleMachine roles) {
@@ -673,6 +674,35 @@ public final class NodeMetrics implements AutoCloseable {
                 .description("Client connections closed because client connections held more than maxClientMemory")
                 .register(registry);
     }
+
+    /**
+     * Meters of the node's pub/sub, read from the client port's registry; the first port registered is
+     * the one shown (a node has one).
+     */
+    public void pubSub(LongSupplier channels, LongSupplier patterns, LongSupplier limitDisconnections) {
+        if (pubSub != null) return;
+        pubSub = new PubSubFigures(channels, patterns, limitDisconnections); // held: meters keep weak references
+        Gauge.builder("kvs.pubsub.channels", channels, LongSupplier::getAsLong)
+                .description("Pub/sub channels with at least one subscriber on this node")
+                .register(registry);
+        Gauge.builder("kvs.pubsub.patterns", patterns, LongSupplier::getAsLong)
+                .description("Pub/sub patterns with at least one subscriber on this node")
+                .register(registry);
+        FunctionCounter.builder("kvs.pubsub.limit.disconnections", limitDisconnections, LongSupplier::getAsLong)
+                .description("Subscribers disconnected for more messages queued than client-output-buffer-limit pubsub")
+                .register(registry);
+    }
+
+    /** The figures of {@link #pubSub}, for {@code /status}; zeros before a port. */
+    public NodeStatus.PubSub pubSubStatus() {
+        PubSubFigures f = pubSub;
+        return f == null
+                ? new NodeStatus.PubSub(0, 0, 0)
+                : new NodeStatus.PubSub(
+                        f.channels.getAsLong(), f.patterns.getAsLong(), f.limitDisconnections.getAsLong());
+    }
+
+    private record PubSubFigures(LongSupplier channels, LongSupplier patterns, LongSupplier limitDisconnections) {}
 
     /** The figures of {@link #clientMemory}, for {@code /status}: used, bound, evicted; zeros before a port. */
     public NodeStatus.ClientMemory clientMemoryStatus() {

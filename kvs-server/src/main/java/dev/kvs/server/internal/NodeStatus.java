@@ -43,6 +43,7 @@ import java.util.Set;
  * @param clientMemory what client connections hold, against {@code maxClientMemory}
  * @param coordination the node's session, lease and alarm in a cluster coordinated on ZooKeeper; null
  *     without {@code coordination:}
+ * @param pubSub the node's pub/sub channels and the subscribers cut off for not reading
  */
 public record NodeStatus(
         String name,
@@ -62,7 +63,18 @@ public record NodeStatus(
         LinkIntegrity linkIntegrity,
         AdminPortStats.Snapshot adminPort,
         ClientMemory clientMemory,
-        CoordinationStatus coordination) {
+        CoordinationStatus coordination,
+        PubSub pubSub) {
+
+    /**
+     * The node's pub/sub (node-local: a backup's are its own).
+     *
+     * @param channels channels with at least one subscriber
+     * @param patterns patterns with at least one subscriber
+     * @param limitDisconnections subscribers disconnected since start for more messages queued than
+     *     {@code client-output-buffer-limit pubsub}
+     */
+    public record PubSub(long channels, long patterns, long limitDisconnections) {}
 
     /**
      * How replication frames are protected against an on-path attacker.
@@ -206,7 +218,8 @@ public record NodeStatus(
                 LinkIntegrity.of(config),
                 adminPort.snapshot(),
                 metrics.clientMemoryStatus(),
-                coordination == null ? null : coordination.status());
+                coordination == null ? null : coordination.status(),
+                metrics.pubSubStatus());
     }
 
     /**

@@ -40,6 +40,7 @@ final class ConnectionCommands {
         table.add("SELECT", 2, 0, 0, 0, 0, this::select);
         table.add("HELLO", -1, any, 0, 0, 0, this::hello);
         table.add("CLIENT", -2, 0, 0, 0, 0, this::client);
+        table.add("RESET", 1, any, 0, 0, 0, this::reset);
     }
 
     private RedisMessage ping(Session s, byte[][] a) {
@@ -47,6 +48,26 @@ final class ConnectionCommands {
         if (a.length == 1) return Replies.PONG;
         if (a.length == 2) return Replies.bulk(a[1]);
         return Replies.wrongArity("PING");
+    }
+
+    /**
+     * {@code RESET}, as Redis 7.0.15's: the connection is as if new. Its transaction and watches are
+     * dropped, its subscriptions left, its name, {@code READONLY} and {@code KVS.MODE} cleared; it speaks
+     * RESP2 from the reply on ({@link TypedReplies.ResetReply}) and, if logins are required, must log in
+     * again.
+     */
+    private RedisMessage reset(Session s, byte[][] a) {
+        s.transaction = null;
+        s.watched = null;
+        if (s.subscriptions != null) s.subscriptions.clear();
+        s.protocol = 2;
+        s.name = null;
+        s.readonly = false;
+        s.mode = null;
+        s.replyOff = false;
+        s.replySkipNext = false;
+        s.user = node.config().clientAuthRequired() ? null : Users.OPEN;
+        return TypedReplies.ResetReply.INSTANCE;
     }
 
     /**
@@ -170,10 +191,35 @@ final class ConnectionCommands {
                 return a.length == 4 ? Replies.OK : Replies.wrongArity("CLIENT|SETINFO");
             case "INFO":
                 return new TypedReplies.VerbatimReply(clientLine(s) + "\n");
+            case "REPLY":
+                return a.length == 3 ? reply(s, Args.upper(a[2])) : Replies.wrongArity("CLIENT|REPLY");
             default:
                 return Replies.error("ERR unknown subcommand '" + Args.text(a[1])
                         + "'. Try CLIENT ID, CLIENT GETNAME, CLIENT SETNAME, CLIENT SETINFO, CLIENT INFO.");
         }
+    }
+
+    /**
+     * {@code CLIENT REPLY ON|OFF|SKIP}, as Redis's: {@code OFF} silences every reply but pub/sub's pushes
+     * until {@code ON}, {@code SKIP} the next command's ({@link Session#silenced()}); only {@code ON} is
+     * answered.
+     */
+    private static RedisMessage reply(Session s, String mode) {
+        switch (mode) {
+            case "ON" -> {
+                s.replyOff = false;
+                s.replySkip = false;
+                return Replies.OK;
+            }
+            case "OFF" -> s.replyOff = true;
+            case "SKIP" -> {
+                if (!s.replyOff) s.replySkipNext = true;
+            }
+            default -> {
+                return Replies.SYNTAX;
+            }
+        }
+        return Replies.OK; // silenced: OFF is on, or SKIP's next flag
     }
 
     /**

@@ -213,13 +213,25 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 session.staged = null;
                 command.discard(); // nothing if the SET committed it
             }
-            replies.reply(ctx, result, dispatch.executed());
+            if (session.silenced() && !TypedReplies.isPush(result)) {
+                drop(result); // CLIENT REPLY OFF or SKIP
+            } else {
+                replies.reply(ctx, result, dispatch.executed());
+            }
             if (session.script != null) waitForScript(ctx);
             if (!wasAuthenticated && session.authenticated()) {
                 decoder.authenticated();
                 limits.loggedIn();
+            } else if (wasAuthenticated && !session.authenticated()) {
+                decoder.requireAuthentication(); // RESET logged it out
             }
         }
+    }
+
+    /** Releases a reply that is not written, once it is known. */
+    private static void drop(RedisMessage result) {
+        if (result instanceof LaterReply later) later.reply().thenAccept(ReferenceCountUtil::release);
+        else ReferenceCountUtil.release(result);
     }
 
     /**

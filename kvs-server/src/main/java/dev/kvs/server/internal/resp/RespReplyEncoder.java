@@ -237,6 +237,9 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
             }
             ByteBufUtil.writeAscii(out, text);
             crlf(out);
+        } else if (m instanceof TypedReplies.ResetReply) {
+            resp3 = false;
+            out.writeBytes(TypedReplies.ResetReply.BYTES);
         } else if (m instanceof TypedReplies.BooleanReply b) {
             if (resp3) out.writeByte('#').writeByte(b.value() ? 't' : 'f');
             else out.writeByte(':').writeByte(b.value() ? '1' : '0');

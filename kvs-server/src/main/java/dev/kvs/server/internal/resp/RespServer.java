@@ -100,6 +100,7 @@ public final class RespServer {
         this.bulkBudget = new BulkPreallocBudget(node.config().bulkPreallocBytes());
         String[] limit = node.config().clientOutputBufferLimitPubsub().trim().split("\\s+");
         this.pubSub = new PubSub(p -> new GlobPattern(p)::matches, OutputLimit.parse(limit[0], limit[1], limit[2]));
+        node.metrics().pubSub(pubSub::channelCount, pubSub::patternCount, pubSub::disconnections);
         this.refusals = new CommandRefusals(node.roles(), node.cluster(), stats, aclLog);
         // the command groups, as Redis groups them (COMMAND DOCS); each takes what it uses
         KeyGate gate = new KeyGate(node, refusals, table);

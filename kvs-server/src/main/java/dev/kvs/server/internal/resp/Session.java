@@ -63,6 +63,26 @@ final class Session {
         return subscriptions != null && protocol == 2 && subscriptions.any();
     }
 
+    /** {@code CLIENT REPLY OFF}: no replies are written but pub/sub's pushes, until {@code CLIENT REPLY ON}. */
+    boolean replyOff;
+
+    /** {@code CLIENT REPLY SKIP} ran: the next command's reply is dropped. */
+    boolean replySkipNext;
+
+    /** The reply of the command running now is dropped ({@code CLIENT REPLY SKIP} ran before it). */
+    boolean replySkip;
+
+    /**
+     * True if the reply of the command that just ran is dropped (pub/sub's pushes excepted), as Redis's
+     * {@code CLIENT REPLY}; moves a {@code SKIP} on to the next command. Called once per command.
+     */
+    boolean silenced() {
+        boolean silenced = replyOff || replySkip || replySkipNext;
+        replySkip = replySkipNext;
+        replySkipNext = false;
+        return silenced;
+    }
+
     /** Set by QUIT: close the connection once the reply is written. */
     boolean closeAfterReply;
 

@@ -34,8 +34,8 @@ final class TransactionCommands {
             Replies.error("EXECABORT Transaction discarded because of previous errors.");
     static final ErrorRedisMessage NOT_IN_MULTI = Replies.error("ERR Command not allowed inside a transaction");
 
-    /** Commands that run at once inside MULTI instead of being queued, as in Redis (no RESET here). */
-    private static final Set<String> AT_ONCE = Set.of("EXEC", "DISCARD", "MULTI", "WATCH", "QUIT");
+    /** Commands that run at once inside MULTI instead of being queued, as in Redis. */
+    private static final Set<String> AT_ONCE = Set.of("EXEC", "DISCARD", "MULTI", "WATCH", "QUIT", "RESET");
     /** Commands refused inside MULTI (Redis's {@code no-multi} flag; kvs has no SAVE, SYNC, PSYNC). */
     private static final Set<String> NO_MULTI = Set.of("SHUTDOWN");
 

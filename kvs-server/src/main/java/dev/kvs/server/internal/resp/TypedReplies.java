@@ -43,6 +43,12 @@ final class TypedReplies {
         }
     }
 
+    /** {@code RESET}'s {@code +RESET}: the connection speaks RESP2 from this reply on. */
+    record ResetReply() implements RedisMessage {
+        static final ResetReply INSTANCE = new ResetReply();
+        static final byte[] BYTES = "+RESET\r\n".getBytes(StandardCharsets.US_ASCII);
+    }
+
     /** A set ({@code addReplySetLen}): RESP3 {@code ~n}, RESP2 an array. */
     static final class SetReply extends ArrayRedisMessage {
         SetReply(List<RedisMessage> members) {
@@ -125,6 +131,11 @@ final class TypedReplies {
         BigNumberReply {
             if (!digits.matches("-?[0-9]+")) throw new IllegalArgumentException("not a big number: " + digits);
         }
+    }
+
+    /** True for pub/sub's pushes (one, or several to one command): written even under {@code CLIENT REPLY OFF}. */
+    static boolean isPush(RedisMessage m) {
+        return m instanceof PushReply || m instanceof SeveralReplies;
     }
 
     static MapReply map(List<RedisMessage> keysAndValues) {

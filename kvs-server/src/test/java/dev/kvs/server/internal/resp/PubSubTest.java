@@ -271,6 +271,42 @@ class PubSubTest {
     }
 
     @Test
+    void resetLeavesEverySubscriptionAndReturnsToResp2() throws IOException {
+        for (int protocol : new int[] {2, 3}) {
+            Socket s = connect(protocol);
+            Socket c = connect(2);
+            String channel = RUN + "reset" + protocol;
+            send(s, "SUBSCRIBE", channel);
+            next(s, 1);
+            send(s, "PSUBSCRIBE", channel + "*");
+            next(s, 1);
+            assertThat(RespText.call(s, "RESET")).isEqualTo("+RESET\r\n");
+            assertThat(RespText.call(c, "PUBSUB", "NUMSUB", channel)).endsWith(":0\r\n");
+            assertThat(RespText.call(c, "PUBLISH", channel, "x")).isEqualTo(":0\r\n");
+            assertThat(RespText.call(s, "GET", RUN + "k")).isEqualTo("$-1\r\n"); // RESP2 again, not subscribed
+            assertThat(RespText.call(s, "CLIENT", "INFO")).contains(" sub=0 psub=0 ssub=0 ");
+        }
+    }
+
+    @Test
+    void pushesAreWrittenUnderClientReplyOffAndOtherRepliesAreNot() throws IOException {
+        Socket s = connect(3);
+        Socket c = connect(2);
+        String channel = RUN + "off";
+        send(s, "CLIENT", "REPLY", "OFF");
+        send(s, "SUBSCRIBE", channel);
+        assertThat(RespText.next(s)).isEqualTo(push(3, "subscribe", channel, 1));
+        send(s, "GET", RUN + "k"); // silenced
+        assertThat(RespText.call(c, "PUBLISH", channel, "hello")).isEqualTo(":1\r\n");
+        assertThat(RespText.next(s)).isEqualTo(push(3, "message", channel, "hello"));
+        send(s, "CLIENT", "REPLY", "ON");
+        assertThat(RespText.next(s)).isEqualTo("+OK\r\n");
+        send(s, "CLIENT", "REPLY", "SKIP");
+        send(s, "ECHO", "skipped");
+        assertThat(RespText.call(s, "ECHO", "seen")).isEqualTo(bulk("seen"));
+    }
+
+    @Test
     void closedSubscriberIsForgotten() throws IOException {
         String channel = RUN + "gone";
         Socket s = connect(2);
@@ -370,6 +406,9 @@ class PubSubTest {
                 assertThat(kvs.server.pubSub().disconnections()).isEqualTo(before + 1);
                 assertThat(RespText.call(admin, "INFO", "stats"))
                         .contains("kvs_pubsub_limit_disconnections:" + (before + 1) + "\r\n");
+                assertThat(kvs.node.status().pubSub().limitDisconnections()).isEqualTo(before + 1);
+                assertThat(kvs.commands.metrics().scrape())
+                        .contains("kvs_pubsub_limit_disconnections_total " + (before + 1) + ".0");
             }
         } finally {
             RespText.call(admin, "CONFIG", "SET", "client-output-buffer-limit", "pubsub 32mb 8mb 60");

@@ -116,6 +116,29 @@ class Resp3CompatibilityTest {
                 same(":1\r\n", "INCR", "$k"),
                 same("+PONG\r\n", "PING"),
                 same(bulk("hi"), "ECHO", "hi"),
+                // ---- pub/sub: confirmations are pushes in RESP3 (messages: PubSubTest)
+                row(
+                        ">3\r\n" + bulk("subscribe") + "${n}\r\n{line}\r\n:1\r\n",
+                        "*3\r\n" + bulk("subscribe") + "${n}\r\n{line}\r\n:1\r\n",
+                        "SUBSCRIBE",
+                        "$k"),
+                row(
+                        ">3\r\n" + bulk("psubscribe") + "${n}\r\n{line}\r\n:1\r\n",
+                        "*3\r\n" + bulk("psubscribe") + "${n}\r\n{line}\r\n:1\r\n",
+                        "PSUBSCRIBE",
+                        "$k"),
+                row(
+                        ">3\r\n" + bulk("unsubscribe") + "_\r\n:0\r\n",
+                        "*3\r\n" + bulk("unsubscribe") + "$-1\r\n:0\r\n",
+                        "UNSUBSCRIBE"),
+                row(
+                        ">3\r\n" + bulk("punsubscribe") + "_\r\n:0\r\n",
+                        "*3\r\n" + bulk("punsubscribe") + "$-1\r\n:0\r\n",
+                        "PUNSUBSCRIBE"),
+                same(":0\r\n", "PUBLISH", "$k", "m"),
+                same("*0\r\n", "PUBSUB", "NUMSUB"),
+                same("*0\r\n", "PUBSUB", "CHANNELS", "$k"),
+                same("+RESET\r\n", "RESET"),
                 // ---- hashes
                 row("%2\r\n" + bulks("f", "v", "g", "w"), "*4\r\n" + bulks("f", "v", "g", "w"), "HGETALL", "$k")
                         .given("HSET", "$k", "f", "v", "g", "w"),
