@@ -21,6 +21,9 @@ import dev.kvs.server.internal.coordination.NodeCoordination;
 import dev.kvs.server.internal.expiry.ActiveExpiry;
 import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.failover.Failover;
+import dev.kvs.server.internal.notify.EventClasses;
+import dev.kvs.server.internal.notify.EventSink;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.resp.CommandContext;
 import dev.kvs.server.internal.resp.RespServer;
 import dev.kvs.server.internal.role.EpochFile;
@@ -65,6 +68,11 @@ public final class KvsNode implements AutoCloseable {
     private final AdminPortStats adminStats = new AdminPortStats();
     /** Keys removed by active expiry: counted by it, shown by {@code INFO}. */
     private final AtomicLong expiredKeys = new AtomicLong();
+    /**
+     * Keyspace notifications, published nowhere until the node has pub/sub: the sink is where {@code
+     * PubSub::publish} goes.
+     */
+    private final KeyEvents events;
 
     private final ActiveExpiry expiry;
     private final RespServer resp;
@@ -105,7 +113,8 @@ public final class KvsNode implements AutoCloseable {
         metrics.adminPort(adminStats);
         if (coordination != null) metrics.coordination(coordination);
         metrics.clientLoops(loops.clients);
-        this.expiry = new ActiveExpiry(store, roles, writes, config.mode(), expiredKeys, config.expiry());
+        this.events = new KeyEvents(EventSink.NONE, EventClasses.parse(config.notifyKeyspaceEvents()));
+        this.expiry = new ActiveExpiry(store, roles, writes, config.mode(), expiredKeys, config.expiry(), events);
         this.resp = respServer(config.tlsPorts().clients() ? portTls : null, stages);
         roles.readersOut(resp.readersOut()); // a backup applies an EXEC's writes while no command runs
         this.admin = adminServer(config.tlsPorts().admin() ? portTls : null);
@@ -136,7 +145,8 @@ public final class KvsNode implements AutoCloseable {
                 expiredKeys,
                 new ClientIds()::next,
                 this::closeOnItsOwnThread,
-                coordination == null ? ClusterView.NONE : coordination.view());
+                coordination == null ? ClusterView.NONE : coordination.view(),
+                events);
         return new RespServer(commands, tls, stages);
     }
 

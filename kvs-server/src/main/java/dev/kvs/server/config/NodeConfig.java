@@ -88,6 +88,9 @@ import java.util.Set;
  * @param expiry how often and how much active expiry removes keys whose TTL has passed
  * @param coordination how the node joins its cluster on ZooKeeper ({@code coordination:}); empty: it
  *     is one node of a pair, with no control plane, as before
+ * @param notifyKeyspaceEvents the keyspace notifications published at start, in Redis's letters
+ *     ({@code notify-keyspace-events}, e.g. {@code KEA} or {@code Ex}); empty: none (the default).
+ *     {@code CONFIG SET notify-keyspace-events} changes them while the node runs
  */
 public record NodeConfig(
         String cluster,
@@ -126,7 +129,8 @@ public record NodeConfig(
         Optional<String> adminBind,
         Optional<String> advertise,
         ExpiryConfig expiry,
-        Optional<CoordinationConfig> coordination) {
+        Optional<CoordinationConfig> coordination,
+        String notifyKeyspaceEvents) {
 
     public static final int DEFAULT_PORT = 6380;
     public static final int DEFAULT_REPL_PORT = 7380;
@@ -205,6 +209,10 @@ public record NodeConfig(
                     + " witness. Remove failover.autoPromoteAfter (or set it to 0), or remove coordination");
         }
         if (expiry == null) throw new IllegalArgumentException("expiry is missing");
+        if (notifyKeyspaceEvents == null || !notifyKeyspaceEvents.matches("[Ag$lshzxeKEtmdn]*")) {
+            throw new IllegalArgumentException("notifyKeyspaceEvents has a letter that is not one of"
+                    + " Ag$lshzxeKEtmdn: \"" + notifyKeyspaceEvents + "\"");
+        }
         if (clusterSecret == null) throw new IllegalArgumentException("clusterSecret == null (use Optional.empty())");
         clusterSecret.ifPresent(secret -> ReplicationEnds.secret(secret, cluster)); // checks its length
         boolean replicates = role == Role.BACKUP || peer.isPresent();
@@ -434,6 +442,7 @@ public record NodeConfig(
         private String replBind;
         private String adminBind;
         private String advertise;
+        private String notifyKeyspaceEvents = "";
 
         Builder() {}
 
@@ -664,6 +673,13 @@ public record NodeConfig(
             return this;
         }
 
+        /** Redis's {@code notify-keyspace-events} letters; {@code ""}: no notifications. */
+        @JsonProperty
+        public Builder notifyKeyspaceEvents(String v) {
+            notifyKeyspaceEvents = v;
+            return this;
+        }
+
         public Builder tlsPorts(TlsPortsConfig v) {
             tlsPorts = v;
             return this;
@@ -707,6 +723,7 @@ public record NodeConfig(
             adminBind = c.adminBind.orElse(null);
             advertise = c.advertise.orElse(null);
             coordination = c.coordination.orElse(null);
+            notifyKeyspaceEvents = c.notifyKeyspaceEvents;
             return this;
         }
 
@@ -749,7 +766,8 @@ public record NodeConfig(
                     Optional.ofNullable(adminBind),
                     Optional.ofNullable(advertise),
                     expiry,
-                    Optional.ofNullable(coordination));
+                    Optional.ofNullable(coordination),
+                    notifyKeyspaceEvents);
         }
     }
 }

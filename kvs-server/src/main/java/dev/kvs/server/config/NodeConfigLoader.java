@@ -43,7 +43,7 @@ import java.util.stream.Collectors;
  * <p>The fields are those of {@link NodeConfig} ({@code cluster, name, role, bind, port, replPort,
  * adminPort, peer, mode, requirepass, maxBulkBytes, maxMultibulkLength, maxClients, timeoutSeconds,
  * authTimeoutSeconds, clientOutputBufferLimit, clientOutputBufferLimitPubsub, bulkPreallocBytes, maxClientMemory, protectedMode, ioThreads,
- * ioPackConnections, clusterSecret, insecureReplication}; {@code clusterSecretFile} reads the secret from a file), the {@code tls:}
+ * ioPackConnections, clusterSecret, insecureReplication, notifyKeyspaceEvents}; {@code clusterSecretFile} reads the secret from a file), the {@code tls:}
  * section ({@code certFile, keyFile, caFile, peerName, clients, admin, clientAuth}) plus
  * {@code dataDir}, {@code store: {maxEntries, maxBytes, maxKeyBytes, maxValueBytes}}, the {@code
  * replication:} section (with its {@code flowControl:} subsection), the {@code failover:} section, the

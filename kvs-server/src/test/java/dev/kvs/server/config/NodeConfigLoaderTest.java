@@ -462,8 +462,24 @@ class NodeConfigLoaderTest {
                         "config error: unknown field 'prot' in kvs.yaml (known: admin, adminBind, adminPort, advertise,"
                                 + " authTimeoutSeconds, bind, bulkPreallocBytes, clientOutputBufferLimit, clientOutputBufferLimitPubsub, cluster, clusterSecret, clusterSecretFile, coordination,"
                                 + " dataDir, expiry, failover, insecureReplication, ioPackConnections, ioThreads, maxBulkBytes, maxClientMemory, maxClients,"
-                                + " maxMultibulkLength, mode, name, peer, port, protectedMode, replBind, replPort, replication,"
+                                + " maxMultibulkLength, mode, name, notifyKeyspaceEvents, peer, port, protectedMode, replBind,"
+                                + " replPort, replication,"
                                 + " requirepass, role, store, timeoutSeconds, tls, users)");
+    }
+
+    @Test
+    void notifyKeyspaceEventsTakesRedisLettersAndRefusesOthers() {
+        assertThat(NodeConfigLoader.parse("name: n\n", "kvs.yaml").notifyKeyspaceEvents())
+                .isEmpty();
+        assertThat(NodeConfigLoader.parse("notifyKeyspaceEvents: KEA\n", "kvs.yaml")
+                        .notifyKeyspaceEvents())
+                .isEqualTo("KEA");
+        assertThat(NodeConfigLoader.parse("notifyKeyspaceEvents: \"Ex$gm\"\n", "kvs.yaml")
+                        .notifyKeyspaceEvents())
+                .isEqualTo("Ex$gm");
+        assertThatThrownBy(() -> NodeConfigLoader.parse("notifyKeyspaceEvents: KEAq\n", "kvs.yaml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("notifyKeyspaceEvents has a letter that is not one of Ag$lshzxeKEtmdn: \"KEAq\"");
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.kvs.replication.ReplicationServer;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.cluster.ClusterView;
 import dev.kvs.server.internal.failover.Failover;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.resp.CommandContext;
 import dev.kvs.server.internal.role.Links;
 import dev.kvs.server.internal.role.NodeRole;
@@ -51,6 +52,11 @@ public final class TestContexts {
 
     /** The same, answering as a member of the cluster {@code cluster} shows ({@code -MOVED}, {@code CLUSTER}). */
     public static CommandContext commands(NodeContext node, ClusterView cluster) {
+        return commands(node, cluster, KeyEvents.off());
+    }
+
+    /** The same, with {@code events} as its keyspace notifications. */
+    public static CommandContext commands(NodeContext node, ClusterView cluster, KeyEvents events) {
         return new CommandContext(
                 node.config(),
                 node.store(),
@@ -63,7 +69,8 @@ public final class TestContexts {
                 node.expiredKeys(),
                 node::nextClientId,
                 null,
-                cluster);
+                cluster,
+                events);
     }
 
     /** Nothing happens after a demotion: the node stays deposed (a backup to clients). */

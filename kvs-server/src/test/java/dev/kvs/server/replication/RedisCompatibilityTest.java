@@ -1260,6 +1260,27 @@ class RedisCompatibilityTest {
                 any(c("CONFIG", "GET", "busy-reply-threshold"), array(bulk("busy-reply-threshold"), bulk("5000"))),
                 any(c("CONFIG", "GET", "lua-time-limit"), array(bulk("lua-time-limit"), bulk("5000"))),
                 any(c("CONFIG", "SET", "lua-time-limit", "5000"), ok()),
+                // notify-keyspace-events: Redis's letters, written back in its own order (redis 7.0.15)
+                any(c("CONFIG", "GET", "notify-keyspace-events"), array(bulk("notify-keyspace-events"), bulk(""))),
+                any(c("CONFIG", "SET", "notify-keyspace-events", "KEA"), ok()),
+                any(c("CONFIG", "GET", "notify-keyspace-events"), array(bulk("notify-keyspace-events"), bulk("AKE"))),
+                any(c("CONFIG", "SET", "notify-keyspace-events", "nmlK"), ok()),
+                any(c("CONFIG", "GET", "notify-*"), array(bulk("notify-keyspace-events"), bulk("lnKm"))),
+                any(c("CONFIG", "SET", "notify-keyspace-events", "$gxE"), ok()),
+                any(c("CONFIG", "GET", "notify-keyspace-events"), array(bulk("notify-keyspace-events"), bulk("g$xE"))),
+                any(
+                        c("CONFIG", "SET", "notify-keyspace-events", "KEAq"),
+                        error("ERR CONFIG SET failed (possibly related to argument 'notify-keyspace-events') - Invalid"
+                                + " event class character. Use 'Ag$lshzxeKEtmdn'.")),
+                // all or nothing: the bad value leaves the setting, and the other parameter, as they were
+                any(
+                        c("CONFIG", "SET", "lua-time-limit", "6000", "notify-keyspace-events", "x!"),
+                        error("ERR CONFIG SET failed (possibly related to argument 'notify-keyspace-events') - Invalid"
+                                + " event class character. Use 'Ag$lshzxeKEtmdn'.")),
+                any(c("CONFIG", "GET", "notify-keyspace-events"), array(bulk("notify-keyspace-events"), bulk("g$xE"))),
+                any(c("CONFIG", "GET", "lua-time-limit"), array(bulk("lua-time-limit"), bulk("5000"))),
+                any(c("CONFIG", "SET", "notify-keyspace-events", ""), ok()),
+                any(c("CONFIG", "GET", "notify-keyspace-events"), array(bulk("notify-keyspace-events"), bulk(""))),
                 tx(c("EXEC"), array(ok(), bulk("v")))
                         .given("MULTI")
                         .given("EVAL", "return redis.call('SET', KEYS[1], ARGV[1])", "1", K, "v")

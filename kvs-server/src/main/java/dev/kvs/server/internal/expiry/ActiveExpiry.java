@@ -5,6 +5,8 @@ import dev.kvs.core.KvsException;
 import dev.kvs.core.RecordState;
 import dev.kvs.replication.ReplicationMode;
 import dev.kvs.server.config.ExpiryConfig;
+import dev.kvs.server.internal.notify.EventClasses;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.RoleMachine;
 import dev.kvs.server.internal.write.Writes;
@@ -48,12 +50,15 @@ public final class ActiveExpiry implements AutoCloseable {
     private final AtomicLong expired;
     private final ExpiryConfig config;
     private final ScheduledExecutorService executor;
+    /** A primary's removals are {@code expired} events; a backup's are not (its primary's were). */
+    private final KeyEvents events;
 
     /**
      * Rounds over {@code store} as {@code roles} says the node is now; a primary removes keys through
      * {@code writes} (whose clock says what has expired) in the node's default {@code mode}.
      *
      * @param expired counts the keys removed; shared with what reports {@code expired_keys}
+     * @param events where a primary's removals are published as {@code expired}
      */
     public ActiveExpiry(
             KvStore store,
@@ -61,13 +66,15 @@ public final class ActiveExpiry implements AutoCloseable {
             Writes writes,
             ReplicationMode mode,
             AtomicLong expired,
-            ExpiryConfig config) {
+            ExpiryConfig config,
+            KeyEvents events) {
         this.store = store;
         this.roles = roles;
         this.writes = writes;
         this.mode = mode;
         this.expired = expired;
         this.config = config;
+        this.events = events;
         this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "kvs-expiry");
             t.setDaemon(true);
@@ -178,7 +185,9 @@ public final class ActiveExpiry implements AutoCloseable {
             }
             if (batch.isEmpty()) break;
             try {
-                removed += writes.expireAll(mode, batch, now).result();
+                List<byte[]> gone = writes.expireAll(mode, batch, now).result();
+                for (byte[] key : gone) events.emit(EventClasses.EXPIRED, "expired", key);
+                removed += gone.size();
             } catch (KvsException e) {
                 break; // e.g. BUSY: replication is at its bounds; the next interval tries again
             }

@@ -9,6 +9,7 @@ import dev.kvs.server.internal.NodeMetrics;
 import dev.kvs.server.internal.cluster.ClusterView;
 import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.failover.Failover;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.role.NodeRole;
 import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.role.RoleMachine;
@@ -36,6 +37,7 @@ import java.util.function.LongSupplier;
  *     this node cannot be stopped so (a test's)
  * @param cluster the cluster's layout as this node answers for it ({@code -MOVED}, {@code CLUSTER});
  *     {@link ClusterView#NONE} unless clustering is on
+ * @param events the node's keyspace notifications, which every write command emits
  */
 public record CommandContext(
         NodeConfig config,
@@ -49,7 +51,8 @@ public record CommandContext(
         AtomicLong expiredKeys,
         LongSupplier clientIds,
         Runnable shutdown,
-        ClusterView cluster) {
+        ClusterView cluster,
+        KeyEvents events) {
 
     /** The node's role now. */
     public Role role() {

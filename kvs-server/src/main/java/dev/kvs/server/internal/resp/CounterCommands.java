@@ -1,10 +1,12 @@
 package dev.kvs.server.internal.resp;
 
+import static dev.kvs.server.internal.notify.EventClasses.STRING;
 import static dev.kvs.server.internal.resp.Records.complete;
 import static dev.kvs.server.internal.resp.Records.requireString;
 import static dev.kvs.server.internal.resp.Records.ttlOf;
 
 import dev.kvs.core.Write;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.nio.charset.StandardCharsets;
@@ -22,11 +24,13 @@ final class CounterCommands {
     private final CommandContext node;
     private final KeyGate gate;
     private final Writes writes;
+    private final KeyEvents events;
 
     CounterCommands(CommandContext node, KeyGate gate) {
         this.node = node;
         this.gate = gate;
         this.writes = node.writes();
+        this.events = node.events();
     }
 
     void register(CommandTable t) {
@@ -68,6 +72,7 @@ final class CounterCommands {
             return order.put(key, Long.toString(next).getBytes(StandardCharsets.US_ASCII), ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
+        events.emit(STRING, "incrby", key);
         return Replies.whenReplicated(w.replicated(), Replies.integer(result[0]));
     }
 
@@ -90,6 +95,7 @@ final class CounterCommands {
             return order.put(key, result[0], ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
+        events.emit(STRING, "incrbyfloat", key);
         return Replies.whenReplicated(w.replicated(), Replies.bulk(result[0]));
     }
 

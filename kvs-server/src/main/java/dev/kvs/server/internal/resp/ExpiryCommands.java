@@ -1,11 +1,13 @@
 package dev.kvs.server.internal.resp;
 
+import static dev.kvs.server.internal.notify.EventClasses.GENERIC;
 import static dev.kvs.server.internal.resp.Records.complete;
 
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.Write;
 import dev.kvs.server.internal.expiry.LiveReads;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.write.StructureWrites;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -44,6 +46,7 @@ final class ExpiryCommands {
     private final Writes writes;
     private final LiveReads reads;
     private final StructureWrites structures;
+    private final KeyEvents events;
 
     ExpiryCommands(CommandContext node, KeyGate gate) {
         this.node = node;
@@ -51,6 +54,7 @@ final class ExpiryCommands {
         this.writes = node.writes();
         this.reads = node.reads();
         this.structures = node.structures();
+        this.events = node.events();
     }
 
     void register(CommandTable t) {
@@ -127,14 +131,15 @@ final class ExpiryCommands {
                 boolean complete = h != null && h.state() == RecordState.COMPLETE;
                 return complete && allowed.test(h.expireAtMillis()) ? order.remove(key) : Write.keep();
             });
+            if (w.result() instanceof Write.Remove) events.emit(GENERIC, "del", key);
             return Replies.whenReplicated(
                     w.replicated(), w.result() instanceof Write.Remove ? Replies.ONE : Replies.ZERO);
         }
-        return setExpiry(s, key, h -> allowed.test(h.expireAtMillis()) ? at : KEEP);
+        return setExpiry(s, key, h -> allowed.test(h.expireAtMillis()) ? at : KEEP, "expire");
     }
 
     private RedisMessage persist(Session s, byte[][] a) {
-        return setExpiry(s, a[1], h -> h.hasExpiry() ? RecordHeader.NO_EXPIRY : KEEP);
+        return setExpiry(s, a[1], h -> h.hasExpiry() ? RecordHeader.NO_EXPIRY : KEEP, "persist");
     }
 
     /** What {@link #setExpiry}'s decision returns to leave the key as it is. */
@@ -146,9 +151,10 @@ final class ExpiryCommands {
      * hash or set gets a new header only, its members kept ({@link StructureWrites#restamp}). Each path
      * checks the type again under the key's lock and starts over if the key changed type meanwhile.
      *
+     * @param event what a write is published as ({@code expire}, {@code persist})
      * @return 1 if written, else 0, when the connection's mode allows
      */
-    private RedisMessage setExpiry(Session s, byte[] key, ToLongFunction<RecordHeader> decide) {
+    private RedisMessage setExpiry(Session s, byte[] key, ToLongFunction<RecordHeader> decide, String event) {
         while (true) {
             boolean[] retry = new boolean[1];
             if (Records.structure(reads.header(key))) {
@@ -164,6 +170,7 @@ final class ExpiryCommands {
                     return h.withTxId(txId.apply(at)).withExpireAt(at);
                 });
                 if (retry[0]) continue;
+                if (written[0]) events.emit(GENERIC, event, key);
                 return Replies.whenReplicated(w.replicated(), written[0] ? Replies.ONE : Replies.ZERO);
             }
             Writes.Done<Write> w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
@@ -176,6 +183,7 @@ final class ExpiryCommands {
                 return at == KEEP ? Write.keep() : order.put(key, v.value(), at); // the value again
             });
             if (retry[0]) continue;
+            if (w.result() instanceof Write.Put) events.emit(GENERIC, event, key);
             return Replies.whenReplicated(w.replicated(), w.result() instanceof Write.Put ? Replies.ONE : Replies.ZERO);
         }
     }

@@ -1,8 +1,12 @@
 package dev.kvs.server.internal.resp;
 
+import static dev.kvs.server.internal.notify.EventClasses.GENERIC;
+import static dev.kvs.server.internal.notify.EventClasses.HASH;
+
 import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.ValueType;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.write.StructureWrites;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -29,11 +33,13 @@ final class HashCommands {
     private final CommandContext node;
     private final KeyGate gate;
     private final StructureWrites structures;
+    private final KeyEvents events;
 
     HashCommands(CommandContext node, KeyGate gate) {
         this.node = node;
         this.gate = gate;
         this.structures = node.structures();
+        this.events = node.events();
     }
 
     /** Registers the hash commands with Redis 7.0.15's arity and key positions (COMMAND INFO). */
@@ -54,6 +60,7 @@ final class HashCommands {
         List<Member> members = new ArrayList<>((a.length - 2) / 2);
         for (int i = 2; i < a.length; i += 2) members.add(new Member(a[i], a[i + 1]));
         Writes.Done<MemberWrite> w = structures.put(node.mode(s), s.lastWrite, a[1], ValueType.HASH, members, false);
+        events.emit(HASH, "hset", a[1]);
         RedisMessage reply = command.equals("hset") ? Replies.integer(w.result().changed()) : Replies.OK;
         return Replies.whenReplicated(w.replicated(), reply);
     }
@@ -61,12 +68,15 @@ final class HashCommands {
     private RedisMessage hsetnx(Session s, byte[][] a) {
         byte[] value = a[3];
         Writes.Done<MemberWrite> w = update(s, a, current -> current == null ? value : null);
+        if (w.result().written()) events.emit(HASH, "hset", a[1]);
         return Replies.whenReplicated(w.replicated(), w.result().written() ? Replies.ONE : Replies.ZERO);
     }
 
     private RedisMessage hdel(Session s, byte[][] a) {
         List<byte[]> fields = Arrays.asList(a).subList(2, a.length);
         Writes.Done<MemberWrite> w = structures.remove(node.mode(s), s.lastWrite, a[1], ValueType.HASH, fields, false);
+        if (w.result().changed() > 0) events.emit(HASH, "hdel", a[1]);
+        if (Records.emptied(w.result())) events.emit(GENERIC, "del", a[1]);
         return Replies.whenReplicated(w.replicated(), Replies.integer(w.result().changed()));
     }
 
@@ -88,6 +98,7 @@ final class HashCommands {
             return Long.toString(next).getBytes(StandardCharsets.US_ASCII);
         });
         if (error[0] != null) return Replies.error(error[0]);
+        events.emit(HASH, "hincrby", a[1]);
         return Replies.whenReplicated(w.replicated(), Replies.integer(result[0]));
     }
 
@@ -109,6 +120,7 @@ final class HashCommands {
             return result[0];
         });
         if (error[0] != null) return Replies.error(error[0]);
+        events.emit(HASH, "hincrbyfloat", a[1]);
         return Replies.whenReplicated(w.replicated(), Replies.bulk(result[0]));
     }
 

@@ -1,5 +1,6 @@
 package dev.kvs.server.internal.resp;
 
+import static dev.kvs.server.internal.notify.EventClasses.GENERIC;
 import static dev.kvs.server.internal.resp.Records.live;
 
 import dev.kvs.core.KvStore;
@@ -9,6 +10,7 @@ import dev.kvs.core.Write;
 import dev.kvs.replication.ReplicatorStatus;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.WriteOrder;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.handler.codec.redis.SimpleStringRedisMessage;
@@ -49,12 +51,14 @@ final class KeyspaceCommands {
     private final KeyGate gate;
     private final KvStore store;
     private final Writes writes;
+    private final KeyEvents events;
 
     KeyspaceCommands(CommandContext node, KeyGate gate) {
         this.node = node;
         this.gate = gate;
         this.store = node.store();
         this.writes = node.writes();
+        this.events = node.events();
     }
 
     void register(CommandTable t) {
@@ -74,6 +78,7 @@ final class KeyspaceCommands {
         if (a.length == 2) {
             Writes.Done<Write> w = writes.update(
                     node.mode(s), s.lastWrite, a[1], (h, order) -> live(h) ? order.remove(a[1]) : Write.keep());
+            if (w.result() == Write.remove()) events.emit(GENERIC, "del", a[1]);
             return Replies.whenReplicated(w.replicated(), w.result() == Write.remove() ? Replies.ONE : Replies.ZERO);
         }
         List<byte[]> keys = Arrays.asList(a).subList(1, a.length);
@@ -93,6 +98,8 @@ final class KeyspaceCommands {
             }
             return out;
         });
+        for (int i = 0; i < keys.size(); i++)
+            if (w.result().get(i) instanceof Write.Remove) events.emit(GENERIC, "del", keys.get(i));
         return Replies.whenReplicated(w.replicated(), Replies.integer(removed[0]));
     }
 

@@ -1,10 +1,14 @@
 package dev.kvs.server.internal.resp;
 
+import static dev.kvs.server.internal.notify.EventClasses.GENERIC;
+
 import dev.kvs.core.ListLayout;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.StructureChange;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueType;
+import dev.kvs.server.internal.notify.EventClasses;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.write.StructureWrites;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
@@ -38,11 +42,13 @@ final class ListCommands {
     private final CommandContext node;
     private final KeyGate gate;
     private final StructureWrites structures;
+    private final KeyEvents events;
 
     ListCommands(CommandContext node, KeyGate gate) {
         this.node = node;
         this.gate = gate;
         this.structures = node.structures();
+        this.events = node.events();
     }
 
     /** Registers the list commands with Redis 7.0.15's arity and key positions (COMMAND INFO). */
@@ -65,7 +71,7 @@ final class ListCommands {
 
     private RedisMessage push(Session s, byte[][] a, boolean left, boolean onlyIfThere) {
         List<byte[]> values = Arrays.asList(a).subList(2, a.length);
-        return write(s, a[1], (list, tx) -> {
+        return write(s, a[1], left ? "lpush" : "rpush", (list, tx) -> {
             if (onlyIfThere && list.size() == 0) return reply(StructureChange.keep(), Replies.ZERO);
             return reply(list.push(left, values, tx), Replies.integer(list.size() + values.size()));
         });
@@ -81,7 +87,7 @@ final class ListCommands {
             count = c;
         }
         long wanted = count;
-        return write(s, a[1], (list, tx) -> {
+        return write(s, a[1], left ? "lpop" : "rpop", (list, tx) -> {
             if (list.size() == 0)
                 return reply(StructureChange.keep(), counted ? ArrayRedisMessage.NULL_INSTANCE : Replies.NIL);
             if (wanted == 0) return reply(StructureChange.keep(), ArrayRedisMessage.EMPTY_INSTANCE);
@@ -97,7 +103,7 @@ final class ListCommands {
     }
 
     private RedisMessage lset(Session s, byte[][] a) {
-        return write(s, a[1], (list, tx) -> {
+        return write(s, a[1], "lset", (list, tx) -> {
             if (list.size() == 0) return reply(StructureChange.keep(), Replies.error("ERR no such key"));
             Long index = Args.parseLong(a[2]);
             if (index == null) return reply(StructureChange.keep(), Replies.error(StringCommands.NOT_INTEGER));
@@ -111,7 +117,7 @@ final class ListCommands {
     private RedisMessage lrem(Session s, byte[][] a) {
         Long count = Args.parseLong(a[2]);
         if (count == null) return Replies.error(StringCommands.NOT_INTEGER);
-        return write(s, a[1], (list, tx) -> {
+        return write(s, a[1], "lrem", (list, tx) -> {
             List<byte[]> all = list.all();
             long limit = count == 0 ? Long.MAX_VALUE : count == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(count);
             boolean[] drop = new boolean[all.size()];
@@ -134,7 +140,8 @@ final class ListCommands {
         Long start = Args.parseLong(a[2]);
         Long end = Args.parseLong(a[3]);
         if (start == null || end == null) return Replies.error(StringCommands.NOT_INTEGER);
-        return write(s, a[1], (list, tx) -> {
+        boolean[] unchanged = new boolean[1]; // Redis publishes ltrim on a list it leaves as it was too
+        RedisMessage reply = write(s, a[1], "ltrim", (list, tx) -> {
             long llen = list.size();
             if (llen == 0) return reply(StructureChange.keep(), Replies.OK);
             long from = start < 0 ? llen + start : start;
@@ -149,15 +156,18 @@ final class ListCommands {
                 left = from;
                 right = llen - to - 1;
             }
-            if (left == 0 && right == 0) return reply(StructureChange.keep(), Replies.OK);
+            unchanged[0] = left == 0 && right == 0;
+            if (unchanged[0]) return reply(StructureChange.keep(), Replies.OK);
             return reply(list.trimEnds(left, right, tx), Replies.OK);
         });
+        if (unchanged[0]) events.emit(EventClasses.LIST, "ltrim", a[1]);
+        return reply;
     }
 
     private RedisMessage linsert(Session s, byte[][] a) {
         String where = Args.upper(a[2]);
         if (!where.equals("BEFORE") && !where.equals("AFTER")) return Replies.SYNTAX;
-        return write(s, a[1], (list, tx) -> {
+        return write(s, a[1], "linsert", (list, tx) -> {
             if (list.size() == 0) return reply(StructureChange.keep(), Replies.ZERO);
             List<byte[]> all = new ArrayList<>(list.all());
             for (int i = 0; i < all.size(); i++) {
@@ -189,8 +199,9 @@ final class ListCommands {
      */
     private RedisMessage move(Session s, byte[] src, byte[] dst, boolean fromLeft, boolean toLeft) {
         RedisMessage[] reply = new RedisMessage[1];
+        String pushed = toLeft ? "lpush" : "rpush", popped = fromLeft ? "lpop" : "rpop";
         if (Arrays.equals(src, dst)) {
-            return write(s, src, (list, tx) -> {
+            return write(s, src, pushed, popped, (list, tx) -> {
                 if (list.size() == 0) return reply(StructureChange.keep(), Replies.NIL);
                 List<byte[]> all = new ArrayList<>(list.all());
                 byte[] v = fromLeft ? all.remove(0) : all.remove(all.size() - 1);
@@ -213,6 +224,9 @@ final class ListCommands {
                             fromLeft ? from.trimEnds(1, 0, tx.kept(0)) : from.trimEnds(0, 1, tx.kept(0)),
                             to.push(toLeft, List.of(v), tx.kept(1)));
                 });
+        if (d.result().get(1).written()) events.emit(EventClasses.LIST, pushed, dst);
+        if (d.result().get(0).written()) events.emit(EventClasses.LIST, popped, src);
+        if (Records.emptied(d.result().get(0))) events.emit(GENERIC, "del", src);
         return Replies.whenReplicated(d.replicated(), reply[0]);
     }
 
@@ -223,11 +237,19 @@ final class ListCommands {
         return new Decision(change, reply);
     }
 
+    /** {@link #write(Session, byte[], String, String, BiFunction)} of a command that publishes one event. */
+    private RedisMessage write(
+            Session s, byte[] key, String event, BiFunction<ListLayout, Supplier<TxId>, Decision> decide) {
+        return write(s, key, event, null, decide);
+    }
+
     /**
      * Runs {@code decide} on the list at {@code key} under its lock and makes its change (one TxId if it
-     * writes); the reply waits for replication as the connection's mode says.
+     * writes), then publishes {@code event} and {@code then} (if not null) if it wrote, and {@code del}
+     * if it took the last element; the reply waits for replication as the connection's mode says.
      */
-    private RedisMessage write(Session s, byte[] key, BiFunction<ListLayout, Supplier<TxId>, Decision> decide) {
+    private RedisMessage write(
+            Session s, byte[] key, String event, String then, BiFunction<ListLayout, Supplier<TxId>, Decision> decide) {
         RedisMessage[] reply = new RedisMessage[1];
         Writes.Done<List<MemberWrite>> d =
                 structures.updateAll(node.mode(s), s.lastWrite, List.of(key), LIST, (view, tx) -> {
@@ -235,6 +257,9 @@ final class ListCommands {
                     reply[0] = c.reply();
                     return List.of(c.change());
                 });
+        if (d.result().get(0).written()) events.emit(EventClasses.LIST, event, key);
+        if (d.result().get(0).written() && then != null) events.emit(EventClasses.LIST, then, key);
+        if (Records.emptied(d.result().get(0))) events.emit(GENERIC, "del", key);
         return Replies.whenReplicated(d.replicated(), reply[0]);
     }
 }

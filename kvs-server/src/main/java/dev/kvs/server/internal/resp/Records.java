@@ -1,5 +1,6 @@
 package dev.kvs.server.internal.resp;
 
+import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
@@ -60,5 +61,10 @@ final class Records {
      */
     static long ttlOf(StoredValue v) {
         return complete(v) ? v.expireAtMillis() : RecordHeader.NO_EXPIRY;
+    }
+
+    /** True if {@code w} removed a structure's last member, and so the key: Redis then publishes {@code del}. */
+    static boolean emptied(MemberWrite w) {
+        return w.written() && !live(w.header());
     }
 }

@@ -1,5 +1,6 @@
 package dev.kvs.server.internal.resp;
 
+import static dev.kvs.server.internal.notify.EventClasses.GENERIC;
 import static dev.kvs.server.internal.resp.Records.live;
 
 import dev.kvs.core.MemberCopy;
@@ -8,6 +9,7 @@ import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.write.StructureWrites;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -34,12 +36,14 @@ final class RenameCommands {
     private final KeyGate gate;
     private final Writes writes;
     private final StructureWrites structures;
+    private final KeyEvents events;
 
     RenameCommands(CommandContext node, KeyGate gate) {
         this.node = node;
         this.gate = gate;
         this.writes = node.writes();
         this.structures = node.structures();
+        this.events = node.events();
     }
 
     void register(CommandTable t) {
@@ -98,6 +102,8 @@ final class RenameCommands {
                     return Replies.ZERO;
                 }
                 default -> {
+                    events.emit(GENERIC, "rename_from", src);
+                    events.emit(GENERIC, "rename_to", dst);
                     return Replies.whenReplicated(w.replicated(), nx ? Replies.ONE : Replies.OK);
                 }
             }
@@ -152,6 +158,7 @@ final class RenameCommands {
                     return Replies.ZERO;
                 }
                 default -> {
+                    events.emit(GENERIC, "copy_to", dst);
                     return Replies.whenReplicated(w.replicated(), Replies.ONE);
                 }
             }

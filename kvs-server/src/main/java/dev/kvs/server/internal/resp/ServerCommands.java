@@ -7,6 +7,7 @@ import dev.kvs.core.TxId;
 import dev.kvs.replication.Role;
 import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.server.config.NodeConfig;
+import dev.kvs.server.internal.notify.EventClasses;
 import dev.kvs.server.internal.role.LostKeys;
 import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.script.ScriptEngine;
@@ -144,6 +145,9 @@ final class ServerCommands {
         params.add(new String[] {"busy-reply-threshold", Long.toString(scripts.busyMillis())});
         params.add(new String[] {"lua-time-limit", Long.toString(scripts.busyMillis())});
         params.add(new String[] {ClientOutputBufferLimit.NAME, outputLimit.value()});
+        params.add(new String[] {
+            "notify-keyspace-events", EventClasses.render(node.events().classes())
+        });
         return params;
     }
 
@@ -182,8 +186,17 @@ final class ServerCommands {
         List<byte[]> owned = new ArrayList<>(List.of(a[0], a[1]));
         Long busyMillis = null;
         String limit = null;
+        int notify = -1;
         for (int i = 2; i < a.length; i += 2) {
             String name = Args.text(a[i]).toLowerCase(Locale.ROOT);
+            if (name.equals("notify-keyspace-events")) {
+                notify = EventClasses.parse(Args.text(a[i + 1]));
+                if (notify < 0) {
+                    return Replies.error("ERR CONFIG SET failed (possibly related to argument '" + name + "') - "
+                            + EventClasses.INVALID);
+                }
+                continue;
+            }
             if (name.equals("busy-reply-threshold") || name.equals("lua-time-limit")) {
                 busyMillis = Args.parseLong(a[i + 1]);
                 if (busyMillis == null || busyMillis < 0) {
@@ -222,6 +235,7 @@ final class ServerCommands {
         if (error != null) return Replies.error(error);
         if (limit != null) outputLimit.set(limit);
         if (busyMillis != null) scripts.busyMillis(busyMillis);
+        if (notify >= 0) node.events().classes(notify);
         return Replies.OK;
     }
 

@@ -1,5 +1,6 @@
 package dev.kvs.server.internal.resp;
 
+import static dev.kvs.server.internal.notify.EventClasses.GENERIC;
 import static dev.kvs.server.internal.resp.SetCommands.SET;
 import static dev.kvs.server.internal.resp.SetCommands.isSet;
 
@@ -9,6 +10,8 @@ import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.StructureChange;
 import dev.kvs.core.StructureView;
+import dev.kvs.server.internal.notify.EventClasses;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.write.StructureWrites;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -29,21 +32,30 @@ import java.util.Set;
 final class SetAlgebra {
     /** How a result is made from the sources, in order. */
     enum Op {
-        INTER,
-        UNION,
-        DIFF
+        INTER("sinterstore"),
+        UNION("sunionstore"),
+        DIFF("sdiffstore");
+
+        /** The event its {@code STORE} form publishes. */
+        final String stored;
+
+        Op(String stored) {
+            this.stored = stored;
+        }
     }
 
     private final CommandContext node;
     private final KeyGate gate;
     private final KvStore store;
     private final StructureWrites structures;
+    private final KeyEvents events;
 
     SetAlgebra(CommandContext node, KeyGate gate, StructureWrites structures) {
         this.node = node;
         this.gate = gate;
         this.store = node.store();
         this.structures = structures;
+        this.events = node.events();
     }
 
     void register(CommandTable t) {
@@ -83,6 +95,8 @@ final class SetAlgebra {
             for (int i = 1; i < keys.size(); i++) changes.add(StructureChange.keep());
             return changes;
         });
+        if (size[0] > 0) events.emit(EventClasses.SET, op.stored, a[1]);
+        if (size[0] == 0 && Records.emptied(d.result().get(0))) events.emit(GENERIC, "del", a[1]);
         return Replies.whenReplicated(d.replicated(), Replies.integer(size[0]));
     }
 
@@ -127,6 +141,9 @@ final class SetAlgebra {
                             StructureChange.put(SET, List.of(Member.of(member)), tx.kept(0)),
                             StructureChange.remove(SET, List.of(member), tx.kept(1)));
                 });
+        if (moved[0]) events.emit(EventClasses.SET, "srem", src);
+        if (moved[0] && Records.emptied(d.result().get(1))) events.emit(GENERIC, "del", src);
+        if (moved[0] && d.result().get(0).changed() > 0) events.emit(EventClasses.SET, "sadd", dst);
         return Replies.whenReplicated(d.replicated(), moved[0] ? Replies.ONE : Replies.ZERO);
     }
 

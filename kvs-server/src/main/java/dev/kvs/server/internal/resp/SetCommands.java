@@ -1,5 +1,7 @@
 package dev.kvs.server.internal.resp;
 
+import static dev.kvs.server.internal.notify.EventClasses.GENERIC;
+
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
@@ -7,6 +9,8 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.ValueType;
 import dev.kvs.core.WrongTypeException;
+import dev.kvs.server.internal.notify.EventClasses;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.write.StructureWrites;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
@@ -39,6 +43,7 @@ final class SetCommands {
     private final KvStore store;
     private final StructureWrites structures;
     private final Supplier<RandomGenerator> random;
+    private final KeyEvents events;
 
     SetCommands(CommandContext node, KeyGate gate) {
         this(node, gate, ThreadLocalRandom::current);
@@ -51,6 +56,7 @@ final class SetCommands {
         this.store = node.store();
         this.structures = node.structures();
         this.random = random;
+        this.events = node.events();
     }
 
     void register(CommandTable t) {
@@ -74,12 +80,15 @@ final class SetCommands {
         List<Member> members = new ArrayList<>(a.length - 2);
         for (int i = 2; i < a.length; i++) members.add(Member.of(a[i]));
         Writes.Done<MemberWrite> d = structures.put(node.mode(s), s.lastWrite, a[1], SET, members, false);
+        if (d.result().changed() > 0) events.emit(EventClasses.SET, "sadd", a[1]);
         return Replies.whenReplicated(d.replicated(), Replies.integer(d.result().changed()));
     }
 
     private RedisMessage srem(Session s, byte[][] a) {
         List<byte[]> names = Arrays.asList(a).subList(2, a.length);
         Writes.Done<MemberWrite> d = structures.remove(node.mode(s), s.lastWrite, a[1], SET, names, false);
+        if (d.result().changed() > 0) events.emit(EventClasses.SET, "srem", a[1]);
+        if (Records.emptied(d.result())) events.emit(GENERIC, "del", a[1]);
         return Replies.whenReplicated(d.replicated(), Replies.integer(d.result().changed()));
     }
 
@@ -125,6 +134,9 @@ final class SetCommands {
         }
         int pick = (int) Math.min(count, Integer.MAX_VALUE);
         Writes.Done<List<Member>> d = structures.pop(node.mode(s), s.lastWrite, a[1], SET, pick, random.get());
+        if (!d.result().isEmpty()) events.emit(EventClasses.SET, "spop", a[1]);
+        if (!d.result().isEmpty() && events.on(GENERIC) && !Records.live(structures.live(a[1])))
+            events.emit(GENERIC, "del", a[1]);
         RedisMessage reply;
         if (a.length == 2) {
             reply = d.result().isEmpty()

@@ -1,5 +1,7 @@
 package dev.kvs.server.internal.resp;
 
+import static dev.kvs.server.internal.notify.EventClasses.GENERIC;
+import static dev.kvs.server.internal.notify.EventClasses.STRING;
 import static dev.kvs.server.internal.resp.Records.complete;
 import static dev.kvs.server.internal.resp.Records.live;
 import static dev.kvs.server.internal.resp.Records.requireString;
@@ -12,6 +14,7 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.ValueRead;
 import dev.kvs.core.Write;
 import dev.kvs.server.internal.expiry.LiveReads;
+import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.util.ReferenceCountUtil;
@@ -46,6 +49,7 @@ final class StringCommands {
     private final KvStore store;
     private final LiveReads reads;
     private final Writes writes;
+    private final KeyEvents events;
 
     StringCommands(CommandContext node, KeyGate gate) {
         this.node = node;
@@ -53,6 +57,7 @@ final class StringCommands {
         this.store = node.store();
         this.reads = node.reads();
         this.writes = node.writes();
+        this.events = node.events();
     }
 
     void register(CommandTable t) {
@@ -150,6 +155,8 @@ final class StringCommands {
             CompletableFuture<Void> written = staged != null
                     ? writes.putStaged(node.mode(s), s.lastWrite, key, staged.stage(), staged.checksum(), expireAt)
                     : writes.put(node.mode(s), s.lastWrite, key, value, expireAt); // no read
+            events.emit(STRING, "set", key);
+            if (o.hasExpire()) events.emit(GENERIC, "expire", key);
             return Replies.whenReplicated(written, Replies.OK);
         }
         long newExpiry = expireAt;
@@ -160,6 +167,8 @@ final class StringCommands {
                         if ((o.nx && present) || (o.xx && !present)) return Writes.KEEP;
                         return o.keepTtl ? (present ? h.expireAtMillis() : RecordHeader.NO_EXPIRY) : newExpiry;
                     });
+            if (w.result()) events.emit(STRING, "set", key);
+            if (w.result() && o.hasExpire()) events.emit(GENERIC, "expire", key);
             return Replies.whenReplicated(w.replicated(), w.result() ? Replies.OK : Replies.NIL);
         }
         byte[] whole = staged != null ? staged.stage().toArray() : value; // GET: the old value is read
@@ -172,6 +181,8 @@ final class StringCommands {
             long at = o.keepTtl ? (present ? v.expireAtMillis() : RecordHeader.NO_EXPIRY) : newExpiry;
             return order.put(key, whole, at);
         });
+        if (w.result() instanceof Write.Put) events.emit(STRING, "set", key);
+        if (w.result() instanceof Write.Put && o.hasExpire()) events.emit(GENERIC, "expire", key);
         RedisMessage reply;
         if (o.get) reply = old[0] == null ? Replies.NIL : Replies.bulk(old[0]);
         else reply = w.result() instanceof Write.Put ? Replies.OK : Replies.NIL;
@@ -181,7 +192,10 @@ final class StringCommands {
     private RedisMessage setEx(Session s, byte[][] a, long unitMillis, String command) {
         Object at = SetOptions.absoluteExpiry(a[2], unitMillis, true, reads.nowMillis(), command);
         if (at instanceof String error) return Replies.error(error);
-        return Replies.whenReplicated(writes.put(node.mode(s), s.lastWrite, a[1], a[3], (Long) at), Replies.OK);
+        CompletableFuture<Void> written = writes.put(node.mode(s), s.lastWrite, a[1], a[3], (Long) at);
+        events.emit(STRING, "set", a[1]);
+        events.emit(GENERIC, "expire", a[1]);
+        return Replies.whenReplicated(written, Replies.OK);
     }
 
     private RedisMessage getEx(Session s, byte[][] a) {
@@ -210,6 +224,8 @@ final class StringCommands {
             if (newExpiry <= now) return order.remove(key); // already past: Redis deletes the key
             return order.put(key, v.value(), newExpiry);
         });
+        if (w.result() instanceof Write.Remove) events.emit(GENERIC, "del", key);
+        if (w.result() instanceof Write.Put) events.emit(GENERIC, o.persist ? "persist" : "expire", key);
         return Replies.whenReplicated(w.replicated(), value[0] == null ? Replies.NIL : Replies.bulk(value[0]));
     }
 
@@ -223,6 +239,7 @@ final class StringCommands {
             for (int i = 0; i < n; i++) out.add(order.put(keys.get(i), a[2 + 2 * i]));
             return out;
         });
+        for (byte[] key : keys) events.emit(STRING, "set", key);
         return Replies.whenReplicated(w.replicated(), Replies.OK);
     }
 
@@ -247,6 +264,7 @@ final class StringCommands {
             return order.put(key, next, ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
+        events.emit(STRING, "append", key);
         return Replies.whenReplicated(w.replicated(), Replies.integer(length[0]));
     }
 
@@ -258,6 +276,7 @@ final class StringCommands {
             old[0] = complete(v) ? v.value() : null;
             return order.put(key, a[2]);
         });
+        events.emit(STRING, "set", key);
         return Replies.whenReplicated(w.replicated(), old[0] == null ? Replies.NIL : Replies.bulk(old[0]));
     }
 
@@ -270,6 +289,7 @@ final class StringCommands {
             old[0] = v.value();
             return order.remove(key);
         });
+        if (w.result() instanceof Write.Remove) events.emit(GENERIC, "del", key);
         return Replies.whenReplicated(w.replicated(), old[0] == null ? Replies.NIL : Replies.bulk(old[0]));
     }
 
@@ -277,6 +297,7 @@ final class StringCommands {
         byte[] key = a[1];
         Writes.Done<Write> w = writes.update(
                 node.mode(s), s.lastWrite, key, (h, order) -> live(h) ? Write.keep() : order.put(key, a[2]));
+        if (w.result() instanceof Write.Put) events.emit(STRING, "set", key);
         return Replies.whenReplicated(w.replicated(), w.result() instanceof Write.Put ? Replies.ONE : Replies.ZERO);
     }
 
@@ -299,6 +320,7 @@ final class StringCommands {
             set[0] = true;
             return out;
         });
+        if (set[0]) for (byte[] key : keys) events.emit(STRING, "set", key);
         return Replies.whenReplicated(w.replicated(), set[0] ? Replies.ONE : Replies.ZERO);
     }
     /**
@@ -364,6 +386,7 @@ final class StringCommands {
             return order.put(key, next, ttlOf(v));
         });
         if (error[0] != null) return Replies.error(error[0]);
+        if (w.result() instanceof Write.Put) events.emit(STRING, "setrange", key);
         return Replies.whenReplicated(w.replicated(), Replies.integer(length[0]));
     }
 

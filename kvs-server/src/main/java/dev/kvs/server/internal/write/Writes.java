@@ -235,13 +235,14 @@ public final class Writes {
      * passed is deleted with its own TxId, the others are left. A burst of short TTLs expires at the
      * cost of one replication hand-off per batch rather than per key.
      *
-     * @return how many keys were deleted
+     * @return the keys deleted, in {@code keys}' order
      */
-    public Done<Integer> expireAll(ReplicationMode mode, List<byte[]> keys, long nowMillis) {
+    public Done<List<byte[]>> expireAll(ReplicationMode mode, List<byte[]> keys, long nowMillis) {
         Done<List<Write>> d =
                 runOnce(mode, LastWrite.NONE, order -> store.updateAll(keys, expiring(keys, nowMillis, order)));
-        int removed = 0;
-        for (Write w : d.result()) if (w instanceof Write.Remove) removed++;
+        List<byte[]> removed = new ArrayList<>();
+        for (int i = 0; i < d.result().size(); i++)
+            if (d.result().get(i) instanceof Write.Remove) removed.add(keys.get(i));
         return new Done<>(removed, d.replicated());
     }
 

@@ -12,6 +12,7 @@ import dev.kvs.server.config.ExpiryConfig;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.TestClock;
 import dev.kvs.server.internal.expiry.ActiveExpiry;
+import dev.kvs.server.internal.notify.KeyEvents;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -108,7 +109,8 @@ class ExpiryCommandsOnStructuresTest {
                 resp.node.writes(),
                 resp.node.mode(),
                 resp.node.expiredKeys(),
-                new ExpiryConfig(Duration.ofMillis(100), 10));
+                new ExpiryConfig(Duration.ofMillis(100), 10),
+                KeyEvents.off());
         assertThat(expiry.round()).isEqualTo(2);
         assertThat(cmd("DBSIZE")).isEqualTo(integer(0));
         assertThat(resp.store.stats().valueBytes()).as("members freed").isZero();

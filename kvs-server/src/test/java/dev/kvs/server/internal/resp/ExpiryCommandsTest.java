@@ -7,6 +7,7 @@ import dev.kvs.server.config.ExpiryConfig;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.TestClock;
 import dev.kvs.server.internal.expiry.ActiveExpiry;
+import dev.kvs.server.internal.notify.KeyEvents;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -276,7 +277,8 @@ class ExpiryCommandsTest {
                 resp.node.writes(),
                 resp.node.mode(),
                 resp.node.expiredKeys(),
-                new ExpiryConfig(Duration.ofMillis(100), 2));
+                new ExpiryConfig(Duration.ofMillis(100), 2),
+                KeyEvents.off());
         assertThat(expiry.round()).isZero(); // nothing due yet
         long before = resp.commands.roles().current().lastTxId().seq();
 

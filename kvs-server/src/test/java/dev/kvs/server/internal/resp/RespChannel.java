@@ -7,6 +7,7 @@ import dev.kvs.server.config.NodeConfig;
 import dev.kvs.server.internal.NodeContext;
 import dev.kvs.server.internal.TestContexts;
 import dev.kvs.server.internal.cluster.ClusterView;
+import dev.kvs.server.internal.notify.KeyEvents;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -64,12 +65,17 @@ final class RespChannel implements AutoCloseable {
             boolean frozenTime,
             java.time.Clock clock,
             ByteBufAllocator alloc) {
-        this(config, link, remote, frozenTime, clock, alloc, ClusterView.NONE);
+        this(config, link, remote, frozenTime, clock, alloc, ClusterView.NONE, KeyEvents.off());
+    }
+
+    /** A primary, alone, with {@code clock} as its wall clock, publishing its keyspace notifications to {@code events}. */
+    static RespChannel withEvents(NodeConfig config, java.time.Clock clock, KeyEvents events) {
+        return new RespChannel(config, null, null, false, clock, null, ClusterView.NONE, events);
     }
 
     /** A primary, alone, answering as the member of a cluster that {@code cluster} shows. */
     static RespChannel clustered(NodeConfig config, ClusterView cluster) {
-        return new RespChannel(config, null, null, false, java.time.Clock.systemUTC(), null, cluster);
+        return new RespChannel(config, null, null, false, java.time.Clock.systemUTC(), null, cluster, KeyEvents.off());
     }
 
     private RespChannel(
@@ -79,7 +85,8 @@ final class RespChannel implements AutoCloseable {
             boolean frozenTime,
             java.time.Clock clock,
             ByteBufAllocator alloc,
-            ClusterView cluster) {
+            ClusterView cluster,
+            KeyEvents events) {
         store = KvStore.builder().config(config.store()).open();
         node = TestContexts.primary(config, store, 1, 0, link, clock);
         channel = remote == null
@@ -92,7 +99,7 @@ final class RespChannel implements AutoCloseable {
                 };
         if (frozenTime) channel.freezeTime();
         if (alloc != null) channel.config().setAllocator(alloc);
-        commands = TestContexts.commands(node, cluster);
+        commands = TestContexts.commands(node, cluster, events);
         server = new RespServer(commands);
         server.configure(channel.pipeline());
         channel.pipeline().fireChannelActive(); // the channel was active before the handlers were added
