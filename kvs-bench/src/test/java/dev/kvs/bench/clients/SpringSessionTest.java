@@ -6,25 +6,37 @@ import static org.awaitility.Awaitility.await;
 import dev.kvs.server.KvsNode;
 import dev.kvs.testing.cluster.TwoDc;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.PatternTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.data.redis.RedisIndexedSessionRepository;
 import org.springframework.session.data.redis.RedisIndexedSessionRepository.RedisSession;
+import org.springframework.session.data.redis.config.ConfigureNotifyKeyspaceEventsAction;
+import org.springframework.session.events.AbstractSessionEvent;
+import org.springframework.session.events.SessionExpiredEvent;
 import redis.clients.jedis.Jedis;
 
 /**
  * Spring Session's {@link RedisIndexedSessionRepository} (issue #37) on Spring Data Redis and Lettuce,
  * assembled as Spring Session's {@code RedisIndexedHttpSessionConfiguration} does, without a Spring
  * context: a session saved (a hash, its expiry key, a set of the minute's expirations, a principal
- * index), found by id and by principal, expired by kvs, and deleted.
+ * index), found by id and by principal, expired by kvs, and deleted; and, with the keyspace notifications
+ * Spring Session turns on ({@code CONFIG SET notify-keyspace-events}) and a listener container as its
+ * configuration sets up, the session's created and expired events delivered.
  */
 class SpringSessionTest {
     private static KvsNode kvs;
@@ -90,6 +102,55 @@ class SpringSessionTest {
                             FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "alice"))
                     .isEmpty();
         });
+    }
+
+    @Test
+    void theSessionExpiredEventIsDeliveredThroughKeyspaceNotifications() throws Exception {
+        List<Object> events = new CopyOnWriteArrayList<>();
+        withRepository(kvs, repository -> {
+            // what RedisIndexedHttpSessionConfiguration does at start: KEA plus Egx, then listen
+            RedisConnectionFactory factory =
+                    ((RedisTemplate<?, ?>) repository.getSessionRedisOperations()).getConnectionFactory();
+            try (RedisConnection connection = factory.getConnection()) {
+                new ConfigureNotifyKeyspaceEventsAction().configure(connection);
+            }
+            repository.setApplicationEventPublisher(events::add);
+            RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+            container.setConnectionFactory(factory);
+            container.addMessageListener(
+                    repository,
+                    List.of(
+                            new ChannelTopic(repository.getSessionDeletedChannel()),
+                            new ChannelTopic(repository.getSessionExpiredChannel()),
+                            new PatternTopic(repository.getSessionCreatedChannelPrefix() + "*")));
+            container.afterPropertiesSet();
+            container.start();
+            try {
+                RedisSession session = repository.createSession();
+                session.setMaxInactiveInterval(Duration.ofSeconds(1));
+                repository.save(session);
+                await("the session's created and expired events")
+                        .atMost(Duration.ofSeconds(15))
+                        .until(() -> events.stream().anyMatch(SessionExpiredEvent.class::isInstance));
+                assertThat(events)
+                        .filteredOn(e -> e instanceof AbstractSessionEvent a
+                                && a.getSessionId().equals(session.getId()))
+                        .extracting(e -> e.getClass().getSimpleName())
+                        .containsExactly("SessionCreatedEvent", "SessionExpiredEvent");
+            } finally {
+                container.stop();
+                try {
+                    container.destroy();
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }
+        });
+        try (Jedis jedis = new Jedis(TwoDc.HOST, kvs.port())) {
+            assertThat(jedis.configGet("notify-keyspace-events"))
+                    .as("set by Spring Session")
+                    .containsEntry("notify-keyspace-events", "gxE"); // Egx, rendered as redis-server 7.0.15 does
+        }
     }
 
     @Test
