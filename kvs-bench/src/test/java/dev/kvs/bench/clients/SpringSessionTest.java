@@ -36,7 +36,8 @@ import redis.clients.jedis.Jedis;
  * context: a session saved (a hash, its expiry key, a set of the minute's expirations, a principal
  * index), found by id and by principal, expired by kvs, and deleted; and, with the keyspace notifications
  * Spring Session turns on ({@code CONFIG SET notify-keyspace-events}) and a listener container as its
- * configuration sets up, the session's created and expired events delivered.
+ * configuration sets up, the session's created and expired events delivered. Through a failover too: a
+ * session saved on the primary is found and saved again on the promoted backup.
  */
 class SpringSessionTest {
     private static KvsNode kvs;
@@ -102,6 +103,33 @@ class SpringSessionTest {
                             FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "alice"))
                     .isEmpty();
         });
+    }
+
+    @Test
+    void aSessionSavedOnThePrimaryIsFoundAndSavedOnThePromotedBackup() throws Exception {
+        try (TwoDc dc = KvsNodes.pair()) {
+            String[] id = new String[1];
+            withRepository(dc.primary(), repository -> {
+                RedisSession session = repository.createSession();
+                session.setAttribute("cart", "2 items");
+                repository.save(session);
+                id[0] = session.getId();
+            });
+            try (Jedis primary = new Jedis(TwoDc.HOST, dc.primary().port())) {
+                primary.set("spring:last", "1");
+            }
+            KvsNodes.awaitOnBackup(dc, "spring:last", "1");
+            KvsNodes.failOver(dc);
+            withRepository(dc.backup(), repository -> {
+                RedisSession found = repository.findById(id[0]);
+                assertThat(found).isNotNull();
+                assertThat(found.<String>getAttribute("cart")).isEqualTo("2 items");
+                found.setAttribute("cart", "3 items");
+                repository.save(found);
+                assertThat(repository.findById(id[0]).<String>getAttribute("cart"))
+                        .isEqualTo("3 items");
+            });
+        }
     }
 
     @Test
