@@ -22,7 +22,6 @@ import dev.kvs.server.internal.expiry.ActiveExpiry;
 import dev.kvs.server.internal.expiry.LiveReads;
 import dev.kvs.server.internal.failover.Failover;
 import dev.kvs.server.internal.notify.EventClasses;
-import dev.kvs.server.internal.notify.EventSink;
 import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.resp.CommandContext;
 import dev.kvs.server.internal.resp.RespServer;
@@ -68,10 +67,7 @@ public final class KvsNode implements AutoCloseable {
     private final AdminPortStats adminStats = new AdminPortStats();
     /** Keys removed by active expiry: counted by it, shown by {@code INFO}. */
     private final AtomicLong expiredKeys = new AtomicLong();
-    /**
-     * Keyspace notifications, published nowhere until the node has pub/sub: the sink is where {@code
-     * PubSub::publish} goes.
-     */
+    /** Keyspace notifications, published on the RESP port's pub/sub ({@link #publishEvent}). */
     private final KeyEvents events;
 
     private final ActiveExpiry expiry;
@@ -113,7 +109,7 @@ public final class KvsNode implements AutoCloseable {
         metrics.adminPort(adminStats);
         if (coordination != null) metrics.coordination(coordination);
         metrics.clientLoops(loops.clients);
-        this.events = new KeyEvents(EventSink.NONE, EventClasses.parse(config.notifyKeyspaceEvents()));
+        this.events = new KeyEvents(this::publishEvent, EventClasses.parse(config.notifyKeyspaceEvents()));
         this.expiry = new ActiveExpiry(store, roles, writes, config.mode(), expiredKeys, config.expiry(), events);
         this.resp = respServer(config.tlsPorts().clients() ? portTls : null, stages);
         roles.readersOut(resp.readersOut()); // a backup applies an EXEC's writes while no command runs
@@ -311,6 +307,14 @@ public final class KvsNode implements AutoCloseable {
         if (open.isEmpty()) return Optional.empty();
         return Optional.of("replication is open: no clusterSecret and no tls, so " + String.join("; and ", open)
                 + ". Set the same clusterSecret (or clusterSecretFile) on both nodes, or tls");
+    }
+
+    /**
+     * The keyspace notifications' sink: the RESP port's pub/sub. Events come only from commands and active
+     * expiry, which start after the port exists.
+     */
+    private void publishEvent(byte[] channel, byte[] message) {
+        resp.pubSub().publish(channel, message);
     }
 
     /**
