@@ -640,12 +640,14 @@ final class ValueShipper implements Runnable {
         if (link.pending().newestLength(key) > chunkLimit) {
             // large: read its header only; sendChunk reads its bytes chunk by chunk
             RecordHeader h = link.store().header(key);
+            if (h != null && newest.isBefore(h.txId())) return racing();
             if (h != null && h.state() == RecordState.COMPLETE && h.valueLength() > chunkLimit) {
                 startLarge(key, h, newest, stream);
                 return null;
             }
         }
         StoredValue v = link.store().get(key);
+        if (v != null && newest.isBefore(v.txId())) return racing();
         if (v != null && v.state() == RecordState.COMPLETE) {
             if (v.header().type().isStructure()) return prepareStructure(key, newest, chunkLimit, stream);
             if (v.txId().isBefore(newest)) {
@@ -667,6 +669,17 @@ final class ValueShipper implements Runnable {
         TxId txId = v == null ? newest : v.txId();
         link.pending().shipped(key, txId);
         return new ValueChunk(txId, Op.DELETE, key, 0, 0, 0, new byte[0]);
+    }
+
+    /**
+     * The store holds a write of {@code key} newer than the tracker's: a write between its store write and
+     * its commit. Nothing ships now: that write's commit queues the key again (or, if it is one of an
+     * {@code EXEC}'s unit, its release does), so its value never reaches the backup before its key packet.
+     * A unit's value shipped early would be applied there as a plain value, and a reader of the backup
+     * would see part of the {@code EXEC}.
+     */
+    private static ValueChunk racing() {
+        return null;
     }
 
     /**
@@ -747,6 +760,7 @@ final class ValueShipper implements Runnable {
             link.pending().requeue(key);
             return null;
         }
+        if (newest.isBefore(m.header().txId())) return racing();
         TxId t = m.header().txId();
         int checksum = m.checksum();
         if (m.image().length > chunkLimit) {
