@@ -192,7 +192,13 @@ final class InfoCommand implements Command {
         line(b, "maxmemory_policy", "noeviction");
         line(b, "used_memory_scripts_eval", scripts.cachedBytes());
         line(b, "number_of_cached_scripts", scripts.cachedScripts());
-        line(b, "used_memory_scripts", scripts.cachedBytes());
+        line(b, "number_of_functions", scripts.functions().functionCount());
+        line(b, "number_of_libraries", scripts.functions().libraryCount());
+        line(b, "used_memory_functions", scripts.functions().codeBytes());
+        line(
+                b,
+                "used_memory_scripts",
+                scripts.cachedBytes() + scripts.functions().codeBytes());
     }
 
     private void persistence(StringBuilder b) {

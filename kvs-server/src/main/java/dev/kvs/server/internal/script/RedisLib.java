@@ -47,11 +47,7 @@ final class RedisLib {
                 return LuaValue.valueOf(Script.sha1hex(LuaReplies.argument(args.checkstring(1))));
             }
         });
-        redis.rawset("log", new Log());
-        redis.rawset("LOG_DEBUG", 0);
-        redis.rawset("LOG_VERBOSE", 1);
-        redis.rawset("LOG_NOTICE", 2);
-        redis.rawset("LOG_WARNING", 3);
+        addLog(redis);
         redis.rawset("setresp", new OneArgFunction() {
             @Override
             public LuaValue call(LuaValue v) {
@@ -68,6 +64,15 @@ final class RedisLib {
             }
         });
         return redis;
+    }
+
+    /** Adds {@code log} and its levels to {@code redis} (a library's load has them too). */
+    static void addLog(LuaTable redis) {
+        redis.rawset("log", new Log());
+        redis.rawset("LOG_DEBUG", 0);
+        redis.rawset("LOG_VERBOSE", 1);
+        redis.rawset("LOG_NOTICE", 2);
+        redis.rawset("LOG_WARNING", 3);
     }
 
     /**
