@@ -1252,6 +1252,13 @@ class RedisCompatibilityTest {
                         .given("FUNCTION", "LOAD", "REPLACE", FUNCTIONS)
                         .onBackup(error("ERR Function not found")),
                 read(c("FCALL", "no_such_function", "0"), error("ERR Function not found")),
+                // blocking commands are refused in a script with Redis's words, though kvs has none of them
+                read(
+                        c("EVAL", "return redis.pcall('blpop', KEYS[1], 0)", "1", K),
+                        error("ERR This Redis command is not allowed from script")),
+                read(
+                        c("EVAL", "return redis.pcall('bzpopmax', KEYS[1], 0)", "1", K),
+                        error("ERR This Redis command is not allowed from script")),
                 any(c("FCALL", "f"), wrongArity("fcall")),
                 any(c("FCALL_RO"), wrongArity("fcall_ro")),
                 node(

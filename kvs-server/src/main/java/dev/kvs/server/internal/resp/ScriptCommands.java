@@ -43,7 +43,10 @@ final class ScriptCommands {
     /** Redis 7.0.15's commands flagged {@code allow-busy} that kvs has, and SCRIPT (for SCRIPT KILL). */
     private static final Set<String> ALLOWED_WHILE_BUSY =
             Set.of("AUTH", "DISCARD", "HELLO", "MULTI", "QUIT", "RESET", "SHUTDOWN", "UNWATCH", "WATCH");
-    /** Redis 7.0.15's commands flagged {@code noscript} that kvs has, and the ones Redis refuses by subcommand. */
+    /**
+     * Redis 7.0.15's commands flagged {@code noscript} that kvs has, the ones Redis refuses by subcommand, and
+     * the blocking ones kvs lacks (a script gets Redis's refusal for them, not "unknown").
+     */
     private static final Set<String> NOT_IN_SCRIPTS = Set.of(
             "AUTH",
             "DISCARD",
@@ -285,7 +288,12 @@ final class ScriptCommands {
         @Override
         public RedisMessage call(ScriptRun run, byte[][] args) {
             CommandSpec spec = table.lookup(args[0]);
-            if (spec == null) return Replies.error("ERR Unknown Redis command called from script");
+            if (spec == null) {
+                // a command Redis refuses in scripts (a blocking one) is refused so here too, had or not
+                return NOT_IN_SCRIPTS.contains(Args.upper(args[0]))
+                        ? Replies.error("ERR This Redis command is not allowed from script")
+                        : Replies.error("ERR Unknown Redis command called from script");
+            }
             if (!spec.arityOk(args.length)) {
                 return Replies.error("ERR Wrong number of args calling Redis command from script");
             }

@@ -215,8 +215,8 @@ public final class FunctionLibraries {
         try {
             new LuaClosure(chunk, ScriptSandbox.loadGlobals(run, redis)).call();
         } catch (LuaError e) {
-            throw new ScriptEngine.Refused(
-                    "ERR Error registering functions: " + ScriptEngine.errorText(e, ScriptEngine.FUNCTION_CHUNK));
+            throw new ScriptEngine.Refused("ERR Error registering functions: "
+                    + ScriptEngine.errorText(e, ScriptEngine.FUNCTION_CHUNK, run.line()));
         } catch (StackOverflowError e) {
             throw new ScriptEngine.Refused("ERR Error registering functions: stack overflow");
         }

@@ -198,11 +198,15 @@ public final class ScriptEngine implements AutoCloseable {
         Matcher at = Pattern.compile(chunk + ":(\\d+)").matcher(full);
         String line = lastLine > 0 ? Integer.toString(lastLine) : at.find() ? at.group(1) : null;
         String where = line == null ? "" : " script: " + name + ", on @" + chunk + ":" + line + ".";
-        return new ErrorRedisMessage(LuaReplies.oneLine(errorText(e, chunk)) + where);
+        return new ErrorRedisMessage(LuaReplies.oneLine(errorText(e, chunk, lastLine)) + where);
     }
 
-    /** The text of what a script raised: its error table's, or {@code ERR} and the message with its position. */
-    static String errorText(LuaError e, String chunk) {
+    /**
+     * The text of what a script raised: its error table's, or {@code ERR} and the message with its position
+     * (a message raised by a Java function, as cjson's, gets the line the script was on, as Lua 5.1 gives
+     * a C function's error the caller's).
+     */
+    static String errorText(LuaError e, String chunk, int lastLine) {
         LuaValue obj = e.getMessageObject();
         if (obj != null && obj.istable() && obj.get(LuaReplies.ERR).isstring()) {
             return obj.get(LuaReplies.ERR).tojstring();
@@ -210,12 +214,14 @@ public final class ScriptEngine implements AutoCloseable {
         String s = obj != null && obj.isstring() ? obj.tojstring() : String.valueOf(e.getMessage());
         int t = s.indexOf("\nstack traceback:");
         if (t >= 0) s = s.substring(0, t);
+        Matcher positioned = Pattern.compile("^@?(" + chunk + ":\\d+):? ").matcher(s);
+        if (positioned.find()) {
+            s = positioned.replaceFirst("$1: ");
+        } else if (lastLine > 0) {
+            s = chunk + ":" + lastLine + ": " + s;
+        }
         // Lua 5.1's words where LuaJ's differ, for clients that match them
-        return "ERR "
-                + Pattern.compile("^@?(" + chunk + ":\\d+) ")
-                        .matcher(s)
-                        .replaceFirst("$1: ")
-                        .replace("attempt to call nil", "attempt to call a nil value");
+        return "ERR " + s.replace("attempt to call nil", "attempt to call a nil value");
     }
 
     /** True if a script has run longer than {@link #busyMillis}: other clients are answered {@code BUSY}. */

@@ -80,8 +80,9 @@ final class ScriptSandbox {
             }
         });
         g.rawset("bit", bit(g.rawget("bit32")));
+        g.rawset("cjson", LuaJson.table());
         g.rawset("redis", redis);
-        for (String lib : new String[] {"string", "table", "math", "bit32", "bit", "redis"}) {
+        for (String lib : new String[] {"string", "table", "math", "bit32", "bit", "cjson", "redis"}) {
             g.rawset(lib, ReadOnlyTable.copyOf(g.rawget(lib)));
         }
         // strings' methods: the static metatable LuaJ's StringLib just set, made read-only too
