@@ -1252,6 +1252,19 @@ class RedisCompatibilityTest {
                         .given("FUNCTION", "LOAD", "REPLACE", FUNCTIONS)
                         .onBackup(error("ERR Function not found")),
                 read(c("FCALL", "no_such_function", "0"), error("ERR Function not found")),
+                // accepted as Redis 7 without a debugger: set_repl a no-op (a script replicates as its effects)
+                read(c("EVAL", "return redis.set_repl(redis.REPL_ALL)", "0"), nil()),
+                read(
+                        c("EVAL", "return redis.set_repl(7)", "0"),
+                        error(
+                                "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE. script:"
+                                        + " cedb2b57227b6373471ce552cec25d44bc1ff54b, on @user_script:1.")),
+                read(c("EVAL", "return redis.breakpoint()", "0"), nil()),
+                read(c("EVAL", "return redis.debug('x')", "0"), nil()),
+                read(c("EVAL", "return bit.tohex(255, -4)", "0"), bulk("00FF")),
+                read(c("EVAL", "return bit.bswap(1)", "0"), integer(16777216)),
+                read(c("EVAL", "return redis.REDIS_VERSION_NUM", "0"), integer(459264))
+                        .redisSays(integer(458767)),
                 // blocking commands are refused in a script with Redis's words, though kvs has none of them
                 read(
                         c("EVAL", "return redis.pcall('blpop', KEYS[1], 0)", "1", K),

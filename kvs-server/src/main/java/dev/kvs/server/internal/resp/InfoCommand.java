@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
 /** INFO [section ...]: Redis-style sections, plus kvs's replication fields. */
 final class InfoCommand implements Command {
     /** The Redis version kvs answers as, so tools that check it accept the server. */
-    static final String REDIS_COMPAT_VERSION = "7.2.0";
+    static final String REDIS_COMPAT_VERSION = "7.2.0"; // scripts see it too: RedisLib.REDIS_VERSION
 
     /** Redis's default sections that kvs has, in Redis's order. */
     private static final List<String> DEFAULT_SECTIONS = List.of(

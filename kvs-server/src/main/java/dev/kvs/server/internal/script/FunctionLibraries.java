@@ -212,6 +212,7 @@ public final class FunctionLibraries {
         LuaTable redis = new LuaTable();
         redis.rawset("register_function", registrar);
         RedisLib.addLog(redis);
+        RedisLib.addVersion(redis);
         try {
             new LuaClosure(chunk, ScriptSandbox.loadGlobals(run, redis)).call();
         } catch (LuaError e) {

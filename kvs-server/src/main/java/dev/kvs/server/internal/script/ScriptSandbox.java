@@ -235,6 +235,23 @@ final class ScriptSandbox {
                 }
             });
         }
+        bit.rawset("bswap", new OneArgFunction() {
+            @Override
+            public LuaValue call(LuaValue x) {
+                return LuaValue.valueOf(Integer.reverseBytes((int) (long) x.checkdouble()));
+            }
+        });
+        bit.rawset("tohex", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                int x = (int) (long) args.checkdouble(1);
+                int n = args.isnoneornil(2) ? 8 : args.checkint(2);
+                boolean upper = n < 0;
+                n = Math.min(8, Math.abs(n));
+                String hex = String.format(upper ? "%08X" : "%08x", x);
+                return LuaValue.valueOf(hex.substring(8 - n));
+            }
+        });
         bit.rawset("tobit", new OneArgFunction() {
             @Override
             public LuaValue call(LuaValue x) {
