@@ -51,7 +51,6 @@ TAGS = "-needs:repl -needs:debug -needs:config-maxmemory -needs:save"
 # counts as not passed on kvs; the reason is listed with the failures. An entry starting with / is a
 # regular expression (runtest's rule), for the tests a loop names (BLPOP, BLMPOP_LEFT, ...).
 BLOCKING = "needs the blocking list commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP): kvs has no machinery that parks a client until a push"
-CJSON = "needs cmsgpack in scripts: not in kvs's Lua yet (cjson is)"
 SORT = "needs SORT: not in kvs yet"
 SKIPS = {
     "unit/type/list": [
@@ -80,15 +79,10 @@ SKIPS = {
     "unit/scripting": [
                 ("EVAL - Scripts can't run XREAD and XREADGROUP with BLOCK option", "needs streams (XADD): not in kvs"),
         ("EVAL - JSON numeric decoding", "LuaJ prints a fraction as Java does (0.0003 as 3.0E-4), not as Lua 5.1's %.14g"),
-        ("EVAL - cmsgpack can pack double?", CJSON),
-        ("EVAL - cmsgpack can pack negative int64?", CJSON),
-        ("EVAL - cmsgpack pack/unpack smoke test", CJSON),
-        ("EVAL - cmsgpack can pack and unpack circular references?", CJSON),
         ("SORT is normally not alpha re-ordered for the scripting engine", SORT),
         ("SORT BY <constant> output gets ordered for scripting", SORT),
         ("SORT BY <constant> with GET gets ordered for scripting", SORT),
                 ("Script with RESP3 map", "needs RESP3 (HELLO 3) in scripts: issue #37"),
-        ("Try trick readonly table on cmsgpack table", CJSON),
         ("Timedout scripts and unblocked command", BLOCKING),
         ("CLUSTER RESET can not be invoke from within a script", "kvs's CLUSTER has no RESET; in a script it is"
          " refused as any CLUSTER subcommand kvs lacks, with another error"),

@@ -81,8 +81,9 @@ final class ScriptSandbox {
         });
         g.rawset("bit", bit(g.rawget("bit32")));
         g.rawset("cjson", LuaJson.table());
+        g.rawset("cmsgpack", LuaMsgpack.table());
         g.rawset("redis", redis);
-        for (String lib : new String[] {"string", "table", "math", "bit32", "bit", "cjson", "redis"}) {
+        for (String lib : new String[] {"string", "table", "math", "bit32", "bit", "cjson", "cmsgpack", "redis"}) {
             g.rawset(lib, ReadOnlyTable.copyOf(g.rawget(lib)));
         }
         // strings' methods: the static metatable LuaJ's StringLib just set, made read-only too
