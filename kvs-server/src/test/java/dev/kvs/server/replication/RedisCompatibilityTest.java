@@ -1265,6 +1265,9 @@ class RedisCompatibilityTest {
                 read(c("EVAL", "return bit.bswap(1)", "0"), integer(16777216)),
                 read(c("EVAL", "return redis.REDIS_VERSION_NUM", "0"), integer(459264))
                         .redisSays(integer(458767)),
+                read(
+                        c("EVAL", "return redis.pcall('fcall', 'kvs_get', 0)", "0"),
+                        error("ERR This Redis command is not allowed from script")),
                 // blocking commands are refused in a script with Redis's words, though kvs has none of them
                 read(
                         c("EVAL", "return redis.pcall('blpop', KEYS[1], 0)", "1", K),

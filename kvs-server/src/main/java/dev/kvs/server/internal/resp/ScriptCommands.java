@@ -54,6 +54,8 @@ final class ScriptCommands {
             "EVAL_RO",
             "EVALSHA",
             "EVALSHA_RO",
+            "FCALL",
+            "FCALL_RO",
             "EXEC",
             "HELLO",
             "MULTI",
