@@ -44,6 +44,8 @@ DEFAULT_UNITS = [
     "unit/type/set",
     "unit/multi",
     "unit/protocol",
+    "unit/scripting",
+    "unit/functions",
 ]
 TAGS = "-needs:repl -needs:debug -needs:config-maxmemory -needs:save"
 # Tests the kvs run skips (runtest --skipfile), each for what kvs lacks: without the skip, the unit
@@ -98,6 +100,9 @@ SKIPS = {
         ("LUA test pcall", "needs CONFIG RESETSTAT (and INFO errorstats after it)"),
         ("LUA test pcall with error", "needs CONFIG RESETSTAT (and INFO errorstats after it)"),
         ("LUA test pcall with non string/integer arg", "needs CONFIG RESETSTAT (and INFO errorstats after it)"),
+    ],
+    "unit/functions": [
+        ("/^FUNCTION - test command get keys on fcall", "needs COMMAND GETKEYS: not in kvs"),
     ],
     "unit/multi": [
         ("EXEC fail on WATCHed key modified by SORT with STORE even if the result is empty", SORT),

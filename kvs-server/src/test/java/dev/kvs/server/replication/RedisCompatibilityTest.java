@@ -1298,6 +1298,10 @@ class RedisCompatibilityTest {
                         c("FUNCTION", "RESTORE", "x", "BAD"),
                         error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")),
                 any(c("FUNCTION", "DUMP", "x"), wrongArity("function|dump")),
+                any(
+                        c("FUNCTION", "RESTORE", "x", "FLUSH", "y"),
+                        error("ERR unknown subcommand or wrong number of arguments for 'RESTORE'. Try FUNCTION HELP.")),
+                any(c("FUNCTION", "RESTORE"), wrongArity("function|restore")),
                 any(c("FUNCTION", "STATS", "x"), wrongArity("function|stats")),
                 any(c("FUNCTION", "KILL"), error("NOTBUSY No scripts in execution right now.")),
                 any(c("FUNCTION", "FLUSH"), ok()),

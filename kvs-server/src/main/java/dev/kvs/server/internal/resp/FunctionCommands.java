@@ -74,7 +74,11 @@ final class FunctionCommands {
     }
 
     private RedisMessage restore(byte[][] a) {
-        if (a.length < 3 || a.length > 4) return Replies.wrongArity("function|restore");
+        if (a.length < 3) return Replies.wrongArity("function|restore");
+        if (a.length > 4) {
+            return Replies.error("ERR unknown subcommand or wrong number of arguments for '" + Args.text(a[1])
+                    + "'. Try FUNCTION HELP.");
+        }
         FunctionLibraries.Policy policy = FunctionLibraries.Policy.APPEND;
         if (a.length == 4) {
             try {

@@ -59,7 +59,7 @@ public final class FunctionLibraries {
      */
     public String load(byte[] code, boolean replace) throws ScriptEngine.Refused {
         FunctionLibrary lib = compile(code);
-        install(List.of(lib), replace ? Policy.REPLACE : Policy.APPEND);
+        install(List.of(lib), replace ? Policy.REPLACE : Policy.APPEND, false);
         return lib.name();
     }
 
@@ -129,7 +129,7 @@ public final class FunctionLibraries {
     public void restore(byte[] payload, Policy policy) throws ScriptEngine.Refused {
         List<FunctionLibrary> libs = new ArrayList<>();
         for (byte[] code : codes(payload)) libs.add(compile(code));
-        install(libs, policy);
+        install(libs, policy, true);
     }
 
     private static List<byte[]> codes(byte[] payload) throws ScriptEngine.Refused {
@@ -159,12 +159,17 @@ public final class FunctionLibraries {
     }
 
     /** Adds {@code libs} as {@code policy} says, or nothing if any collides or the bounds would be passed. */
-    private synchronized void install(List<FunctionLibrary> libs, Policy policy) throws ScriptEngine.Refused {
+    private synchronized void install(List<FunctionLibrary> libs, Policy policy, boolean restoring)
+            throws ScriptEngine.Refused {
         Map<String, FunctionLibrary> names =
                 policy == Policy.FLUSH ? new LinkedHashMap<>() : new LinkedHashMap<>(byName);
         for (FunctionLibrary lib : libs) {
             if (names.containsKey(lib.name()) && policy != Policy.REPLACE) {
-                throw new ScriptEngine.Refused("ERR Library '" + lib.name() + "' already exists");
+                // Redis's words differ: quoted from LOAD, not from RESTORE
+                throw new ScriptEngine.Refused(
+                        restoring
+                                ? "ERR Library " + lib.name() + " already exists"
+                                : "ERR Library '" + lib.name() + "' already exists");
             }
             names.put(lib.name(), lib);
         }
@@ -198,7 +203,7 @@ public final class FunctionLibraries {
         int eol = 0;
         while (eol < code.length && code[eol] != '\n') eol++;
         if (eol == code.length) throw new ScriptEngine.Refused("ERR Invalid library metadata");
-        String name = libraryName(new String(code, 2, eol - 2, StandardCharsets.UTF_8));
+        String name = libraryName(new String(code, 0, eol, StandardCharsets.UTF_8));
         byte[] body = new byte[code.length - eol];
         System.arraycopy(code, eol, body, 0, body.length); // keeps the newline: lines count as written
         Prototype chunk;
@@ -208,7 +213,7 @@ public final class FunctionLibraries {
             throw new ScriptEngine.Refused("ERR Error compiling function: " + e.getMessage());
         }
         ScriptRun run = new ScriptRun(name, true, true, LOAD_LIMIT_NANOS);
-        FunctionRegistrar registrar = new FunctionRegistrar(run);
+        FunctionRegistrar registrar = new FunctionRegistrar();
         LuaTable redis = new LuaTable();
         redis.rawset("register_function", registrar);
         RedisLib.addLog(redis);
@@ -227,22 +232,47 @@ public final class FunctionLibraries {
         return new FunctionLibrary(name, code.clone(), chunk, functions);
     }
 
-    /** The library's name from its shebang line (after {@code #!}), checked as Redis 7.0.15 checks it. */
+    /** The library's name from its shebang line ({@code #!lua name=...}), checked as Redis 7.0.15 checks it. */
     private static String libraryName(String shebang) throws ScriptEngine.Refused {
-        String[] parts = shebang.trim().split(" +");
-        if (!parts[0].equalsIgnoreCase("lua"))
-            throw new ScriptEngine.Refused("ERR Engine '" + parts[0] + "' not found");
+        List<String> parts = splitArgs(shebang);
+        String engine = parts.isEmpty()
+                ? ""
+                : parts.get(0).substring(Math.min(2, parts.get(0).length()));
+        if (!engine.equalsIgnoreCase("lua")) throw new ScriptEngine.Refused("ERR Engine '" + engine + "' not found");
         String name = null;
-        for (int i = 1; i < parts.length; i++) {
-            if (!parts[i].startsWith("name="))
-                throw new ScriptEngine.Refused("ERR Invalid metadata value given: " + parts[i]);
+        for (String part : parts.subList(1, parts.size())) {
+            if (!part.startsWith("name=")) throw new ScriptEngine.Refused("ERR Invalid metadata value given: " + part);
             if (name != null) {
                 throw new ScriptEngine.Refused("ERR Invalid metadata value, name argument was given multiple times");
             }
-            name = parts[i].substring(5);
+            name = part.substring(5);
         }
         if (name == null) throw new ScriptEngine.Refused("ERR Library name was not given");
         if (!FunctionRegistrar.validName(name)) throw new ScriptEngine.Refused(FunctionRegistrar.BAD_NAME);
         return name;
+    }
+
+    /** The line's words as Redis's {@code sdssplitargs} reads them: split on spaces, quotes taken out. */
+    private static List<String> splitArgs(String line) throws ScriptEngine.Refused {
+        List<String> words = new ArrayList<>();
+        StringBuilder word = null;
+        char quote = 0;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (quote != 0) {
+                if (c == quote) quote = 0;
+                else word.append(c);
+            } else if (c == ' ' || c == '\t' || c == '\r') {
+                if (word != null) words.add(word.toString());
+                word = null;
+            } else {
+                if (word == null) word = new StringBuilder();
+                if (c == '"' || c == '\'') quote = c;
+                else word.append(c);
+            }
+        }
+        if (quote != 0) throw new ScriptEngine.Refused("ERR Invalid library metadata");
+        if (word != null) words.add(word.toString());
+        return words;
     }
 }

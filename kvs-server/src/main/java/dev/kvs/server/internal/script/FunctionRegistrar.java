@@ -25,22 +25,16 @@ final class FunctionRegistrar extends VarArgFunction {
     /** The registered functions by lower-case name (Redis's function names are case-insensitive). */
     private final Map<String, Registered> functions = new LinkedHashMap<>();
 
-    private final ScriptRun run;
     private boolean closed;
-
-    FunctionRegistrar(ScriptRun run) {
-        this.run = run;
-    }
 
     /** One registration: what {@code FUNCTION LIST} shows, and the callback of this run. */
     record Registered(FunctionLibrary.Function function, LuaFunction callback) {}
 
     @Override
     public Varargs invoke(Varargs args) {
-        if (closed) {
-            throw new LuaError(ScriptEngine.FUNCTION_CHUNK + ":" + run.line()
-                    + ": attempt to call field 'register_function' (a nil value)");
-        }
+        // Redis's words for calling a field that is not there (its functions' redis has no register_function);
+        // the engine adds the line
+        if (closed) throw new LuaError("attempt to call field 'register_function' (a nil value)");
         String name = null;
         String description = null;
         LuaFunction callback = null;

@@ -160,7 +160,7 @@ public final class ScriptEngine implements AutoCloseable {
         ScriptRun run = new ScriptRun(f.name(), readOnly || f.noWrites(), true, 0);
         return tracked(run, FUNCTION_CHUNK, () -> {
             LuaTable redis = RedisLib.table(run, calls);
-            FunctionRegistrar registrar = new FunctionRegistrar(run);
+            FunctionRegistrar registrar = new FunctionRegistrar();
             redis.rawset("register_function", registrar);
             Globals g = ScriptSandbox.globals(run, redis, null, null);
             new LuaClosure(library.chunk(), g).call();
@@ -214,6 +214,8 @@ public final class ScriptEngine implements AutoCloseable {
         String s = obj != null && obj.isstring() ? obj.tojstring() : String.valueOf(e.getMessage());
         int t = s.indexOf("\nstack traceback:");
         if (t >= 0) s = s.substring(0, t);
+        // a position LuaJ put before one the message had already is said once
+        s = s.replaceFirst("^@?(" + chunk + ":\\d+):? (" + chunk + ":\\d+: )", "$2");
         Matcher positioned = Pattern.compile("^@?(" + chunk + ":\\d+):? ").matcher(s);
         if (positioned.find()) {
             s = positioned.replaceFirst("$1: ");

@@ -63,10 +63,18 @@ class FunctionLibrariesTest {
         assertThat(refusal("return 1")).isEqualTo("ERR Missing library metadata");
         assertThat(refusal("#!lua" + fn)).isEqualTo("ERR Library name was not given");
         assertThat(refusal("#!js name=x" + fn)).isEqualTo("ERR Engine 'js' not found");
+        assertThat(refusal("#! name=x" + fn)).isEqualTo("ERR Engine '' not found");
         assertThat(refusal("#!lua name=x foo=bar" + fn)).isEqualTo("ERR Invalid metadata value given: foo=bar");
         assertThat(refusal("#!lua name=a-b" + fn)).isEqualTo(FunctionRegistrar.BAD_NAME);
         assertThat(refusal("#!lua name=x name=y" + fn))
                 .isEqualTo("ERR Invalid metadata value, name argument was given multiple times");
+    }
+
+    @Test
+    void aQuotedNameIsReadAsRedisSplitsArguments() throws Exception {
+        assertThat(libraries.load(
+                        code("#!lua name=\"q1\"\nredis.register_function('f', function() return 1 end)"), false))
+                .isEqualTo("q1");
     }
 
     @Test
@@ -123,7 +131,7 @@ class FunctionLibrariesTest {
         libraries.load(code(lib("b", "redis.register_function('g', function() return 2 end)")), false);
         byte[] dump = libraries.dump();
         assertThatThrownBy(() -> libraries.restore(dump, FunctionLibraries.Policy.APPEND))
-                .hasMessage("ERR Library 'a' already exists");
+                .hasMessage("ERR Library a already exists");
         libraries.flush();
         libraries.load(code(lib("c", "redis.register_function('h', function() return 3 end)")), false);
         libraries.restore(dump, FunctionLibraries.Policy.APPEND);
