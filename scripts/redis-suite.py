@@ -44,6 +44,8 @@ DEFAULT_UNITS = [
     "unit/type/set",
     "unit/multi",
     "unit/protocol",
+    "unit/scripting",
+    "unit/functions",
 ]
 TAGS = "-needs:repl -needs:debug -needs:config-maxmemory -needs:save"
 # Tests the kvs run skips (runtest --skipfile), each for what kvs lacks: without the skip, the unit
@@ -51,7 +53,6 @@ TAGS = "-needs:repl -needs:debug -needs:config-maxmemory -needs:save"
 # counts as not passed on kvs; the reason is listed with the failures. An entry starting with / is a
 # regular expression (runtest's rule), for the tests a loop names (BLPOP, BLMPOP_LEFT, ...).
 BLOCKING = "needs the blocking list commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP): kvs has no machinery that parks a client until a push"
-CJSON = "needs cjson/cmsgpack in scripts: not in kvs's Lua yet"
 SORT = "needs SORT: not in kvs yet"
 SKIPS = {
     "unit/type/list": [
@@ -78,27 +79,13 @@ SKIPS = {
         ("Regression for a crash with blocking ops and pipelining", "needs blocking lists (BLPOP, RPUSH)"),
     ],
     "unit/scripting": [
-                ("EVAL - Scripts can't run blpop command", BLOCKING),
-        ("EVAL - Scripts can't run brpop command", BLOCKING),
-        ("EVAL - Scripts can't run brpoplpush command", BLOCKING),
-        ("EVAL - Scripts can't run blmove command", BLOCKING),
-        ("EVAL - Scripts can't run bzpopmin command", "needs sorted sets (ZADD): not in kvs yet"),
-        ("EVAL - Scripts can't run XREAD and XREADGROUP with BLOCK option", "needs streams (XADD): not in kvs"),
-                ("EVAL - JSON numeric decoding", CJSON),
-        ("EVAL - JSON string decoding", CJSON),
-        ("EVAL - JSON smoke test", CJSON),
-        ("EVAL - cmsgpack can pack double?", CJSON),
-        ("EVAL - cmsgpack can pack negative int64?", CJSON),
-        ("EVAL - cmsgpack pack/unpack smoke test", CJSON),
-        ("EVAL - cmsgpack can pack and unpack circular references?", CJSON),
+                ("EVAL - Scripts can't run XREAD and XREADGROUP with BLOCK option", "needs streams (XADD): not in kvs"),
+        ("EVAL - JSON numeric decoding", "LuaJ prints a fraction as Java does (0.0003 as 3.0E-4), not as Lua 5.1's %.14g"),
         ("SORT is normally not alpha re-ordered for the scripting engine", SORT),
         ("SORT BY <constant> output gets ordered for scripting", SORT),
         ("SORT BY <constant> with GET gets ordered for scripting", SORT),
                 ("Script with RESP3 map", "needs RESP3 (HELLO 3) in scripts: issue #37"),
-                ("Try trick readonly table on json table", CJSON),
-        ("Try trick readonly table on cmsgpack table", CJSON),
         ("Timedout scripts and unblocked command", BLOCKING),
-        ("EVAL - Scripts can't run bzpopmax command", "needs sorted sets (BZPOPMAX): not in kvs yet"),
         ("CLUSTER RESET can not be invoke from within a script", "kvs's CLUSTER has no RESET; in a script it is"
          " refused as any CLUSTER subcommand kvs lacks, with another error"),
         ("Script ACL check", "needs ACL SETUSER: kvs's users come from its settings file"),
@@ -114,6 +101,9 @@ SKIPS = {
         ("LUA test pcall with error", "needs CONFIG RESETSTAT (and INFO errorstats after it)"),
         ("LUA test pcall with non string/integer arg", "needs CONFIG RESETSTAT (and INFO errorstats after it)"),
     ],
+    "unit/functions": [
+        ("/^FUNCTION - test command get keys on fcall", "needs COMMAND GETKEYS: not in kvs"),
+    ],
     "unit/multi": [
         ("EXEC fail on WATCHed key modified by SORT with STORE even if the result is empty", SORT),
         ("Blocking commands ignores the timeout", "needs streams and blocking lists (XGROUP, BLPOP)"),
@@ -122,13 +112,6 @@ SKIPS = {
 # Units the kvs run takes in part, from a copy of the unit with one line changed (written next to it as
 # <unit>.kvs.tcl): the part left out counts as not passed, for the reason given.
 PARTS = {
-    "unit/scripting": (
-        "foreach is_eval {0 1} {",
-        "foreach is_eval {1} {",
-        "only the EVAL half (is_eval 1): the FUNCTION half loads each script with FUNCTION LOAD and runs it with"
-        " FCALL, and kvs has no function engine; its tests have the EVAL half's names, so skipping them would"
-        " skip both",
-    ),
 }
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 RESULT = re.compile(r"^\[(ok|err|exception|skip|ignore)\]:?\s*(.*?)(?:\s+\(\d+ ms\))?$")

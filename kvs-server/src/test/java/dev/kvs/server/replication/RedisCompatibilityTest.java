@@ -1230,6 +1230,98 @@ class RedisCompatibilityTest {
                         c("EVAL_RO", "#!lua\nreturn 1", "0"),
                         error("ERR Can not execute a script with write flag using *_ro command.")),
                 read(c("EVAL_RO", "#!lua flags=no-writes\nreturn 1", "0"), integer(1)),
+                // functions (issue 37), replies from redis 7.0.15; the backup's libraries are its own (it never
+                // saw the primary's FUNCTION LOAD), so there FCALL finds no function
+                read(c("FCALL", "kvs_get", "1", K), bulk("v"))
+                        .given("SET", K, "v")
+                        .given("FUNCTION", "LOAD", "REPLACE", FUNCTIONS)
+                        .onBackup(error("ERR Function not found")),
+                read(c("FCALL_RO", "KVS_RO_GET", "1", K), bulk("v"))
+                        .given("SET", K, "v")
+                        .given("FUNCTION", "LOAD", "REPLACE", FUNCTIONS)
+                        .onBackup(error("ERR Function not found")),
+                read(c("FCALL", "kvs_set", "1", K, "w"), ok())
+                        .given("FUNCTION", "LOAD", "REPLACE", FUNCTIONS)
+                        .onBackup(error("ERR Function not found")),
+                read(
+                                c("FCALL_RO", "kvs_set", "1", K, "w"),
+                                error("ERR Can not execute a script with write flag using *_ro command."))
+                        .given("FUNCTION", "LOAD", "REPLACE", FUNCTIONS)
+                        .onBackup(error("ERR Function not found")),
+                read(
+                                c("FCALL", "kvs_ro_set", "1", K),
+                                error("ERR Write commands are not allowed from read-only scripts. script: kvs_ro_set,"
+                                        + " on @user_function:4."))
+                        .given("FUNCTION", "LOAD", "REPLACE", FUNCTIONS)
+                        .onBackup(error("ERR Function not found")),
+                read(
+                                c("FCALL", "kvs_err", "0"),
+                                error("ERR user_function:5: boom script: kvs_err, on @user_function:5."))
+                        .given("FUNCTION", "LOAD", "REPLACE", FUNCTIONS)
+                        .onBackup(error("ERR Function not found")),
+                read(c("FCALL", "kvs_get", "x"), error("ERR Bad number of keys provided"))
+                        .given("FUNCTION", "LOAD", "REPLACE", FUNCTIONS)
+                        .onBackup(error("ERR Function not found")),
+                read(c("FCALL", "kvs_get", "-1"), error("ERR Number of keys can't be negative"))
+                        .given("FUNCTION", "LOAD", "REPLACE", FUNCTIONS)
+                        .onBackup(error("ERR Function not found")),
+                read(c("FCALL", "kvs_get", "3", "a"), error("ERR Number of keys can't be greater than number of args"))
+                        .given("FUNCTION", "LOAD", "REPLACE", FUNCTIONS)
+                        .onBackup(error("ERR Function not found")),
+                read(c("FCALL", "no_such_function", "0"), error("ERR Function not found")),
+                // accepted as Redis 7 without a debugger: set_repl a no-op (a script replicates as its effects)
+                read(c("EVAL", "return redis.set_repl(redis.REPL_ALL)", "0"), nil()),
+                read(
+                        c("EVAL", "return redis.set_repl(7)", "0"),
+                        error(
+                                "ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE. script:"
+                                        + " cedb2b57227b6373471ce552cec25d44bc1ff54b, on @user_script:1.")),
+                read(c("EVAL", "return redis.breakpoint()", "0"), nil()),
+                read(c("EVAL", "return redis.debug('x')", "0"), nil()),
+                read(c("EVAL", "return bit.tohex(255, -4)", "0"), bulk("00FF")),
+                read(c("EVAL", "return bit.bswap(1)", "0"), integer(16777216)),
+                read(c("EVAL", "return redis.REDIS_VERSION_NUM", "0"), integer(459264))
+                        .redisSays(integer(458767)),
+                read(
+                        c("EVAL", "return redis.pcall('fcall', 'kvs_get', 0)", "0"),
+                        error("ERR This Redis command is not allowed from script")),
+                // blocking commands are refused in a script with Redis's words, though kvs has none of them
+                read(
+                        c("EVAL", "return redis.pcall('blpop', KEYS[1], 0)", "1", K),
+                        error("ERR This Redis command is not allowed from script")),
+                read(
+                        c("EVAL", "return redis.pcall('bzpopmax', KEYS[1], 0)", "1", K),
+                        error("ERR This Redis command is not allowed from script")),
+                any(c("FCALL", "f"), wrongArity("fcall")),
+                any(c("FCALL_RO"), wrongArity("fcall_ro")),
+                node(
+                                c("FUNCTION", "LIST", "LIBRARYNAME", "kvs*"),
+                                matching("kvslib's entry", RedisCompatibilityTest::listsKvslib),
+                                array())
+                        .given("FUNCTION", "LOAD", "REPLACE", FUNCTIONS),
+                any(c("FUNCTION", "LOAD", "return 1"), error("ERR Missing library metadata")),
+                any(c("FUNCTION", "LOAD", "#!lua name=x\nreturn 1"), error("ERR No functions registered")),
+                any(
+                        c("FUNCTION", "LOAD", "#!lua name=x\nredis.call('ping')"),
+                        error("ERR Error registering functions: ERR user_function:2: Script attempted to access"
+                                + " nonexistent global variable 'call'")),
+                any(c("FUNCTION", "LOAD", "#!js name=x\n"), error("ERR Engine 'js' not found")),
+                any(c("FUNCTION", "LOAD", "REPLACE", "x", "y"), error("ERR Unknown option given: x")),
+                any(c("FUNCTION", "LOAD"), wrongArity("function|load")),
+                any(c("FUNCTION", "DELETE", "no_such_library"), error("ERR Library not found")),
+                any(c("FUNCTION", "DELETE"), wrongArity("function|delete")),
+                any(c("FUNCTION", "RESTORE", "garbage"), error("ERR DUMP payload version or checksum are wrong")),
+                any(
+                        c("FUNCTION", "RESTORE", "x", "BAD"),
+                        error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")),
+                any(c("FUNCTION", "DUMP", "x"), wrongArity("function|dump")),
+                any(
+                        c("FUNCTION", "RESTORE", "x", "FLUSH", "y"),
+                        error("ERR unknown subcommand or wrong number of arguments for 'RESTORE'. Try FUNCTION HELP.")),
+                any(c("FUNCTION", "RESTORE"), wrongArity("function|restore")),
+                any(c("FUNCTION", "STATS", "x"), wrongArity("function|stats")),
+                any(c("FUNCTION", "KILL"), error("NOTBUSY No scripts in execution right now.")),
+                any(c("FUNCTION", "FLUSH"), ok()),
                 read(c("EVAL", "#!lua flags=bad\nreturn 1", "0"), error("ERR Unexpected flag in script shebang: bad")),
                 read(c("EVAL", "#!lua foo=bar\nreturn 1", "0"), error("ERR Unknown lua shebang option: foo=bar")),
                 read(c("EVAL", "#!python\nreturn 1", "0"), error("ERR Unexpected engine in script shebang: #!python")),
@@ -1392,6 +1484,26 @@ class RedisCompatibilityTest {
     }
 
     static final String EXECABORT = "EXECABORT Transaction discarded because of previous errors.";
+
+    /** A library for the FCALL rows (its lines count: an error names its line). */
+    private static final String FUNCTIONS = "#!lua name=kvslib\n"
+            + "redis.register_function('kvs_get', function(k, a) return redis.call('GET', k[1]) end)\n"
+            + "redis.register_function('kvs_set', function(k, a) return redis.call('SET', k[1], a[1]) end)\n"
+            + "redis.register_function{function_name='kvs_ro_set', callback=function(k, a)"
+            + " return redis.call('SET', k[1], 'x') end, flags={'no-writes'}}\n"
+            + "redis.register_function('kvs_err', function(k, a) error('boom') end)\n"
+            + "redis.register_function{function_name='kvs_ro_get', callback=function(k, a)"
+            + " return redis.call('GET', k[1]) end, flags={'no-writes'}}\n";
+
+    /** FUNCTION LIST's reply of kvslib alone: its name, engine and five functions. */
+    private static boolean listsKvslib(Object reply) {
+        if (!(reply instanceof List<?> libs) || libs.size() != 1 || !(libs.get(0) instanceof List<?> lib)) return false;
+        return lib.size() == 6
+                && "kvslib".equals(new String((byte[]) lib.get(1), StandardCharsets.UTF_8))
+                && "LUA".equals(new String((byte[]) lib.get(3), StandardCharsets.UTF_8))
+                && lib.get(5) instanceof List<?> fns
+                && fns.size() == 5;
+    }
 
     /** An EXEC row: {@code expected} on the primary; the backup's connection, which saw no MULTI, refuses EXEC. */
     private static Row tx(String[] command, Reply expected) {

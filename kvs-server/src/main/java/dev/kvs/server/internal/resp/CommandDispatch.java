@@ -83,12 +83,13 @@ final class CommandDispatch {
         }
         if (scripts.busy() && !ScriptCommands.allowedWhileBusy(spec, args)) {
             spec.counters().rejected.increment();
-            if (tx == null) return ScriptCommands.BUSY;
+            RedisMessage busy = scripts.busyReply();
+            if (tx == null) return busy;
             tx.refuse();
-            if (spec.command() != transactions.exec) return ScriptCommands.BUSY;
+            if (spec.command() != transactions.exec) return busy;
             session.transaction = null; // EXEC refused ends the transaction, as Redis
             session.watched = null;
-            return TransactionCommands.abortedBy(ScriptCommands.BUSY);
+            return TransactionCommands.abortedBy(busy);
         }
         if (tx != null && !TransactionCommands.runsAtOnce(spec)) return TransactionCommands.queue(session, spec, args);
         if (spec.command() == transactions.exec) {
@@ -106,7 +107,7 @@ final class CommandDispatch {
         Lock shared = barrier.enter(scripts::busy);
         if (shared == null) {
             spec.counters().rejected.increment();
-            return ScriptCommands.BUSY; // a script ran past busy-reply-threshold while this one waited
+            return scripts.busyReply(); // a script ran past busy-reply-threshold while this one waited
         }
         try {
             return execute(session, spec, args);

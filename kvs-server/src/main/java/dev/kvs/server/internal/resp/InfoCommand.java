@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
 /** INFO [section ...]: Redis-style sections, plus kvs's replication fields. */
 final class InfoCommand implements Command {
     /** The Redis version kvs answers as, so tools that check it accept the server. */
-    static final String REDIS_COMPAT_VERSION = "7.2.0";
+    static final String REDIS_COMPAT_VERSION = "7.2.0"; // scripts see it too: RedisLib.REDIS_VERSION
 
     /** Redis's default sections that kvs has, in Redis's order. */
     private static final List<String> DEFAULT_SECTIONS = List.of(
@@ -197,7 +197,13 @@ final class InfoCommand implements Command {
         line(b, "maxmemory_policy", "noeviction");
         line(b, "used_memory_scripts_eval", scripts.cachedBytes());
         line(b, "number_of_cached_scripts", scripts.cachedScripts());
-        line(b, "used_memory_scripts", scripts.cachedBytes());
+        line(b, "number_of_functions", scripts.functions().functionCount());
+        line(b, "number_of_libraries", scripts.functions().libraryCount());
+        line(b, "used_memory_functions", scripts.functions().codeBytes());
+        line(
+                b,
+                "used_memory_scripts",
+                scripts.cachedBytes() + scripts.functions().codeBytes());
     }
 
     private void persistence(StringBuilder b) {

@@ -131,7 +131,6 @@ public final class RespServer {
         new ShutdownCommand(node).register(table);
         new ConnectionCommands(node, users, aclLog, warnings).register(table);
         new AclCommand(users, !node.config().clientAuthRequired(), aclLog).register(table);
-        new FunctionCommands().register(table);
         new KvsCommands(node).register(table);
         BackupReadCommands.register(table);
         new ClusterCommands(node.cluster()).register(table);
@@ -140,6 +139,7 @@ public final class RespServer {
         transactions.register(table);
         this.scripts = new ScriptCommands(node, scriptEngine, barrier, table, refusals, stats);
         scripts.register(table);
+        new FunctionCommands(scriptEngine, scripts::runningCommand).register(table);
     }
 
     /**

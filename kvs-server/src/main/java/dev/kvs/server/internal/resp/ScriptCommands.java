@@ -3,6 +3,7 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.cluster.HashSlots;
 import dev.kvs.core.KvsException;
 import dev.kvs.server.internal.cluster.ClusterView;
+import dev.kvs.server.internal.script.FunctionLibrary;
 import dev.kvs.server.internal.script.Script;
 import dev.kvs.server.internal.script.ScriptCalls;
 import dev.kvs.server.internal.script.ScriptEngine;
@@ -42,7 +43,10 @@ final class ScriptCommands {
     /** Redis 7.0.15's commands flagged {@code allow-busy} that kvs has, and SCRIPT (for SCRIPT KILL). */
     private static final Set<String> ALLOWED_WHILE_BUSY =
             Set.of("AUTH", "DISCARD", "HELLO", "MULTI", "QUIT", "RESET", "SHUTDOWN", "UNWATCH", "WATCH");
-    /** Redis 7.0.15's commands flagged {@code noscript} that kvs has, and the ones Redis refuses by subcommand. */
+    /**
+     * Redis 7.0.15's commands flagged {@code noscript} that kvs has, the ones Redis refuses by subcommand, and
+     * the blocking ones kvs lacks (a script gets Redis's refusal for them, not "unknown").
+     */
     private static final Set<String> NOT_IN_SCRIPTS = Set.of(
             "AUTH",
             "DISCARD",
@@ -50,6 +54,8 @@ final class ScriptCommands {
             "EVAL_RO",
             "EVALSHA",
             "EVALSHA_RO",
+            "FCALL",
+            "FCALL_RO",
             "EXEC",
             "HELLO",
             "MULTI",
@@ -110,16 +116,18 @@ final class ScriptCommands {
     void register(CommandTable t) {
         int data = CommandSpec.DATA;
         // the table's command runs the script on the caller's thread: EXEC's, which holds the barrier
-        t.add("EVAL", -3, data, 0, 0, 0, (s, a) -> runHere(s, a, false, false));
-        t.add("EVALSHA", -3, data, 0, 0, 0, (s, a) -> runHere(s, a, true, false));
-        t.add("EVAL_RO", -3, data, 0, 0, 0, (s, a) -> runHere(s, a, false, true));
-        t.add("EVALSHA_RO", -3, data, 0, 0, 0, (s, a) -> runHere(s, a, true, true));
+        t.add("EVAL", -3, data, 0, 0, 0, (s, a) -> runHere(s, a, "EVAL"));
+        t.add("EVALSHA", -3, data, 0, 0, 0, (s, a) -> runHere(s, a, "EVALSHA"));
+        t.add("EVAL_RO", -3, data, 0, 0, 0, (s, a) -> runHere(s, a, "EVAL_RO"));
+        t.add("EVALSHA_RO", -3, data, 0, 0, 0, (s, a) -> runHere(s, a, "EVALSHA_RO"));
+        t.add("FCALL", -3, data, 0, 0, 0, (s, a) -> runHere(s, a, "FCALL"));
+        t.add("FCALL_RO", -3, data, 0, 0, 0, (s, a) -> runHere(s, a, "FCALL_RO"));
         t.add("SCRIPT", -2, 0, 0, 0, 0, this::script);
     }
 
     /** True if {@code spec} runs a script: {@link CommandDispatch} runs it with {@link #start}. */
     static boolean runsScript(CommandSpec spec) {
-        return spec.name().startsWith("EVAL");
+        return spec.name().startsWith("EVAL") || spec.name().startsWith("FCALL");
     }
 
     /** True while a script has run longer than {@code busy-reply-threshold}. */
@@ -127,16 +135,38 @@ final class ScriptCommands {
         return engine.busy();
     }
 
+    /** The {@code BUSY} error other clients get meanwhile: it names {@code SCRIPT KILL} or {@code FUNCTION KILL}. */
+    RedisMessage busyReply() {
+        ScriptRun r = engine.running();
+        return r != null && r.function() ? ScriptEngine.busyReply(true) : BUSY;
+    }
+
     /** True if the command {@code args} names runs while a script is busy (the rest are answered {@link #BUSY}). */
     static boolean allowedWhileBusy(CommandSpec spec, byte[][] args) {
         if (ALLOWED_WHILE_BUSY.contains(spec.name())) return true;
-        return spec.name().equals("SCRIPT")
-                && args.length == 2
-                && Args.upper(args[1]).equals("KILL");
+        if (spec.name().equals("SCRIPT"))
+            return args.length == 2 && Args.upper(args[1]).equals("KILL");
+        if (!spec.name().equals("FUNCTION") || args.length != 2) return false;
+        String sub = Args.upper(args[1]);
+        return sub.equals("KILL") || sub.equals("STATS");
     }
 
-    /** A script's command's parts, checked. */
-    private record Call(Script script, boolean readOnly, byte[][] keys, byte[][] argv) {}
+    /** A script's or function's command's parts, checked (a function's call has its library, no script). */
+    private record Call(
+            Script script,
+            FunctionLibrary library,
+            String function,
+            boolean readOnly,
+            byte[][] keys,
+            byte[][] argv,
+            byte[][] command) {}
+
+    /** The command of the script running alone now ({@code FUNCTION STATS}), or null. */
+    private volatile byte[][] runningCommand;
+
+    byte[][] runningCommand() {
+        return runningCommand;
+    }
 
     /**
      * Starts the script {@code args} names on the engine's thread, alone in the barrier; {@code s}'s later
@@ -155,8 +185,7 @@ final class ScriptCommands {
     }
 
     /** Inside EXEC: runs the script on this thread, in EXEC's barrier (and unit, if it has one). */
-    private RedisMessage runHere(Session s, byte[][] args, boolean bySha, boolean readOnly) {
-        String name = (bySha ? "EVALSHA" : "EVAL") + (readOnly ? "_RO" : "");
+    private RedisMessage runHere(Session s, byte[][] args, String name) {
         Object parsed = parse(s, name, args);
         if (parsed instanceof RedisMessage error) return error;
         return runAtomic(s, (Call) parsed);
@@ -164,12 +193,25 @@ final class ScriptCommands {
 
     /** The script's parts, or the error reply for them. */
     private Object parse(Session s, String name, byte[][] a) {
+        boolean function = name.startsWith("FCALL");
+        FunctionLibrary library = null;
+        if (function) {
+            library = engine.functions().libraryOf(Args.text(a[1]));
+            if (library == null) return Replies.error("ERR Function not found");
+            if (Args.parseLong(a[2]) == null) return Replies.error("ERR Bad number of keys provided");
+        }
         Long numkeys = Args.parseLong(a[2]);
         if (numkeys == null) return Replies.error("ERR value is not an integer or out of range");
         if (numkeys < 0) return Replies.error("ERR Number of keys can't be negative");
         if (numkeys > a.length - 3) return Replies.error("ERR Number of keys can't be greater than number of args");
-        Script script;
-        if (name.startsWith("EVALSHA")) {
+        Script script = null;
+        boolean readOnly = name.endsWith("_RO");
+        if (function) {
+            FunctionLibrary.Function f = functionNamed(library, Args.text(a[1]));
+            if (readOnly && !f.noWrites()) {
+                return Replies.error("ERR Can not execute a script with write flag using *_ro command.");
+            }
+        } else if (name.startsWith("EVALSHA")) {
             script = engine.cached(Args.text(a[1]));
             if (script == null) return NOSCRIPT;
         } else {
@@ -179,8 +221,7 @@ final class ScriptCommands {
                 return Replies.error(e.getMessage());
             }
         }
-        boolean readOnly = name.endsWith("_RO");
-        if (readOnly && script.shebang() && !script.noWrites()) {
+        if (!function && readOnly && script.shebang() && !script.noWrites()) {
             return Replies.error("ERR Can not execute a script with write flag using *_ro command.");
         }
         byte[][] keys = Arrays.copyOfRange(a, 3, 3 + numkeys.intValue());
@@ -191,16 +232,32 @@ final class ScriptCommands {
             RedisMessage elsewhere = refusals.servingRefusal(s, get, new byte[][] {a[0], keys[0]});
             if (elsewhere != null) return elsewhere;
         }
-        return new Call(script, readOnly, keys, Arrays.copyOfRange(a, 3 + numkeys.intValue(), a.length));
+        return new Call(
+                script,
+                library,
+                function ? Args.text(a[1]) : null,
+                readOnly,
+                keys,
+                Arrays.copyOfRange(a, 3 + numkeys.intValue(), a.length),
+                a);
+    }
+
+    private static FunctionLibrary.Function functionNamed(FunctionLibrary library, String name) {
+        for (FunctionLibrary.Function f : library.functions()) if (f.name().equalsIgnoreCase(name)) return f;
+        throw new IllegalStateException("library " + library.name() + " has no function " + name);
     }
 
     /** Runs the script; called with the barrier held alone. Its writes are one unit. */
     private RedisMessage runAtomic(Session s, Call call) {
         Calls calls = new Calls(s, call.keys);
         RedisMessage reply;
+        runningCommand = call.command;
         try {
-            reply = engine.run(call.script, call.readOnly, call.keys, call.argv, calls);
+            reply = call.library != null
+                    ? engine.runFunction(call.library, call.function, call.readOnly, call.keys, call.argv, calls)
+                    : engine.run(call.script, call.readOnly, call.keys, call.argv, calls);
         } finally {
+            runningCommand = null;
             if (calls.unit != null) calls.unit.end();
         }
         if (calls.waits.isEmpty()) return reply;
@@ -235,7 +292,12 @@ final class ScriptCommands {
         @Override
         public RedisMessage call(ScriptRun run, byte[][] args) {
             CommandSpec spec = table.lookup(args[0]);
-            if (spec == null) return Replies.error("ERR Unknown Redis command called from script");
+            if (spec == null) {
+                // a command Redis refuses in scripts (a blocking one) is refused so here too, had or not
+                return NOT_IN_SCRIPTS.contains(Args.upper(args[0]))
+                        ? Replies.error("ERR This Redis command is not allowed from script")
+                        : Replies.error("ERR Unknown Redis command called from script");
+            }
             if (!spec.arityOk(args.length)) {
                 return Replies.error("ERR Wrong number of args calling Redis command from script");
             }
@@ -349,7 +411,7 @@ final class ScriptCommands {
             }
             case "KILL" -> {
                 if (a.length != 2) return Replies.wrongArity("script|kill");
-                RedisMessage refused = engine.kill();
+                RedisMessage refused = engine.kill(false);
                 return refused != null ? refused : Replies.OK;
             }
             case "HELP" -> {

@@ -47,11 +47,7 @@ final class RedisLib {
                 return LuaValue.valueOf(Script.sha1hex(LuaReplies.argument(args.checkstring(1))));
             }
         });
-        redis.rawset("log", new Log());
-        redis.rawset("LOG_DEBUG", 0);
-        redis.rawset("LOG_VERBOSE", 1);
-        redis.rawset("LOG_NOTICE", 2);
-        redis.rawset("LOG_WARNING", 3);
+        addLog(redis);
         redis.rawset("setresp", new OneArgFunction() {
             @Override
             public LuaValue call(LuaValue v) {
@@ -67,7 +63,61 @@ final class RedisLib {
                 return LuaValue.TRUE;
             }
         });
+        // Redis 7 replicates a script as its effects whatever set_repl says; kvs always does: accepted, no-op
+        redis.rawset("REPL_NONE", 0);
+        redis.rawset("REPL_AOF", 1);
+        redis.rawset("REPL_SLAVE", 2);
+        redis.rawset("REPL_REPLICA", 2);
+        redis.rawset("REPL_ALL", 3);
+        redis.rawset("set_repl", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                if (args.narg() != 1) throw raised("ERR redis.set_repl() requires two arguments.");
+                int flags = args.arg1().isnumber() || args.arg1().isstring()
+                        ? (int) args.arg1().optdouble(0)
+                        : 0;
+                if ((flags & ~3) != 0) {
+                    throw raised("ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+                }
+                return LuaValue.NONE;
+            }
+        });
+        // as Redis without its Lua debugger (SCRIPT DEBUG): no breakpoint is ever taken, debug prints nothing
+        redis.rawset("breakpoint", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                return LuaValue.FALSE;
+            }
+        });
+        redis.rawset("debug", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                return LuaValue.NONE;
+            }
+        });
+        addVersion(redis);
         return redis;
+    }
+
+    /** The Redis version kvs answers as, as {@code INFO}'s {@code redis_version} gives it. */
+    static final String REDIS_VERSION = "7.2.0";
+
+    /** Adds {@code REDIS_VERSION} and {@code REDIS_VERSION_NUM} to {@code redis} (a library's load has them too). */
+    static void addVersion(LuaTable redis) {
+        redis.rawset("REDIS_VERSION", REDIS_VERSION);
+        String[] v = REDIS_VERSION.split("\\.");
+        redis.rawset(
+                "REDIS_VERSION_NUM",
+                (Integer.parseInt(v[0]) << 16) | (Integer.parseInt(v[1]) << 8) | Integer.parseInt(v[2]));
+    }
+
+    /** Adds {@code log} and its levels to {@code redis} (a library's load has them too). */
+    static void addLog(LuaTable redis) {
+        redis.rawset("log", new Log());
+        redis.rawset("LOG_DEBUG", 0);
+        redis.rawset("LOG_VERBOSE", 1);
+        redis.rawset("LOG_NOTICE", 2);
+        redis.rawset("LOG_WARNING", 3);
     }
 
     /**

@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 import org.luaj.vm2.Globals;
 import org.luaj.vm2.LuaClosure;
 import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Prototype;
 import org.luaj.vm2.compiler.LuaC;
@@ -38,10 +39,13 @@ public final class ScriptEngine implements AutoCloseable {
 
     public static final long MAX_CACHED_BYTES = 64L << 20;
 
-    private static final Pattern LINE = Pattern.compile("user_script:(\\d+)");
-    private static final Pattern POSITION = Pattern.compile("^@?(user_script:\\d+) ");
+    /** The chunk names Redis gives an {@code EVAL} script and a library's code: errors say where by them. */
+    static final String SCRIPT_CHUNK = "user_script";
+
+    static final String FUNCTION_CHUNK = "user_function";
 
     private final ScriptCache cache = new ScriptCache(MAX_CACHED_SCRIPTS, MAX_CACHED_BYTES);
+    private final FunctionLibraries functions = new FunctionLibraries();
     private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(null, r, "kvs-script", 64L << 20); // deep recursion ends in an error, not a crash
         t.setDaemon(true);
@@ -113,6 +117,11 @@ public final class ScriptEngine implements AutoCloseable {
         return cache.bytes();
     }
 
+    /** The node's function libraries ({@code FUNCTION LOAD}...). */
+    public FunctionLibraries functions() {
+        return functions;
+    }
+
     /** Runs {@code task} on the scripts' thread. */
     public <T> CompletableFuture<T> submit(Supplier<T> task) {
         return CompletableFuture.supplyAsync(task, thread);
@@ -127,45 +136,94 @@ public final class ScriptEngine implements AutoCloseable {
      */
     public RedisMessage run(Script script, boolean readOnly, byte[][] keys, byte[][] argv, ScriptCalls calls) {
         ScriptRun run = new ScriptRun(script.sha(), readOnly || script.noWrites());
+        return tracked(run, SCRIPT_CHUNK, () -> {
+            Globals g = ScriptSandbox.globals(run, RedisLib.table(run, calls), keys, argv);
+            return new Ran(g, new LuaClosure(script.code(), g).call());
+        });
+    }
+
+    /**
+     * Runs the function {@code name} of {@code library} now, on this thread, with {@code keys} and {@code
+     * argv} as its two arguments ({@code FCALL}). The library's code runs first on the fresh sandbox to
+     * register its functions again (so nothing is shared between calls), then the function.
+     *
+     * @param readOnly run from {@code FCALL_RO}: no write command
+     * @return its reply: its result converted, or Redis's error reply for what it raised
+     */
+    public RedisMessage runFunction(
+            FunctionLibrary library, String name, boolean readOnly, byte[][] keys, byte[][] argv, ScriptCalls calls) {
+        FunctionLibrary.Function f = null;
+        for (FunctionLibrary.Function candidate : library.functions()) {
+            if (candidate.name().equalsIgnoreCase(name)) f = candidate;
+        }
+        if (f == null) return new ErrorRedisMessage("ERR Function not found");
+        ScriptRun run = new ScriptRun(f.name(), readOnly || f.noWrites(), true, 0);
+        return tracked(run, FUNCTION_CHUNK, () -> {
+            LuaTable redis = RedisLib.table(run, calls);
+            FunctionRegistrar registrar = new FunctionRegistrar();
+            redis.rawset("register_function", registrar);
+            Globals g = ScriptSandbox.globals(run, redis, null, null);
+            new LuaClosure(library.chunk(), g).call();
+            registrar.close();
+            FunctionRegistrar.Registered r = registrar.registration(run.sha());
+            if (r == null) throw new LuaError("function " + run.sha() + " was not registered again");
+            return new Ran(g, r.callback().call(ScriptSandbox.strings(keys), ScriptSandbox.strings(argv)));
+        });
+    }
+
+    /** What a run returned, and the globals it ran in (which know the line it ended on). */
+    private record Ran(Globals globals, LuaValue result) {}
+
+    /** Runs {@code body} as {@code run}, known as the running script if none is (a script in EXEC's is). */
+    private RedisMessage tracked(ScriptRun run, String chunk, Supplier<Ran> body) {
         boolean tracked = running == null;
         if (tracked) running = run;
-        Globals g = null;
         try {
-            g = ScriptSandbox.globals(run, RedisLib.table(run, calls), keys, argv);
-            return LuaReplies.toReply(new LuaClosure(script.code(), g).call());
+            return LuaReplies.toReply(body.get().result());
         } catch (LuaError e) {
-            int line = g != null && g.debuglib instanceof ScriptSandbox.Watchdog w ? w.line() : 0;
-            return errorReply(e, script.sha(), line);
+            return errorReply(e, run.sha(), run.line(), chunk);
         } catch (StackOverflowError e) {
-            return new ErrorRedisMessage("ERR Error running script (call to f_" + script.sha() + "): stack overflow");
+            String what = run.function() ? run.sha() : "f_" + run.sha();
+            return new ErrorRedisMessage("ERR Error running script (call to " + what + "): stack overflow");
         } finally {
             if (tracked) running = null;
         }
     }
 
     /** Redis's reply for what a script raised: its error table's text, or {@code ERR} and the message; and where. */
-    private static RedisMessage errorReply(LuaError e, String sha, int lastLine) {
+    private static RedisMessage errorReply(LuaError e, String name, int lastLine, String chunk) {
         String full = String.valueOf(e.getMessage());
         int trace = full.indexOf("\nstack traceback:");
         if (trace >= 0) full = full.substring(0, trace);
-        Matcher at = LINE.matcher(full);
+        Matcher at = Pattern.compile(chunk + ":(\\d+)").matcher(full);
         String line = lastLine > 0 ? Integer.toString(lastLine) : at.find() ? at.group(1) : null;
+        String where = line == null ? "" : " script: " + name + ", on @" + chunk + ":" + line + ".";
+        return new ErrorRedisMessage(LuaReplies.oneLine(errorText(e, chunk, lastLine)) + where);
+    }
+
+    /**
+     * The text of what a script raised: its error table's, or {@code ERR} and the message with its position
+     * (a message raised by a Java function, as cjson's, gets the line the script was on, as Lua 5.1 gives
+     * a C function's error the caller's).
+     */
+    static String errorText(LuaError e, String chunk, int lastLine) {
         LuaValue obj = e.getMessageObject();
-        String text;
         if (obj != null && obj.istable() && obj.get(LuaReplies.ERR).isstring()) {
-            text = obj.get(LuaReplies.ERR).tojstring();
-        } else {
-            String s = obj != null && obj.isstring() ? obj.tojstring() : full;
-            int t = s.indexOf("\nstack traceback:");
-            if (t >= 0) s = s.substring(0, t);
-            // Lua 5.1's words where LuaJ's differ, for clients that match them
-            text = "ERR "
-                    + POSITION.matcher(s)
-                            .replaceFirst("$1: ")
-                            .replace("attempt to call nil", "attempt to call a nil value");
+            return obj.get(LuaReplies.ERR).tojstring();
         }
-        String where = line == null ? "" : " script: " + sha + ", on @user_script:" + line + ".";
-        return new ErrorRedisMessage(LuaReplies.oneLine(text) + where);
+        String s = obj != null && obj.isstring() ? obj.tojstring() : String.valueOf(e.getMessage());
+        int t = s.indexOf("\nstack traceback:");
+        if (t >= 0) s = s.substring(0, t);
+        // a position LuaJ put before one the message had already is said once
+        s = s.replaceFirst("^@?(" + chunk + ":\\d+):? (" + chunk + ":\\d+: )", "$2");
+        Matcher positioned = Pattern.compile("^@?(" + chunk + ":\\d+):? ").matcher(s);
+        if (positioned.find()) {
+            s = positioned.replaceFirst("$1: ");
+        } else if (lastLine > 0) {
+            s = chunk + ":" + lastLine + ": " + s;
+        }
+        // Lua 5.1's words where LuaJ's differ, for clients that match them
+        return "ERR " + s.replace("attempt to call nil", "attempt to call a nil value");
     }
 
     /** True if a script has run longer than {@link #busyMillis}: other clients are answered {@code BUSY}. */
@@ -174,8 +232,12 @@ public final class ScriptEngine implements AutoCloseable {
         return r != null && r.runningNanos() > busyMillis * 1_000_000;
     }
 
-    /** What {@code SCRIPT KILL} answers: OK once the running script is marked killed, else why not. */
-    public RedisMessage kill() {
+    /**
+     * What {@code SCRIPT KILL} ({@code function} false) or {@code FUNCTION KILL} answers, as Redis 7.0.15:
+     * null once the running script is marked killed, else why not (none runs, it wrote, or it is of the
+     * other kind: Redis answers that with the other kind's {@code BUSY}).
+     */
+    public RedisMessage kill(boolean function) {
         ScriptRun r = running;
         if (r == null) return new ErrorRedisMessage("NOTBUSY No scripts in execution right now.");
         if (r.wrote()) {
@@ -183,8 +245,25 @@ public final class ScriptEngine implements AutoCloseable {
                     + " dataset. You can either wait the script termination or kill the server in a hard way using"
                     + " the SHUTDOWN NOSAVE command.");
         }
+        if (r.function() != function) return busyReply(r.function());
         r.kill();
         return null;
+    }
+
+    /** {@code SCRIPT KILL}'s answer: {@link #kill(boolean)} of a script. */
+    public RedisMessage kill() {
+        return kill(false);
+    }
+
+    /** The running script or function, or null. */
+    public ScriptRun running() {
+        return running;
+    }
+
+    /** Redis's {@code BUSY} error while a script ({@code function} false) or a function runs: it names the KILL to use. */
+    public static ErrorRedisMessage busyReply(boolean function) {
+        return new ErrorRedisMessage("BUSY Redis is busy running a script. You can only call "
+                + (function ? "FUNCTION" : "SCRIPT") + " KILL or SHUTDOWN NOSAVE.");
     }
 
     /** {@code busy-reply-threshold}: how long a script runs before other clients are answered {@code BUSY}. */

@@ -41,13 +41,19 @@ import org.luaj.vm2.lib.jse.JseMathLib;
 final class ScriptSandbox {
     /** Raised into a killed script at every instruction, so a {@code pcall} cannot swallow it for good. */
     static final String KILLED = "ERR Script killed by user with SCRIPT KILL...";
+    /** Raised into a library's code that runs past its load's deadline. */
+    static final String LOAD_TIMEOUT = "ERR FUNCTION LOAD timeout";
 
     private ScriptSandbox() {}
 
     /** A Java function's frame in {@link Watchdog}'s stack. */
     private static final LuaClosure NATIVE = new LuaClosure(new Prototype(), LuaValue.NIL);
 
-    /** Fresh, read-only globals for {@code run} with {@code redis} as the {@code redis} table. */
+    /**
+     * Fresh, read-only globals for {@code run} with {@code redis} as the {@code redis} table, and {@code
+     * keys} and {@code argv} as {@code KEYS} and {@code ARGV} (null for a function's run: it gets them as
+     * its arguments, and has no such globals).
+     */
     static Globals globals(ScriptRun run, LuaTable redis, byte[][] keys, byte[][] argv) {
         SandboxGlobals g = new SandboxGlobals();
         g.load(new BaseLib());
@@ -74,15 +80,52 @@ final class ScriptSandbox {
             }
         });
         g.rawset("bit", bit(g.rawget("bit32")));
+        g.rawset("cjson", LuaJson.table());
+        g.rawset("cmsgpack", LuaMsgpack.table());
         g.rawset("redis", redis);
-        for (String lib : new String[] {"string", "table", "math", "bit32", "bit", "redis"}) {
+        for (String lib : new String[] {"string", "table", "math", "bit32", "bit", "cjson", "cmsgpack", "redis"}) {
             g.rawset(lib, ReadOnlyTable.copyOf(g.rawget(lib)));
         }
         // strings' methods: the static metatable LuaJ's StringLib just set, made read-only too
         LuaString.s_metatable =
                 ReadOnlyTable.copyOf(LuaValue.tableOf(new LuaValue[] {LuaValue.INDEX, g.rawget("string")}));
-        g.rawset("KEYS", strings(keys));
-        g.rawset("ARGV", strings(argv));
+        if (keys != null) g.rawset("KEYS", strings(keys));
+        if (argv != null) g.rawset("ARGV", strings(argv));
+        freeze(g);
+        return g;
+    }
+
+    /**
+     * The globals a library's code runs in at {@code FUNCTION LOAD}, as Redis 7.0 gives them: {@code redis}
+     * alone ({@code redis} being {@code register_function}, {@code log} and its levels), both read-only
+     * and raising Redis's error for any other name; no library, no {@code error}, no {@code pairs}. The
+     * code can only register functions.
+     */
+    static Globals loadGlobals(ScriptRun run, LuaTable redis) {
+        SandboxGlobals g = new SandboxGlobals();
+        g.load(new PackageLib()); // the debug library registers in package.loaded; removed after
+        g.load(new Watchdog(run));
+        g.rawset("debug", LuaValue.NIL);
+        g.rawset("package", LuaValue.NIL);
+        LoadState.install(g);
+        LuaC.install(g);
+        ReadOnlyTable api = ReadOnlyTable.copyOf(redis);
+        api.frozen = false;
+        api.setmetatable(strictMeta());
+        api.frozen = true;
+        g.rawset("redis", api);
+        freeze(g);
+        return g;
+    }
+
+    /** Makes {@code g} read-only, raising Redis's error for an undefined name. */
+    private static void freeze(SandboxGlobals g) {
+        g.setmetatable(strictMeta());
+        g.frozen = true;
+    }
+
+    /** A frozen metatable that raises Redis's errors for reading an undefined name and for any write. */
+    private static ReadOnlyTable strictMeta() {
         ReadOnlyTable meta = new ReadOnlyTable();
         meta.rawset("__index", new TwoArgFunction() {
             @Override
@@ -97,9 +140,7 @@ final class ScriptSandbox {
             }
         });
         meta.frozen = true;
-        g.setmetatable(meta);
-        g.frozen = true;
-        return g;
+        return meta;
     }
 
     static final String READONLY = "Attempt to modify a readonly table";
@@ -163,7 +204,7 @@ final class ScriptSandbox {
         }
     }
 
-    private static LuaTable strings(byte[][] values) {
+    static LuaTable strings(byte[][] values) {
         LuaTable t = new LuaTable(values.length, 0);
         for (int i = 0; i < values.length; i++) t.rawset(i + 1, LuaValue.valueOf(values[i]));
         return t;
@@ -195,6 +236,23 @@ final class ScriptSandbox {
                 }
             });
         }
+        bit.rawset("bswap", new OneArgFunction() {
+            @Override
+            public LuaValue call(LuaValue x) {
+                return LuaValue.valueOf(Integer.reverseBytes((int) (long) x.checkdouble()));
+            }
+        });
+        bit.rawset("tohex", new VarArgFunction() {
+            @Override
+            public Varargs invoke(Varargs args) {
+                int x = (int) (long) args.checkdouble(1);
+                int n = args.isnoneornil(2) ? 8 : args.checkint(2);
+                boolean upper = n < 0;
+                n = Math.min(8, Math.abs(n));
+                String hex = String.format(upper ? "%08X" : "%08x", x);
+                return LuaValue.valueOf(hex.substring(8 - n));
+            }
+        });
         bit.rawset("tobit", new OneArgFunction() {
             @Override
             public LuaValue call(LuaValue x) {
@@ -277,8 +335,14 @@ final class ScriptSandbox {
         @Override
         public void onInstruction(int pc, Varargs v, int top) {
             if (run.killed()) throw new LuaError(LuaReplies.single(LuaReplies.ERR, LuaValue.valueOf(KILLED)));
+            if (run.pastDeadline()) {
+                throw new LuaError(LuaReplies.single(LuaReplies.ERR, LuaValue.valueOf(LOAD_TIMEOUT)));
+            }
             LuaClosure c = frames.peek();
-            if (c != null && c != NATIVE && c.p.lineinfo != null && pc < c.p.lineinfo.length) line = c.p.lineinfo[pc];
+            if (c != null && c != NATIVE && c.p.lineinfo != null && pc < c.p.lineinfo.length) {
+                line = c.p.lineinfo[pc];
+                run.line(line);
+            }
             super.onInstruction(pc, v, top);
         }
     }
