@@ -46,6 +46,7 @@ DEFAULT_UNITS = [
     "unit/protocol",
     "unit/scripting",
     "unit/functions",
+    "unit/pubsub",
 ]
 TAGS = "-needs:repl -needs:debug -needs:config-maxmemory -needs:save"
 # Tests the kvs run skips (runtest --skipfile), each for what kvs lacks: without the skip, the unit
@@ -64,6 +65,10 @@ SKIPS = {
         ("/plain node|Test LSET with packed|^Crash due to", "needs DEBUG quicklist-packed-threshold (plain quicklist nodes)"),
         ("/^Check if list is still ok after a DEBUG RELOAD", "needs DEBUG RELOAD"),
         ("/^List ziplist of various encodings", "needs DUMP/RESTORE"),
+    ],
+    "unit/pubsub": [
+        ("Keyspace notifications: zset events test", "needs sorted sets (ZADD): not in kvs"),
+        ("Keyspace notifications: stream events test", "needs streams (XADD): not in kvs"),
     ],
     "unit/keyspace": [
         ("/^COPY basic usage for", "needs OBJECT REFCOUNT (assert_refcount), and sorted sets and streams for four of them"),
