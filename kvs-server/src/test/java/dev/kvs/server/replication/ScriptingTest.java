@@ -171,6 +171,28 @@ class ScriptingTest {
         }
     }
 
+    /**
+     * A script's memory is bounded: one that keeps building a table is stopped past the bound (also when
+     * it catches the error with {@code pcall}: it is raised again), and the node serves on.
+     */
+    @Test
+    void aScriptThatHoldsTooMuchIsStoppedAndTheNodeServesOn() {
+        try (Jedis p = JedisAccess.primary(dc)) {
+            String grows = "local t = {} local i = 0 while true do i = i + 1 t[i] = string.rep('x', 1000) .. i end";
+            assertThatThrownBy(() -> eval(p, grows))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessageContaining("kvs's bound on a script's memory");
+            String caught = "local ok, e = pcall(function() " + grows + " end) local n = 0"
+                    + " for i = 1, 1000 do n = n + i end return n";
+            assertThatThrownBy(() -> eval(p, caught))
+                    .isInstanceOf(JedisDataException.class)
+                    .hasMessageContaining("kvs's bound on a script's memory");
+            assertThat(eval(p, "return redis.call('SET', KEYS[1], 'after')", "1", "mem:after"))
+                    .isEqualTo("OK".getBytes(StandardCharsets.UTF_8));
+            assertThat(p.get("mem:after")).isEqualTo("after");
+        }
+    }
+
     @Test
     void aScriptReachesNoFileSocketClassOrOtherScriptsGlobals() {
         try (Jedis p = JedisAccess.primary(dc)) {

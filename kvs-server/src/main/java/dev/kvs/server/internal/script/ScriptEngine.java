@@ -185,6 +185,10 @@ public final class ScriptEngine implements AutoCloseable {
         } catch (StackOverflowError e) {
             String what = run.function() ? run.sha() : "f_" + run.sha();
             return new ErrorRedisMessage("ERR Error running script (call to " + what + "): stack overflow");
+        } catch (OutOfMemoryError e) {
+            // one allocation larger than the heap has room for (a string doubled between two checks of
+            // the bound): it failed, so the heap is not full; what the script held is garbage now
+            return new ErrorRedisMessage(ScriptSandbox.OUT_OF_MEMORY);
         } finally {
             if (tracked) running = null;
         }

@@ -1,5 +1,7 @@
 package dev.kvs.server.internal.script;
 
+import java.lang.management.ManagementFactory;
+
 /**
  * One script running: which script (or function), whether it may write, since when it runs, whether it
  * wrote (then {@code SCRIPT KILL} may not stop it: half its writes would stand) and whether it was
@@ -7,11 +9,25 @@ package dev.kvs.server.internal.script;
  * running the script, read by any ({@code SCRIPT KILL}, {@code FUNCTION KILL}, the {@code BUSY} check).
  */
 public final class ScriptRun {
+    /**
+     * The most one run may allocate, in all: a quarter of the heap, at most 256 MiB. What a script holds
+     * is never more than what it allocated, so this bounds its memory (LuaJ has no allocator hook to count
+     * what it holds); a script that churns through more, holding little, is stopped too.
+     */
+    static final long MAX_ALLOCATED_BYTES =
+            Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 4);
+
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
     private final String sha;
     private final boolean readOnly;
     private final boolean function;
     private final long startedNanos = System.nanoTime();
     private final long deadlineNanos;
+    /** The running thread's allocated bytes when the run began (it runs on the thread that made it). */
+    private final long allocatedBefore = THREADS.getCurrentThreadAllocatedBytes();
+
     private volatile boolean wrote;
     private volatile boolean killed;
     /** The line of the script's last instruction run (0 before the first), for its error's position. */
@@ -40,6 +56,15 @@ public final class ScriptRun {
     /** True if this runs a function ({@code FCALL}), false for {@code EVAL}'s script. */
     public boolean function() {
         return function;
+    }
+
+    /**
+     * True once this thread allocated more than {@link #MAX_ALLOCATED_BYTES} since the run began (false
+     * where the JVM does not count a thread's allocations).
+     */
+    boolean pastMemory() {
+        long now = THREADS.getCurrentThreadAllocatedBytes();
+        return allocatedBefore >= 0 && now - allocatedBefore > MAX_ALLOCATED_BYTES;
     }
 
     /** True once the run's deadline (if it has one) has passed. */

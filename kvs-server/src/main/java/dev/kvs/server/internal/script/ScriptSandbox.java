@@ -44,6 +44,13 @@ final class ScriptSandbox {
     /** Raised into a library's code that runs past its load's deadline. */
     static final String LOAD_TIMEOUT = "ERR FUNCTION LOAD timeout";
 
+    /** Raised into a script past its memory bound ({@link ScriptRun#MAX_ALLOCATED_BYTES}), as a killed one's. */
+    static final String OUT_OF_MEMORY = "ERR script allocated more than " + (ScriptRun.MAX_ALLOCATED_BYTES >> 20)
+            + " MiB, kvs's bound on a script's memory";
+
+    /** How many instructions run between two checks of a script's allocations (a check costs ~100 ns). */
+    private static final int MEMORY_CHECK_EVERY = 256;
+
     private ScriptSandbox() {}
 
     /** A Java function's frame in {@link Watchdog}'s stack. */
@@ -297,6 +304,7 @@ final class ScriptSandbox {
         private final ArrayDeque<LuaClosure> frames = new ArrayDeque<>();
 
         private int line;
+        private int sinceMemoryCheck;
 
         Watchdog(ScriptRun run) {
             this.run = run;
@@ -337,6 +345,14 @@ final class ScriptSandbox {
             if (run.killed()) throw new LuaError(LuaReplies.single(LuaReplies.ERR, LuaValue.valueOf(KILLED)));
             if (run.pastDeadline()) {
                 throw new LuaError(LuaReplies.single(LuaReplies.ERR, LuaValue.valueOf(LOAD_TIMEOUT)));
+            }
+            if (++sinceMemoryCheck >= MEMORY_CHECK_EVERY) {
+                sinceMemoryCheck = 0;
+                // raised again at the next check after a pcall caught it: still past
+                if (run.pastMemory()) {
+                    sinceMemoryCheck = MEMORY_CHECK_EVERY;
+                    throw new LuaError(LuaReplies.single(LuaReplies.ERR, LuaValue.valueOf(OUT_OF_MEMORY)));
+                }
             }
             LuaClosure c = frames.peek();
             if (c != null && c != NATIVE && c.p.lineinfo != null && pc < c.p.lineinfo.length) {
