@@ -345,12 +345,16 @@ final class BackupApplier {
     private TxId announceInOrder(List<KeyPacket> ready) {
         TxId flush = null;
         int from = 0;
+        List<KeyPacket> inUnits = null;
         for (int i = 0; i < ready.size(); i++) {
             KeyPacket p = ready.get(i);
             // a unit begun before a full resync's point had its first packets listed without it: not held
             boolean inUnit =
                     p.unit() != null && listed == null && p.unit().first().compareTo(unitsAfter) > 0;
-            if (inUnit) units.register(p);
+            if (inUnit) {
+                if (inUnits == null) inUnits = new ArrayList<>();
+                inUnits.add(p);
+            }
             if (p.op() != Op.FLUSH && p.op() != Op.RENAME) continue;
             announce(ready.subList(from, i));
             from = i + 1;
@@ -366,6 +370,10 @@ final class BackupApplier {
             }
         }
         announce(from == 0 ? ready : ready.subList(from, ready.size()));
+        // registered only once announced: a value thread's check for ready units (any value applied makes
+        // one) would otherwise find a unit whose keys are not awaited yet, take it as ready with none of
+        // its values, and its values would then apply one by one as they came (a reader saw "2 2 1")
+        if (inUnits != null) for (KeyPacket p : inUnits) units.register(p);
         return flush;
     }
 

@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.Lock;
 
 /**
  * The read gate in front of the data commands: on a promoted node (or a backup serving a {@code
@@ -26,16 +28,24 @@ final class KeyGate {
     private final CommandContext node;
     private final CommandRefusals refusals;
     private final CommandTable table;
+    private final ExecBarrier barrier;
 
     /**
      * @param refusals asked again when a read resumes
      * @param table where a resumed read finds its command's spec (the commands are registered after
      *     this gate is made)
+     * @param barrier a resumed read enters it, as any command does
      */
-    KeyGate(CommandContext node, CommandRefusals refusals, CommandTable table) {
+    KeyGate(CommandContext node, CommandRefusals refusals, CommandTable table, ExecBarrier barrier) {
         this.node = node;
         this.refusals = refusals;
         this.table = table;
+        this.barrier = barrier;
+    }
+
+    /** A gate whose resumed reads run where their wait ends, with no barrier (tests of one command). */
+    KeyGate(CommandContext node, CommandRefusals refusals, CommandTable table) {
+        this(node, refusals, table, null);
     }
 
     /**
@@ -58,19 +68,31 @@ final class KeyGate {
                 }
             }
             if (waits == null) return command.execute(s, a);
+            // resumed on the connection's event loop, inside the barrier: the wait ends on the thread
+            // that made the key readable, which may be a backup applying an EXEC's unit alone; run
+            // there, the read would see the unit's first writes and not its last
+            Executor loop = s.loop != null ? s.loop : Runnable::run;
             return new LaterReply(CompletableFuture.allOf(waits.toArray(new CompletableFuture<?>[0]))
-                    .handle((v, e) -> {
-                        if (e == null) {
-                            // the read waited: may this node still serve it (a moved slot, a lapsed
-                            // lease, a backup's resync begun)?
-                            CommandSpec spec = table.lookup(a[0]);
-                            RedisMessage refusal = spec == null ? null : refusals.servingRefusal(s, spec, a);
-                            return refusal != null ? refusal : command.execute(s, a);
-                        }
-                        Throwable c = e instanceof CompletionException ? e.getCause() : e;
-                        return Replies.error(c.getMessage());
-                    }));
+                    .handleAsync(
+                            (v, e) -> {
+                                if (e == null) return resumed(s, a, command);
+                                Throwable c = e instanceof CompletionException ? e.getCause() : e;
+                                return Replies.error(c.getMessage());
+                            },
+                            loop));
         };
+    }
+
+    /** A read that waited: may this node still serve it (a moved slot, a lapsed lease, a backup's resync)? */
+    private RedisMessage resumed(Session s, byte[][] a, Command command) {
+        Lock shared = barrier == null ? null : barrier.enter();
+        try {
+            CommandSpec spec = table.lookup(a[0]);
+            RedisMessage refusal = spec == null ? null : refusals.servingRefusal(s, spec, a);
+            return refusal != null ? refusal : command.execute(s, a);
+        } finally {
+            if (shared != null) shared.unlock();
+        }
     }
 
     /**

@@ -127,6 +127,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 String.valueOf(ctx.channel().remoteAddress()),
                 authRequired ? null : Users.OPEN);
         session.alloc = ctx.alloc();
+        session.loop = ctx.executor();
         session.subscriber = new ConnectionSubscriber(this, ctx, pubSub);
         limits.opened(session.authenticated());
         if (protectedMode.refuses(ctx.channel().remoteAddress())) {

@@ -103,7 +103,7 @@ public final class RespServer {
         node.metrics().pubSub(pubSub::channelCount, pubSub::patternCount, pubSub::disconnections);
         this.refusals = new CommandRefusals(node.roles(), node.cluster(), stats, aclLog);
         // the command groups, as Redis groups them (COMMAND DOCS); each takes what it uses
-        KeyGate gate = new KeyGate(node, refusals, table);
+        KeyGate gate = new KeyGate(node, refusals, table, barrier);
         Users users = new Users(node.config());
         new StringCommands(node, gate).register(table);
         new CounterCommands(node, gate).register(table);

@@ -14,6 +14,8 @@ final class Session {
     final long createdAtMillis = System.currentTimeMillis();
     /** The connection's buffer allocator: long values' replies are read into its direct buffers. */
     ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+    /** The connection's event loop, where a read that waited for its key resumes; null in tests. */
+    java.util.concurrent.Executor loop;
     /** The user this connection is logged in as; {@code null} until it logs in. */
     UserConfig user;
 
