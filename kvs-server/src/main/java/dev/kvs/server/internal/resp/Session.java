@@ -6,6 +6,7 @@ import dev.kvs.server.internal.pubsub.Subscriptions;
 import dev.kvs.server.internal.write.LastWrite;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.redis.RedisMessage;
+import java.util.concurrent.Executor;
 
 /** Per-connection state. Confined to the connection's event loop. */
 final class Session {
@@ -15,7 +16,7 @@ final class Session {
     /** The connection's buffer allocator: long values' replies are read into its direct buffers. */
     ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
     /** The connection's event loop, where a read that waited for its key resumes; null in tests. */
-    java.util.concurrent.Executor loop;
+    Executor loop;
     /** The user this connection is logged in as; {@code null} until it logs in. */
     UserConfig user;
 
