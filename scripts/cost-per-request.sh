@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Issue 36's acceptance in one run: server CPU per request and throughput, kvs against Redis 7 side by
+# side, warm, for each workload below. Per run, the server's CPU is user+system of its process from
+# /proc/PID/stat before and after the redis-benchmark run, divided by the requests; the order of the
+# servers alternates each round (kvs first in odd rounds, Redis first in even ones). Optionally a second
+# kvs build (KVS_B_JAR) runs beside the first, for an A/B.
+#
+#   scripts/cost-per-request.sh [rounds=1] [workloads=set1k,get1k,set100k,get100k,hotset]
+#
+#   set1k    SET 1 KiB, 50 clients, -P 16, -r 100000   (N1K requests, default 6,000,000)
+#   get1k    GET 1 KiB, 50 clients, -P 16, -r 100000   (N1K; reads the keys set1k wrote, or writes them first)
+#   set100k  SET 100 kB, 4 clients, -r 1000            (N100K, default 150,000)
+#   get100k  GET 100 kB, 4 clients, -r 1000            (N100K)
+#   hotset   SET 1 KiB, 50 clients, -P 16, one key     (N1K)
+#
+# KVS_JAR (kvs-cli/target/kvs.jar), KVS_B_JAR (none), ports KVS_PORT 16391, KVS_B_PORT 16392,
+# REDIS_PORT 16393, OUT target/cost-per-request. Each server is warmed with every workload once
+# (WARM_FACTOR of the requests, default 0.5) before anything is measured. Prints the raw rows
+# (workload round server rps cpu_us load1), then per workload the medians and kvs/Redis ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-1}
+IFS=, read -r -a WL <<<"${2:-set1k,get1k,set100k,get100k,hotset}"
+OUT=${OUT:-target/cost-per-request}
+N1K=${N1K:-6000000} N100K=${N100K:-150000}
+mkdir -p "$OUT"
+mapfile -t JOPTS < <(sed -n '/^flags=(/,/^)/p' kvs | grep -o -- '--add-[a-z]*=[^ ]*')
+declare -A PORTS=([kvs]=${KVS_PORT:-16391} [redis]=${REDIS_PORT:-16393}) PIDS=()
+SERVERS=(kvs)
+java "${JOPTS[@]}" -jar "${KVS_JAR:-kvs-cli/target/kvs.jar}" server --port "${PORTS[kvs]}" --admin-port 0 --repl-port 0 \
+  --max-entries 2000000 > "$OUT/kvs.log" 2>&1 &
+PIDS[kvs]=$!
+if [[ -n "${KVS_B_JAR:-}" ]]; then
+  PORTS[kvs-b]=${KVS_B_PORT:-16392}
+  java "${JOPTS[@]}" -jar "$KVS_B_JAR" server --port "${PORTS[kvs-b]}" --admin-port 0 --repl-port 0 \
+    --max-entries 2000000 > "$OUT/kvs-b.log" 2>&1 &
+  PIDS[kvs-b]=$!
+  SERVERS+=(kvs-b)
+fi
+redis-server --port "${PORTS[redis]}" --dir "$OUT" --save '' --appendonly no > "$OUT/redis.log" 2>&1 &
+PIDS[redis]=$!
+SERVERS+=(redis)
+trap 'kill ${PIDS[*]} 2>/dev/null; wait 2>/dev/null || true' EXIT INT TERM
+for s in "${SERVERS[@]}"; do
+  for _ in $(seq 1 300); do redis-cli -p "${PORTS[$s]}" PING >/dev/null 2>&1 && break; sleep 0.2; done
+  redis-cli -p "${PORTS[$s]}" PING >/dev/null || { echo "$s on ${PORTS[$s]} did not start: $OUT" >&2; exit 1; }
+done
+
+opts() { # workload requests -> redis-benchmark options
+  case $1 in
+    set1k) echo "-t set -d 1024 -c 50 -P 16 -r 100000 -n $2" ;;
+    get1k) echo "-t get -d 1024 -c 50 -P 16 -r 100000 -n $2" ;;
+    set100k) echo "-t set -d 102400 -c 4 -r 1000 -n $2" ;;
+    get100k) echo "-t get -d 102400 -c 4 -r 1000 -n $2" ;;
+    hotset) echo "-t set -d 1024 -c 50 -P 16 -n $2" ;;
+    *) echo "unknown workload $1" >&2; exit 2 ;;
+  esac
+}
+requests() { case $1 in *100k) echo "$N100K" ;; *) echo "$N1K" ;; esac; }
+prepare() { # server workload: the keys a GET reads (unmeasured)
+  case $2 in
+    get1k) redis-benchmark -p "${PORTS[$1]}" -t set -d 1024 -c 50 -P 16 -r 100000 -n 400000 -q >/dev/null 2>&1 ;;
+    get100k) redis-benchmark -p "${PORTS[$1]}" -t set -d 102400 -c 4 -r 1000 -n 5000 -q >/dev/null 2>&1 ;;
+  esac
+}
+bench() { # server workload round -> one row
+  local pid=${PIDS[$1]} n load c0 c1 rps
+  n=$(requests "$2")
+  prepare "$1" "$2"
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  c0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  # shellcheck disable=SC2046
+  rps=$(redis-benchmark -p "${PORTS[$1]}" $(opts "$2" "$n") -q 2>&1 | tr '\r' '\n' | grep 'per second' | awk '{print $2}' | tail -1)
+  c1=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  echo "$2 $3 $1 $rps $(python3 -c "print(round(($c1-$c0)/$(getconf CLK_TCK)*1e6/$n,2))") $load"
+}
+
+for s in "${SERVERS[@]}"; do
+  for w in "${WL[@]}"; do
+    prepare "$s" "$w"
+    # shellcheck disable=SC2046
+    redis-benchmark -p "${PORTS[$s]}" $(opts "$w" "$(python3 -c "print(int($(requests "$w") * ${WARM_FACTOR:-0.5}))")") -q >/dev/null 2>&1
+  done
+done
+echo "workload round server rps cpu_us_per_request load1" > "$OUT/raw.txt"
+for w in "${WL[@]}"; do
+  for r in $(seq 1 "$ROUNDS"); do
+    if (( r % 2 )); then order=("${SERVERS[@]}"); else order=(); for ((i=${#SERVERS[@]}-1; i>=0; i--)); do order+=("${SERVERS[$i]}"); done; fi
+    for s in "${order[@]}"; do bench "$s" "$w" "$r" | tee -a "$OUT/raw.txt"; done
+  done
+done
+python3 - "$OUT/raw.txt" <<'PY'
+import sys, statistics as st
+rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
+for w in dict.fromkeys(r[0] for r in rows):
+    m = {}
+    for s in dict.fromkeys(r[2] for r in rows):
+        rs = [r for r in rows if r[0] == w and r[2] == s]
+        m[s] = (st.median(float(r[3]) for r in rs), st.median(float(r[4]) for r in rs))
+    red = m['redis']
+    line = " | ".join(f"{s} {v[0]:,.0f}/s {v[1]:.2f} us" + ("" if s == 'redis' else f" (rps x{v[0]/red[0]:.2f}, cpu x{v[1]/red[1]:.2f})") for s, v in m.items())
+    print(f"{w}: {line}")
+PY
