@@ -9,9 +9,9 @@
 #
 #   set1k    SET 1 KiB, 50 clients, -P 16, -r 100000   (N1K requests, default 6,000,000)
 #   get1k    GET 1 KiB, 50 clients, -P 16, -r 100000   (N1K; reads the keys set1k wrote, or writes them first)
-#   set100k  SET 100 kB, 4 clients, -r 1000            (N100K, default 150,000)
+#   set100k  SET 100 kB, 4 clients, -r 1000            (N100K, default 300,000)
 #   get100k  GET 100 kB, 4 clients, -r 1000            (N100K)
-#   hotset   SET 1 KiB, 50 clients, -P 16, one key     (N1K)
+#   hotset   SET 1 KiB, 50 clients, -P 16, one key     (NHOT, default 8,000,000)
 #
 # KVS_JAR (kvs-cli/target/kvs.jar), KVS_B_JAR (none), ports KVS_PORT 16391, KVS_B_PORT 16392,
 # REDIS_PORT 16393, OUT target/cost-per-request. Each server is warmed with every workload once
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 ROUNDS=${1:-1}
 IFS=, read -r -a WL <<<"${2:-set1k,get1k,set100k,get100k,hotset}"
 OUT=${OUT:-target/cost-per-request}
-N1K=${N1K:-6000000} N100K=${N100K:-150000}
+N1K=${N1K:-6000000} N100K=${N100K:-300000} NHOT=${NHOT:-8000000}
 mkdir -p "$OUT"
 mapfile -t JOPTS < <(sed -n '/^flags=(/,/^)/p' kvs | grep -o -- '--add-[a-z]*=[^ ]*')
 declare -A PORTS=([kvs]=${KVS_PORT:-16391} [redis]=${REDIS_PORT:-16393}) PIDS=()
@@ -56,7 +56,7 @@ opts() { # workload requests -> redis-benchmark options
     *) echo "unknown workload $1" >&2; exit 2 ;;
   esac
 }
-requests() { case $1 in *100k) echo "$N100K" ;; *) echo "$N1K" ;; esac; }
+requests() { case $1 in *100k) echo "$N100K" ;; hotset) echo "$NHOT" ;; *) echo "$N1K" ;; esac; }
 prepare() { # server workload: the keys a GET reads (unmeasured)
   case $2 in
     get1k) redis-benchmark -p "${PORTS[$1]}" -t set -d 1024 -c 50 -P 16 -r 100000 -n 400000 -q >/dev/null 2>&1 ;;
