@@ -8,7 +8,7 @@
 #
 #   scripts/warmup-curve.sh [KVS_JAR] [seconds]     (defaults: kvs-cli/target/kvs.jar, 20)
 #
-# Port: KVS_PORT (16398), REDIS_PORT (16399). SKIP_REDIS=1 runs kvs only. Prints one line per server:
+# Port: KVS_PORT (16398), REDIS_PORT (16399). SKIP_REDIS=1 runs kvs only. KVS_JAVA_OPTS: more JVM flags. Prints one line per server:
 # "server steady_rps t90_s first_second_rps", then the raw series in $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +33,8 @@ print(f"{name} steady_rps {steady:.0f} t90_s {t90} first_second_rps {avg[0]:.0f}
 PY
 }
 
-java -Xmx512m "${JOPTS[@]}" -jar "$JAR" server --port "${KVS_PORT:-16398}" --admin-port 0 --repl-port 0 \
+# shellcheck disable=SC2086
+java -Xmx512m "${JOPTS[@]}" ${KVS_JAVA_OPTS:-} -jar "$JAR" server --port "${KVS_PORT:-16398}" --admin-port 0 --repl-port 0 \
   --max-entries 2000000 > "$OUT/kvs.log" 2>&1 &
 K=$!
 R=
