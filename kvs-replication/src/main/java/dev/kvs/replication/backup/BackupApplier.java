@@ -139,6 +139,11 @@ final class BackupApplier {
     private TxId unitsAfter = TxId.ZERO;
     /** The listed packets of the batch being announced whose values this backup lacks; keyLock. */
     private List<KeyPacket> wants;
+    /**
+     * Runs on the key channel's thread before each run of key packets is announced, or null: a test's
+     * seam, where it makes a value thread look for ready units; keyLock.
+     */
+    Runnable beforeAnnounce;
 
     private volatile TxId contiguous;
     private volatile boolean resyncing;
@@ -948,6 +953,7 @@ final class BackupApplier {
     /** Queues the keys of {@code packets} whose store record is older than the packet. */
     private void announce(List<KeyPacket> packets) {
         if (packets.isEmpty()) return;
+        if (beforeAnnounce != null) beforeAnnounce.run();
         TxId newest = newestValue.get();
         List<KeyPacket> writes = new ArrayList<>(0);
         List<KeyPacket> queued = null;
