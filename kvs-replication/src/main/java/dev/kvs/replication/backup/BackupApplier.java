@@ -375,9 +375,10 @@ final class BackupApplier {
             }
         }
         announce(from == 0 ? ready : ready.subList(from, ready.size()));
-        // registered only once announced: a value thread's check for ready units (any value applied makes
-        // one) would otherwise find a unit whose keys are not awaited yet, take it as ready with none of
-        // its values, and its values would then apply one by one as they came (a reader saw "2 2 1")
+        // registered only once announced: a value thread's check for ready units (a value of one of the
+        // unit's keys applied makes one: UnitAnnounceRaceTest) would otherwise find a unit whose keys are
+        // not awaited yet, take it as ready with none of its values, and its values would then apply one
+        // by one as they came (a reader saw "2 2 1")
         if (inUnits != null) for (KeyPacket p : inUnits) units.register(p);
         return flush;
     }
