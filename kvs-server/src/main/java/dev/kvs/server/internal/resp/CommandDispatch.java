@@ -33,6 +33,12 @@ final class CommandDispatch {
      */
     private CommandCounters executed;
 
+    /**
+     * The {@link System#nanoTime} reading that ended the last command {@link #execute} ran, or 0: where
+     * the clock of a command that {@linkplain #dispatch(Session, byte[][], boolean) follows} it starts.
+     */
+    private long lastEnd;
+
     CommandDispatch(
             CommandTable table,
             CommandRefusals refusals,
@@ -61,6 +67,18 @@ final class CommandDispatch {
      * refused one makes the transaction's {@code EXEC} fail.
      */
     RedisMessage dispatch(Session session, byte[][] args) {
+        return dispatch(session, args, false);
+    }
+
+    /**
+     * As {@link #dispatch(Session, byte[][])}; {@code follows} says that this command comes right after
+     * the one run before it, in the same read batch of the connection, with only that one's reply
+     * queued in between: its time is then counted from the clock reading that ended the last command
+     * (one clock reading per command instead of two, in a pipeline).
+     */
+    RedisMessage dispatch(Session session, byte[][] args, boolean follows) {
+        long from = follows ? lastEnd : 0;
+        lastEnd = 0;
         executed = null;
         CommandSpec spec = table.lookup(args[0]);
         Transaction tx = session.transaction;
@@ -96,6 +114,7 @@ final class CommandDispatch {
             long start = System.nanoTime();
             RedisMessage result = transactions.exec(session, this::execute);
             count(spec, System.nanoTime() - start); // last: EXEC's reply is EXEC's, not its last command's
+            lastEnd = 0;
             return result;
         }
         if (ScriptCommands.runsScript(spec)) {
@@ -103,14 +122,14 @@ final class CommandDispatch {
             count(spec, 0); // its time is the scripts' thread's
             return result;
         }
-        if (!spec.has(CommandSpec.DATA)) return execute(session, spec, args);
+        if (!spec.has(CommandSpec.DATA)) return execute(session, spec, args, from);
         Lock shared = barrier.enter(scripts::busy);
         if (shared == null) {
             spec.counters().rejected.increment();
             return scripts.busyReply(); // a script ran past busy-reply-threshold while this one waited
         }
         try {
-            return execute(session, spec, args);
+            return execute(session, spec, args, from);
         } finally {
             shared.unlock();
         }
@@ -118,14 +137,24 @@ final class CommandDispatch {
 
     /** Runs an admitted command and counts it; also each command an {@code EXEC} runs. */
     private RedisMessage execute(Session session, CommandSpec spec, byte[][] args) {
-        long start = System.nanoTime();
+        return execute(session, spec, args, 0);
+    }
+
+    /**
+     * Runs an admitted command and counts its time from {@code from} (a {@link System#nanoTime} reading
+     * at most the command's start, from the end of the command before it), or from now if 0.
+     */
+    private RedisMessage execute(Session session, CommandSpec spec, byte[][] args, long from) {
+        long start = from != 0 ? from : System.nanoTime();
         RedisMessage result;
         try {
             result = spec.command().execute(session, args);
         } catch (KvsException e) {
             result = Replies.storeError(e);
         }
-        count(spec, System.nanoTime() - start);
+        long end = System.nanoTime();
+        count(spec, end - start);
+        lastEnd = end;
         if (result == Replies.WRONGPASS) stats.aclDeniedAuth.increment();
         return result;
     }

@@ -119,6 +119,8 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private long argsBytes;
     /** Where this connection's query buffer is reported (the node-wide bound), or null. */
     private ClientMemory.Account memory;
+    /** See {@link #reads()}. */
+    private long reads;
     /** Bytes read since the query buffer was last reported: reads start small and grow within a batch. */
     private long readSinceReport;
 
@@ -216,8 +218,17 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
      * filling its buffers meanwhile. So does an unauthenticated one that would hold 16 KiB with this
      * read while the sum is over the bound ({@link ClientMemory.Account#closeBeforeRead}).
      */
+    /**
+     * Counts the reads and read batches: commands passed on with the same count came in one read, one
+     * right after the other, with nothing but their handling in between.
+     */
+    long reads() {
+        return reads;
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        reads++;
         if (memory != null) {
             readSinceReport += msg instanceof ByteBuf b ? b.readableBytes() : 0;
             if (memory.closeBeforeRead(readSinceReport)) {
@@ -231,6 +242,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        reads++;
         if (memory != null) {
             memory.active(); // bytes arrived: not idle, even while a long value is still on its way
             memory.query(queryBufferBytes());

@@ -54,6 +54,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private Session session;
     /** True once the connection is being closed on purpose: what it still sends is ignored. */
     private boolean closing;
+    /** The {@link RespCommandDecoder#reads()} of the command {@link #channelRead} handled last. */
+    private long lastRead = -1;
 
     RespHandler(
             CommandContext node,
@@ -188,7 +190,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             replies.flushIfWritten(ctx);
             return;
         }
-        handle(ctx, command);
+        long read = decoder.reads();
+        handle(ctx, command, read == lastRead);
+        lastRead = read;
         if (session.closeAfterReply) {
             ctx.channel().config().setAutoRead(false);
         }
@@ -196,6 +200,15 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     /** Runs {@code command} (or holds it for replication room) and queues its reply; also for held commands. */
     void handle(ChannelHandlerContext ctx, RespCommand command) {
+        handle(ctx, command, false);
+    }
+
+    /**
+     * As {@link #handle(ChannelHandlerContext, RespCommand)}; {@code follows} if the command came in the
+     * same read as the one handled just before it, right after it ({@link CommandDispatch#dispatch(Session,
+     * byte[][], boolean)}).
+     */
+    private void handle(ChannelHandlerContext ctx, RespCommand command, boolean follows) {
         stages.mark(WriteStages.Stage.DISPATCHED);
         if (command.error() != null) {
             stats.protocolErrors.increment();
@@ -209,7 +222,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             RedisMessage result;
             session.staged = command.staged();
             try {
-                result = dispatch.dispatch(session, command.args());
+                result = dispatch.dispatch(session, command.args(), follows);
             } finally {
                 session.staged = null;
                 command.discard(); // nothing if the SET committed it
