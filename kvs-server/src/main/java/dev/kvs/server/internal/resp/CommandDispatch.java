@@ -39,6 +39,16 @@ final class CommandDispatch {
      */
     private long lastEnd;
 
+    /**
+     * The counters of the command counted last, whose {@link #pendingCalls} and {@link #pendingNanos}
+     * are not added to them (nor the calls to the node's processed commands) yet, or null: a pipeline of
+     * one command adds to the shared counters once per read batch, not three times per command.
+     */
+    private CommandCounters pending;
+
+    private long pendingCalls;
+    private long pendingNanos;
+
     CommandDispatch(
             CommandTable table,
             CommandRefusals refusals,
@@ -111,6 +121,7 @@ final class CommandDispatch {
         }
         if (tx != null && !TransactionCommands.runsAtOnce(spec)) return TransactionCommands.queue(session, spec, args);
         if (spec.command() == transactions.exec) {
+            publishCounts();
             long start = System.nanoTime();
             RedisMessage result = transactions.exec(session, this::execute);
             count(spec, System.nanoTime() - start); // last: EXEC's reply is EXEC's, not its last command's
@@ -118,6 +129,7 @@ final class CommandDispatch {
             return result;
         }
         if (ScriptCommands.runsScript(spec)) {
+            publishCounts(); // the script may read them (INFO) on its own thread
             RedisMessage result = scripts.start(session, spec, args);
             count(spec, 0); // its time is the scripts' thread's
             return result;
@@ -145,6 +157,8 @@ final class CommandDispatch {
      * at most the command's start, from the end of the command before it), or from now if 0.
      */
     private RedisMessage execute(Session session, CommandSpec spec, byte[][] args, long from) {
+        // a command other than a data command may read the counters (INFO): it sees every one before it
+        if (pending != null && (pending != spec.counters() || !spec.has(CommandSpec.DATA))) publishCounts();
         long start = from != 0 ? from : System.nanoTime();
         RedisMessage result;
         try {
@@ -160,15 +174,35 @@ final class CommandDispatch {
     }
 
     private void count(CommandSpec spec, long nanos) {
-        stats.commandsProcessed.increment();
         CommandCounters c = spec.counters();
-        c.calls.increment();
-        c.nanos.add(nanos);
+        if (c != pending) {
+            publishCounts();
+            pending = c;
+        }
+        pendingCalls++;
+        pendingNanos += nanos;
         executed = c;
         if (!c.exposed) {
             metrics.exposeCommand(spec.name(), c, x -> x.calls.sum(), x -> x.nanos.sum());
             c.exposed = true;
         }
+    }
+
+    /**
+     * Adds the calls and time counted since the last call to the shared counters ({@code INFO
+     * commandstats}, the metrics, {@code total_commands_processed}). The connection calls it at the end
+     * of every read batch, before its replies are flushed, and after a command it ran outside one; a
+     * command reading the counters on this connection publishes first.
+     */
+    void publishCounts() {
+        CommandCounters c = pending;
+        if (c == null) return;
+        pending = null;
+        c.calls.add(pendingCalls);
+        c.nanos.add(pendingNanos);
+        stats.commandsProcessed.add(pendingCalls);
+        pendingCalls = 0;
+        pendingNanos = 0;
     }
 
     private static RedisMessage unknown(byte[][] args) {

@@ -96,6 +96,11 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         closing = true;
     }
 
+    /** Adds the commands counted on this connection to the shared counters ({@link CommandDispatch#publishCounts}). */
+    void publishCounts() {
+        dispatch.publishCounts();
+    }
+
     ReplyQueue replies() {
         return replies;
     }
@@ -160,6 +165,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        dispatch.publishCounts();
         stats.connected.decrementAndGet();
         node.metrics().connectionClosed();
         limits.closed();
@@ -187,6 +193,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             // behind a write waiting for replication room, a script, or for the client to read: keep the order
             held.add(command);
             ctx.channel().config().setAutoRead(false); // before the flush: it may make the channel writable
+            dispatch.publishCounts();
             replies.flushIfWritten(ctx);
             return;
         }
@@ -201,6 +208,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     /** Runs {@code command} (or holds it for replication room) and queues its reply; also for held commands. */
     void handle(ChannelHandlerContext ctx, RespCommand command) {
         handle(ctx, command, false);
+        dispatch.publishCounts(); // outside a read batch: no channelReadComplete follows
     }
 
     /**
@@ -267,6 +275,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        dispatch.publishCounts(); // before the replies: a client that has its reply finds it counted
         replies.flushIfWritten(ctx);
         limits.repliesQueued(replies.pendingBytes());
         ctx.fireChannelReadComplete();

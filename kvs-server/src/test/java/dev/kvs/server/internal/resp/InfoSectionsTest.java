@@ -106,6 +106,21 @@ class InfoSectionsTest {
         assertThat(get.get("usec")).isLessThan(300_000);
     }
 
+    /** Counts are added to the shared counters per read batch; a command that reads them sees its own connection's. */
+    @Test
+    void infoPipelinedAfterCommandsCountsThem() {
+        String replies = resp.send(RespChannel.encode("SET", "k", "v")
+                + RespChannel.encode("SET", "k", "v")
+                + RespChannel.encode("GET", "k")
+                + RespChannel.encode("INFO", "commandstats")
+                + RespChannel.encode("INFO", "stats"));
+        assertThat(replies)
+                .contains("cmdstat_set:calls=2,")
+                .contains("cmdstat_get:calls=1,")
+                .contains("total_commands_processed:4\r\n");
+        assertThat(resp.commands.metrics().scrape()).contains("kvs_commands_seconds_count{command=\"set\"} 2");
+    }
+
     @Test
     void aWriteThatFailsAfterWaitingCountsAsFailed() {
         resp.close();
