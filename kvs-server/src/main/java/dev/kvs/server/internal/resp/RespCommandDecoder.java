@@ -213,12 +213,6 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * A connection chosen to be closed for memory closes at its next read, before anything more is
-     * decoded: else, on a busy event loop, a victim whose close waits behind the reads would keep
-     * filling its buffers meanwhile. So does an unauthenticated one that would hold 16 KiB with this
-     * read while the sum is over the bound ({@link ClientMemory.Account#closeBeforeRead}).
-     */
-    /**
      * Counts the reads and read batches: commands passed on with the same count came in one read, one
      * right after the other, with nothing but their handling in between.
      */
@@ -226,6 +220,12 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
         return reads;
     }
 
+    /**
+     * A connection chosen to be closed for memory closes at its next read, before anything more is
+     * decoded: else, on a busy event loop, a victim whose close waits behind the reads would keep
+     * filling its buffers meanwhile. So does an unauthenticated one that would hold 16 KiB with this
+     * read while the sum is over the bound ({@link ClientMemory.Account#closeBeforeRead}).
+     */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         reads++;
