@@ -33,6 +33,22 @@ final class CommandDispatch {
      */
     private CommandCounters executed;
 
+    /**
+     * The {@link System#nanoTime} reading that ended the last command {@link #execute} ran, or 0: where
+     * the clock of a command that {@linkplain #dispatch(Session, byte[][], boolean) follows} it starts.
+     */
+    private long lastEnd;
+
+    /**
+     * The counters of the command counted last, whose {@link #pendingCalls} and {@link #pendingNanos}
+     * are not added to them (nor the calls to the node's processed commands) yet, or null: a pipeline of
+     * one command adds to the shared counters once per read batch, not three times per command.
+     */
+    private CommandCounters pending;
+
+    private long pendingCalls;
+    private long pendingNanos;
+
     CommandDispatch(
             CommandTable table,
             CommandRefusals refusals,
@@ -61,6 +77,18 @@ final class CommandDispatch {
      * refused one makes the transaction's {@code EXEC} fail.
      */
     RedisMessage dispatch(Session session, byte[][] args) {
+        return dispatch(session, args, false);
+    }
+
+    /**
+     * As {@link #dispatch(Session, byte[][])}; {@code follows} says that this command comes right after
+     * the one run before it, in the same read batch of the connection, with only that one's reply
+     * queued in between: its time is then counted from the clock reading that ended the last command
+     * (one clock reading per command instead of two, in a pipeline).
+     */
+    RedisMessage dispatch(Session session, byte[][] args, boolean follows) {
+        long from = follows ? lastEnd : 0;
+        lastEnd = 0;
         executed = null;
         CommandSpec spec = table.lookup(args[0]);
         Transaction tx = session.transaction;
@@ -93,24 +121,27 @@ final class CommandDispatch {
         }
         if (tx != null && !TransactionCommands.runsAtOnce(spec)) return TransactionCommands.queue(session, spec, args);
         if (spec.command() == transactions.exec) {
+            publishCounts();
             long start = System.nanoTime();
             RedisMessage result = transactions.exec(session, this::execute);
             count(spec, System.nanoTime() - start); // last: EXEC's reply is EXEC's, not its last command's
+            lastEnd = 0;
             return result;
         }
         if (ScriptCommands.runsScript(spec)) {
+            publishCounts(); // the script may read them (INFO) on its own thread
             RedisMessage result = scripts.start(session, spec, args);
             count(spec, 0); // its time is the scripts' thread's
             return result;
         }
-        if (!spec.has(CommandSpec.DATA)) return execute(session, spec, args);
+        if (!spec.has(CommandSpec.DATA)) return execute(session, spec, args, from);
         Lock shared = barrier.enter(scripts::busy);
         if (shared == null) {
             spec.counters().rejected.increment();
             return scripts.busyReply(); // a script ran past busy-reply-threshold while this one waited
         }
         try {
-            return execute(session, spec, args);
+            return execute(session, spec, args, from);
         } finally {
             shared.unlock();
         }
@@ -118,28 +149,60 @@ final class CommandDispatch {
 
     /** Runs an admitted command and counts it; also each command an {@code EXEC} runs. */
     private RedisMessage execute(Session session, CommandSpec spec, byte[][] args) {
-        long start = System.nanoTime();
+        return execute(session, spec, args, 0);
+    }
+
+    /**
+     * Runs an admitted command and counts its time from {@code from} (a {@link System#nanoTime} reading
+     * at most the command's start, from the end of the command before it), or from now if 0.
+     */
+    private RedisMessage execute(Session session, CommandSpec spec, byte[][] args, long from) {
+        // a command other than a data command may read the counters (INFO): it sees every one before it
+        if (pending != null && (pending != spec.counters() || !spec.has(CommandSpec.DATA))) publishCounts();
+        long start = from != 0 ? from : System.nanoTime();
         RedisMessage result;
         try {
             result = spec.command().execute(session, args);
         } catch (KvsException e) {
             result = Replies.storeError(e);
         }
-        count(spec, System.nanoTime() - start);
+        long end = System.nanoTime();
+        count(spec, end - start);
+        lastEnd = end;
         if (result == Replies.WRONGPASS) stats.aclDeniedAuth.increment();
         return result;
     }
 
     private void count(CommandSpec spec, long nanos) {
-        stats.commandsProcessed.increment();
         CommandCounters c = spec.counters();
-        c.calls.increment();
-        c.nanos.add(nanos);
+        if (c != pending) {
+            publishCounts();
+            pending = c;
+        }
+        pendingCalls++;
+        pendingNanos += nanos;
         executed = c;
         if (!c.exposed) {
             metrics.exposeCommand(spec.name(), c, x -> x.calls.sum(), x -> x.nanos.sum());
             c.exposed = true;
         }
+    }
+
+    /**
+     * Adds the calls and time counted since the last call to the shared counters ({@code INFO
+     * commandstats}, the metrics, {@code total_commands_processed}). The connection calls it at the end
+     * of every read batch, before its replies are flushed, and after a command it ran outside one; a
+     * command reading the counters on this connection publishes first.
+     */
+    void publishCounts() {
+        CommandCounters c = pending;
+        if (c == null) return;
+        pending = null;
+        c.calls.add(pendingCalls);
+        c.nanos.add(pendingNanos);
+        stats.commandsProcessed.add(pendingCalls);
+        pendingCalls = 0;
+        pendingNanos = 0;
     }
 
     private static RedisMessage unknown(byte[][] args) {

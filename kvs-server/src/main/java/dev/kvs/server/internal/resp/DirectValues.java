@@ -25,8 +25,11 @@ final class DirectValues implements ValueSink {
     private final ByteBufAllocator alloc;
     /** True for {@link KvStore#readAll} (one buffer per value, in order); false for one readValue. */
     private final boolean many;
-    /** Buffers the store filled (or is filling), in the order of the reads; not yet replied with. */
-    private final ArrayDeque<ByteBuf> filled = new ArrayDeque<>(2);
+    /**
+     * Buffers the store filled (or is filling), in the order of the reads; not yet replied with. Made
+     * on the first buffer: a short value (most GETs) needs none.
+     */
+    private ArrayDeque<ByteBuf> filled;
 
     private DirectValues(ByteBufAllocator alloc, boolean many) {
         this.alloc = alloc;
@@ -48,6 +51,7 @@ final class DirectValues implements ValueSink {
         if (length <= RespReplyEncoder.COPY_LIMIT) return null;
         if (!many) releaseAll(); // the store read again (the record was replaced): the last buffer wins
         ByteBuf b = alloc.directBuffer(length, length);
+        if (filled == null) filled = new ArrayDeque<>(2);
         filled.add(b);
         b.writerIndex(length);
         return b.nioBuffer(0, length);
@@ -56,7 +60,7 @@ final class DirectValues implements ValueSink {
     /** The bulk reply of complete read {@code r} (the next read in order if several). */
     RedisMessage bulk(ValueRead r) {
         if (!r.inBuffer()) return Replies.bulk(r.value());
-        ByteBuf content = filled.poll();
+        ByteBuf content = filled == null ? null : filled.poll();
         if (content == null) throw new IllegalStateException("no buffer for a read the store copied into one");
         return new FullBulkStringRedisMessage(content);
     }
@@ -64,13 +68,14 @@ final class DirectValues implements ValueSink {
     /** Releases the buffer of read {@code r} (may be null), which is not replied with. */
     void skip(ValueRead r) {
         if (r != null && r.inBuffer()) {
-            ByteBuf b = filled.poll();
+            ByteBuf b = filled == null ? null : filled.poll();
             if (b != null) b.release();
         }
     }
 
     /** Releases every buffer not yet replied with. */
     void releaseAll() {
+        if (filled == null) return;
         ByteBuf b;
         while ((b = filled.poll()) != null) b.release();
     }

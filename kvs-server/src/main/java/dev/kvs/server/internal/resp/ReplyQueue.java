@@ -161,6 +161,7 @@ final class ReplyQueue {
         }
         if (wrote) {
             connection.limits().touch(ctx);
+            connection.publishCounts();
             ctx.flush();
             writtenSinceFlush = false;
             connection.limits().repliesQueued(pendingBytes);
@@ -174,6 +175,7 @@ final class ReplyQueue {
             metrics.recordError(Replies.kind(e));
         }
         if (connection.session().closeAfterReply && pending.isEmpty()) {
+            connection.publishCounts();
             ctx.writeAndFlush(m).addListener(ChannelFutureListener.CLOSE);
             return;
         }

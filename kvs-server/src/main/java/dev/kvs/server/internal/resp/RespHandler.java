@@ -54,6 +54,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private Session session;
     /** True once the connection is being closed on purpose: what it still sends is ignored. */
     private boolean closing;
+    /** The {@link RespCommandDecoder#reads()} of the command {@link #channelRead} handled last. */
+    private long lastRead = -1;
 
     RespHandler(
             CommandContext node,
@@ -92,6 +94,11 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     /** The connection is being closed on purpose: what it still sends is ignored. */
     void startClosing() {
         closing = true;
+    }
+
+    /** Adds the commands counted on this connection to the shared counters ({@link CommandDispatch#publishCounts}). */
+    void publishCounts() {
+        dispatch.publishCounts();
     }
 
     ReplyQueue replies() {
@@ -158,6 +165,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        dispatch.publishCounts();
         stats.connected.decrementAndGet();
         node.metrics().connectionClosed();
         limits.closed();
@@ -185,10 +193,13 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             // behind a write waiting for replication room, a script, or for the client to read: keep the order
             held.add(command);
             ctx.channel().config().setAutoRead(false); // before the flush: it may make the channel writable
+            dispatch.publishCounts();
             replies.flushIfWritten(ctx);
             return;
         }
-        handle(ctx, command);
+        long read = decoder.reads();
+        handle(ctx, command, read == lastRead);
+        lastRead = read;
         if (session.closeAfterReply) {
             ctx.channel().config().setAutoRead(false);
         }
@@ -196,6 +207,16 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     /** Runs {@code command} (or holds it for replication room) and queues its reply; also for held commands. */
     void handle(ChannelHandlerContext ctx, RespCommand command) {
+        handle(ctx, command, false);
+        dispatch.publishCounts(); // outside a read batch: no channelReadComplete follows
+    }
+
+    /**
+     * As {@link #handle(ChannelHandlerContext, RespCommand)}; {@code follows} if the command came in the
+     * same read as the one handled just before it, right after it ({@link CommandDispatch#dispatch(Session,
+     * byte[][], boolean)}).
+     */
+    private void handle(ChannelHandlerContext ctx, RespCommand command, boolean follows) {
         stages.mark(WriteStages.Stage.DISPATCHED);
         if (command.error() != null) {
             stats.protocolErrors.increment();
@@ -209,7 +230,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             RedisMessage result;
             session.staged = command.staged();
             try {
-                result = dispatch.dispatch(session, command.args());
+                result = dispatch.dispatch(session, command.args(), follows);
             } finally {
                 session.staged = null;
                 command.discard(); // nothing if the SET committed it
@@ -254,6 +275,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        dispatch.publishCounts(); // before the replies: a client that has its reply finds it counted
         replies.flushIfWritten(ctx);
         limits.repliesQueued(replies.pendingBytes());
         ctx.fireChannelReadComplete();
