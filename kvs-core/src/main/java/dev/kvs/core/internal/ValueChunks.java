@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongPredicate;
+import java.util.zip.Checksum;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 
@@ -116,11 +117,12 @@ final class ValueChunks implements AutoCloseable {
 
     /**
      * Writes chunk {@code index} of blob {@code blobId} from the next {@code length} bytes of {@code
-     * src} (a network buffer, say) with one copy, and advances it past them once stored.
+     * src} (a network buffer, say) with one copy, and advances it past them once stored; updates {@code
+     * checksum} (if not null) with them as they are copied.
      */
-    void writeChunk(long blobId, int index, ByteBuffer src, int length) {
+    void writeChunk(long blobId, int index, ByteBuffer src, int length, Checksum checksum) {
         try {
-            map.put(chunkKey(blobId, index), new ValueSlice(src, length));
+            map.put(chunkKey(blobId, index), new ValueSlice(src, length, checksum));
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
