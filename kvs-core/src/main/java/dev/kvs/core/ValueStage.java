@@ -1,7 +1,6 @@
 package dev.kvs.core;
 
 import java.nio.ByteBuffer;
-import java.util.zip.Checksum;
 
 /**
  * A value written into a store piece by piece before any record refers to it ({@link KvStore#stage}):
@@ -53,20 +52,6 @@ public interface ValueStage extends AutoCloseable {
         byte[] copy = new byte[count];
         src.get(copy);
         write(copy, 0, count);
-    }
-
-    /**
-     * Appends the remaining bytes of {@code src} as {@link #write(ByteBuffer)} does, and updates {@code
-     * checksum} with them, in order: a stage that copies them may checksum each piece while it is in the
-     * cache from the copy, instead of in a separate pass over the whole buffer. If it throws, {@code
-     * checksum} may hold part of the bytes (close the stage). This default checksums, then writes.
-     *
-     * @throws IllegalArgumentException, IllegalStateException, KvsException as {@link #write(byte[],
-     *     int, int)}
-     */
-    default void write(ByteBuffer src, Checksum checksum) {
-        checksum.update(src.duplicate());
-        write(src);
     }
 
     /**

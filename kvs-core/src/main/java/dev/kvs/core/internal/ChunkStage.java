@@ -7,7 +7,6 @@ import dev.kvs.core.ValueRead;
 import dev.kvs.core.ValueStage;
 import java.nio.ByteBuffer;
 import java.util.Objects;
-import java.util.zip.Checksum;
 
 /**
  * A large value staged in {@link ValueChunks} under a fresh blob id, chunk by chunk as its bytes come:
@@ -107,16 +106,6 @@ final class ChunkStage implements ValueStage {
      */
     @Override
     public void write(ByteBuffer src) {
-        write(src, null);
-    }
-
-    /**
-     * As {@link #write(ByteBuffer)}, checksumming the bytes as they are copied: a whole chunk block by
-     * block right before each block's copy into the store, a piece of a chunk right after its copy into
-     * the chunk's heap buffer (so each byte is read once from memory, not once more in a pass of its own).
-     */
-    @Override
-    public void write(ByteBuffer src, Checksum checksum) {
         admit(src.remaining());
         int before = readable;
         int slot = gate.enter();
@@ -125,13 +114,12 @@ final class ChunkStage implements ValueStage {
                 int chunk = chunkLength();
                 int n;
                 if (partialFill == 0 && src.remaining() >= chunk) {
-                    chunks.writeChunk(blobId, index, src, chunk, checksum);
+                    chunks.writeChunk(blobId, index, src, chunk);
                     stored();
                     n = chunk;
                 } else {
                     n = Math.min(chunk - partialFill, src.remaining());
                     src.get(partial(), partialFill, n);
-                    if (checksum != null) checksum.update(partial, partialFill, n);
                     gathered(n, chunk);
                 }
                 written += n;

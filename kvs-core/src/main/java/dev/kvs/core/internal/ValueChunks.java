@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongPredicate;
-import java.util.zip.Checksum;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 
@@ -117,12 +116,11 @@ final class ValueChunks implements AutoCloseable {
 
     /**
      * Writes chunk {@code index} of blob {@code blobId} from the next {@code length} bytes of {@code
-     * src} (a network buffer, say) with one copy, and advances it past them once stored; updates {@code
-     * checksum} (if not null) with them as they are copied.
+     * src} (a network buffer, say) with one copy, and advances it past them once stored.
      */
-    void writeChunk(long blobId, int index, ByteBuffer src, int length, Checksum checksum) {
+    void writeChunk(long blobId, int index, ByteBuffer src, int length) {
         try {
-            map.put(chunkKey(blobId, index), new ValueSlice(src, length, checksum));
+            map.put(chunkKey(blobId, index), new ValueSlice(src, length));
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }

@@ -1,7 +1,6 @@
 package dev.kvs.core.internal;
 
 import java.nio.ByteBuffer;
-import java.util.zip.Checksum;
 
 /**
  * A range of a byte array, or the next bytes of a buffer: one chunk of a large value, written from or
@@ -17,11 +16,6 @@ final class ValueSlice {
     final int skip;
     /** For a read into a buffer: how many bytes of the stored chunk to copy from {@link #skip}. */
     final int count;
-    /**
-     * For a write from a buffer: updated with the bytes as they are copied, once (the marshaller clears
-     * it), or null.
-     */
-    Checksum checksum;
 
     ValueSlice(byte[] array, int offset, int length) {
         this.array = array;
@@ -38,12 +32,6 @@ final class ValueSlice {
      */
     ValueSlice(ByteBuffer buffer, int length) {
         this(buffer, length, 0, length);
-    }
-
-    /** As {@link #ValueSlice(ByteBuffer, int)}, for a write that updates {@code checksum} with the bytes it copies. */
-    ValueSlice(ByteBuffer buffer, int length, Checksum checksum) {
-        this(buffer, length, 0, length);
-        this.checksum = checksum;
     }
 
     /**

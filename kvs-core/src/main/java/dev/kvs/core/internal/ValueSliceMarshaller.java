@@ -3,7 +3,6 @@ package dev.kvs.core.internal;
 import java.nio.BufferOverflowException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.util.zip.Checksum;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.core.Jvm;
 import net.openhft.chronicle.core.UnsafeMemory;
@@ -23,11 +22,6 @@ final class ValueSliceMarshaller
     static final ValueSliceMarshaller INSTANCE = new ValueSliceMarshaller();
     /** Below this a plain write is as fast as a bulk copy's call. */
     static final int BULK_COPY_MIN = 1024;
-    /**
-     * A write that checksums its bytes does so in blocks of this, each right before it is copied, so the
-     * copy reads it from the first-level cache (a chunk is larger than that cache).
-     */
-    static final int CHECKSUM_BLOCK = 16 * 1024;
 
     private ValueSliceMarshaller() {}
 
@@ -41,9 +35,7 @@ final class ValueSliceMarshaller
         if (s.array != null) {
             write(out, s.array, s.offset, s.length);
         } else {
-            Checksum checksum = s.checksum;
-            s.checksum = null; // the bytes are checksummed once, whatever calls this
-            writeFrom(out, s.buffer, s.length, checksum);
+            writeFrom(out, s.buffer, s.length);
         }
     }
 
@@ -62,32 +54,16 @@ final class ValueSliceMarshaller
 
     /**
      * Copies the {@code length} bytes at {@code buffer}'s position (which it leaves where it is: the
-     * caller advances it once the chunk is stored) with one bulk copy, as {@link #write} does an array's,
-     * and updates {@code checksum} (if not null) with them, block by block as they are copied.
+     * caller advances it once the chunk is stored) with one bulk copy, as {@link #write} does an array's.
      */
-    private static void writeFrom(Bytes<?> out, ByteBuffer buffer, int length, Checksum checksum) {
+    private static void writeFrom(Bytes<?> out, ByteBuffer buffer, int length) {
         if (buffer.remaining() < length) throw new BufferUnderflowException();
         int at = buffer.position();
         if (buffer.isDirect() && out.isDirectMemory()) {
             long address = out.addressForWrite(out.writePosition());
             out.writeSkip(length);
-            long from = Jvm.address(buffer) + at;
-            if (checksum == null) {
-                UnsafeMemory.UNSAFE.copyMemory(from, address, length);
-                return;
-            }
-            ByteBuffer block = buffer.duplicate();
-            for (int done = 0; done < length; ) {
-                int n = Math.min(CHECKSUM_BLOCK, length - done);
-                block.limit(at + done + n).position(at + done);
-                checksum.update(block); // brings the block into the cache the copy then reads it from
-                UnsafeMemory.UNSAFE.copyMemory(from + done, address + done, n);
-                done += n;
-            }
-            return;
-        }
-        if (checksum != null) checksum.update(buffer.duplicate().limit(at + length));
-        if (buffer.hasArray()) {
+            UnsafeMemory.UNSAFE.copyMemory(Jvm.address(buffer) + at, address, length);
+        } else if (buffer.hasArray()) {
             write(out, buffer.array(), buffer.arrayOffset() + at, length);
         } else {
             byte[] bytes = new byte[length]; // a read-only heap buffer, or a store on the heap

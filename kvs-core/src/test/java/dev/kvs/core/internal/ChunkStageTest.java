@@ -3,7 +3,6 @@ package dev.kvs.core.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.kvs.core.Checksums;
 import dev.kvs.core.HeapValueStage;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
@@ -26,7 +25,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -145,31 +143,6 @@ class ChunkStageTest {
             writePiece(stage, value, 2 * CHUNK + 1, 10, direct);
             writePiece(stage, value, 2 * CHUNK + 11, LENGTH - 2 * CHUNK - 11, direct);
             assertThat(events.seen).containsExactly(2 * CHUNK, LENGTH);
-            assertThat(read(stage, 0, LENGTH)).isEqualTo(value);
-        }
-    }
-
-    /**
-     * A write that checksums while it copies gives the CRC32C of the whole value, in order: pieces that
-     * hold several whole chunks (copied block by block into the store), pieces of a chunk (gathered),
-     * and a piece that starts inside a chunk and ends in a later one, from direct and heap buffers.
-     */
-    @ParameterizedTest(name = "direct buffer {0}")
-    @ValueSource(booleans = {false, true})
-    void aChecksummingWriteChecksumsEveryByteOnceInOrder(boolean direct) {
-        byte[] value = randomValue("aChecksummingWrite", LENGTH);
-        int[] cuts = {0, 2 * CHUNK, 2 * CHUNK + 1, 2 * CHUNK + 7_000, 3 * CHUNK + 10, LENGTH};
-        CRC32C crc = new CRC32C();
-        try (ValueStage stage = store.stage(LENGTH)) {
-            for (int i = 1; i < cuts.length; i++) {
-                int n = cuts[i] - cuts[i - 1];
-                ByteBuffer src = direct ? ByteBuffer.allocateDirect(n + 3) : ByteBuffer.allocate(n + 3);
-                src.position(3); // the bytes start inside the buffer, as in a network buffer
-                src.put(value, cuts[i - 1], n).position(3);
-                stage.write(src, crc);
-                assertThat(src.hasRemaining()).isFalse();
-            }
-            assertThat((int) crc.getValue()).isEqualTo(Checksums.crc32c(value));
             assertThat(read(stage, 0, LENGTH)).isEqualTo(value);
         }
     }

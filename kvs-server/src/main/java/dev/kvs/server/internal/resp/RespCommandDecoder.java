@@ -389,13 +389,15 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * Writes the next {@code n} bytes of {@code in} into the stage, which checksums them as it copies
-     * them (not in a pass of their own); false if the
+     * Writes the next {@code n} bytes of {@code in} into the stage, checksumming them; false if the
      * store refused them: the command is then refused and the rest of its value skipped.
      */
     private boolean writeStaged(ByteBuf in, int n) {
         try {
-            for (ByteBuffer b : in.nioBuffers(in.readerIndex(), n)) stage.write(b, stageCrc);
+            for (ByteBuffer b : in.nioBuffers(in.readerIndex(), n)) {
+                stageCrc.update(b.duplicate());
+                stage.write(b);
+            }
         } catch (KvsException e) {
             if (commandError == null) commandError = "ERR " + e.getMessage();
             stage.close();
