@@ -5,7 +5,6 @@ import dev.kvs.core.ValueRead;
 import dev.kvs.core.ValueSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -14,7 +13,8 @@ import java.util.ArrayDeque;
  * Replies of long values without a heap copy: the store ({@link KvStore#readValue}) copies a value
  * longer than {@link RespReplyEncoder#COPY_LIMIT} straight into a pooled direct buffer, which becomes
  * the reply's content and is written to the socket as it is (one copy: store, direct buffer, socket;
- * no value-sized array). Shorter values come back as arrays, as from {@code get}, and are copied into
+ * no value-sized array). The buffer has room for the reply's header and CRLF around the value ({@link
+ * FramedBulk}), so the reply goes out as that one buffer. Shorter values come back as arrays, as from {@code get}, and are copied into
  * the reply batch. One instance per command, on its thread.
  *
  * <p>Reference counting: every buffer handed to the store is owned here until {@link #bulk} turns it
@@ -50,19 +50,19 @@ final class DirectValues implements ValueSink {
     public ByteBuffer buffer(int length) {
         if (length <= RespReplyEncoder.COPY_LIMIT) return null;
         if (!many) releaseAll(); // the store read again (the record was replaced): the last buffer wins
-        ByteBuf b = alloc.directBuffer(length, length);
+        int framed = FramedBulk.HEADER_ROOM + length + FramedBulk.TRAILER_ROOM;
+        ByteBuf b = alloc.directBuffer(framed, framed); // room for the reply's header and CRLF around the value
         if (filled == null) filled = new ArrayDeque<>(2);
         filled.add(b);
-        b.writerIndex(length);
-        return b.nioBuffer(0, length);
+        return b.nioBuffer(FramedBulk.HEADER_ROOM, length);
     }
 
     /** The bulk reply of complete read {@code r} (the next read in order if several). */
     RedisMessage bulk(ValueRead r) {
         if (!r.inBuffer()) return Replies.bulk(r.value());
-        ByteBuf content = filled == null ? null : filled.poll();
-        if (content == null) throw new IllegalStateException("no buffer for a read the store copied into one");
-        return new FullBulkStringRedisMessage(content);
+        ByteBuf buffer = filled == null ? null : filled.poll();
+        if (buffer == null) throw new IllegalStateException("no buffer for a read the store copied into one");
+        return FramedBulk.of(buffer, buffer.capacity() - FramedBulk.HEADER_ROOM - FramedBulk.TRAILER_ROOM);
     }
 
     /** Releases the buffer of read {@code r} (may be null), which is not replied with. */

@@ -124,6 +124,10 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
     }
 
     private void writeLargeBulk(ChannelHandlerContext ctx, FullBulkStringRedisMessage bulk, ChannelPromise p) {
+        if (bulk instanceof FramedBulk f) { // header and CRLF are around the value in its buffer
+            ctx.write(f.framed().retain(), p);
+            return;
+        }
         ByteBuf content = bulk.content();
         ByteBuf header = ctx.alloc().ioBuffer(16);
         bulkHeader(bulk, header);

@@ -8,6 +8,7 @@ import dev.kvs.server.internal.AckOnDemandReplication;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -102,7 +103,35 @@ class LargeValueRepliesTest {
         assertThat(resp.command("GET", "absent")).isEqualTo("$-1\r\n");
 
         assertThat(alloc.large).as("one buffer per long value read").hasSize(2);
-        assertThat(alloc.large.get(0).capacity()).isEqualTo(BIG);
+        assertThat(alloc.large.get(0).capacity())
+                .as("the value and room for its header and CRLF")
+                .isEqualTo(FramedBulk.HEADER_ROOM + BIG + FramedBulk.TRAILER_ROOM);
+        alloc.assertAllReleased();
+    }
+
+    /**
+     * The reply of a long value leaves as one buffer, the store's, holding header, value and CRLF: not
+     * a header, the value and a trailer in three buffers (three allocations, three writes).
+     */
+    @Test
+    void getOfALongValueWritesTheWholeReplyAsTheValuesOneBuffer() {
+        open(0);
+        String big = value(9, BIG);
+        setAsync("big", big);
+
+        resp.channel.writeInbound(
+                Unpooled.wrappedBuffer(RespChannel.encode("GET", "big").getBytes(StandardCharsets.ISO_8859_1)));
+        resp.channel.runPendingTasks();
+        List<ByteBuf> written = new ArrayList<>();
+        ByteBuf b;
+        while ((b = resp.channel.readOutbound()) != null) written.add(b);
+        try {
+            assertThat(written).as("buffers written for one GET").hasSize(1);
+            assertThat(written.get(0).toString(StandardCharsets.ISO_8859_1)).isEqualTo(bulk(big));
+            assertThat(alloc.large).hasSize(1);
+        } finally {
+            written.forEach(ByteBuf::release);
+        }
         alloc.assertAllReleased();
     }
 
