@@ -9,8 +9,8 @@ import net.openhft.chronicle.hash.Data;
 /**
  * A {@link MemberPage} read where it lies in the pages map (a stored entry's value under its query
  * context's lock), without copying it: for the reads that decide a write needs no copy of the page. A
- * put of a value a member already has, and SPOP's draw that rejects a page by its member count, would
- * otherwise copy the whole page (about {@link MemberPages#PAGE_TARGET} bytes) to read a few of its bytes.
+ * put of a value a member already has would otherwise copy the whole page (about {@link
+ * MemberPages#PAGE_TARGET} bytes) to read a few of its bytes.
  * Same format and results as {@link MemberPage}'s functions on the copied array.
  */
 final class StoredPage {
@@ -33,16 +33,6 @@ final class StoredPage {
         return length == value.length && equal(in, v + MemberPage.varintSize(length), value, value.length);
     }
 
-    /** The number of members of the stored {@code page}. */
-    static int count(Data<byte[]> page) {
-        RandomDataInput in = page.bytes();
-        long at = page.offset();
-        long end = at + page.size();
-        int n = 0;
-        for (; at < end; n++) at = entryEnd(in, at);
-        return n;
-    }
-
     /** Offset in {@code in} of {@code member}'s entry among the entries in [at, end), or -1. */
     private static long find(RandomDataInput in, long at, long end, byte[] member) {
         int length = member.length;
@@ -57,13 +47,6 @@ final class StoredPage {
             at = v + MemberPage.varintSize(n) + n;
         }
         return -1;
-    }
-
-    private static long entryEnd(RandomDataInput in, long at) {
-        int m = readVarint(in, at);
-        long v = at + MemberPage.varintSize(m) + m;
-        int n = readVarint(in, v);
-        return v + MemberPage.varintSize(n) + n;
     }
 
     /** Whether the {@code length} bytes of {@code in} at {@code at} are the first {@code length} of {@code b}. */
