@@ -116,11 +116,6 @@ final class MemberPage {
         return Arrays.copyOfRange(page, start, start + valueLength(page, at));
     }
 
-    static boolean valueEquals(byte[] page, int at, byte[] value) {
-        int start = valueStart(page, at);
-        return Arrays.equals(page, start, start + valueLength(page, at), value, 0, value.length);
-    }
-
     /** {@code page} without the entry at {@code at} (-1: none), with {@code (member, value)} appended. */
     static byte[] with(byte[] page, int at, byte[] member, byte[] value) {
         int end = at < 0 ? at : entryEnd(page, at);

@@ -9,6 +9,7 @@ import dev.kvs.core.StoreFullException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -77,6 +78,65 @@ class MemberPagesTest {
         MembersHeader h =
                 pages.put(KEY, MembersHeader.EMPTY, b("f"), b("v"), false).header();
         assertThat(pages.put(KEY, h, b("f"), b("v"), false).header()).isSameAs(h);
+    }
+
+    /**
+     * A put that changes nothing is decided where the page lies (StoredPage), 8 bytes at a time then byte
+     * by byte: a difference in any byte of member or value, or in a length (one- and two-byte varints),
+     * must still write.
+     */
+    @Test
+    void aPutChangesNothingOnlyIfEveryByteOfMemberAndValueIsTheSame() {
+        MembersHeader h = MembersHeader.EMPTY;
+        List<byte[]> members = new ArrayList<>();
+        List<byte[]> values = new ArrayList<>();
+        int[] memberLengths = {1, 7, 8, 9, 17, 130};
+        int[] valueLengths = {0, 1, 7, 8, 9, 16, 200, 1025};
+        for (int m : memberLengths) {
+            for (int v : valueLengths) {
+                byte[] member = new byte[m];
+                byte[] value = new byte[v];
+                for (int i = 0; i < m; i++) member[i] = (byte) ('a' + (i * 7 + v) % 26);
+                if (m > 1) member[m - 1] = 'z'; // members end alike: the last-byte check alone tells none apart
+                for (int i = 0; i < v; i++) value[i] = (byte) (i * 31 + m);
+                h = pages.put(KEY, h, member, value, false).header();
+                members.add(member);
+                values.add(value);
+            }
+        }
+        for (int i = 0; i < members.size(); i++) {
+            byte[] member = members.get(i);
+            byte[] value = values.get(i);
+            MemberPages.Write same = pages.put(KEY, h, member.clone(), value.clone(), true);
+            assertThat(same.header()).as("member %d", i).isSameAs(h);
+            assertThat(same.existed()).isTrue();
+            assertThat(same.previous()).isEqualTo(value);
+            for (int at : new int[] {0, value.length / 2, value.length - 1}) {
+                if (value.length == 0) break;
+                byte[] other = value.clone();
+                other[at] ^= 1;
+                MemberPages.Write w = pages.put(KEY, h, member, other, true);
+                assertThat(w.header()).as("member %d, value byte %d", i, at).isNotEqualTo(h);
+                assertThat(w.previous()).isEqualTo(value);
+                assertThat(pages.get(KEY, w.header(), member)).isEqualTo(other);
+                h = pages.put(KEY, w.header(), member, value, false).header();
+            }
+            byte[] longer = Arrays.copyOf(value, value.length + 1);
+            MemberPages.Write w = pages.put(KEY, h, member, longer, false);
+            assertThat(w.header()).as("member %d, longer value", i).isNotEqualTo(h);
+            assertThat(pages.get(KEY, w.header(), member)).isEqualTo(longer);
+            h = pages.put(KEY, w.header(), member, value, false).header();
+            if (member.length > 1) {
+                byte[] another = member.clone();
+                another[0] ^= 1;
+                if (members.stream().noneMatch(x -> Arrays.equals(x, another))) {
+                    MemberPages.Write added = pages.put(KEY, h, another, value, false);
+                    assertThat(added.existed()).as("member %d, first byte", i).isFalse();
+                    h = pages.remove(KEY, added.header(), another, false).header();
+                }
+            }
+        }
+        assertThat(h.count()).isEqualTo(members.size());
     }
 
     @Test
@@ -159,7 +219,7 @@ class MemberPagesTest {
         assertThatThrownBy(() -> pages.build(b("copy"), swapped))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("members out of order");
-        assertThatThrownBy(() -> pages.build(b("copy"), java.util.Arrays.copyOf(image, image.length - 1)))
+        assertThatThrownBy(() -> pages.build(b("copy"), Arrays.copyOf(image, image.length - 1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not a canonical structure image");
         byte[] hugeCount = {StructureImage.FORMAT, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F};

@@ -1,0 +1,75 @@
+package dev.kvs.core.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import net.openhft.chronicle.bytes.RandomDataInput;
+import net.openhft.chronicle.hash.Data;
+
+/**
+ * A {@link MemberPage} read where it lies in the pages map (a stored entry's value under its query
+ * context's lock), without copying it: for the reads that decide a write needs no copy of the page. A
+ * put of a value a member already has would otherwise copy the whole page (about {@link
+ * MemberPages#PAGE_TARGET} bytes) to read a few of its bytes.
+ * Same format and results as {@link MemberPage}'s functions on the copied array.
+ */
+final class StoredPage {
+    /**
+     * Eight bytes of an array in the order Chronicle reads eight bytes of its memory ({@link
+     * RandomDataInput#readLong(long)}: the platform's order), so two equal ranges read equal longs.
+     */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+    private StoredPage() {}
+
+    /** Whether the stored {@code page} holds {@code member} with exactly {@code value}. */
+    static boolean holds(Data<byte[]> page, byte[] member, byte[] value) {
+        RandomDataInput in = page.bytes();
+        long start = page.offset();
+        long at = find(in, start, start + page.size(), member);
+        if (at < 0) return false;
+        long v = at + MemberPage.varintSize(member.length) + member.length;
+        int length = readVarint(in, v);
+        return length == value.length && equal(in, v + MemberPage.varintSize(length), value, value.length);
+    }
+
+    /** Offset in {@code in} of {@code member}'s entry among the entries in [at, end), or -1. */
+    private static long find(RandomDataInput in, long at, long end, byte[] member) {
+        int length = member.length;
+        while (at < end) {
+            int m = readVarint(in, at);
+            long start = at + MemberPage.varintSize(m);
+            // as MemberPage.find: members often share a prefix, their last bytes differ first
+            if (m == length && (m == 0 || in.readByte(start + m - 1) == member[m - 1]) && equal(in, start, member, m))
+                return at;
+            long v = start + m;
+            int n = readVarint(in, v);
+            at = v + MemberPage.varintSize(n) + n;
+        }
+        return -1;
+    }
+
+    /** Whether the {@code length} bytes of {@code in} at {@code at} are the first {@code length} of {@code b}. */
+    private static boolean equal(RandomDataInput in, long at, byte[] b, int length) {
+        int i = 0;
+        for (; i + Long.BYTES <= length; i += Long.BYTES) {
+            if (in.readLong(at + i) != (long) LONGS.get(b, i)) return false;
+        }
+        for (; i < length; i++) {
+            if (in.readByte(at + i) != b[i]) return false;
+        }
+        return true;
+    }
+
+    private static int readVarint(RandomDataInput in, long at) {
+        byte first = in.readByte(at);
+        if (first >= 0) return first; // the common case: a length below 128
+        int v = 0;
+        for (int shift = 0; ; shift += 7) {
+            if (shift > 28) throw new IllegalArgumentException("corrupt page: varint too long at " + at);
+            byte x = in.readByte(at++);
+            v |= (x & 0x7F) << shift;
+            if (x >= 0) return v;
+        }
+    }
+}
