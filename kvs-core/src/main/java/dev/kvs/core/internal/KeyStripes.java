@@ -9,8 +9,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * order, so batches and single-key writers never deadlock.
  *
  * <p>A stripe is held for about a microsecond (one record written), so a writer that finds it taken
- * spins for a few microseconds before it parks: when two event loops write one hot key, parking each
- * time cost a futex wake and two context switches per write, more than the wait itself (issue 36).
+ * spins before it parks (256 pauses: about 10 us on the 2-core AMD EPYC measured; a spinner usually
+ * gets the stripe in a few): when two event loops write one hot key, parking each time cost a futex
+ * wake and two context switches per write, more than the wait itself (issue 36).
  */
 final class KeyStripes {
     static final int STRIPES = 1024;
