@@ -1,11 +1,13 @@
 package dev.kvs.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -43,6 +45,32 @@ class KeyStripesTest {
         ReentrantLock one = stripes.lock("k3".getBytes());
         assertThat(one.getHoldCount()).isEqualTo(1);
         one.unlock();
+    }
+
+    @Test
+    void aWriterThatSpunInVainParksAndTakesTheStripeOnceItIsFreed() throws Exception {
+        byte[] key = "hot".getBytes();
+        ReentrantLock held = stripes.lock(key);
+        CompletableFuture<Integer> waiter = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            ReentrantLock lock = stripes.lock(key);
+            try {
+                waiter.complete(lock.getHoldCount());
+            } finally {
+                lock.unlock();
+            }
+        });
+        t.start();
+        try {
+            // past its spins it waits in the lock's queue (parked), not spinning on
+            await().atMost(10, TimeUnit.SECONDS).until(() -> held.hasQueuedThread(t));
+            assertThat(waiter).isNotDone();
+        } finally {
+            held.unlock();
+        }
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        t.join(10_000);
+        assertThat(held.isLocked()).isFalse();
     }
 
     @Test
