@@ -194,8 +194,9 @@ final class ChronicleKvStore implements KvStore {
     }
 
     /**
-     * As {@link #get}: lock-free attempts first, then under the key's stripe; a chunked value the sink
-     * takes is copied chunk by chunk from Chronicle's memory into its buffer.
+     * As {@link #get}: lock-free attempts first, then under the key's stripe; an inline value the sink
+     * takes is copied from Chronicle's memory into its buffer while the record is read (no array), a
+     * chunked one chunk by chunk.
      */
     @Override
     public ValueRead readValue(byte[] key, ValueSink sink) {
@@ -203,12 +204,14 @@ final class ChronicleKvStore implements KvStore {
         Objects.requireNonNull(sink, "sink == null");
         int slot = gate.enter();
         try {
-            Record r = records.get(key);
+            ValueInto into = new ValueInto(sink);
+            Record r = records.get(key, into);
             for (int attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
                 if (r == null || hidden(r)) return null;
-                ValueRead read = read(r, sink);
+                ValueRead read = into.result(r);
+                if (read == null) read = read(r, sink);
                 if (read != null) return read;
-                r = records.get(key); // replaced while we read it
+                r = records.get(key, into); // replaced while we read it
             }
             ReentrantLock lock = stripes.lock(key);
             try {

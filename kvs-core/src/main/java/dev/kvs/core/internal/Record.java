@@ -11,7 +11,7 @@ import dev.kvs.core.ValueType;
  * or the id of the blob in {@link ValueChunks} that holds it, or for a complete hash or set its
  * {@link MembersHeader} (its members live in {@link MemberPages}). Encoded by {@link RecordMarshaller}.
  */
-final class Record {
+sealed class Record permits ValueInto {
     static final long NO_BLOB = -1;
     private static final byte[] EMPTY = new byte[0];
 

@@ -102,6 +102,18 @@ final class RecordMaps implements AutoCloseable {
         }
     }
 
+    /**
+     * The record of {@code key}, or null; its inline value copied into {@code into}'s sink if that gives
+     * a buffer (while the segment is read-locked: one copy, no array), else read with the record.
+     */
+    Record get(byte[] key, ValueInto into) {
+        try {
+            return mapOf(key).getUsing(key, into.reset());
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
     /** The record of {@code key} without its inline value, or null. */
     Record header(byte[] key) {
         try {

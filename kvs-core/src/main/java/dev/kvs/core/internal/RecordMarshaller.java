@@ -90,7 +90,7 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
     @Override
     public Record read(Bytes<?> in, long size, Record using) {
         long at = in.readPosition();
-        Record r = read(in, at, size, using != HEADER_ONLY);
+        Record r = using instanceof ValueInto into ? into.read(in, at, size) : read(in, at, size, using != HEADER_ONLY);
         in.readPosition(at + size);
         return r;
     }

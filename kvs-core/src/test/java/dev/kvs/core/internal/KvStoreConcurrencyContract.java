@@ -145,6 +145,9 @@ final class KvStoreConcurrencyContract {
                 assertThat(read.inBuffer()).isTrue();
                 assertThat(read.buffer()).isSameAs(given.get(given.size() - 1));
                 assertWhole(read.header(), read.buffer().flip());
+                ValueRead inline = store.readValue(small, ByteBuffer::allocateDirect); // copied as its record is read
+                assertThat(inline.inBuffer()).isTrue();
+                assertWhole(inline.header(), inline.buffer().flip());
                 reads.incrementAndGet();
             } while (!writersDone.get());
             return null;

@@ -7,6 +7,7 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -38,6 +39,44 @@ class RecordMapsTest {
             assertThat(lengths).containsExactlyInAnyOrder(shortKey.length, longKey.length, maxKey.length);
             maps.remove(longKey);
             assertThat(maps.get(longKey)).isNull();
+        }
+    }
+
+    @Test
+    void getIntoCopiesAnInlineValueIntoTheSinksBufferWithoutAnArray() {
+        StoreConfig config =
+                StoreConfig.builder().maxEntries(100).maxBytes(1 << 20).build();
+        try (RecordMaps maps = RecordMaps.open(config, null)) {
+            byte[] key = "k".getBytes();
+            byte[] value = new byte[1024];
+            for (int i = 0; i < value.length; i++) value[i] = (byte) (i * 7 + 1);
+            maps.put(key, Record.inline(StoredValue.complete(TxId.of(1, 5), value)));
+            for (ByteBuffer b : List.of(ByteBuffer.allocateDirect(1030), ByteBuffer.allocate(1030))) {
+                b.position(4);
+                List<Integer> asked = new ArrayList<>();
+                ValueInto into = new ValueInto(n -> {
+                    asked.add(n);
+                    return b;
+                });
+                Record r = maps.get(key, into);
+                assertThat(asked).containsExactly(value.length);
+                assertThat(r.seq).isEqualTo(5);
+                assertThat(r.valueLength).isEqualTo(value.length);
+                assertThat(r.value)
+                        .as("no array: the value went into the buffer")
+                        .isNull();
+                assertThat(b.position()).isEqualTo(4 + value.length);
+                byte[] copied = new byte[value.length];
+                b.get(4, copied);
+                assertThat(copied).isEqualTo(value);
+                assertThat(into.result(r).buffer()).isSameAs(b);
+            }
+            Record declined = maps.get(key, new ValueInto(n -> null));
+            assertThat(declined.value).isEqualTo(value);
+            assertThat(maps.get("absent".getBytes(), new ValueInto(n -> {
+                        throw new AssertionError("sink called for an absent key");
+                    })))
+                    .isNull();
         }
     }
 
