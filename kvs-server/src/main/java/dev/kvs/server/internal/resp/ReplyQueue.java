@@ -3,6 +3,7 @@ package dev.kvs.server.internal.resp;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.WriteStages;
 import dev.kvs.server.internal.NodeMetrics;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.redis.ErrorRedisMessage;
@@ -83,6 +84,7 @@ final class ReplyQueue {
             connection.limits().closeIfOverOutputLimit(ctx);
             return;
         }
+        if (result instanceof BatchedBulk b) result = copied(b); // its batch is not held while it waits
         CompletableFuture<RedisMessage> f = result instanceof LaterReply later
                 ? later.reply().toCompletableFuture()
                 : CompletableFuture.completedFuture(result);
@@ -98,6 +100,15 @@ final class ReplyQueue {
             });
         }
         connection.limits().closeIfOverOutputLimit(ctx);
+    }
+
+    /** The plain reply of {@code b}'s value, {@code b} released. */
+    private static RedisMessage copied(BatchedBulk b) {
+        try {
+            return Replies.bulk(ByteBufUtil.getBytes(b.content()));
+        } finally {
+            b.release();
+        }
     }
 
     /**

@@ -43,6 +43,74 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
     /** The connection speaks RESP3 (since a {@code HELLO 3}'s reply). */
     private boolean resp3;
 
+    /** This handler's context: {@link #reserve} runs outside a write, on the caller's thread. */
+    private ChannelHandlerContext context;
+
+    /**
+     * The reply last {@link #reserve reserved} in the batch and not yet written: its bytes lie past the
+     * batch's writer index, and nothing is written over them while it is referenced; null if none.
+     */
+    private BatchedBulk reserved;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        context = ctx;
+    }
+
+    /**
+     * Room in the batch, past what it holds, for the bulk reply of a value of {@code length} bytes, its
+     * header and CRLF already written: the caller (a GET, through {@link DirectValues}) has the store
+     * copy the value into {@link BatchedBulk#valueBuffer} and replies with the {@link BatchedBulk}; if
+     * that is the next reply written, it costs no copy here. Null off the connection's event loop or for
+     * a value longer than {@link #COPY_LIMIT}.
+     */
+    BatchedBulk reserve(int length) {
+        ChannelHandlerContext ctx = context;
+        if (ctx == null || length > COPY_LIMIT || !ctx.executor().inEventLoop()) return null;
+        settleReserved(ctx);
+        int digits = digits(length);
+        int header = 1 + digits + 2;
+        int total = header + length + 2;
+        if (batch == null) {
+            batch = ctx.alloc().ioBuffer(BATCH_BYTES + total); // room for a batch of such replies: no regrowth
+        } else if (batch.writableBytes() < total) {
+            batch.ensureWritable(total); // nothing past the writer index to keep (settled above)
+        }
+        ByteBuf b = batch;
+        int start = b.writerIndex();
+        b.setByte(start, '$');
+        for (int i = start + digits, v = length; i > start; i--, v /= 10) b.setByte(i, '0' + v % 10);
+        b.setShort(start + 1 + digits, CRLF);
+        b.setShort(start + header + length, CRLF);
+        reserved = new BatchedBulk(b, start, start + header, length, start + total);
+        return reserved;
+    }
+
+    private static int digits(int v) {
+        int n = 1;
+        while (v >= 10) {
+            v /= 10;
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Before anything else goes into the batch: a reserved reply still referenced keeps its bytes, so the
+     * batch is passed on as a slice of what it holds (whoever handles it downstream cannot write past
+     * that) and a new one starts; a released one's bytes are free.
+     */
+    private void settleReserved(ChannelHandlerContext ctx) {
+        BatchedBulk r = reserved;
+        if (r == null) return;
+        reserved = null;
+        if (r.released() || r.batch != batch) return;
+        ByteBuf b = batch;
+        batch = null;
+        if (b.isReadable()) ctx.write(b.retainedSlice(b.readerIndex(), b.readableBytes()), ctx.voidPromise());
+        b.release();
+    }
+
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (!(msg instanceof RedisMessage m)) {
@@ -51,6 +119,13 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
             return;
         }
         try {
+            if (m == reserved && promise.isVoid() && batch == reserved.batch && batch.writerIndex() == reserved.start) {
+                batch.writerIndex(reserved.end); // its bytes are already in place: the store put them there
+                reserved = null;
+                if (batch.readableBytes() >= BATCH_BYTES) passBatchOn(ctx);
+                return;
+            }
+            settleReserved(ctx);
             if (m instanceof FullBulkStringRedisMessage bulk && isLarge(bulk)) {
                 passBatchOn(ctx);
                 writeLargeBulk(ctx, bulk, promise);
@@ -109,6 +184,7 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        reserved = null; // a reply reserved in the batch holds a reference of its own
         if (batch != null) {
             batch.release();
             batch = null;
@@ -116,6 +192,7 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
     }
 
     private void passBatchOn(ChannelHandlerContext ctx) {
+        settleReserved(ctx);
         ByteBuf b = batch;
         if (b == null) return;
         batch = null;
@@ -312,7 +389,9 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
         }
     }
 
+    private static final int CRLF = ('\r' << 8) | '\n';
+
     private static void crlf(ByteBuf out) {
-        out.writeShort(('\r' << 8) | '\n');
+        out.writeShort(CRLF);
     }
 }

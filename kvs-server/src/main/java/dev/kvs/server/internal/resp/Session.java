@@ -58,6 +58,18 @@ final class Session {
      */
     ConnectionSubscriber subscriber;
 
+    /** See {@link #replyEncoder}; found on first use. */
+    private RespReplyEncoder replyEncoder;
+
+    /**
+     * The connection's reply encoder, into whose batch a GET reads a short value ({@link DirectValues}),
+     * or null without a connection (tests).
+     */
+    RespReplyEncoder replyEncoder() {
+        if (replyEncoder == null && subscriber != null) replyEncoder = subscriber.replyEncoder();
+        return replyEncoder;
+    }
+
     /** The channels and patterns this connection subscribed to; null until its first subscribe. */
     Subscriptions subscriptions;
 

@@ -85,11 +85,11 @@ final class StringCommands {
     }
 
     /**
-     * A long value is copied by the store straight into a pooled direct buffer that becomes the reply
-     * ({@link DirectValues}); a short one comes back as an array.
+     * A long value is copied by the store straight into a pooled direct buffer that becomes the reply,
+     * a short one into the connection's reply batch ({@link DirectValues}).
      */
     private RedisMessage get(Session s, byte[][] a) {
-        DirectValues sink = DirectValues.one(s.alloc);
+        DirectValues sink = DirectValues.one(s.alloc, s.replyEncoder());
         try {
             ValueRead r = store.readValue(a[1], sink);
             if (!readable(r)) {

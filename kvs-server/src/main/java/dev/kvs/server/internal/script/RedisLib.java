@@ -2,6 +2,7 @@ package dev.kvs.server.internal.script;
 
 import io.netty.handler.codec.redis.ErrorRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.util.ReferenceCountUtil;
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
@@ -159,7 +160,11 @@ final class RedisLib {
             }
             RedisMessage reply = calls.call(run, argv);
             if (raise && reply instanceof ErrorRedisMessage e) throw raised(e.content());
-            return LuaReplies.toLua(reply);
+            try {
+                return LuaReplies.toLua(reply);
+            } finally {
+                ReferenceCountUtil.release(reply); // as the encoder releases a reply it wrote
+            }
         }
 
         /** A call that could not be made: raised by {@code call}, returned by {@code pcall}. */

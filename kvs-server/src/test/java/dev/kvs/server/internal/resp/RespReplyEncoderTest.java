@@ -73,6 +73,51 @@ class RespReplyEncoderTest {
         ch.finish();
     }
 
+    private static BatchedBulk reserve(EmbeddedChannel ch, String value) {
+        BatchedBulk r = ch.pipeline().get(RespReplyEncoder.class).reserve(value.length());
+        r.valueBuffer().put(value.getBytes(StandardCharsets.US_ASCII)); // as the store copies a GET's value
+        return r;
+    }
+
+    @Test
+    void aReservedReplyWrittenNextIsAlreadyInTheBatch() {
+        EmbeddedChannel ch = new EmbeddedChannel(new RespReplyEncoder());
+        ch.write(Replies.OK, ch.voidPromise());
+        BatchedBulk r = reserve(ch, "hello");
+        ch.write(r, ch.voidPromise());
+        ch.write(Replies.integer(1), ch.voidPromise());
+        ch.flush();
+
+        assertThat(r.released()).isTrue();
+        assertThat(outbound(ch))
+                .as("one buffer: the reply was not copied into another")
+                .containsExactly("+OK\r\n$5\r\nhello\r\n:1\r\n");
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @Test
+    void aReservedReplyWrittenLaterKeepsItsBytesAndItsPlace() {
+        EmbeddedChannel ch = new EmbeddedChannel(new RespReplyEncoder());
+        ch.write(Replies.OK, ch.voidPromise());
+        BatchedBulk held = reserve(ch, "held-back"); // as a reply queued behind one that waits
+        String other = "written-first-over-the-held-bytes";
+        ch.write(Replies.bulk(other.getBytes(StandardCharsets.US_ASCII)), ch.voidPromise());
+        BatchedBulk next = reserve(ch, "next");
+        BatchedBulk inArray = reserve(ch, "in-array"); // as EXEC's GETs: the one before is still held
+        ch.write(next, ch.voidPromise());
+        ch.write(Replies.array(List.of(inArray, Replies.integer(2))), ch.voidPromise());
+        ch.write(held, ch.voidPromise());
+        BatchedBulk dropped = reserve(ch, "dropped");
+        dropped.release(); // a reply not written (CLIENT REPLY OFF): its room is reused
+        ch.write(Replies.integer(3), ch.voidPromise());
+        ch.flush();
+
+        assertThat(String.join("", outbound(ch)))
+                .isEqualTo("+OK\r\n$" + other.length() + "\r\n" + other + "\r\n$4\r\nnext\r\n*2\r\n$8\r\nin-array\r\n"
+                        + ":2\r\n$9\r\nheld-back\r\n:3\r\n");
+        assertThat(ch.finish()).isFalse();
+    }
+
     @Test
     void aBatchNotFlushedIsReleasedWhenTheChannelCloses() {
         EmbeddedChannel ch = new EmbeddedChannel(new RespReplyEncoder());

@@ -24,6 +24,34 @@ class StringCommandsTest {
     }
 
     @Test
+    void getRepliesReadIntoTheReplyBatchKeepTheirOrderAndBytes() {
+        resp.command("SET", "a", "alpha");
+        resp.command("SET", "b", "x".repeat(3000));
+        resp.command("HSET", "h", "f", "v");
+        String pipelined = RespChannel.encode("GET", "a")
+                + RespChannel.encode("GET", "missing")
+                + RespChannel.encode("GET", "h")
+                + RespChannel.encode("GET", "b")
+                + RespChannel.encode("GET", "a");
+        assertThat(resp.send(pipelined))
+                .isEqualTo(bulk("alpha") + "$-1\r\n"
+                        + "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
+                        + bulk("x".repeat(3000)) + bulk("alpha"));
+        // EXEC's GETs, one of them a script's run on this thread: each reply is read before the next
+        resp.command("MULTI");
+        resp.command("GET", "a");
+        resp.command("EVAL", "return redis.call('get', KEYS[1])", "1", "b");
+        resp.command("GET", "b");
+        assertThat(resp.command("EXEC"))
+                .isEqualTo("*3\r\n" + bulk("alpha") + bulk("x".repeat(3000)) + bulk("x".repeat(3000)));
+        assertThat(resp.send(RespChannel.encode("CLIENT", "REPLY", "SKIP")
+                        + RespChannel.encode("GET", "a")
+                        + RespChannel.encode("GET", "b")))
+                .as("a skipped GET's reply is dropped, its room reused")
+                .isEqualTo(bulk("x".repeat(3000)));
+    }
+
+    @Test
     void incrDecrAndTheirByForms() {
         assertThat(resp.command("INCR", "n")).isEqualTo(":1\r\n");
         assertThat(resp.command("INCR", "n")).isEqualTo(":2\r\n");
