@@ -2,14 +2,17 @@ package dev.kvs.core.internal;
 
 import dev.kvs.core.RecordState;
 import dev.kvs.core.ValueType;
+import java.util.Objects;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.RandomDataInput;
 import net.openhft.chronicle.bytes.RandomDataOutput;
+import net.openhft.chronicle.core.UnsafeMemory;
 import net.openhft.chronicle.core.io.IORuntimeException;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.hash.serialization.SizedReader;
 import net.openhft.chronicle.hash.serialization.SizedWriter;
 import net.openhft.chronicle.hash.serialization.impl.EnumMarshallable;
+import sun.misc.Unsafe;
 
 /**
  * Encodes a {@link Record} straight into and out of Chronicle's memory, so a put copies the value
@@ -83,7 +86,17 @@ final class RecordMarshaller implements SizedReader<Record>, SizedWriter<Record>
             out.writeLong(at + 24, m.bytes());
         } else {
             int n = inlineLength(r);
-            if (n > 0) out.write(at, r.value, 0, n);
+            if (n >= ValueSliceMarshaller.BULK_COPY_MIN && out.isDirectMemory()) {
+                // Chronicle copies a heap array into native memory eight bytes per loop iteration (1.8% of a
+                // 1 KiB SET's CPU); one intrinsic bulk copy instead, as ValueSliceMarshaller does. Both ends
+                // are bounds-checked before a byte moves.
+                Objects.checkFromIndexSize(0, n, r.value.length);
+                long address = out.addressForWrite(at);
+                out.addressForWrite(at + n - 1);
+                UnsafeMemory.UNSAFE.copyMemory(r.value, Unsafe.ARRAY_BYTE_BASE_OFFSET, null, address, n);
+            } else if (n > 0) {
+                out.write(at, r.value, 0, n);
+            }
         }
     }
 
