@@ -13,7 +13,8 @@
 #   get100k  GET 100 kB, 4 clients, -r 1000            (N100K)
 #   hotset   SET 1 KiB, 50 clients, -P 16, one key     (NHOT, default 8,000,000)
 #
-# KVS_JAR (kvs-cli/target/kvs.jar), KVS_B_JAR (none), ports KVS_PORT 16391, KVS_B_PORT 16392,
+# KVS_JAR (kvs-cli/target/kvs.jar), KVS_B_JAR (none), KVS_JAVA_OPTS and KVS_B_JAVA_OPTS (extra JVM options
+# of each kvs, split on whitespace, e.g. an A/B of one jar under two collectors), ports KVS_PORT 16391, KVS_B_PORT 16392,
 # REDIS_PORT 16393, OUT target/cost-per-request. Each server is warmed with every workload once
 # (WARM_FACTOR of the requests, default 0.5) before anything is measured. Prints the raw rows
 # (workload round server rps cpu_us load1), then per workload the medians and kvs/Redis ratios.
@@ -27,12 +28,14 @@ mkdir -p "$OUT"
 mapfile -t JOPTS < <(sed -n '/^flags=(/,/^)/p' kvs | grep -o -- '--add-[a-z]*=[^ ]*')
 declare -A PORTS=([kvs]=${KVS_PORT:-16391} [redis]=${REDIS_PORT:-16393}) PIDS=()
 SERVERS=(kvs)
-java "${JOPTS[@]}" -jar "${KVS_JAR:-kvs-cli/target/kvs.jar}" server --port "${PORTS[kvs]}" --admin-port 0 --repl-port 0 \
+# shellcheck disable=SC2086 # the options are split on whitespace on purpose, as ./kvs splits them
+java "${JOPTS[@]}" ${KVS_JAVA_OPTS:-} -jar "${KVS_JAR:-kvs-cli/target/kvs.jar}" server --port "${PORTS[kvs]}" --admin-port 0 --repl-port 0 \
   --max-entries 2000000 > "$OUT/kvs.log" 2>&1 &
 PIDS[kvs]=$!
 if [[ -n "${KVS_B_JAR:-}" ]]; then
   PORTS[kvs-b]=${KVS_B_PORT:-16392}
-  java "${JOPTS[@]}" -jar "$KVS_B_JAR" server --port "${PORTS[kvs-b]}" --admin-port 0 --repl-port 0 \
+  # shellcheck disable=SC2086
+  java "${JOPTS[@]}" ${KVS_B_JAVA_OPTS:-} -jar "$KVS_B_JAR" server --port "${PORTS[kvs-b]}" --admin-port 0 --repl-port 0 \
     --max-entries 2000000 > "$OUT/kvs-b.log" 2>&1 &
   PIDS[kvs-b]=$!
   SERVERS+=(kvs-b)
