@@ -51,11 +51,6 @@ final class ConnectionSubscriber implements Subscriber {
         this.pubSub = pubSub;
     }
 
-    /** The reply encoder of this connection's pipeline, or null if it has none. */
-    RespReplyEncoder replyEncoder() {
-        return ctx.pipeline().get(RespReplyEncoder.class);
-    }
-
     @Override
     public void deliver(Kind kind, byte[] pattern, byte[] channel, byte[] message) {
         if (cutOff.get()) return;

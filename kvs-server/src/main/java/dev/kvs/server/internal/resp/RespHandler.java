@@ -135,6 +135,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 authRequired ? null : Users.OPEN);
         session.alloc = ctx.alloc();
         session.loop = ctx.executor();
+        session.replyEncoder = ctx.pipeline().get(RespReplyEncoder.class);
         session.subscriber = new ConnectionSubscriber(this, ctx, pubSub);
         limits.opened(session.authenticated());
         if (protectedMode.refuses(ctx.channel().remoteAddress())) {

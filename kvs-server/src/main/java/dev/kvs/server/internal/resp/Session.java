@@ -58,17 +58,11 @@ final class Session {
      */
     ConnectionSubscriber subscriber;
 
-    /** See {@link #replyEncoder}; found on first use. */
-    private RespReplyEncoder replyEncoder;
-
     /**
      * The connection's reply encoder, into whose batch a GET reads a short value ({@link DirectValues}),
-     * or null without a connection (tests).
+     * or null without one (tests): set when the connection opens.
      */
-    RespReplyEncoder replyEncoder() {
-        if (replyEncoder == null && subscriber != null) replyEncoder = subscriber.replyEncoder();
-        return replyEncoder;
-    }
+    RespReplyEncoder replyEncoder;
 
     /** The channels and patterns this connection subscribed to; null until its first subscribe. */
     Subscriptions subscriptions;

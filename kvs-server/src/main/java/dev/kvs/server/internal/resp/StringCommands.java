@@ -89,7 +89,7 @@ final class StringCommands {
      * a short one into the connection's reply batch ({@link DirectValues}).
      */
     private RedisMessage get(Session s, byte[][] a) {
-        DirectValues sink = DirectValues.one(s.alloc, s.replyEncoder());
+        DirectValues sink = DirectValues.one(s.alloc, s.replyEncoder);
         try {
             ValueRead r = store.readValue(a[1], sink);
             if (!readable(r)) {
