@@ -9,6 +9,7 @@ import dev.kvs.core.StoreConfig;
 import java.util.function.BiConsumer;
 import java.util.random.RandomGenerator;
 import net.openhft.chronicle.algo.hashing.LongHashFunction;
+import net.openhft.chronicle.hash.serialization.impl.ByteArraySizedReader;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
@@ -113,6 +114,9 @@ final class MemberPages implements AutoCloseable {
         if (closed) throw new dev.kvs.core.StorageException("store is closed");
         ChronicleMapBuilder<byte[], byte[]> b = ChronicleMap.of(byte[].class, byte[].class)
                 .name("kvs-member-pages")
+                // as the records' maps: Chronicle's own access wraps each page key in a BytesStore to hash
+                // and compare it, once per page lookup
+                .keyReaderAndDataAccess(ByteArraySizedReader.INSTANCE, new KeyBytesAccess())
                 .averageKeySize(32)
                 .averageValueSize(PAGE_TARGET)
                 .putReturnsNull(true)
