@@ -328,6 +328,61 @@ class MemberPagesTest {
         assertThat(Collections.max(drawn.values())).isLessThan(expected * 2);
     }
 
+    /**
+     * SPOP's cost is the pages it looks at before one takes a member: each page looked at draws one
+     * random value, and one more to take or pass it. Pages picked by the share of the hash space they
+     * cover ({@link PageDraw}) take a member after 1.5 to 2 pages on a set of short members as
+     * redis-benchmark's; a page picked by number and a cap of four times the mean took about four.
+     */
+    @Test
+    void popLooksAtAboutTwoPagesAMember() {
+        MembersHeader h = MembersHeader.EMPTY;
+        for (int i = 0; i < 20_000; i++)
+            h = pages.put(KEY, h, b("element:" + (100_000 + i)), MemberPage.EMPTY, false)
+                    .header();
+        long[] drawn = new long[1];
+        Random seeded = new Random(11);
+        java.util.random.RandomGenerator counting = () -> {
+            drawn[0]++;
+            return seeded.nextLong();
+        };
+        int pops = 10_000;
+        for (int i = 0; i < pops; i++) h = pages.pop(KEY, h, counting).header();
+        assertThat(h.count()).isEqualTo(10_000);
+        // per pop: two values for each page looked at (the page, take or pass) and one for the member
+        double pagesPerPop = (drawn[0] / (double) pops - 1) / 2;
+        assertThat(pagesPerPop).as("pages looked at per pop").isLessThan(2.2);
+    }
+
+    /**
+     * With pages split and not yet split (the deeper hold half the hash space of the others), the draw
+     * weighs each page by its share of the hash space and caps it by its expected members: a member of
+     * either kind of page is drawn as often. Measured as the share of draws that land in deep pages
+     * against the share of members those pages hold.
+     */
+    @Test
+    void randomDrawsMembersOfDeepAndShallowPagesAlike() {
+        MembersHeader h = MembersHeader.EMPTY;
+        for (int i = 0; i < 3_000; i++)
+            h = pages.put(KEY, h, b("element:" + i), MemberPage.EMPTY, false).header();
+        int n = h.pageCount();
+        int level = PageAddress.level(n);
+        assertThat(n).as("pages of two depths").isNotEqualTo(1 << level);
+        Map<String, Boolean> deep = new HashMap<>();
+        for (int p = 0; p < n; p++) {
+            boolean d = PageAddress.depth(p, n) > level;
+            MemberPage.forEach(pages.read(KEY, p), (m, v) -> deep.put(new String(m), d));
+        }
+        double deepShare = deep.values().stream().filter(d -> d).count() / (double) deep.size();
+        Random r = new Random(5);
+        int draws = 200_000;
+        int inDeep = 0;
+        for (int i = 0; i < draws; i++)
+            if (deep.get(new String(pages.random(KEY, h, r).name()))) inDeep++;
+        // a binomial share of 200,000 draws: one standard deviation is about 0.0011
+        assertThat(inDeep / (double) draws).isCloseTo(deepShare, org.assertj.core.data.Offset.offset(0.006));
+    }
+
     @Test
     void aSparseStructureStillGivesARandomMember() {
         MembersHeader grown = MembersHeader.EMPTY;
