@@ -383,6 +383,37 @@ class MemberPagesTest {
         assertThat(inDeep / (double) draws).isCloseTo(deepShare, org.assertj.core.data.Offset.offset(0.006));
     }
 
+    /**
+     * A put decides where the page lies whether the member has the value already ({@link StoredPage},
+     * eight bytes at a time, then byte by byte): the same value writes nothing, and a value that differs
+     * only in its last byte, or only in its length, is written.
+     */
+    @ParameterizedTest(name = "value of {0} bytes")
+    @ValueSource(ints = {0, 9, 1_000, 15_000})
+    void aPutOfTheValueAMemberHasWritesNothingOnPagesOfAnySize(int length) {
+        MembersHeader h = MembersHeader.EMPTY;
+        for (int i = 0; i < 20; i++)
+            h = pages.put(KEY, h, b("field" + i), b("v" + i), false).header();
+        byte[] value = new byte[length];
+        Arrays.fill(value, (byte) 'x');
+        h = pages.put(KEY, h, b("field7"), value, false).header();
+        assertThat(pages.put(KEY, h, b("field7"), value.clone(), false).header())
+                .isSameAs(h);
+        if (length > 0) {
+            byte[] last = value.clone();
+            last[length - 1] = 'y';
+            MemberPages.Write w = pages.put(KEY, h, b("field7"), last, true);
+            assertThat(w.header()).isNotEqualTo(h);
+            assertThat(w.previous()).isEqualTo(value);
+            h = w.header();
+            value = last;
+        }
+        byte[] longer = Arrays.copyOf(value, length + 1);
+        MembersHeader grown = pages.put(KEY, h, b("field7"), longer, false).header();
+        assertThat(grown).isNotEqualTo(h);
+        assertThat(pages.get(KEY, grown, b("field7"))).isEqualTo(longer);
+    }
+
     @Test
     void aSparseStructureStillGivesARandomMember() {
         MembersHeader grown = MembersHeader.EMPTY;
