@@ -29,7 +29,8 @@ final class PageDraw {
 
     PageDraw(MembersHeader h) {
         pageCount = h.pageCount();
-        capOfAll = spread(h.count(), pageCount) * h.count();
+        // one page holds every member: taking one of them at once is uniform
+        capOfAll = pageCount == 1 ? 0 : spread(h.count(), pageCount) * h.count();
     }
 
     /**

@@ -355,6 +355,26 @@ class MemberPagesTest {
     }
 
     /**
+     * A structure of one page (a small set, a session's hash) holds every member in the page any draw
+     * looks at: a pop takes one of them there, drawing the page and the member, with no draw to take
+     * or pass the page.
+     */
+    @Test
+    void popOfAStructureOfOnePageLooksAtThatPageOnce() {
+        MembersHeader h = putAll(pages, KEY, MembersHeader.EMPTY, members(10, "v"));
+        assertThat(h.pageCount()).isEqualTo(1);
+        long[] drawn = new long[1];
+        Random seeded = new Random(13);
+        java.util.random.RandomGenerator counting = () -> {
+            drawn[0]++;
+            return seeded.nextLong();
+        };
+        for (int i = 0; i < 7; i++) h = pages.pop(KEY, h, counting).header();
+        assertThat(h.count()).isEqualTo(3);
+        assertThat(drawn[0]).as("values drawn by 7 pops").isEqualTo(14);
+    }
+
+    /**
      * With pages split and not yet split (the deeper hold half the hash space of the others), the draw
      * weighs each page by its share of the hash space and caps it by its expected members: a member of
      * either kind of page is drawn as often. Measured as the share of draws that land in deep pages
