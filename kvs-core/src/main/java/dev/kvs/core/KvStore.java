@@ -2,6 +2,7 @@ package dev.kvs.core;
 
 import java.io.Closeable;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BiConsumer;
@@ -397,6 +398,23 @@ public interface KvStore extends Closeable {
     default MemberWrite putMembers(
             byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Supplier<TxId> txId) {
         throw structuresUnsupported();
+    }
+
+    /**
+     * {@link #putMembers}, unless the key's record has an expiry that passed on {@code clock} (read only
+     * if the record has an expiry): then nothing is written, {@code txId} is not called, and null is
+     * returned, for the caller to delete the key first (a replicated delete, as Redis's lazy expiry) and
+     * write again. The key's record is read once, under its lock, where a check of its expiry before
+     * {@link #putMembers} reads it twice; this default makes that check, then the put.
+     *
+     * @return as for {@link #putMembers}, or null if the key's expiry has passed (nothing written)
+     * @throws WrongTypeException, IllegalStateException, StoreFullException as for {@link #putMembers}
+     */
+    default MemberWrite putMembersUnlessExpired(
+            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock, Supplier<TxId> txId) {
+        RecordHeader h = header(key);
+        if (h != null && h.expiredAt(clock)) return null;
+        return putMembers(key, type, members, wantPrevious, txId);
     }
 
     /**

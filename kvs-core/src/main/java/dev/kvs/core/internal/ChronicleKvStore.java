@@ -21,6 +21,7 @@ import dev.kvs.core.ValueStage;
 import dev.kvs.core.ValueType;
 import dev.kvs.core.Write;
 import java.nio.ByteBuffer;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -535,6 +536,24 @@ final class ChronicleKvStore implements KvStore {
         List<Member> ms = List.copyOf(members);
         Objects.requireNonNull(txId, "txId == null");
         return structure(key, old -> structures.put(key, old, type, ms, wantPrevious, txId));
+    }
+
+    @Override
+    public MemberWrite putMembersUnlessExpired(
+            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock, Supplier<TxId> txId) {
+        List<Member> ms = List.copyOf(members);
+        Objects.requireNonNull(clock, "clock == null");
+        Objects.requireNonNull(txId, "txId == null");
+        return structure(
+                key,
+                old -> old != null && expired(old.expireAt, clock)
+                        ? null
+                        : structures.put(key, old, type, ms, wantPrevious, txId));
+    }
+
+    /** As {@link RecordHeader#expiredAt(Clock)}, without making the header. */
+    private static boolean expired(long expireAt, Clock clock) {
+        return expireAt != RecordHeader.NO_EXPIRY && RecordHeader.expired(expireAt, clock.millis());
     }
 
     @Override

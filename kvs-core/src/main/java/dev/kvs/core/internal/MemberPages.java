@@ -9,6 +9,7 @@ import dev.kvs.core.StoreConfig;
 import java.util.function.BiConsumer;
 import java.util.random.RandomGenerator;
 import net.openhft.chronicle.algo.hashing.LongHashFunction;
+import net.openhft.chronicle.hash.serialization.impl.ByteArraySizedReader;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
@@ -113,6 +114,9 @@ final class MemberPages implements AutoCloseable {
         if (closed) throw new dev.kvs.core.StorageException("store is closed");
         ChronicleMapBuilder<byte[], byte[]> b = ChronicleMap.of(byte[].class, byte[].class)
                 .name("kvs-member-pages")
+                // as the records' maps: Chronicle's own access wraps each page key in a BytesStore to hash
+                // and compare it, once per page lookup
+                .keyReaderAndDataAccess(ByteArraySizedReader.INSTANCE, new KeyBytesAccess())
                 .averageKeySize(32)
                 .averageValueSize(PAGE_TARGET)
                 .putReturnsNull(true)
@@ -269,13 +273,13 @@ final class MemberPages implements AutoCloseable {
         ChronicleMap<byte[], byte[]> m = map;
         if (h.isEmpty() || m == null) return null;
         int n = h.pageCount();
-        long cap = Math.max(1, (4 * h.count() + n - 1) / n);
+        PageDraw draw = new PageDraw(h);
         for (int tries = 0; tries < RANDOM_TRIES; tries++) {
-            Removed r = popFrom(m, key, random.nextInt(n), h, random, cap);
+            Removed r = popFrom(m, key, draw.page(random), h, random, draw);
             if (r != null) return new Popped(new Member(r.name(), r.value()), afterRemove(key, h, r));
         }
         for (int i = 0, p = random.nextInt(n); i < n; i++, p = (p + 1) % n) {
-            Removed r = popFrom(m, key, p, h, random, 0);
+            Removed r = popFrom(m, key, p, h, random, null);
             if (r != null) return new Popped(new Member(r.name(), r.value()), afterRemove(key, h, r));
         }
         throw new IllegalStateException("no member in " + n + " pages of a structure counting " + h.count());
@@ -285,11 +289,11 @@ final class MemberPages implements AutoCloseable {
     record Popped(Member member, MembersHeader header) {}
 
     /**
-     * Removes a member of page {@code p} picked as {@link #random} does ({@code cap} 0: any member of a
-     * page that has one), or returns null and leaves the page if it has none or the draw rejects it.
+     * Removes a member of page {@code p} picked as {@link #random} does ({@code draw} null: any member of
+     * a page that has one), or returns null and leaves the page if it has none or the draw rejects it.
      */
     private static Removed popFrom(
-            ChronicleMap<byte[], byte[]> m, byte[] key, int p, MembersHeader h, RandomGenerator random, long cap) {
+            ChronicleMap<byte[], byte[]> m, byte[] key, int p, MembersHeader h, RandomGenerator random, PageDraw draw) {
         try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey(key, p))) {
             q.updateLock().lock();
             MapEntry<byte[], byte[]> entry = q.entry();
@@ -297,7 +301,7 @@ final class MemberPages implements AutoCloseable {
             // copied before it is counted: counting it where it lies (StoredPage) measured no cheaper (session 27)
             byte[] page = entry.value().getUsing(null);
             int k = MemberPage.count(page);
-            if (k == 0 || (cap > 0 && k < cap && random.nextLong(cap) >= k)) return null;
+            if (k == 0 || (draw != null && !draw.takes(p, k, random))) return null;
             return removeAt(h, page, MemberPage.nth(page, random.nextInt(k)), q, entry, true, true);
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
@@ -373,20 +377,19 @@ final class MemberPages implements AutoCloseable {
     }
 
     /**
-     * A random member, or null if empty. A random page is read and one of its {@code k} members picked,
-     * accepted with probability {@code k / c} for {@code c} = four times the mean members per page:
-     * uniform over members in pages of at most {@code c} (nearly all), members of a fuller page drawn
-     * {@code c / k} times as often as the rest. After {@value #RANDOM_TRIES} rejected pages it takes
-     * the member from the next non-empty page, so a sparse structure costs a bounded number of reads.
+     * A random member, or null if empty: drawn as {@link PageDraw} says, uniform over the members of
+     * pages of at most its cap (nearly all). After {@value #RANDOM_TRIES} rejected pages it takes the
+     * member from the next non-empty page, so a sparse structure costs a bounded number of reads.
      */
     Member random(byte[] key, MembersHeader h, RandomGenerator random) {
         if (h.isEmpty()) return null;
         int n = h.pageCount();
-        long cap = Math.max(1, (4 * h.count() + n - 1) / n);
+        PageDraw draw = new PageDraw(h);
         for (int tries = 0; tries < RANDOM_TRIES; tries++) {
-            byte[] page = read(key, random.nextInt(n));
+            int p = draw.page(random);
+            byte[] page = read(key, p);
             int k = MemberPage.count(page);
-            if (k > 0 && (k >= cap || random.nextLong(cap) < k)) return pick(page, k, random);
+            if (draw.takes(p, k, random)) return pick(page, k, random);
         }
         for (int i = 0, p = random.nextInt(n); i < n; i++, p = (p + 1) % n) {
             byte[] page = read(key, p);

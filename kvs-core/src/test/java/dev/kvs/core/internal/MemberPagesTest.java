@@ -328,6 +328,112 @@ class MemberPagesTest {
         assertThat(Collections.max(drawn.values())).isLessThan(expected * 2);
     }
 
+    /**
+     * SPOP's cost is the pages it looks at before one takes a member: each page looked at draws one
+     * random value, and one more to take or pass it. Pages picked by the share of the hash space they
+     * cover ({@link PageDraw}) take a member after 1.5 to 2 pages on a set of short members as
+     * redis-benchmark's; a page picked by number and a cap of four times the mean took about four.
+     */
+    @Test
+    void popLooksAtAboutTwoPagesAMember() {
+        MembersHeader h = MembersHeader.EMPTY;
+        for (int i = 0; i < 20_000; i++)
+            h = pages.put(KEY, h, b("element:" + (100_000 + i)), MemberPage.EMPTY, false)
+                    .header();
+        long[] drawn = new long[1];
+        Random seeded = new Random(11);
+        java.util.random.RandomGenerator counting = () -> {
+            drawn[0]++;
+            return seeded.nextLong();
+        };
+        int pops = 10_000;
+        for (int i = 0; i < pops; i++) h = pages.pop(KEY, h, counting).header();
+        assertThat(h.count()).isEqualTo(10_000);
+        // per pop: two values for each page looked at (the page, take or pass) and one for the member
+        double pagesPerPop = (drawn[0] / (double) pops - 1) / 2;
+        assertThat(pagesPerPop).as("pages looked at per pop").isLessThan(2.2);
+    }
+
+    /**
+     * A structure of one page (a small set, a session's hash) holds every member in the page any draw
+     * looks at: a pop takes one of them there, drawing the page and the member, with no draw to take
+     * or pass the page.
+     */
+    @Test
+    void popOfAStructureOfOnePageLooksAtThatPageOnce() {
+        MembersHeader h = putAll(pages, KEY, MembersHeader.EMPTY, members(10, "v"));
+        assertThat(h.pageCount()).isEqualTo(1);
+        long[] drawn = new long[1];
+        Random seeded = new Random(13);
+        java.util.random.RandomGenerator counting = () -> {
+            drawn[0]++;
+            return seeded.nextLong();
+        };
+        for (int i = 0; i < 7; i++) h = pages.pop(KEY, h, counting).header();
+        assertThat(h.count()).isEqualTo(3);
+        assertThat(drawn[0]).as("values drawn by 7 pops").isEqualTo(14);
+    }
+
+    /**
+     * With pages split and not yet split (the deeper hold half the hash space of the others), the draw
+     * weighs each page by its share of the hash space and caps it by its expected members: a member of
+     * either kind of page is drawn as often. Measured as the share of draws that land in deep pages
+     * against the share of members those pages hold.
+     */
+    @Test
+    void randomDrawsMembersOfDeepAndShallowPagesAlike() {
+        MembersHeader h = MembersHeader.EMPTY;
+        for (int i = 0; i < 3_000; i++)
+            h = pages.put(KEY, h, b("element:" + i), MemberPage.EMPTY, false).header();
+        int n = h.pageCount();
+        int level = PageAddress.level(n);
+        assertThat(n).as("pages of two depths").isNotEqualTo(1 << level);
+        Map<String, Boolean> deep = new HashMap<>();
+        for (int p = 0; p < n; p++) {
+            boolean d = PageAddress.depth(p, n) > level;
+            MemberPage.forEach(pages.read(KEY, p), (m, v) -> deep.put(new String(m), d));
+        }
+        double deepShare = deep.values().stream().filter(d -> d).count() / (double) deep.size();
+        Random r = new Random(5);
+        int draws = 200_000;
+        int inDeep = 0;
+        for (int i = 0; i < draws; i++)
+            if (deep.get(new String(pages.random(KEY, h, r).name()))) inDeep++;
+        // a binomial share of 200,000 draws: one standard deviation is about 0.0011
+        assertThat(inDeep / (double) draws).isCloseTo(deepShare, org.assertj.core.data.Offset.offset(0.006));
+    }
+
+    /**
+     * A put decides where the page lies whether the member has the value already ({@link StoredPage},
+     * eight bytes at a time, then byte by byte): the same value writes nothing, and a value that differs
+     * only in its last byte, or only in its length, is written.
+     */
+    @ParameterizedTest(name = "value of {0} bytes")
+    @ValueSource(ints = {0, 9, 1_000, 15_000})
+    void aPutOfTheValueAMemberHasWritesNothingOnPagesOfAnySize(int length) {
+        MembersHeader h = MembersHeader.EMPTY;
+        for (int i = 0; i < 20; i++)
+            h = pages.put(KEY, h, b("field" + i), b("v" + i), false).header();
+        byte[] value = new byte[length];
+        Arrays.fill(value, (byte) 'x');
+        h = pages.put(KEY, h, b("field7"), value, false).header();
+        assertThat(pages.put(KEY, h, b("field7"), value.clone(), false).header())
+                .isSameAs(h);
+        if (length > 0) {
+            byte[] last = value.clone();
+            last[length - 1] = 'y';
+            MemberPages.Write w = pages.put(KEY, h, b("field7"), last, true);
+            assertThat(w.header()).isNotEqualTo(h);
+            assertThat(w.previous()).isEqualTo(value);
+            h = w.header();
+            value = last;
+        }
+        byte[] longer = Arrays.copyOf(value, length + 1);
+        MembersHeader grown = pages.put(KEY, h, b("field7"), longer, false).header();
+        assertThat(grown).isNotEqualTo(h);
+        assertThat(pages.get(KEY, grown, b("field7"))).isEqualTo(longer);
+    }
+
     @Test
     void aSparseStructureStillGivesARandomMember() {
         MembersHeader grown = MembersHeader.EMPTY;

@@ -13,6 +13,9 @@ import dev.kvs.core.StoreStats;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueType;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -87,6 +90,36 @@ class StructuresTest {
         assertThat(store.header(b("h"))).isEqualTo(header);
         assertThat(store.stats()).isEqualTo(before);
         assertThat(store.members(b("h"), ValueType.HASH)).hasSize(1);
+    }
+
+    /**
+     * HSET and SADD check the key's expiry under its lock, in the put's one read of its record: a key whose
+     * expiry passed is left for the caller's replicated delete (null, no TxId, nothing written), one whose
+     * expiry has not passed, or that has none, is written as {@code putMembers} writes it.
+     */
+    @Test
+    void putMembersUnlessExpiredWritesNothingToAKeyWhoseExpiryPassed() {
+        store.putMembers(b("h"), ValueType.HASH, List.of(new Member(b("f"), b("v"))), false, tx(1));
+        store.updateHeader(b("h"), h -> h.withTxId(TxId.of(1, 2)).withExpireAt(1_000));
+        Clock before = Clock.fixed(Instant.ofEpochMilli(1_000), ZoneOffset.UTC);
+        Clock after = Clock.fixed(Instant.ofEpochMilli(1_001), ZoneOffset.UTC);
+        List<Member> g = List.of(new Member(b("g"), b("w")));
+
+        assertThat(store.putMembersUnlessExpired(b("h"), ValueType.HASH, g, false, after, NO_TX))
+                .isNull();
+        assertThat(store.members(b("h"), ValueType.HASH)).hasSize(1);
+        assertThat(store.header(b("h")).txId()).isEqualTo(TxId.of(1, 2));
+
+        MemberWrite w = store.putMembersUnlessExpired(b("h"), ValueType.HASH, g, false, before, tx(3));
+        assertThat(w.changed()).isEqualTo(1);
+        assertThat(w.header().expireAtMillis()).isEqualTo(1_000);
+        assertThat(store.members(b("h"), ValueType.HASH)).hasSize(2);
+        // a wrong type is refused as by putMembers; a new key is written whatever the clock says
+        assertThatThrownBy(() -> store.putMembersUnlessExpired(b("h"), ValueType.SET, g, false, before, NO_TX))
+                .isInstanceOf(dev.kvs.core.WrongTypeException.class);
+        assertThat(store.putMembersUnlessExpired(b("new"), ValueType.SET, g, false, after, tx(4))
+                        .changed())
+                .isEqualTo(1);
     }
 
     @Test

@@ -48,6 +48,14 @@ public final class StructureWrites {
             ValueType type,
             List<Member> members,
             boolean wantPrevious) {
+        // the key's expiry checked under its lock, in the store's one read of its record: a check before
+        // (dropIfExpired) read it twice per HSET and SADD, most of which change nothing
+        Writes.Done<MemberWrite> d = writes.ordered(
+                mode,
+                last,
+                o -> store.putMembersUnlessExpired(
+                        key, type, members, wantPrevious, writes.clock(), txId(o, key, type, members, List.of())));
+        if (d.result() != null) return d;
         dropIfExpired(mode, key);
         return writes.ordered(
                 mode,
