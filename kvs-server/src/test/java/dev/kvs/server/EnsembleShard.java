@@ -218,8 +218,13 @@ final class EnsembleShard implements AutoCloseable {
         }
     }
 
+    /**
+     * Heals every link first: a node cut off from ZooKeeper takes its client's whole retry budget (several
+     * seconds) to give up deleting its member znode and closing its session, time that tests nothing.
+     */
     @Override
     public void close() {
+        healAll();
         dc.close();
         other.close();
         primaryZk.forEach(WanLink::close);

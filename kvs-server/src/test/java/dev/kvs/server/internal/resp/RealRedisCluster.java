@@ -112,6 +112,9 @@ final class RealRedisCluster implements AutoCloseable {
                 "no",
                 "--daemonize",
                 "no",
+                // the replica's full sync starts at once, not after Redis's 5 s wait for more replicas
+                "--repl-diskless-sync-delay",
+                "0",
                 "--dir",
                 dir.toString(),
                 "--logfile",
