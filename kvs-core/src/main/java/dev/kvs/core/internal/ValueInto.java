@@ -45,18 +45,13 @@ final class ValueInto extends Record {
             throw new IllegalArgumentException(
                     "sink gave " + b.remaining() + " bytes of room for a value of " + length);
         }
+        if (b.isReadOnly()) throw new IllegalArgumentException("sink gave a read-only buffer");
         long from = offset + size - length; // the value ends the record (RecordMarshaller checked the length)
         int at = b.position();
         if (b.isDirect()) {
             in.nativeRead(from, Jvm.address(b) + at, length);
-        } else if (b.hasArray()) {
-            in.read(from, b.array(), b.arrayOffset() + at, length);
         } else {
-            byte[] bytes = new byte[length]; // a read-only heap buffer
-            in.read(from, bytes, 0, length);
-            b.put(bytes);
-            buffer = b;
-            return h;
+            in.read(from, b.array(), b.arrayOffset() + at, length); // writable heap: it has its array
         }
         b.position(at + length);
         buffer = b;
