@@ -25,29 +25,9 @@ IFS=, read -r -a WL <<<"${2:-set1k,get1k,set100k,get100k,hotset}"
 OUT=${OUT:-target/cost-per-request}
 N1K=${N1K:-6000000} N100K=${N100K:-300000} NHOT=${NHOT:-8000000}
 mkdir -p "$OUT"
-mapfile -t JOPTS < <(sed -n '/^flags=(/,/^)/p' kvs | grep -o -- '--add-[a-z]*=[^ ]*')
-declare -A PORTS=([kvs]=${KVS_PORT:-16391} [redis]=${REDIS_PORT:-16393}) PIDS=()
-SERVERS=(kvs)
-# shellcheck disable=SC2086 # the options are split on whitespace on purpose, as ./kvs splits them
-java "${JOPTS[@]}" ${KVS_JAVA_OPTS:-} -jar "${KVS_JAR:-kvs-cli/target/kvs.jar}" server --port "${PORTS[kvs]}" --admin-port 0 --repl-port 0 \
-  --max-entries 2000000 > "$OUT/kvs.log" 2>&1 &
-PIDS[kvs]=$!
-if [[ -n "${KVS_B_JAR:-}" ]]; then
-  PORTS[kvs-b]=${KVS_B_PORT:-16392}
-  # shellcheck disable=SC2086
-  java "${JOPTS[@]}" ${KVS_B_JAVA_OPTS:-} -jar "$KVS_B_JAR" server --port "${PORTS[kvs-b]}" --admin-port 0 --repl-port 0 \
-    --max-entries 2000000 > "$OUT/kvs-b.log" 2>&1 &
-  PIDS[kvs-b]=$!
-  SERVERS+=(kvs-b)
-fi
-redis-server --port "${PORTS[redis]}" --dir "$OUT" --save '' --appendonly no > "$OUT/redis.log" 2>&1 &
-PIDS[redis]=$!
-SERVERS+=(redis)
-trap 'kill ${PIDS[*]} 2>/dev/null; wait 2>/dev/null || true' EXIT INT TERM
-for s in "${SERVERS[@]}"; do
-  for _ in $(seq 1 300); do redis-cli -p "${PORTS[$s]}" PING >/dev/null 2>&1 && break; sleep 0.2; done
-  redis-cli -p "${PORTS[$s]}" PING >/dev/null || { echo "$s on ${PORTS[$s]} did not start: $OUT" >&2; exit 1; }
-done
+# shellcheck source=lib/side-by-side.sh
+source scripts/lib/side-by-side.sh
+start_side_by_side 16391 16392 16393
 
 opts() { # workload requests -> redis-benchmark options
   case $1 in

@@ -22,27 +22,9 @@ if [[ $# -gt 0 ]]; then ARGS=("$@"); else ARGS=(-t set -d 102400 -c 4 -r 1000); 
 N=${N:-100000}
 OUT=${OUT:-target/cpu-split}
 mkdir -p "$OUT"
-mapfile -t JOPTS < <(sed -n '/^flags=(/,/^)/p' kvs | grep -o -- '--add-[a-z]*=[^ ]*')
-declare -A PORTS=([kvs]=${KVS_PORT:-16394} [redis]=${REDIS_PORT:-16396}) PIDS=()
-SERVERS=(kvs)
-java "${JOPTS[@]}" -jar "${KVS_JAR:-kvs-cli/target/kvs.jar}" server --port "${PORTS[kvs]}" --admin-port 0 --repl-port 0 \
-  --max-entries 2000000 > "$OUT/kvs.log" 2>&1 &
-PIDS[kvs]=$!
-if [[ -n "${KVS_B_JAR:-}" ]]; then
-  PORTS[kvs-b]=${KVS_B_PORT:-16395}
-  java "${JOPTS[@]}" -jar "$KVS_B_JAR" server --port "${PORTS[kvs-b]}" --admin-port 0 --repl-port 0 \
-    --max-entries 2000000 > "$OUT/kvs-b.log" 2>&1 &
-  PIDS[kvs-b]=$!
-  SERVERS+=(kvs-b)
-fi
-redis-server --port "${PORTS[redis]}" --dir "$OUT" --save '' --appendonly no > "$OUT/redis.log" 2>&1 &
-PIDS[redis]=$!
-SERVERS+=(redis)
-trap 'kill ${PIDS[*]} 2>/dev/null; wait 2>/dev/null || true' EXIT INT TERM
-for s in "${SERVERS[@]}"; do
-  for _ in $(seq 1 300); do redis-cli -p "${PORTS[$s]}" PING >/dev/null 2>&1 && break; sleep 0.2; done
-  redis-cli -p "${PORTS[$s]}" PING >/dev/null || { echo "$s on ${PORTS[$s]} did not start: $OUT" >&2; exit 1; }
-done
+# shellcheck source=lib/side-by-side.sh
+source scripts/lib/side-by-side.sh
+start_side_by_side 16394 16395 16396
 EVENTS=
 if command -v perf >/dev/null; then
   for e in read recvfrom write sendto epoll_wait epoll_pwait epoll_pwait2 futex; do # those this kernel has
