@@ -2,6 +2,7 @@ package dev.kvs.coordination;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.kvs.cluster.ClusterMap;
 import dev.kvs.testing.zookeeper.Ensemble;
@@ -43,6 +44,9 @@ class ZkClientsTest {
                 CuratorFramework guesser = connect(Optional.of("kvs:guess"));
                 CuratorFramework peer = connect(Optional.of("kvs:s3cret"))) {
             new ClusterMapStore(node, paths).create(ClusterMap.evenly(List.of(List.of("a", "b"))));
+            // each session may be on another server of the ensemble, whose reads lag the write: a read there
+            // before it has the map finds no map (no error) instead of a map it may not read
+            for (CuratorFramework c : List.of(stranger, guesser, peer)) awaitVisible(c, paths.map());
 
             assertThatThrownBy(() -> new ClusterMapStore(stranger, paths).read())
                     .isInstanceOf(KeeperException.NoAuthException.class);
@@ -59,6 +63,20 @@ class ZkClientsTest {
                             .shards())
                     .hasSize(1);
         }
+    }
+
+    /**
+     * Waits until {@code zk}'s server holds {@code path}: its {@code exists} answers the node, or refuses
+     * it for want of read permission (a server checks a node's ACL only if it holds the node).
+     */
+    private static void awaitVisible(CuratorFramework zk, String path) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            try {
+                return zk.checkExists().forPath(path) != null;
+            } catch (KeeperException.NoAuthException e) {
+                return true;
+            }
+        });
     }
 
     @Test
