@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Where a server's CPU per request goes, kvs against Redis 7 in the same run: user and system time of
-# the process per request (from /proc/PID/stat), and per request the system calls that read and write
+# the process per request (from /proc/PID/stat), the load generator's CPU per request (redis-benchmark's
+# user+system: a server whose replies come in smaller pieces costs its client more), and per request the system calls that read and write
 # sockets, the epoll waits, futex calls and context switches (perf stat on tracepoints: unlike strace it
 # does not slow the server, so the counts are those of a normal run). Each server is warmed with the
 # same run first; the order alternates each round. Optionally a second kvs build (KVS_B_JAR) for an A/B.
@@ -44,18 +45,21 @@ bench() { # server round -> one line
     ps=$!
     sleep 0.5
   fi
-  rps=$(redis-benchmark -p "${PORTS[$s]}" "${ARGS[@]}" -n "$N" -q 2>&1 | tr '\r' '\n' | grep 'per second' | awk '{print $2}' | tail -1)
+  # the client's CPU too (bash's time: user and system seconds of redis-benchmark)
+  { TIMEFORMAT='%U %S'; time redis-benchmark -p "${PORTS[$s]}" "${ARGS[@]}" -n "$N" -q > "$OUT/bench.$s.txt" 2>&1; } 2> "$OUT/time.$s.txt"
+  rps=$(tr '\r' '\n' < "$OUT/bench.$s.txt" | grep 'per second' | awk '{print $2}' | tail -1)
   if [[ -n $ps ]]; then
     kill -INT "$ps"
     wait "$ps" 2>/dev/null || true
     counts=$(awk -F, -v n="$N" '$3 ~ /syscalls|context/ && $1 ~ /^[0-9]+$/ && $1 > 0 {e=$3; sub(/syscalls:sys_enter_/, "", e); printf " %s %.2f", e, $1/n}' "$OUT/perf.$s.txt")
   fi
   read -r u1 s1 < <(awk '{print $14, $15}' "/proc/$pid/stat")
-  python3 -c "print('$s $2 $rps', round(($u1-$u0)/$tck*1e6/$N, 2), round(($s1-$s0)/$tck*1e6/$N, 2), '$(cut -d' ' -f1 /proc/loadavg)' + '$counts')"
+  read -r cu cs < "$OUT/time.$s.txt"
+  python3 -c "print('$s $2 $rps', round(($u1-$u0)/$tck*1e6/$N, 2), round(($s1-$s0)/$tck*1e6/$N, 2), round(($cu+$cs)*1e6/$N, 2), '$(cut -d' ' -f1 /proc/loadavg)' + '$counts')"
 }
 
 for s in "${SERVERS[@]}"; do redis-benchmark -p "${PORTS[$s]}" "${ARGS[@]}" -n "${WARM:-$((2 * N))}" -q >/dev/null 2>&1; done
-echo "server round rps user_us sys_us load1 [per request: calls, context-switches]" | tee "$OUT/raw.txt"
+echo "server round rps user_us sys_us client_us load1 [per request: calls, context-switches]" | tee "$OUT/raw.txt"
 for r in $(seq 1 "$ROUNDS"); do
   if (( r % 2 )); then order=("${SERVERS[@]}"); else order=(); for ((i=${#SERVERS[@]}-1; i>=0; i--)); do order+=("${SERVERS[$i]}"); done; fi
   for s in "${order[@]}"; do bench "$s" "$r" | tee -a "$OUT/raw.txt"; done

@@ -3,7 +3,7 @@
 # environment's KVS_PORT, KVS_B_PORT and REDIS_PORT win) starts a solo kvs node of KVS_JAR
 # (kvs-cli/target/kvs.jar), a second of KVS_B_JAR if set, and redis-server (no persistence), each with
 # its log in $OUT; KVS_JAVA_OPTS and KVS_B_JAVA_OPTS add JVM options, split on whitespace as ./kvs
-# splits them. It sets PORTS and PIDS (by server name: kvs, kvs-b, redis) and SERVERS (in that order),
+# splits them, and KVS_ARGS and KVS_B_ARGS add options of `kvs server` (e.g. --config io1.yaml). It sets PORTS and PIDS (by server name: kvs, kvs-b, redis) and SERVERS (in that order),
 # kills them all on exit, and waits until each answers PING (fails if one does not within 60 s).
 
 start_side_by_side() {
@@ -13,13 +13,13 @@ start_side_by_side() {
   SERVERS=(kvs)
   # shellcheck disable=SC2086 # the options are split on whitespace on purpose
   java "${jopts[@]}" ${KVS_JAVA_OPTS:-} -jar "${KVS_JAR:-kvs-cli/target/kvs.jar}" server --port "${PORTS[kvs]}" \
-    --admin-port 0 --repl-port 0 --max-entries 2000000 > "$OUT/kvs.log" 2>&1 &
+    --admin-port 0 --repl-port 0 --max-entries 2000000 ${KVS_ARGS:-} > "$OUT/kvs.log" 2>&1 &
   PIDS[kvs]=$!
   if [[ -n "${KVS_B_JAR:-}" ]]; then
     PORTS[kvs-b]=${KVS_B_PORT:-$2}
     # shellcheck disable=SC2086
     java "${jopts[@]}" ${KVS_B_JAVA_OPTS:-} -jar "$KVS_B_JAR" server --port "${PORTS[kvs-b]}" \
-      --admin-port 0 --repl-port 0 --max-entries 2000000 > "$OUT/kvs-b.log" 2>&1 &
+      --admin-port 0 --repl-port 0 --max-entries 2000000 ${KVS_B_ARGS:-} > "$OUT/kvs-b.log" 2>&1 &
     PIDS[kvs-b]=$!
     SERVERS+=(kvs-b)
   fi
