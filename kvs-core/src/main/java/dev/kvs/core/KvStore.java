@@ -401,6 +401,21 @@ public interface KvStore extends Closeable {
     }
 
     /**
+     * What {@link #putMembers} would answer if it would change nothing, found without the key's lock: every
+     * member of {@code members} already has its value in the live {@code type} structure at {@code key},
+     * whose expiry has not passed on {@code clock}. Null if it might change something, or the store cannot
+     * tell without the lock (a writer of the key at work, a string or a tombstone there, or no such
+     * fast path, as in this default): then {@link #putMembers} decides. Writes nothing, takes no TxId.
+     *
+     * @return {@code MemberWrite(header, false, 0, previous)} as {@link #putMembers} returns for a put that
+     *     changed nothing (the previous values, if asked, are the given ones), or null
+     */
+    default MemberWrite putMembersIfUnchanged(
+            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock) {
+        return null;
+    }
+
+    /**
      * {@link #putMembers}, unless the key's record has an expiry that passed on {@code clock} (read only
      * if the record has an expiry): then nothing is written, {@code txId} is not called, and null is
      * returned, for the caller to delete the key first (a replicated delete, as Redis's lazy expiry) and

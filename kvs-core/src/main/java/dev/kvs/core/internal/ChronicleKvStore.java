@@ -24,6 +24,7 @@ import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -549,6 +550,44 @@ final class ChronicleKvStore implements KvStore {
                 old -> old != null && expired(old.expireAt, clock)
                         ? null
                         : structures.put(key, old, type, ms, wantPrevious, txId));
+    }
+
+    /**
+     * Read without the key's lock: its stripe's count read before and after ({@link KeyStripes#validate}),
+     * so the record and the pages read are one state of the key, or the answer is null. Null also for
+     * anything but a live, complete structure of {@code type} whose expiry has not passed, holding every
+     * member with its value: the caller then writes under the lock, which decides those cases.
+     */
+    @Override
+    public MemberWrite putMembersIfUnchanged(
+            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock) {
+        limits.checkKey(key);
+        Objects.requireNonNull(clock, "clock == null");
+        long version = stripes.version(key);
+        if ((version & 1) != 0) return null; // a writer holds the key now
+        int slot = gate.enter();
+        try {
+            Record r = records.header(key);
+            if (r == null
+                    || r.state != RecordState.COMPLETE
+                    || r.type != type
+                    || r.members == null
+                    || hidden(r)
+                    || expired(r.expireAt, clock)) return null;
+            for (Member m : members) {
+                if (!structures.holds(key, r.members, m.name(), m.value())) return null;
+            }
+            if (!stripes.validate(key, version)) return null;
+            List<byte[]> previous = List.of();
+            if (wantPrevious) {
+                List<byte[]> values = new ArrayList<>(members.size());
+                for (Member m : members) values.add(m.value());
+                previous = Collections.unmodifiableList(values);
+            }
+            return new MemberWrite(r.header(), false, 0, previous);
+        } finally {
+            gate.exit(slot);
+        }
     }
 
     /** As {@link RecordHeader#expiredAt(Clock)}, without making the header. */

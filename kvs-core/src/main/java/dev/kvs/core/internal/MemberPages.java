@@ -146,6 +146,24 @@ final class MemberPages implements AutoCloseable {
         return at < 0 ? null : MemberPage.value(page, at);
     }
 
+    /**
+     * Whether {@code member} has exactly {@code value}: read where its page lies, under the page's
+     * segment read lock only, with no copy of the page. For a caller that does not hold the key's stripe
+     * (it validates its reads after, {@link KeyStripes#validate}).
+     */
+    boolean holds(byte[] key, MembersHeader h, byte[] member, byte[] value) {
+        ChronicleMap<byte[], byte[]> m = map;
+        if (h.isEmpty() || m == null) return false;
+        int p = PageAddress.pageOf(ADDRESS.hashBytes(member), h.pageCount());
+        try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey(key, p))) {
+            q.readLock().lock();
+            MapEntry<byte[], byte[]> entry = q.entry();
+            return entry != null && StoredPage.holds(entry.value(), member, value);
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
     boolean contains(byte[] key, MembersHeader h, byte[] member) {
         if (h.isEmpty()) return false;
         byte[] page = read(key, PageAddress.pageOf(ADDRESS.hashBytes(member), h.pageCount()));

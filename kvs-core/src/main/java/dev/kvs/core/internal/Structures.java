@@ -73,6 +73,11 @@ final class Structures {
         return old.members;
     }
 
+    /** Whether the structure of header {@code h} holds {@code name} with exactly {@code value} ({@link MemberPages#holds}). */
+    boolean holds(byte[] key, MembersHeader h, byte[] name, byte[] value) {
+        return pages.holds(key, h, name, value);
+    }
+
     MemberWrite put(
             byte[] key, Record old, ValueType type, List<Member> members, boolean wantPrevious, Supplier<TxId> txId) {
         requireStructure(type);

@@ -47,6 +47,39 @@ class KeyStripesTest {
         one.unlock();
     }
 
+    /**
+     * A stripe's count is odd from its first taking to its last letting go (re-entrant takings included),
+     * and a count read before any taking no longer validates after it; a count read while nobody held the
+     * stripe validates until someone takes it.
+     */
+    @Test
+    void aStripesCountIsOddWhileHeldAndMovesOnWithEachHold() {
+        byte[] key = "hot".getBytes();
+        long before = stripes.version(key);
+        assertThat(before % 2).isZero();
+        assertThat(stripes.validate(key, before)).isTrue();
+
+        ReentrantLock held = stripes.lock(key);
+        long during = stripes.version(key);
+        assertThat(during % 2).isOne();
+        assertThat(stripes.validate(key, during)).as("odd: a writer at work").isFalse();
+        ReentrantLock again = stripes.lock(key);
+        again.unlock();
+        assertThat(stripes.version(key)).as("re-entered and left: still held").isEqualTo(during);
+        held.unlock();
+
+        long after = stripes.version(key);
+        assertThat(after % 2).isZero();
+        assertThat(after).isGreaterThan(before);
+        assertThat(stripes.validate(key, before)).isFalse();
+        assertThat(stripes.validate(key, after)).isTrue();
+
+        int[] batch = stripes.lock(List.of(key, "other".getBytes()));
+        assertThat(stripes.version(key) % 2).as("taken by a batch").isOne();
+        stripes.unlock(batch);
+        assertThat(stripes.validate(key, after)).isFalse();
+    }
+
     @Test
     void aWriterThatSpunInVainParksAndTakesTheStripeOnceItIsFreed() throws Exception {
         byte[] key = "hot".getBytes();

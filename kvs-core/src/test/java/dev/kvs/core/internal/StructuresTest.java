@@ -17,6 +17,8 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -120,6 +122,95 @@ class StructuresTest {
         assertThat(store.putMembersUnlessExpired(b("new"), ValueType.SET, g, false, after, tx(4))
                         .changed())
                 .isEqualTo(1);
+    }
+
+    /**
+     * A put that changes nothing is answered without the key's lock, as the locked put answers it; anything
+     * else (a member missing or of another value, a wrong type, an expiry passed, no key) is left to the
+     * locked put (null).
+     */
+    @Test
+    void putMembersIfUnchangedAnswersAPutOfValuesTheMembersHaveAndNothingElse() {
+        Clock now = Clock.fixed(Instant.ofEpochMilli(1_000), ZoneOffset.UTC);
+        store.putMembers(
+                b("h"), ValueType.HASH, List.of(new Member(b("f"), b("v")), new Member(b("g"), b("w"))), false, tx(1));
+        List<Member> same = List.of(new Member(b("g"), b("w")), new Member(b("f"), b("v")));
+
+        MemberWrite w = store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, true, now);
+        assertThat(w).isNotNull();
+        assertThat(w.written()).isFalse();
+        assertThat(w.changed()).isZero();
+        assertThat(w.header().txId()).isEqualTo(TxId.of(1, 1));
+        assertThat(w.previous()).extracting(String::new).containsExactly("w", "v");
+        assertThat(store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, false, now)
+                        .previous())
+                .isEmpty();
+        // as the locked put answers it
+        MemberWrite locked = store.putMembers(b("h"), ValueType.HASH, same, true, NO_TX);
+        assertThat(locked.header()).isEqualTo(w.header());
+        assertThat(locked.previous()).extracting(String::new).containsExactly("w", "v");
+
+        assertThat(store.putMembersIfUnchanged(
+                        b("h"), ValueType.HASH, List.of(new Member(b("f"), b("other"))), false, now))
+                .isNull();
+        assertThat(store.putMembersIfUnchanged(
+                        b("h"),
+                        ValueType.HASH,
+                        List.of(new Member(b("f"), b("v")), new Member(b("new"), b("v"))),
+                        false,
+                        now))
+                .isNull();
+        assertThat(store.putMembersIfUnchanged(b("h"), ValueType.SET, List.of(Member.of(b("f"))), false, now))
+                .as("a wrong type: the locked put refuses it")
+                .isNull();
+        assertThat(store.putMembersIfUnchanged(b("absent"), ValueType.HASH, same, false, now))
+                .isNull();
+
+        store.updateHeader(b("h"), h -> h.withTxId(TxId.of(1, 2)).withExpireAt(1_000));
+        assertThat(store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, false, now))
+                .isNotNull();
+        Clock after = Clock.fixed(Instant.ofEpochMilli(1_001), ZoneOffset.UTC);
+        assertThat(store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, false, after))
+                .as("the expiry passed: the caller deletes the key first")
+                .isNull();
+
+        store.removeMembers(b("h"), ValueType.HASH, List.of(b("f"), b("g")), false, tx(3));
+        assertThat(store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, false, now))
+                .as("a tombstone")
+                .isNull();
+    }
+
+    /**
+     * While another thread holds the key's stripe (a writer at work between its page and its record), the
+     * answer is left to the locked put, even though the pages read say nothing would change.
+     */
+    @Test
+    void putMembersIfUnchangedLeavesAKeyWhoseWriterIsAtWorkToTheLockedPut() throws Exception {
+        Clock now = Clock.systemUTC();
+        List<Member> same = List.of(new Member(b("f"), b("v")));
+        store.putMembers(b("h"), ValueType.HASH, same, false, tx(1));
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread writer = new Thread(() -> store.updateHeader(b("h"), h -> {
+            inside.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return null; // leaves the header as it is
+        }));
+        writer.start();
+        try {
+            assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, false, now))
+                    .isNull();
+        } finally {
+            release.countDown();
+            writer.join(10_000);
+        }
+        assertThat(store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, false, now))
+                .isNotNull();
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
+import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreFullException;
 import dev.kvs.core.TxId;
@@ -266,6 +267,47 @@ class WritesTest {
 
         roles.demote(2);
         assertThatThrownBy(() -> structures.pop(ReplicationMode.ASYNC, last, key, ValueType.SET, 1, random))
+                .isInstanceOf(NotWritableException.class)
+                .hasMessageStartingWith("NOTPRIMARY");
+        assertThat(link.log).isEqualTo(written);
+    }
+
+    /**
+     * HSET or SADD of values the members have begins no write, orders nothing and needs no replication
+     * room (it is answered as a read, without the key's lock); a node that takes no writes still refuses it.
+     */
+    @Test
+    void aPutThatChangesNothingOrdersNothingYetANodeThatTakesNoWritesRefusesIt() {
+        StructureWrites structures = new StructureWrites(store, writes);
+        byte[] key = "h".getBytes();
+        List<Member> fields = List.of(new Member("f".getBytes(), "v".getBytes()));
+        MemberWrite first = structures
+                .put(ReplicationMode.ID_FIRST, last, key, ValueType.HASH, fields, false)
+                .result();
+        assertThat(first.changed()).isOne();
+        List<String> written = List.copyOf(link.log);
+        assertThat(written).isNotEmpty();
+
+        link.room = false; // a write would be refused for want of replication room
+        Writes.Done<MemberWrite> again =
+                structures.put(ReplicationMode.ID_FIRST, last, key, ValueType.HASH, fields, true);
+        assertThat(again.result().written()).isFalse();
+        assertThat(again.result().changed()).isZero();
+        assertThat(again.result().previous()).extracting(String::new).containsExactly("v");
+        assertThat(again.replicated()).isDone();
+        assertThat(link.log).isEqualTo(written);
+        assertThatThrownBy(() -> structures.put(
+                        ReplicationMode.ID_FIRST,
+                        last,
+                        key,
+                        ValueType.HASH,
+                        List.of(new Member("f".getBytes(), "w".getBytes())),
+                        false))
+                .as("a change still needs room")
+                .isInstanceOf(dev.kvs.replication.ReplicationBusyException.class);
+
+        roles.demote(2);
+        assertThatThrownBy(() -> structures.put(ReplicationMode.ID_FIRST, last, key, ValueType.HASH, fields, false))
                 .isInstanceOf(NotWritableException.class)
                 .hasMessageStartingWith("NOTPRIMARY");
         assertThat(link.log).isEqualTo(written);
