@@ -48,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * <p>Writers of a key hold its {@link KeyStripes stripe}; batches hold all their stripes. A single
  * {@link #get} takes no lock: an inline record is read whole under Chronicle's segment lock, and a
  * chunked value is written under a fresh blob id before its record points to it and freed only after,
- * so a reader either finds every chunk of the blob its record named or retries.
+ * so a reader either finds every chunk of the blob its record named or retries. Reads of a structure's
+ * members, which span its record and its pages, take no lock either unless a writer of the key is at
+ * work: they check the stripe's count of holds before and after ({@link #unlocked}).
  */
 final class ChronicleKvStore implements KvStore {
     private static final Logger LOG = LoggerFactory.getLogger(ChronicleKvStore.class);
@@ -553,31 +555,24 @@ final class ChronicleKvStore implements KvStore {
     }
 
     /**
-     * Read without the key's lock: its stripe's count read before and after ({@link KeyStripes#validate}),
-     * so the record and the pages read are one state of the key, or the answer is null. Null also for
-     * anything but a live, complete structure of {@code type} whose expiry has not passed, holding every
-     * member with its value: the caller then writes under the lock, which decides those cases.
+     * Read without the key's lock ({@link #unlocked}). Null for anything but a live, complete structure of
+     * {@code type} whose expiry has not passed, holding every member with its value: the caller then
+     * writes under the lock, which decides those cases.
      */
     @Override
     public MemberWrite putMembersIfUnchanged(
             byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock) {
         limits.checkKey(key);
         Objects.requireNonNull(clock, "clock == null");
-        long version = stripes.version(key);
-        if ((version & 1) != 0) return null; // a writer holds the key now
-        int slot = gate.enter();
-        try {
-            Record r = records.header(key);
+        return unlocked(key, r -> {
             if (r == null
                     || r.state != RecordState.COMPLETE
                     || r.type != type
                     || r.members == null
-                    || hidden(r)
                     || expired(r.expireAt, clock)) return null;
             for (Member m : members) {
                 if (!structures.holds(key, r.members, m.name(), m.value())) return null;
             }
-            if (!stripes.validate(key, version)) return null;
             List<byte[]> previous = List.of();
             if (wantPrevious) {
                 List<byte[]> values = new ArrayList<>(members.size());
@@ -585,6 +580,33 @@ final class ChronicleKvStore implements KvStore {
                 previous = Collections.unmodifiableList(values);
             }
             return new MemberWrite(r.header(), false, 0, previous);
+        });
+    }
+
+    /**
+     * Runs {@code read} on {@code key}'s record (null if none) without the key's lock, and returns what it
+     * returned if no writer of the key was at work meanwhile: the stripe's count ({@link
+     * KeyStripes#version}) even before, and the same after, so the record and the pages read are one state
+     * of the key. Null if a writer was (or holds it now), or the record is hidden by a flush (the locked
+     * path removes it): then the caller reads under the lock. What {@code read} throws is thrown only if
+     * the read was of one state (else it may come of a page read with a newer header). Chronicle's segment
+     * locks keep each record and page read whole.
+     */
+    private <T> T unlocked(byte[] key, Function<Record, T> read) {
+        long version = stripes.version(key);
+        if ((version & 1) != 0) return null;
+        int slot = gate.enter();
+        try {
+            T result;
+            try {
+                Record r = records.header(key);
+                if (r != null && hidden(r)) return null;
+                result = read.apply(r);
+            } catch (RuntimeException e) {
+                if (stripes.validate(key, version)) throw e;
+                return null;
+            }
+            return stripes.validate(key, version) ? result : null;
         } finally {
             gate.exit(slot);
         }
@@ -622,12 +644,17 @@ final class ChronicleKvStore implements KvStore {
     @Override
     public List<byte[]> getMembers(byte[] key, ValueType type, List<byte[]> names) {
         List<byte[]> ns = List.copyOf(names);
-        return structure(key, old -> structures.get(key, old, type, ns));
+        limits.checkKey(key);
+        // without the lock first: readers of a hot hash or set do not take turns at its stripe
+        List<byte[]> read = unlocked(key, old -> structures.get(key, old, type, ns));
+        return read != null ? read : structure(key, old -> structures.get(key, old, type, ns));
     }
 
     @Override
     public long memberCount(byte[] key, ValueType type) {
-        return structure(key, old -> structures.count(old, type));
+        limits.checkKey(key);
+        Long count = unlocked(key, old -> structures.count(old, type));
+        return count != null ? count : structure(key, old -> structures.count(old, type));
     }
 
     @Override

@@ -18,9 +18,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Each stripe also counts its holds, as a sequence lock does ({@link #version}): odd while a thread
  * holds it, moved on when it is let go. A reader that finds a stripe's count even and the same before
  * and after reading a key's records saw no writer of that key at work: what it read is one state of the
- * key, without taking the lock ({@link #validate}). A structure write that would change nothing is
- * answered that way (issue 35): redis-benchmark's HSET and SADD of members already there met at the hot
- * key's stripe, and one event loop spun while the other read.
+ * key, without taking the lock ({@link #validate}). Reads of hashes and sets, and structure writes that
+ * would change nothing, are answered that way (issue 35): redis-benchmark's HSET and SADD of members
+ * already there met at the hot key's stripe, and one event loop spun while the other read.
  */
 final class KeyStripes {
     static final int STRIPES = 1024;

@@ -213,6 +213,70 @@ class StructuresTest {
                 .isNotNull();
     }
 
+    /**
+     * Reads of a structure take no lock unless a writer of the key is at work, yet see each write whole:
+     * a writer sets two fields to one value in each put (their pages differ once the hash has several),
+     * and a reader of both, racing it, never finds them apart, nor the count of fields changed by a put
+     * that changes none. Fails, with the stripe's count not checked, within a few thousand writes.
+     */
+    @Test
+    void unlockedReadsOfAStructureSeeEachWriteWholeOrNotAtAll() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("unlockedReadsOfAStructureSeeEachWriteWholeOrNotAtAll seed " + seed);
+        java.util.Random random = new java.util.Random(seed);
+        byte[] key = b("hot");
+        int pairs = 64;
+        java.util.concurrent.atomic.AtomicLong seq = new java.util.concurrent.atomic.AtomicLong();
+        Supplier<TxId> next = () -> TxId.of(1, seq.incrementAndGet());
+        List<Member> first = new java.util.ArrayList<>();
+        for (int i = 0; i < pairs; i++) {
+            first.add(new Member(b("f" + i), value(0)));
+            first.add(new Member(b("g" + i), value(0)));
+        }
+        store.putMembers(key, ValueType.HASH, first, false, next);
+        assertThat(store.memberPageCount()).as("the pairs spread over pages").isGreaterThan(2);
+        int writes = 20_000;
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        long writerSeed = random.nextLong();
+        Thread writer = new Thread(() -> {
+            java.util.Random r = new java.util.Random(writerSeed);
+            try {
+                for (int round = 1; round <= writes; round++) {
+                    int i = r.nextInt(pairs);
+                    store.putMembers(
+                            key,
+                            ValueType.HASH,
+                            List.of(new Member(b("f" + i), value(round)), new Member(b("g" + i), value(round))),
+                            false,
+                            next);
+                }
+            } finally {
+                done.set(true);
+            }
+        });
+        writer.start();
+        long reads = 0;
+        try {
+            while (!done.get()) {
+                int i = random.nextInt(pairs);
+                List<byte[]> both = store.getMembers(key, ValueType.HASH, List.of(b("f" + i), b("g" + i)));
+                assertThat(new String(both.get(1)))
+                        .as("g%d read with f%d after %d reads", i, i, reads)
+                        .isEqualTo(new String(both.get(0)));
+                assertThat(store.memberCount(key, ValueType.HASH)).isEqualTo(2L * pairs);
+                reads++;
+            }
+        } finally {
+            writer.join(60_000);
+        }
+        assertThat(reads).isPositive();
+    }
+
+    /** A value of about 100 bytes naming {@code round}. */
+    private static byte[] value(int round) {
+        return (round + ":" + "v".repeat(100)).getBytes();
+    }
+
     @Test
     void aFlushedHashIsGoneForMemberOperationsAndItsPagesAndRoomAreFreedByTheNextWrite() {
         store.putMembers(
