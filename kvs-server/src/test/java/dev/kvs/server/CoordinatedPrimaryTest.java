@@ -81,8 +81,8 @@ class CoordinatedPrimaryTest {
 
     @AfterEach
     void stop() throws Exception {
-        // heals what a test left paused: a node cut off from ZooKeeper spends its client's whole retry
-        // budget (several seconds) on closing, time that tests nothing
+        // heals what a test left paused: a node cut off from ZooKeeper waits a second for it on closing
+        // before it gives up (aPrimaryCutOffFromZooKeeperClosesPromptly), time that tests nothing here
         if (primaryToZk != null) primaryToZk.resume();
         if (dc != null) {
             dc.link().resume();
