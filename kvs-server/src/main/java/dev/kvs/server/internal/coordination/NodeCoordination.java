@@ -402,7 +402,7 @@ public final class NodeCoordination implements ServingLease, AutoCloseable {
             if (m != null) m.close();
         })) {
             log.warn(
-                    "closed without ZooKeeper: {} did not answer within {} ms; member znode {} goes when its session expires",
+                    "closed without waiting for ZooKeeper: {} did not answer within {} ms; member znode {} goes when ZooKeeper ends the session",
                     settings.zookeeper(),
                     CLOSE_GRACE.toMillis(),
                     paths.member(nodeId));
