@@ -44,13 +44,15 @@ public final class MemberNode implements AutoCloseable {
 
     /**
      * Deletes the znode if ZooKeeper can be reached; if not, it goes with the session when that expires
-     * (a coordinator then sees the node gone, as it should).
+     * (a coordinator then sees the node gone, as it should). Interruptible: {@link ZkClients#closeWithin}
+     * interrupts it when ZooKeeper does not answer in time, and says so itself.
      */
     @Override
     public void close() {
         try {
             node.close();
         } catch (IOException unreachable) {
+            if (unreachable.getCause() instanceof InterruptedException) return;
             log.info(
                     "member znode {} not deleted ({}); it goes when the session expires",
                     path,

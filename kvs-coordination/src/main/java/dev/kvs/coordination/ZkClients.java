@@ -64,6 +64,52 @@ public final class ZkClients {
         return zk;
     }
 
+    /**
+     * Runs {@code lastWrites} (a node deleting its member znode, say), then closes {@code zk}, and waits for
+     * both at most {@code grace}. A client cut off from its ensemble would otherwise spend its retry policy
+     * and connection timeouts on them (several seconds, more at a longer session timeout). Past the grace
+     * both are interrupted and the client closed without its session's close reaching ZooKeeper, which
+     * expires the session a session timeout later and deletes its ephemeral znodes, as for a node that died.
+     * So nothing of the caller's safety may depend on {@code lastWrites}.
+     *
+     * <p>They run on a thread of their own, which the interruption ends within milliseconds; the caller
+     * waits at most twice {@code grace}.
+     *
+     * @return true if both finished within {@code grace}; false if ZooKeeper was given up on
+     */
+    public static boolean closeWithin(CuratorFramework zk, Duration grace, Runnable lastWrites) {
+        Thread closer = new Thread(
+                () -> {
+                    try {
+                        lastWrites.run();
+                    } finally {
+                        zk.close();
+                    }
+                },
+                "kvs-zookeeper-close");
+        closer.setDaemon(true);
+        closer.start();
+        try {
+            closer.join(grace.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!closer.isAlive()) return true;
+        // Again and again: ZooKeeper's close takes the first interruption for the end of its wait for the
+        // session's close, then waits for its connecting thread (which sleeps up to a second between
+        // attempts) unless interrupted again. Bounded all the same.
+        long deadline = System.nanoTime() + grace.toNanos();
+        try {
+            while (closer.isAlive() && System.nanoTime() - deadline < 0) {
+                closer.interrupt();
+                closer.join(10);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
+    }
+
     // Not List.of: ZooKeeper asks its ACL lists whether they contain null, which List.of answers with a throw.
     private static final List<ACL> SHARED_PARENT = Collections.unmodifiableList(
             Arrays.asList(new ACL(ZooDefs.Perms.READ | ZooDefs.Perms.CREATE, ZooDefs.Ids.ANYONE_ID_UNSAFE)));

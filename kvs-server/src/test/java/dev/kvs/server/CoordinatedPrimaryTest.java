@@ -81,8 +81,8 @@ class CoordinatedPrimaryTest {
 
     @AfterEach
     void stop() throws Exception {
-        // heals what a test left paused: a node cut off from ZooKeeper spends its client's whole retry
-        // budget (several seconds) on closing, time that tests nothing
+        // heals what a test left paused: a node cut off from ZooKeeper waits a second for it on closing
+        // before it gives up (aPrimaryCutOffFromZooKeeperClosesPromptly), time that tests nothing here
         if (primaryToZk != null) primaryToZk.resume();
         if (dc != null) {
             dc.link().resume();
@@ -229,6 +229,32 @@ class CoordinatedPrimaryTest {
                     .isLessThan(5_000);
             dc.link().resume();
         }
+    }
+
+    /**
+     * Closing a node cut off from ZooKeeper takes at most about {@code NodeCoordination}'s second of
+     * grace, not its ZooKeeper client's retries and connection timeouts (several seconds): the node gives
+     * up deleting its member znode, which ZooKeeper deletes when the session expires, as for a node that
+     * died.
+     */
+    @Test
+    void aPrimaryCutOffFromZooKeeperClosesPromptly() throws Exception {
+        try (Jedis jedis = new Jedis(TwoDc.HOST, dc.primary().port())) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> serves(setAndGet(jedis)));
+        }
+        String member = new ZkPaths(CLUSTER).member(id(dc.primary()));
+        primaryToZk.pause();
+
+        long closing = System.nanoTime();
+        dc.primary().close();
+        long closedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closing);
+        System.out.println("CoordinatedPrimaryTest: closed " + closedAfterMs + " ms after the pause");
+        assertThat(closedAfterMs)
+                .as("closed %d ms after the pause", closedAfterMs)
+                .isLessThan(3_000);
+        await("the member znode goes with the session")
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> observer.checkExists().forPath(member) == null);
     }
 
     @Test

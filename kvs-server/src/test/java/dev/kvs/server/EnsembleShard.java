@@ -219,8 +219,8 @@ final class EnsembleShard implements AutoCloseable {
     }
 
     /**
-     * Heals every link first: a node cut off from ZooKeeper takes its client's whole retry budget (several
-     * seconds) to give up deleting its member znode and closing its session, time that tests nothing.
+     * Heals every link first: a node cut off from ZooKeeper waits a second for it on closing before it gives
+     * up (CoordinatedPrimaryTest#aPrimaryCutOffFromZooKeeperClosesPromptly), time that tests nothing here.
      */
     @Override
     public void close() {

@@ -108,8 +108,9 @@ class MapFollowingTest {
 
     @AfterEach
     void stop() throws Exception {
-        // heals what a test left paused: a node cut off from ZooKeeper spends its client's whole retry
-        // budget (several seconds) on closing, time that tests nothing
+        // heals what a test left paused: a node cut off from ZooKeeper waits a second for it on closing
+        // before it gives up (CoordinatedPrimaryTest#aPrimaryCutOffFromZooKeeperClosesPromptly), time that tests
+        // nothing here
         primaryToZk.forEach(WanLink::resume);
         if (dc != null) {
             dc.link().resume();
