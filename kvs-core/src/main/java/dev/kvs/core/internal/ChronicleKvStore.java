@@ -666,7 +666,9 @@ final class ChronicleKvStore implements KvStore {
     @Override
     public List<Member> randomMembers(byte[] key, ValueType type, int count, boolean distinct, RandomGenerator random) {
         Objects.requireNonNull(random, "random == null");
-        return structure(key, old -> structures.random(key, old, type, count, distinct, random));
+        limits.checkKey(key);
+        List<Member> read = unlocked(key, old -> structures.random(key, old, type, count, distinct, random));
+        return read != null ? read : structure(key, old -> structures.random(key, old, type, count, distinct, random));
     }
 
     @Override
@@ -676,7 +678,10 @@ final class ChronicleKvStore implements KvStore {
 
     @Override
     public List<Member> members(byte[] key, ValueType type) {
-        return structure(key, old -> structures.all(key, old, type));
+        limits.checkKey(key);
+        // a long read (HGETALL of a large hash) that a write overlapped is read again under the lock
+        List<Member> read = unlocked(key, old -> structures.all(key, old, type));
+        return read != null ? read : structure(key, old -> structures.all(key, old, type));
     }
 
     @Override

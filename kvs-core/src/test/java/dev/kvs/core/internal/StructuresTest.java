@@ -216,8 +216,8 @@ class StructuresTest {
     /**
      * Reads of a structure take no lock unless a writer of the key is at work, yet see each write whole:
      * a writer sets two fields to one value in each put (their pages differ once the hash has several),
-     * and a reader of both, racing it, never finds them apart, nor the count of fields changed by a put
-     * that changes none. Fails, with the stripe's count not checked, within a few thousand writes.
+     * and a reader of both (or of all fields), racing it, never finds them apart, nor the count of fields
+     * changed by a put that changes none. Fails, with the stripe's count not checked, within a few thousand writes.
      */
     @Test
     void unlockedReadsOfAStructureSeeEachWriteWholeOrNotAtAll() throws Exception {
@@ -264,6 +264,17 @@ class StructuresTest {
                         .as("g%d read with f%d after %d reads", i, i, reads)
                         .isEqualTo(new String(both.get(0)));
                 assertThat(store.memberCount(key, ValueType.HASH)).isEqualTo(2L * pairs);
+                if (reads % 64 == 0) {
+                    java.util.Map<String, String> all = new java.util.HashMap<>();
+                    for (Member m : store.members(key, ValueType.HASH))
+                        all.put(new String(m.name()), new String(m.value()));
+                    assertThat(all).hasSize(2 * pairs);
+                    for (int j = 0; j < pairs; j++) {
+                        assertThat(all.get("g" + j))
+                                .as("g%d in a read of all", j)
+                                .isEqualTo(all.get("f" + j));
+                    }
+                }
                 reads++;
             }
         } finally {
