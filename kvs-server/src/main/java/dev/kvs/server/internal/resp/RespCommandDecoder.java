@@ -139,8 +139,8 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
      * The bulk string being buffered as last counted in {@link #stats}: whether one, and its buffer's
      * bytes. Counted when a read's decoding ends ({@link #publishHeld}), so a bulk string that arrives
      * whole within one read is never counted, and the shared counters are written once a read at most,
-     * not four times a bulk string from both event loops (6% of a hot key's SET, in cache-line
-     * transfers between the two cores).
+     * not four times a bulk string from both event loops (6% of the samples of a hot key's SET profile,
+     * a cache line moving between the two cores; within the noise in a quiet A/B).
      */
     private boolean countedBulk;
 
