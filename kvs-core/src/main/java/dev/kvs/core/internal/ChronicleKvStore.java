@@ -584,6 +584,17 @@ final class ChronicleKvStore implements KvStore {
     }
 
     /**
+     * A read of a structure's members ({@code read} never answers null): without the key's lock first
+     * ({@link #unlocked}), so readers of a hot hash or set do not take turns at its stripe; under the lock
+     * if a writer was at work, or a write overlapped the read (a long one, HGETALL of a large hash).
+     */
+    private <T> T readMembers(byte[] key, Function<Record, T> read) {
+        limits.checkKey(key);
+        T result = unlocked(key, read);
+        return result != null ? result : structure(key, read);
+    }
+
+    /**
      * Runs {@code read} on {@code key}'s record (null if none) without the key's lock, and returns what it
      * returned if no writer of the key was at work meanwhile: the stripe's count ({@link
      * KeyStripes#version}) even before, and the same after, so the record and the pages read are one state
@@ -644,17 +655,12 @@ final class ChronicleKvStore implements KvStore {
     @Override
     public List<byte[]> getMembers(byte[] key, ValueType type, List<byte[]> names) {
         List<byte[]> ns = List.copyOf(names);
-        limits.checkKey(key);
-        // without the lock first: readers of a hot hash or set do not take turns at its stripe
-        List<byte[]> read = unlocked(key, old -> structures.get(key, old, type, ns));
-        return read != null ? read : structure(key, old -> structures.get(key, old, type, ns));
+        return readMembers(key, old -> structures.get(key, old, type, ns));
     }
 
     @Override
     public long memberCount(byte[] key, ValueType type) {
-        limits.checkKey(key);
-        Long count = unlocked(key, old -> structures.count(old, type));
-        return count != null ? count : structure(key, old -> structures.count(old, type));
+        return readMembers(key, old -> structures.count(old, type));
     }
 
     @Override
@@ -666,9 +672,7 @@ final class ChronicleKvStore implements KvStore {
     @Override
     public List<Member> randomMembers(byte[] key, ValueType type, int count, boolean distinct, RandomGenerator random) {
         Objects.requireNonNull(random, "random == null");
-        limits.checkKey(key);
-        List<Member> read = unlocked(key, old -> structures.random(key, old, type, count, distinct, random));
-        return read != null ? read : structure(key, old -> structures.random(key, old, type, count, distinct, random));
+        return readMembers(key, old -> structures.random(key, old, type, count, distinct, random));
     }
 
     @Override
@@ -678,10 +682,7 @@ final class ChronicleKvStore implements KvStore {
 
     @Override
     public List<Member> members(byte[] key, ValueType type) {
-        limits.checkKey(key);
-        // a long read (HGETALL of a large hash) that a write overlapped is read again under the lock
-        List<Member> read = unlocked(key, old -> structures.all(key, old, type));
-        return read != null ? read : structure(key, old -> structures.all(key, old, type));
+        return readMembers(key, old -> structures.all(key, old, type));
     }
 
     @Override

@@ -16,9 +16,15 @@ import dev.kvs.core.ValueType;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -223,12 +229,12 @@ class StructuresTest {
     void unlockedReadsOfAStructureSeeEachWriteWholeOrNotAtAll() throws Exception {
         long seed = System.nanoTime();
         System.out.println("unlockedReadsOfAStructureSeeEachWriteWholeOrNotAtAll seed " + seed);
-        java.util.Random random = new java.util.Random(seed);
+        Random random = new Random(seed);
         byte[] key = b("hot");
         int pairs = 64;
-        java.util.concurrent.atomic.AtomicLong seq = new java.util.concurrent.atomic.AtomicLong();
+        AtomicLong seq = new AtomicLong();
         Supplier<TxId> next = () -> TxId.of(1, seq.incrementAndGet());
-        List<Member> first = new java.util.ArrayList<>();
+        List<Member> first = new ArrayList<>();
         for (int i = 0; i < pairs; i++) {
             first.add(new Member(b("f" + i), value(0)));
             first.add(new Member(b("g" + i), value(0)));
@@ -236,10 +242,10 @@ class StructuresTest {
         store.putMembers(key, ValueType.HASH, first, false, next);
         assertThat(store.memberPageCount()).as("the pairs spread over pages").isGreaterThan(2);
         int writes = 20_000;
-        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean done = new AtomicBoolean();
         long writerSeed = random.nextLong();
         Thread writer = new Thread(() -> {
-            java.util.Random r = new java.util.Random(writerSeed);
+            Random r = new Random(writerSeed);
             try {
                 for (int round = 1; round <= writes; round++) {
                     int i = r.nextInt(pairs);
@@ -265,7 +271,7 @@ class StructuresTest {
                         .isEqualTo(new String(both.get(0)));
                 assertThat(store.memberCount(key, ValueType.HASH)).isEqualTo(2L * pairs);
                 if (reads % 64 == 0) {
-                    java.util.Map<String, String> all = new java.util.HashMap<>();
+                    Map<String, String> all = new HashMap<>();
                     for (Member m : store.members(key, ValueType.HASH))
                         all.put(new String(m.name()), new String(m.value()));
                     assertThat(all).hasSize(2 * pairs);
