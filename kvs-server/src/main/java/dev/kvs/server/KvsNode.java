@@ -32,6 +32,7 @@ import dev.kvs.server.internal.role.RoleMachine;
 import dev.kvs.server.internal.tls.ServerTls;
 import dev.kvs.server.internal.write.StructureWrites;
 import dev.kvs.server.internal.write.Writes;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.ssl.SslContext;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -125,6 +126,16 @@ public final class KvsNode implements AutoCloseable {
         } finally {
             if (!started) shutdown();
         }
+    }
+
+    /**
+     * A client connection to this node's RESP port on an {@link EmbeddedChannel} instead of a socket: what
+     * is written inbound runs on the calling thread, through the handlers a socket's connection has, and
+     * the replies come out outbound. For benchmarks of the request path alone ({@code ./kvs bench jmh
+     * RequestPathBenchmark}); the caller closes it.
+     */
+    public EmbeddedChannel embeddedConnection() {
+        return resp.embeddedConnection();
     }
 
     /** The RESP port, whose commands see the node through a {@link CommandContext}. */

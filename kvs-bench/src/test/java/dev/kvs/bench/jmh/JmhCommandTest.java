@@ -6,6 +6,7 @@ import dev.kvs.bench.cli.InProcessKvs;
 import dev.kvs.bench.jmh.core.FlushBenchmark;
 import dev.kvs.bench.jmh.core.StoreBenchmark;
 import dev.kvs.bench.jmh.replication.FrameCodecBenchmark;
+import dev.kvs.bench.jmh.server.RequestPathBenchmark;
 import dev.kvs.bench.jmh.server.RespCodecBenchmark;
 import dev.kvs.bench.jmh.wan.WanLinkBenchmark;
 import java.io.File;
@@ -44,6 +45,8 @@ class JmhCommandTest {
                             "dev.kvs.bench.jmh.server.RespCodecBenchmark",
                             "decodeSet",
                             "encodeGetReply",
+                            "dev.kvs.bench.jmh.server.RequestPathBenchmark",
+                            "pipelinedRead",
                             "dev.kvs.bench.jmh.wan.WanLinkBenchmark",
                             "dev.kvs.bench.jmh.ReplicationLatencyBenchmark",
                             "timeToConsistencyProtection",
@@ -60,6 +63,7 @@ class JmhCommandTest {
             StoreBenchmark.class,
             FrameCodecBenchmark.class,
             RespCodecBenchmark.class,
+            RequestPathBenchmark.class,
             WanLinkBenchmark.class,
             ReplicationLatencyBenchmark.class,
             RedisWaitBenchmark.class,
@@ -79,6 +83,7 @@ class JmhCommandTest {
                     .allMatch(w -> w.equals("dev.kvs.bench.jmh.core.StoreBenchmark")
                             || w.equals("dev.kvs.bench.jmh.replication.FrameCodecBenchmark")
                             || w.equals("dev.kvs.bench.jmh.server.RespCodecBenchmark")
+                            || w.equals("dev.kvs.bench.jmh.server.RequestPathBenchmark")
                             || w.equals("dev.kvs.bench.jmh.wan.WanLinkBenchmark")
                             || w.equals("dev.kvs.bench.jmh.ReplicationLatencyBenchmark")
                             || w.equals("dev.kvs.bench.jmh.RedisWaitBenchmark")

@@ -119,8 +119,8 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     private long argsBytes;
     /** Where this connection's query buffer is reported (the node-wide bound), or null. */
     private ClientMemory.Account memory;
-    /** See {@link #reads()}. */
-    private long reads;
+    /** Run when the commands of a read have been passed on and handled ({@link #afterRead}), or null. */
+    private Runnable afterRead;
     /** Bytes read since the query buffer was last reported: reads start small and grow within a batch. */
     private long readSinceReport;
 
@@ -223,11 +223,11 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * Counts the reads and read batches: commands passed on with the same count came in one read, one
-     * right after the other, with nothing but their handling in between.
+     * Runs {@code r} after each read whose commands were passed on and handled (the handler ends the
+     * timing of those commands there: {@link CommandDispatch#endStretch}).
      */
-    long reads() {
-        return reads;
+    void afterRead(Runnable r) {
+        this.afterRead = r;
     }
 
     /**
@@ -238,7 +238,6 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
      */
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        reads++;
         if (memory != null) {
             readSinceReport += msg instanceof ByteBuf b ? b.readableBytes() : 0;
             if (memory.closeBeforeRead(readSinceReport)) {
@@ -248,11 +247,11 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             }
         }
         super.channelRead(ctx, msg);
+        if (afterRead != null) afterRead.run();
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        reads++;
         if (memory != null) {
             memory.active(); // bytes arrived: not idle, even while a long value is still on its way
             memory.query(queryBufferBytes());
@@ -313,6 +312,7 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             switch (state) {
                 case COMMAND_START -> {
                     if (in.getByte(in.readerIndex()) == '*') {
+                        if (!preAuth && decodeWhole(in, out)) continue;
                         long n = readLengthLine(in, '*', maxElements, "multibulk");
                         if (n == Long.MIN_VALUE) return;
                         if (n <= 0) continue; // *0 and *-1 are ignored, as Redis does
@@ -578,6 +578,65 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             }
             default -> throw new RespProtocolException("expected '$', got '" + printable(type) + "'");
         }
+    }
+
+    /** Most arguments of a command {@link #decodeWhole} reads. */
+    static final int WHOLE_MAX_ARGS = 16;
+
+    /**
+     * Decodes the command at the reader index in one pass if all of it is there and it is of the common
+     * kind: an array of at most {@link #WHOLE_MAX_ARGS} bulk strings, each at most {@link #minBulkChunk}
+     * bytes (so none is preallocated or staged) and {@code max-bulk-bytes}, every length a plain number.
+     * Returns false, having consumed nothing, for anything else, which the state machine then reads
+     * (and refuses, if it must, with its own error): a command still arriving, an empty or nested
+     * array, a null or long bulk string, a malformed line. A pipelined read holds many whole commands:
+     * this reads each with local indices and no state kept between its elements, where the state machine
+     * searches every line for its end first (half of a short command's time, issue 36).
+     */
+    private boolean decodeWhole(ByteBuf in, List<Object> out) {
+        int end = in.writerIndex();
+        int i = in.readerIndex() + 1; // past '*'
+        int n = 0;
+        for (int digits = 0; ; i++) {
+            if (i >= end) return false;
+            byte b = in.getByte(i);
+            if (b == '\r') break;
+            if (b < '0' || b > '9' || ++digits > 2) return false;
+            n = n * 10 + (b - '0');
+        }
+        if (n == 0 || n > WHOLE_MAX_ARGS || n > maxElements || i + 1 >= end || in.getByte(i + 1) != '\n') {
+            return false;
+        }
+        i += 2;
+        int maxLength = Math.min(maxBulkBytes, minBulkChunk);
+        byte[][] a = new byte[n][];
+        for (int k = 0; k < n; k++) {
+            if (i >= end || in.getByte(i) != '$') return false;
+            int length = 0;
+            int digits = 0;
+            for (i++; ; i++) {
+                if (i >= end) return false;
+                byte b = in.getByte(i);
+                if (b == '\r') break;
+                if (b < '0' || b > '9' || ++digits > 9) return false;
+                length = length * 10 + (b - '0');
+            }
+            if (digits == 0 || length > maxLength || end - i < 2 + length + 2 || in.getByte(i + 1) != '\n') {
+                return false;
+            }
+            i += 2;
+            if (in.getByte(i + length) != '\r' || in.getByte(i + length + 1) != '\n') return false;
+            byte[] arg = length == 0 ? EMPTY : new byte[length];
+            if (length > 0) in.getBytes(i, arg);
+            a[k] = arg;
+            i += length + 2;
+        }
+        in.readerIndex(i);
+        args = a;
+        argc = n;
+        commandError = null;
+        finishCommand(out);
+        return true;
     }
 
     private void refuse(String why) {

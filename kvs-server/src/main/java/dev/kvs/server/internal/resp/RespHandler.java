@@ -54,8 +54,6 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private Session session;
     /** True once the connection is being closed on purpose: what it still sends is ignored. */
     private boolean closing;
-    /** The {@link RespCommandDecoder#reads()} of the command {@link #channelRead} handled last. */
-    private long lastRead = -1;
 
     RespHandler(
             CommandContext node,
@@ -198,9 +196,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             replies.flushIfWritten(ctx);
             return;
         }
-        long read = decoder.reads();
-        handle(ctx, command, read == lastRead);
-        lastRead = read;
+        run(ctx, command);
         if (session.closeAfterReply) {
             ctx.channel().config().setAutoRead(false);
         }
@@ -208,16 +204,12 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     /** Runs {@code command} (or holds it for replication room) and queues its reply; also for held commands. */
     void handle(ChannelHandlerContext ctx, RespCommand command) {
-        handle(ctx, command, false);
+        run(ctx, command);
         dispatch.publishCounts(); // outside a read batch: no channelReadComplete follows
     }
 
-    /**
-     * As {@link #handle(ChannelHandlerContext, RespCommand)}; {@code follows} if the command came in the
-     * same read as the one handled just before it, right after it ({@link CommandDispatch#dispatch(Session,
-     * byte[][], boolean)}).
-     */
-    private void handle(ChannelHandlerContext ctx, RespCommand command, boolean follows) {
+    /** As {@link #handle(ChannelHandlerContext, RespCommand)}, in a read batch: its counts wait for the batch's end. */
+    private void run(ChannelHandlerContext ctx, RespCommand command) {
         stages.mark(WriteStages.Stage.DISPATCHED);
         if (command.error() != null) {
             stats.protocolErrors.increment();
@@ -231,7 +223,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
             RedisMessage result;
             session.staged = command.staged();
             try {
-                result = dispatch.dispatch(session, command.args(), follows);
+                result = dispatch.dispatch(session, command.args());
             } finally {
                 session.staged = null;
                 command.discard(); // nothing if the SET committed it

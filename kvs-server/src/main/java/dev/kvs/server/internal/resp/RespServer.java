@@ -18,6 +18,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -40,6 +41,9 @@ public final class RespServer {
     /** The error a plain-text client of a TLS-only port reads before the connection closes. */
     public static final String TLS_REQUIRED =
             "-TLSREQUIRED this port accepts TLS connections only (e.g. redis-cli --tls --cacert ca.pem)\r\n";
+
+    /** What connections' idleness and commands' time are measured with ({@link System#nanoTime}, or a test's). */
+    private final LongSupplier nanoClock;
 
     private final CommandContext node;
     private final CommandTable table = new CommandTable();
@@ -79,7 +83,10 @@ public final class RespServer {
         this(node, tls, System::nanoTime, stages);
     }
 
-    /** A plain-TCP port judging connections' idleness for {@code maxClientMemory} by {@code nanoClock} (tests). */
+    /**
+     * A plain-TCP port judging connections' idleness for {@code maxClientMemory}, and timing commands, by
+     * {@code nanoClock} (tests).
+     */
     RespServer(CommandContext node, SslContext tls, LongSupplier nanoClock) {
         this(node, tls, nanoClock, WriteStages.OFF);
     }
@@ -88,6 +95,7 @@ public final class RespServer {
         this.node = node;
         this.tls = tls;
         this.stages = stages;
+        this.nanoClock = nanoClock;
         this.memory = new ClientMemory(node.config().maxClientMemory(), nanoClock);
         node.metrics()
                 .clientMemory(
@@ -187,6 +195,18 @@ public final class RespServer {
                 });
     }
 
+    /**
+     * A client connection of this port on an {@link EmbeddedChannel}, with the handlers a socket's gets: for a
+     * benchmark of the request path without the sockets ({@code RequestPathBenchmark} in kvs-bench). Bytes
+     * written inbound are decoded and run on the calling thread; the replies are read outbound.
+     */
+    public EmbeddedChannel embeddedConnection() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        configure(ch.pipeline());
+        ch.pipeline().fireChannelActive(); // the channel was active before the handlers were added
+        return ch;
+    }
+
     /** Installs the client protocol handlers; also used by tests on an {@code EmbeddedChannel}. */
     void configure(ChannelPipeline p) {
         if (tls != null) {
@@ -200,10 +220,11 @@ public final class RespServer {
             if (h != null) h.evictForMemory();
         });
         CommandDispatch dispatch =
-                new CommandDispatch(table, refusals, transactions, scripts, barrier, stats, node.metrics());
+                new CommandDispatch(table, refusals, transactions, scripts, barrier, stats, node.metrics(), nanoClock);
         RespHandler handler = new RespHandler(
                 node, table, stats, decoder, protectedMode, warnings, dispatch, account, pubSub, stages);
         decoder.memory(account);
+        decoder.afterRead(dispatch::endStretch);
         decoder.stager((key, length) -> node.writes().stage(handler.mode(), key, length));
         p.addLast("decoder", decoder);
         p.addLast("handler", handler);
