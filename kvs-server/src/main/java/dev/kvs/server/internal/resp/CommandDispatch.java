@@ -149,8 +149,15 @@ final class CommandDispatch {
      * the machine measured (issue 36). The run's time includes each command's reply being queued.
      */
     private RedisMessage execute(Session session, CommandSpec spec, byte[][] args) {
-        // a command other than a data command may read the counters (INFO): it sees every one before it
-        if (pending != null && (pending != spec.counters() || !spec.has(CommandSpec.DATA))) publishCounts();
+        if (pending != null) {
+            if (pending != spec.counters()) {
+                publishCounts(); // the run of another command ends here
+            } else if (!spec.has(CommandSpec.DATA)) {
+                // a command other than a data command may read the counters (INFO): it sees every one
+                // before it, and a run of it (PING) goes on without another clock reading
+                publishPending();
+            }
+        }
         if (stretchStart == 0) stretchStart = clock.getAsLong();
         RedisMessage result = run(session, spec, args);
         count(spec, 0);

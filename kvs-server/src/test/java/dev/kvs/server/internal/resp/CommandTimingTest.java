@@ -71,9 +71,13 @@ class CommandTimingTest {
 
     /** The clock readings one read of {@code commands} pipelined SETs takes. */
     private long readingsOfARead(int commands) {
-        String set = RespChannel.encode("SET", "k", "v");
+        return readingsOfARead(commands, RespChannel.encode("SET", "k", "v"), "+OK\r\n");
+    }
+
+    /** The clock readings one read of {@code commands} copies of {@code command} takes. */
+    private long readingsOfARead(int commands, String command, String reply) {
         long before = readings.get();
-        assertThat(send(set.repeat(commands))).isEqualTo("+OK\r\n".repeat(commands));
+        assertThat(send(command.repeat(commands))).isEqualTo(reply.repeat(commands));
         return readings.get() - before;
     }
 
@@ -95,6 +99,26 @@ class CommandTimingTest {
                 .as("clock readings of a read of 64 SETs, of 1: %d", one)
                 .isEqualTo(one);
         assertThat(stat("set")[0]).isEqualTo(66);
+    }
+
+    /**
+     * A command that is not a data command adds its counts to the shared ones before it runs, so that an
+     * {@code INFO} sees every command before it; a run of one (PING) still reads the clock once.
+     */
+    @Test
+    void aRunOfACommandThatIsNotADataCommandReadsTheClockOnceToo() {
+        String ping = RespChannel.encode("PING");
+        readingsOfARead(1, ping, "+PONG\r\n");
+        long one = readingsOfARead(1, ping, "+PONG\r\n");
+        long many = readingsOfARead(64, ping, "+PONG\r\n");
+
+        assertThat(many)
+                .as("clock readings of a read of 64 PINGs, of 1: %d", one)
+                .isEqualTo(one);
+        assertThat(stat("ping")[0]).isEqualTo(66);
+        assertThat(send(RespChannel.encode("INFO", "commandstats").repeat(2)))
+                .as("the second INFO of a read sees the first")
+                .contains("cmdstat_info:calls=1,");
     }
 
     @Test
