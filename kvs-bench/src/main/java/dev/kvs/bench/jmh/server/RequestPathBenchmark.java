@@ -89,25 +89,22 @@ public class RequestPathBenchmark {
         reads = new ByteBuf[READS];
         for (int r = 0; r < READS; r++) {
             ByteBuf b = ByteBufAllocator.DEFAULT.directBuffer(PIPELINE * 1100);
-            for (int c = 0; c < PIPELINE; c++) command(b, random.nextInt(KEYS), value);
+            for (int c = 0; c < PIPELINE; c++) command(b, workload, random.nextInt(KEYS), value);
             reads[r] = b;
         }
         // the keys and fields the reads find (GET, HSET's unchanged fields), unmeasured
-        if (workload.equals("get") || workload.equals("hset-unchanged")) {
-            String fill = workload.equals("get") ? "set" : "hset-unchanged";
-            String was = workload;
-            workload = fill;
+        String fill = workload.equals("get") ? "set" : workload.equals("hset-unchanged") ? workload : null;
+        if (fill != null) {
             for (int k = 0; k < KEYS; k += PIPELINE) {
                 ByteBuf b = ByteBufAllocator.DEFAULT.directBuffer(PIPELINE * 1100);
-                for (int c = 0; c < PIPELINE; c++) command(b, k + c, value);
+                for (int c = 0; c < PIPELINE; c++) command(b, fill, k + c, value);
                 run(b);
             }
-            workload = was;
         }
     }
 
-    /** Appends the workload's command for key (or field) number {@code n}. */
-    private void command(ByteBuf b, int n, byte[] value) {
+    /** Appends {@code workload}'s command for key (or field) number {@code n}. */
+    private static void command(ByteBuf b, String workload, int n, byte[] value) {
         String key = String.format("key:%012d", n);
         switch (workload) {
             case "set-hot" -> resp(b, bytes("SET"), bytes("key:__rand_int__"), value);

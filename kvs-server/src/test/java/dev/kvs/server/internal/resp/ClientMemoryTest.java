@@ -54,9 +54,7 @@ class ClientMemoryTest {
     }
 
     private EmbeddedChannel connect() {
-        EmbeddedChannel c = new EmbeddedChannel();
-        server.configure(c.pipeline());
-        c.pipeline().fireChannelActive();
+        EmbeddedChannel c = server.embeddedConnection();
         channels.add(c);
         return c;
     }

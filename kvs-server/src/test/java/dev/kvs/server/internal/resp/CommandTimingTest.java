@@ -44,12 +44,7 @@ class CommandTimingTest {
         readings.incrementAndGet();
         return now.addAndGet(TICK);
     });
-    private final EmbeddedChannel channel = new EmbeddedChannel();
-
-    CommandTimingTest() {
-        server.configure(channel.pipeline());
-        channel.pipeline().fireChannelActive();
-    }
+    private final EmbeddedChannel channel = server.embeddedConnection();
 
     @AfterEach
     void close() {
