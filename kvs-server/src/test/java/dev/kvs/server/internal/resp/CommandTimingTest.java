@@ -116,6 +116,18 @@ class CommandTimingTest {
                 .contains("cmdstat_info:calls=1,");
     }
 
+    /** The time a connection idles between two reads is no command's: the clock moves 600 ms in between. */
+    @Test
+    void aCommandsTimeDoesNotIncludeTheWaitForItsRead() {
+        send(RespChannel.encode("SET", "k", "v") + RespChannel.encode("GET", "k"));
+        now.addAndGet(600_000_000L); // the connection idles between two reads
+        assertThat(send(RespChannel.encode("GET", "k"))).isEqualTo("$1\r\nv\r\n");
+
+        long[] get = stat("get");
+        assertThat(get[0]).isEqualTo(2);
+        assertThat(get[1]).as("usec of the two GETs, one tick each").isEqualTo(2 * TICK / 1_000);
+    }
+
     @Test
     void eachKindOfCommandInAReadIsTimedFromItsFirstCommandToTheNext() {
         String read = RespChannel.encode("SET", "k", "v").repeat(3)

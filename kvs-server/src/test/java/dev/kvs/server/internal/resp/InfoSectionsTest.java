@@ -91,21 +91,6 @@ class InfoSectionsTest {
         assertThat(f.get("cmdstat_info")).startsWith("calls=");
     }
 
-    /**
-     * A command that comes right after another in the same read starts its clock where that one's
-     * stopped (one clock reading per command); one that starts a read does not count the idle time
-     * since the last command ended.
-     */
-    @Test
-    void aCommandsTimeDoesNotIncludeTheWaitForItsRead() throws InterruptedException {
-        resp.send(RespChannel.encode("SET", "k", "v") + RespChannel.encode("GET", "k"));
-        Thread.sleep(600); // the connection idles between two reads: no command's time
-        resp.command("GET", "k");
-        Map<String, Long> get = stat(info("commandstats").get("cmdstat_get"));
-        assertThat(get.get("calls")).isEqualTo(2);
-        assertThat(get.get("usec")).isLessThan(300_000);
-    }
-
     /** Counts are added to the shared counters per read batch; a command that reads them sees its own connection's. */
     @Test
     void infoPipelinedAfterCommandsCountsThem() {
