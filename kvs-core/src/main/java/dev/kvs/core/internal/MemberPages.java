@@ -28,8 +28,9 @@ import net.openhft.chronicle.map.MapEntry;
  * split cut short, or by a crash) is garbage that the next split to reach it overwrites, and an empty
  * header reads no page at all.
  *
- * <p>Growth: after a write that leaves more than {@link #PAGE_TARGET} bytes per page, the page at the
- * split pointer splits (one page read, two written). Shrink: below a quarter of that, the last page
+ * <p>Growth: after a write that leaves more than {@link #PAGE_TARGET} bytes per page (or, for small
+ * members, more than {@link #PAGE_MEMBERS} members: {@link #overTarget}), the page at the split pointer
+ * splits (one page read, two written). Shrink: below a quarter of that, the last page
  * merges into its parent, so a structure that shrank is not scanned or sampled through mostly empty
  * pages; the gap between the two thresholds keeps a structure at the edge from splitting and merging
  * on alternate writes. A split or merge that fails for room is skipped (the load just stays off target
@@ -48,6 +49,13 @@ import net.openhft.chronicle.map.MapEntry;
 final class MemberPages implements AutoCloseable {
     /** Bytes of members per page the structure grows and shrinks towards. */
     static final int PAGE_TARGET = 2048;
+    /**
+     * Members per page a structure of small members grows towards, as long as its pages stay over a
+     * quarter of {@link #PAGE_TARGET} bytes ({@link #overTarget}). A lookup scans its member's page, and
+     * a page of {@link #PAGE_TARGET} bytes of redis-benchmark's set members (16 bytes each) held 128 of
+     * them: an unchanged SADD spent a third of its time scanning (issue 35).
+     */
+    static final int PAGE_MEMBERS = 32;
     /**
      * Longest member plus value. A page must fit in one tier of the pages map, and every tier of every
      * segment is sized for two of the longest pages ({@link MapLayout}): with 64 KiB members and pages
@@ -214,10 +222,36 @@ final class MemberPages implements AutoCloseable {
         }
         MembersHeader next = w.header();
         // after the page's context is closed: a split writes other pages of the map
-        if (next != h && next.bytes() > (long) n * PAGE_TARGET && n < PageAddress.MAX_PAGES) {
+        if (next != h && overTarget(next.count(), next.bytes(), n) && n < PageAddress.MAX_PAGES) {
             return new Write(split(key, next), w.existed(), w.previous());
         }
         return w;
+    }
+
+    /**
+     * Whether a structure of {@code count} members in {@code bytes} over {@code n} pages should split one:
+     * over {@link #PAGE_TARGET} bytes a page, or over {@link #PAGE_MEMBERS} members a page if its {@code n +
+     * 1} pages would still hold over a quarter of {@link #PAGE_TARGET} bytes each. The second keeps {@link
+     * #layout}'s room (pages a quarter full) and never meets the merge below a quarter of the bytes: a
+     * structure just split by its count is over that quarter, and one just merged is under it, so neither
+     * splits nor merges back on its next write.
+     */
+    static boolean overTarget(long count, long bytes, int n) {
+        return bytes > (long) n * PAGE_TARGET
+                || (count > (long) n * PAGE_MEMBERS && bytes > (long) (n + 1) * (PAGE_TARGET / 4));
+    }
+
+    /** Whether a structure of {@code bytes} over {@code n} pages should merge its last page into its parent. */
+    static boolean underTarget(long bytes, int n) {
+        return bytes < (long) n * PAGE_TARGET / 4;
+    }
+
+    /** The fewest pages, at least 1, for which {@link #overTarget} is false (a structure built whole). */
+    static int pagesFor(long count, long bytes) {
+        long byBytes = Math.max(1, (bytes + PAGE_TARGET - 1) / PAGE_TARGET);
+        long byCount = (count + PAGE_MEMBERS - 1) / PAGE_MEMBERS;
+        long byQuarter = Math.max(0, (bytes + PAGE_TARGET / 4 - 1) / (PAGE_TARGET / 4) - 1);
+        return (int) Math.min(PageAddress.MAX_PAGES, Math.max(byBytes, Math.min(byCount, byQuarter)));
     }
 
     /**
@@ -362,7 +396,7 @@ final class MemberPages implements AutoCloseable {
         long bytes = h.bytes() - r.entryBytes();
         MembersHeader next =
                 new MembersHeader(h.count() - 1, n, h.storedPages() - (r.pageLeftEmpty() ? 1 : 0), r.digest(), bytes);
-        if (n > 1 && bytes < (long) n * PAGE_TARGET / 4) next = merge(key, next);
+        if (n > 1 && underTarget(bytes, n)) next = merge(key, next);
         return next;
     }
 

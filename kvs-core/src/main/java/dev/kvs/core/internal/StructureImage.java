@@ -80,8 +80,7 @@ final class StructureImage {
         long bytes = image.length - (1 + MemberPage.varintSize(starts.length));
         int count = starts.length;
         if (count == 0) return MembersHeader.EMPTY;
-        int n = (int) Math.min(
-                PageAddress.MAX_PAGES, Math.max(1, (bytes + MemberPages.PAGE_TARGET - 1) / MemberPages.PAGE_TARGET));
+        int n = MemberPages.pagesFor(count, bytes);
         int[] pageOf = new int[count];
         int[] pageBytes = new int[n];
         long digest = 0;

@@ -400,8 +400,8 @@ final class Structures {
         if (!header.type().isStructure() || header.state() != RecordState.COMPLETE) {
             throw new IllegalArgumentException("not a complete structure's header: " + header);
         }
-        StructureImage.decodeCount(image); // a corrupt image is refused before anything changes
-        long pagesNeeded = image.length / MemberPages.PAGE_TARGET + 2;
+        int count = StructureImage.decodeCount(image); // a corrupt image is refused before anything changes
+        long pagesNeeded = MemberPages.pagesFor(count, image.length) + 2;
         long room = MembersHeader.BYTES + image.length + pagesNeeded * pageOverhead(key);
         writer.replaceWithStructure(key, old, header, room, () -> pages.build(key, image));
         return true;

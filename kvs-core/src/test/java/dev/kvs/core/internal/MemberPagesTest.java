@@ -161,7 +161,9 @@ class MemberPagesTest {
 
     @Test
     void equalContentsReachedByDifferentHistoriesHaveEqualDigestsAndImages() {
-        Map<String, String> target = members(2000, "v");
+        // values of about 100 bytes: the direct history splits its pages by their bytes, the other by the
+        // count of its small extra members, and removing those merges nothing (pages stay over a quarter full)
+        Map<String, String> target = members(2000, "v".repeat(100));
         MembersHeader direct = putAll(pages, b("x"), MembersHeader.EMPTY, target);
 
         List<String> order = new ArrayList<>(target.keySet());
@@ -334,6 +336,59 @@ class MemberPagesTest {
      * cover ({@link PageDraw}) take a member after 1.5 to 2 pages on a set of short members as
      * redis-benchmark's; a page picked by number and a cap of four times the mean took about four.
      */
+    /**
+     * redis-benchmark's set members (16 bytes a page entry) would fill pages of {@link
+     * MemberPages#PAGE_TARGET} bytes 128 at a time, and each lookup scans its page: pages split by their
+     * count too, to about {@link MemberPages#PAGE_MEMBERS} members, while members of 1 KiB still fill
+     * pages by bytes.
+     */
+    @Test
+    void pagesOfSmallMembersSplitByTheirCountAndPagesOfLargeOnesByTheirBytes() {
+        MembersHeader small = MembersHeader.EMPTY;
+        for (int i = 0; i < 20_000; i++)
+            small = pages.put(KEY, small, b("element:" + (100_000 + i)), MemberPage.EMPTY, false)
+                    .header();
+        assertThat(small.count() / (double) small.pageCount())
+                .as("members a page, of %d in %d bytes", small.count(), small.bytes())
+                .isBetween(MemberPages.PAGE_MEMBERS / 2.0, MemberPages.PAGE_MEMBERS * 1.25);
+
+        byte[] kib = new byte[1024];
+        MembersHeader large = MembersHeader.EMPTY;
+        for (int i = 0; i < 2_000; i++)
+            large = pages.put(b("large"), large, b("f" + i), kib, false).header();
+        assertThat(large.bytes() / (double) large.pageCount())
+                .as("bytes a page")
+                .isBetween(MemberPages.PAGE_TARGET / 2.0, MemberPages.PAGE_TARGET * 1.0);
+    }
+
+    /**
+     * The split rule never meets the merge rule: a structure just split (by bytes or by count) is not under
+     * the merge threshold, a structure just merged is not over the split one, and a structure built whole
+     * from an image gets the fewest pages not over it. Seeded random counts, sizes and page counts.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3})
+    void aStructureNeverSplitsAndMergesBackOnItsNextWrite(long seed) {
+        System.out.println("seed " + seed);
+        Random random = new Random(seed);
+        for (int i = 0; i < 100_000; i++) {
+            int n = 1 + random.nextInt(random.nextBoolean() ? 8 : 10_000);
+            long count = random.nextInt(n * MemberPages.PAGE_MEMBERS * 3 + 1);
+            long bytes = count * (2 + random.nextInt(random.nextBoolean() ? 40 : 4000));
+            String at = "count " + count + ", bytes " + bytes + ", pages " + n;
+            if (MemberPages.overTarget(count, bytes, n))
+                assertThat(MemberPages.underTarget(bytes, n + 1)).as(at).isFalse();
+            if (n > 1 && MemberPages.underTarget(bytes, n))
+                assertThat(MemberPages.overTarget(count, bytes, n - 1)).as(at).isFalse();
+            int built = MemberPages.pagesFor(count, bytes);
+            assertThat(MemberPages.overTarget(count, bytes, built)).as(at).isFalse();
+            if (built > 1)
+                assertThat(MemberPages.overTarget(count, bytes, built - 1))
+                        .as(at)
+                        .isTrue();
+        }
+    }
+
     @Test
     void popLooksAtAboutTwoPagesAMember() {
         MembersHeader h = MembersHeader.EMPTY;

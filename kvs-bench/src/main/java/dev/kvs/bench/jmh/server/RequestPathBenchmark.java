@@ -24,6 +24,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -33,7 +34,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * command. What {@code redis-benchmark} measures on top of this is the kernel's (system time, equal for
  * kvs and Redis at these sizes) and the machine's: two cores shared with the load generator, whose speed
  * swings by a quarter for seconds at a time (BENCHMARKS.md, session 30). This one thread's time per
- * command is the user time issue 36 is about, measured to a few percent.
+ * command is the user time issue 36 is about, measured to a few percent. {@code
+ * pipelinedReadTwoThreads} runs two such connections at once on two threads, as a node's two event loops
+ * run, for what the loops share (a hot key's lock, memory both write): JDK 17's cache of a class's last
+ * interface check, written by turns from both loops on every bulk string reply, showed there and not on
+ * one thread (session 31).
  *
  * <ul>
  *   <li>{@code set-hot}: {@code SET} of one key, 1 KiB values (redis-benchmark without {@code -r});
@@ -41,10 +46,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code get}: {@code GET} of those keys;
  *   <li>{@code spop-empty}: {@code SPOP} of a set that holds nothing (most of redis-benchmark's SPOPs);
  *   <li>{@code hset-unchanged}: {@code HSET} of fields that hold the value already, 1 KiB values (most of
- *       redis-benchmark's HSETs).
+ *       redis-benchmark's HSETs);
+ *   <li>{@code sadd-unchanged}: {@code SADD} of members the set of 100,000 holds already (most of
+ *       redis-benchmark's SADDs).
  * </ul>
  */
-@State(Scope.Thread)
 @Fork(
         value = 1,
         jvmArgs = {"-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch"})
@@ -62,45 +68,80 @@ public class RequestPathBenchmark {
     /** Reads prepared, used in turn: enough that a read's keys are not the cache's last ones. */
     private static final int READS = 4096;
 
-    @Param({"set-hot", "set", "get", "spop-empty", "hset-unchanged"})
-    public String workload;
+    /** The node, shared by the benchmark's threads, with the keys and members its workload finds. */
+    @State(Scope.Benchmark)
+    public static class Node {
+        @Param({"set-hot", "set", "get", "spop-empty", "hset-unchanged", "sadd-unchanged"})
+        public String workload;
 
-    private KvsNode node;
-    private EmbeddedChannel connection;
-    private ByteBuf[] reads;
-    private int next;
+        KvsNode node;
 
-    @Setup(Level.Trial)
-    public void setUp() {
-        node = KvsNode.start(NodeConfig.builder()
-                .name("jmh-request-path")
-                .port(0)
-                .adminPort(0)
-                .replPort(0)
-                .store(StoreConfig.builder()
-                        .maxEntries(4 * KEYS)
-                        .maxBytes(1L << 30)
-                        .build())
-                .build());
-        connection = node.embeddedConnection();
-        Random random = new Random(36);
-        byte[] value = new byte[1024];
-        Arrays.fill(value, (byte) 'x');
-        reads = new ByteBuf[READS];
-        for (int r = 0; r < READS; r++) {
-            ByteBuf b = ByteBufAllocator.DEFAULT.directBuffer(PIPELINE * 1100);
-            for (int c = 0; c < PIPELINE; c++) command(b, workload, random.nextInt(KEYS), value);
-            reads[r] = b;
-        }
-        // the keys and fields the reads find (GET, HSET's unchanged fields), unmeasured
-        String fill = workload.equals("get") ? "set" : workload.equals("hset-unchanged") ? workload : null;
-        if (fill != null) {
-            for (int k = 0; k < KEYS; k += PIPELINE) {
-                ByteBuf b = ByteBufAllocator.DEFAULT.directBuffer(PIPELINE * 1100);
-                for (int c = 0; c < PIPELINE; c++) command(b, fill, k + c, value);
-                run(b);
+        @Setup(Level.Trial)
+        public void setUp() {
+            node = KvsNode.start(NodeConfig.builder()
+                    .name("jmh-request-path")
+                    .port(0)
+                    .adminPort(0)
+                    .replPort(0)
+                    .store(StoreConfig.builder()
+                            .maxEntries(4 * KEYS)
+                            .maxBytes(1L << 30)
+                            .build())
+                    .build());
+            // the keys and fields the reads find (GET, HSET's unchanged fields), unmeasured
+            String fill = workload.equals("get") ? "set" : workload.endsWith("-unchanged") ? workload : null;
+            if (fill != null) {
+                EmbeddedChannel connection = node.embeddedConnection();
+                for (int k = 0; k < KEYS; k += PIPELINE) {
+                    ByteBuf b = ByteBufAllocator.DEFAULT.directBuffer(PIPELINE * 1100);
+                    for (int c = 0; c < PIPELINE; c++) command(b, fill, k + c, VALUE);
+                    run(connection, b, fill);
+                }
+                connection.finishAndReleaseAll();
             }
         }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            node.close();
+        }
+    }
+
+    /** A client connection of one benchmark thread, and the reads it sends in turn. */
+    @State(Scope.Thread)
+    public static class Connection {
+        EmbeddedChannel channel;
+        ByteBuf[] reads;
+        int next;
+        String workload;
+
+        @Setup(Level.Trial)
+        public void setUp(Node node) {
+            workload = node.workload;
+            channel = node.node.embeddedConnection();
+            // each thread its own draw of keys (the seed and the thread's hash), as two clients' would be
+            Random random = new Random(36 + 31L * System.identityHashCode(this));
+            reads = new ByteBuf[READS];
+            for (int r = 0; r < READS; r++) {
+                ByteBuf b = ByteBufAllocator.DEFAULT.directBuffer(PIPELINE * 1100);
+                for (int c = 0; c < PIPELINE; c++) command(b, workload, random.nextInt(KEYS), VALUE);
+                reads[r] = b;
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            channel.finishAndReleaseAll();
+            for (ByteBuf b : reads) b.release();
+        }
+    }
+
+    private static final byte[] VALUE = value();
+
+    private static byte[] value() {
+        byte[] value = new byte[1024];
+        Arrays.fill(value, (byte) 'x');
+        return value;
     }
 
     /** Appends {@code workload}'s command for key (or field) number {@code n}. */
@@ -112,6 +153,7 @@ public class RequestPathBenchmark {
             case "get" -> resp(b, bytes("GET"), bytes(key));
             case "spop-empty" -> resp(b, bytes("SPOP"), bytes("myset"));
             case "hset-unchanged" -> resp(b, bytes("HSET"), bytes("myhash"), bytes("element:" + n), value);
+            case "sadd-unchanged" -> resp(b, bytes("SADD"), bytes("myset"), bytes("element:" + n));
             default -> throw new IllegalArgumentException("unknown workload " + workload);
         }
     }
@@ -128,8 +170,8 @@ public class RequestPathBenchmark {
         }
     }
 
-    /** Delivers {@code read} as one read of the connection and drops the replies; returns their bytes. */
-    private int run(ByteBuf read) {
+    /** Delivers {@code read} as one read of {@code connection} and drops the replies; returns their bytes. */
+    private static int run(EmbeddedChannel connection, ByteBuf read, String workload) {
         connection.writeInbound(read);
         int bytes = 0;
         for (Object o; (o = connection.readOutbound()) != null; ) {
@@ -140,20 +182,28 @@ public class RequestPathBenchmark {
         return bytes;
     }
 
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        connection.finishAndReleaseAll();
-        for (ByteBuf b : reads) b.release();
-        node.close();
+    private static int nextRead(Connection c) {
+        ByteBuf read = c.reads[c.next];
+        c.next = (c.next + 1) % READS;
+        // the buffer itself, as a socket's read buffer reaches the decoder (a duplicate would make every
+        // byte the decoder reads go through one more layer); it is read whole, so the decoder lets it go
+        return run(c.channel, read.readerIndex(0).retain(), c.workload);
     }
 
     @Benchmark
     @OperationsPerInvocation(PIPELINE)
-    public int pipelinedRead() {
-        ByteBuf read = reads[next];
-        next = (next + 1) % READS;
-        // the buffer itself, as a socket's read buffer reaches the decoder (a duplicate would make every
-        // byte the decoder reads go through one more layer); it is read whole, so the decoder lets it go
-        return run(read.readerIndex(0).retain());
+    public int pipelinedRead(Node node, Connection connection) {
+        return nextRead(connection);
+    }
+
+    /**
+     * The same on two threads at once, each with its own connection to the one node, as two event loops
+     * serve a node's clients: what they share shows here (a hot key's lock, the lines both write).
+     */
+    @Benchmark
+    @Threads(2)
+    @OperationsPerInvocation(PIPELINE)
+    public int pipelinedReadTwoThreads(Node node, Connection connection) {
+        return nextRead(connection);
     }
 }
