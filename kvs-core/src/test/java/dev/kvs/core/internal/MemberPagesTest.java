@@ -331,12 +331,6 @@ class MemberPagesTest {
     }
 
     /**
-     * SPOP's cost is the pages it looks at before one takes a member: each page looked at draws one
-     * random value, and one more to take or pass it. Pages picked by the share of the hash space they
-     * cover ({@link PageDraw}) take a member after 1.5 to 2 pages on a set of short members as
-     * redis-benchmark's; a page picked by number and a cap of four times the mean took about four.
-     */
-    /**
      * redis-benchmark's set members (16 bytes a page entry) would fill pages of {@link
      * MemberPages#PAGE_TARGET} bytes 128 at a time, and each lookup scans its page: pages split by their
      * count too, to about {@link MemberPages#PAGE_MEMBERS} members, while members of 1 KiB still fill
@@ -389,6 +383,12 @@ class MemberPagesTest {
         }
     }
 
+    /**
+     * SPOP's cost is the pages it looks at before one takes a member: each page looked at draws one
+     * random value, and one more to take or pass it. Pages picked by the share of the hash space they
+     * cover ({@link PageDraw}) take a member after 1.5 to 2 pages on a set of short members as
+     * redis-benchmark's; a page picked by number and a cap of four times the mean took about four.
+     */
     @Test
     void popLooksAtAboutTwoPagesAMember() {
         MembersHeader h = MembersHeader.EMPTY;

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -75,6 +76,8 @@ public class RequestPathBenchmark {
         public String workload;
 
         KvsNode node;
+        /** Connections opened so far: each seeds its own draw of keys with its number. */
+        final AtomicInteger connections = new AtomicInteger();
 
         @Setup(Level.Trial)
         public void setUp() {
@@ -119,8 +122,8 @@ public class RequestPathBenchmark {
         public void setUp(Node node) {
             workload = node.workload;
             channel = node.node.embeddedConnection();
-            // each thread its own draw of keys (the seed and the thread's hash), as two clients' would be
-            Random random = new Random(36 + 31L * System.identityHashCode(this));
+            // each thread its own draw of keys, as two clients' would be, the same in every run
+            Random random = new Random(36 + node.connections.getAndIncrement());
             reads = new ByteBuf[READS];
             for (int r = 0; r < READS; r++) {
                 ByteBuf b = ByteBufAllocator.DEFAULT.directBuffer(PIPELINE * 1100);

@@ -114,8 +114,8 @@ final class RespReplyEncoder extends ChannelOutboundHandlerAdapter {
     /**
      * {@code msg} as a reply to encode, or null to pass on as it is. The common replies are told by their
      * classes, not by the interface {@code RedisMessage}: on JDK 17 an {@code instanceof} of an interface
-     * that holds stores that interface in the object's class as its one cached answer (JDK-8180450, fixed
-     * in JDK 23), and Netty's pipeline asks the same replies for {@code ReferenceCounted} (its leak
+     * that is true stores that interface in the object's class as its one cached answer (JDK-8180450,
+     * fixed in JDK 23), and Netty's pipeline asks the same replies for {@code ReferenceCounted} (its leak
      * detector's touch, and the release after encoding). The two answers then took turns in that cache on
      * every bulk string and array reply, a cache line the event loops passed between them.
      */
