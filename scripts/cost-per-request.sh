@@ -17,17 +17,21 @@
 # of each kvs, split on whitespace, e.g. an A/B of one jar under two collectors), ports KVS_PORT 16391, KVS_B_PORT 16392,
 # REDIS_PORT 16393, OUT target/cost-per-request. Each server is warmed with every workload once
 # (WARM_FACTOR of the requests, default 0.5) before anything is measured. Prints the raw rows
-# (workload round server rps cpu_us load1), then per workload the medians and kvs/Redis ratios.
+# (workload round server rps cpu_us load1 process), then per workload the medians and kvs/Redis ratios.
+#
+# PROCESSES (default 1) starts every server that many times afresh, each time warmed and measured for
+# all the rounds, and prints each start's medians too. Two starts of one jar have differed by 18% in CPU
+# per request for a whole run (one JVM fast, the other slow, both rounds): judge an A/B by several.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-1}
+PROCESSES=${PROCESSES:-1}
 IFS=, read -r -a WL <<<"${2:-set1k,get1k,set100k,get100k,hotset}"
 OUT=${OUT:-target/cost-per-request}
 N1K=${N1K:-6000000} N100K=${N100K:-300000} NHOT=${NHOT:-8000000}
 mkdir -p "$OUT"
 # shellcheck source=lib/side-by-side.sh
 source scripts/lib/side-by-side.sh
-start_side_by_side 16391 16392 16393
 
 opts() { # workload requests -> redis-benchmark options
   case $1 in
@@ -58,19 +62,28 @@ bench() { # server workload round -> one row
   echo "$2 $3 $1 $rps $(python3 -c "print(round(($c1-$c0)/$(getconf CLK_TCK)*1e6/$n,2))") $load"
 }
 
-for s in "${SERVERS[@]}"; do
+warm() { # every server, every workload, once (unmeasured)
+  local s w
+  for s in "${SERVERS[@]}"; do
+    for w in "${WL[@]}"; do
+      prepare "$s" "$w"
+      # shellcheck disable=SC2046
+      redis-benchmark -p "${PORTS[$s]}" $(opts "$w" "$(python3 -c "print(int($(requests "$w") * ${WARM_FACTOR:-0.5}))")") -q >/dev/null 2>&1
+    done
+  done
+}
+echo "workload round server rps cpu_us_per_request load1 process" > "$OUT/raw.txt"
+for p in $(seq 1 "$PROCESSES"); do
+  LOG_TAG=$( (( PROCESSES > 1 )) && echo "p$p" || true)
+  start_side_by_side 16391 16392 16393
+  warm
   for w in "${WL[@]}"; do
-    prepare "$s" "$w"
-    # shellcheck disable=SC2046
-    redis-benchmark -p "${PORTS[$s]}" $(opts "$w" "$(python3 -c "print(int($(requests "$w") * ${WARM_FACTOR:-0.5}))")") -q >/dev/null 2>&1
+    for r in $(seq 1 "$ROUNDS"); do
+      if (( r % 2 )); then order=("${SERVERS[@]}"); else order=(); for ((i=${#SERVERS[@]}-1; i>=0; i--)); do order+=("${SERVERS[$i]}"); done; fi
+      for s in "${order[@]}"; do echo "$(bench "$s" "$w" "$(( (p - 1) * ROUNDS + r ))") $p" | tee -a "$OUT/raw.txt"; done
+    done
   done
-done
-echo "workload round server rps cpu_us_per_request load1" > "$OUT/raw.txt"
-for w in "${WL[@]}"; do
-  for r in $(seq 1 "$ROUNDS"); do
-    if (( r % 2 )); then order=("${SERVERS[@]}"); else order=(); for ((i=${#SERVERS[@]}-1; i>=0; i--)); do order+=("${SERVERS[$i]}"); done; fi
-    for s in "${order[@]}"; do bench "$s" "$w" "$r" | tee -a "$OUT/raw.txt"; done
-  done
+  stop_side_by_side
 done
 python3 - "$OUT/raw.txt" <<'PY'
 import sys, statistics as st
@@ -83,4 +96,12 @@ for w in dict.fromkeys(r[0] for r in rows):
     red = m['redis']
     line = " | ".join(f"{s} {v[0]:,.0f}/s {v[1]:.2f} us" + ("" if s == 'redis' else f" (rps x{v[0]/red[0]:.2f}, cpu x{v[1]/red[1]:.2f})") for s, v in m.items())
     print(f"{w}: {line}")
+    procs = list(dict.fromkeys(r[6] for r in rows))
+    if len(procs) > 1:  # each fresh start's medians: the spread between processes of one build
+        for s in m:
+            each = []
+            for p in procs:
+                rs = [r for r in rows if r[0] == w and r[2] == s and r[6] == p]
+                each.append(f"{st.median(float(r[3]) for r in rs):,.0f}/s {st.median(float(r[4]) for r in rs):.2f} us")
+            print(f"  {s} by process: " + ", ".join(each))
 PY

@@ -271,13 +271,15 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             in.skipBytes(in.readableBytes()); // the connection is closing: ignore what follows
             return;
         }
+        RespCommands gathered = new RespCommands();
         try {
-            decodeAvailable(unwrapped(in), out);
+            decodeAvailable(unwrapped(in), gathered);
         } catch (RespProtocolException e) {
             failed = true;
             in.skipBytes(in.readableBytes());
             throw e;
         } finally {
+            gathered.passOn(out); // those before a protocol error too, as Netty passes them on
             publishHeld();
         }
     }

@@ -178,6 +178,10 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof RespCommands batch) {
+            channelReadAll(ctx, batch);
+            return;
+        }
         if (!(msg instanceof RespCommand command)) {
             ReferenceCountUtil.release(msg);
             throw new IllegalStateException(
@@ -199,6 +203,19 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         run(ctx, command);
         if (session.closeAfterReply) {
             ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    /**
+     * Each command of a read's {@code batch} in turn, as if each had come alone; if one throws, the rest
+     * are discarded (their staged values closed) before the exception goes on.
+     */
+    private void channelReadAll(ChannelHandlerContext ctx, RespCommands batch) {
+        int i = 0;
+        try {
+            for (; i < batch.size(); i++) channelRead(ctx, batch.command(i));
+        } finally {
+            for (i++; i < batch.size(); i++) batch.command(i).discard();
         }
     }
 

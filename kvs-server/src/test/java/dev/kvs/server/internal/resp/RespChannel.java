@@ -14,6 +14,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** A RESP client port on an {@link EmbeddedChannel}: bytes in, reply text out, no sockets. */
@@ -141,6 +143,22 @@ final class RespChannel implements AutoCloseable {
         channel.writeInbound(Unpooled.wrappedBuffer(raw));
         channel.runPendingTasks();
         return drain();
+    }
+
+    /**
+     * The commands a decoder on {@code channel} passed on so far, in order: each alone, or several from
+     * one read as one {@link RespCommands} message.
+     */
+    static List<RespCommand> decoded(EmbeddedChannel channel) {
+        List<RespCommand> out = new ArrayList<>();
+        for (Object m; (m = channel.readInbound()) != null; ) {
+            if (m instanceof RespCommands batch) {
+                for (int i = 0; i < batch.size(); i++) out.add(batch.command(i));
+            } else {
+                out.add((RespCommand) m);
+            }
+        }
+        return out;
     }
 
     /** Sends one command in RESP array form. */

@@ -78,11 +78,10 @@ class RespCommandDecoderJazzerTest {
                 failsNow = true;
             }
             // commands decoded from this piece before its bad bytes come out with the failure
-            for (Object msg; (msg = channel.readInbound()) != null; ) {
+            for (RespCommand c : RespChannel.decoded(channel)) {
                 assertThat(failed)
                         .as("a command from a piece after the failure")
                         .isFalse();
-                RespCommand c = (RespCommand) msg;
                 if (c.error() != null) {
                     assertThat(c.error()).startsWith("ERR Protocol error: ");
                     continue;
@@ -255,8 +254,7 @@ class RespCommandDecoderJazzerTest {
                 channels[c].writeInbound(buf);
                 at[c] += len;
                 received[c] += len;
-                for (Object msg; (msg = channels[c].readInbound()) != null; )
-                    decoded.get(c).add((RespCommand) msg);
+                decoded.get(c).addAll(RespChannel.decoded(channels[c]));
             }
             assertThat(budget.charged()).as("bytes charged to the budget").isBetween(0L, limit);
             long held = 0;

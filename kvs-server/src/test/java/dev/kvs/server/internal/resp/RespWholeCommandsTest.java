@@ -39,8 +39,7 @@ class RespWholeCommandsTest {
         } catch (RespCommandDecoder.RespProtocolException e) {
             failure = "failed: " + e.getMessage();
         }
-        for (Object m; (m = channel.readInbound()) != null; ) {
-            RespCommand c = (RespCommand) m;
+        for (RespCommand c : RespChannel.decoded(channel)) {
             StringBuilder b = new StringBuilder();
             if (c.error() != null) {
                 b.append("error: ").append(c.error());
