@@ -634,10 +634,10 @@ final class RespCommandDecoder extends ByteToMessageDecoder {
             i += length + 2;
         }
         in.readerIndex(i);
-        args = a;
-        argc = n;
-        commandError = null;
-        finishCommand(out);
+        if (isHttp(a[0])) throw new CrossProtocolException();
+        // the fields are as finishCommand leaves them, and no argument was stored in them: with G1, a store
+        // of a new object into this long-lived decoder takes the collector's slow barrier (see RespCommands)
+        out.add(new RespCommand(a, null, null));
         return true;
     }
 
