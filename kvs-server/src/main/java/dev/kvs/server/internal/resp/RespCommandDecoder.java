@@ -17,7 +17,8 @@ import java.util.zip.CRC32C;
 
 /**
  * Decodes client requests (RESP2 arrays of bulk strings, or inline commands) straight into {@link
- * RespCommand}s. Measured hot path: it replaces codec-redis's decoder and two aggregators, which
+ * RespCommand}s, and passes the commands of one decode on as one message ({@link RespCommands}; one
+ * command alone). Measured hot path: it replaces codec-redis's decoder and two aggregators, which
  * allocated several messages per argument (see BENCHMARKS.md).
  *
  * <p>Memory follows the bytes received, never the lengths announced: a bulk string's buffer starts at

@@ -2,9 +2,11 @@ package dev.kvs.server.internal.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvs.core.ValueStage;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -76,5 +78,62 @@ class RespCommandsTest {
             expected.append("$2\r\n40\r\n+OK\r\n+QUEUED\r\n*1\r\n:41\r\n");
             assertThat(c.send(read.toString())).isEqualTo(expected.toString());
         }
+    }
+
+    @Test
+    void theCommandsAfterOneThatThrowsAreDiscardedWithTheirStagedValues() {
+        try (RespChannel c = RespChannel.withDefaults()) {
+            AtomicInteger closed = new AtomicInteger();
+            RespCommands batch = new RespCommands();
+            batch.add(new RespCommand(args("SET", "k", "1"), null));
+            batch.add("a message that is not a command"); // its handling throws
+            batch.add(stagedSet("k2", closed));
+            batch.add(stagedSet("k3", closed));
+            c.channel.pipeline().fireChannelRead(batch);
+            assertThat(c.store.get(bytes("k")).value()).isEqualTo(bytes("1"));
+            assertThat(closed).as("stages closed").hasValue(2);
+            assertThat(c.store.get(bytes("k2"))).isNull();
+        }
+    }
+
+    private static RespCommand stagedSet(String key, AtomicInteger closed) {
+        ValueStage stage = new ValueStage() {
+            @Override
+            public int length() {
+                return 1;
+            }
+
+            @Override
+            public int written() {
+                return 1;
+            }
+
+            @Override
+            public void write(byte[] data, int offset, int count) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public byte[] toArray() {
+                return bytes("v");
+            }
+
+            @Override
+            public void close() {
+                closed.incrementAndGet();
+            }
+        };
+        byte[][] a = {bytes("SET"), bytes(key), RespCommand.STAGED_ARG};
+        return new RespCommand(a, null, new RespCommand.Staged(stage, 0));
+    }
+
+    private static byte[][] args(String... words) {
+        byte[][] a = new byte[words.length][];
+        for (int i = 0; i < words.length; i++) a[i] = bytes(words[i]);
+        return a;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 }
