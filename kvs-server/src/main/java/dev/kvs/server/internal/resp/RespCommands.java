@@ -10,8 +10,9 @@ import java.util.List;
  * <p>Why not each command on its own: Netty's decoder collects what a decode yields in a list it reuses
  * for the connection's life, so that list is in the old generation, and with G1 every store of a new
  * object into an old one takes the collector's slow barrier (a memory fence, then a card check). One such
- * store a read instead of one a command: 3% of the CPU of 16 pipelined SETs of one key (issue 36). The
- * commands are gathered in this list, new with each decode, whose stores take the barrier's fast path.
+ * store a read instead of one a command: that store was 3% of a profile of 16 pipelined SETs of one key
+ * (issue 36). The commands are gathered in this list, new with each decode, whose stores take the
+ * barrier's fast path.
  */
 final class RespCommands extends ArrayList<Object> {
     /** Commands a pipelined read usually holds ({@code redis-benchmark -P 16}); the list grows past it. */
