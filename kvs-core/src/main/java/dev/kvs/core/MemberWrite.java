@@ -10,7 +10,8 @@ import java.util.List;
  *     last member was removed is reported as its header)
  * @param written true if the structure changed and a TxId was taken for it
  * @param changed members added by a put, or removed by a remove
- * @param previous per member asked, its value before the write ({@code null} where it had none);
+ * @param previous per member asked, in order, its value just before its own put or remove ({@code null}
+ *     where it had none): a member asked twice has, at its second place, what its first put left;
  *     empty unless the caller asked for previous values
  */
 public record MemberWrite(RecordHeader header, boolean written, int changed, List<byte[]> previous) {}

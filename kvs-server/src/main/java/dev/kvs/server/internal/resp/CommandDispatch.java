@@ -149,6 +149,42 @@ final class CommandDispatch {
      * the machine measured (issue 36). The run's time includes each command's reply being queued.
      */
     private RedisMessage execute(Session session, CommandSpec spec, byte[][] args) {
+        openStretch(spec);
+        RedisMessage result = run(session, spec, args);
+        count(spec, 0);
+        return result;
+    }
+
+    /**
+     * Runs {@code n} commands of one read as one, through {@code spec}'s {@link RunCommand}: each of
+     * {@code run[0..n)} names the data command {@code spec} on one key, in the form its run takes. Answers
+     * their replies, counted as {@code n} calls of {@code spec} in the open stretch; or {@code null} if
+     * nothing ran, and each must be dispatched alone: in a transaction or subscribe mode, while a script
+     * is busy, when the connection may not run the command, when this node may not serve it now, or when
+     * the run declined. A refusal that counts and logs (a user's role) is met only alone, once a command.
+     */
+    RedisMessage[] dispatchRun(Session session, CommandSpec spec, byte[][][] run, int n) {
+        executed = null;
+        if (session.transaction != null
+                || session.inSubscribeMode()
+                || !session.authenticated()
+                || !CommandSpec.permits(session.user.role(), spec.flagsFor(run[0]))
+                || scripts.busy()
+                || refusals.refusal(session, spec, run[0]) != null) return null;
+        Lock shared = barrier.enter(scripts::busy);
+        if (shared == null) return null;
+        try {
+            openStretch(spec);
+            RedisMessage[] replies = spec.run().execute(session, run, n);
+            if (replies != null) count(spec, 0, n);
+            return replies;
+        } finally {
+            shared.unlock();
+        }
+    }
+
+    /** Opens a stretch for a data command of {@code spec}, unless one of its kind is open ({@link #execute}). */
+    private void openStretch(CommandSpec spec) {
         if (pending != null) {
             if (pending != spec.counters()) {
                 publishCounts(); // the run of another command ends here
@@ -159,9 +195,6 @@ final class CommandDispatch {
             }
         }
         if (stretchStart == 0) stretchStart = clock.getAsLong();
-        RedisMessage result = run(session, spec, args);
-        count(spec, 0);
-        return result;
     }
 
     /** Runs an admitted command of an {@code EXEC} and counts it with its own time. */
@@ -195,12 +228,16 @@ final class CommandDispatch {
     }
 
     private void count(CommandSpec spec, long nanos) {
+        count(spec, nanos, 1);
+    }
+
+    private void count(CommandSpec spec, long nanos, int calls) {
         CommandCounters c = spec.counters();
         if (c != pending) {
             publishPending(); // the open stretch, if any, is this command's
             pending = c;
         }
-        pendingCalls++;
+        pendingCalls += calls;
         pendingNanos += nanos;
         executed = c;
         if (!c.exposed) {

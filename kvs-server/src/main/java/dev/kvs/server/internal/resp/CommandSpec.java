@@ -22,6 +22,8 @@ import java.util.Map;
  *     keys of its own take, as Redis's key specs of the subcommand: {@code MEMORY USAGE key} has it at
  *     2; empty for most commands
  * @param counters the command's figures for {@code INFO commandstats}
+ * @param run how a run of the command on one key in one read runs as one ({@link CommandRuns}), or
+ *     {@code null}: each runs alone
  */
 record CommandSpec(
         String name,
@@ -33,7 +35,8 @@ record CommandSpec(
         Command command,
         Map<String, Integer> subcommandFlags,
         Map<String, Integer> subcommandKeys,
-        CommandCounters counters) {
+        CommandCounters counters,
+        RunCommand run) {
     /** Allowed before AUTH. */
     static final int NOAUTH = 1;
     /** Reads or writes data: refused on a backup. */
@@ -60,14 +63,32 @@ record CommandSpec(
     CommandSpec withSubcommandFlags(String sub, int extra) {
         Map<String, Integer> m = new HashMap<>(subcommandFlags);
         m.merge(sub, extra, (a, b) -> a | b);
-        return new CommandSpec(name, arity, flags, firstKey, lastKey, keyStep, command, m, subcommandKeys, counters);
+        return new CommandSpec(
+                name, arity, flags, firstKey, lastKey, keyStep, command, m, subcommandKeys, counters, run);
     }
 
     /** This spec with subcommand {@code sub}'s one key at argument {@code index}. */
     CommandSpec withSubcommandKey(String sub, int index) {
         Map<String, Integer> m = new HashMap<>(subcommandKeys);
         m.put(sub, index);
-        return new CommandSpec(name, arity, flags, firstKey, lastKey, keyStep, command, subcommandFlags, m, counters);
+        return new CommandSpec(
+                name, arity, flags, firstKey, lastKey, keyStep, command, subcommandFlags, m, counters, run);
+    }
+
+    /** This spec, with {@code value} running a run of it on one key as one. */
+    CommandSpec withRun(RunCommand value) {
+        return new CommandSpec(
+                name,
+                arity,
+                flags,
+                firstKey,
+                lastKey,
+                keyStep,
+                command,
+                subcommandFlags,
+                subcommandKeys,
+                counters,
+                value);
     }
 
     /**

@@ -29,7 +29,8 @@ final class CommandTable {
                         command,
                         Map.of(),
                         Map.of(),
-                        new CommandCounters()));
+                        new CommandCounters(),
+                        null));
         rebuild();
     }
 
@@ -49,6 +50,14 @@ final class CommandTable {
         CommandSpec spec = byName.get(name);
         if (spec == null) throw new IllegalArgumentException("no command " + name);
         byName.put(name, spec.withSubcommandKey(sub, index));
+        rebuild();
+    }
+
+    /** The registered command {@code name} runs a run of itself on one key as one, through {@code run}. */
+    void addRun(String name, RunCommand run) {
+        CommandSpec spec = byName.get(name);
+        if (spec == null) throw new IllegalArgumentException("no command " + name);
+        byName.put(name, spec.withRun(run));
         rebuild();
     }
 

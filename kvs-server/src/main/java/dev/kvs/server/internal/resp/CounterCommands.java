@@ -5,11 +5,13 @@ import static dev.kvs.server.internal.resp.Records.complete;
 import static dev.kvs.server.internal.resp.Records.requireString;
 import static dev.kvs.server.internal.resp.Records.ttlOf;
 
+import dev.kvs.core.KvsException;
 import dev.kvs.core.Write;
 import dev.kvs.server.internal.notify.KeyEvents;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.RedisMessage;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Function;
 
 /**
  * The counters of Redis's string group: INCR, DECR, INCRBY, DECRBY, INCRBYFLOAT. Each reads the
@@ -41,6 +43,67 @@ final class CounterCommands {
         t.add("INCRBY", 3, write, 1, 1, 1, gate.gated(true, 2, this::incrBy));
         t.add("DECRBY", 3, write, 1, 1, 1, gate.gated(true, 2, this::decrBy));
         t.add("INCRBYFLOAT", 3, write, 1, 1, 1, gate.gated(true, 2, this::incrByFloat));
+        t.addRun("INCR", new CounterRun(a -> a.length == 2 ? 1L : null));
+        t.addRun("DECR", new CounterRun(a -> a.length == 2 ? -1L : null));
+        t.addRun("INCRBY", new CounterRun(a -> a.length == 3 ? Args.parseLong(a[2]) : null));
+        t.addRun("DECRBY", new CounterRun(a -> {
+            Long by = a.length == 3 ? Args.parseLong(a[2]) : null;
+            return by == null || by == Long.MIN_VALUE ? null : -by;
+        }));
+    }
+
+    /**
+     * A run of one of the integer counters on one key ({@link CommandRuns}): one write of the sum, each
+     * command answered with the value it would have left. If a step would fail (the value is not an
+     * integer, a sum would overflow), nothing is written and each command runs alone, meeting its error
+     * where it would have.
+     */
+    private final class CounterRun implements RunCommand {
+        /** A command's increment, or null if it is not of a form a run takes (a bad or missing number). */
+        private final Function<byte[][], Long> increment;
+
+        CounterRun(Function<byte[][], Long> increment) {
+            this.increment = increment;
+        }
+
+        @Override
+        public boolean joins(byte[][] a) {
+            return increment.apply(a) != null;
+        }
+
+        @Override
+        public RedisMessage[] execute(Session s, byte[][][] run, int n) {
+            byte[] key = run[0][1];
+            long[] values = new long[n];
+            boolean[] refused = new boolean[1];
+            Writes.Done<Write> w;
+            try {
+                w = writes.updateValue(node.mode(s), s.lastWrite, key, (v, order) -> {
+                    requireString(v);
+                    refused[0] = true;
+                    long current = 0;
+                    if (complete(v)) {
+                        Long parsed = Args.parseLong(v.value());
+                        if (parsed == null) return Write.keep();
+                        current = parsed;
+                    }
+                    for (int i = 0; i < n; i++) {
+                        long by = increment.apply(run[i]);
+                        long next = current + by;
+                        if (((current ^ next) & (by ^ next)) < 0) return Write.keep();
+                        values[i] = current = next;
+                    }
+                    refused[0] = false;
+                    return order.put(key, Long.toString(current).getBytes(StandardCharsets.US_ASCII), ttlOf(v));
+                });
+            } catch (KvsException e) {
+                return null; // not written (WRONGTYPE, not writable now): each meets it alone
+            }
+            if (refused[0]) return null;
+            RedisMessage[] out = new RedisMessage[n];
+            for (int i = 0; i < n; i++) out[i] = Replies.whenReplicated(w.replicated(), Replies.integer(values[i]));
+            return out;
+        }
     }
 
     private RedisMessage incrBy(Session s, byte[][] a) {

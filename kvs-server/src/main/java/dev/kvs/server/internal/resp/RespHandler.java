@@ -43,6 +43,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     /** Where a command's dispatch is marked for a benchmark ({@link WriteStages#OFF} otherwise). */
     private final WriteStages stages;
 
+    private final CommandTable table;
     private final CommandDispatch dispatch;
     private final ReplyQueue replies;
     private final HeldCommands held;
@@ -74,6 +75,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         this.stats = stats;
         this.decoder = decoder;
         this.protectedMode = protectedMode;
+        this.table = table;
         this.dispatch = dispatch;
         this.replies = new ReplyQueue(this, stats, node.metrics(), stages);
         this.held = new HeldCommands(this, node.roles(), table);
@@ -207,16 +209,51 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Each command of a read's {@code batch} in turn, as if each had come alone; if one throws, the rest
-     * are discarded (their staged values closed) before the exception goes on.
+     * Each command of a read's {@code batch} in turn, as if each had come alone; a run of one command on
+     * one key runs as one where it can ({@link CommandRuns}). If one throws, the rest are discarded (their
+     * staged values closed) before the exception goes on.
      */
     private void channelReadAll(ChannelHandlerContext ctx, RespCommands batch) {
         int i = 0;
         try {
-            for (; i < batch.size(); i++) channelRead(ctx, batch.command(i));
+            while (i < batch.size()) {
+                CommandSpec spec = CommandRuns.runsFrom(batch, i, table);
+                int n = spec == null ? 1 : CommandRuns.length(batch, i, spec);
+                if (n > 1 && runAll(ctx, batch, i, n, spec)) {
+                    i += n;
+                } else {
+                    channelRead(ctx, batch.command(i));
+                    i++;
+                }
+            }
         } finally {
             for (i++; i < batch.size(); i++) batch.command(i).discard();
         }
+    }
+
+    /**
+     * Runs {@code batch[from, from + n)}, a run of {@code spec} on one key, as one and queues each
+     * command's reply; false if it did not run (nothing was done), and each must run alone: while the
+     * connection holds commands or its replies are full, while a script runs or {@code CLIENT REPLY}
+     * drops replies, while keyspace events are on (each command publishes its own) or keys are fenced,
+     * and when {@link CommandDispatch#dispatchRun} does not run it.
+     */
+    private boolean runAll(ChannelHandlerContext ctx, RespCommands batch, int from, int n, CommandSpec spec) {
+        if (!CommandRuns.mayRun(node)
+                || closing
+                || !held.isEmpty()
+                || session.script != null
+                || session.silencing()
+                || limits.outputFull(ctx)
+                || held.mustWaitForRoom(batch.command(from + n - 1))) return false;
+        byte[][][] run = new byte[n][][];
+        for (int k = 0; k < n; k++) run[k] = batch.command(from + k).args();
+        limits.touch(ctx);
+        stages.mark(WriteStages.Stage.DISPATCHED);
+        RedisMessage[] results = dispatch.dispatchRun(session, spec, run, n);
+        if (results == null) return false;
+        for (RedisMessage result : results) replies.reply(ctx, result, dispatch.executed());
+        return true;
     }
 
     /** Runs {@code command} (or holds it for replication room) and queues its reply; also for held commands. */

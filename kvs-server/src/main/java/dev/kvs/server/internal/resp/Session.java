@@ -92,6 +92,11 @@ final class Session {
         return silenced;
     }
 
+    /** True if {@code CLIENT REPLY} drops the next command's reply, as {@link #silenced} would say; moves nothing. */
+    boolean silencing() {
+        return replyOff || replySkip || replySkipNext;
+    }
+
     /** Set by QUIT: close the connection once the reply is written. */
     boolean closeAfterReply;
 

@@ -3,6 +3,7 @@ package dev.kvs.server.internal.resp;
 import static dev.kvs.server.internal.notify.EventClasses.GENERIC;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.core.KvsException;
 import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
@@ -71,6 +72,28 @@ final class SetCommands {
         t.add("SMISMEMBER", -3, read, 1, 1, 1, gate.gated(false, onlyKey, this::smismember));
         t.add("SCARD", 2, read, 1, 1, 1, gate.gated(false, onlyKey, this::scard));
         t.add("SPOP", -2, write, 1, 1, 1, gate.gated(true, onlyKey, this::spop));
+        t.addRun("SADD", new RunCommand() {
+            @Override
+            public boolean joins(byte[][] a) {
+                return a.length >= 3; // SADD key member [member ...]
+            }
+
+            @Override
+            public RedisMessage[] execute(Session s, byte[][][] run, int n) {
+                return saddRun(s, run, n);
+            }
+        });
+        t.addRun("SPOP", new RunCommand() {
+            @Override
+            public boolean joins(byte[][] a) {
+                return a.length == 2; // SPOP key: one member
+            }
+
+            @Override
+            public RedisMessage[] execute(Session s, byte[][][] run, int n) {
+                return spopRun(s, run, n);
+            }
+        });
         t.add("SRANDMEMBER", -2, read, 1, 1, 1, gate.gated(false, onlyKey, this::srandmember));
         t.add("SSCAN", -3, read, 1, 1, 1, gate.gated(false, onlyKey, this::sscan));
         new SetAlgebra(node, gate, structures).register(t);
@@ -82,6 +105,56 @@ final class SetCommands {
         Writes.Done<MemberWrite> d = structures.put(node.mode(s), s.lastWrite, a[1], SET, members, false);
         if (d.result().changed() > 0) events.emit(EventClasses.SET, "sadd", a[1]);
         return Replies.whenReplicated(d.replicated(), Replies.integer(d.result().changed()));
+    }
+
+    /**
+     * A run of SADDs to one set ({@link CommandRuns}): one write of all their members. Each SADD is
+     * answered with the members it added: those the set held neither before the run nor from a SADD
+     * before it in the run (a member's previous value is the one just before its own put, {@link
+     * MemberWrite#previous}).
+     */
+    private RedisMessage[] saddRun(Session s, byte[][][] run, int n) {
+        List<Member> members = new ArrayList<>(n);
+        for (byte[][] a : run) {
+            for (int i = 2; i < a.length; i++) members.add(Member.of(a[i]));
+        }
+        Writes.Done<MemberWrite> d;
+        try {
+            d = structures.put(node.mode(s), s.lastWrite, run[0][1], SET, members, true);
+        } catch (KvsException e) {
+            return null; // not written (WRONGTYPE, not writable now): each SADD meets it alone
+        }
+        List<byte[]> previous = d.result().previous();
+        RedisMessage[] out = new RedisMessage[n];
+        int j = 0;
+        for (int c = 0; c < n; c++) {
+            int added = 0;
+            for (int i = 2; i < run[c].length; i++) {
+                if (previous.get(j++) == null) added++;
+            }
+            out[c] = Replies.whenReplicated(d.replicated(), Replies.integer(added));
+        }
+        return out;
+    }
+
+    /**
+     * A run of SPOPs of one set ({@link CommandRuns}): one pop of as many members as there are SPOPs.
+     * The first SPOPs get a member each, in the order drawn, and those after the set ran out nil.
+     */
+    private RedisMessage[] spopRun(Session s, byte[][][] run, int n) {
+        Writes.Done<List<Member>> d;
+        try {
+            d = structures.pop(node.mode(s), s.lastWrite, run[0][1], SET, n, random.get());
+        } catch (KvsException e) {
+            return null; // not popped (WRONGTYPE, not writable now): each SPOP meets it alone
+        }
+        List<Member> popped = d.result();
+        RedisMessage[] out = new RedisMessage[n];
+        for (int i = 0; i < n; i++) {
+            RedisMessage reply = i < popped.size() ? Replies.bulk(popped.get(i).name()) : Replies.NIL;
+            out[i] = Replies.whenReplicated(d.replicated(), reply);
+        }
+        return out;
     }
 
     private RedisMessage srem(Session s, byte[][] a) {

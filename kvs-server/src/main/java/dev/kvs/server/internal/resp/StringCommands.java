@@ -8,6 +8,7 @@ import static dev.kvs.server.internal.resp.Records.requireString;
 import static dev.kvs.server.internal.resp.Records.ttlOf;
 
 import dev.kvs.core.KvStore;
+import dev.kvs.core.KvsException;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoredValue;
@@ -68,6 +69,17 @@ final class StringCommands {
         t.add("GET", 2, read, 1, 1, 1, gate.gated(false, 1, this::get));
         t.add("MGET", -2, read, 1, -1, 1, gate.gated(false, 1, this::mget));
         t.add("SET", -3, write, 1, 1, 1, gate.gated(true, onlyKey, this::set));
+        t.addRun("SET", new RunCommand() {
+            @Override
+            public boolean joins(byte[][] a) {
+                return a.length == 3; // SET key value: no option reads the key or keeps its expiry
+            }
+
+            @Override
+            public RedisMessage[] execute(Session s, byte[][][] run, int n) {
+                return setRun(s, run, n);
+            }
+        });
         t.add("SETEX", 4, write, 1, 1, 1, gate.gated(true, onlyKey, (s, a) -> setEx(s, a, 1000, "setex")));
         t.add("PSETEX", 4, write, 1, 1, 1, gate.gated(true, onlyKey, (s, a) -> setEx(s, a, 1, "psetex")));
         t.add("GETEX", -2, write, 1, 1, 1, gate.gated(true, onlyKey, this::getEx));
@@ -187,6 +199,24 @@ final class StringCommands {
         if (o.get) reply = old[0] == null ? Replies.NIL : Replies.bulk(old[0]);
         else reply = w.result() instanceof Write.Put ? Replies.OK : Replies.NIL;
         return Replies.whenReplicated(w.replicated(), reply);
+    }
+
+    /**
+     * A run of plain SETs of one key ({@link CommandRuns}): one write, of the last value, which is what
+     * the run would leave; each SET is answered as that write is (OK once it is replicated as the mode
+     * asks).
+     */
+    private RedisMessage[] setRun(Session s, byte[][][] run, int n) {
+        byte[][] last = run[n - 1];
+        CompletableFuture<Void> written;
+        try {
+            written = writes.put(node.mode(s), s.lastWrite, last[1], last[2], RecordHeader.NO_EXPIRY);
+        } catch (KvsException e) {
+            return null; // not written (not writable now, no room): each SET meets it alone
+        }
+        RedisMessage[] out = new RedisMessage[n];
+        for (int i = 0; i < n; i++) out[i] = Replies.whenReplicated(written, Replies.OK);
+        return out;
     }
 
     private RedisMessage setEx(Session s, byte[][] a, long unitMillis, String command) {
