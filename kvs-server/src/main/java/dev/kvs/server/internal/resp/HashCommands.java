@@ -3,6 +3,7 @@ package dev.kvs.server.internal.resp;
 import static dev.kvs.server.internal.notify.EventClasses.GENERIC;
 import static dev.kvs.server.internal.notify.EventClasses.HASH;
 
+import dev.kvs.core.KvsException;
 import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.ValueType;
@@ -52,6 +53,51 @@ final class HashCommands {
         t.add("HINCRBY", 4, write, 1, 1, 1, gate.gated(true, ONLY_KEY, this::hincrby));
         t.add("HINCRBYFLOAT", 4, write, 1, 1, 1, gate.gated(true, ONLY_KEY, this::hincrbyfloat));
         new HashReads(node.store(), structures).register(t, gate, ONLY_KEY);
+        t.addRun("HSET", new HsetRun(true));
+        t.addRun("HMSET", new HsetRun(false));
+    }
+
+    /**
+     * A run of HSETs (or HMSETs) of one hash ({@link CommandRuns}): one write of all their fields, in
+     * order. Each HSET is answered with the fields it added: those the hash held neither before the run
+     * nor from an HSET before it in the run ({@link MemberWrite#previous}); each HMSET with OK.
+     */
+    private final class HsetRun implements RunCommand {
+        private final boolean countsAdded;
+
+        HsetRun(boolean countsAdded) {
+            this.countsAdded = countsAdded;
+        }
+
+        @Override
+        public boolean joins(byte[][] a) {
+            return a.length >= 4 && a.length % 2 == 0; // HSET key field value [field value ...]
+        }
+
+        @Override
+        public RedisMessage[] execute(Session s, byte[][][] run, int n) {
+            List<Member> members = new ArrayList<>(n);
+            for (byte[][] a : run) {
+                for (int i = 2; i < a.length; i += 2) members.add(new Member(a[i], a[i + 1]));
+            }
+            Writes.Done<MemberWrite> w;
+            try {
+                w = structures.put(node.mode(s), s.lastWrite, run[0][1], ValueType.HASH, members, true);
+            } catch (KvsException e) {
+                return null; // not written (WRONGTYPE, not writable now): each meets it alone
+            }
+            List<byte[]> previous = w.result().previous();
+            RedisMessage[] out = new RedisMessage[n];
+            int j = 0;
+            for (int c = 0; c < n; c++) {
+                int added = 0;
+                for (int i = 2; i < run[c].length; i += 2) {
+                    if (previous.get(j++) == null) added++;
+                }
+                out[c] = Replies.whenReplicated(w.replicated(), countsAdded ? Replies.integer(added) : Replies.OK);
+            }
+            return out;
+        }
     }
 
     /** HSET answers the fields added, HMSET (deprecated, the same write) OK. */

@@ -106,6 +106,31 @@ class CommandRunsTest {
     }
 
     @Test
+    void aRunOfHsetsAnswersEachWithTheFieldsItAddedAndTheLastValueOfAFieldStays() {
+        resp.close();
+        AckOnDemandReplication backup = new AckOnDemandReplication();
+        resp = RespChannel.withDefaults(backup);
+        resp.command("HSET", "h", "a", "0");
+        backup.ackAll();
+        awaitReplies(4);
+        String replies = read(
+                c("HSET", "h", "a", "1"),
+                c("HSET", "h", "b", "1"),
+                c("HSET", "h", "b", "2", "c", "1"),
+                c("HSET", "h", "d", "1", "d", "2", "e", "1"),
+                c("HMSET", "h", "a", "9"),
+                c("HMSET", "h", "f", "1"));
+        assertThat(replies).isEmpty();
+        assertThat(backup.lastTxId().seq()).as("TxIds taken: one a run").isEqualTo(3);
+        backup.ackAll();
+        assertThat(awaitReplies(4 * 4 + 2 * 5)).isEqualTo(":0\r\n:1\r\n:1\r\n:2\r\n+OK\r\n+OK\r\n");
+        assertThat(resp.command("HMGET", "h", "a", "b", "c", "d", "e", "f"))
+                .isEqualTo("*6\r\n$1\r\n9\r\n$1\r\n2\r\n$1\r\n1\r\n$1\r\n2\r\n$1\r\n1\r\n$1\r\n1\r\n");
+        assertThat(read(times(2, "HSET", "h", "odd")))
+                .isEqualTo("-ERR wrong number of arguments for 'hset' command\r\n".repeat(2));
+    }
+
+    @Test
     void aRunOfSpopsGivesEachAMemberUntilTheSetRunsOut() {
         resp.command("SADD", "s", "a", "b", "c");
         String[] replies = read(times(5, "SPOP", "s")).split("\r\n");
