@@ -221,10 +221,9 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
                 int n = spec == null ? 1 : CommandRuns.length(batch, i, spec);
                 if (n > 1 && runAll(ctx, batch, i, n, spec)) {
                     i += n;
-                } else {
-                    channelRead(ctx, batch.command(i));
-                    i++;
+                    continue;
                 }
+                for (int end = i + n; i < end; i++) channelRead(ctx, batch.command(i)); // each alone
             }
         } finally {
             for (i++; i < batch.size(); i++) batch.command(i).discard();
