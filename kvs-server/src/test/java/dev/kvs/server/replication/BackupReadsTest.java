@@ -12,6 +12,7 @@ import dev.kvs.server.config.FailoverConfig.ReadPolicy;
 import dev.kvs.server.config.NodeConfig;
 import dev.kvs.testing.cluster.TwoDc;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.Transaction;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
@@ -133,6 +135,130 @@ class BackupReadsTest {
             assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(big);
             assertThat(JedisAccess.info(bk2, "kvs_blocked_reads")).isEqualTo("0");
         }
+    }
+
+    /**
+     * A script runs with the barrier held alone, and a backup applies an EXEC's unit inside the barrier:
+     * a script that waited, inside, for a key of such a unit waited for itself (the node hung). It waits
+     * for its declared keys before it starts instead.
+     */
+    @Test
+    void aScriptWaitsForItsDeclaredKeysValuesBeforeItStarts() throws Exception {
+        try (TwoDc dc = twoDc(ReadPolicy.BLOCK, Duration.ofSeconds(60));
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc);
+                Jedis bk2 = JedisAccess.backup(dc)) {
+            byte[] big = unitInFlight(dc, p);
+            assertThat(readonly(bk)).isEqualTo("OK".getBytes());
+            CompletableFuture<Object> read = CompletableFuture.supplyAsync(() -> bk.evalReadonly(
+                    "return redis.call('GET', KEYS[1])".getBytes(), List.of("big".getBytes()), List.of()));
+            await().atMost(WAIT)
+                    .until(() -> JedisAccess.info(bk2, "kvs_blocked_reads").equals("1"));
+            assertThat(read).as("the unit's value has not arrived").isNotDone();
+
+            dc.link().bandwidthBitsPerSecond(0);
+            dc.link().heal(); // the primary reconnects and sends the unit's values again
+            assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(big);
+            assertThat(bk.get("other")).isEqualTo("x");
+        }
+    }
+
+    /**
+     * A script's read of a fenced key it did not declare is refused at once, as with the {@code reject}
+     * policy, inside EXEC too: waiting there, it would hold the barrier that the key's unit, and its own
+     * resumption, need.
+     */
+    @Test
+    void aScriptsReadOfAnUndeclaredFencedKeyIsRefusedAtOnce() throws Exception {
+        try (TwoDc dc = twoDc(ReadPolicy.BLOCK, Duration.ofSeconds(60));
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc)) {
+            byte[] big = unitInFlight(dc, p);
+            assertThat(readonly(bk)).isEqualTo("OK".getBytes());
+            String unfinished = "UNFINISHED big 1:";
+            CompletableFuture<Object> alone = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return bk.evalReadonly(
+                            "return redis.call('GET', ARGV[1])".getBytes(), List.of(), List.of("big".getBytes()));
+                } catch (JedisDataException e) {
+                    return e.getMessage();
+                }
+            });
+            assertThat(alone.get(WAIT.toSeconds(), TimeUnit.SECONDS)).asString().startsWith(unfinished);
+            CompletableFuture<List<Object>> inExec = CompletableFuture.supplyAsync(() -> {
+                Transaction t = bk.multi();
+                t.evalReadonly("return redis.call('GET', ARGV[1])".getBytes(), List.of(), List.of("big".getBytes()));
+                return t.exec();
+            });
+            List<Object> replies = inExec.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(replies).hasSize(1);
+            assertThat(replies.get(0)).isInstanceOf(JedisDataException.class);
+            assertThat(((JedisDataException) replies.get(0)).getMessage()).startsWith(unfinished);
+
+            dc.link().bandwidthBitsPerSecond(0);
+            dc.link().heal(); // the unit still applies: nothing holds the barrier
+            await().atMost(WAIT).until(() -> Arrays.equals(bk.get("big".getBytes()), big));
+            assertThat(bk.get("other")).isEqualTo("x");
+        }
+    }
+
+    /**
+     * An EXEC whose read meets a fenced key waits for its reads' values before it runs, then runs them
+     * together: it answers one state the primary had. When the read waited alone, inside the EXEC, the
+     * other reads ran at once and it ran once its key's newest write had arrived: here, after a later
+     * write of another key the EXEC had already read.
+     */
+    @Test
+    void anExecWaitsForItsReadsKeysThenReadsThemTogether() throws Exception {
+        try (TwoDc dc = twoDc(ReadPolicy.BLOCK, Duration.ofSeconds(60));
+                Jedis p = JedisAccess.primary(dc);
+                Jedis bk = JedisAccess.backup(dc);
+                Jedis bk2 = JedisAccess.backup(dc)) {
+            assertThat(p.set("y", "old")).isEqualTo("OK");
+            await().atMost(WAIT)
+                    .until(() -> JedisAccess.peek(bk2, "y".getBytes()) != null
+                            && "complete".equals(new String((byte[])
+                                    JedisAccess.peek(bk2, "y".getBytes()).get(0))));
+            Transaction first = p.multi();
+            first.set("big".getBytes(), bigValue()); // 8 s on the 2 Mbit/s link
+            first.set("other", "x");
+            assertThat(first.exec()).containsExactly("OK", "OK");
+
+            assertThat(readonly(bk)).isEqualTo("OK".getBytes());
+            CompletableFuture<List<Object>> exec = CompletableFuture.supplyAsync(() -> {
+                Transaction t = bk.multi();
+                t.get("big");
+                t.get("y");
+                return t.exec();
+            });
+            await().atMost(WAIT)
+                    .until(() -> !JedisAccess.info(bk2, "kvs_blocked_reads").equals("0"));
+            assertThat(p.set("y", "new")).isEqualTo("OK");
+            Transaction second = p.multi();
+            second.set("big", "small");
+            second.set("other", "x2");
+            assertThat(second.exec()).containsExactly("OK", "OK");
+            assertThat(exec).as("the first unit's value is still on the link").isNotDone();
+
+            dc.link().bandwidthBitsPerSecond(0);
+            assertThat(exec.get(WAIT.toSeconds(), TimeUnit.SECONDS))
+                    .as("big and y as the primary had them together")
+                    .containsExactly("small", "new");
+            assertThat(bk2.info("commandstats"))
+                    .as("the two GETs are counted once their reply is read")
+                    .contains("cmdstat_get:calls=2,");
+        }
+    }
+
+    /** An EXEC's unit on the primary (a large value and a small one) whose values stay on the cut link. */
+    private static byte[] unitInFlight(TwoDc dc, Jedis p) {
+        byte[] big = bigValue();
+        Transaction t = p.multi();
+        t.set("big".getBytes(), big);
+        t.set("other", "x");
+        assertThat(t.exec()).containsExactly("OK", "OK"); // the key packets are on the backup
+        dc.link().cut();
+        return big;
     }
 
     @Test

@@ -21,7 +21,10 @@ import java.util.concurrent.locks.Lock;
  * READONLY} read), a command's keys pass {@link ReadGate} first, so a fenced key (unfinished or lost
  * after a promotion) refuses the command or makes a read wait for its value. A read that waited asks
  * {@link CommandRefusals#servingRefusal} again before it runs: meanwhile its slot may have moved to
- * another shard, the primary's lease may have lapsed, or a backup's resync begun. Every command group
+ * another shard, the primary's lease may have lapsed, or a backup's resync begun. A read inside an
+ * EXEC or a script, which run alone in the barrier, does not wait: it is refused as with the {@code
+ * reject} policy. They wait for their keys before they start instead ({@link #whenReadable(ReadGate,
+ * List)}: a script's declared keys, an EXEC's reads' keys). Every command group
  * that touches keys wraps its commands here when registering them.
  */
 final class KeyGate {
@@ -63,6 +66,14 @@ final class KeyGate {
                 String refusal = gate.refusal(a[i], write);
                 if (refusal != null) return Replies.error(refusal);
                 if (!write && gate.mustWait(a[i])) {
+                    if (s.alone) {
+                        // an EXEC or a script holds the barrier alone: a script's read could never end
+                        // its wait (it resumes inside the barrier, and a backup applies an EXEC's unit
+                        // inside it too), and an EXEC's would run after the EXEC, not in it
+                        String unfinished = gate.unfinishedRefusal(a[i]);
+                        if (unfinished != null) return Replies.error(unfinished);
+                        continue;
+                    }
                     if (waits == null) waits = new ArrayList<>();
                     waits.add(gate.whenReadable(a[i]));
                 }
@@ -81,6 +92,21 @@ final class KeyGate {
                             },
                             loop));
         };
+    }
+
+    /**
+     * When the fenced ones of {@code keys} may be read (or the gate's block timeout has passed for one),
+     * or null if none must be waited for: what an EXEC or a script waits for before it takes the barrier.
+     */
+    static CompletableFuture<Void> whenReadable(ReadGate gate, List<byte[]> keys) {
+        if (!gate.active()) return null;
+        List<CompletableFuture<Void>> waits = null;
+        for (byte[] k : keys) {
+            if (!gate.mustWait(k)) continue;
+            if (waits == null) waits = new ArrayList<>();
+            waits.add(gate.whenReadable(k));
+        }
+        return waits == null ? null : CompletableFuture.allOf(waits.toArray(new CompletableFuture<?>[0]));
     }
 
     /** A read that waited: may this node still serve it (a moved slot, a lapsed lease, a backup's resync)? */

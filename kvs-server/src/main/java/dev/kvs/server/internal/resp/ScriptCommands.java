@@ -89,6 +89,7 @@ final class ScriptCommands {
             "BZPOPMIN",
             "BZPOPMAX");
 
+    private final CommandContext node;
     private final ScriptEngine engine;
     private final ExecBarrier barrier;
     private final Writes writes;
@@ -104,6 +105,7 @@ final class ScriptCommands {
             CommandTable table,
             CommandRefusals refusals,
             ClientStats stats) {
+        this.node = node;
         this.engine = engine;
         this.barrier = barrier;
         this.writes = node.writes();
@@ -128,6 +130,13 @@ final class ScriptCommands {
     /** True if {@code spec} runs a script: {@link CommandDispatch} runs it with {@link #start}. */
     static boolean runsScript(CommandSpec spec) {
         return spec.name().startsWith("EVAL") || spec.name().startsWith("FCALL");
+    }
+
+    /** The keys a script's or function's command {@code a} declares ({@code KEYS}); none if its count is wrong. */
+    static List<byte[]> declaredKeys(byte[][] a) {
+        Long numkeys = a.length > 2 ? Args.parseLong(a[2]) : null;
+        if (numkeys == null || numkeys < 0 || numkeys > a.length - 3) return List.of();
+        return Arrays.asList(a).subList(3, 3 + numkeys.intValue());
     }
 
     /** True while a script has run longer than {@code busy-reply-threshold}. */
@@ -170,7 +179,10 @@ final class ScriptCommands {
 
     /**
      * Starts the script {@code args} names on the engine's thread, alone in the barrier; {@code s}'s later
-     * commands wait for it ({@link Session#script}).
+     * commands wait for it ({@link Session#script}). Where reads wait for fenced keys (a backup serving
+     * {@code READONLY}, a promoted node's {@code block} policy), it first waits for its declared keys'
+     * values, outside the barrier: inside, a read of a fenced key is refused ({@link KeyGate}), since
+     * nothing it waited for could arrive while the script holds the barrier.
      *
      * @return an error at once, or the script's reply to come
      */
@@ -178,7 +190,12 @@ final class ScriptCommands {
         Object parsed = parse(s, spec.name(), args);
         if (parsed instanceof RedisMessage error) return error;
         Call call = (Call) parsed;
-        CompletableFuture<RedisMessage> ran = engine.submit(() -> barrier.alone(() -> runAtomic(s, call)));
+        CompletableFuture<Void> ready = KeyGate.whenReadable(node.readGate(), Arrays.asList(call.keys));
+        // a key still fenced at the gate's timeout is the script's to meet: its read is refused
+        CompletableFuture<RedisMessage> ran = ready == null
+                ? engine.submit(() -> barrier.alone(() -> runAtomic(s, call)))
+                : ready.handle((v, e) -> null)
+                        .thenCompose(v -> engine.submit(() -> barrier.alone(() -> runAtomic(s, call))));
         s.script = ran;
         return new LaterReply(
                 ran.thenCompose(r -> r instanceof LaterReply l ? l.reply() : CompletableFuture.completedFuture(r)));
@@ -252,11 +269,14 @@ final class ScriptCommands {
         Calls calls = new Calls(s, call.keys);
         RedisMessage reply;
         runningCommand = call.command;
+        boolean wasAlone = s.alone; // inside EXEC, EXEC's
+        s.alone = true;
         try {
             reply = call.library != null
                     ? engine.runFunction(call.library, call.function, call.readOnly, call.keys, call.argv, calls)
                     : engine.run(call.script, call.readOnly, call.keys, call.argv, calls);
         } finally {
+            s.alone = wasAlone;
             runningCommand = null;
             if (calls.unit != null) calls.unit.end();
         }
@@ -324,8 +344,8 @@ final class ScriptCommands {
                 CompletableFuture<RedisMessage> f = later.reply().toCompletableFuture();
                 waits.add(f);
                 if (f instanceof Replies.Known k) return k.reply;
-                // not a write's known reply: a read that waited for a fenced key (done by now, or soon),
-                // or FLUSHALL/FLUSHDB, whose reply is OK once replicated
+                // not a write's known reply: FLUSHALL/FLUSHDB, whose reply is OK once replicated (a read
+                // of a fenced key does not wait in a script: KeyGate refuses it)
                 if (!write) return f.join();
                 return Replies.OK;
             }

@@ -47,10 +47,17 @@ final class Session {
     WatchedKeys watched;
 
     /**
-     * The script this connection runs on the scripts' thread ({@link ScriptCommands}), until it ends; null
+     * The script this connection runs on the scripts' thread ({@link ScriptCommands}), or the EXEC that
+     * waits for its reads' fenced keys before it runs ({@link TransactionCommands}), until it ends; null
      * otherwise. The connection's later commands are held meanwhile.
      */
     java.util.concurrent.CompletableFuture<RedisMessage> script;
+
+    /**
+     * True while this connection's EXEC or script runs alone in the barrier (on its thread): a read of a
+     * fenced key is refused then, not waited for ({@link KeyGate}).
+     */
+    boolean alone;
 
     /**
      * This connection as a pub/sub subscriber: where its messages are queued; set when it opens (null in

@@ -4,6 +4,7 @@ import dev.kvs.cluster.HashSlots;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.KvsException;
 import dev.kvs.server.internal.cluster.ClusterView;
+import dev.kvs.server.internal.role.ReadGate;
 import dev.kvs.server.internal.write.WriteUnit;
 import dev.kvs.server.internal.write.Writes;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
@@ -15,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Lock;
 
 /**
@@ -44,6 +46,7 @@ final class TransactionCommands {
         RedisMessage run(Session session, CommandSpec spec, byte[][] args);
     }
 
+    private final CommandContext node;
     private final KvStore store;
     private final Writes writes;
     private final CommandRefusals refusals;
@@ -56,6 +59,7 @@ final class TransactionCommands {
     };
 
     TransactionCommands(CommandContext node, CommandRefusals refusals, ExecBarrier barrier) {
+        this.node = node;
         this.store = node.store();
         this.writes = node.writes();
         this.refusals = refusals;
@@ -151,7 +155,58 @@ final class TransactionCommands {
                 shared.unlock();
             }
         }
-        return reply(barrier.alone(() -> run(s, queued, watched, runner)));
+        ReadGate gate = node.readGate();
+        CompletableFuture<Void> ready = gate.active() ? KeyGate.whenReadable(gate, readKeys(queued)) : null;
+        if (ready == null) return reply(alone(s, queued, watched, runner));
+        // a read's key is fenced: its value is waited for here, outside the barrier (inside, the read is
+        // refused: KeyGate), and the connection's later commands are held meanwhile, as for a script
+        Executor loop = s.loop != null ? s.loop : Runnable::run;
+        // (its commands' counts are published with its reply, as a later reply's are: ReplyQueue)
+        CompletableFuture<RedisMessage> ran =
+                ready.handle((v, e) -> null).thenApplyAsync(v -> reply(alone(s, queued, watched, runner)), loop);
+        s.script = ran;
+        return new LaterReply(
+                ran.thenCompose(r -> r instanceof LaterReply l ? l.reply() : CompletableFuture.completedFuture(r)));
+    }
+
+    /** Runs the queued commands alone in the barrier; a read of a fenced key is refused meanwhile. */
+    private RedisMessage[] alone(Session s, List<Transaction.Queued> queued, WatchedKeys watched, Runner runner) {
+        return barrier.alone(() -> {
+            s.alone = true;
+            try {
+                return run(s, queued, watched, runner);
+            } finally {
+                s.alone = false;
+            }
+        });
+    }
+
+    /**
+     * The keys the queued reads name (a script's declared keys too), which a read gate may make wait:
+     * EXEC waits for them before it runs.
+     */
+    private static List<byte[]> readKeys(List<Transaction.Queued> queued) {
+        List<byte[]> keys = new ArrayList<>();
+        for (Transaction.Queued q : queued) {
+            CommandSpec spec = q.spec();
+            byte[][] a = q.args();
+            if (ScriptCommands.runsScript(spec)) {
+                keys.addAll(ScriptCommands.declaredKeys(a));
+                continue;
+            }
+            if (spec.has(CommandSpec.WRITE)) continue; // a write of a fenced key is refused, never waits
+            int first = spec.firstKey();
+            int last;
+            int step = Math.max(1, spec.keyStep());
+            if (first > 0) {
+                last = spec.lastKey() < 0 ? a.length + spec.lastKey() : Math.min(spec.lastKey(), a.length - 1);
+            } else {
+                first = last = spec.subcommandKey(a);
+            }
+            if (first <= 0) continue;
+            for (int i = first; i <= last && i < a.length; i += step) keys.add(a[i]);
+        }
+        return keys;
     }
 
     /** Runs the queued commands; null if a watched key was touched. Called with the barrier held but for one. */

@@ -92,6 +92,16 @@ public final class ReadGate {
     }
 
     /**
+     * The refusal a read of {@code key} gets instead of waiting for its value ({@link #mustWait}) where
+     * it cannot wait, as the {@code reject} policy words it; null if the key is no longer unfinished.
+     */
+    public String unfinishedRefusal(byte[] key) {
+        UnfinishedKeys u = unfinished;
+        UnfinishedKeys.Pending p = u == null ? null : u.newest(key);
+        return p == null ? null : unfinished(key, p.txId());
+    }
+
+    /**
      * Completes when {@code key} leaves the queue, or fails with {@link StillUnfinished} after the
      * block timeout.
      */
