@@ -18,6 +18,7 @@ BEFORE=$1 AFTER=$2 ROUNDS=${3:-3}
 TESTS=hset,sadd,spop
 OUT=${OUT:-target/redis-compare-ab}
 mkdir -p "$OUT"
+: > "$OUT/warmup.txt"
 declare -A PORTS=([before]=${BEFORE_PORT:-16395} [after]=${AFTER_PORT:-16396} [redis]=${REDIS_PORT:-16397})
 # the JVM flags of ./kvs (Chronicle Map needs them)
 mapfile -t JOPTS < <(sed -n '/^flags=(/,/^)/p' kvs | grep -o -- '--add-[a-z]*=[^ ]*')
@@ -45,15 +46,36 @@ bench() { # server pipeline requests round -> one row
   echo "$2 $4 $1 $out$(python3 -c "print(round(($c1-$c0)/$(getconf CLK_TCK)*1e6/(3*$3),2))") $load"
 }
 
-# Warm-up: WARMUP_RUNS (3) -P 16 runs of WARMUP requests (1,000,000) each per kvs node, one for Redis (its
-# hash and set then exist, as kvs's do). After one run a kvs node still compiled about 1,300 methods during
-# the next (the first measured) run, and 150 in the fourth (-XX:+PrintCompilation, 2026-11-29).
+# CPU ticks of a JVM's JIT compiler threads (C1 and C2), and of the whole process.
+jit_ticks() {
+  local pid=$1 c=0 t
+  for t in /proc/"$pid"/task/*; do
+    [[ $(cat "$t/comm" 2>/dev/null) == C[12]\ Compi* ]] && c=$((c + $(awk '{print $14+$15}' "$t/stat")))
+  done
+  echo "$c $(awk '{print $14+$15}' "/proc/$pid/stat")"
+}
+
+# Warm-up: -P 16 runs of WARMUP requests (1,000,000) each per kvs node, one for Redis (its hash and set
+# then exist, as kvs's do). A kvs node runs at least WARMUP_RUNS (3) and at most WARMUP_MAX (10), until its
+# JIT is quiet: its compiler threads took under 3% of its CPU during the run. Three runs were not enough:
+# in the fourth and fifth (session 34, -t sadd,spop) the compiler still took 2-17% of the node's CPU and
+# its CPU per request still fell by a fifth (-XX:+PrintCompilation: 5,500 compilations in the first run,
+# about 150 in the fourth).
 for s in before after redis; do
-  runs=$([[ $s == redis ]] && echo 1 || echo "${WARMUP_RUNS:-3}")
-  for _ in $(seq 1 "$runs"); do
+  if [[ $s == redis ]]; then
     redis-benchmark -p "${PORTS[$s]}" -t $TESTS -d 1024 -c 50 -n "${WARMUP:-1000000}" -P 16 -r 100000 -q >/dev/null 2>&1
+    continue
+  fi
+  for run in $(seq 1 "${WARMUP_MAX:-10}"); do
+    read -r j0 a0 < <(jit_ticks "${PIDS[$s]}")
+    redis-benchmark -p "${PORTS[$s]}" -t $TESTS -d 1024 -c 50 -n "${WARMUP:-1000000}" -P 16 -r 100000 -q >/dev/null 2>&1
+    read -r j1 a1 < <(jit_ticks "${PIDS[$s]}")
+    share=$(( 100 * (j1 - j0) / (a1 - a0 > 0 ? a1 - a0 : 1) ))
+    echo "warm-up $s run $run: JIT $share% of the node's CPU" >> "$OUT/warmup.txt"
+    (( run >= ${WARMUP_RUNS:-3} && share < 3 )) && break
   done
 done
+cat "$OUT/warmup.txt"
 echo "pipeline round server hset sadd spop cpu_us_per_request load1" > "$OUT/raw.txt"
 for P in 16 1; do
   N=$([[ $P == 16 ]] && echo "${N16:-1000000}" || echo "${N1:-400000}")

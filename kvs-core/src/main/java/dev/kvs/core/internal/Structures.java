@@ -245,11 +245,10 @@ final class Structures {
     }
 
     List<Member> pop(byte[] key, Record old, ValueType type, int count, RandomGenerator random, Supplier<TxId> txId) {
-        if (count == 1) {
-            MembersHeader h0 = membersOf(old, type);
-            // of more than two members, random() draws one member with pages.random: popOne makes the same draws
-            if (h0.count() > 2) return List.of(popOne(key, old, type, h0, random, txId));
-        }
+        MembersHeader h0 = membersOf(old, type);
+        // while more than two members are left, random() draws one member with pages.random: popEach makes
+        // the same draws, one at a time, as that many SPOPs without a count would
+        if (count >= 1 && h0.count() > (long) count + 1) return popEach(key, old, type, h0, count, random, txId);
         List<Member> picked = random(key, old, type, count, true, random);
         if (picked.isEmpty()) return picked;
         List<byte[]> names = new ArrayList<>(picked.size());
@@ -259,27 +258,40 @@ final class Structures {
     }
 
     /**
-     * SPOP without a count of a structure of more than two members: the member picked and removed in one
-     * lookup of its page ({@link MemberPages#pop}), where {@link #random} then {@link #remove} read the
-     * page twice; the TxId and record written as {@link #remove} writes them.
+     * SPOP of {@code count} members of a structure that keeps more than one: each member picked and
+     * removed in one lookup of its page ({@link MemberPages#pop}), where {@link #random} then {@link
+     * #remove} read each page twice; one TxId and one record written for all, as {@link #remove} writes
+     * them. A pipelined run of SPOPs is one such pop.
      */
-    private Member popOne(
-            byte[] key, Record old, ValueType type, MembersHeader h0, RandomGenerator random, Supplier<TxId> txId) {
+    private List<Member> popEach(
+            byte[] key,
+            Record old,
+            ValueType type,
+            MembersHeader h0,
+            int count,
+            RandomGenerator random,
+            Supplier<TxId> txId) {
         requireStructure(type);
-        MemberPages.Popped p = pages.pop(key, h0, random);
-        MembersHeader h = p.header();
+        List<Member> popped = new ArrayList<>(count);
+        List<Undo> done = new ArrayList<>(count);
+        MembersHeader h = h0;
         try {
+            for (int i = 0; i < count; i++) {
+                MemberPages.Popped p = pages.pop(key, h, random);
+                done.add(new Undo(p.member().name(), p.member().value(), true));
+                popped.add(convert(p.member()));
+                h = p.header();
+            }
             TxId tx = txId.get();
             Record next = h.isEmpty()
                     ? Record.inline(StoredValue.tombstone(tx))
                     : Record.structure(RecordHeader.structure(RecordState.COMPLETE, tx, type, old.expireAt), h);
             writeRecord(key, old, next, Delta.NONE);
         } catch (RuntimeException e) {
-            Undo undo = new Undo(p.member().name(), p.member().value(), true);
-            rollBack(key, old, h, List.of(undo), Delta.NONE, e);
+            rollBack(key, old, h, done, Delta.NONE, e);
             throw e;
         }
-        return convert(p.member());
+        return popped;
     }
 
     List<byte[]> get(byte[] key, Record old, ValueType type, List<byte[]> names) {
