@@ -58,8 +58,8 @@ jit_ticks() {
 # Warm-up: -P 16 runs of WARMUP requests (1,000,000) each per kvs node, one for Redis (its hash and set
 # then exist, as kvs's do). A kvs node runs at least WARMUP_RUNS (3) and at most WARMUP_MAX (10), until its
 # JIT is quiet: its compiler threads took under 3% of its CPU during the run. Three runs were not enough:
-# in the fourth and fifth (session 34, -t sadd,spop) the compiler still took 2-17% of the node's CPU and
-# its CPU per request still fell by a fifth (-XX:+PrintCompilation: 5,500 compilations in the first run,
+# in the fourth and fifth (session 34, -t sadd,spop) the compiler still took 17% and 4% of the node's CPU,
+# and its CPU per request fell by a fifth from the fourth to the fifth (-XX:+PrintCompilation: 5,500 compilations in the first run,
 # about 150 in the fourth).
 for s in before after redis; do
   if [[ $s == redis ]]; then

@@ -94,10 +94,14 @@ public final class HangWatch implements BeforeAllCallback, BeforeEachCallback, A
                 long idle = System.nanoTime() - lastNanos;
                 if (dumped || idle < after.toNanos()) continue;
                 dumped = true;
-                Path file = dump(Duration.ofNanos(idle));
-                System.err.println("kvs-hang-watch: no test progress for "
-                        + Duration.ofNanos(idle).toSeconds() + " s, in " + where + "; every thread's stack is in "
-                        + file.toAbsolutePath());
+                String stall =
+                        "kvs-hang-watch: no test progress for " + seconds(Duration.ofNanos(idle)) + " s, in " + where;
+                try {
+                    System.err.println(stall + "; every thread's stack is in "
+                            + dump(Duration.ofNanos(idle)).toAbsolutePath());
+                } catch (UncheckedIOException e) {
+                    System.err.println(stall + "; the dump could not be written: " + e.getCause());
+                }
             }
         }
 

@@ -47,6 +47,14 @@ class BackupReadsTest {
         return big;
     }
 
+    /** Waits until the backup {@code bk} holds {@code key}'s value ({@code KVS.PEEK} says complete). */
+    private static void awaitComplete(Jedis bk, String key) {
+        await().atMost(WAIT).until(() -> {
+            List<Object> peek = JedisAccess.peek(bk, key.getBytes());
+            return peek != null && "complete".equals(new String((byte[]) peek.get(0)));
+        });
+    }
+
     private static Object readonly(Jedis j) {
         return j.sendCommand(() -> "READONLY".getBytes());
     }
@@ -59,10 +67,7 @@ class BackupReadsTest {
             String primary = "127.0.0.1:" + dc.primary().port();
             assertThat(p.set("whole", "arrived")).isEqualTo("OK");
             assertThat(p.set("n", "12345")).isEqualTo("OK");
-            await().atMost(WAIT)
-                    .until(() -> JedisAccess.peek(bk, "n".getBytes()) != null
-                            && "complete".equals(new String((byte[])
-                                    JedisAccess.peek(bk, "n".getBytes()).get(0))));
+            awaitComplete(bk, "n");
             await().atMost(WAIT).until(() -> JedisAccess.info(bk, "master_host").equals("127.0.0.1"));
             assertThat(JedisAccess.info(bk, "master_port"))
                     .isEqualTo(Integer.toString(dc.primary().port()));
@@ -215,10 +220,7 @@ class BackupReadsTest {
                 Jedis bk = JedisAccess.backup(dc);
                 Jedis bk2 = JedisAccess.backup(dc)) {
             assertThat(p.set("y", "old")).isEqualTo("OK");
-            await().atMost(WAIT)
-                    .until(() -> JedisAccess.peek(bk2, "y".getBytes()) != null
-                            && "complete".equals(new String((byte[])
-                                    JedisAccess.peek(bk2, "y".getBytes()).get(0))));
+            awaitComplete(bk2, "y");
             Transaction first = p.multi();
             first.set("big".getBytes(), bigValue()); // 8 s on the 2 Mbit/s link
             first.set("other", "x");

@@ -101,6 +101,24 @@ record CommandSpec(
         return index == null ? 0 : index;
     }
 
+    /**
+     * The index of the first key {@code args} names: {@link #firstKey}, or its subcommand's one key for a
+     * command with none of its own ({@code MEMORY USAGE key}); 0 if it names none.
+     */
+    int firstKeyIn(byte[][] args) {
+        return firstKey > 0 ? firstKey : subcommandKey(args);
+    }
+
+    /**
+     * The index of the last key {@code args} names ({@link #lastKey}, counted from the end when negative,
+     * within {@code args}); a subcommand's one key is its first and last. Keys run from {@link #firstKeyIn}
+     * every {@link #keyStep} (at least 1) arguments.
+     */
+    int lastKeyIn(byte[][] args) {
+        if (firstKey <= 0) return subcommandKey(args);
+        return lastKey < 0 ? args.length + lastKey : Math.min(lastKey, args.length - 1);
+    }
+
     /** The flags of the command {@code args} names: {@link #flags}, plus those of its subcommand, if any. */
     int flagsFor(byte[][] args) {
         if (subcommandFlags.isEmpty() || args.length < 2) return flags;

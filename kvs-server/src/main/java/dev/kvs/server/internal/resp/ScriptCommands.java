@@ -354,9 +354,9 @@ final class ScriptCommands {
 
         /** Redis cluster's checks of a script's key: in the declared keys' slot, and served here. */
         private RedisMessage slotRefusal(CommandSpec spec, byte[][] args) {
-            int first = spec.firstKey() > 0 ? spec.firstKey() : spec.subcommandKey(args);
+            int first = spec.firstKeyIn(args);
             if (first <= 0 || first >= args.length) return null;
-            int last = spec.lastKey() < 0 ? args.length + spec.lastKey() : Math.min(spec.lastKey(), args.length - 1);
+            int last = spec.lastKeyIn(args);
             int step = Math.max(1, spec.keyStep());
             for (int i = first; i <= last; i += step) {
                 int keySlot = HashSlots.slot(args[i]);

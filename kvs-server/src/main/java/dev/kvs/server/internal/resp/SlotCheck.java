@@ -28,15 +28,9 @@ final class SlotCheck {
      * #NOT_SERVED}, as Redis does before checking the other keys' slots.
      */
     static RedisMessage refusal(ClusterLayout layout, Session session, CommandSpec spec, byte[][] args) {
-        int first = spec.firstKey();
-        int last;
-        int step = spec.keyStep();
-        if (first > 0) {
-            last = spec.lastKey() < 0 ? args.length + spec.lastKey() : Math.min(spec.lastKey(), args.length - 1);
-        } else {
-            first = last = spec.subcommandKey(args); // MEMORY USAGE key
-            step = 1;
-        }
+        int first = spec.firstKeyIn(args);
+        int last = spec.lastKeyIn(args);
+        int step = Math.max(1, spec.keyStep());
         if (first <= 0 || first >= args.length) return null;
         if (layout == null) return NOT_SERVED;
         int slot = HashSlots.slot(args[first]);

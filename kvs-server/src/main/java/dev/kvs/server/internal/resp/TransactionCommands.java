@@ -195,16 +195,10 @@ final class TransactionCommands {
                 continue;
             }
             if (spec.has(CommandSpec.WRITE)) continue; // a write of a fenced key is refused, never waits
-            int first = spec.firstKey();
-            int last;
-            int step = Math.max(1, spec.keyStep());
-            if (first > 0) {
-                last = spec.lastKey() < 0 ? a.length + spec.lastKey() : Math.min(spec.lastKey(), a.length - 1);
-            } else {
-                first = last = spec.subcommandKey(a);
-            }
+            int first = spec.firstKeyIn(a);
             if (first <= 0) continue;
-            for (int i = first; i <= last && i < a.length; i += step) keys.add(a[i]);
+            int last = spec.lastKeyIn(a);
+            for (int i = first; i <= last && i < a.length; i += Math.max(1, spec.keyStep())) keys.add(a[i]);
         }
         return keys;
     }
@@ -293,7 +287,7 @@ final class TransactionCommands {
     private static boolean spansSlots(List<Transaction.Queued> queued) {
         int slot = -1;
         for (Transaction.Queued q : queued) {
-            int first = q.spec().firstKey() > 0 ? q.spec().firstKey() : q.spec().subcommandKey(q.args());
+            int first = q.spec().firstKeyIn(q.args());
             if (first <= 0 || first >= q.args().length) continue;
             int s = HashSlots.slot(q.args()[first]);
             if (slot >= 0 && s != slot) return true;
