@@ -44,11 +44,11 @@ class FailoverTest {
     }
 
     @Test
-    void deadFirstEndpointIsPassedOver() {
-        String dead = "127.0.0.1:" + Nodes.freePort();
-        try (KvsNode primary = KvsNode.start(Nodes.primary("dc1").build());
+    void deadFirstEndpointIsPassedOver() throws Exception {
+        try (Nodes.DeadEndpoint dead = Nodes.deadEndpoint();
+                KvsNode primary = KvsNode.start(Nodes.primary("dc1").build());
                 KvsClient client = KvsClient.builder()
-                        .endpoints(dead, Nodes.endpoint(primary))
+                        .endpoints(dead.endpoint(), Nodes.endpoint(primary))
                         .build()) {
             client.put("k", "v");
             assertThat(client.get("k")).isEqualTo("v");
@@ -57,31 +57,34 @@ class FailoverTest {
     }
 
     @Test
-    void noPrimaryAnywhereFailsNamingEveryEndpoint() {
-        String dead = "127.0.0.1:" + Nodes.freePort();
-        try (KvsNode backup = Nodes.startBackup("dc2");
+    void noPrimaryAnywhereFailsNamingEveryEndpoint() throws Exception {
+        try (Nodes.DeadEndpoint dead = Nodes.deadEndpoint();
+                KvsNode backup = Nodes.startBackup("dc2");
                 KvsClient client = KvsClient.builder()
-                        .endpoints(dead, Nodes.endpoint(backup))
+                        .endpoints(dead.endpoint(), Nodes.endpoint(backup))
                         .build()) {
             assertThatThrownBy(() -> client.put("k", "v"))
                     .isInstanceOf(NoPrimaryException.class)
-                    .hasMessageContaining(dead + " (cannot connect")
+                    .hasMessageContaining(dead.endpoint() + " (cannot connect")
                     .hasMessageContaining(Nodes.endpoint(backup) + " (NOTPRIMARY");
             assertThatThrownBy(() -> client.get("k")).isInstanceOf(NoPrimaryException.class);
         }
     }
 
     @Test
-    void clientReturnsToThePreferredEndpointOnceItIsUp() {
-        int preferredPort = Nodes.freePort();
-        String preferred = "127.0.0.1:" + preferredPort;
-        try (KvsNode other = KvsNode.start(Nodes.primary("dc2").build());
+    void clientReturnsToThePreferredEndpointOnceItIsUp() throws Exception {
+        Nodes.DeadEndpoint down = Nodes.deadEndpoint(); // held until main starts on its port
+        int preferredPort = down.holder().getLocalPort();
+        String preferred = down.endpoint();
+        try (down;
+                KvsNode other = KvsNode.start(Nodes.primary("dc2").build());
                 KvsClient client = KvsClient.builder()
                         .endpoints(preferred, Nodes.endpoint(other))
                         .endpointRecheckInterval(Duration.ofMillis(100))
                         .build()) {
             client.put("k", "on-other");
             assertThat(client.activeEndpoint()).isEqualTo(Nodes.endpoint(other));
+            down.close();
             try (KvsNode main =
                     KvsNode.start(Nodes.primary("dc1").port(preferredPort).build())) {
                 await().atMost(Duration.ofSeconds(10)).until(() -> {

@@ -163,9 +163,10 @@ class KvsClientTest {
     }
 
     @Test
-    void asyncFailureIsTheTypedExceptionAndSyncThrowsItUnwrapped() {
-        try (KvsClient noServer =
-                KvsClient.builder().endpoints("127.0.0.1:" + Nodes.freePort()).build()) {
+    void asyncFailureIsTheTypedExceptionAndSyncThrowsItUnwrapped() throws Exception {
+        try (Nodes.DeadEndpoint dead = Nodes.deadEndpoint();
+                KvsClient noServer =
+                        KvsClient.builder().endpoints(dead.endpoint()).build()) {
             assertThatThrownBy(() -> noServer.getAsync(b("k")).get())
                     .isInstanceOf(ExecutionException.class)
                     .hasCauseInstanceOf(NoPrimaryException.class);
