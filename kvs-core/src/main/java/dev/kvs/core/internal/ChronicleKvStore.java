@@ -102,6 +102,7 @@ final class ChronicleKvStore implements KvStore {
             pages = MemberPages.open(config, dir);
             ChronicleKvStore store = new ChronicleKvStore(config, records, chunks, pages, dir);
             if (dir != null) {
+                if (dir.recoveryNeeded()) store.repairStructures();
                 store.recount();
                 store.finishFlush();
             }
@@ -114,6 +115,19 @@ final class ChronicleKvStore implements KvStore {
             }
             if (dir != null) dir.close(false);
             throw ChronicleMaps.translate(e);
+        }
+    }
+
+    /** After a crash: structures made whole again from their pages ({@link Structures#repairAfterCrash}). */
+    private void repairStructures() {
+        Structures.Repaired r = structures.repairAfterCrash();
+        if (r.records() > 0 || r.pages() > 0) {
+            LOG.warn(
+                    "after a crash: {} structures' records rewritten to match their member pages, {} pages no record"
+                            + " covers removed, in {}",
+                    r.records(),
+                    r.pages(),
+                    dataDir.path());
         }
     }
 
@@ -1074,9 +1088,22 @@ final class ChronicleKvStore implements KvStore {
         boolean clean = false;
         try {
             ChronicleMaps.closeAll(records, chunks, pages);
-            clean = true;
+            clean = !pages.unsettled(); // else the next open repairs the structures
         } finally {
             if (dataDir != null) dataDir.close(clean);
+        }
+    }
+
+    /**
+     * Closes the files as a crash would leave them (no clean-shutdown marker, so the next open recovers):
+     * for tests that cut a write short with {@link WriteFaults}.
+     */
+    void closeAsCrashed() {
+        if (!gate.close()) return;
+        try {
+            ChronicleMaps.closeAll(records, chunks, pages);
+        } finally {
+            if (dataDir != null) dataDir.close(false);
         }
     }
 
@@ -1085,6 +1112,17 @@ final class ChronicleKvStore implements KvStore {
         int slot = gate.enter();
         try {
             return chunks.size();
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /** The pages of {@code key}'s structure's linear hash (0 if none); for tests of splits and merges. */
+    int pageCountOf(byte[] key) {
+        int slot = gate.enter();
+        try {
+            Record r = records.header(key);
+            return r == null || r.members == null ? 0 : r.members.pageCount();
         } finally {
             gate.exit(slot);
         }

@@ -6,7 +6,11 @@ import static dev.kvs.core.internal.MapLayout.saturatedMultiply;
 import dev.kvs.core.EntryTooLargeException;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.StoreConfig;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 import java.util.random.RandomGenerator;
 import net.openhft.chronicle.algo.hashing.LongHashFunction;
 import net.openhft.chronicle.hash.serialization.impl.ByteArraySizedReader;
@@ -14,6 +18,9 @@ import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
+import net.openhft.chronicle.map.MapSegmentContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The members of every hash and set, in a Chronicle map of pages keyed by (structure key, page
@@ -25,8 +32,8 @@ import net.openhft.chronicle.map.MapEntry;
  * <p>The caller keeps each structure's {@link MembersHeader} (in the key's record) and passes it to
  * every operation; a write returns the next header, to store in the record in the same critical
  * section. Only pages below the header's {@code pageCount} are ever read: a page beyond it (left by a
- * split cut short, or by a crash) is garbage that the next split to reach it overwrites, and an empty
- * header reads no page at all.
+ * split cut short, or by a crash) is garbage that the next split to reach it overwrites (and the next
+ * open after a crash removes), and an empty header reads no page at all.
  *
  * <p>Growth: after a write that leaves more than {@link #PAGE_TARGET} bytes per page (or, for small
  * members, more than {@link #PAGE_MEMBERS} members: {@link #overTarget}), the page at the split pointer
@@ -39,14 +46,24 @@ import net.openhft.chronicle.map.MapEntry;
  * <p>For the store ({@link Structures} does it): a structure's record holds its header ({@link MembersHeader#BYTES}
  * bytes) beside type, TxId and expiry; {@link Capacity} counts the change of {@link
  * MembersHeader#footprint} in maxBytes; a write stores its pages, then the record with the returned
- * header. A crash between the two leaves pages ahead of their header: reopening must then recount a
- * structure's header from its pages below pageCount (not done here).
+ * header, then {@link #settle}s what its splits and merges left ({@link Pending}).
+ *
+ * <p>Crashes: the record is the commit point, and no page write before it removes the only copy of a
+ * member. A split writes the new page and leaves the split page whole (under the old header the new
+ * page lies beyond pageCount, unread); a merge writes the parent with both pages' members and leaves
+ * the last page (under the old header the parent's extra members are not where their hash points);
+ * {@link #settle} removes the copies once the new header is stored. So a page may hold, for a while,
+ * entries its member's hash does not name: a lookup never sees them (it reads the page the hash
+ * names), and after a crash {@link #repair} drops them, recounts each header from its pages, and
+ * {@link #dropPages} removes pages beyond pageCount or of no structure. A merge never follows a split
+ * in one write, since the split page's copies are members under the header the write started from.
  *
  * <p>Not thread-safe per structure: the caller holds the key's stripe lock ({@link KeyStripes}) for
  * the whole operation, from reading the header to storing the one returned. Different keys may be
  * used concurrently (Chronicle's segment locks cover the map).
  */
 final class MemberPages implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MemberPages.class);
     /** Bytes of members per page the structure grows and shrinks towards. */
     static final int PAGE_TARGET = 2048;
     /**
@@ -99,6 +116,8 @@ final class MemberPages implements AutoCloseable {
     private volatile ChronicleMap<byte[], byte[]> map;
 
     private boolean closed;
+    /** A {@link #settle} failed: see {@link #unsettled}. */
+    private volatile boolean unsettled;
 
     private MemberPages(StoreConfig config, DataDir dir) {
         this.config = config;
@@ -186,7 +205,10 @@ final class MemberPages implements AutoCloseable {
      * @throws dev.kvs.core.StoreFullException if the pages map has no room; nothing was written
      */
     Write put(byte[] key, MembersHeader h, byte[] member, byte[] value, boolean wantPrevious) {
-        return put(key, h, member, value, wantPrevious, NOTHING);
+        Pending pending = new Pending();
+        Write w = put(key, h, member, value, wantPrevious, NOTHING, pending);
+        settle(key, w.header(), pending);
+        return w;
     }
 
     private static final Runnable NOTHING = () -> {};
@@ -194,9 +216,17 @@ final class MemberPages implements AutoCloseable {
     /**
      * {@link #put}, running {@code beforeWrite} just before the member's page is written, and not at all
      * if the member has that value already: the caller's reservation of room ({@link Structures}). If it
-     * throws, nothing was written.
+     * throws, nothing was written. A split leaves its page in {@code pending}, to {@link #settle} once the
+     * header returned is in the key's record.
      */
-    Write put(byte[] key, MembersHeader h, byte[] member, byte[] value, boolean wantPrevious, Runnable beforeWrite) {
+    Write put(
+            byte[] key,
+            MembersHeader h,
+            byte[] member,
+            byte[] value,
+            boolean wantPrevious,
+            Runnable beforeWrite,
+            Pending pending) {
         checkSize(member.length, value.length);
         int n = Math.max(1, h.pageCount());
         int p = PageAddress.pageOf(ADDRESS.hashBytes(member), n);
@@ -216,14 +246,16 @@ final class MemberPages implements AutoCloseable {
             byte[] page = stored ? entry.value().getUsing(null) : MemberPage.EMPTY;
             int at = MemberPage.find(page, member);
             beforeWrite.run();
-            w = write(h, n, page, at, member, value, wantPrevious, q, entry);
+            // a page split earlier in this write may hold copies of members it gave away: not members of it
+            boolean hadMembers = pending.contains(p) || unsettled ? hasMembers(page, p, n) : page.length > 0;
+            w = write(h, n, page, at, member, value, wantPrevious, q, entry, hadMembers);
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
         MembersHeader next = w.header();
         // after the page's context is closed: a split writes other pages of the map
         if (next != h && overTarget(next.count(), next.bytes(), n) && n < PageAddress.MAX_PAGES) {
-            return new Write(split(key, next), w.existed(), w.previous());
+            return new Write(split(key, next, pending), w.existed(), w.previous());
         }
         return w;
     }
@@ -268,7 +300,8 @@ final class MemberPages implements AutoCloseable {
             byte[] value,
             boolean wantPrevious,
             ExternalMapQueryContext<byte[], byte[], ?> q,
-            MapEntry<byte[], byte[]> entry) {
+            MapEntry<byte[], byte[]> entry,
+            boolean hadMembers) {
         long count = h.count();
         long digest = h.digest();
         long bytes = h.bytes();
@@ -286,17 +319,26 @@ final class MemberPages implements AutoCloseable {
             throw new EntryTooLargeException("page of " + updated.length + " bytes over the limit of " + PAGE_MAX
                     + " bytes (MemberPages.PAGE_MAX): too many large members hash alike");
         }
+        WriteFaults.beforeWrite();
         if (entry == null) q.insert(q.absentEntry(), q.wrapValueAsData(updated));
         else q.replaceValue(entry, q.wrapValueAsData(updated));
         int added = MemberPage.entrySize(member.length, value.length);
         digest += DIGEST.hashBytes(updated, updated.length - added, added);
         bytes += added;
-        MembersHeader next = new MembersHeader(count, n, h.storedPages() + (page.length == 0 ? 1 : 0), digest, bytes);
+        MembersHeader next = new MembersHeader(count, n, h.storedPages() + (hadMembers ? 0 : 1), digest, bytes);
         return new Write(next, at >= 0, previous);
     }
 
     /** Removes {@code member} if present: the page looked up once, and rewritten or dropped in place of its entry. */
     Write remove(byte[] key, MembersHeader h, byte[] member, boolean wantPrevious) {
+        Pending pending = new Pending();
+        Write w = remove(key, h, member, wantPrevious, pending);
+        settle(key, w.header(), pending);
+        return w;
+    }
+
+    /** {@link #remove}, a merge's page left in {@code pending} to {@link #settle} once the header is stored. */
+    Write remove(byte[] key, MembersHeader h, byte[] member, boolean wantPrevious, Pending pending) {
         ChronicleMap<byte[], byte[]> m = map;
         if (h.isEmpty() || m == null) return new Write(h, false, null);
         int n = h.pageCount();
@@ -309,11 +351,11 @@ final class MemberPages implements AutoCloseable {
             byte[] page = entry.value().getUsing(null);
             int at = MemberPage.find(page, member);
             if (at < 0) return new Write(h, false, null);
-            r = removeAt(h, page, at, q, entry, false, wantPrevious);
+            r = removeAt(h, page, at, q, entry, false, wantPrevious, pending.contains(p) || unsettled ? p : -1, n);
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
-        return new Write(afterRemove(key, h, r), true, r.value());
+        return new Write(afterRemove(key, h, r, pending), true, r.value());
     }
 
     /**
@@ -322,19 +364,31 @@ final class MemberPages implements AutoCloseable {
      * would make twice. Null if the structure is empty.
      */
     Popped pop(byte[] key, MembersHeader h, RandomGenerator random) {
+        Pending pending = new Pending();
+        Popped popped = pop(key, h, random, pending);
+        if (popped != null) settle(key, popped.header(), pending);
+        return popped;
+    }
+
+    /** {@link #pop}, a merge's page left in {@code pending} to {@link #settle} once the header is stored. */
+    Popped pop(byte[] key, MembersHeader h, RandomGenerator random, Pending pending) {
         ChronicleMap<byte[], byte[]> m = map;
         if (h.isEmpty() || m == null) return null;
         int n = h.pageCount();
         PageDraw draw = new PageDraw(h);
         for (int tries = 0; tries < RANDOM_TRIES; tries++) {
             Removed r = popFrom(m, key, draw.page(random), h, random, draw);
-            if (r != null) return new Popped(new Member(r.name(), r.value()), afterRemove(key, h, r));
+            if (r != null) return popped(key, h, r, pending);
         }
         for (int i = 0, p = random.nextInt(n); i < n; i++, p = (p + 1) % n) {
             Removed r = popFrom(m, key, p, h, random, null);
-            if (r != null) return new Popped(new Member(r.name(), r.value()), afterRemove(key, h, r));
+            if (r != null) return popped(key, h, r, pending);
         }
         throw new IllegalStateException("no member in " + n + " pages of a structure counting " + h.count());
+    }
+
+    private Popped popped(byte[] key, MembersHeader h, Removed r, Pending pending) {
+        return new Popped(new Member(r.name(), r.value()), afterRemove(key, h, r, pending));
     }
 
     /** A member {@link #pop} removed, and the structure's header after. */
@@ -344,7 +398,7 @@ final class MemberPages implements AutoCloseable {
      * Removes a member of page {@code p} picked as {@link #random} does ({@code draw} null: any member of
      * a page that has one), or returns null and leaves the page if it has none or the draw rejects it.
      */
-    private static Removed popFrom(
+    private Removed popFrom(
             ChronicleMap<byte[], byte[]> m, byte[] key, int p, MembersHeader h, RandomGenerator random, PageDraw draw) {
         try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey(key, p))) {
             q.updateLock().lock();
@@ -352,9 +406,13 @@ final class MemberPages implements AutoCloseable {
             if (entry == null) return null; // an empty page is not stored
             // copied before it is counted: counting it where it lies (StoredPage) measured no cheaper (session 27)
             byte[] page = entry.value().getUsing(null);
-            int k = MemberPage.count(page);
+            // a pop never follows a split in one write: only a failed settle leaves copies in a page
+            byte[] own = unsettled ? ownEntries(page, p, h.pageCount()) : page;
+            int k = MemberPage.count(own);
             if (k == 0 || (draw != null && !draw.takes(p, k, random))) return null;
-            return removeAt(h, page, MemberPage.nth(page, random.nextInt(k)), q, entry, true, true);
+            int at = MemberPage.nth(own, random.nextInt(k));
+            if (own != page) at = MemberPage.find(page, MemberPage.member(own, at));
+            return removeAt(h, page, at, q, entry, true, true, own != page ? p : -1, h.pageCount());
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
@@ -368,7 +426,8 @@ final class MemberPages implements AutoCloseable {
 
     /**
      * Removes the entry at {@code at} of {@code page}, stored as {@code entry} of {@code q}: the page
-     * rewritten, or dropped if that was its last entry.
+     * rewritten, or dropped if that was its last entry. {@code split} is the page's number if a split
+     * earlier in this write left copies of other pages' members in it ({@code n} pages), else -1.
      */
     private static Removed removeAt(
             MembersHeader h,
@@ -377,26 +436,34 @@ final class MemberPages implements AutoCloseable {
             ExternalMapQueryContext<byte[], byte[], ?> q,
             MapEntry<byte[], byte[]> entry,
             boolean copyName,
-            boolean copyValue) {
+            boolean copyValue,
+            int split,
+            int n) {
         int end = MemberPage.entryEnd(page, at);
         byte[] name = copyName ? MemberPage.member(page, at) : null;
         byte[] value = copyValue ? MemberPage.value(page, at) : null;
         long digest = h.digest() - DIGEST.hashBytes(page, at, end - at);
         byte[] rest = MemberPage.without(page, at);
+        WriteFaults.beforeWrite();
         if (rest.length == 0) q.remove(entry);
         else q.replaceValue(entry, q.wrapValueAsData(rest));
-        return new Removed(name, value, end - at, digest, rest.length == 0);
+        boolean leftEmpty = split < 0 ? rest.length == 0 : !hasMembers(rest, split, n);
+        return new Removed(name, value, end - at, digest, leftEmpty);
     }
 
-    /** The header after {@code r}, once the page's context is closed: a merge writes other pages. */
-    private MembersHeader afterRemove(byte[] key, MembersHeader h, Removed r) {
-        // the last member gone: every page below pageCount is empty, so none is stored
+    /**
+     * The header after {@code r}, once the page's context is closed: a merge writes other pages. No merge
+     * after a split in the same write: the split's page still holds copies of the members it gave away,
+     * which under the header before the write are its own, and a merge would have to drop them.
+     */
+    private MembersHeader afterRemove(byte[] key, MembersHeader h, Removed r, Pending pending) {
+        // the last member gone: every page below pageCount is empty of members (copies are settled away)
         if (h.count() == 1) return MembersHeader.EMPTY;
         int n = h.pageCount();
         long bytes = h.bytes() - r.entryBytes();
         MembersHeader next =
                 new MembersHeader(h.count() - 1, n, h.storedPages() - (r.pageLeftEmpty() ? 1 : 0), r.digest(), bytes);
-        if (n > 1 && underTarget(bytes, n)) next = merge(key, next);
+        if (n > 1 && underTarget(bytes, n) && !pending.split) next = merge(key, next, pending);
         return next;
     }
 
@@ -415,7 +482,7 @@ final class MemberPages implements AutoCloseable {
         long pagesLeft = Math.max(10L, 10L * count);
         do {
             int p = PageAddress.pageAt(c, n);
-            byte[] page = read(key, p);
+            byte[] page = readOwn(key, p, n);
             MemberPage.forEach(page, visitor);
             returned += MemberPage.count(page);
             c = PageAddress.after(c, p, n);
@@ -425,7 +492,7 @@ final class MemberPages implements AutoCloseable {
 
     /** Every member and value, page by page: O(size). */
     void forEach(byte[] key, MembersHeader h, BiConsumer<byte[], byte[]> visitor) {
-        for (int p = 0; p < h.pageCount(); p++) MemberPage.forEach(read(key, p), visitor);
+        for (int p = 0; p < h.pageCount(); p++) MemberPage.forEach(readOwn(key, p, h.pageCount()), visitor);
     }
 
     /**
@@ -439,12 +506,12 @@ final class MemberPages implements AutoCloseable {
         PageDraw draw = new PageDraw(h);
         for (int tries = 0; tries < RANDOM_TRIES; tries++) {
             int p = draw.page(random);
-            byte[] page = read(key, p);
+            byte[] page = readOwn(key, p, n);
             int k = MemberPage.count(page);
             if (draw.takes(p, k, random)) return pick(page, k, random);
         }
         for (int i = 0, p = random.nextInt(n); i < n; i++, p = (p + 1) % n) {
-            byte[] page = read(key, p);
+            byte[] page = readOwn(key, p, n);
             if (page.length > 0) return pick(page, MemberPage.count(page), random);
         }
         throw new IllegalStateException("no member in " + n + " pages of a structure counting " + h.count());
@@ -492,49 +559,226 @@ final class MemberPages implements AutoCloseable {
         return DIGEST.hashBytes(entries, at, length);
     }
 
-    private MembersHeader split(byte[] key, MembersHeader h) {
+    /**
+     * Splits the page at the split pointer: writes page {@code n} with the members that move there, and
+     * leaves the split page as it is, in {@code pending}, until the header of {@code n + 1} pages is in
+     * the record ({@link #settle} then drops the copies). A crash before the record leaves page {@code n}
+     * beyond pageCount and the split page whole; after it, copies in the split page that the header says
+     * live in page {@code n}: neither loses a member (see {@link #repair}).
+     */
+    private MembersHeader split(byte[] key, MembersHeader h, Pending pending) {
         int n = h.pageCount();
         int s = PageAddress.splitting(n);
         long bit = 1L << PageAddress.level(n);
         byte[] page = read(key, s);
+        // split before in this write, or a settle failed: copies of other pages' members
+        boolean copies = pending.contains(s) || unsettled;
+        int staying = 0;
         int moving = 0;
-        for (int at = 0; at < page.length; at = MemberPage.entryEnd(page, at)) {
-            if (moves(page, at, bit)) moving += MemberPage.entryEnd(page, at) - at;
-        }
-        byte[] stay = new byte[page.length - moving];
-        byte[] move = new byte[moving];
-        for (int at = 0, ws = 0, wm = 0; at < page.length; ) {
+        for (int at = 0; at < page.length; ) {
             int end = MemberPage.entryEnd(page, at);
-            if (moves(page, at, bit)) {
+            long hash = memberHash(page, at);
+            if (!copies || PageAddress.pageOf(hash, n) == s) {
+                if ((hash & bit) != 0) moving += end - at;
+                else staying += end - at;
+            }
+            at = end;
+        }
+        byte[] move = new byte[moving];
+        for (int at = 0, wm = 0; at < page.length; ) {
+            int end = MemberPage.entryEnd(page, at);
+            long hash = memberHash(page, at);
+            if ((!copies || PageAddress.pageOf(hash, n) == s) && (hash & bit) != 0) {
                 System.arraycopy(page, at, move, wm, end - at);
                 wm += end - at;
-            } else {
-                System.arraycopy(page, at, stay, ws, end - at);
-                ws += end - at;
             }
             at = end;
         }
         try {
-            store(key, n, move); // first: if the second write fails, page n lies beyond pageCount, unread
-            if (move.length > 0) store(key, s, stay);
+            store(key, n, move); // page n lies beyond pageCount, unread, until the header says n + 1
         } catch (KvsException e) {
             return h;
         }
-        int stored = h.storedPages() + (move.length > 0 ? 1 : 0) - (stay.length == 0 && page.length > 0 ? 1 : 0);
+        pending.add(s);
+        pending.split = true;
+        int live = staying + moving;
+        int stored = h.storedPages() - (live > 0 ? 1 : 0) + (staying > 0 ? 1 : 0) + (moving > 0 ? 1 : 0);
         return new MembersHeader(h.count(), n + 1, stored, h.digest(), h.bytes());
     }
 
-    private static boolean moves(byte[] page, int at, long bit) {
-        return (ADDRESS.hashBytes(page, MemberPage.memberStart(page, at), MemberPage.memberLength(page, at)) & bit)
-                != 0;
+    private static long memberHash(byte[] page, int at) {
+        return ADDRESS.hashBytes(page, MemberPage.memberStart(page, at), MemberPage.memberLength(page, at));
     }
 
-    private MembersHeader merge(byte[] key, MembersHeader h) {
+    /** Whether {@code page}, page {@code p} of {@code n}, holds a member whose hash names it. */
+    private static boolean hasMembers(byte[] page, int p, int n) {
+        for (int at = 0; at < page.length; at = MemberPage.entryEnd(page, at)) {
+            if (PageAddress.pageOf(memberHash(page, at), n) == p) return true;
+        }
+        return false;
+    }
+
+    /** The entries of {@code page}, page {@code p} of {@code n}, whose member's hash names it: {@code page} itself if all do. */
+    private static byte[] ownEntries(byte[] page, int p, int n) {
+        int own = 0;
+        for (int at = 0; at < page.length; ) {
+            int end = MemberPage.entryEnd(page, at);
+            if (PageAddress.pageOf(memberHash(page, at), n) == p) own += end - at;
+            at = end;
+        }
+        if (own == page.length) return page;
+        byte[] out = new byte[own];
+        for (int at = 0, w = 0; at < page.length; ) {
+            int end = MemberPage.entryEnd(page, at);
+            if (PageAddress.pageOf(memberHash(page, at), n) == p) {
+                System.arraycopy(page, at, out, w, end - at);
+                w += end - at;
+            }
+            at = end;
+        }
+        return out;
+    }
+
+    /**
+     * Finishes what a write's splits and merges left in {@code pending}, once {@code h} (the header after
+     * the write) is in the key's record: a page below its pageCount keeps only the members its hash
+     * names, one at or beyond it is removed. If that fails, the copies stay (a lookup never finds them),
+     * every read of whole pages leaves them out from then on ({@link #readOwn}), and the store is marked
+     * for {@link #repair} at its next open.
+     */
+    void settle(byte[] key, MembersHeader h, Pending pending) {
+        if (pending.size == 0) return;
+        int n = h.pageCount();
+        for (int i = 0; i < pending.size; i++) {
+            int p = pending.pages[i];
+            try {
+                if (p >= n) {
+                    store(key, p, MemberPage.EMPTY);
+                } else {
+                    byte[] page = read(key, p);
+                    byte[] own = ownEntries(page, p, n);
+                    if (own != page) store(key, p, own);
+                }
+            } catch (KvsException e) {
+                unsettled = true;
+                LOG.error(
+                        "could not settle page {} of a structure after a split or merge (copies of members left in"
+                                + " it until the store's next open repairs it): {}",
+                        p,
+                        e.toString());
+            }
+        }
+        pending.size = 0;
+        pending.split = false;
+    }
+
+    /** Whether a {@link #settle} failed since the store opened: its next open must {@link #repair}. */
+    boolean unsettled() {
+        return unsettled;
+    }
+
+    /**
+     * After a crash, makes the structure of header {@code h} whole again from its pages below pageCount,
+     * and returns the header they make: each page keeps the members its hash names (dropping the copies
+     * a split or merge cut short left), and the count, bytes, digest and stored pages are recounted (a
+     * write cut short between its pages and its record leaves them behind). Pages at or beyond pageCount
+     * are {@link #dropPages}'s. {@link MembersHeader#EMPTY} if no member is left.
+     */
+    MembersHeader repair(byte[] key, MembersHeader h) {
+        int n = h.pageCount();
+        long count = 0;
+        long bytes = 0;
+        long digest = 0;
+        int stored = 0;
+        for (int p = 0; p < n; p++) {
+            byte[] page = read(key, p);
+            byte[] own = ownEntries(page, p, n);
+            if (own != page) store(key, p, own);
+            if (own.length > 0) stored++;
+            for (int at = 0; at < own.length; ) {
+                int end = MemberPage.entryEnd(own, at);
+                count++;
+                bytes += end - at;
+                digest += DIGEST.hashBytes(own, at, end - at);
+                at = end;
+            }
+        }
+        return count == 0 ? MembersHeader.EMPTY : new MembersHeader(count, n, stored, digest, bytes);
+    }
+
+    /**
+     * Removes every stored page that {@code keep} refuses, given its structure key and page number: after
+     * a crash, the pages of structures whose record is gone (a delete or a new structure cut short) and
+     * those beyond a structure's pageCount. Returns how many were removed.
+     */
+    long dropPages(BiPredicate<byte[], Integer> keep) {
+        ChronicleMap<byte[], byte[]> m = map;
+        if (m == null) return 0;
+        long dropped = 0;
+        try {
+            for (int s = 0; s < m.segments(); s++) {
+                List<byte[]> pageKeys = new ArrayList<>();
+                try (MapSegmentContext<byte[], byte[], ?> c = m.segmentContext(s)) {
+                    c.forEachSegmentEntry(e -> pageKeys.add(e.key().getUsing(null)));
+                }
+                for (byte[] pageKey : pageKeys) {
+                    int length = getInt(pageKey, 0);
+                    byte[] key = Arrays.copyOfRange(pageKey, 4, 4 + length);
+                    if (!keep.test(key, getInt(pageKey, 4 + length))) {
+                        m.remove(pageKey);
+                        dropped++;
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+        return dropped;
+    }
+
+    private static int getInt(byte[] b, int at) {
+        return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | (b[at + 3] & 0xFF);
+    }
+
+    /**
+     * What one structure write left to {@link #settle} after its record: the pages its splits and merges
+     * wrote around. Owned by the write (one thread, under the key's stripe).
+     */
+    static final class Pending {
+        private int[] pages; // null until a split or merge: most writes have none
+        private int size;
+        /** A split happened in this write: no merge may follow it (see {@link #afterRemove}). */
+        private boolean split;
+
+        void add(int p) {
+            if (contains(p)) return;
+            if (pages == null) pages = new int[2];
+            else if (size == pages.length) pages = Arrays.copyOf(pages, size * 2);
+            pages[size++] = p;
+        }
+
+        boolean contains(int p) {
+            for (int i = 0; i < size; i++) {
+                if (pages[i] == p) return true;
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Merges the last page into its parent: writes the parent with both pages' members and leaves the
+     * last page as it is, in {@code pending}, until the header of one page fewer is in the record ({@link
+     * #settle} then removes it). A crash before the record leaves copies in the parent that the header
+     * says live in the last page; after it, the last page beyond pageCount: neither loses a member.
+     */
+    private MembersHeader merge(byte[] key, MembersHeader h, Pending pending) {
         int last = h.pageCount() - 1;
         int parent = PageAddress.parent(last);
-        byte[] from = read(key, last);
+        // no copies under any header this write may store (no split came before it); after a failed settle,
+        // those of writes done
+        byte[] from = readOwn(key, last, h.pageCount());
         if (from.length > 0) {
-            byte[] into = read(key, parent);
+            byte[] into = readOwn(key, parent, h.pageCount());
             if ((long) into.length + from.length > PAGE_MAX) return h;
             byte[] merged = new byte[into.length + from.length];
             System.arraycopy(into, 0, merged, 0, into.length);
@@ -544,15 +788,20 @@ final class MemberPages implements AutoCloseable {
             } catch (KvsException e) {
                 return h;
             }
-            try {
-                store(key, last, MemberPage.EMPTY);
-            } catch (KvsException e) {
-                // page `last` now lies beyond pageCount: never read, overwritten by the split that reaches it
-            }
+            pending.add(last);
             int stored = h.storedPages() - (into.length > 0 ? 1 : 0);
             return new MembersHeader(h.count(), last, stored, h.digest(), h.bytes());
         }
         return new MembersHeader(h.count(), last, h.storedPages(), h.digest(), h.bytes());
+    }
+
+    /**
+     * Page {@code p} of {@code n} as a scan sees it: its members. The stored page, unless a {@link #settle}
+     * failed since the store opened: then without the copies of other pages' members it may still hold.
+     */
+    byte[] readOwn(byte[] key, int p, int n) {
+        byte[] page = read(key, p);
+        return unsettled ? ownEntries(page, p, n) : page;
     }
 
     byte[] read(byte[] key, int page) {
@@ -567,6 +816,7 @@ final class MemberPages implements AutoCloseable {
 
     /** Stores {@code bytes} as the page, or removes the page if it is empty. */
     void store(byte[] key, int page, byte[] bytes) {
+        WriteFaults.beforeWrite();
         try {
             ChronicleMap<byte[], byte[]> m = map;
             if (bytes.length == 0) {

@@ -144,6 +144,7 @@ final class RecordMaps implements AutoCloseable {
             Record old = entry == null ? null : RecordMarshaller.header(entry.value());
             guard.before(old);
             try {
+                WriteFaults.beforeWrite();
                 if (entry == null) q.insert(q.absentEntry(), q.wrapValueAsData(record));
                 else q.replaceValue(entry, q.wrapValueAsData(record));
             } catch (RuntimeException e) {
@@ -174,6 +175,7 @@ final class RecordMaps implements AutoCloseable {
     }
 
     void remove(byte[] key) {
+        WriteFaults.beforeWrite();
         try {
             mapOf(key).remove(key);
         } catch (RuntimeException e) {

@@ -35,15 +35,18 @@ import java.util.random.RandomGenerator;
  * record, and settles the reservation to the actual change. If a page or record write fails midway, the
  * members already written are put back as they were, so the structure is as before the call.
  *
- * <p>Not done yet: a crash (kill -9) between the page writes and the record write leaves pages ahead
- * of the record's header: members of a half-done multi-member write visible, the header's count and
- * digest behind, and after a split members moved beyond the header's pageCount unread. Recovering
- * needs more than recounting the pages below pageCount (a page beyond it may be a stale leftover of a
- * merge), e.g. an intent record written before the pages and cleared with the record.
+ * <p>A crash (kill -9) between the page writes and the record write loses no member: the record is
+ * the commit point and splits and merges keep every member readable under the header before it and
+ * the one after it ({@link MemberPages}); the next open repairs the headers and pages ({@link
+ * #repairAfterCrash}). Not done: such a write of several members may be found partly done, under the
+ * TxId of the write before it (a write's members would need an intent record written before its pages
+ * to be all or none).
  */
 final class Structures {
     /** Stored pages one put can add: the page it lands in and one split. */
     private static final int PAGES_PER_PUT = 2;
+
+    private static final Runnable NOTHING = () -> {};
 
     private final RecordMaps records;
     private final MemberPages pages;
@@ -56,6 +59,38 @@ final class Structures {
         this.capacity = capacity;
         this.expiry = expiry;
     }
+
+    /**
+     * After a crash (the data dir was not closed cleanly), before the store counts its room: makes each
+     * complete structure whole from its pages below pageCount and writes its record again if its header
+     * was behind them ({@link MemberPages#repair}: copies left by a split or merge cut short dropped;
+     * count, bytes and digest of a write cut short between its pages and its record recounted; one left
+     * with no member becomes a tombstone of the same TxId), then removes every page no record covers.
+     * A write cut short keeps the changes to members it made before its record: a write of several
+     * members may so be found partly done, under the TxId of the write before it. Returns what it did.
+     */
+    Repaired repairAfterCrash() {
+        long[] rewritten = {0};
+        records.forEachKey(key -> {
+            Record r = records.header(key);
+            if (r == null || r.members == null) return;
+            MembersHeader h = pages.repair(key, r.members);
+            if (h.equals(r.members)) return;
+            Record next = h.isEmpty()
+                    ? Record.inline(StoredValue.tombstone(r.header().txId()))
+                    : Record.structure(r.header(), h);
+            records.put(key, next);
+            rewritten[0]++;
+        });
+        long dropped = pages.dropPages((key, page) -> {
+            Record r = records.header(key);
+            return r != null && r.members != null && page < r.members.pageCount();
+        });
+        return new Repaired(rewritten[0], dropped);
+    }
+
+    /** What {@link #repairAfterCrash} did: records rewritten, pages removed. */
+    record Repaired(long records, long pages) {}
 
     /**
      * The members header of {@code old} if it is a {@code type}; {@link MembersHeader#EMPTY} if the key
@@ -129,11 +164,12 @@ final class Structures {
             LazyReservation reserved) {
         boolean live = old != null && old.isLive();
         List<Undo> done = new ArrayList<>(members.size());
+        MemberPages.Pending pending = new MemberPages.Pending();
         MembersHeader h = h0;
         int added = 0;
         try {
             for (Member m : members) {
-                MemberPages.Write w = pages.put(key, h, m.name(), m.value(), true, reserved);
+                MemberPages.Write w = pages.put(key, h, m.name(), m.value(), true, reserved, pending);
                 done.add(new Undo(
                         m.name(), w.existed() ? w.previous() : null, !w.header().equals(h)));
                 if (!w.existed()) added++;
@@ -146,9 +182,10 @@ final class Structures {
             long expireAt = live ? old.expireAt : RecordHeader.NO_EXPIRY;
             RecordHeader header = RecordHeader.structure(RecordState.COMPLETE, txId.get(), type, expireAt);
             writeRecord(key, old, Record.structure(header, h), reserved.held());
+            pages.settle(key, h, pending);
             return new MemberWrite(header, true, added, previous(done, wantPrevious));
         } catch (RuntimeException e) {
-            rollBack(key, old, h, done, reserved.held(), e);
+            rollBack(key, old, h, done, reserved.held(), pending, e);
             throw e;
         }
     }
@@ -173,11 +210,12 @@ final class Structures {
             for (byte[] name : names) done.add(new Undo(name, null, false));
             return new MemberWrite(headerOf(old), false, 0, previous(done, wantPrevious));
         }
+        MemberPages.Pending pending = new MemberPages.Pending();
         MembersHeader h = h0;
         int removed = 0;
         try {
             for (byte[] name : names) {
-                MemberPages.Write w = pages.remove(key, h, name, true);
+                MemberPages.Write w = pages.remove(key, h, name, true, pending);
                 done.add(new Undo(name, w.previous(), w.existed()));
                 if (w.existed()) removed++;
                 h = w.header();
@@ -189,9 +227,10 @@ final class Structures {
                     ? Record.inline(StoredValue.tombstone(tx))
                     : Record.structure(RecordHeader.structure(RecordState.COMPLETE, tx, type, old.expireAt), h);
             writeRecord(key, old, next, Delta.NONE);
+            pages.settle(key, h, pending);
             return new MemberWrite(next.header(), true, removed, previous(done, wantPrevious));
         } catch (RuntimeException e) {
-            rollBack(key, old, h, done, Delta.NONE, e);
+            rollBack(key, old, h, done, Delta.NONE, pending, e);
             throw e;
         }
     }
@@ -210,18 +249,19 @@ final class Structures {
         Delta reserved = new Delta(old == null ? 1 : 0, live ? 0 : 1, old == null ? key.length : 0, growth);
         capacity.reserve(reserved);
         List<Undo> done = new ArrayList<>(names.size() + members.size());
+        MemberPages.Pending pending = new MemberPages.Pending();
         MembersHeader h = h0;
         int changed = 0;
         try {
             for (byte[] name : names) {
                 if (h.isEmpty()) break;
-                MemberPages.Write w = pages.remove(key, h, name, true);
+                MemberPages.Write w = pages.remove(key, h, name, true, pending);
                 done.add(new Undo(name, w.previous(), w.existed()));
                 if (w.existed()) changed++;
                 h = w.header();
             }
             for (Member m : members) {
-                MemberPages.Write w = pages.put(key, h, m.name(), m.value(), true);
+                MemberPages.Write w = pages.put(key, h, m.name(), m.value(), true, NOTHING, pending);
                 done.add(new Undo(
                         m.name(), w.existed() ? w.previous() : null, !w.header().equals(h)));
                 if (!w.existed()) changed++;
@@ -237,9 +277,10 @@ final class Structures {
                     ? Record.inline(StoredValue.tombstone(tx))
                     : Record.structure(RecordHeader.structure(RecordState.COMPLETE, tx, type, expireAt), h);
             writeRecord(key, old, next, reserved);
+            pages.settle(key, h, pending);
             return new MemberWrite(next.header(), true, changed, List.of());
         } catch (RuntimeException e) {
-            rollBack(key, old, h, done, reserved, e);
+            rollBack(key, old, h, done, reserved, pending, e);
             throw e;
         }
     }
@@ -274,10 +315,11 @@ final class Structures {
         requireStructure(type);
         List<Member> popped = new ArrayList<>(count);
         List<Undo> done = new ArrayList<>(count);
+        MemberPages.Pending pending = new MemberPages.Pending();
         MembersHeader h = h0;
         try {
             for (int i = 0; i < count; i++) {
-                MemberPages.Popped p = pages.pop(key, h, random);
+                MemberPages.Popped p = pages.pop(key, h, random, pending);
                 done.add(new Undo(p.member().name(), p.member().value(), true));
                 popped.add(convert(p.member()));
                 h = p.header();
@@ -287,8 +329,9 @@ final class Structures {
                     ? Record.inline(StoredValue.tombstone(tx))
                     : Record.structure(RecordHeader.structure(RecordState.COMPLETE, tx, type, old.expireAt), h);
             writeRecord(key, old, next, Delta.NONE);
+            pages.settle(key, h, pending);
         } catch (RuntimeException e) {
-            rollBack(key, old, h, done, Delta.NONE, e);
+            rollBack(key, old, h, done, Delta.NONE, pending, e);
             throw e;
         }
         return popped;
@@ -446,7 +489,9 @@ final class Structures {
         int oldPages = to != null && to.members != null ? to.members.pageCount() : 0;
         int written = 0;
         try {
-            for (; written < members.pageCount(); written++) pages.store(dst, written, pages.read(src, written));
+            for (; written < members.pageCount(); written++) {
+                pages.store(dst, written, pages.readOwn(src, written, members.pageCount()));
+            }
             for (int p = members.pageCount(); p < oldPages; p++) pages.store(dst, p, MemberPage.EMPTY);
             records.put(dst, Record.structure(header, members));
         } catch (RuntimeException e) {
@@ -501,14 +546,21 @@ final class Structures {
      * members, its room counted).
      */
     private void rollBack(
-            byte[] key, Record old, MembersHeader h, List<Undo> done, Delta reserved, RuntimeException cause) {
+            byte[] key,
+            Record old,
+            MembersHeader h,
+            List<Undo> done,
+            Delta reserved,
+            MemberPages.Pending pending,
+            RuntimeException cause) {
         try {
             for (int i = done.size() - 1; i >= 0; i--) {
                 Undo u = done.get(i);
                 if (!u.changed) continue;
                 h = u.previous == null
-                        ? pages.remove(key, h, u.name, false).header()
-                        : pages.put(key, h, u.name, u.previous, false).header();
+                        ? pages.remove(key, h, u.name, false, pending).header()
+                        : pages.put(key, h, u.name, u.previous, false, NOTHING, pending)
+                                .header();
             }
             MembersHeader was = old == null || old.members == null ? MembersHeader.EMPTY : old.members;
             if (!h.equals(was) && old != null && old.members != null) {
@@ -517,6 +569,7 @@ final class Structures {
                 capacity.commit(
                         new Delta(0, 0, 0, again.storedValueBytes(key.length) - old.storedValueBytes(key.length)));
             }
+            pages.settle(key, h, pending);
         } catch (RuntimeException e) {
             cause.addSuppressed(e);
         } finally {

@@ -11,7 +11,6 @@ import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -201,23 +200,7 @@ class ChronicleKvStorePersistedTest extends KvStoreContractTest {
     }
 
     private static List<String> childCommand(Path dir, int n) {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (arg.startsWith("--add-")
-                    || arg.startsWith("--enable-native-access")
-                    || arg.startsWith("--sun-misc-unsafe")
-                    || arg.startsWith("-Dchronicle")) {
-                command.add(arg);
-            }
-        }
-        command.add("-Xmx256m");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(PersistedStoreChild.class.getName());
-        command.add(dir.toString());
-        command.add(Integer.toString(n));
-        return command;
+        return ChildJvm.command("256m", PersistedStoreChild.class, dir.toString(), Integer.toString(n));
     }
 
     private static boolean awaitReady(Process child, List<String> output) {
