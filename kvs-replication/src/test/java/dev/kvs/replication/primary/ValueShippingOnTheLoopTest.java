@@ -95,6 +95,15 @@ class ValueShippingOnTheLoopTest {
         return order.commit();
     }
 
+    /** Whether the replicator's shipper thread is waiting for values ({@code PendingValues.awaitWork}). */
+    private static boolean shipperWaitsForWork() {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(e -> e.getKey().getName().equals("kvs-value-shipper"))
+                .anyMatch(e -> e.getKey().getState() == Thread.State.TIMED_WAITING
+                        && Arrays.stream(e.getValue())
+                                .anyMatch(f -> f.getMethodName().equals("awaitWork")));
+    }
+
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
@@ -175,6 +184,9 @@ class ValueShippingOnTheLoopTest {
 
         CompletableFuture<Void> idFirst = write(ReplicationMode.ID_FIRST, held, bytes("held back"));
         await().atMost(Duration.ofSeconds(20)).until(() -> replicator.status().valuesShipped() >= 2);
+        // the loop ships only if the shipper thread is not in a round just then (else it wakes the shipper): wait
+        // until the shipper waits for work, as it does between the writes of a quiet link
+        await().atMost(Duration.ofSeconds(20)).until(ValueShippingOnTheLoopTest::shipperWaitsForWork);
         long before = replicator.valuesShippedNow();
         CompletableFuture<Void> sync = write(ReplicationMode.SYNC, bytes("waited for"), bytes("now"));
         await().atMost(Duration.ofSeconds(20)).until(() -> replicator.status().valuesShipped() >= 3);
