@@ -8,6 +8,7 @@ import dev.kvs.core.KvsException;
 import dev.kvs.core.StoreConfig;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
@@ -647,10 +648,9 @@ final class MemberPages implements AutoCloseable {
      * for {@link #repair} at its next open.
      */
     void settle(byte[] key, MembersHeader h, Pending pending) {
-        if (pending.size == 0) return;
+        if (pending.pages == null) return;
         int n = h.pageCount();
-        for (int i = 0; i < pending.size; i++) {
-            int p = pending.pages[i];
+        for (int p = pending.pages.nextSetBit(0); p >= 0; p = pending.pages.nextSetBit(p + 1)) {
             try {
                 if (p >= n) {
                     store(key, p, MemberPage.EMPTY);
@@ -668,7 +668,7 @@ final class MemberPages implements AutoCloseable {
                         e.toString());
             }
         }
-        pending.size = 0;
+        pending.pages = null;
         pending.split = false;
     }
 
@@ -745,23 +745,17 @@ final class MemberPages implements AutoCloseable {
      * wrote around. Owned by the write (one thread, under the key's stripe).
      */
     static final class Pending {
-        private int[] pages; // null until a split or merge: most writes have none
-        private int size;
+        private BitSet pages; // null until a split or merge: most writes have none
         /** A split happened in this write: no merge may follow it (see {@link #afterRemove}). */
         private boolean split;
 
         void add(int p) {
-            if (contains(p)) return;
-            if (pages == null) pages = new int[2];
-            else if (size == pages.length) pages = Arrays.copyOf(pages, size * 2);
-            pages[size++] = p;
+            if (pages == null) pages = new BitSet();
+            pages.set(p);
         }
 
         boolean contains(int p) {
-            for (int i = 0; i < size; i++) {
-                if (pages[i] == p) return true;
-            }
-            return false;
+            return pages != null && pages.get(p);
         }
     }
 
