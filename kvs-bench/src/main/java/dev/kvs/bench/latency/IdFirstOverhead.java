@@ -55,7 +55,8 @@ record IdFirstOverhead(IdFirstOverheadReport.Settings settings, LinkSettings lin
                 byte[] value = new byte[(int) size];
                 new Random(size).nextBytes(value);
                 int count = settings.countFor(size);
-                PhaseStats[] pair = measure(cluster, value, settings.warmUp(), count, "ifo-" + tag + "-" + size + "-");
+                PhaseStats[] pair =
+                        measure(cluster, value, settings.warmUpFor(size), count, "ifo-" + tag + "-" + size + "-");
                 PhaseStats async = pair[0];
                 PhaseStats idFirst = pair[1];
                 report(err, size, "async", async);

@@ -50,7 +50,7 @@ public final class IdFirstOverheadCommand implements Callable<Integer> {
             names = "--count",
             paramLabel = "N",
             description = "SETs measured per size and mode (default: ${DEFAULT-VALUE})")
-    private int count = 30;
+    private int count = 100;
 
     @Option(
             names = "--large-count",
@@ -61,8 +61,9 @@ public final class IdFirstOverheadCommand implements Callable<Integer> {
     @Option(
             names = "--warm-up",
             paramLabel = "N",
-            description = "Unmeasured SETs (and PINGs) before each measurement (default: ${DEFAULT-VALUE})")
-    private int warmUp = 3;
+            description = "Unmeasured SETs (and PINGs) before each measurement, at most 5 for values over 1 MiB"
+                    + " (default: ${DEFAULT-VALUE})")
+    private int warmUp = 50;
 
     @Option(
             names = "--pings",

@@ -41,6 +41,9 @@ record IdFirstOverheadReport(
         sizes = List.copyOf(sizes);
     }
 
+    /** Values over 1 MiB are warmed up with at most this many SETs per mode: each takes the link 80 ms or more. */
+    static final int LARGE_WARM_UP = 5;
+
     /**
      * What ran.
      *
@@ -52,7 +55,8 @@ record IdFirstOverheadReport(
      * @param valueSizes the value sizes, in the order run
      * @param count SETs measured per size and mode
      * @param largeCount SETs measured per mode for values over 1 MiB
-     * @param warmUp SETs sent before each measurement, not measured
+     * @param warmUp SETs sent before each measurement, not measured (at most {@link #LARGE_WARM_UP} for values over
+     *     1 MiB)
      * @param pings {@code PING}s measuring the link's round trip
      * @param maxValueLagMs the primary's {@code replication.maxValueLagMs}: 0 (off) by default here. The
      *     bench offers large values faster than the link on purpose (its async writes of 10 MiB queue
@@ -79,6 +83,11 @@ record IdFirstOverheadReport(
         /** SETs measured per mode for values of {@code size} bytes. */
         int countFor(long size) {
             return size > 1 << 20 ? largeCount : count;
+        }
+
+        /** Unmeasured SETs per mode before values of {@code size} bytes are measured. */
+        int warmUpFor(long size) {
+            return size > 1 << 20 ? Math.min(warmUp, LARGE_WARM_UP) : warmUp;
         }
     }
 

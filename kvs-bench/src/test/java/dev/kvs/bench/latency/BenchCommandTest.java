@@ -363,12 +363,15 @@ class BenchCommandTest {
                         "fifo",
                         "on",
                         List.of(100L, 100_000L, 1L << 20, 10L << 20),
+                        100,
                         30,
-                        30,
-                        3,
+                        50,
                         30,
                         0,
                         "on"));
+        // a warm node, but no more than 5 warm-up SETs of a value over 1 MiB (80 ms or more each on the link)
+        assertThat(benchmark.settings().warmUpFor(1L << 20)).isEqualTo(50);
+        assertThat(benchmark.settings().warmUpFor((1L << 20) + 1)).isEqualTo(5);
     }
 
     @Test

@@ -24,7 +24,8 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Ships values on the value streams, on its own thread. Each round it batches small values (up to the
- * batch size, waiting at most the linger for more) and sends one chunk of every large value in
+ * batch size, holding the batch at most the linger for more, from round to round while other work goes on)
+ * and sends one chunk of every large value in
  * progress (at most one per stream), so a 10 MiB value advances chunk by chunk without holding back the small values queued
  * behind it. Reads the current value from the store at send time (conflation). A large value is read
  * chunk by chunk, each chunk straight from the store into its frame's pooled direct buffer (one copy
@@ -83,6 +84,16 @@ final class ValueShipper implements Runnable {
     };
     /** Held by whoever ships: a round of this thread, or {@link #shipNow}. Guards the fields below it. */
     private final ReentrantLock shipping = new ReentrantLock();
+
+    /**
+     * The batch of small values a round took and holds for the linger ({@link #round}): kept from round to round,
+     * so that meanwhile the large values in progress, the effects and the staged bytes go on.
+     */
+    private List<ValueChunk> lingering = new ArrayList<>();
+    /** The bytes of {@link #lingering}, as {@link #batchCost} counts them. */
+    private int lingeringBytes;
+    /** When {@link #lingering} goes, unless it fills before. */
+    private long lingerDeadline;
 
     private volatile boolean running = true;
     private int nextStream;
@@ -189,7 +200,7 @@ final class ValueShipper implements Runnable {
                 boolean idle;
                 shipping.lock();
                 try {
-                    idle = large.isEmpty() && effectsDue.isEmpty() && !stagedDue();
+                    idle = large.isEmpty() && effectsDue.isEmpty() && lingering.isEmpty() && !stagedDue();
                 } finally {
                     shipping.unlock();
                 }
@@ -224,19 +235,24 @@ final class ValueShipper implements Runnable {
                 link.pending().requeue(fx.get(0).key());
             }
             effectsDue.clear();
+            for (ValueChunk c : takeLingering()) {
+                link.pending().unsent(c.txId());
+                link.pending().requeue(c.key());
+            }
             LockSupport.parkNanos(5_000_000);
             return;
         }
-        List<ValueChunk> batch = new ArrayList<>();
-        int batchBytes = 0;
+        List<ValueChunk> batch = lingering;
         long lingerNanos = link.config().valueLinger().toNanos();
-        long deadline = 0;
         int quantum = link.flow().quantum();
         int batchLimit = Math.min(link.config().valueBatchBytes(), quantum);
-        while (batchBytes < batchLimit) {
+        boolean stagedWork = stagedDue();
+        while (lingeringBytes < batchLimit) {
             long wait;
-            if (batch.isEmpty()) wait = 0; // run() waited for work
-            else wait = Math.max(0, deadline - System.nanoTime());
+            // run() waited for work; and a lingering batch waits here only if nothing else is due: it is kept
+            // for the next round instead, so a large value in progress does not stop for the linger
+            if (batch.isEmpty() || stagedWork || !large.isEmpty() || !effectsDue.isEmpty()) wait = 0;
+            else wait = Math.max(0, lingerDeadline - System.nanoTime());
             byte[] key = link.pending().poll(wait);
             if (key == null) break;
             if (large.size() >= streams.size() && link.pending().newestLength(key) > quantum) {
@@ -251,13 +267,14 @@ final class ValueShipper implements Runnable {
                 // share its frame. Not if a write waits for this value (sync): the batch then takes what
                 // is queued now, and goes
                 long now = System.nanoTime();
-                if (batch.isEmpty()) deadline = now + (lingers(1, lingerNanos) ? lingerNanos : 0);
-                if (deadline - now > 0 && link.pending().awaited(key)) deadline = now;
+                if (batch.isEmpty()) lingerDeadline = now + (lingers(1, lingerNanos) ? lingerNanos : 0);
+                if (lingerDeadline - now > 0 && link.pending().awaited(key)) lingerDeadline = now;
                 batch.add(small);
-                batchBytes += batchCost(small);
+                lingeringBytes += batchCost(small);
             }
         }
-        if (!batch.isEmpty()) {
+        if (!batch.isEmpty() && (lingeringBytes >= batchLimit || lingerDeadline - System.nanoTime() <= 0)) {
+            batch = takeLingering();
             ValueChannel s = pickStream();
             if (s == null) {
                 link.pending().requeueInFlight();
@@ -304,6 +321,14 @@ final class ValueShipper implements Runnable {
         }
         shipEffects();
         shipStaged(quantum);
+    }
+
+    /** Takes the lingering batch to send (or put back): the frame keeps the list, so the next batch gets a new one. */
+    private List<ValueChunk> takeLingering() {
+        List<ValueChunk> batch = lingering;
+        lingering = new ArrayList<>();
+        lingeringBytes = 0;
+        return batch;
     }
 
     /**
@@ -503,7 +528,7 @@ final class ValueShipper implements Runnable {
         if (!rate.unlimited() || !shipping.tryLock()) return false;
         try {
             PendingValues pending = link.pending();
-            if (!running || !large.isEmpty()) return false;
+            if (!running || !large.isEmpty() || !lingering.isEmpty()) return false;
             // a batch that would linger is the shipper's, unless a write waits for its first value (sync): such
             // a batch does not linger (round), so it may as well leave now. On a busy link the loop starts no
             // large value: measured, the sync drill's 1 MiB writes went slower when it did
