@@ -579,6 +579,17 @@ public interface KvStore extends Closeable {
     }
 
     /**
+     * A fingerprint of the members of the complete hash or set at {@code key}: equal members with equal values
+     * give an equal one, whatever order they were written in (the structure's digest, a sum of a 64-bit hash
+     * of each member and value, folded to 32 bits); 0 if the key holds no complete structure. A full resync
+     * compares it where it compares a string's length and checksum: a structure's TxId alone does not tell
+     * two copies apart when a crash left one with part of a later, unacknowledged write under it. O(1).
+     */
+    default int membersFingerprint(byte[] key) {
+        return 0;
+    }
+
+    /**
      * The canonical image of the hash or set at {@code key} ({@link MembersImage}) with its record's
      * header, read in one step under the key's lock, or {@code null} if the key holds no complete
      * structure (absent, a tombstone, a string, or a structure whose members have not arrived). For

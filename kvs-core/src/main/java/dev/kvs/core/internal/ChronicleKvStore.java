@@ -678,6 +678,11 @@ final class ChronicleKvStore implements KvStore {
     }
 
     @Override
+    public int membersFingerprint(byte[] key) {
+        return readMembers(key, old -> Structures.fingerprint(old));
+    }
+
+    @Override
     public long scanMembers(byte[] key, ValueType type, long cursor, int count, BiConsumer<byte[], byte[]> visitor) {
         Objects.requireNonNull(visitor, "visitor == null");
         return structure(key, old -> structures.scan(key, old, type, cursor, count, visitor));

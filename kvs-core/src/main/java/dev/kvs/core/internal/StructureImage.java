@@ -68,6 +68,13 @@ final class StructureImage {
         return out;
     }
 
+    /** The digest of the members of a canonical {@code image}: the one a store holding them keeps in its header. */
+    static long digestOf(byte[] image) {
+        long digest = 0;
+        for (int s : entries(image)) digest += MemberPages.digestOf(image, s, MemberPage.entryEnd(image, s) - s);
+        return digest;
+    }
+
     /**
      * Writes the image's members as pages of {@code key} (each page written once) and returns the
      * structure's header. Pages of the new layout with no member are removed, so garbage left beyond

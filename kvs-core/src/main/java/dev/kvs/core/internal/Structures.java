@@ -108,6 +108,17 @@ final class Structures {
         return old.members;
     }
 
+    /** {@link dev.kvs.core.KvStore#membersFingerprint}: 0 unless {@code old} is a complete structure. */
+    static int fingerprint(Record old) {
+        if (old == null || old.state != RecordState.COMPLETE || old.members == null) return 0;
+        return fingerprint(old.members.digest());
+    }
+
+    /** A structure's digest folded to the 32 bits of {@link dev.kvs.core.KvStore#membersFingerprint}. */
+    static int fingerprint(long digest) {
+        return (int) (digest ^ (digest >>> 32));
+    }
+
     /** Whether the structure of header {@code h} holds {@code name} with exactly {@code value} ({@link MemberPages#holds}). */
     boolean holds(byte[] key, MembersHeader h, byte[] name, byte[] value) {
         return pages.holds(key, h, name, value);

@@ -443,6 +443,12 @@ public final class HeapKvStore implements KvStore {
     }
 
     @Override
+    public int membersFingerprint(byte[] key) {
+        MembersImage m = image(key);
+        return m == null ? 0 : Structures.fingerprint(StructureImage.digestOf(m.image()));
+    }
+
+    @Override
     public MembersImage image(byte[] key) {
         return structure(key, (k, old) -> structures.image(k, old));
     }

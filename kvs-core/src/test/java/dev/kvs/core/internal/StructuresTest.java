@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kvs.core.EntryTooLargeException;
+import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
 import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
@@ -17,6 +18,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,6 +68,43 @@ class StructuresTest {
                 .isInstanceOf(IllegalStateException.class);
         store.put(b("h"), StoredValue.complete(TxId.of(1, 3), b("now a string")));
         assertThat(store.header(b("h")).type()).isEqualTo(ValueType.STRING);
+    }
+
+    /**
+     * The fingerprint a resync compares: the same members and values give the same one in whatever order and
+     * writes they came; one more member, or one value changed, gives another; no complete structure gives 0.
+     */
+    @Test
+    void theMembersFingerprintFollowsTheContentNotTheOrderOfWrites() {
+        List<Member> members = new ArrayList<>();
+        for (int i = 0; i < 500; i++) members.add(new Member(b("field-" + i), b("value-" + i)));
+        store.putMembers(b("a"), ValueType.HASH, members, false, tx(1));
+        List<Member> reversed = new ArrayList<>(members);
+        Collections.reverse(reversed);
+        for (int i = 0; i < reversed.size(); i += 50) {
+            store.putMembers(b("b"), ValueType.HASH, reversed.subList(i, i + 50), false, tx(2 + i));
+        }
+        store.putMembers(b("b"), ValueType.HASH, List.of(new Member(b("extra"), b("x"))), false, tx(1000));
+        store.removeMembers(b("b"), ValueType.HASH, List.of(b("extra")), false, tx(1001));
+        int a = store.membersFingerprint(b("a"));
+
+        assertThat(a).isNotZero();
+        assertThat(store.membersFingerprint(b("b"))).isEqualTo(a);
+        store.putMembers(b("b"), ValueType.HASH, List.of(new Member(b("field-7"), b("value-8"))), false, tx(1002));
+        assertThat(store.membersFingerprint(b("b"))).isNotEqualTo(a);
+        store.putMembers(b("a"), ValueType.HASH, List.of(new Member(b("field-500"), b("value-500"))), false, tx(1003));
+        assertThat(store.membersFingerprint(b("a"))).isNotEqualTo(a);
+        store.put(b("s"), StoredValue.complete(TxId.of(1, 2000), b("a string")));
+        assertThat(store.membersFingerprint(b("s"))).isZero();
+        assertThat(store.membersFingerprint(b("absent"))).isZero();
+        store.removeMembers(b("a"), ValueType.HASH, List.of(b("field-500")), false, tx(2001));
+        assertThat(store.membersFingerprint(b("a"))).isEqualTo(a);
+        // the reference store gives the same fingerprint for the same members (a backup of either kind)
+        try (KvStore heap = HeapKvStore.open()) {
+            heap.putMembers(b("a"), ValueType.HASH, members, false, tx(1));
+            assertThat(heap.membersFingerprint(b("a"))).isEqualTo(a);
+            assertThat(heap.membersFingerprint(b("absent"))).isZero();
+        }
     }
 
     @Test

@@ -20,8 +20,10 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -139,6 +141,12 @@ final class BackupApplier {
     private TxId unitsAfter = TxId.ZERO;
     /** The listed packets of the batch being announced whose values this backup lacks; keyLock. */
     private List<KeyPacket> wants;
+    /**
+     * Keys a full resync listed at the TxId this backup holds them at, but not as this backup holds them
+     * ({@link #differs}): the value of that TxId replaces the record once, when it comes ({@link #newer}).
+     * Cleared when the next resync begins.
+     */
+    private final Map<ByteKey, TxId> rewrites = new ConcurrentHashMap<>();
     /**
      * Runs on the key channel's thread before each run of key packets is announced, or null: a test's
      * seam, where it makes a value thread look for ready units; keyLock.
@@ -293,7 +301,13 @@ final class BackupApplier {
     private void await(KeyPacket p) {
         boolean added = p.op() == Op.ASYNC
                 ? asyncValues.add(p.key(), p.txId(), 0, 0)
-                : unfinished.add(p.key(), p.txId(), p.valueLength(), p.checksum(), p.expireAtMillis());
+                // a structure's entry has no checksum: a listing's members fingerprint is for differs alone
+                : unfinished.add(
+                        p.key(),
+                        p.txId(),
+                        p.valueLength(),
+                        p.op().isStructure() ? 0 : p.checksum(),
+                        p.expireAtMillis());
         // a resync's listing: the primary ships only these, each once (announce may look twice)
         if (wants != null && added) wants.add(p);
     }
@@ -527,6 +541,7 @@ final class BackupApplier {
             // the listing announces keys again without units: a resync does not keep an EXEC together
             for (HeldUnits.Unit u : units.takeAll()) applyUnit(u, false);
             listed = new HashSet<>();
+            rewrites.clear();
             resyncing = true;
             log.info("full resync up to {} begins", upTo);
         }
@@ -880,7 +895,7 @@ final class BackupApplier {
                 inStore[0] = t;
                 return false;
             }
-            if (h != null && h.txId().compareTo(t) >= 0) {
+            if (h != null && h.txId().compareTo(t) >= 0 && !rewrite(key, h, t)) {
                 inStore[0] = h.txId();
                 return false;
             }
@@ -982,15 +997,27 @@ final class BackupApplier {
     }
 
     /**
-     * A record of the listed TxId that is not the listed value: incomplete, another type, or another
-     * length or checksum (a structure's are 0 on both sides: its TxId and type name it).
+     * Whether the value of {@code t} replaces the record {@code h} of the same TxId: a resync found it
+     * {@link #differs} from what the primary listed. Once: the entry is taken.
      */
-    private static boolean differs(RecordHeader h, KeyPacket p) {
-        return h.txId().equals(p.txId())
-                && (h.state() != RecordState.COMPLETE
-                        || h.type() != (p.op().isStructure() ? p.op().type() : ValueType.STRING)
-                        || h.valueLength() != p.valueLength()
-                        || h.checksum() != p.checksum());
+    private boolean rewrite(byte[] key, RecordHeader h, TxId t) {
+        return !rewrites.isEmpty() && h.txId().equals(t) && rewrites.remove(new ByteKey(key), t);
+    }
+
+    /**
+     * A record of the listed TxId that is not the listed value: incomplete, another type, or another
+     * length or checksum; for a structure, whose length and checksum are 0, another members' fingerprint
+     * ({@code fingerprint}: {@link KvStore#membersFingerprint}, which the primary lists as its checksum; a
+     * listed 0, from a primary before the fingerprint, compares only the TxId and type). A crash of a
+     * primary may leave a structure with part of an unacknowledged write under the TxId before it.
+     */
+    private static boolean differs(RecordHeader h, KeyPacket p, int fingerprint) {
+        if (!h.txId().equals(p.txId())) return false;
+        if (h.state() != RecordState.COMPLETE) return true;
+        if (p.op().isStructure()) {
+            return h.type() != p.op().type() || (p.checksum() != 0 && fingerprint != p.checksum());
+        }
+        return h.type() != ValueType.STRING || h.valueLength() != p.valueLength() || h.checksum() != p.checksum();
     }
 
     private static TxId later(TxId a, TxId b) {
@@ -1002,11 +1029,19 @@ final class BackupApplier {
         if (writes.isEmpty()) return;
         List<byte[]> keys = new ArrayList<>(writes.size());
         for (KeyPacket p : writes) keys.add(p.key());
+        // a listed structure's fingerprint, read before the keys' locks are taken (nothing may read the store
+        // under them); a write landing in between has a newer TxId, and differs compares only at the same one
+        int[] fingerprints = new int[writes.size()];
+        if (wants != null) {
+            for (int i = 0; i < writes.size(); i++) {
+                if (writes.get(i).op().isStructure()) fingerprints[i] = store.membersFingerprint(keys.get(i));
+            }
+        }
         try {
             store.updateAll(keys, headers -> {
                 List<Write> keep = new ArrayList<>(headers.size());
                 for (int i = 0; i < headers.size(); i++) {
-                    queueIfNewer(writes.get(i), headers.get(i));
+                    queueIfNewer(writes.get(i), headers.get(i), fingerprints[i]);
                     keep.add(Write.keep());
                 }
                 return keep;
@@ -1018,8 +1053,11 @@ final class BackupApplier {
         }
     }
 
-    private void queueIfNewer(KeyPacket p, RecordHeader h) {
-        if (h == null || h.txId().compareTo(p.txId()) < 0 || (wants != null && differs(h, p))) {
+    private void queueIfNewer(KeyPacket p, RecordHeader h, int fingerprint) {
+        if (h == null || h.txId().compareTo(p.txId()) < 0) {
+            await(p);
+        } else if (wants != null && differs(h, p, fingerprint)) {
+            rewrites.put(new ByteKey(p.key()), p.txId());
             await(p);
         } else {
             resolve(p.key(), h.txId()); // queued before a value as new landed (announce)

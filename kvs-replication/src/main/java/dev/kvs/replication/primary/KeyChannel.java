@@ -227,12 +227,16 @@ final class KeyChannel {
             link.store().forEach((key, v) -> {
                 if (!ch.isActive()) return;
                 if (v.state() != RecordState.COMPLETE) return;
+                boolean structure = v.header().type().isStructure();
                 batch.add(new KeyPacket(
                         v.txId(),
-                        Op.writing(v.header().type()), // a structure: listed with its type, no length
+                        Op.writing(v.header().type()), // a structure: listed with its type, no length,
                         key,
                         v.header().valueLength(),
-                        v.header().checksum(),
+                        // ... and its members' fingerprint, which the backup compares as a string's checksum
+                        structure
+                                ? link.store().membersFingerprint(key)
+                                : v.header().checksum(),
                         v.header().expireAtMillis()));
                 keysListed.incrementAndGet();
                 valueBytesListed.addAndGet(v.header().valueLength());

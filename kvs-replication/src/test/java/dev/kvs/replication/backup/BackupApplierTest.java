@@ -18,6 +18,7 @@ import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueStage;
+import dev.kvs.core.ValueType;
 import dev.kvs.core.internal.HeapKvStore;
 import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.replication.backup.BackupApplier.KeyResult;
@@ -357,6 +358,37 @@ class BackupApplierTest {
         assertThat(keys(putKey(tx(10), "streaming", V1)).wants()).isEmpty(); // only a listing is answered
         assertThat(counters.resyncKeysListed.sum()).isEqualTo(4);
         assertThat(counters.resyncValuesWanted.sum()).isEqualTo(3);
+    }
+
+    /**
+     * A value a resync wanted because the record of its TxId here is not the listed one replaces that record
+     * (before, it was dropped as no newer than the store's, and the key stayed as it was, unfenced). Only once:
+     * a second value of the TxId is no newer.
+     */
+    @Test
+    void aValueAResyncWantedAtTheTxIdHeldReplacesTheRecordOnce() {
+        store.put(bytes("differs"), StoredValue.complete(tx(4), V1));
+        store.put(bytes("same"), StoredValue.complete(tx(3), V1));
+        applier = new BackupApplier(store, unfinished, counters, 1000); // a backup restarted with them
+        applier.onResyncBegin(tx(9));
+        KeyPacket hash = new KeyPacket(tx(5), Op.writing(ValueType.HASH), bytes("hash"), 0, 0x5eed);
+        assertThat(keys(putKey(tx(4), "differs", V2), putKey(tx(3), "same", V1), hash)
+                        .wants())
+                .extracting(p -> new String(p.key()))
+                .containsExactly("differs", "hash");
+        // a structure's listed fingerprint is not its value's checksum: its fenced entry has none, as a key
+        // packet's (a failback's take-back compares a structure by TxId alone)
+        assertThat(unfinished.newest(bytes("hash")).checksum()).isZero();
+        applier.onResyncEnd(tx(9));
+
+        assertThat(applier.apply(whole(tx(4), "differs", V2))).isEqualTo(Outcome.APPLIED);
+        assertThat(stored("differs")).isEqualTo(StoredValue.complete(tx(4), V2));
+        assertThat(unfinished.newest(bytes("differs"))).isNull();
+        assertThat(applier.apply(whole(tx(4), "differs", V1))).isEqualTo(Outcome.SUPERSEDED);
+        assertThat(stored("differs")).isEqualTo(StoredValue.complete(tx(4), V2));
+        // a value of the TxId of a record held as listed is no newer, as before
+        assertThat(applier.apply(whole(tx(3), "same", V2))).isEqualTo(Outcome.SUPERSEDED);
+        assertThat(stored("same")).isEqualTo(StoredValue.complete(tx(3), V1));
     }
 
     @Test

@@ -150,6 +150,36 @@ class StructureReplicationTest {
         return ms;
     }
 
+    /**
+     * A backup that holds a hash at the TxId the primary lists it at, but with other members (as a primary
+     * killed in a write of several members leaves it: part of the write, under the TxId before it), gets the
+     * primary's hash in the full resync: the listing carries the members' fingerprint, and the image replaces
+     * the record of the same TxId. Before, the TxId matched, nothing shipped, and the two stayed apart.
+     */
+    @Test
+    void aResyncReplacesAHashHeldAtTheListedTxIdWithOtherMembers() {
+        byte[] key = b("session:9");
+        TxId at = TxId.of(0, 7);
+        primaryStore.putMembers(key, ValueType.HASH, fields(0, 40, "v"), false, () -> at);
+        List<Member> partly = new ArrayList<>(fields(0, 40, "v"));
+        partly.add(new Member(b("field-99"), b("never acknowledged")));
+        backupStore.putMembers(key, ValueType.HASH, partly, false, () -> at);
+        byte[] same = b("same");
+        primaryStore.putMembers(same, ValueType.SET, fields(0, 3, ""), false, () -> TxId.of(0, 8));
+        backupStore.putMembers(same, ValueType.SET, fields(0, 3, ""), false, () -> TxId.of(0, 8));
+        assertThat(backupStore.membersFingerprint(key)).isNotEqualTo(primaryStore.membersFingerprint(key));
+
+        start();
+
+        awaitSame(key);
+        assertThat(backupStore.header(key).txId()).isEqualTo(at);
+        assertThat(backupStore.getMembers(key, ValueType.HASH, List.of(b("field-99"), b("field-39"))))
+                .containsExactly(null, b("v39"));
+        assertThat(backupStore.memberCount(key, ValueType.HASH)).isEqualTo(40);
+        awaitSame(same);
+        assertThat(replicator.status().resync().valuesWanted()).isEqualTo(1); // the hash; the set was held as listed
+    }
+
     @Test
     void aHashWriteShipsItsMembersAndTheBackupHoldsTheSameHash() {
         start();
