@@ -27,7 +27,7 @@ import net.openhft.chronicle.wire.WireOut;
  *
  * <p>Not thread-safe: Chronicle {@linkplain #copy() copies} a data access per query context.
  */
-final class KeyBytesAccess extends AbstractData<byte[]> implements DataAccess<byte[]> {
+class KeyBytesAccess extends AbstractData<byte[]> implements DataAccess<byte[]> {
     /** Reads a long from a byte[] in the byte order Chronicle's native memory uses. */
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 

@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * number): so a write to a structure of any size reads and rewrites one page of about {@link
  * #PAGE_TARGET} bytes ({@link MemberPage}), not the whole structure. Pages are placed by linear
  * hashing ({@link PageAddress}) on a fixed hash of the member's bytes (xxHash r39, seed 0: the pages
- * persist in the data dir, so the hash may depend on neither the JVM nor the run).
+ * persist in the data dir, so the hash may depend on neither the JVM nor the run). In memory, the map
+ * keeps each run of {@link PageKeyAccess#GROUP_PAGES} pages of a structure in one of its segments
+ * ({@link PageKeyAccess}); a map in a file places every page alone, by Chronicle's hash of its key.
  *
  * <p>The caller keeps each structure's {@link MembersHeader} (in the key's record) and passes it to
  * every operation; a write returns the next header, to store in the record in the same critical
@@ -136,20 +138,25 @@ final class MemberPages implements AutoCloseable {
         return pages;
     }
 
-    private synchronized ChronicleMap<byte[], byte[]> map() {
+    synchronized ChronicleMap<byte[], byte[]> map() {
         ChronicleMap<byte[], byte[]> m = map;
         if (m != null) return m;
         if (closed) throw new dev.kvs.core.StorageException("store is closed");
+        MapLayout layout = layout(config);
         ChronicleMapBuilder<byte[], byte[]> b = ChronicleMap.of(byte[].class, byte[].class)
                 .name("kvs-member-pages")
                 // as the records' maps: Chronicle's own access wraps each page key in a BytesStore to hash
-                // and compare it, once per page lookup
-                .keyReaderAndDataAccess(ByteArraySizedReader.INSTANCE, new KeyBytesAccess())
+                // and compare it, once per page lookup. In memory, a structure's pages are kept together
+                // (PageKeyAccess); a file keeps Chronicle's hash of the key's bytes, which its recovery
+                // after a crash checks every stored key against
+                .keyReaderAndDataAccess(
+                        ByteArraySizedReader.INSTANCE,
+                        dir == null ? new PageKeyAccess(layout.segments()) : new KeyBytesAccess())
                 .averageKeySize(32)
                 .averageValueSize(PAGE_TARGET)
                 .putReturnsNull(true)
                 .removeReturnsNull(true);
-        m = ChronicleMaps.open(layout(config).applyTo(b), dir, FILE);
+        m = ChronicleMaps.open(layout.applyTo(b), dir, FILE);
         map = m;
         return m;
     }

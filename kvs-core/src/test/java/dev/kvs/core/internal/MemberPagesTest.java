@@ -12,9 +12,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.MapSegmentContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -313,6 +317,30 @@ class MemberPagesTest {
         assertThat(layout.baseBytes()).isLessThan(defaults.maxBytes());
         long pageMaxEntry = MemberPages.PAGE_MAX + defaults.maxKeyBytes() + MemberPages.PAGE_KEY_EXTRA;
         assertThat(layout.chunksPerTier() * layout.chunkSize()).isGreaterThanOrEqualTo(2 * pageMaxEntry);
+    }
+
+    /**
+     * In memory, the pages of a structure lie in one segment per {@link PageKeyAccess#GROUP_PAGES} of
+     * them (issue 35: a lookup among the pages of a large set touches a few segments' memory, not all
+     * of the map's): a set of 30,000 small members.
+     */
+    @Test
+    void inMemoryEachGroupOfALargeSetsPagesSharesASegment() {
+        MembersHeader h = MembersHeader.EMPTY;
+        for (int i = 0; i < 30_000; i++)
+            h = pages.put(KEY, h, b("element:" + i), new byte[0], false).header();
+        ChronicleMap<byte[], byte[]> map = pages.map();
+        Set<Integer> used = new HashSet<>();
+        for (int s = 0; s < map.segments(); s++) {
+            int segment = s;
+            try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(s)) {
+                c.forEachSegmentEntry(e -> used.add(segment));
+            }
+        }
+        int groups = (h.pageCount() + PageKeyAccess.GROUP_PAGES - 1) / PageKeyAccess.GROUP_PAGES;
+        assertThat(h.pageCount()).isGreaterThan(8 * PageKeyAccess.GROUP_PAGES);
+        assertThat(map.segments()).isGreaterThan(4 * groups);
+        assertThat(used).hasSizeBetween(2, groups);
     }
 
     @Test
