@@ -10,6 +10,7 @@ import dev.kvs.core.MemberWrite;
 import dev.kvs.core.RecordHeader;
 import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreConfig;
+import dev.kvs.core.StoreFullException;
 import dev.kvs.core.StoreStats;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
@@ -30,6 +31,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The edges of structure records in the Chronicle store: states other than complete, refusals, flushes. */
 class StructuresTest {
@@ -51,6 +54,37 @@ class StructuresTest {
     private static final Supplier<TxId> NO_TX = () -> {
         throw new AssertionError("no TxId may be taken");
     };
+
+    /**
+     * A store filled with one large hash refuses by its own count of bytes, never by a full pages map. In
+     * memory the hash's pages lie 64 to a segment ({@link PageKeyAccess}), so the segments holding its
+     * groups take more extra tiers than the others: the map's pool of extra tiers is shared by all
+     * segments (this passes with every page in one segment too), and it fails with a pages map sized a
+     * sixteenth of {@link MemberPages#layout}'s ("Attempt to allocate #9 extra segment tier, 8 is maximum").
+     */
+    @ParameterizedTest(name = "values of {0} bytes")
+    @ValueSource(ints = {0, 100, 1000, 8000})
+    void filledWithOneLargeHashTheStoreHitsItsOwnLimitFirst(int valueLength) {
+        StoreConfig config =
+                StoreConfig.builder().maxBytes(8 << 20).maxEntries(1_000).build();
+        try (ChronicleKvStore s = ChronicleKvStore.open(config)) {
+            StoreFullException full = null;
+            long members = 0;
+            for (int i = 0; full == null; i++) {
+                List<Member> batch = new ArrayList<>();
+                for (int m = 0; m < 50; m++) batch.add(new Member(b("field:" + i + ":" + m), new byte[valueLength]));
+                try {
+                    members += s.putMembers(b("big"), ValueType.HASH, batch, false, tx(i + 1))
+                            .changed();
+                } catch (StoreFullException e) {
+                    full = e;
+                }
+            }
+            assertThat(full.getMessage()).startsWith("store full: ").doesNotContain("backing map");
+            assertThat(s.members(b("big"), ValueType.HASH)).hasSize((int) members);
+            assertThat(members * (valueLength + 10)).isGreaterThan((8L << 20) / 4);
+        }
+    }
 
     @Test
     void aHashWhoseMembersHaveNotArrivedIsTypedButRefusesMemberOperationsUntilReplaced() {
