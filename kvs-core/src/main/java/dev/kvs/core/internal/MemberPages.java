@@ -138,6 +138,7 @@ final class MemberPages implements AutoCloseable {
         return pages;
     }
 
+    /** The pages map, opened now if not yet (package-private: a test reads how it placed the pages). */
     synchronized ChronicleMap<byte[], byte[]> map() {
         ChronicleMap<byte[], byte[]> m = map;
         if (m != null) return m;
@@ -743,7 +744,7 @@ final class MemberPages implements AutoCloseable {
         return dropped;
     }
 
-    private static int getInt(byte[] b, int at) {
+    static int getInt(byte[] b, int at) {
         return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | (b[at + 3] & 0xFF);
     }
 

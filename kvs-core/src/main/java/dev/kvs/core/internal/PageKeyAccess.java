@@ -60,17 +60,14 @@ class PageKeyAccess extends KeyBytesAccess {
         byte[] a = get();
         int keyLength = a.length - MemberPages.PAGE_KEY_EXTRA;
         long key = f.hashBytes(a, 4, keyLength);
-        int page = (a[a.length - 4] & 0xFF) << 24
-                | (a[a.length - 3] & 0xFF) << 16
-                | (a[a.length - 2] & 0xFF) << 8
-                | (a[a.length - 1] & 0xFF);
+        int page = MemberPages.getInt(a, a.length - 4); // MemberPages.pageKey's last four bytes
         long own = mix(key ^ (PAGE_MIX * (page + 1L)));
         long group = mix(key ^ (GROUP_MIX * ((page >>> GROUP_SHIFT) + 1L)));
         return (own & ~segmentMask) | (group & segmentMask);
     }
 
     /** The finaliser of SplitMix64: every input bit moves every output bit. */
-    static long mix(long z) {
+    private static long mix(long z) {
         z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
         return z ^ (z >>> 31);

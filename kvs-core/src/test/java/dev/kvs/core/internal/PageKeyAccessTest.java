@@ -92,8 +92,8 @@ class PageKeyAccessTest {
             for (int p = first; p < first + PageKeyAccess.GROUP_PAGES; p++) {
                 slots.add((access.getData(MemberPages.pageKey(key, p)).hash(xx) >>> bits) & 1023);
             }
-            // 64 pages in 1024 slots land on about 62 distinct ones; a clustered hash gives 64 at most
-            // only if its low bits vary, and 1 if they are the group's
+            // 64 pages spread over 1024 slots land on about 62 distinct ones; a hash whose group bits
+            // reached above the segment's would put a whole group on one slot
             assertThat(slots.size())
                     .as("distinct slots of a group of key %d", k)
                     .isGreaterThanOrEqualTo(52);
