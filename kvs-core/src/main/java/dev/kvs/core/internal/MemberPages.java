@@ -31,6 +31,9 @@ import org.slf4j.LoggerFactory;
  * persist in the data dir, so the hash may depend on neither the JVM nor the run). In memory, the map
  * keeps each run of {@link PageKeyAccess#GROUP_PAGES} pages of a structure in one of its segments
  * ({@link PageKeyAccess}); a map in a file places every page alone, by Chronicle's hash of its key.
+ * A structure of {@link PageDirectory.Directories#MIN_PAGES} pages or more has a {@link PageDirectory}:
+ * where its pages lie, so a write that changes nothing reads its page with no lookup of the map. Every
+ * write of a page here forgets the page's place after it.
  *
  * <p>The caller keeps each structure's {@link MembersHeader} (in the key's record) and passes it to
  * every operation; a write returns the next header, to store in the record in the same critical
@@ -119,13 +122,19 @@ final class MemberPages implements AutoCloseable {
     private volatile ChronicleMap<byte[], byte[]> map;
 
     private boolean closed;
+    /** Where the pages of large structures lie ({@link PageDirectory}); every page write forgets its page. */
+    private final PageDirectory.Directories directories;
     /** A {@link #settle} failed: see {@link #unsettled}. */
     private volatile boolean unsettled;
 
-    private MemberPages(StoreConfig config, DataDir dir) {
+    private MemberPages(StoreConfig config, DataDir dir, long directorySlots) {
         this.config = config;
         this.dir = dir;
+        this.directories = new PageDirectory.Directories(directorySlots);
     }
+
+    /** Slots of {@link PageDirectory} in all, 12 bytes of heap each: 12 MiB, for a million pages. */
+    static final long DIRECTORY_SLOTS = 1 << 20;
 
     /**
      * The pages map in memory ({@code dir == null}) or in {@code dir}'s {@code member-pages.dat}: opened
@@ -133,7 +142,12 @@ final class MemberPages implements AutoCloseable {
      * every data dir from before structures) takes no memory or disk for pages.
      */
     static MemberPages open(StoreConfig config, DataDir dir) {
-        MemberPages pages = new MemberPages(config, dir);
+        return open(config, dir, DIRECTORY_SLOTS);
+    }
+
+    /** {@link #open}, with at most {@code directorySlots} slots of {@link PageDirectory} (a test's small bound). */
+    static MemberPages open(StoreConfig config, DataDir dir, long directorySlots) {
+        MemberPages pages = new MemberPages(config, dir, directorySlots);
         if (dir != null && dir.file(FILE).exists()) pages.map();
         return pages;
     }
@@ -191,10 +205,15 @@ final class MemberPages implements AutoCloseable {
         ChronicleMap<byte[], byte[]> m = map;
         if (h.isEmpty() || m == null) return false;
         int p = PageAddress.pageOf(ADDRESS.hashBytes(member), h.pageCount());
+        PageDirectory d = h.pageCount() >= PageDirectory.Directories.MIN_PAGES ? directories.find(key) : null;
+        PageDirectory.Place seen = d == null ? null : d.place(p);
+        if (seen != null && seen.known()) return StoredPage.holds(seen.address(), seen.length(), member, value);
         try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey(key, p))) {
             q.readLock().lock();
             MapEntry<byte[], byte[]> entry = q.entry();
-            return entry != null && StoredPage.holds(entry.value(), member, value);
+            if (entry == null) return false;
+            if (d != null) d.offer(p, seen, entry.value());
+            return StoredPage.holds(entry.value(), member, value);
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
@@ -239,6 +258,14 @@ final class MemberPages implements AutoCloseable {
         checkSize(member.length, value.length);
         int n = Math.max(1, h.pageCount());
         int p = PageAddress.pageOf(ADDRESS.hashBytes(member), n);
+        PageDirectory d = directories.of(key, n);
+        if (d != null && !h.isEmpty()) {
+            PageDirectory.Place place = d.place(p);
+            if (place != null && place.known() && StoredPage.holds(place.address(), place.length(), member, value)) {
+                assert knownAt(key, p, place);
+                return new Write(h, true, wantPrevious ? value : null);
+            }
+        }
         ChronicleMap<byte[], byte[]> m = map;
         Write w;
         try (ExternalMapQueryContext<byte[], byte[], ?> q = (m == null ? map() : m).queryContext(pageKey(key, p))) {
@@ -246,6 +273,7 @@ final class MemberPages implements AutoCloseable {
             q.updateLock().lock();
             MapEntry<byte[], byte[]> entry = q.entry();
             boolean stored = !h.isEmpty() && entry != null;
+            if (stored && d != null) directories.grew(d.remember(p, entry.value()));
             if (stored && StoredPage.holds(entry.value(), member, value)) {
                 // the member has that value already: decided where the page lies, with no copy of the page
                 // (about 2 KiB per HSET or SADD of redis-benchmark, most of which change nothing), nor of
@@ -257,7 +285,12 @@ final class MemberPages implements AutoCloseable {
             beforeWrite.run();
             // a page split earlier in this write may hold copies of members it gave away: not members of it
             boolean hadMembers = pending.contains(p) || unsettled ? hasMembers(page, p, n) : page.length > 0;
-            w = write(h, n, page, at, member, value, wantPrevious, q, entry, hadMembers);
+            try {
+                w = write(h, n, page, at, member, value, wantPrevious, q, entry, hadMembers);
+            } finally {
+                if (d != null) d.forget(p);
+                else directories.forget(key, p);
+            }
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
@@ -360,7 +393,11 @@ final class MemberPages implements AutoCloseable {
             byte[] page = entry.value().getUsing(null);
             int at = MemberPage.find(page, member);
             if (at < 0) return new Write(h, false, null);
-            r = removeAt(h, page, at, q, entry, false, wantPrevious, pending.contains(p) || unsettled ? p : -1, n);
+            try {
+                r = removeAt(h, page, at, q, entry, false, wantPrevious, pending.contains(p) || unsettled ? p : -1, n);
+            } finally {
+                directories.forget(key, p);
+            }
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
@@ -421,7 +458,11 @@ final class MemberPages implements AutoCloseable {
             if (k == 0 || (draw != null && !draw.takes(p, k, random))) return null;
             int at = MemberPage.nth(own, random.nextInt(k));
             if (own != page) at = MemberPage.find(page, MemberPage.member(own, at));
-            return removeAt(h, page, at, q, entry, true, true, own != page ? p : -1, h.pageCount());
+            try {
+                return removeAt(h, page, at, q, entry, true, true, own != page ? p : -1, h.pageCount());
+            } finally {
+                directories.forget(key, p);
+            }
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
@@ -537,6 +578,7 @@ final class MemberPages implements AutoCloseable {
      */
     void deleteAll(byte[] key, MembersHeader h) {
         for (int p = 0; p < h.pageCount(); p++) store(key, p, MemberPage.EMPTY);
+        directories.drop(key);
     }
 
     /** The structure's canonical image ({@link StructureImage}): what replication ships whole. */
@@ -732,8 +774,10 @@ final class MemberPages implements AutoCloseable {
                 for (byte[] pageKey : pageKeys) {
                     int length = getInt(pageKey, 0);
                     byte[] key = Arrays.copyOfRange(pageKey, 4, 4 + length);
-                    if (!keep.test(key, getInt(pageKey, 4 + length))) {
+                    int page = getInt(pageKey, 4 + length);
+                    if (!keep.test(key, page)) {
                         m.remove(pageKey);
+                        directories.forget(key, page);
                         dropped++;
                     }
                 }
@@ -828,6 +872,8 @@ final class MemberPages implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
+        } finally {
+            directories.forget(key, page);
         }
     }
 
@@ -847,6 +893,32 @@ final class MemberPages implements AutoCloseable {
         b[at + 3] = (byte) v;
     }
 
+    /** The directory of the structure at {@code key}, or null: for tests. */
+    PageDirectory directory(byte[] key) {
+        return directories.find(key);
+    }
+
+    PageDirectory.Directories directories() {
+        return directories;
+    }
+
+    /** For assertions: whether page {@code p} of {@code key} is stored at {@code address} with {@code length} bytes. */
+    private boolean knownAt(byte[] key, int p, PageDirectory.Place place) {
+        long address = place.address();
+        int length = place.length();
+        try (ExternalMapQueryContext<byte[], byte[], ?> q = map.queryContext(pageKey(key, p))) {
+            q.readLock().lock();
+            MapEntry<byte[], byte[]> entry = q.entry();
+            if (entry == null) throw new AssertionError("page " + p + " remembered at " + address + " is not stored");
+            long at = entry.value().bytes().addressForRead(entry.value().offset());
+            if (at != address || entry.value().size() != length) {
+                throw new AssertionError("page " + p + " remembered at " + address + " (" + length
+                        + " bytes), stored at " + at + " (" + entry.value().size() + ")");
+            }
+            return true;
+        }
+    }
+
     /** Pages stored, in all structures. */
     long size() {
         ChronicleMap<byte[], byte[]> m = map;
@@ -856,6 +928,7 @@ final class MemberPages implements AutoCloseable {
     /** Removes every page of every structure (the store's clear, under all its locks). */
     void clear() {
         try {
+            directories.clear();
             ChronicleMap<byte[], byte[]> m = map;
             if (m != null) m.clear();
         } catch (RuntimeException e) {
@@ -871,6 +944,7 @@ final class MemberPages implements AutoCloseable {
     @Override
     public synchronized void close() {
         closed = true;
+        directories.clear();
         if (map != null) map.close();
     }
 }

@@ -4,7 +4,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import net.openhft.chronicle.bytes.RandomDataInput;
+import net.openhft.chronicle.core.UnsafeMemory;
 import net.openhft.chronicle.hash.Data;
+import sun.misc.Unsafe;
 
 /**
  * A {@link MemberPage} read where it lies in the pages map (a stored entry's value under its query
@@ -31,6 +33,70 @@ final class StoredPage {
         long v = at + MemberPage.varintSize(member.length) + member.length;
         int length = readVarint(in, v);
         return length == value.length && equal(in, v + MemberPage.varintSize(length), value, value.length);
+    }
+
+    /**
+     * Whether the page of {@code length} bytes at native {@code address} holds {@code member} with exactly
+     * {@code value}: as {@link #holds(Data, byte[], byte[])}, for a page whose place in the map's memory
+     * is known ({@link PageDirectory}), read with no lookup or lock of the map. Reads no byte outside
+     * [address, address + length), whatever those bytes are: a reader without the key's stripe may find
+     * them rewritten under it (it then throws away what it read), and false is all it gets.
+     */
+    static boolean holds(long address, int length, byte[] member, byte[] value) {
+        long end = address + length;
+        long at = find(address, end, member);
+        if (at < 0) return false;
+        long v = at + MemberPage.varintSize(member.length) + member.length;
+        int n = readVarint(v, end);
+        long start = v + MemberPage.varintSize(Math.max(n, 0));
+        return n == value.length && start + n <= end && equal(start, value, n);
+    }
+
+    private static final Unsafe U = UnsafeMemory.UNSAFE;
+
+    private static long find(long at, long end, byte[] member) {
+        int length = member.length;
+        while (at < end) {
+            int m = readVarint(at, end);
+            if (m < 0) return -1;
+            long start = at + MemberPage.varintSize(m);
+            long v = start + m;
+            if (v > end) return -1;
+            if (m == length && (m == 0 || U.getByte(v - 1) == member[m - 1]) && equal(start, member, m)) return at;
+            int n = readVarint(v, end);
+            if (n < 0) return -1;
+            at = v + MemberPage.varintSize(n) + n;
+        }
+        return -1;
+    }
+
+    private static boolean equal(long address, byte[] b, int length) {
+        int i = 0;
+        for (; i + Long.BYTES <= length; i += Long.BYTES) {
+            if (U.getLong(address + i) != (long) LONGS.get(b, i)) return false;
+        }
+        for (; i < length; i++) {
+            if (U.getByte(address + i) != b[i]) return false;
+        }
+        return true;
+    }
+
+    /** The varint at {@code address}, or -1 if it runs to {@code end} or past 31 bits. */
+    private static int readVarint(long address, long end) {
+        if (address >= end) return -1;
+        byte first = U.getByte(address);
+        if (first >= 0) return first;
+        int v = 0;
+        for (int shift = 0; shift <= 21 && address < end; shift += 7) {
+            byte x = U.getByte(address++);
+            v |= (x & 0x7F) << shift;
+            if (x >= 0) return v;
+        }
+        if (address < end) {
+            byte x = U.getByte(address);
+            if (x >= 0 && x < 8) return v | x << 28;
+        }
+        return -1;
     }
 
     /** Offset in {@code in} of {@code member}'s entry among the entries in [at, end), or -1. */
