@@ -3,7 +3,6 @@ package dev.kvs.core.internal;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-import net.openhft.chronicle.bytes.RandomDataInput;
 import net.openhft.chronicle.core.UnsafeMemory;
 import net.openhft.chronicle.hash.Data;
 import sun.misc.Unsafe;
@@ -16,29 +15,24 @@ import sun.misc.Unsafe;
  * Same format and results as {@link MemberPage}'s functions on the copied array.
  */
 final class StoredPage {
-    /**
-     * Eight bytes of an array in the order Chronicle reads eight bytes of its memory ({@link
-     * RandomDataInput#readLong(long)}: the platform's order), so two equal ranges read equal longs.
-     */
+    /** Eight bytes of an array in the platform's order, as {@link Unsafe#getLong(long)} reads memory: equal ranges read equal longs. */
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     private StoredPage() {}
 
-    /** Whether the stored {@code page} holds {@code member} with exactly {@code value}. */
+    /**
+     * Whether the stored {@code page} holds {@code member} with exactly {@code value}. The pages map's
+     * memory is native (in memory or a mapped file), so this reads it as {@link #holds(long, int, byte[],
+     * byte[])} does, at the value's address.
+     */
     static boolean holds(Data<byte[]> page, byte[] member, byte[] value) {
-        RandomDataInput in = page.bytes();
-        long start = page.offset();
-        long at = find(in, start, start + page.size(), member);
-        if (at < 0) return false;
-        long v = at + MemberPage.varintSize(member.length) + member.length;
-        int length = readVarint(in, v);
-        return length == value.length && equal(in, v + MemberPage.varintSize(length), value, value.length);
+        return holds(page.bytes().addressForRead(page.offset()), (int) page.size(), member, value);
     }
 
     /**
      * Whether the page of {@code length} bytes at native {@code address} holds {@code member} with exactly
-     * {@code value}: as {@link #holds(Data, byte[], byte[])}, for a page whose place in the map's memory
-     * is known ({@link PageDirectory}), read with no lookup or lock of the map. Reads no byte outside
+     * {@code value}: for a page whose place in the map's memory is known ({@link PageDirectory}), read with
+     * no lookup or lock of the map, or one looked up just now. Reads no byte outside
      * [address, address + length), whatever those bytes are: a reader without the key's stripe may find
      * them rewritten under it (it then throws away what it read), and false is all it gets.
      */
@@ -97,45 +91,5 @@ final class StoredPage {
             if (x >= 0 && x < 8) return v | x << 28;
         }
         return -1;
-    }
-
-    /** Offset in {@code in} of {@code member}'s entry among the entries in [at, end), or -1. */
-    private static long find(RandomDataInput in, long at, long end, byte[] member) {
-        int length = member.length;
-        while (at < end) {
-            int m = readVarint(in, at);
-            long start = at + MemberPage.varintSize(m);
-            // as MemberPage.find: members often share a prefix, their last bytes differ first
-            if (m == length && (m == 0 || in.readByte(start + m - 1) == member[m - 1]) && equal(in, start, member, m))
-                return at;
-            long v = start + m;
-            int n = readVarint(in, v);
-            at = v + MemberPage.varintSize(n) + n;
-        }
-        return -1;
-    }
-
-    /** Whether the {@code length} bytes of {@code in} at {@code at} are the first {@code length} of {@code b}. */
-    private static boolean equal(RandomDataInput in, long at, byte[] b, int length) {
-        int i = 0;
-        for (; i + Long.BYTES <= length; i += Long.BYTES) {
-            if (in.readLong(at + i) != (long) LONGS.get(b, i)) return false;
-        }
-        for (; i < length; i++) {
-            if (in.readByte(at + i) != b[i]) return false;
-        }
-        return true;
-    }
-
-    private static int readVarint(RandomDataInput in, long at) {
-        byte first = in.readByte(at);
-        if (first >= 0) return first; // the common case: a length below 128
-        int v = 0;
-        for (int shift = 0; ; shift += 7) {
-            if (shift > 28) throw new IllegalArgumentException("corrupt page: varint too long at " + at);
-            byte x = in.readByte(at++);
-            v |= (x & 0x7F) << shift;
-            if (x >= 0) return v;
-        }
     }
 }
