@@ -11,6 +11,9 @@ package dev.kvs.core;
  * @param maxBytes configured key + value byte capacity
  * @param offHeapBytes off-heap memory reserved by the backing maps
  * @param persistent whether the store is backed by files
+ * @param pageDirectorySlots slots of the large hashes' and sets' page directories, each where one page
+ *     lies (on the heap, about 12 bytes each; a cache: dropped whole when full)
+ * @param maxPageDirectorySlots the bound on {@code pageDirectorySlots}
  */
 public record StoreStats(
         long entries,
@@ -20,4 +23,20 @@ public record StoreStats(
         long maxEntries,
         long maxBytes,
         long offHeapBytes,
-        boolean persistent) {}
+        boolean persistent,
+        long pageDirectorySlots,
+        long maxPageDirectorySlots) {
+
+    /** A store with no page directories. */
+    public StoreStats(
+            long entries,
+            long liveEntries,
+            long keyBytes,
+            long valueBytes,
+            long maxEntries,
+            long maxBytes,
+            long offHeapBytes,
+            boolean persistent) {
+        this(entries, liveEntries, keyBytes, valueBytes, maxEntries, maxBytes, offHeapBytes, persistent, 0, 0);
+    }
+}

@@ -1076,7 +1076,9 @@ final class ChronicleKvStore implements KvStore {
                     capacity.maxEntries(),
                     capacity.maxBytes(),
                     records.offHeapMemoryUsed() + chunks.offHeapMemoryUsed() + pages.offHeapMemoryUsed(),
-                    dataDir != null);
+                    dataDir != null,
+                    pages.directories().slots(),
+                    pages.directories().maxSlots());
         } finally {
             gate.exit(slot);
         }

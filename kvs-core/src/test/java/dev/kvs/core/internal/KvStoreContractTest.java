@@ -731,7 +731,9 @@ abstract class KvStoreContractTest {
                         10_000,
                         160L << 20,
                         store.stats().offHeapBytes(),
-                        store.stats().persistent()));
+                        store.stats().persistent(),
+                        0,
+                        store.stats().maxPageDirectorySlots()));
         store.put(key("k1"), complete(1, "again"));
         assertThat(store.size()).isEqualTo(1);
     }

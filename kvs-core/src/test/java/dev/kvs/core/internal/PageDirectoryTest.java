@@ -308,6 +308,23 @@ class PageDirectoryTest {
         }
     }
 
+    /** The store's stats count the directories' slots, within their bound, and a clear drops them. */
+    @Test
+    void theStoresStatsShowTheDirectoriesSlotsAndTheirBound() {
+        try (ChronicleKvStore store = ChronicleKvStore.open(CONFIG)) {
+            assertThat(store.stats().pageDirectorySlots()).isZero();
+            assertThat(store.stats().maxPageDirectorySlots()).isEqualTo(MemberPages.DIRECTORY_SLOTS);
+            List<dev.kvs.core.Member> members = new ArrayList<>();
+            for (int i = 0; i < 2_000; i++) members.add(dev.kvs.core.Member.of(b("member:" + i)));
+            store.putMembers(b("set"), dev.kvs.core.ValueType.SET, members, false, () -> dev.kvs.core.TxId.of(1, 1));
+            store.putMembers(b("set"), dev.kvs.core.ValueType.SET, members, false, () -> dev.kvs.core.TxId.of(1, 2));
+            long slots = store.stats().pageDirectorySlots();
+            assertThat(slots).isBetween((long) PageDirectory.Directories.MIN_PAGES, MemberPages.DIRECTORY_SLOTS);
+            store.clear();
+            assertThat(store.stats().pageDirectorySlots()).isZero();
+        }
+    }
+
     /** The field's value after its k-th write: short and long in turn, so its page is reallocated. */
     private static byte[] valueOf(long k) {
         String v = "v" + k;

@@ -452,6 +452,16 @@ public final class NodeMetrics implements AutoCloseable {
         storeGauge("kvs.memory.values", "bytes", "Bytes of values held", StoreStats::valueBytes);
         storeGauge("kvs.memory.max", "bytes", "Configured key + value byte capacity", StoreStats::maxBytes);
         storeGauge("kvs.memory.offheap", "bytes", "Off-heap memory reserved by the store", StoreStats::offHeapBytes);
+        storeGauge(
+                "kvs.store.page.directory.slots",
+                null,
+                "Slots of the page directories of large hashes and sets (heap, about 12 bytes each)",
+                StoreStats::pageDirectorySlots);
+        storeGauge(
+                "kvs.store.page.directory.max.slots",
+                null,
+                "Bound on the page directories' slots; past it they are dropped and found again",
+                StoreStats::maxPageDirectorySlots);
     }
 
     private void storeGauge(String name, String unit, String description, ToDoubleFunction<StoreStats> f) {

@@ -286,6 +286,10 @@ class RespServerTest {
                 .contains("kvs_last_txid:1:1");
         String one = resp.command("INFO", "keyspace");
         assertThat(one).contains("# Keyspace").doesNotContain("# Server");
+        // the page directories' slots and their bound (none yet: no large hash or set)
+        assertThat(resp.command("INFO", "memory"))
+                .contains("\r\nkvs_page_directory_slots:0\r\n")
+                .contains("\r\nkvs_page_directory_max_slots:1048576\r\n");
     }
 
     @Test
