@@ -197,9 +197,11 @@ final class MemberPages implements AutoCloseable {
     }
 
     /**
-     * Whether {@code member} has exactly {@code value}: read where its page lies, under the page's
-     * segment read lock only, with no copy of the page. For a caller that does not hold the key's stripe
-     * (it validates its reads after, {@link KeyStripes#validate}).
+     * Whether {@code member} has exactly {@code value}: read where its page lies, with no copy of the
+     * page; where the structure's {@link PageDirectory} says it lies (no lookup, no lock), else under the
+     * page's segment read lock, offering the directory the place found. For a caller that does not hold
+     * the key's stripe: it validates its reads after ({@link KeyStripes#validate}), since a write may
+     * change the page under either read.
      */
     boolean holds(byte[] key, MembersHeader h, byte[] member, byte[] value) {
         ChronicleMap<byte[], byte[]> m = map;
