@@ -12,7 +12,7 @@ package dev.kvs.core;
  * @param offHeapBytes off-heap memory reserved by the backing maps
  * @param persistent whether the store is backed by files
  * @param pageDirectorySlots slots of the large hashes' and sets' page directories, each where one page
- *     lies (on the heap, about 12 bytes each; a cache: dropped whole when full)
+ *     lies (on the heap, about 28 bytes each; a cache: dropped whole when full)
  * @param maxPageDirectorySlots the bound on {@code pageDirectorySlots}
  */
 public record StoreStats(

@@ -133,8 +133,11 @@ final class MemberPages implements AutoCloseable {
         this.directories = new PageDirectory.Directories(directorySlots);
     }
 
-    /** Slots of {@link PageDirectory} in all, 12 bytes of heap each: 12 MiB, for a million pages. */
-    static final long DIRECTORY_SLOTS = 1 << 20;
+    /**
+     * Slots of {@link PageDirectory} in all, about 28 bytes of heap each: 14 MiB at most, for half a
+     * million pages (16 million small members).
+     */
+    static final long DIRECTORY_SLOTS = 1 << 19;
 
     /**
      * The pages map in memory ({@code dir == null}) or in {@code dir}'s {@code member-pages.dat}: opened

@@ -10,7 +10,7 @@ import net.openhft.chronicle.hash.Data;
 
 /**
  * Where each page of one large hash or set lies in the pages map's memory ({@link MemberPages}): its
- * value's native address and length, as a lookup of the page under the key's stripe last found it. A
+ * value's native address and length, as the last lookup of the page found it. A
  * write that changes nothing (an {@code SADD} of a member there, an {@code HSET} of the value a field
  * has) then reads its page where it lies, with no lookup of the map and no segment lock: in a set of
  * 3,125 pages that lookup was over a third of a {@code SADD}'s CPU (issue 35).
@@ -105,8 +105,8 @@ final class PageDirectory {
     }
 
     /**
-     * The directories of one pages map, by structure key: bounded by {@link #maxSlots} slots (12 bytes
-     * of heap each) in all; past it, every directory is dropped and they are found again page by page. A
+     * The directories of one pages map, by structure key: bounded by {@link #maxSlots} slots in all
+     * (about 28 bytes of heap each: the slot's reference and its place); past it, every directory is dropped and they are found again page by page. A
      * holder of a dropped directory may use it to the end of its write: what it says is still true. The
      * count is approximate under concurrent writers (a drop and a new directory may cross), never by more
      * than a directory per writer.

@@ -455,7 +455,7 @@ public final class NodeMetrics implements AutoCloseable {
         storeGauge(
                 "kvs.store.page.directory.slots",
                 null,
-                "Slots of the page directories of large hashes and sets (heap, about 12 bytes each)",
+                "Slots of the page directories of large hashes and sets (heap, about 28 bytes each)",
                 StoreStats::pageDirectorySlots);
         storeGauge(
                 "kvs.store.page.directory.max.slots",

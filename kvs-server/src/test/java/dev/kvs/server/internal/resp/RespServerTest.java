@@ -289,7 +289,7 @@ class RespServerTest {
         // the page directories' slots and their bound (none yet: no large hash or set)
         assertThat(resp.command("INFO", "memory"))
                 .contains("\r\nkvs_page_directory_slots:0\r\n")
-                .contains("\r\nkvs_page_directory_max_slots:1048576\r\n");
+                .contains("\r\nkvs_page_directory_max_slots:524288\r\n");
     }
 
     @Test
