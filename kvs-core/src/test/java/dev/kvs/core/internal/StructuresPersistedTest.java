@@ -71,7 +71,11 @@ class StructuresPersistedTest {
             assertThat(hashHeader.type()).isEqualTo(ValueType.HASH);
             assertThat(hashHeader.txId()).isEqualTo(TxId.of(1, 2));
             assertThat(s.header(b("s"))).isEqualTo(setHeader);
-            assertThat(s.stats()).isEqualTo(before);
+            // all but the page directories: a cache of where pages lie in memory, found again after an open
+            assertThat(s.stats())
+                    .usingRecursiveComparison()
+                    .ignoringFields("pageDirectorySlots")
+                    .isEqualTo(before);
             assertThat(s.keysWithExpiry()).isEqualTo(1);
             assertThat(s.memberCount(b("h"), ValueType.HASH)).isEqualTo(2_000);
             Map<String, byte[]> read = new HashMap<>();
@@ -117,7 +121,11 @@ class StructuresPersistedTest {
             assertThat(s.get(b("c"))).isEqualTo(chunked);
             assertThat(s.header(b("t")).state()).isEqualTo(RecordState.TOMBSTONE);
             assertThat(s.header(b("a")).type()).isEqualTo(ValueType.STRING);
-            assertThat(s.stats()).isEqualTo(before);
+            // all but the page directories: a cache of where pages lie in memory, found again after an open
+            assertThat(s.stats())
+                    .usingRecursiveComparison()
+                    .ignoringFields("pageDirectorySlots")
+                    .isEqualTo(before);
             s.putMembers(b("h"), ValueType.HASH, List.of(new Member(b("f"), b("v"))), false, () -> TxId.of(2, 1));
             assertThat(s.getMembers(b("h"), ValueType.HASH, List.of(b("f")))).containsExactly(b("v"));
         }
