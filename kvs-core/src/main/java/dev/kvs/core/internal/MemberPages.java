@@ -273,6 +273,10 @@ final class MemberPages implements AutoCloseable {
         }
         ChronicleMap<byte[], byte[]> m = map;
         Write w;
+        // the page's place is forgotten after its context is closed: Chronicle stores the entry's checksum
+        // as the context lets go of its lock, and a kill before that drops the entry at recovery, so nothing
+        // more than before is done between the two
+        boolean writing = false;
         try (ExternalMapQueryContext<byte[], byte[], ?> q = (m == null ? map() : m).queryContext(pageKey(key, p))) {
             // one lookup of the page for the whole write: read, then rewritten in place of the entry
             q.updateLock().lock();
@@ -290,14 +294,15 @@ final class MemberPages implements AutoCloseable {
             beforeWrite.run();
             // a page split earlier in this write may hold copies of members it gave away: not members of it
             boolean hadMembers = pending.contains(p) || unsettled ? hasMembers(page, p, n) : page.length > 0;
-            try {
-                w = write(h, n, page, at, member, value, wantPrevious, q, entry, hadMembers);
-            } finally {
+            writing = true;
+            w = write(h, n, page, at, member, value, wantPrevious, q, entry, hadMembers);
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        } finally {
+            if (writing) {
                 if (d != null) d.forget(p);
                 else directories.forget(key, p);
             }
-        } catch (RuntimeException e) {
-            throw ChronicleMaps.translate(e);
         }
         MembersHeader next = w.header();
         // after the page's context is closed: a split writes other pages of the map
@@ -391,6 +396,7 @@ final class MemberPages implements AutoCloseable {
         int n = h.pageCount();
         int p = PageAddress.pageOf(ADDRESS.hashBytes(member), n);
         Removed r;
+        boolean writing = false; // the page's place forgotten once the context is closed (see put)
         try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey(key, p))) {
             q.updateLock().lock();
             MapEntry<byte[], byte[]> entry = q.entry();
@@ -398,13 +404,12 @@ final class MemberPages implements AutoCloseable {
             byte[] page = entry.value().getUsing(null);
             int at = MemberPage.find(page, member);
             if (at < 0) return new Write(h, false, null);
-            try {
-                r = removeAt(h, page, at, q, entry, false, wantPrevious, pending.contains(p) || unsettled ? p : -1, n);
-            } finally {
-                directories.forget(key, p);
-            }
+            writing = true;
+            r = removeAt(h, page, at, q, entry, false, wantPrevious, pending.contains(p) || unsettled ? p : -1, n);
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
+        } finally {
+            if (writing) directories.forget(key, p);
         }
         return new Write(afterRemove(key, h, r, pending), true, r.value());
     }
@@ -451,6 +456,7 @@ final class MemberPages implements AutoCloseable {
      */
     private Removed popFrom(
             ChronicleMap<byte[], byte[]> m, byte[] key, int p, MembersHeader h, RandomGenerator random, PageDraw draw) {
+        boolean writing = false; // the page's place forgotten once the context is closed (see put)
         try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey(key, p))) {
             q.updateLock().lock();
             MapEntry<byte[], byte[]> entry = q.entry();
@@ -463,13 +469,12 @@ final class MemberPages implements AutoCloseable {
             if (k == 0 || (draw != null && !draw.takes(p, k, random))) return null;
             int at = MemberPage.nth(own, random.nextInt(k));
             if (own != page) at = MemberPage.find(page, MemberPage.member(own, at));
-            try {
-                return removeAt(h, page, at, q, entry, true, true, own != page ? p : -1, h.pageCount());
-            } finally {
-                directories.forget(key, p);
-            }
+            writing = true;
+            return removeAt(h, page, at, q, entry, true, true, own != page ? p : -1, h.pageCount());
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
+        } finally {
+            if (writing) directories.forget(key, p);
         }
     }
 
