@@ -118,14 +118,25 @@ final class ChronicleKvStore implements KvStore {
         }
     }
 
-    /** After a crash: structures made whole again from their pages ({@link Structures#repairAfterCrash}). */
+    /**
+     * After a crash: records torn by the kill fenced ({@link RecordMaps#fenceTorn}), then structures made
+     * whole again from their pages, or fenced for a torn page ({@link Structures#repairAfterCrash}).
+     */
     private void repairStructures() {
+        long torn = records.fenceTorn();
+        if (torn > 0) {
+            LOG.warn(
+                    "after a crash: {} keys whose record the crash tore in the middle of its write fenced (LOST), in {}",
+                    torn,
+                    dataDir.path());
+        }
         Structures.Repaired r = structures.repairAfterCrash();
         if (r.records() > 0 || r.pages() > 0) {
             LOG.warn(
-                    "after a crash: {} structures' records rewritten to match their member pages, {} pages no record"
-                            + " covers removed, in {}",
+                    "after a crash: {} structures' records rewritten to match their member pages ({} of them fenced"
+                            + " (LOST) for a page the crash tore), {} pages no record covers removed, in {}",
                     r.records(),
+                    r.fenced(),
                     r.pages(),
                     dataDir.path());
         }

@@ -14,12 +14,14 @@ import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import java.util.random.RandomGenerator;
 import net.openhft.chronicle.algo.hashing.LongHashFunction;
+import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.hash.serialization.impl.ByteArraySizedReader;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
 import net.openhft.chronicle.map.MapSegmentContext;
+import net.openhft.chronicle.map.VanillaChronicleMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -120,6 +122,8 @@ final class MemberPages implements AutoCloseable {
     private final DataDir dir;
     /** Opened by the first page write (or at once if the dir holds the file): null until then. */
     private volatile ChronicleMap<byte[], byte[]> map;
+    /** Bytes after each stored page's own: {@link PageMarshaller#TRAILER} if the map checksums its pages; set before {@link #map}. */
+    private int trailer;
 
     private boolean closed;
     /** Where the pages of large structures lie ({@link PageDirectory}); every page write forgets its page. */
@@ -155,6 +159,14 @@ final class MemberPages implements AutoCloseable {
         return pages;
     }
 
+    /**
+     * Where the page a lookup found lies in the map's memory, and its own bytes' length: without the
+     * checksum a file's page ends with ({@link PageMarshaller}).
+     */
+    PageDirectory.Place placeOf(Data<byte[]> value) {
+        return new PageDirectory.Place(value.bytes().addressForRead(value.offset()), (int) value.size() - trailer);
+    }
+
     /** The pages map, opened now if not yet (package-private: a test reads how it placed the pages). */
     synchronized ChronicleMap<byte[], byte[]> map() {
         ChronicleMap<byte[], byte[]> m = map;
@@ -174,7 +186,10 @@ final class MemberPages implements AutoCloseable {
                 .averageValueSize(PAGE_TARGET)
                 .putReturnsNull(true)
                 .removeReturnsNull(true);
+        // a new file checksums each page (a file keeps the marshaller it was made with)
+        if (dir != null) b.valueMarshallers(PageMarshaller.INSTANCE, PageMarshaller.INSTANCE);
         m = ChronicleMaps.open(layout.applyTo(b), dir, FILE);
+        trailer = ((VanillaChronicleMap<?, ?, ?>) m).valueReader instanceof PageMarshaller ? PageMarshaller.TRAILER : 0;
         map = m;
         return m;
     }
@@ -217,8 +232,9 @@ final class MemberPages implements AutoCloseable {
             q.readLock().lock();
             MapEntry<byte[], byte[]> entry = q.entry();
             if (entry == null) return false;
-            if (d != null) d.offer(p, seen, entry.value());
-            return StoredPage.holds(entry.value(), member, value);
+            PageDirectory.Place found = placeOf(entry.value());
+            if (d != null) d.offer(p, seen, found);
+            return StoredPage.holds(found.address(), found.length(), member, value);
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
@@ -282,8 +298,9 @@ final class MemberPages implements AutoCloseable {
             q.updateLock().lock();
             MapEntry<byte[], byte[]> entry = q.entry();
             boolean stored = !h.isEmpty() && entry != null;
-            if (stored && d != null) directories.grew(d.remember(p, entry.value()));
-            if (stored && StoredPage.holds(entry.value(), member, value)) {
+            PageDirectory.Place found = stored ? placeOf(entry.value()) : null;
+            if (stored && d != null) directories.grew(d.remember(p, found));
+            if (stored && StoredPage.holds(found.address(), found.length(), member, value)) {
                 // the member has that value already: decided where the page lies, with no copy of the page
                 // (about 2 KiB per HSET or SADD of redis-benchmark, most of which change nothing), nor of
                 // the previous value, which is the one given
@@ -374,6 +391,7 @@ final class MemberPages implements AutoCloseable {
         WriteFaults.beforeWrite();
         if (entry == null) q.insert(q.absentEntry(), q.wrapValueAsData(updated));
         else q.replaceValue(entry, q.wrapValueAsData(updated));
+        if (WriteFaults.written != null) WriteFaults.afterWrite(q.entry().value());
         int added = MemberPage.entrySize(member.length, value.length);
         digest += DIGEST.hashBytes(updated, updated.length - added, added);
         bytes += added;
@@ -507,6 +525,8 @@ final class MemberPages implements AutoCloseable {
         WriteFaults.beforeWrite();
         if (rest.length == 0) q.remove(entry);
         else q.replaceValue(entry, q.wrapValueAsData(rest));
+        if (WriteFaults.written != null && rest.length > 0)
+            WriteFaults.afterWrite(q.entry().value());
         boolean leftEmpty = split < 0 ? rest.length == 0 : !hasMembers(rest, split, n);
         return new Removed(name, value, end - at, digest, leftEmpty);
     }
@@ -742,10 +762,15 @@ final class MemberPages implements AutoCloseable {
      * and returns the header they make: each page keeps the members its hash names (dropping the copies
      * a split or merge cut short left), and the count, bytes, digest and stored pages are recounted (a
      * write cut short between its pages and its record leaves them behind). Pages at or beyond pageCount
-     * are {@link #dropPages}'s. {@link MembersHeader#EMPTY} if no member is left.
+     * are {@link #dropPages}'s. {@link MembersHeader#EMPTY} if no member is left; null, with no page
+     * changed, if a page is torn (a kill in the middle of its copy in place: its checksum does not match,
+     * or its entries do not parse), and so what the structure held is not known.
      */
     MembersHeader repair(byte[] key, MembersHeader h) {
         int n = h.pageCount();
+        for (int p = 0; p < n; p++) {
+            if (!intact(key, p)) return null;
+        }
         long count = 0;
         long bytes = 0;
         long digest = 0;
@@ -764,6 +789,30 @@ final class MemberPages implements AutoCloseable {
             }
         }
         return count == 0 ? MembersHeader.EMPTY : new MembersHeader(count, n, stored, digest, bytes);
+    }
+
+    /**
+     * Whether page {@code p} of {@code key} is absent or whole: its checksum matches ({@link
+     * PageMarshaller}; a map without them: always) and its entries parse, each ending within the page.
+     */
+    private boolean intact(byte[] key, int p) {
+        ChronicleMap<byte[], byte[]> m = map;
+        if (m == null) return true;
+        try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey(key, p))) {
+            q.readLock().lock();
+            MapEntry<byte[], byte[]> entry = q.entry();
+            if (entry == null) return true;
+            Data<byte[]> v = entry.value();
+            if (trailer > 0 && !PageMarshaller.intact(v.bytes(), v.offset(), v.size())) return false;
+            byte[] page = v.getUsing(null);
+            for (int at = 0; at < page.length; ) {
+                at = MemberPage.entryEnd(page, at);
+                if (at < 0 || at > page.length) return false;
+            }
+            return true;
+        } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+            return false; // a varint that does not end, or an entry past the page's end
+        }
     }
 
     /**
@@ -920,10 +969,10 @@ final class MemberPages implements AutoCloseable {
             q.readLock().lock();
             MapEntry<byte[], byte[]> entry = q.entry();
             if (entry == null) throw new AssertionError("page " + p + " remembered at " + address + " is not stored");
-            long at = entry.value().bytes().addressForRead(entry.value().offset());
-            if (at != address || entry.value().size() != length) {
+            PageDirectory.Place stored = placeOf(entry.value());
+            if (stored.address() != address || stored.length() != length) {
                 throw new AssertionError("page " + p + " remembered at " + address + " (" + length
-                        + " bytes), stored at " + at + " (" + entry.value().size() + ")");
+                        + " bytes), stored at " + stored.address() + " (" + stored.length() + ")");
             }
             return true;
         }

@@ -6,7 +6,6 @@ import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import net.openhft.chronicle.hash.Data;
 
 /**
  * Where each page of one large hash or set lies in the pages map's memory ({@link MemberPages}): its
@@ -63,10 +62,10 @@ final class PageDirectory {
     }
 
     /**
-     * Remembers where page {@code p}'s stored {@code value} lies, found by a lookup under the key's stripe
-     * (and the lookup's lock). Returns how many slots the directory grew by.
+     * Remembers that page {@code p} lies at {@code place}, found by a lookup under the key's stripe (and
+     * the lookup's lock). Returns how many slots the directory grew by.
      */
-    int remember(int p, Data<byte[]> value) {
+    int remember(int p, Place place) {
         Place[] s = slots;
         int grown = 0;
         if (p >= s.length) {
@@ -75,29 +74,25 @@ final class PageDirectory {
             s = Arrays.copyOf(s, size);
             slots = s;
         }
-        SLOT.setRelease(s, p, placeOf(value));
+        SLOT.setRelease(s, p, place);
         return grown;
     }
 
     /**
-     * Remembers where page {@code p}'s stored {@code value} lies, found by a lookup without the key's
-     * stripe (and under the lookup's lock), if the slot still holds {@code seen}, read before that lookup.
+     * Remembers that page {@code p} lies at {@code found}, found by a lookup without the key's stripe (and
+     * under the lookup's lock), if the slot still holds {@code seen}, read before that lookup.
      * A write of the page between the two forgot it after writing, and left a new place in the slot: then
      * this offer fails, and what it found (maybe the page before that write) is not remembered.
      */
-    void offer(int p, Place seen, Data<byte[]> value) {
+    void offer(int p, Place seen, Place found) {
         Place[] s = slots;
-        if (p < s.length) SLOT.compareAndSet(s, p, seen, placeOf(value));
+        if (p < s.length) SLOT.compareAndSet(s, p, seen, found);
     }
 
     /** Forgets where page {@code p} lies: called after each write of the page, before the stripe is let go. */
     void forget(int p) {
         Place[] s = slots;
         if (p < s.length) SLOT.setRelease(s, p, new Place(0, 0));
-    }
-
-    private static Place placeOf(Data<byte[]> value) {
-        return new Place(value.bytes().addressForRead(value.offset()), (int) value.size());
     }
 
     int slots() {

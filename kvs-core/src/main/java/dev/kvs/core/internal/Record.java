@@ -121,6 +121,14 @@ sealed class Record permits ValueInto {
                 state, txId.epoch(), txId.seq(), checksum, valueLength, blobId, value, expireAtMillis, type, members);
     }
 
+    /**
+     * This record fenced: {@link RecordState#LOST}, its TxId, type, checksum, length and expiry kept, its
+     * value, blob or members dropped. For a key whose bytes a crash tore, so what it held is not known.
+     */
+    Record fenced() {
+        return new Record(RecordState.LOST, epoch, seq, checksum, valueLength, NO_BLOB, null, expireAt, type, null);
+    }
+
     boolean isStructure() {
         return type.isStructure();
     }

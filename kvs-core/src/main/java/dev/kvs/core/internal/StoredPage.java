@@ -4,7 +4,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import net.openhft.chronicle.core.UnsafeMemory;
-import net.openhft.chronicle.hash.Data;
 import sun.misc.Unsafe;
 
 /**
@@ -19,15 +18,6 @@ final class StoredPage {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     private StoredPage() {}
-
-    /**
-     * Whether the stored {@code page} holds {@code member} with exactly {@code value}. The pages map's
-     * memory is native (in memory or a mapped file), so this reads it as {@link #holds(long, int, byte[],
-     * byte[])} does, at the value's address.
-     */
-    static boolean holds(Data<byte[]> page, byte[] member, byte[] value) {
-        return holds(page.bytes().addressForRead(page.offset()), (int) page.size(), member, value);
-    }
 
     /**
      * Whether the page of {@code length} bytes at native {@code address} holds {@code member} with exactly

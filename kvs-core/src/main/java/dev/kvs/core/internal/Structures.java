@@ -65,16 +65,24 @@ final class Structures {
      * complete structure whole from its pages below pageCount and writes its record again if its header
      * was behind them ({@link MemberPages#repair}: copies left by a split or merge cut short dropped;
      * count, bytes and digest of a write cut short between its pages and its record recounted; one left
-     * with no member becomes a tombstone of the same TxId), then removes every page no record covers.
+     * with no member becomes a tombstone of the same TxId; one with a torn page, {@link
+     * dev.kvs.core.RecordState#LOST}, fenced), then removes every page no record covers.
      * A write cut short keeps the changes to members it made before its record: a write of several
      * members may so be found partly done, under the TxId of the write before it. Returns what it did.
      */
     Repaired repairAfterCrash() {
         long[] rewritten = {0};
+        long[] fenced = {0};
         records.forEachKey(key -> {
             Record r = records.header(key);
             if (r == null || r.members == null) return;
             MembersHeader h = pages.repair(key, r.members);
+            if (h == null) { // a torn page: what the structure held is not known, so its key is fenced
+                records.put(key, r.fenced());
+                rewritten[0]++;
+                fenced[0]++;
+                return;
+            }
             if (h.equals(r.members)) return;
             Record next = h.isEmpty()
                     ? Record.inline(StoredValue.tombstone(r.header().txId()))
@@ -86,11 +94,14 @@ final class Structures {
             Record r = records.header(key);
             return r != null && r.members != null && page < r.members.pageCount();
         });
-        return new Repaired(rewritten[0], dropped);
+        return new Repaired(rewritten[0], dropped, fenced[0]);
     }
 
-    /** What {@link #repairAfterCrash} did: records rewritten, pages removed. */
-    record Repaired(long records, long pages) {}
+    /**
+     * What {@link #repairAfterCrash} did: records rewritten, pages removed, and of those records the
+     * structures fenced ({@link dev.kvs.core.RecordState#LOST}) for a torn page.
+     */
+    record Repaired(long records, long pages, long fenced) {}
 
     /**
      * The members header of {@code old} if it is a {@code type}; {@link MembersHeader#EMPTY} if the key

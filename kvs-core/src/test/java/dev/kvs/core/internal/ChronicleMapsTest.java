@@ -7,9 +7,13 @@ import dev.kvs.core.EntryTooLargeException;
 import dev.kvs.core.KvsException;
 import dev.kvs.core.StorageException;
 import dev.kvs.core.StoreFullException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import net.openhft.chronicle.core.io.ClosedIllegalStateException;
 import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ChronicleMapBuilder;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ChronicleMapsTest {
     @Test
@@ -71,5 +75,47 @@ class ChronicleMapsTest {
                 .isInstanceOf(StorageException.class)
                 .hasMessageContaining("first");
         assertThat(closed[1]).isTrue();
+    }
+
+    @Test
+    void aFileMadeWithChronicleEntryChecksumsIsRewrittenWithoutThemKeepingEveryEntry(@TempDir Path tmp)
+            throws Exception {
+        DataDir dir = DataDir.open(tmp);
+        try (ChronicleMap<byte[], byte[]> old = builder().checksumEntries(true).createPersistedTo(dir.file("m.dat"))) {
+            for (int i = 0; i < 500; i++) old.put(("k" + i).getBytes(), ("v" + i).getBytes());
+        }
+        dir.close(true);
+        for (int open = 0; open < 2; open++) {
+            dir = DataDir.open(tmp);
+            try (ChronicleMap<byte[], byte[]> map = ChronicleMaps.open(builder(), dir, "m.dat")) {
+                assertThat(ChronicleMaps.checksumsEntries(map))
+                        .as("open %d", open)
+                        .isFalse();
+                assertThat(map.longSize()).isEqualTo(500);
+                for (int i = 0; i < 500; i++) {
+                    assertThat(new String(map.get(("k" + i).getBytes()))).isEqualTo("v" + i);
+                }
+            } finally {
+                dir.close(true);
+            }
+        }
+        assertThat(Files.exists(tmp.resolve("m.dat.rewrite"))).isFalse();
+    }
+
+    @Test
+    void aNewFileHasNoChronicleEntryChecksums(@TempDir Path tmp) {
+        DataDir dir = DataDir.open(tmp);
+        try (ChronicleMap<byte[], byte[]> map = ChronicleMaps.open(builder(), dir, "m.dat")) {
+            assertThat(ChronicleMaps.checksumsEntries(map)).isFalse();
+        } finally {
+            dir.close(true);
+        }
+    }
+
+    private static ChronicleMapBuilder<byte[], byte[]> builder() {
+        return ChronicleMap.of(byte[].class, byte[].class)
+                .averageKeySize(8)
+                .averageValueSize(8)
+                .entries(1_000);
     }
 }

@@ -3,6 +3,7 @@ package dev.kvs.core.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kvs.core.Checksums;
 import dev.kvs.core.HeapValueStage;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.RecordHeader;
@@ -320,7 +321,10 @@ class ChunkStageTest {
         assertThatThrownBy(() -> stage.readRange(0, 1, ByteBuffer.allocate(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("0 readable");
-        store.putStaged(key("k"), stage, h -> new RecordHeader(RecordState.COMPLETE, TxId.of(1, 1), 0, 100));
+        store.putStaged(
+                key("k"),
+                stage,
+                h -> new RecordHeader(RecordState.COMPLETE, TxId.of(1, 1), Checksums.crc32c(new byte[100]), 100));
         stage.close();
         assertThat(store.stage(100)).as("small values are staged on the heap").isInstanceOf(HeapValueStage.class);
         assertThat(events.seen).isEmpty();

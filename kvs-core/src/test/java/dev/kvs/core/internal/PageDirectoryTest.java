@@ -296,13 +296,13 @@ class PageDirectoryTest {
             d.forget(p); // a write of the page, finished meanwhile
             try (ExternalMapQueryContext<byte[], byte[], ?> q = pages.map().queryContext(MemberPages.pageKey(key, p))) {
                 q.readLock().lock();
-                d.offer(p, seen, q.entry().value());
+                d.offer(p, seen, pages.placeOf(q.entry().value()));
             }
             assertThat(d.place(p).known()).as("a stale offer").isFalse();
             PageDirectory.Place now = d.place(p);
             try (ExternalMapQueryContext<byte[], byte[], ?> q = pages.map().queryContext(MemberPages.pageKey(key, p))) {
                 q.readLock().lock();
-                d.offer(p, now, q.entry().value());
+                d.offer(p, now, pages.placeOf(q.entry().value()));
             }
             assertThat(d.place(p).address()).as("an offer on the slot as seen").isEqualTo(storedAt(pages, key, p));
         }

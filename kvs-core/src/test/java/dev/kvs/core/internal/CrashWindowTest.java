@@ -1,0 +1,179 @@
+package dev.kvs.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kvs.core.KvStore;
+import dev.kvs.core.Member;
+import dev.kvs.core.RecordState;
+import dev.kvs.core.StoreConfig;
+import dev.kvs.core.StoredValue;
+import dev.kvs.core.TxId;
+import dev.kvs.core.ValueType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import net.openhft.chronicle.core.UnsafeMemory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A kill -9 while a write holds an entry's lock, after its new bytes are in the map's memory: the files
+ * are copied at that moment ({@link WriteFaults#written}), as the kill would leave them in the page
+ * cache, and the copy is opened. Nothing acknowledged before the write is lost, the key that was being
+ * written reads as before or after it; and bytes torn mid-copy are found and the key fenced ({@link
+ * RecordState#LOST}), not served or dropped.
+ */
+class CrashWindowTest {
+    private static final byte[] KEY = "h".getBytes();
+    private static final ValueType HASH = ValueType.HASH;
+
+    @TempDir
+    Path tempDir;
+
+    @AfterEach
+    void unhook() {
+        WriteFaults.written = null;
+    }
+
+    private static StoreConfig config(Path dir) {
+        return StoreConfig.builder()
+                .maxBytes(4L << 20)
+                .maxEntries(1_000)
+                .dataDir(dir)
+                .build();
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes();
+    }
+
+    /** Copies every file of {@code from} into {@code to}, as the files stand now. */
+    private static void copyFiles(Path from, Path to) {
+        try (Stream<Path> files = Files.list(from)) {
+            Files.createDirectories(to);
+            for (Path f : files.toList()) Files.copy(f, to.resolve(f.getFileName()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Runs {@code write} with the files of {@code dir} copied to {@code copy} inside its first page or
+     * record write, once the new bytes are in place, after {@code tear} has changed the last of them.
+     * Returns whether the copy was made.
+     */
+    private static boolean copyInsideWrite(Path dir, Path copy, boolean tear, Runnable write) {
+        AtomicBoolean copied = new AtomicBoolean();
+        WriteFaults.written = (address, n) -> {
+            if (copied.get()) return;
+            if (tear) {
+                // the last byte as a copy cut short before it leaves it: old, here made to differ from new
+                long last = address + n - 1;
+                UnsafeMemory.UNSAFE.putByte(last, (byte) ~UnsafeMemory.UNSAFE.getByte(last));
+            }
+            copyFiles(dir, copy);
+            copied.set(true);
+        };
+        try {
+            write.run();
+        } finally {
+            WriteFaults.written = null;
+        }
+        return copied.get();
+    }
+
+    private static void putField(KvStore s, int i, String version, long seq) {
+        s.putMembers(
+                KEY, HASH, List.of(new Member(b("field-" + i), b(version + "-" + i))), false, () -> TxId.of(1, seq));
+    }
+
+    private static Map<String, String> contents(KvStore s) {
+        Map<String, String> out = new HashMap<>();
+        for (Member m : s.members(KEY, HASH)) out.put(new String(m.name()), new String(m.value()));
+        return out;
+    }
+
+    @Test
+    void aKillAfterAPagesNewBytesAndBeforeItsLockIsLetGoLosesNoMemberOfThePage() {
+        Path dir = tempDir.resolve("live");
+        Path copy = tempDir.resolve("killed");
+        int fields = 300; // several pages
+        try (KvStore s = Stores.open(config(dir))) {
+            for (int i = 0; i < fields; i++) putField(s, i, "old", i + 1);
+            // a new value of the same length: the page is rewritten where it lies
+            assertThat(copyInsideWrite(dir, copy, false, () -> putField(s, 7, "new", 1_000)))
+                    .isTrue();
+        }
+        try (KvStore s = Stores.open(config(copy))) {
+            Map<String, String> found = contents(s);
+            for (int i = 0; i < fields; i++) {
+                if (i == 7) assertThat(found.get("field-7")).isIn("old-7", "new-7");
+                else assertThat(found).as("field-%d", i).containsEntry("field-" + i, "old-" + i);
+            }
+            assertThat(s.memberCount(KEY, HASH)).isEqualTo(fields);
+        }
+    }
+
+    @Test
+    void aKillAfterARecordsNewBytesAndBeforeItsLockIsLetGoLosesNeitherValue() {
+        Path dir = tempDir.resolve("live");
+        Path copy = tempDir.resolve("killed");
+        byte[] key = b("k");
+        try (KvStore s = Stores.open(config(dir))) {
+            s.put(key, StoredValue.complete(TxId.of(1, 1), b("value-one")));
+            assertThat(copyInsideWrite(
+                            dir, copy, false, () -> s.put(key, StoredValue.complete(TxId.of(1, 2), b("value-two")))))
+                    .isTrue();
+        }
+        try (KvStore s = Stores.open(config(copy))) {
+            StoredValue v = s.get(key);
+            assertThat(v).as("the key after the kill").isNotNull();
+            assertThat(new String(v.value())).isIn("value-one", "value-two");
+        }
+    }
+
+    @Test
+    void aStringValueTornByAKillIsFencedNotServed() {
+        Path dir = tempDir.resolve("live");
+        Path copy = tempDir.resolve("killed");
+        byte[] key = b("k");
+        try (KvStore s = Stores.open(config(dir))) {
+            s.put(b("other"), StoredValue.complete(TxId.of(1, 1), b("kept")));
+            s.put(key, StoredValue.complete(TxId.of(1, 2), b("value-one")));
+            assertThat(copyInsideWrite(
+                            dir, copy, true, () -> s.put(key, StoredValue.complete(TxId.of(1, 3), b("value-two")))))
+                    .isTrue();
+        }
+        try (KvStore s = Stores.open(config(copy))) {
+            StoredValue v = s.get(key);
+            assertThat(v).as("the torn key").isNotNull();
+            assertThat(v.header().state()).as("the torn key").isEqualTo(RecordState.LOST);
+            assertThat(new String(s.get(b("other")).value())).isEqualTo("kept");
+        }
+    }
+
+    @Test
+    void aPageTornByAKillFencesItsStructureNotServed() {
+        Path dir = tempDir.resolve("live");
+        Path copy = tempDir.resolve("killed");
+        int fields = 300;
+        try (KvStore s = Stores.open(config(dir))) {
+            s.put(b("other"), StoredValue.complete(TxId.of(1, 1), b("kept")));
+            for (int i = 0; i < fields; i++) putField(s, i, "old", i + 2);
+            // a structure write writes its page first, then its record
+            assertThat(copyInsideWrite(dir, copy, true, () -> putField(s, 7, "new", 1_000)))
+                    .isTrue();
+        }
+        try (KvStore s = Stores.open(config(copy))) {
+            assertThat(s.header(KEY).state()).as("the hash whose page was torn").isEqualTo(RecordState.LOST);
+            assertThat(new String(s.get(b("other")).value())).isEqualTo("kept");
+        }
+    }
+}
