@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
@@ -238,6 +239,16 @@ public interface KvStore extends Closeable {
 
     /** Records that are not tombstones. */
     long size();
+
+    /**
+     * The keys this store's open fenced ({@link RecordState#LOST}) because the crash before it tore their
+     * bytes in the middle of a write (a persisted store only), with their headers as fenced, in no
+     * particular order; empty if none. They stay fenced in the store; a node puts them in its loss
+     * manifest.
+     */
+    default Map<ByteKey, RecordHeader> fencedAtOpen() {
+        return Map.of();
+    }
 
     /**
      * Tombstones held: records that only order a delete against older writes. They take room (entries

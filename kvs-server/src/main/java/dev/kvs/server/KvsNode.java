@@ -106,6 +106,8 @@ public final class KvsNode implements AutoCloseable {
         }
         this.writes = new Writes(store, roles, clock);
         this.failover = new Failover(config, store, roles, writes, loops.replication);
+        // a backup's torn keys are its primary's to send again
+        if (config.role() == Role.PRIMARY) failover.fenceTornAtOpen(store.fencedAtOpen());
         this.metrics = new NodeMetrics(store, roles);
         metrics.adminPort(adminStats);
         if (coordination != null) metrics.coordination(coordination);

@@ -1,5 +1,6 @@
 package dev.kvs.core.internal;
 
+import dev.kvs.core.ByteKey;
 import dev.kvs.core.HeapValueStage;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
@@ -25,8 +26,10 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
@@ -67,6 +70,9 @@ final class ChronicleKvStore implements KvStore {
     private final MemberPages pages;
     private final RecordWriter writer;
     private final Structures structures;
+    /** {@link #fencedAtOpen()}: written only while the store opens. */
+    private final Map<ByteKey, RecordHeader> fencedAtOpen = new HashMap<>();
+
     private final ExpiryIndex expiry = new ExpiryIndex();
     private final DataDir dataDir;
     /** Records before this TxId are hidden (a flush); null: none. See {@link #hideBefore}. */
@@ -118,19 +124,28 @@ final class ChronicleKvStore implements KvStore {
         }
     }
 
+    private void fencedAtOpen(byte[] key, Record fenced) {
+        fencedAtOpen.put(new ByteKey(key), fenced.header());
+    }
+
+    @Override
+    public Map<ByteKey, RecordHeader> fencedAtOpen() {
+        return Collections.unmodifiableMap(fencedAtOpen);
+    }
+
     /**
      * After a crash: records torn by the kill fenced ({@link RecordMaps#fenceTorn}), then structures made
      * whole again from their pages, or fenced for a torn page ({@link Structures#repairAfterCrash}).
      */
     private void repairStructures() {
-        long torn = records.fenceTorn();
+        long torn = records.fenceTorn(this::fencedAtOpen);
         if (torn > 0) {
             LOG.warn(
                     "after a crash: {} keys whose record the crash tore in the middle of its write fenced (LOST), in {}",
                     torn,
                     dataDir.path());
         }
-        Structures.Repaired r = structures.repairAfterCrash();
+        Structures.Repaired r = structures.repairAfterCrash(this::fencedAtOpen);
         if (r.records() > 0 || r.pages() > 0) {
             LOG.warn(
                     "after a crash: {} structures' records rewritten to match their member pages ({} of them fenced"

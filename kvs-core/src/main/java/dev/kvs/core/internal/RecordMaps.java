@@ -8,6 +8,7 @@ import dev.kvs.core.RecordState;
 import dev.kvs.core.StoreConfig;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 import net.openhft.chronicle.bytes.RandomDataInput;
@@ -287,15 +288,15 @@ final class RecordMaps implements AutoCloseable {
 
     /**
      * After a crash: fences ({@link Record#fenced}, {@link RecordState#LOST}) each record a kill tore in
-     * the middle of its copy in place, and returns how many. A record is torn if it does not parse, or
+     * the middle of its copy in place, tells {@code fenced} of each, and returns how many. A record is torn if it does not parse, or
      * if it holds a value inline that its checksum (CRC32C) does not match. Chronicle's entry checksums
      * no longer drop such an entry in a file made since kvs stopped asking for them ({@link
      * ChronicleMaps#open}); a file that has them is not read again. A chunked value's chunks are written
      * before its record, under a new blob; a structure's record is recounted from its pages ({@link
      * Structures#repairAfterCrash}).
      */
-    long fenceTorn() {
-        long fenced = 0;
+    long fenceTorn(BiConsumer<byte[], Record> fenced) {
+        long count = 0;
         for (ChronicleMap<byte[], Record> map : maps()) {
             if (ChronicleMaps.checksumsEntries(map)) continue;
             for (int s = 0; s < map.segments(); s++) {
@@ -311,11 +312,14 @@ final class RecordMaps implements AutoCloseable {
                 } catch (RuntimeException e) {
                     throw ChronicleMaps.translate(e);
                 }
-                for (int i = 0; i < keys.size(); i++) put(keys.get(i), torn.get(i));
-                fenced += keys.size();
+                for (int i = 0; i < keys.size(); i++) {
+                    put(keys.get(i), torn.get(i));
+                    fenced.accept(keys.get(i), torn.get(i));
+                }
+                count += keys.size();
             }
         }
-        return fenced;
+        return count;
     }
 
     /** The fenced record to write for a stored {@code value} a kill tore, or null if it is whole. */

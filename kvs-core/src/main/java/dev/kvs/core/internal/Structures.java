@@ -66,11 +66,11 @@ final class Structures {
      * was behind them ({@link MemberPages#repair}: copies left by a split or merge cut short dropped;
      * count, bytes and digest of a write cut short between its pages and its record recounted; one left
      * with no member becomes a tombstone of the same TxId; one with a torn page, {@link
-     * dev.kvs.core.RecordState#LOST}, fenced), then removes every page no record covers.
+     * dev.kvs.core.RecordState#LOST}, fenced, and {@code fencedKeys} told), then removes every page no record covers.
      * A write cut short keeps the changes to members it made before its record: a write of several
      * members may so be found partly done, under the TxId of the write before it. Returns what it did.
      */
-    Repaired repairAfterCrash() {
+    Repaired repairAfterCrash(BiConsumer<byte[], Record> fencedKeys) {
         long[] rewritten = {0};
         long[] fenced = {0};
         records.forEachKey(key -> {
@@ -78,7 +78,9 @@ final class Structures {
             if (r == null || r.members == null) return;
             MembersHeader h = pages.repair(key, r.members);
             if (h == null) { // a torn page: what the structure held is not known, so its key is fenced
-                records.put(key, r.fenced());
+                Record lost = r.fenced();
+                records.put(key, lost);
+                fencedKeys.accept(key, lost);
                 rewritten[0]++;
                 fenced[0]++;
                 return;

@@ -2,6 +2,7 @@ package dev.kvs.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
 import dev.kvs.core.RecordState;
@@ -118,6 +119,7 @@ class CrashWindowTest {
                 else assertThat(found).as("field-%d", i).containsEntry("field-" + i, "old-" + i);
             }
             assertThat(s.memberCount(KEY, HASH)).isEqualTo(fields);
+            assertThat(s.fencedAtOpen()).isEmpty();
         }
     }
 
@@ -155,6 +157,8 @@ class CrashWindowTest {
             StoredValue v = s.get(key);
             assertThat(v).as("the torn key").isNotNull();
             assertThat(v.header().state()).as("the torn key").isEqualTo(RecordState.LOST);
+            assertThat(s.fencedAtOpen()).containsOnlyKeys(new ByteKey(key));
+            assertThat(s.fencedAtOpen().get(new ByteKey(key)).txId()).isEqualTo(TxId.of(1, 3));
             assertThat(new String(s.get(b("other")).value())).isEqualTo("kept");
         }
     }
@@ -173,6 +177,8 @@ class CrashWindowTest {
         }
         try (KvStore s = Stores.open(config(copy))) {
             assertThat(s.header(KEY).state()).as("the hash whose page was torn").isEqualTo(RecordState.LOST);
+            assertThat(s.header(KEY).type()).isEqualTo(HASH);
+            assertThat(s.fencedAtOpen()).containsOnlyKeys(new ByteKey(KEY));
             assertThat(new String(s.get(b("other")).value())).isEqualTo("kept");
         }
     }

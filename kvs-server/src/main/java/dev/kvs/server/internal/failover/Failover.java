@@ -1,6 +1,8 @@
 package dev.kvs.server.internal.failover;
 
+import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
+import dev.kvs.core.RecordHeader;
 import dev.kvs.core.TxId;
 import dev.kvs.core.Write;
 import dev.kvs.replication.Handback;
@@ -21,7 +23,9 @@ import dev.kvs.server.internal.write.Writes;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -180,6 +184,26 @@ public final class Failover implements RoleEvents, AutoCloseable {
                     });
         }
         return was;
+    }
+
+    /**
+     * On a primary as it starts: puts the keys its store fenced as it opened, because the crash before
+     * tore them in the middle of a write ({@link KvStore#fencedAtOpen}), in the loss manifest, so they
+     * answer {@code -LOST} until an operator resolves them. Returns how many.
+     */
+    public int fenceTornAtOpen(Map<ByteKey, RecordHeader> torn) {
+        long now = System.currentTimeMillis();
+        List<LostKeys.Entry> entries = new ArrayList<>();
+        torn.forEach((key, h) -> entries.add(
+                new LostKeys.Entry(key.bytes(), h.txId(), h.valueLength(), h.checksum(), now, h.expireAtMillis())));
+        gate.fenceLost(entries);
+        if (!entries.isEmpty()) {
+            log.warn(
+                    "{} keys that the crash before this start tore in the middle of a write are fenced as lost:"
+                            + " GET /lost lists them, POST /resolve accepts the loss",
+                    entries.size());
+        }
+        return entries.size();
     }
 
     /** Resolves every lost key; returns how many. */

@@ -4,6 +4,7 @@ import dev.kvs.core.RecordHeader;
 import dev.kvs.core.TxId;
 import dev.kvs.replication.UnfinishedKeys;
 import dev.kvs.server.config.FailoverConfig;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,6 +30,18 @@ public final class ReadGate {
     public void activate(UnfinishedKeys queue) {
         this.unfinished = queue;
         this.active = true;
+    }
+
+    /**
+     * Fences {@code entries} as lost on a node that was not promoted: the keys its store found torn by a
+     * crash as it opened ({@link dev.kvs.core.KvStore#fencedAtOpen}). They answer {@code -LOST} and are in
+     * the loss manifest until an operator resolves them; the gate is active from then on.
+     */
+    public synchronized void fenceLost(List<LostKeys.Entry> entries) {
+        if (entries.isEmpty()) return;
+        entries.forEach(lost::add);
+        if (unfinished == null) unfinished = new UnfinishedKeys();
+        active = true;
     }
 
     public boolean active() {
