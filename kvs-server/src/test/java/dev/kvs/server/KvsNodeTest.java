@@ -13,12 +13,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -165,10 +161,7 @@ class KvsNodeTest {
             jedis.set("torn", value);
             jedis.set("kept", "v");
         }
-        // the files as a kill -9 in the middle of the value's copy leaves them: no clean-shutdown marker,
-        // and the value's last byte not (yet) the new one
-        Files.delete(dir.resolve("clean-shutdown"));
-        changeLastByteOf(dir.resolve("records.dat"), value.getBytes(StandardCharsets.US_ASCII));
+        TornFiles.tear(dir, value.getBytes(StandardCharsets.US_ASCII));
         try (KvsNode node = KvsNode.start(c);
                 Jedis jedis = new Jedis("127.0.0.1", node.port())) {
             assertThatThrownBy(() -> jedis.get("torn"))
@@ -197,31 +190,6 @@ class KvsNodeTest {
             assertThat(jedis.get("torn")).isNull();
             jedis.set("torn", "over");
             assertThat(jedis.get("torn")).isEqualTo("over");
-        }
-    }
-
-    /** Changes the last byte of the one place in {@code file} that holds {@code bytes}. */
-    private static void changeLastByteOf(Path file, byte[] bytes) throws Exception {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            long found = -1;
-            byte[] window = new byte[1 << 20];
-            for (long at = 0; at < ch.size(); at += window.length - bytes.length) {
-                ByteBuffer b = ByteBuffer.wrap(window);
-                int n = 0;
-                while (b.hasRemaining() && ch.read(b, at + b.position()) > 0) n = b.position();
-                for (int i = 0; i + bytes.length <= n; i++) {
-                    if (Arrays.equals(window, i, i + bytes.length, bytes, 0, bytes.length)) {
-                        assertThat(found < 0 || found == at + i)
-                                .as("the bytes in one place only")
-                                .isTrue();
-                        found = at + i;
-                    }
-                }
-                if (n < window.length) break;
-            }
-            assertThat(found).as("the value in the file").isNotNegative();
-            long last = found + bytes.length - 1;
-            ch.write(ByteBuffer.wrap(new byte[] {(byte) ~bytes[bytes.length - 1]}), last);
         }
     }
 

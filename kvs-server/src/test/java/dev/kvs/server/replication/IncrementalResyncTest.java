@@ -5,7 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
 import dev.kvs.replication.ReplicationMode;
+import dev.kvs.server.TornFiles;
 import dev.kvs.testing.cluster.TwoDc;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,6 +86,50 @@ class IncrementalResyncTest {
                 assertThat(bk.get(keys.get(3))).isEqualTo(value(3, 1));
                 assertThat(bk.get(keys.get(12))).isNull();
                 assertThat(bk.dbSize()).isEqualTo(KEYS);
+            }
+        }
+    }
+
+    @Test
+    void aBackupWhoseValueACrashToreGetsItAgainInTheResyncAfterItsRestart() {
+        StoreConfig primaryStore =
+                StoreConfig.builder().maxEntries(10_000).maxBytes(64L << 20).build();
+        StoreConfig backupStore = StoreConfig.builder()
+                .maxEntries(10_000)
+                .maxBytes(64L << 20)
+                .dataDir(dataDir)
+                .build();
+        byte[] torn = "the value a crash tears on the backup, in one place in its files".getBytes();
+        try (TwoDc dc = TwoDc.builder()
+                .mode(ReplicationMode.ASYNC)
+                .replication(TwoDc.replication().build())
+                .stores(primaryStore, backupStore)
+                .start()) {
+            List<byte[]> keys = new ArrayList<>();
+            try (Jedis p = JedisAccess.primary(dc)) {
+                for (int i = 0; i < 100; i++) {
+                    keys.add(("k" + i).getBytes());
+                    p.set(keys.get(i), value(i, 0));
+                }
+                keys.add("torn".getBytes());
+                p.set("torn".getBytes(), torn);
+            }
+            ReplicationTest.awaitConverged(dc, keys);
+            dc.restartBackup(() -> {
+                try {
+                    TornFiles.tear(dataDir, torn);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            // the backup's store fences the torn key (LOST, at the TxId the primary lists it at), and the
+            // listing of the resync after the restart wants its value again
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> resyncField(dc, "kvs_resyncs") >= 2 && resyncField(dc, "kvs_value_lag_count") == 0);
+            ReplicationTest.awaitConverged(dc, keys);
+            try (Jedis bk = JedisAccess.backup(dc)) {
+                bk.sendCommand(() -> "READONLY".getBytes());
+                assertThat(bk.get("torn".getBytes())).isEqualTo(torn);
             }
         }
     }
