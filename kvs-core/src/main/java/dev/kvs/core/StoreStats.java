@@ -14,6 +14,10 @@ package dev.kvs.core;
  * @param pageDirectorySlots slots of the large hashes' and sets' page directories, each where one page
  *     lies (on the heap, about 28 bytes each; a cache: dropped whole when full)
  * @param maxPageDirectorySlots the bound on {@code pageDirectorySlots}
+ * @param undoSlotBytes bytes of the file that keeps, while a write overwrites a record or page in place,
+ *     what it held, so that a kill in the middle of the copy loses nothing (0 in memory)
+ * @param unguardedWrites writes since the store opened that overwrote a record or page with no undo
+ *     slot free of their size: a kill in the middle of one would fence its key instead
  */
 public record StoreStats(
         long entries,
@@ -25,9 +29,11 @@ public record StoreStats(
         long offHeapBytes,
         boolean persistent,
         long pageDirectorySlots,
-        long maxPageDirectorySlots) {
+        long maxPageDirectorySlots,
+        long undoSlotBytes,
+        long unguardedWrites) {
 
-    /** A store with no page directories. */
+    /** A store with no page directories and no undo slots. */
     public StoreStats(
             long entries,
             long liveEntries,
@@ -37,6 +43,6 @@ public record StoreStats(
             long maxBytes,
             long offHeapBytes,
             boolean persistent) {
-        this(entries, liveEntries, keyBytes, valueBytes, maxEntries, maxBytes, offHeapBytes, persistent, 0, 0);
+        this(entries, liveEntries, keyBytes, valueBytes, maxEntries, maxBytes, offHeapBytes, persistent, 0, 0, 0, 0);
     }
 }

@@ -138,6 +138,22 @@ final class ChronicleKvStore implements KvStore {
      * whole again from their pages, or fenced for a torn page ({@link Structures#repairAfterCrash}).
      */
     private void repairStructures() {
+        UndoSlots undo = dataDir.undo(config.maxKeyBytes());
+        long restored = 0;
+        for (UndoSlots.Interrupted w : undo.interrupted()) {
+            boolean done = w.kind() == UndoSlots.RECORD
+                    ? records.restoreIfTorn(w.key(), w.old())
+                    : pages.restoreIfTorn(w.key(), w.old());
+            if (done) restored++;
+        }
+        undo.clear();
+        if (restored > 0) {
+            LOG.warn(
+                    "after a crash: {} records or pages a write was overwriting when the crash came put back as they"
+                            + " were, in {}",
+                    restored,
+                    dataDir.path());
+        }
         long torn = records.fenceTorn(this::fencedAtOpen);
         if (torn > 0) {
             LOG.warn(
@@ -1104,7 +1120,9 @@ final class ChronicleKvStore implements KvStore {
                     records.offHeapMemoryUsed() + chunks.offHeapMemoryUsed() + pages.offHeapMemoryUsed(),
                     dataDir != null,
                     pages.directories().slots(),
-                    pages.directories().maxSlots());
+                    pages.directories().maxSlots(),
+                    dataDir == null ? 0 : dataDir.undo(config.maxKeyBytes()).bytes(),
+                    dataDir == null ? 0 : dataDir.undo(config.maxKeyBytes()).unguarded());
         } finally {
             gate.exit(slot);
         }

@@ -28,6 +28,7 @@ final class DataDir {
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final boolean recoveryNeeded;
+    private UndoSlots undo; // guarded by this
 
     private DataDir(Path dir, FileChannel lockChannel, FileLock lock, boolean recoveryNeeded) {
         this.dir = dir;
@@ -124,6 +125,15 @@ final class DataDir {
         }
     }
 
+    /**
+     * The undo slots of this directory's store's writes in place ({@link UndoSlots}), for keys of up to
+     * {@code maxKeyBytes}; opened on first use.
+     */
+    synchronized UndoSlots undo(int maxKeyBytes) {
+        if (undo == null) undo = UndoSlots.open(dir.resolve(UndoSlots.FILE), maxKeyBytes);
+        return undo;
+    }
+
     /** True unless the previous store on this directory was closed cleanly. */
     boolean recoveryNeeded() {
         return recoveryNeeded;
@@ -132,6 +142,9 @@ final class DataDir {
     /** Releases the directory; {@code clean} leaves the marker that lets the next open skip recovery. */
     void close(boolean clean) {
         try {
+            synchronized (this) {
+                if (undo != null) undo.close();
+            }
             if (clean) Files.createFile(dir.resolve(CLEAN_MARKER));
         } catch (IOException e) {
             throw new StorageException("cannot mark " + dir + " as cleanly closed: " + e, e);

@@ -14,6 +14,7 @@ import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import java.util.random.RandomGenerator;
 import net.openhft.chronicle.algo.hashing.LongHashFunction;
+import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.hash.serialization.impl.ByteArraySizedReader;
 import net.openhft.chronicle.map.ChronicleMap;
@@ -122,6 +123,9 @@ final class MemberPages implements AutoCloseable {
     private final DataDir dir;
     /** Opened by the first page write (or at once if the dir holds the file): null until then. */
     private volatile ChronicleMap<byte[], byte[]> map;
+    /** Keeps what a page held while it is overwritten: a store in a data dir only, else null. */
+    private final UndoSlots undo;
+
     /** Bytes after each stored page's own: {@link PageMarshaller#TRAILER} if the map checksums its pages; set before {@link #map}. */
     private int trailer;
 
@@ -134,6 +138,7 @@ final class MemberPages implements AutoCloseable {
     private MemberPages(StoreConfig config, DataDir dir, long directorySlots) {
         this.config = config;
         this.dir = dir;
+        this.undo = dir == null ? null : dir.undo(config.maxKeyBytes());
         this.directories = new PageDirectory.Directories(directorySlots);
     }
 
@@ -360,7 +365,7 @@ final class MemberPages implements AutoCloseable {
      * with another value: {@code q} holds the page, {@code entry} if stored, and the new page is written
      * through them. The header returned is before any split.
      */
-    private static Write write(
+    private Write write(
             MembersHeader h,
             int n,
             byte[] page,
@@ -389,9 +394,12 @@ final class MemberPages implements AutoCloseable {
                     + " bytes (MemberPages.PAGE_MAX): too many large members hash alike");
         }
         WriteFaults.beforeWrite();
-        if (entry == null) q.insert(q.absentEntry(), q.wrapValueAsData(updated));
-        else q.replaceValue(entry, q.wrapValueAsData(updated));
-        if (WriteFaults.written != null) WriteFaults.afterWrite(q.entry().value());
+        if (entry == null) {
+            q.insert(q.absentEntry(), q.wrapValueAsData(updated));
+            if (WriteFaults.written != null) WriteFaults.afterWrite(q.entry().value());
+        } else {
+            overwrite(q, entry, updated);
+        }
         int added = MemberPage.entrySize(member.length, value.length);
         digest += DIGEST.hashBytes(updated, updated.length - added, added);
         bytes += added;
@@ -507,7 +515,7 @@ final class MemberPages implements AutoCloseable {
      * rewritten, or dropped if that was its last entry. {@code split} is the page's number if a split
      * earlier in this write left copies of other pages' members in it ({@code n} pages), else -1.
      */
-    private static Removed removeAt(
+    private Removed removeAt(
             MembersHeader h,
             byte[] page,
             int at,
@@ -524,9 +532,7 @@ final class MemberPages implements AutoCloseable {
         byte[] rest = MemberPage.without(page, at);
         WriteFaults.beforeWrite();
         if (rest.length == 0) q.remove(entry);
-        else q.replaceValue(entry, q.wrapValueAsData(rest));
-        if (WriteFaults.written != null && rest.length > 0)
-            WriteFaults.afterWrite(q.entry().value());
+        else overwrite(q, entry, rest);
         boolean leftEmpty = split < 0 ? rest.length == 0 : !hasMembers(rest, split, n);
         return new Removed(name, value, end - at, digest, leftEmpty);
     }
@@ -919,6 +925,44 @@ final class MemberPages implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes {@code bytes} over the stored page of {@code entry} (in place, most often), with what it held
+     * kept in an undo slot meanwhile if the map checksums its pages, so that a kill in the middle of the
+     * copy can be undone ({@link #restoreIfTorn}).
+     */
+    private void overwrite(ExternalMapQueryContext<byte[], byte[], ?> q, MapEntry<byte[], byte[]> entry, byte[] bytes) {
+        int slot = undo != null && trailer > 0
+                ? undo.begin(UndoSlots.PAGE, entry.key().getUsing(null), entry.value())
+                : -1;
+        try {
+            q.replaceValue(entry, q.wrapValueAsData(bytes));
+            if (WriteFaults.written != null) WriteFaults.afterWrite(q.entry().value());
+        } finally {
+            if (slot >= 0) undo.end(slot);
+        }
+    }
+
+    /**
+     * After a crash: puts back {@code old}, the stored bytes (with their checksum) of the page of {@code
+     * pageKey} before a write a kill cut short ({@link UndoSlots}), if the page is torn now: its checksum
+     * does not match. Returns whether it did.
+     */
+    boolean restoreIfTorn(byte[] pageKey, byte[] old) {
+        ChronicleMap<byte[], byte[]> m = map;
+        if (m == null || trailer == 0 || !PageMarshaller.intact(BytesStore.wrap(old), 0, old.length)) return false;
+        try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey)) {
+            q.updateLock().lock();
+            MapEntry<byte[], byte[]> entry = q.entry();
+            if (entry == null) return false;
+            Data<byte[]> v = entry.value();
+            if (PageMarshaller.intact(v.bytes(), v.offset(), v.size())) return false;
+            q.replaceValue(entry, q.wrapValueAsData(Arrays.copyOf(old, old.length - PageMarshaller.TRAILER)));
+            return true;
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+    }
+
     /** Stores {@code bytes} as the page, or removes the page if it is empty. */
     void store(byte[] key, int page, byte[] bytes) {
         WriteFaults.beforeWrite();
@@ -927,7 +971,13 @@ final class MemberPages implements AutoCloseable {
             if (bytes.length == 0) {
                 if (m != null) m.remove(pageKey(key, page));
             } else {
-                (m == null ? map() : m).put(pageKey(key, page), bytes);
+                try (ExternalMapQueryContext<byte[], byte[], ?> q =
+                        (m == null ? map() : m).queryContext(pageKey(key, page))) {
+                    q.updateLock().lock();
+                    MapEntry<byte[], byte[]> entry = q.entry();
+                    if (entry == null) q.insert(q.absentEntry(), q.wrapValueAsData(bytes));
+                    else overwrite(q, entry, bytes);
+                }
             }
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);

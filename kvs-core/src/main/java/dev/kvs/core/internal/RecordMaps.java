@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
+import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.RandomDataInput;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.hash.serialization.impl.ByteArraySizedReader;
@@ -41,20 +42,24 @@ final class RecordMaps implements AutoCloseable {
 
     private final ChronicleMap<byte[], Record> shortKeys;
     private final ChronicleMap<byte[], Record> longKeys; // null if maxKeyBytes <= SHORT_KEY_MAX
+    /** Keeps what a record held while it is overwritten: a store in a data dir only, else null. */
+    private final UndoSlots undo;
 
-    private RecordMaps(ChronicleMap<byte[], Record> shortKeys, ChronicleMap<byte[], Record> longKeys) {
+    private RecordMaps(ChronicleMap<byte[], Record> shortKeys, ChronicleMap<byte[], Record> longKeys, UndoSlots undo) {
         this.shortKeys = shortKeys;
         this.longKeys = longKeys;
+        this.undo = undo;
     }
 
     static RecordMaps open(StoreConfig config, DataDir dir) {
         ChronicleMap<byte[], Record> shortKeys =
                 ChronicleMaps.open(builder("kvs-records", 32, shortLayout(config)), dir, "records.dat");
-        if (config.maxKeyBytes() <= SHORT_KEY_MAX) return new RecordMaps(shortKeys, null);
+        UndoSlots undo = dir == null ? null : dir.undo(config.maxKeyBytes());
+        if (config.maxKeyBytes() <= SHORT_KEY_MAX) return new RecordMaps(shortKeys, null, undo);
         try {
             ChronicleMap<byte[], Record> longKeys = ChronicleMaps.open(
                     builder("kvs-long-key-records", 4096, longLayout(config)), dir, "long-key-records.dat");
-            return new RecordMaps(shortKeys, longKeys);
+            return new RecordMaps(shortKeys, longKeys, undo);
         } catch (RuntimeException e) {
             shortKeys.close();
             throw e;
@@ -149,15 +154,23 @@ final class RecordMaps implements AutoCloseable {
             MapEntry<byte[], Record> entry = q.entry();
             Record old = entry == null ? null : RecordMarshaller.header(entry.value());
             guard.before(old);
+            int slot = -1;
             try {
                 WriteFaults.beforeWrite();
-                if (entry == null) q.insert(q.absentEntry(), q.wrapValueAsData(record));
-                else q.replaceValue(entry, q.wrapValueAsData(record));
+                if (entry == null) {
+                    q.insert(q.absentEntry(), q.wrapValueAsData(record));
+                } else {
+                    // what the record held, kept while it is overwritten (in place, most often)
+                    if (undo != null) slot = undo.begin(UndoSlots.RECORD, key, entry.value());
+                    q.replaceValue(entry, q.wrapValueAsData(record));
+                }
                 if (WriteFaults.written != null)
                     WriteFaults.afterWrite(q.entry().value());
             } catch (RuntimeException e) {
                 guard.failed(old);
                 throw e;
+            } finally {
+                if (slot >= 0) undo.end(slot);
             }
             return old;
         } catch (RuntimeException e) {
@@ -335,6 +348,24 @@ final class RecordMaps implements AutoCloseable {
             long epoch = size >= 9 ? in.readLong(offset + 1) : 0;
             long seq = size >= 17 ? in.readLong(offset + 9) : 0;
             return new Record(RecordState.LOST, epoch, seq, 0, 0, Record.NO_BLOB, null);
+        }
+    }
+
+    /**
+     * After a crash: puts back {@code old}, the stored bytes of {@code key}'s record before a write a
+     * kill cut short ({@link UndoSlots}), if what the record holds now is torn ({@link #tornOrNull}).
+     * Returns whether it did.
+     */
+    boolean restoreIfTorn(byte[] key, byte[] old) {
+        try (ExternalMapQueryContext<byte[], Record, ?> q = mapOf(key).queryContext(key)) {
+            q.updateLock().lock();
+            MapEntry<byte[], Record> entry = q.entry();
+            if (entry == null || tornOrNull(entry.value()) == null) return false;
+            Record before = RecordMarshaller.read(BytesStore.wrap(old), 0, old.length, true);
+            q.replaceValue(entry, q.wrapValueAsData(before));
+            return true;
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
         }
     }
 

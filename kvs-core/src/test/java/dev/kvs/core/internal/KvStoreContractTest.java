@@ -733,7 +733,9 @@ abstract class KvStoreContractTest {
                         store.stats().offHeapBytes(),
                         store.stats().persistent(),
                         0,
-                        store.stats().maxPageDirectorySlots()));
+                        store.stats().maxPageDirectorySlots(),
+                        store.stats().undoSlotBytes(), // a bound, kept
+                        0));
         store.put(key("k1"), complete(1, "again"));
         assertThat(store.size()).isEqualTo(1);
     }

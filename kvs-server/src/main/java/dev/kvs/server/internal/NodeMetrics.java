@@ -462,6 +462,16 @@ public final class NodeMetrics implements AutoCloseable {
                 null,
                 "Bound on the page directories' slots; past it they are dropped and found again",
                 StoreStats::maxPageDirectorySlots);
+        storeGauge(
+                "kvs.store.undo.slots",
+                "bytes",
+                "Bytes of the undo slots that keep what a write overwrites in place until it is done (0 in memory)",
+                StoreStats::undoSlotBytes);
+        storeGauge(
+                "kvs.store.unguarded.writes",
+                null,
+                "Writes in place that found no undo slot free of their size: a kill in one fences its key",
+                StoreStats::unguardedWrites);
     }
 
     private void storeGauge(String name, String unit, String description, ToDoubleFunction<StoreStats> f) {

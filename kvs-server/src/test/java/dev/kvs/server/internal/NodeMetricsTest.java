@@ -125,6 +125,8 @@ class NodeMetricsTest {
                 .contains("kvs_memory_offheap_bytes 78000")
                 .contains("kvs_store_page_directory_slots 64")
                 .contains("kvs_store_page_directory_max_slots 1048576")
+                .contains("kvs_store_undo_slots_bytes 2000000")
+                .contains("kvs_store_unguarded_writes 3")
                 .contains("kvs_memory_max_bytes 1048576")
                 .contains("kvs_epoch 2")
                 .contains("kvs_txid_seq 5")

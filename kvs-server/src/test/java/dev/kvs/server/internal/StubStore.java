@@ -27,7 +27,8 @@ public final class StubStore implements KvStore {
 
     /** Stats with distinct values, so a test can tell each field apart. */
     public static StubStore withDistinctStats() {
-        return new StubStore(new StoreStats(12, 11, 340, 5600, 1000, 1 << 20, 78_000, false, 64, 1 << 20));
+        return new StubStore(
+                new StoreStats(12, 11, 340, 5600, 1000, 1 << 20, 78_000, false, 64, 1 << 20, 2_000_000, 3));
     }
 
     public void stats(StoreStats s) {

@@ -187,6 +187,8 @@ final class InfoCommand implements Command {
         line(b, "kvs_offheap_bytes", st.offHeapBytes());
         line(b, "kvs_page_directory_slots", st.pageDirectorySlots());
         line(b, "kvs_page_directory_max_slots", st.maxPageDirectorySlots());
+        line(b, "kvs_undo_slot_bytes", st.undoSlotBytes());
+        line(b, "kvs_unguarded_writes", st.unguardedWrites());
         line(b, "kvs_heap_used_bytes", heapUsed);
         line(b, "kvs_heap_max_bytes", rt.maxMemory());
         line(b, "maxmemory", st.maxBytes());

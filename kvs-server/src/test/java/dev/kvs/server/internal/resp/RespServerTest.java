@@ -289,7 +289,10 @@ class RespServerTest {
         // the page directories' slots and their bound (none yet: no large hash or set)
         assertThat(resp.command("INFO", "memory"))
                 .contains("\r\nkvs_page_directory_slots:0\r\n")
-                .contains("\r\nkvs_page_directory_max_slots:524288\r\n");
+                .contains("\r\nkvs_page_directory_max_slots:524288\r\n")
+                // a store in memory keeps no undo slots: nothing of it survives a kill
+                .contains("\r\nkvs_undo_slot_bytes:0\r\n")
+                .contains("\r\nkvs_unguarded_writes:0\r\n");
     }
 
     @Test
