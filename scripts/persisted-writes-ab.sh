@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A/B of two kvs builds' write throughput on a persisted store (--data-dir): each round starts each
-# build (alternating) on a fresh data dir, warms it up with 300,000 requests of each test, then runs
+# build on a fresh data dir (before then after in odd rounds, after then before in even ones), warms it up with 300,000 requests of each test, then runs
 #   redis-benchmark -t set,hset,sadd -n N -r 100000 -P 16 -c 50 -q
 # and prints requests per second per test.
 #
@@ -13,7 +13,9 @@ PORT=${PORT:-16520} N=${N:-2000000} DIR=${DIR:-target/persisted-writes-ab}
 mapfile -t JOPTS < <(sed -n '/^flags=(/,/^)/p' kvs | grep -o -- '--add-[a-z]*=[^ ]*')
 mkdir -p "$DIR"
 for r in $(seq 1 "$ROUNDS"); do
-    for jar in "$BEFORE" "$AFTER"; do
+    order=("$BEFORE" "$AFTER")
+    if [ $((r % 2)) -eq 0 ]; then order=("$AFTER" "$BEFORE"); fi
+    for jar in "${order[@]}"; do
         rm -rf "$DIR/data"
         java -Xmx1g "${JOPTS[@]}" -jar "$jar" server --port "$PORT" --admin-port 0 --repl-port 0 \
             --data-dir "$DIR/data" --max-entries 2000000 > "$DIR/node.log" 2>&1 &
