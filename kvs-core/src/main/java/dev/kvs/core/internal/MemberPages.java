@@ -944,8 +944,8 @@ final class MemberPages implements AutoCloseable {
 
     /**
      * After a crash: puts back {@code old}, the stored bytes (with their checksum) of the page of {@code
-     * pageKey} before a write a kill cut short ({@link UndoSlots}), if the page is torn now: its checksum
-     * does not match. Returns whether it did.
+     * pageKey} before a write a kill cut short ({@link UndoSlots}), if the page is torn now (its checksum
+     * does not match) or gone. Returns whether it did.
      */
     boolean restoreIfTorn(byte[] pageKey, byte[] old) {
         ChronicleMap<byte[], byte[]> m = map;
@@ -953,10 +953,17 @@ final class MemberPages implements AutoCloseable {
         try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey)) {
             q.updateLock().lock();
             MapEntry<byte[], byte[]> entry = q.entry();
-            if (entry == null) return false;
-            Data<byte[]> v = entry.value();
-            if (PageMarshaller.intact(v.bytes(), v.offset(), v.size())) return false;
-            q.replaceValue(entry, q.wrapValueAsData(Arrays.copyOf(old, old.length - PageMarshaller.TRAILER)));
+            if (entry != null
+                    && PageMarshaller.intact(
+                            entry.value().bytes(),
+                            entry.value().offset(),
+                            entry.value().size())) {
+                return false;
+            }
+            byte[] page = Arrays.copyOf(old, old.length - PageMarshaller.TRAILER);
+            // absent: Chronicle's recovery dropped what the kill left (a slot is taken only over a page there)
+            if (entry == null) q.insert(q.absentEntry(), q.wrapValueAsData(page));
+            else q.replaceValue(entry, q.wrapValueAsData(page));
             return true;
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);

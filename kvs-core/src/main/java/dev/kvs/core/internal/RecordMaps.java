@@ -353,16 +353,18 @@ final class RecordMaps implements AutoCloseable {
 
     /**
      * After a crash: puts back {@code old}, the stored bytes of {@code key}'s record before a write a
-     * kill cut short ({@link UndoSlots}), if what the record holds now is torn ({@link #tornOrNull}).
-     * Returns whether it did.
+     * kill cut short ({@link UndoSlots}), if what the record holds now is torn ({@link #tornOrNull}) or
+     * the record is gone. Returns whether it did.
      */
     boolean restoreIfTorn(byte[] key, byte[] old) {
         try (ExternalMapQueryContext<byte[], Record, ?> q = mapOf(key).queryContext(key)) {
             q.updateLock().lock();
             MapEntry<byte[], Record> entry = q.entry();
-            if (entry == null || tornOrNull(entry.value()) == null) return false;
+            if (entry != null && tornOrNull(entry.value()) == null) return false;
             Record before = RecordMarshaller.read(BytesStore.wrap(old), 0, old.length, true);
-            q.replaceValue(entry, q.wrapValueAsData(before));
+            // absent: Chronicle's recovery dropped what the kill left (a slot is taken only over a record there)
+            if (entry == null) q.insert(q.absentEntry(), q.wrapValueAsData(before));
+            else q.replaceValue(entry, q.wrapValueAsData(before));
             return true;
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
+import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.core.UnsafeMemory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -231,6 +232,37 @@ class CrashWindowTest {
             assertThat(s.header(KEY).type()).isEqualTo(HASH);
             assertThat(s.fencedAtOpen()).containsOnlyKeys(new ByteKey(KEY));
             assertThat(new String(s.get(b("other")).value())).isEqualTo("kept");
+        }
+    }
+
+    @Test
+    void aRecordOrPageChronicleDroppedAtRecoveryIsPutBackFromItsUndoSlot() {
+        Path path = tempDir.resolve("dropped");
+        DataDir dir = DataDir.open(path);
+        try (RecordMaps records = RecordMaps.open(config(path), dir);
+                MemberPages pages = MemberPages.open(config(path), dir)) {
+            byte[] key = b("k");
+            Record before = Record.inline(StoredValue.complete(TxId.of(1, 1), b("value-one")));
+            Bytes<?> stored = Bytes.allocateElasticOnHeap();
+            RecordMarshaller.INSTANCE.write(stored, RecordMarshaller.INSTANCE.size(before), before);
+            assertThat(records.restoreIfTorn(key, stored.toByteArray())).isTrue();
+            assertThat(new String(records.get(key).value)).isEqualTo("value-one");
+            assertThat(records.restoreIfTorn(key, stored.toByteArray()))
+                    .as("whole: left as it is")
+                    .isFalse();
+
+            byte[] page = MemberPage.with(MemberPage.EMPTY, -1, b("member"), b("value"));
+            Bytes<?> storedPage = Bytes.allocateElasticOnHeap();
+            PageMarshaller.INSTANCE.write(storedPage, PageMarshaller.INSTANCE.size(page), page);
+            pages.map();
+            assertThat(pages.restoreIfTorn(MemberPages.pageKey(key, 0), storedPage.toByteArray()))
+                    .isTrue();
+            assertThat(pages.read(key, 0)).isEqualTo(page);
+            assertThat(pages.restoreIfTorn(MemberPages.pageKey(key, 0), storedPage.toByteArray()))
+                    .as("whole: left as it is")
+                    .isFalse();
+        } finally {
+            dir.close(true);
         }
     }
 }
