@@ -38,7 +38,8 @@ final class ChronicleMaps {
             if (dir == null) return builder.create();
             File file = dir.file(fileName);
             Files.deleteIfExists(rewriteOf(dir, fileName).toPath()); // a rewrite a crash cut short
-            if (!file.exists()) return builder.checksumEntries(false).createPersistedTo(file);
+            Files.deleteIfExists(newOf(dir, fileName).toPath()); // a creation a crash cut short
+            if (!file.exists()) return created(builder, dir, fileName);
             ChronicleMap<K, V> map;
             if (!dir.recoveryNeeded()) {
                 map = builder.createPersistedTo(file);
@@ -54,6 +55,23 @@ final class ChronicleMaps {
             String where = dir == null ? "memory" : dir.path().resolve(fileName).toString();
             throw new StorageException("cannot open map " + fileName + " in " + where + ": " + e, e);
         }
+    }
+
+    /**
+     * A new file, made whole under another name and then moved to {@code fileName}: a kill while Chronicle
+     * writes a new file's header leaves a file no open can recover ("Self Bootstrapping Header checksum"),
+     * and the node could not start again. Made so, it leaves no file, and the next open starts again.
+     */
+    private static <K, V> ChronicleMap<K, V> created(ChronicleMapBuilder<K, V> builder, DataDir dir, String fileName)
+            throws IOException {
+        File fresh = newOf(dir, fileName);
+        builder.checksumEntries(false).createPersistedTo(fresh).close();
+        Files.move(fresh.toPath(), dir.file(fileName).toPath(), StandardCopyOption.ATOMIC_MOVE);
+        return builder.createPersistedTo(dir.file(fileName));
+    }
+
+    private static File newOf(DataDir dir, String fileName) {
+        return dir.file(fileName + ".new");
     }
 
     private static File rewriteOf(DataDir dir, String fileName) {

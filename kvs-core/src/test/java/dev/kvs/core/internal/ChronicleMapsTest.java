@@ -103,6 +103,27 @@ class ChronicleMapsTest {
     }
 
     @Test
+    void aNewFileIsMadeUnderAnotherNameSoACreationACrashCutShortLeavesNoFileToRecover(@TempDir Path tmp)
+            throws Exception {
+        // what a kill while Chronicle wrote a new file's header left: the bytes of half a header
+        Files.write(tmp.resolve("m.dat.new"), new byte[] {1, 2, 3, 4});
+        DataDir dir = DataDir.open(tmp); // not cleanly closed before: recovery needed
+        assertThat(dir.recoveryNeeded()).isTrue();
+        try (ChronicleMap<byte[], byte[]> map = ChronicleMaps.open(builder(), dir, "m.dat")) {
+            map.put("k".getBytes(), "v".getBytes());
+        } finally {
+            dir.close(false);
+        }
+        assertThat(Files.exists(tmp.resolve("m.dat.new"))).isFalse();
+        dir = DataDir.open(tmp);
+        try (ChronicleMap<byte[], byte[]> map = ChronicleMaps.open(builder(), dir, "m.dat")) {
+            assertThat(new String(map.get("k".getBytes()))).isEqualTo("v");
+        } finally {
+            dir.close(true);
+        }
+    }
+
+    @Test
     void aNewFileHasNoChronicleEntryChecksums(@TempDir Path tmp) {
         DataDir dir = DataDir.open(tmp);
         try (ChronicleMap<byte[], byte[]> map = ChronicleMaps.open(builder(), dir, "m.dat")) {
