@@ -1110,6 +1110,7 @@ final class ChronicleKvStore implements KvStore {
     public StoreStats stats() {
         int slot = gate.enter();
         try {
+            UndoSlots undo = dataDir == null ? null : dataDir.undo(config.maxKeyBytes());
             return new StoreStats(
                     capacity.entries(),
                     capacity.live(),
@@ -1121,8 +1122,8 @@ final class ChronicleKvStore implements KvStore {
                     dataDir != null,
                     pages.directories().slots(),
                     pages.directories().maxSlots(),
-                    dataDir == null ? 0 : dataDir.undo(config.maxKeyBytes()).bytes(),
-                    dataDir == null ? 0 : dataDir.undo(config.maxKeyBytes()).unguarded());
+                    undo == null ? 0 : undo.bytes(),
+                    undo == null ? 0 : undo.unguarded());
         } finally {
             gate.exit(slot);
         }

@@ -6,7 +6,6 @@ import dev.kvs.core.ByteKey;
 import dev.kvs.core.KvStore;
 import dev.kvs.core.Member;
 import dev.kvs.core.RecordState;
-import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.core.ValueType;
@@ -43,14 +42,6 @@ class CrashWindowTest {
     @AfterEach
     void unhook() {
         WriteFaults.written = null;
-    }
-
-    private static StoreConfig config(Path dir) {
-        return StoreConfig.builder()
-                .maxBytes(4L << 20)
-                .maxEntries(1_000)
-                .dataDir(dir)
-                .build();
     }
 
     private static byte[] b(String s) {
@@ -108,13 +99,13 @@ class CrashWindowTest {
         Path dir = tempDir.resolve("live");
         Path copy = tempDir.resolve("killed");
         int fields = 300; // several pages
-        try (KvStore s = Stores.open(config(dir))) {
+        try (KvStore s = Stores.open(StructuresChild.config(dir))) {
             for (int i = 0; i < fields; i++) putField(s, i, "old", i + 1);
             // a new value of the same length: the page is rewritten where it lies
             assertThat(copyInsideWrite(dir, copy, false, () -> putField(s, 7, "new", 1_000)))
                     .isTrue();
         }
-        try (KvStore s = Stores.open(config(copy))) {
+        try (KvStore s = Stores.open(StructuresChild.config(copy))) {
             Map<String, String> found = contents(s);
             for (int i = 0; i < fields; i++) {
                 // the page's new bytes are whole: the write stands (it was not acknowledged, and may be)
@@ -133,13 +124,13 @@ class CrashWindowTest {
         Path dir = tempDir.resolve("live");
         Path copy = tempDir.resolve("killed");
         byte[] key = b("k");
-        try (KvStore s = Stores.open(config(dir))) {
+        try (KvStore s = Stores.open(StructuresChild.config(dir))) {
             s.put(key, StoredValue.complete(TxId.of(1, 1), b("value-one")));
             assertThat(copyInsideWrite(
                             dir, copy, false, () -> s.put(key, StoredValue.complete(TxId.of(1, 2), b("value-two")))))
                     .isTrue();
         }
-        try (KvStore s = Stores.open(config(copy))) {
+        try (KvStore s = Stores.open(StructuresChild.config(copy))) {
             StoredValue v = s.get(key);
             assertThat(v).as("the key after the kill").isNotNull();
             assertThat(new String(v.value())).isEqualTo("value-two");
@@ -155,7 +146,7 @@ class CrashWindowTest {
                 throw new UncheckedIOException(e);
             }
         }
-        return Stores.open(config(copy));
+        return Stores.open(StructuresChild.config(copy));
     }
 
     @Test
@@ -188,7 +179,7 @@ class CrashWindowTest {
     private Path tornString(byte[] key) {
         Path dir = tempDir.resolve("live");
         Path copy = tempDir.resolve("killed");
-        try (KvStore s = Stores.open(config(dir))) {
+        try (KvStore s = Stores.open(StructuresChild.config(dir))) {
             s.put(b("other"), StoredValue.complete(TxId.of(1, 1), b("kept")));
             s.put(key, StoredValue.complete(TxId.of(1, 2), b("value-one")));
             assertThat(copyInsideWrite(
@@ -202,7 +193,7 @@ class CrashWindowTest {
     private Path tornPage() {
         Path dir = tempDir.resolve("live");
         Path copy = tempDir.resolve("killed");
-        try (KvStore s = Stores.open(config(dir))) {
+        try (KvStore s = Stores.open(StructuresChild.config(dir))) {
             s.put(b("other"), StoredValue.complete(TxId.of(1, 1), b("kept")));
             for (int i = 0; i < 300; i++) putField(s, i, "old", i + 2);
             // a structure write writes its page first, then its record
@@ -239,8 +230,8 @@ class CrashWindowTest {
     void aRecordOrPageChronicleDroppedAtRecoveryIsPutBackFromItsUndoSlot() {
         Path path = tempDir.resolve("dropped");
         DataDir dir = DataDir.open(path);
-        try (RecordMaps records = RecordMaps.open(config(path), dir);
-                MemberPages pages = MemberPages.open(config(path), dir)) {
+        try (RecordMaps records = RecordMaps.open(StructuresChild.config(path), dir);
+                MemberPages pages = MemberPages.open(StructuresChild.config(path), dir)) {
             byte[] key = b("k");
             Record before = Record.inline(StoredValue.complete(TxId.of(1, 1), b("value-one")));
             Bytes<?> stored = Bytes.allocateElasticOnHeap();

@@ -32,18 +32,7 @@ class IncrementalResyncTest {
 
     @Test
     void aBackupRestartedWithItsDataGetsOnlyTheValuesWrittenWhileItWasAway() {
-        StoreConfig primaryStore =
-                StoreConfig.builder().maxEntries(10_000).maxBytes(64L << 20).build();
-        StoreConfig backupStore = StoreConfig.builder()
-                .maxEntries(10_000)
-                .maxBytes(64L << 20)
-                .dataDir(dataDir)
-                .build();
-        try (TwoDc dc = TwoDc.builder()
-                .mode(ReplicationMode.ASYNC)
-                .replication(TwoDc.replication().build())
-                .stores(primaryStore, backupStore)
-                .start()) {
+        try (TwoDc dc = startPair()) {
             List<byte[]> keys = new ArrayList<>();
             try (Jedis p = JedisAccess.primary(dc)) {
                 Pipeline pipe = p.pipelined();
@@ -92,19 +81,8 @@ class IncrementalResyncTest {
 
     @Test
     void aBackupWhoseValueACrashToreGetsItAgainInTheResyncAfterItsRestart() {
-        StoreConfig primaryStore =
-                StoreConfig.builder().maxEntries(10_000).maxBytes(64L << 20).build();
-        StoreConfig backupStore = StoreConfig.builder()
-                .maxEntries(10_000)
-                .maxBytes(64L << 20)
-                .dataDir(dataDir)
-                .build();
         byte[] torn = "the value a crash tears on the backup, in one place in its files".getBytes();
-        try (TwoDc dc = TwoDc.builder()
-                .mode(ReplicationMode.ASYNC)
-                .replication(TwoDc.replication().build())
-                .stores(primaryStore, backupStore)
-                .start()) {
+        try (TwoDc dc = startPair()) {
             List<byte[]> keys = new ArrayList<>();
             try (Jedis p = JedisAccess.primary(dc)) {
                 for (int i = 0; i < 100; i++) {
@@ -132,6 +110,22 @@ class IncrementalResyncTest {
                 assertThat(bk.get("torn".getBytes())).isEqualTo(torn);
             }
         }
+    }
+
+    /** An async pair whose backup keeps its store in {@link #dataDir}. */
+    private TwoDc startPair() {
+        StoreConfig primaryStore =
+                StoreConfig.builder().maxEntries(10_000).maxBytes(64L << 20).build();
+        StoreConfig backupStore = StoreConfig.builder()
+                .maxEntries(10_000)
+                .maxBytes(64L << 20)
+                .dataDir(dataDir)
+                .build();
+        return TwoDc.builder()
+                .mode(ReplicationMode.ASYNC)
+                .replication(TwoDc.replication().build())
+                .stores(primaryStore, backupStore)
+                .start();
     }
 
     private static byte[] value(int key, int version) {
