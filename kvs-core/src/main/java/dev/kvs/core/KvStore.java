@@ -418,11 +418,16 @@ public interface KvStore extends Closeable {
      * tell without the lock (a writer of the key at work, a string or a tombstone there, or no such
      * fast path, as in this default): then {@link #putMembers} decides. Writes nothing, takes no TxId.
      *
+     * <p>If {@code seen} is not null (one slot per member, each null), the store may leave in a member's slot
+     * a mark of where it found that member with its value, read even if the answer is null: passed to {@link
+     * #putMembersUnlessExpired}, the put under the lock then skips that member if what it was found in is
+     * unchanged since. The marks are the store's own; the caller passes them on untouched.
+     *
      * @return {@code MemberWrite(header, false, 0, previous)} as {@link #putMembers} returns for a put that
      *     changed nothing (the previous values, if asked, are the given ones), or null
      */
     default MemberWrite putMembersIfUnchanged(
-            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock) {
+            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock, Object[] seen) {
         return null;
     }
 
@@ -431,13 +436,20 @@ public interface KvStore extends Closeable {
      * if the record has an expiry): then nothing is written, {@code txId} is not called, and null is
      * returned, for the caller to delete the key first (a replicated delete, as Redis's lazy expiry) and
      * write again. The key's record is read once, under its lock, where a check of its expiry before
-     * {@link #putMembers} reads it twice; this default makes that check, then the put.
+     * {@link #putMembers} reads it twice; this default makes that check, then the put. {@code seen}: null, or
+     * the marks {@link #putMembersIfUnchanged} left (this default ignores them).
      *
      * @return as for {@link #putMembers}, or null if the key's expiry has passed (nothing written)
      * @throws WrongTypeException, IllegalStateException, StoreFullException as for {@link #putMembers}
      */
     default MemberWrite putMembersUnlessExpired(
-            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock, Supplier<TxId> txId) {
+            byte[] key,
+            ValueType type,
+            List<Member> members,
+            boolean wantPrevious,
+            Clock clock,
+            Object[] seen,
+            Supplier<TxId> txId) {
         RecordHeader h = header(key);
         if (h != null && h.expiredAt(clock)) return null;
         return putMembers(key, type, members, wantPrevious, txId);

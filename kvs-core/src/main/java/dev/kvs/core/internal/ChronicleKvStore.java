@@ -599,44 +599,99 @@ final class ChronicleKvStore implements KvStore {
 
     @Override
     public MemberWrite putMembersUnlessExpired(
-            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock, Supplier<TxId> txId) {
+            byte[] key,
+            ValueType type,
+            List<Member> members,
+            boolean wantPrevious,
+            Clock clock,
+            Object[] seen,
+            Supplier<TxId> txId) {
         List<Member> ms = List.copyOf(members);
         Objects.requireNonNull(clock, "clock == null");
         Objects.requireNonNull(txId, "txId == null");
+        checkMarks(seen, ms);
         return structure(
                 key,
                 old -> old != null && expired(old.expireAt, clock)
                         ? null
-                        : structures.put(key, old, type, ms, wantPrevious, txId));
+                        : structures.put(key, old, type, ms, wantPrevious, seen, txId));
+    }
+
+    private static void checkMarks(Object[] seen, List<Member> members) {
+        if (seen != null && seen.length != members.size()) {
+            throw new IllegalArgumentException(seen.length + " marks for " + members.size() + " members");
+        }
     }
 
     /**
      * Read without the key's lock ({@link #unlocked}). Null for anything but a live, complete structure of
      * {@code type} whose expiry has not passed, holding every member with its value: the caller then
-     * writes under the lock, which decides those cases.
+     * writes under the lock, which decides those cases. With {@code seen}, every member is read, even
+     * while a writer of the key is at work, and marked where it was found ({@link Structures#holdsAll}):
+     * in a run of SADDs of which one adds a member, the others are then not read again under the lock.
      */
     @Override
     public MemberWrite putMembersIfUnchanged(
-            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock) {
+            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock, Object[] seen) {
         limits.checkKey(key);
         Objects.requireNonNull(clock, "clock == null");
+        checkMarks(seen, members);
+        if (seen != null) return marked(key, type, members, wantPrevious, clock, seen);
         return unlocked(key, r -> {
-            if (r == null
-                    || r.state != RecordState.COMPLETE
-                    || r.type != type
-                    || r.members == null
-                    || expired(r.expireAt, clock)) return null;
+            if (!live(r, type, clock)) return null;
             for (Member m : members) {
                 if (!structures.holds(key, r.members, m.name(), m.value())) return null;
             }
-            List<byte[]> previous = List.of();
-            if (wantPrevious) {
-                List<byte[]> values = new ArrayList<>(members.size());
-                for (Member m : members) values.add(m.value());
-                previous = Collections.unmodifiableList(values);
-            }
-            return new MemberWrite(r.header(), false, 0, previous);
+            return unchanged(r, members, wantPrevious);
         });
+    }
+
+    /**
+     * {@link #putMembersIfUnchanged} with marks: as {@link #unlocked}, but the members are read, and marked,
+     * even if a writer of the key is at work. Only the answer needs one state of the key; a mark proves
+     * itself under the lock.
+     */
+    private MemberWrite marked(
+            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock, Object[] seen) {
+        long version = stripes.version(key);
+        int slot = gate.enter();
+        try {
+            boolean all;
+            Record r;
+            try {
+                r = records.header(key);
+                if (r != null && hidden(r) || !live(r, type, clock)) return null;
+                all = structures.holdsAll(key, r.members, members, seen);
+            } catch (RuntimeException e) {
+                if ((version & 1) == 0 && stripes.validate(key, version)) throw e;
+                return null;
+            }
+            return all && (version & 1) == 0 && stripes.validate(key, version)
+                    ? unchanged(r, members, wantPrevious)
+                    : null;
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    /** Whether {@code r} is a live, complete structure of {@code type} whose expiry has not passed. */
+    private static boolean live(Record r, ValueType type, Clock clock) {
+        return r != null
+                && r.state == RecordState.COMPLETE
+                && r.type == type
+                && r.members != null
+                && !expired(r.expireAt, clock);
+    }
+
+    /** The answer of a put of {@code members} to {@code r} that changes nothing. */
+    private static MemberWrite unchanged(Record r, List<Member> members, boolean wantPrevious) {
+        List<byte[]> previous = List.of();
+        if (wantPrevious) {
+            List<byte[]> values = new ArrayList<>(members.size());
+            for (Member m : members) values.add(m.value());
+            previous = Collections.unmodifiableList(values);
+        }
+        return new MemberWrite(r.header(), false, 0, previous);
     }
 
     /**

@@ -144,7 +144,8 @@ final class MemberPages implements AutoCloseable {
 
     /**
      * Slots of {@link PageDirectory} in all, about 28 bytes of heap each: 14 MiB at most, for half a
-     * million pages (16 million small members).
+     * million pages (16 million small members), or a quarter million with the indexes of 40,000 (a page's
+     * index, about 6 slots, is made only while under half the slots are in use).
      */
     static final long DIRECTORY_SLOTS = 1 << 19;
 
@@ -229,17 +230,140 @@ final class MemberPages implements AutoCloseable {
     boolean holds(byte[] key, MembersHeader h, byte[] member, byte[] value) {
         ChronicleMap<byte[], byte[]> m = map;
         if (h.isEmpty() || m == null) return false;
-        int p = PageAddress.pageOf(ADDRESS.hashBytes(member), h.pageCount());
-        PageDirectory d = h.pageCount() >= PageDirectory.Directories.MIN_PAGES ? directories.find(key) : null;
-        PageDirectory.Place seen = d == null ? null : d.place(p);
-        if (seen != null && seen.known()) return StoredPage.holds(seen.address(), seen.length(), member, value);
+        PageDirectory d = directoryOf(key, h);
+        long hash = ADDRESS.hashBytes(member);
+        PageDirectory.Place seen = d == null ? null : d.place(PageAddress.pageOf(hash, h.pageCount()));
+        return holdsAt(m, key, h, d, hash, seen, member, value) != null;
+    }
+
+    /**
+     * {@link #holds} of each of {@code members}, all of them read (not only up to the first one missing),
+     * for a caller without the key's stripe. Each member found with its value in a page whose place is in
+     * the structure's directory gets that place in its slot of {@code seen}: a {@link #put} under the
+     * stripe that is given it skips the member while that very place is still in the directory, as the
+     * page has not been written since (every write of a page forgets its place, and a place a lookup finds
+     * is a new object). The reads may overlap a write, since a place is only ever used as that proof.
+     */
+    boolean holdsAll(byte[] key, MembersHeader h, List<dev.kvs.core.Member> members, Object[] seen) {
+        ChronicleMap<byte[], byte[]> m = map;
+        if (h.isEmpty() || m == null) return false;
+        PageDirectory d = directoryOf(key, h);
+        int k = members.size();
+        long[] hashes = new long[k];
+        PageDirectory.Place[] places = new PageDirectory.Place[k];
+        for (int i = 0; i < k; i++) {
+            hashes[i] = ADDRESS.hashBytes(members.get(i).name());
+            if (d != null) places[i] = d.place(PageAddress.pageOf(hashes[i], h.pageCount()));
+        }
+        if (d != null && k > 1) touch(places, hashes);
+        boolean all = true;
+        for (int i = 0; i < k; i++) {
+            dev.kvs.core.Member member = members.get(i);
+            PageDirectory.Place at = holdsAt(m, key, h, d, hashes[i], places[i], member.name(), member.value());
+            if (at == null) all = false;
+            else if (at != UNMARKED) seen[i] = at;
+        }
+        return all;
+    }
+
+    /**
+     * Where {@link #touch} leaves what it read, so its reads are made, on the one chance in 2^64 that the
+     * sum is this: a store each time would be a line the event loops take from each other.
+     */
+    @SuppressWarnings("unused")
+    private static long touched;
+
+    private static final long TOUCHED = 0x5DEECE66DL;
+
+    /**
+     * Reads, for each of several members, the memory its check will read: its page's place, the page's
+     * index, the entry its tag points to; one step for all the members before the next. The reads of
+     * different members then overlap, where checks made one after the other wait for each miss in turn: in
+     * a run of 16 SADDs to a large set each check met three or four cache misses (issue 35). Reads only
+     * inside each place's page, as {@link StoredPage#holds(long, int, byte[], byte[])}.
+     */
+    private static void touch(PageDirectory.Place[] places, long[] hashes) {
+        int k = places.length;
+        int[][] indexes = new int[k][];
+        long sum = 0;
+        for (int i = 0; i < k; i++) {
+            PageDirectory.Place p = places[i];
+            if (p != null && p.known()) indexes[i] = p.index();
+        }
+        for (int i = 0; i < k; i++) {
+            int[] index = indexes[i];
+            if (index != null && index.length > 0) sum += index[0] + index[index.length - 1];
+        }
+        for (int i = 0; i < k; i++) {
+            int[] index = indexes[i];
+            if (index != null) sum += StoredPage.firstByteOfTag(places[i].address(), index, hashes[i]);
+        }
+        if (sum == TOUCHED) touched = sum;
+    }
+
+    /** The directory a reader without the key's stripe may use for a structure of header {@code h}, or null. */
+    private PageDirectory directoryOf(byte[] key, MembersHeader h) {
+        return h.pageCount() >= PageDirectory.Directories.MIN_PAGES ? directories.find(key) : null;
+    }
+
+    /**
+     * Whether the page at {@code place}, a place in a directory, holds {@code member} with {@code value}:
+     * through the page's index ({@link StoredPage#index}), made now if the place has none, and counted in
+     * the directories' bound. In a page of 32 members the index is read in two cache lines where a scan
+     * read every member's bytes (issue 35).
+     */
+    private boolean holds(PageDirectory.Place place, long hash, byte[] member, byte[] value) {
+        int[] index = place.index();
+        if (index == null) {
+            // past half the bound, places go first: an index made only to be dropped with every other
+            // would cost its page's hashes for nothing
+            if (!directories.roomForIndexes()) return StoredPage.holds(place.address(), place.length(), member, value);
+            index = StoredPage.index(place.address(), place.length());
+            if (place.index(index)) directories.grew(PageDirectory.Directories.weight(index));
+        }
+        return StoredPage.holds(place.address(), place.length(), index, hash, member, value);
+    }
+
+    /**
+     * Puts where page {@code p} lies after a write of it in place of where it lay (the caller holds the
+     * key's stripe, and the write is done): the next read of the page needs no lookup. A write that
+     * appended a member at {@code appendedAt} (-1: any other write) to a page whose index was {@code
+     * indexBefore} gives the new place that index with the member's entry: no read remakes it.
+     */
+    private void remember(
+            PageDirectory d, int p, PageDirectory.Place written, int[] indexBefore, long hash, int appendedAt) {
+        int[] index = appendedAt < 0 || indexBefore == null ? null : StoredPage.appended(indexBefore, hash, appendedAt);
+        if (index != null && written.index(index)) directories.grew(PageDirectory.Directories.weight(index));
+        directories.grew(d.remember(p, written));
+    }
+
+    /** {@link #holdsAt}'s answer for a member held in a page whose place is not in a directory. */
+    private static final PageDirectory.Place UNMARKED = new PageDirectory.Place(0, 0);
+
+    /**
+     * Where {@code member} (of {@code hash}) was found with {@code value}: the place of its page in {@code d}
+     * (as read there, {@code seen}, or as found by a lookup and offered to it in place of {@code seen}),
+     * {@link #UNMARKED} if held but not at a place in {@code d}, null if not held.
+     */
+    private PageDirectory.Place holdsAt(
+            ChronicleMap<byte[], byte[]> m,
+            byte[] key,
+            MembersHeader h,
+            PageDirectory d,
+            long hash,
+            PageDirectory.Place seen,
+            byte[] member,
+            byte[] value) {
+        int p = PageAddress.pageOf(hash, h.pageCount());
+        if (seen != null && seen.known()) return holds(seen, hash, member, value) ? seen : null;
         try (ExternalMapQueryContext<byte[], byte[], ?> q = m.queryContext(pageKey(key, p))) {
             q.readLock().lock();
             MapEntry<byte[], byte[]> entry = q.entry();
-            if (entry == null) return false;
+            if (entry == null) return null;
             PageDirectory.Place found = placeOf(entry.value());
-            if (d != null) d.offer(p, seen, found);
-            return StoredPage.holds(found.address(), found.length(), member, value);
+            boolean offered = d != null && d.offer(p, seen, found);
+            if (!StoredPage.holds(found.address(), found.length(), member, value)) return null;
+            return offered ? found : UNMARKED;
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         }
@@ -260,7 +384,7 @@ final class MemberPages implements AutoCloseable {
      */
     Write put(byte[] key, MembersHeader h, byte[] member, byte[] value, boolean wantPrevious) {
         Pending pending = new Pending();
-        Write w = put(key, h, member, value, wantPrevious, NOTHING, pending);
+        Write w = put(key, h, member, value, wantPrevious, NOTHING, pending, null);
         settle(key, w.header(), pending);
         return w;
     }
@@ -271,7 +395,9 @@ final class MemberPages implements AutoCloseable {
      * {@link #put}, running {@code beforeWrite} just before the member's page is written, and not at all
      * if the member has that value already: the caller's reservation of room ({@link Structures}). If it
      * throws, nothing was written. A split leaves its page in {@code pending}, to {@link #settle} once the
-     * header returned is in the key's record.
+     * header returned is in the key's record. {@code seen}: null, or where {@link #holdsAll} found the member
+     * with {@code value}: if that place is still in the directory, the page was not written since, and the
+     * member is not read again.
      */
     Write put(
             byte[] key,
@@ -280,24 +406,38 @@ final class MemberPages implements AutoCloseable {
             byte[] value,
             boolean wantPrevious,
             Runnable beforeWrite,
-            Pending pending) {
+            Pending pending,
+            Object seen) {
         checkSize(member.length, value.length);
         int n = Math.max(1, h.pageCount());
-        int p = PageAddress.pageOf(ADDRESS.hashBytes(member), n);
+        long hash = ADDRESS.hashBytes(member);
+        int p = PageAddress.pageOf(hash, n);
         PageDirectory d = directories.of(key, n);
+        // the index of the page as it is before this write, read before it ({@link PageDirectory.Place})
+        int[] indexBefore = null;
         if (d != null && !h.isEmpty()) {
             PageDirectory.Place place = d.place(p);
-            if (place != null && place.known() && StoredPage.holds(place.address(), place.length(), member, value)) {
-                assert knownAt(key, p, place);
+            if (place != null && place == seen) {
+                assert knownAt(key, p, place) && StoredPage.holds(place.address(), place.length(), member, value)
+                        : "page " + p + " changed since its place was seen";
                 return new Write(h, true, wantPrevious ? value : null);
+            }
+            if (place != null && place.known()) {
+                if (holds(place, hash, member, value)) {
+                    assert knownAt(key, p, place);
+                    return new Write(h, true, wantPrevious ? value : null);
+                }
+                indexBefore = place.index();
             }
         }
         ChronicleMap<byte[], byte[]> m = map;
         Write w;
-        // the page's place is forgotten after its context is closed: Chronicle stores the entry's checksum
+        // the page's place is replaced after its context is closed: Chronicle stores the entry's checksum
         // as the context lets go of its lock, and a kill before that drops the entry at recovery, so nothing
         // more than before is done between the two
         boolean writing = false;
+        PageDirectory.Place written = null;
+        int appendedAt = -1;
         try (ExternalMapQueryContext<byte[], byte[], ?> q = (m == null ? map() : m).queryContext(pageKey(key, p))) {
             // one lookup of the page for the whole write: read, then rewritten in place of the entry
             q.updateLock().lock();
@@ -318,11 +458,16 @@ final class MemberPages implements AutoCloseable {
             boolean hadMembers = pending.contains(p) || unsettled ? hasMembers(page, p, n) : page.length > 0;
             writing = true;
             w = write(h, n, page, at, member, value, wantPrevious, q, entry, hadMembers);
+            if (d != null) {
+                written = placeOf(q.entry().value());
+                if (at < 0) appendedAt = page.length;
+            }
         } catch (RuntimeException e) {
             throw ChronicleMaps.translate(e);
         } finally {
             if (writing) {
-                if (d != null) d.forget(p);
+                if (written != null) remember(d, p, written, indexBefore, hash, appendedAt);
+                else if (d != null) d.forget(p);
                 else directories.forget(key, p);
             }
         }

@@ -37,22 +37,71 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class PageDirectory {
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Place[].class);
+    private static final VarHandle INDEX;
+
+    static {
+        try {
+            INDEX = MethodHandles.lookup().findVarHandle(Place.class, "index", int[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
      * Where a page's value lay when a lookup found it: {@code address} 0 if not known. Each write that
      * forgets a page leaves a new unknown place, so a reader's offer made on an older one fails ({@link
-     * #offer}).
+     * #offer}); and each lookup makes a new place, so a place still in its slot says the page was not
+     * written since it was put there (compared by identity, {@link MemberPages#holdsAll}).
+     *
+     * <p>A place also keeps its page's index ({@link StoredPage#index}), made by the first reader that
+     * reads the page through it: the bytes it is made of are the page's as long as the place is in its slot
+     * (a write of the page forgets the place after it), and a reader that read them while a write was
+     * rewriting them finds its read invalid after, as for any other read of the page.
      */
-    record Place(long address, int length) {
+    static final class Place {
+        private final long address;
+        private final int length;
+        private volatile int[] index;
+
+        Place(long address, int length) {
+            this.address = address;
+            this.length = length;
+        }
+
+        long address() {
+            return address;
+        }
+
+        int length() {
+            return length;
+        }
+
         boolean known() {
             return address != 0;
+        }
+
+        /** The page's index ({@link StoredPage#index}), or null if none was made through this place yet. */
+        int[] index() {
+            return index;
+        }
+
+        /** Gives this place {@code index} if it has none yet: whether it took it (and is to count it). */
+        boolean index(int[] index) {
+            return INDEX.compareAndSet(this, null, index);
+        }
+
+        @Override
+        public String toString() {
+            return "Place[address=" + address + ", length=" + length + "]";
         }
     }
 
     private volatile Place[] slots;
+    private final Directories owner;
 
-    private PageDirectory(int slots) {
+    private PageDirectory(int slots, Directories owner) {
         this.slots = new Place[slots];
+        this.owner = owner;
     }
 
     /** Where page {@code p} lies, as last found: null or not {@linkplain Place#known known} if not known. */
@@ -74,7 +123,7 @@ final class PageDirectory {
             s = Arrays.copyOf(s, size);
             slots = s;
         }
-        SLOT.setRelease(s, p, place);
+        owner.released((Place) SLOT.getAndSetRelease(s, p, place));
         return grown;
     }
 
@@ -82,17 +131,20 @@ final class PageDirectory {
      * Remembers that page {@code p} lies at {@code found}, found by a lookup without the key's stripe (and
      * under the lookup's lock), if the slot still holds {@code seen}, read before that lookup.
      * A write of the page between the two forgot it after writing, and left a new place in the slot: then
-     * this offer fails, and what it found (maybe the page before that write) is not remembered.
+     * this offer fails, and what it found (maybe the page before that write) is not remembered. Returns
+     * whether {@code found} is now in the slot.
      */
-    void offer(int p, Place seen, Place found) {
+    boolean offer(int p, Place seen, Place found) {
         Place[] s = slots;
-        if (p < s.length) SLOT.compareAndSet(s, p, seen, found);
+        if (p >= s.length || !SLOT.compareAndSet(s, p, seen, found)) return false;
+        owner.released(seen);
+        return true;
     }
 
     /** Forgets where page {@code p} lies: called after each write of the page, before the stripe is let go. */
     void forget(int p) {
         Place[] s = slots;
-        if (p < s.length) SLOT.setRelease(s, p, new Place(0, 0));
+        if (p < s.length) owner.released((Place) SLOT.getAndSetRelease(s, p, new Place(0, 0)));
     }
 
     int slots() {
@@ -101,7 +153,9 @@ final class PageDirectory {
 
     /**
      * The directories of one pages map, by structure key: bounded by {@link #maxSlots} slots in all
-     * (about 28 bytes of heap each: the slot's reference and its place); past it, every directory is dropped and they are found again page by page. A
+     * (about {@link #SLOT_BYTES} bytes of heap each: the slot's reference and its place), a page's index
+     * counted as the slots its bytes would take ({@link #weight}) while its place is in a directory; past
+     * it, every directory is dropped and they are found again page by page. A
      * holder of a dropped directory may use it to the end of its write: what it says is still true. The
      * count is approximate under concurrent writers (a drop and a new directory may cross), never by more
      * than a directory per writer.
@@ -109,6 +163,14 @@ final class PageDirectory {
     static final class Directories {
         /** Pages a structure has before it gets a directory. */
         static final int MIN_PAGES = 8;
+
+        /** Heap bytes of one slot with its place: the unit {@link #maxSlots} counts in. */
+        static final int SLOT_BYTES = 28;
+
+        /** The slots an index of a page counts as: its array's bytes, header included. */
+        static int weight(int[] index) {
+            return (16 + 4 * index.length + SLOT_BYTES - 1) / SLOT_BYTES;
+        }
 
         private final ConcurrentHashMap<ByteKey, PageDirectory> byKey = new ConcurrentHashMap<>();
         private final AtomicLong slots = new AtomicLong();
@@ -134,7 +196,7 @@ final class PageDirectory {
                 clear();
                 slots.addAndGet(size);
             }
-            d = new PageDirectory(size);
+            d = new PageDirectory(size, this);
             byKey.put(k, d);
             return d;
         }
@@ -144,9 +206,20 @@ final class PageDirectory {
             return byKey.get(new ByteKey(key));
         }
 
-        /** Counts slots a directory of this map grew by ({@link PageDirectory#remember}). */
+        /** Counts slots a directory of this map grew by ({@link PageDirectory#remember}), or an index took. */
         void grew(int grown) {
             if (grown > 0 && slots.addAndGet(grown) > maxSlots) clear();
+        }
+
+        /** Whether a page's index may be made: while under half the slots are in use. */
+        boolean roomForIndexes() {
+            return slots.get() < maxSlots / 2;
+        }
+
+        /** Stops counting the index of {@code place}, which a directory no longer holds. */
+        void released(Place place) {
+            int[] index = place == null ? null : place.index();
+            if (index != null) slots.addAndGet(-weight(index));
         }
 
         /** Forgets where page {@code p} of the structure at {@code key} lies: the caller is writing it. */

@@ -137,14 +137,32 @@ final class Structures {
         return pages.holds(key, h, name, value);
     }
 
+    /** {@link MemberPages#holdsAll}: whether every member has its value, marking in {@code seen} where each was found. */
+    boolean holdsAll(byte[] key, MembersHeader h, List<Member> members, Object[] seen) {
+        return pages.holdsAll(key, h, members, seen);
+    }
+
     MemberWrite put(
             byte[] key, Record old, ValueType type, List<Member> members, boolean wantPrevious, Supplier<TxId> txId) {
+        return put(key, old, type, members, wantPrevious, null, txId);
+    }
+
+    /** {@link #put}, skipping each member {@code seen} marks, as found by {@link #holdsAll}, if its page is unchanged since. */
+    MemberWrite put(
+            byte[] key,
+            Record old,
+            ValueType type,
+            List<Member> members,
+            boolean wantPrevious,
+            Object[] seen,
+            Supplier<TxId> txId) {
         requireStructure(type);
         MembersHeader h0 = membersOf(old, type);
         boolean live = old != null && old.isLive();
         long growth = (live ? 0 : MembersHeader.BYTES) + growthOf(key, members);
         Delta reserved = new Delta(old == null ? 1 : 0, live ? 0 : 1, old == null ? key.length : 0, growth);
-        return putReserved(key, old, type, h0, members, wantPrevious, txId, new LazyReservation(capacity, reserved));
+        return putReserved(
+                key, old, type, h0, members, wantPrevious, seen, txId, new LazyReservation(capacity, reserved));
     }
 
     /**
@@ -184,6 +202,7 @@ final class Structures {
             MembersHeader h0,
             List<Member> members,
             boolean wantPrevious,
+            Object[] seen,
             Supplier<TxId> txId,
             LazyReservation reserved) {
         boolean live = old != null && old.isLive();
@@ -192,8 +211,10 @@ final class Structures {
         MembersHeader h = h0;
         int added = 0;
         try {
-            for (Member m : members) {
-                MemberPages.Write w = pages.put(key, h, m.name(), m.value(), true, reserved, pending);
+            for (int i = 0; i < members.size(); i++) {
+                Member m = members.get(i);
+                MemberPages.Write w =
+                        pages.put(key, h, m.name(), m.value(), true, reserved, pending, seen == null ? null : seen[i]);
                 done.add(new Undo(
                         m.name(), w.existed() ? w.previous() : null, !w.header().equals(h)));
                 if (!w.existed()) added++;
@@ -285,7 +306,7 @@ final class Structures {
                 h = w.header();
             }
             for (Member m : members) {
-                MemberPages.Write w = pages.put(key, h, m.name(), m.value(), true, NOTHING, pending);
+                MemberPages.Write w = pages.put(key, h, m.name(), m.value(), true, NOTHING, pending, null);
                 done.add(new Undo(
                         m.name(), w.existed() ? w.previous() : null, !w.header().equals(h)));
                 if (!w.existed()) changed++;
@@ -459,7 +480,7 @@ final class Structures {
         }
         LazyReservation taken = new LazyReservation(capacity, reserved);
         taken.taken = true; // above: before the old record is freed
-        return putReserved(key, null, type, MembersHeader.EMPTY, members, false, txId, taken);
+        return putReserved(key, null, type, MembersHeader.EMPTY, members, false, null, txId, taken);
     }
 
     /** The image of {@code old}'s members with its header, or null if it is no complete structure. */
@@ -583,7 +604,7 @@ final class Structures {
                 if (!u.changed) continue;
                 h = u.previous == null
                         ? pages.remove(key, h, u.name, false, pending).header()
-                        : pages.put(key, h, u.name, u.previous, false, NOTHING, pending)
+                        : pages.put(key, h, u.name, u.previous, false, NOTHING, pending, null)
                                 .header();
             }
             MembersHeader was = old == null || old.members == null ? MembersHeader.EMPTY : old.members;

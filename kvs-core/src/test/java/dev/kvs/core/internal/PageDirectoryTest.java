@@ -118,6 +118,114 @@ class PageDirectoryTest {
     }
 
     /**
+     * A page's index ({@link StoredPage#index}) is made by the first read through its place, and counted
+     * in the directories' bound as the slots its bytes take; a write that appends a member to the page
+     * gives its new place the index with the member's entry, which is the index a read would make of the
+     * new page; any other write of the page leaves its index behind with its place.
+     */
+    @Test
+    void aPagesIndexIsMadeByTheFirstReadThroughItsPlaceAndCountedInTheBound() {
+        try (MemberPages pages = MemberPages.open(CONFIG, null)) {
+            byte[] key = b("large");
+            MembersHeader h = MembersHeader.EMPTY;
+            for (int i = 0; i < 2_000; i++)
+                h = pages.put(key, h, b("member:" + i), b(""), false).header();
+            // dropped, then made again by a put under the key's stripe (readers only use a directory)
+            pages.directories().clear();
+            pages.put(key, h, b("member:0"), b(""), false);
+            // the first pass finds each page's place, the second reads there
+            for (int pass = 0; pass < 2; pass++) {
+                for (int i = 0; i < 2_000; i++) {
+                    assertThat(pages.holds(key, h, b("member:" + i), b(""))).isTrue();
+                }
+            }
+            assertThat(pages.holds(key, h, b("absent"), b(""))).isFalse();
+            PageDirectory d = pages.directory(key);
+            long weights = 0;
+            for (int p = 0; p < h.pageCount(); p++) {
+                int[] index = d.place(p).index();
+                assertThat(index).as("page %d", p).isNotNull().isNotSameAs(StoredPage.NO_INDEX);
+                weights += PageDirectory.Directories.weight(index);
+            }
+            assertThat(weights).isGreaterThan(h.pageCount());
+            assertThat(pages.directories().slots()).isEqualTo(d.slots() + weights);
+
+            // an append: the new place's index is the one a read of the new page makes
+            byte[] added = b("member:" + 2_000);
+            int q = PageAddress.pageOf(MemberPages.ADDRESS.hashBytes(added), h.pageCount());
+            int[] before = d.place(q).index();
+            h = pages.put(key, h, added, b(""), false).header();
+            PageDirectory.Place place = pages.directory(key).place(q);
+            assertThat(place.address()).isEqualTo(storedAt(pages, key, q));
+            assertThat(place.index())
+                    .as("the appended index of page %d", q)
+                    .isEqualTo(StoredPage.index(place.address(), place.length()))
+                    .hasSize(MemberPage.count(pages.read(key, q)));
+            assertThat(pages.directories().slots())
+                    .as("the page's old index no longer counted, its new one counted")
+                    .isEqualTo(d.slots()
+                            + weights
+                            - PageDirectory.Directories.weight(before)
+                            + PageDirectory.Directories.weight(place.index()));
+
+            byte[] m = b("member:7");
+            int p = PageAddress.pageOf(MemberPages.ADDRESS.hashBytes(m), h.pageCount());
+            h = pages.remove(key, h, m, false).header();
+            assertThat(pages.holds(key, h, m, b("")))
+                    .as("after the page's rewrite")
+                    .isFalse();
+            assertThat(pages.directory(key).place(p).index())
+                    .as("a place just found")
+                    .isNull();
+            assertThat(pages.holds(key, h, b("member:" + firstOtherOn(h, p)), b("")))
+                    .isTrue();
+            assertThat(pages.directory(key).place(p).index()).isNotNull();
+        }
+    }
+
+    /**
+     * Past half the directories' bound, places go first: a read through a place makes no index, and a
+     * member is still found by a scan of its page.
+     */
+    @Test
+    void pastHalfTheBoundAReadMakesNoIndex() {
+        try (MemberPages pages = MemberPages.open(CONFIG, null, 100)) {
+            byte[] key = b("large");
+            MembersHeader h = MembersHeader.EMPTY;
+            for (int i = 0; i < 2_000; i++)
+                h = pages.put(key, h, b("member:" + i), b(""), false).header();
+            assertThat(pages.directory(key))
+                    .as("the directory, not dropped for the indexes of its pages' writes")
+                    .isNotNull();
+            assertThat(pages.directory(key).slots()).as("over half of 100").isEqualTo(64);
+            for (int pass = 0; pass < 2; pass++) {
+                for (int i = 0; i < 2_000; i++) {
+                    assertThat(pages.holds(key, h, b("member:" + i), b(""))).isTrue();
+                }
+            }
+            PageDirectory d = pages.directory(key);
+            assertThat(d).as("the directory, not dropped for indexes").isNotNull();
+            int known = 0;
+            for (int p = 0; p < h.pageCount(); p++) {
+                PageDirectory.Place place = d.place(p);
+                if (place != null && place.known()) known++;
+                if (place != null) assertThat(place.index()).as("page %d", p).isNull();
+            }
+            assertThat(known).isEqualTo(h.pageCount());
+            assertThat(pages.directories().slots()).isEqualTo(64);
+        }
+    }
+
+    /** A member of page {@code p} other than member:7, of those put above. */
+    private static int firstOtherOn(MembersHeader h, int p) {
+        for (int i = 0; ; i++) {
+            if (i != 7 && PageAddress.pageOf(MemberPages.ADDRESS.hashBytes(b("member:" + i)), h.pageCount()) == p) {
+                return i;
+            }
+        }
+    }
+
+    /**
      * Seeded histories on three structures (two that grow past {@link PageDirectory.Directories#MIN_PAGES}
      * pages, one that stays small), against a model: puts of the value a member has (four in ten), new
      * values, new members, removes, pops, deletes of a whole structure, rebuilds from an image, and a

@@ -186,19 +186,19 @@ class StructuresTest {
         Clock after = Clock.fixed(Instant.ofEpochMilli(1_001), ZoneOffset.UTC);
         List<Member> g = List.of(new Member(b("g"), b("w")));
 
-        assertThat(store.putMembersUnlessExpired(b("h"), ValueType.HASH, g, false, after, NO_TX))
+        assertThat(store.putMembersUnlessExpired(b("h"), ValueType.HASH, g, false, after, null, NO_TX))
                 .isNull();
         assertThat(store.members(b("h"), ValueType.HASH)).hasSize(1);
         assertThat(store.header(b("h")).txId()).isEqualTo(TxId.of(1, 2));
 
-        MemberWrite w = store.putMembersUnlessExpired(b("h"), ValueType.HASH, g, false, before, tx(3));
+        MemberWrite w = store.putMembersUnlessExpired(b("h"), ValueType.HASH, g, false, before, null, tx(3));
         assertThat(w.changed()).isEqualTo(1);
         assertThat(w.header().expireAtMillis()).isEqualTo(1_000);
         assertThat(store.members(b("h"), ValueType.HASH)).hasSize(2);
         // a wrong type is refused as by putMembers; a new key is written whatever the clock says
-        assertThatThrownBy(() -> store.putMembersUnlessExpired(b("h"), ValueType.SET, g, false, before, NO_TX))
+        assertThatThrownBy(() -> store.putMembersUnlessExpired(b("h"), ValueType.SET, g, false, before, null, NO_TX))
                 .isInstanceOf(dev.kvs.core.WrongTypeException.class);
-        assertThat(store.putMembersUnlessExpired(b("new"), ValueType.SET, g, false, after, tx(4))
+        assertThat(store.putMembersUnlessExpired(b("new"), ValueType.SET, g, false, after, null, tx(4))
                         .changed())
                 .isEqualTo(1);
     }
@@ -215,48 +215,102 @@ class StructuresTest {
                 b("h"), ValueType.HASH, List.of(new Member(b("f"), b("v")), new Member(b("g"), b("w"))), false, tx(1));
         List<Member> same = List.of(new Member(b("g"), b("w")), new Member(b("f"), b("v")));
 
-        MemberWrite w = store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, true, now);
+        MemberWrite w = ifUnchanged(b("h"), ValueType.HASH, same, true, now);
         assertThat(w).isNotNull();
         assertThat(w.written()).isFalse();
         assertThat(w.changed()).isZero();
         assertThat(w.header().txId()).isEqualTo(TxId.of(1, 1));
         assertThat(w.previous()).extracting(String::new).containsExactly("w", "v");
-        assertThat(store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, false, now)
-                        .previous())
+        assertThat(ifUnchanged(b("h"), ValueType.HASH, same, false, now).previous())
                 .isEmpty();
         // as the locked put answers it
         MemberWrite locked = store.putMembers(b("h"), ValueType.HASH, same, true, NO_TX);
         assertThat(locked.header()).isEqualTo(w.header());
         assertThat(locked.previous()).extracting(String::new).containsExactly("w", "v");
 
-        assertThat(store.putMembersIfUnchanged(
-                        b("h"), ValueType.HASH, List.of(new Member(b("f"), b("other"))), false, now))
+        assertThat(ifUnchanged(b("h"), ValueType.HASH, List.of(new Member(b("f"), b("other"))), false, now))
                 .isNull();
-        assertThat(store.putMembersIfUnchanged(
+        assertThat(ifUnchanged(
                         b("h"),
                         ValueType.HASH,
                         List.of(new Member(b("f"), b("v")), new Member(b("new"), b("v"))),
                         false,
                         now))
                 .isNull();
-        assertThat(store.putMembersIfUnchanged(b("h"), ValueType.SET, List.of(Member.of(b("f"))), false, now))
+        assertThat(ifUnchanged(b("h"), ValueType.SET, List.of(Member.of(b("f"))), false, now))
                 .as("a wrong type: the locked put refuses it")
                 .isNull();
-        assertThat(store.putMembersIfUnchanged(b("absent"), ValueType.HASH, same, false, now))
-                .isNull();
+        assertThat(ifUnchanged(b("absent"), ValueType.HASH, same, false, now)).isNull();
 
         store.updateHeader(b("h"), h -> h.withTxId(TxId.of(1, 2)).withExpireAt(1_000));
-        assertThat(store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, false, now))
-                .isNotNull();
+        assertThat(ifUnchanged(b("h"), ValueType.HASH, same, false, now)).isNotNull();
         Clock after = Clock.fixed(Instant.ofEpochMilli(1_001), ZoneOffset.UTC);
-        assertThat(store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, false, after))
+        assertThat(ifUnchanged(b("h"), ValueType.HASH, same, false, after))
                 .as("the expiry passed: the caller deletes the key first")
                 .isNull();
 
         store.removeMembers(b("h"), ValueType.HASH, List.of(b("f"), b("g")), false, tx(3));
-        assertThat(store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, false, now))
+        assertThat(ifUnchanged(b("h"), ValueType.HASH, same, false, now))
                 .as("a tombstone")
                 .isNull();
+    }
+
+    /**
+     * A run of SADDs of which one adds a member: the read without the lock marks where it found the others,
+     * and the put under the lock skips a marked member only while its page is unchanged. A member removed
+     * after it was marked (its page written since) is added again, as it would be without marks.
+     */
+    @ParameterizedTest(name = "page written between the read and the put: {0}")
+    @ValueSource(booleans = {false, true})
+    void aMarkedMemberIsSkippedOnlyWhileItsPageIsUnchanged(boolean removedBetween) {
+        Clock now = Clock.fixed(Instant.ofEpochMilli(1_000), ZoneOffset.UTC);
+        List<Member> all = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) all.add(Member.of(b("member:" + i)));
+        store.putMembers(b("s"), ValueType.SET, all, false, tx(1));
+        assertThat(store.header(b("s")).txId()).isEqualTo(TxId.of(1, 1));
+        List<Member> run = List.of(all.get(7), Member.of(b("new")), all.get(1_500));
+        Object[] seen = new Object[run.size()];
+
+        assertThat(store.putMembersIfUnchanged(b("s"), ValueType.SET, run, true, now, seen))
+                .as("one member is new")
+                .isNull();
+        assertThat(seen[0]).as("a member found in a large set's page is marked").isNotNull();
+        assertThat(seen[1]).as("a member not found").isNull();
+        assertThat(seen[2]).isNotNull();
+        if (removedBetween) {
+            assertThat(store.removeMembers(b("s"), ValueType.SET, List.of(b("member:7")), false, tx(2))
+                            .changed())
+                    .isEqualTo(1);
+        }
+
+        MemberWrite w = store.putMembersUnlessExpired(b("s"), ValueType.SET, run, true, now, seen, tx(3));
+        assertThat(w.changed()).isEqualTo(removedBetween ? 2 : 1);
+        assertThat(w.previous().get(0)).as("member:7's previous value").matches(v -> (v == null) == removedBetween);
+        assertThat(w.previous().get(1)).isNull();
+        assertThat(w.previous().get(2)).isNotNull();
+        assertThat(store.members(b("s"), ValueType.SET)).hasSize(2_001);
+        assertThat(store.getMembers(b("s"), ValueType.SET, List.of(b("member:7")))
+                        .get(0))
+                .isNotNull();
+    }
+
+    /**
+     * {@link ChronicleKvStore#putMembersIfUnchanged} without marks, checked against the same call with marks:
+     * both answer alike.
+     */
+    private MemberWrite ifUnchanged(
+            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock) {
+        MemberWrite plain = store.putMembersIfUnchanged(key, type, members, wantPrevious, clock, null);
+        MemberWrite marked =
+                store.putMembersIfUnchanged(key, type, members, wantPrevious, clock, new Object[members.size()]);
+        if (plain == null) {
+            assertThat(marked).isNull();
+        } else {
+            assertThat(marked).isNotNull();
+            assertThat(marked.header()).isEqualTo(plain.header());
+            assertThat(marked.previous()).containsExactlyElementsOf(plain.previous());
+        }
+        return plain;
     }
 
     /**
@@ -282,14 +336,12 @@ class StructuresTest {
         writer.start();
         try {
             assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, false, now))
-                    .isNull();
+            assertThat(ifUnchanged(b("h"), ValueType.HASH, same, false, now)).isNull();
         } finally {
             release.countDown();
             writer.join(10_000);
         }
-        assertThat(store.putMembersIfUnchanged(b("h"), ValueType.HASH, same, false, now))
-                .isNotNull();
+        assertThat(ifUnchanged(b("h"), ValueType.HASH, same, false, now)).isNotNull();
     }
 
     /**
