@@ -12,7 +12,8 @@ package dev.kvs.core;
  * @param offHeapBytes off-heap memory reserved by the backing maps
  * @param persistent whether the store is backed by files
  * @param pageDirectorySlots slots of the large hashes' and sets' page directories, each where one page
- *     lies (on the heap, about 28 bytes each; a cache: dropped whole when full)
+ *     lies, and the slots the pages' indexes take as bytes (on the heap, about 28 bytes each; a cache:
+ *     dropped whole when full)
  * @param maxPageDirectorySlots the bound on {@code pageDirectorySlots}
  * @param undoSlotBytes bytes of the file that keeps, while a write overwrites a record or page in place,
  *     what it held, so that a kill in the middle of the copy loses nothing (0 in memory)

@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
 import org.junit.jupiter.api.Test;
@@ -384,6 +385,78 @@ class PageDirectoryTest {
             assertThat(pages.holds(key, h, field, valueOf(40))).isTrue();
             assertThat(pages.holds(key, h, field, valueOf(39))).isFalse();
             assertThat(pages.directory(key).place(p).address()).isEqualTo(storedAt(pages, key, p));
+        }
+    }
+
+    /**
+     * A run's member read without the key's stripe while a write of its page is under way (the writer's
+     * {@link WriteFaults} hook runs the read on another thread, after the writer's lookup and before its
+     * write) is found with its old value and marked with the page's place. The write then puts the page's
+     * new place in the directory, so a put of the old value under the stripe with that mark writes it
+     * again: a mark made before a write never outlives it. Without the new place, the put trusts the mark
+     * and writes nothing ("the old value written again").
+     */
+    @Test
+    void aMarkMadeWhileAWriteIsUnderWayDoesNotOutliveTheWrite() throws Exception {
+        byte[] key = b("hot");
+        byte[] field = b("field");
+        try (MemberPages pages = MemberPages.open(CONFIG, null)) {
+            MembersHeader h = MembersHeader.EMPTY;
+            for (int i = 0; i < 3_000; i++)
+                h = pages.put(key, h, b("m:" + i), b(""), false).header();
+            h = pages.put(key, h, field, valueOf(1), false).header();
+            h = pages.put(key, h, field, valueOf(0), false).header();
+            ExecutorService reader = Executors.newSingleThreadExecutor();
+            Thread writer = Thread.currentThread();
+            AtomicReference<Object> mark = new AtomicReference<>();
+            AtomicReference<MembersHeader> readAt = new AtomicReference<>();
+            AtomicReference<byte[]> oldValue = new AtomicReference<>();
+            AtomicLong armed = new AtomicLong();
+            WriteFaults.hook = () -> {
+                if (Thread.currentThread() != writer || armed.getAndSet(0) == 0) return;
+                try {
+                    reader.submit(() -> {
+                                Object[] seen = new Object[1];
+                                boolean held = pages.holdsAll(
+                                        key,
+                                        readAt.get(),
+                                        List.of(new dev.kvs.core.Member(field, oldValue.get())),
+                                        seen);
+                                assertThat(held)
+                                        .as("the old value, read before the write")
+                                        .isTrue();
+                                mark.set(seen[0]);
+                            })
+                            .get(10, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            };
+            try {
+                for (long k = 1; k <= 20; k++) {
+                    // the page read once first, so its place is in the directory for the read in the hook
+                    assertThat(pages.holds(key, h, field, valueOf(k - 1))).isTrue();
+                    readAt.set(h);
+                    oldValue.set(valueOf(k - 1));
+                    mark.set(null);
+                    armed.set(1);
+                    h = pages.put(key, h, field, valueOf(k), false).header();
+                    assertThat(mark.get())
+                            .as("write %d: a mark made during it", k)
+                            .isNotNull();
+                    MemberPages.Pending pending = new MemberPages.Pending();
+                    MemberPages.Write w = pages.put(key, h, field, valueOf(k - 1), true, () -> {}, pending, mark.get());
+                    pages.settle(key, w.header(), pending);
+                    assertThat(w.previous()).as("write %d: the value before", k).isEqualTo(valueOf(k));
+                    assertThat(pages.get(key, w.header(), field))
+                            .as("write %d: the old value written again", k)
+                            .isEqualTo(valueOf(k - 1));
+                    h = pages.put(key, w.header(), field, valueOf(k), false).header();
+                }
+            } finally {
+                WriteFaults.hook = null;
+                reader.shutdownNow();
+            }
         }
     }
 
