@@ -624,11 +624,13 @@ final class ChronicleKvStore implements KvStore {
     }
 
     /**
-     * Read without the key's lock ({@link #unlocked}). Null for anything but a live, complete structure of
-     * {@code type} whose expiry has not passed, holding every member with its value: the caller then
-     * writes under the lock, which decides those cases. With {@code seen}, every member is read, even
-     * while a writer of the key is at work, and marked where it was found ({@link Structures#holdsAll}):
-     * in a run of SADDs of which one adds a member, the others are then not read again under the lock.
+     * Read without the key's lock. Null for anything but a live, complete structure of {@code type} whose
+     * expiry has not passed, holding every member with its value: the caller then writes under the lock,
+     * which decides those cases. Every member is read, even while a writer of the key is at work, and
+     * marked in {@code seen} (if given) where it was found ({@link Structures#holdsAll}): in a run of SADDs
+     * of which one adds a member, the others are then not read again under the lock. Only the answer needs
+     * one state of the key (the stripe's count even before, and the same after, as {@link #unlocked}); a
+     * mark proves itself under the lock.
      */
     @Override
     public MemberWrite putMembersIfUnchanged(
@@ -636,23 +638,7 @@ final class ChronicleKvStore implements KvStore {
         limits.checkKey(key);
         Objects.requireNonNull(clock, "clock == null");
         checkMarks(seen, members);
-        if (seen != null) return marked(key, type, members, wantPrevious, clock, seen);
-        return unlocked(key, r -> {
-            if (!live(r, type, clock)) return null;
-            for (Member m : members) {
-                if (!structures.holds(key, r.members, m.name(), m.value())) return null;
-            }
-            return unchanged(r, members, wantPrevious);
-        });
-    }
-
-    /**
-     * {@link #putMembersIfUnchanged} with marks: as {@link #unlocked}, but the members are read, and marked,
-     * even if a writer of the key is at work. Only the answer needs one state of the key; a mark proves
-     * itself under the lock.
-     */
-    private MemberWrite marked(
-            byte[] key, ValueType type, List<Member> members, boolean wantPrevious, Clock clock, Object[] seen) {
+        Object[] marks = seen != null ? seen : new Object[members.size()];
         long version = stripes.version(key);
         int slot = gate.enter();
         try {
@@ -661,7 +647,7 @@ final class ChronicleKvStore implements KvStore {
             try {
                 r = records.header(key);
                 if (r != null && hidden(r) || !live(r, type, clock)) return null;
-                all = structures.holdsAll(key, r.members, members, seen);
+                all = structures.holdsAll(key, r.members, members, marks);
             } catch (RuntimeException e) {
                 if ((version & 1) == 0 && stripes.validate(key, version)) throw e;
                 return null;

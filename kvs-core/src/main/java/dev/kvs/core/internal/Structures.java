@@ -132,11 +132,6 @@ final class Structures {
         return (int) (digest ^ (digest >>> 32));
     }
 
-    /** Whether the structure of header {@code h} holds {@code name} with exactly {@code value} ({@link MemberPages#holds}). */
-    boolean holds(byte[] key, MembersHeader h, byte[] name, byte[] value) {
-        return pages.holds(key, h, name, value);
-    }
-
     /** {@link MemberPages#holdsAll}: whether every member has its value, marking in {@code seen} where each was found. */
     boolean holdsAll(byte[] key, MembersHeader h, List<Member> members, Object[] seen) {
         return pages.holdsAll(key, h, members, seen);

@@ -339,12 +339,7 @@ class PageDirectoryTest {
         byte[] key = b("hot");
         byte[] field = b("field");
         try (MemberPages pages = MemberPages.open(CONFIG, null)) {
-            MembersHeader h = MembersHeader.EMPTY;
-            for (int i = 0; i < 3_000; i++)
-                h = pages.put(key, h, b("m:" + i), b(""), false).header();
-            // the long value once first: the splits it makes come now, so the writes below keep the page count
-            h = pages.put(key, h, field, valueOf(1), false).header();
-            h = pages.put(key, h, field, valueOf(0), false).header();
+            MembersHeader h = hotSet(pages, key, field);
             MembersHeader h0 = h;
             int p = PageAddress.pageOf(MemberPages.ADDRESS.hashBytes(field), h0.pageCount());
             ExecutorService reader = Executors.newSingleThreadExecutor();
@@ -394,18 +389,15 @@ class PageDirectoryTest {
      * write) is found with its old value and marked with the page's place. The write then puts the page's
      * new place in the directory, so a put of the old value under the stripe with that mark writes it
      * again: a mark made before a write never outlives it. Without the new place, the put trusts the mark
-     * and writes nothing ("the old value written again").
+     * and writes nothing: the store's assertion that a skipped page lies where its mark says fails, or
+     * without assertions "the old value written again".
      */
     @Test
     void aMarkMadeWhileAWriteIsUnderWayDoesNotOutliveTheWrite() throws Exception {
         byte[] key = b("hot");
         byte[] field = b("field");
         try (MemberPages pages = MemberPages.open(CONFIG, null)) {
-            MembersHeader h = MembersHeader.EMPTY;
-            for (int i = 0; i < 3_000; i++)
-                h = pages.put(key, h, b("m:" + i), b(""), false).header();
-            h = pages.put(key, h, field, valueOf(1), false).header();
-            h = pages.put(key, h, field, valueOf(0), false).header();
+            MembersHeader h = hotSet(pages, key, field);
             ExecutorService reader = Executors.newSingleThreadExecutor();
             Thread writer = Thread.currentThread();
             AtomicReference<Object> mark = new AtomicReference<>();
@@ -507,6 +499,18 @@ class PageDirectoryTest {
     }
 
     /** The field's value after its k-th write: short and long in turn, so its page is reallocated. */
+    /**
+     * 3,000 members and {@code field} at {@code valueOf(0)}, its long value written once first: the splits
+     * it makes come now, so writes of the field's values after keep the page count.
+     */
+    private static MembersHeader hotSet(MemberPages pages, byte[] key, byte[] field) {
+        MembersHeader h = MembersHeader.EMPTY;
+        for (int i = 0; i < 3_000; i++)
+            h = pages.put(key, h, b("m:" + i), b(""), false).header();
+        h = pages.put(key, h, field, valueOf(1), false).header();
+        return pages.put(key, h, field, valueOf(0), false).header();
+    }
+
     private static byte[] valueOf(long k) {
         String v = "v" + k;
         return b(k % 2 == 0 ? v : v + "-".repeat(600));
