@@ -1,7 +1,6 @@
 package dev.kvs.server.internal.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
 import dev.kvs.server.config.NodeConfig;
@@ -10,7 +9,6 @@ import dev.kvs.server.internal.notify.EventClasses;
 import dev.kvs.server.internal.notify.KeyEvents;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -63,7 +61,7 @@ class CommandRunsTest {
         assertThat(read(run)).as("no reply before the backup has the write").isEmpty();
         assertThat(backup.lastTxId().seq()).as("TxIds taken").isEqualTo(1);
         backup.ackAll();
-        assertThat(awaitReplies(16 * 5)).isEqualTo("+OK\r\n".repeat(16));
+        assertThat(resp.awaitReplies(16 * 5)).isEqualTo("+OK\r\n".repeat(16));
         assertThat(resp.command("GET", "k")).isEqualTo("$3\r\nv15\r\n");
         assertThat(calls("set")).isEqualTo(16);
     }
@@ -91,7 +89,7 @@ class CommandRunsTest {
         resp = RespChannel.withDefaults(backup);
         resp.command("SADD", "s", "a");
         backup.ackAll();
-        awaitReplies(4);
+        resp.awaitReplies(4);
         String replies = read(
                 c("SADD", "s", "a"),
                 c("SADD", "s", "b"),
@@ -101,7 +99,7 @@ class CommandRunsTest {
         assertThat(replies).isEmpty();
         assertThat(backup.lastTxId().seq()).as("TxIds taken").isEqualTo(2);
         backup.ackAll();
-        assertThat(awaitReplies(5 * 4)).isEqualTo(":0\r\n:1\r\n:1\r\n:1\r\n:1\r\n");
+        assertThat(resp.awaitReplies(5 * 4)).isEqualTo(":0\r\n:1\r\n:1\r\n:1\r\n:1\r\n");
         assertThat(members()).containsExactlyInAnyOrder("a", "b", "c", "d", "e");
     }
 
@@ -112,7 +110,7 @@ class CommandRunsTest {
         resp = RespChannel.withDefaults(backup);
         resp.command("HSET", "h", "a", "0");
         backup.ackAll();
-        awaitReplies(4);
+        resp.awaitReplies(4);
         String replies = read(
                 c("HSET", "h", "a", "1"),
                 c("HSET", "h", "b", "1"),
@@ -123,7 +121,7 @@ class CommandRunsTest {
         assertThat(replies).isEmpty();
         assertThat(backup.lastTxId().seq()).as("TxIds taken: one a run").isEqualTo(3);
         backup.ackAll();
-        assertThat(awaitReplies(4 * 4 + 2 * 5)).isEqualTo(":0\r\n:1\r\n:1\r\n:2\r\n+OK\r\n+OK\r\n");
+        assertThat(resp.awaitReplies(4 * 4 + 2 * 5)).isEqualTo(":0\r\n:1\r\n:1\r\n:2\r\n+OK\r\n+OK\r\n");
         assertThat(resp.command("HMGET", "h", "a", "b", "c", "d", "e", "f"))
                 .isEqualTo("*6\r\n$1\r\n9\r\n$1\r\n2\r\n$1\r\n1\r\n$1\r\n2\r\n$1\r\n1\r\n$1\r\n1\r\n");
         assertThat(read(times(2, "HSET", "h", "odd")))
@@ -160,11 +158,11 @@ class CommandRunsTest {
         resp = RespChannel.withDefaults(backup);
         resp.command("SADD", "s", "a", "b", "c", "d");
         backup.ackAll();
-        awaitReplies(4);
+        resp.awaitReplies(4);
         assertThat(read(times(3, "SPOP", "s"))).isEmpty();
         assertThat(backup.lastTxId().seq()).as("TxIds taken").isEqualTo(2);
         backup.ackAll();
-        assertThat(awaitReplies(3 * 7)).matches("(\\$1\r\n[abcd]\r\n){3}");
+        assertThat(resp.awaitReplies(3 * 7)).matches("(\\$1\r\n[abcd]\r\n){3}");
         assertThat(resp.command("SCARD", "s")).isEqualTo(":1\r\n");
     }
 
@@ -187,7 +185,7 @@ class CommandRunsTest {
         assertThat(read(run)).isEmpty();
         assertThat(backup.lastTxId().seq()).as("TxIds taken: one a run").isEqualTo(4);
         backup.ackAll();
-        assertThat(awaitReplies(26)).isEqualTo(":1\r\n:2\r\n:3\r\n:13\r\n:8\r\n:7\r\n:6\r\n:3\r\n:4\r\n");
+        assertThat(resp.awaitReplies(26)).isEqualTo(":1\r\n:2\r\n:3\r\n:13\r\n:8\r\n:7\r\n:6\r\n:3\r\n:4\r\n");
         assertThat(calls("incr")).isEqualTo(3);
         assertThat(calls("incrby")).isEqualTo(2);
     }
@@ -274,16 +272,5 @@ class CommandRunsTest {
                 Pattern.compile("cmdstat_" + command + ":calls=(\\d+),").matcher(resp.command("INFO", "commandstats"));
         assertThat(m.find()).as("cmdstat_%s", command).isTrue();
         return Long.parseLong(m.group(1));
-    }
-
-    /** The replies written until they are {@code length} characters long. */
-    private String awaitReplies(int length) {
-        StringBuilder out = new StringBuilder();
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
-            resp.channel.runPendingTasks();
-            out.append(resp.drain());
-            return out.length() >= length;
-        });
-        return out.toString();
     }
 }

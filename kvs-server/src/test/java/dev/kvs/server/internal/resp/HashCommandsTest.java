@@ -1,7 +1,6 @@
 package dev.kvs.server.internal.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoreConfig;
 import dev.kvs.core.StoredValue;
@@ -281,23 +280,13 @@ class HashCommandsTest {
         resp = RespChannel.withDefaults(backup);
         assertThat(resp.command("HSET", "h", "a", "1")).isEmpty();
         backup.ackAll();
-        assertThat(awaitReply()).isEqualTo(":1\r\n");
+        assertThat(resp.awaitReply()).isEqualTo(":1\r\n");
         assertThat(resp.command("HINCRBY", "h", "n", "2")).isEmpty();
         backup.ackAll();
-        assertThat(awaitReply()).isEqualTo(":2\r\n");
+        assertThat(resp.awaitReply()).isEqualTo(":2\r\n");
         assertThat(resp.command("HDEL", "h", "a", "n")).isEmpty();
         backup.ackAll();
-        assertThat(awaitReply()).isEqualTo(":2\r\n");
-    }
-
-    private String awaitReply() {
-        StringBuilder out = new StringBuilder();
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
-            resp.channel.runPendingTasks();
-            out.append(resp.drain());
-            return out.length() > 0;
-        });
-        return out.toString();
+        assertThat(resp.awaitReply()).isEqualTo(":2\r\n");
     }
 
     /** The bulk strings of a flat RESP array (a nested one is flattened), in order. */

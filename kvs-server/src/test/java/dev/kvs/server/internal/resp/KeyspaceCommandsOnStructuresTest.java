@@ -4,10 +4,8 @@ import static dev.kvs.server.internal.resp.StructureFixtures.b;
 import static dev.kvs.server.internal.resp.StructureFixtures.hset;
 import static dev.kvs.server.internal.resp.StructureFixtures.sadd;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.ValueType;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
@@ -100,13 +98,7 @@ class KeyspaceCommandsOnStructuresTest {
         threeTypes();
         for (int i = 0; i < 50; i++) hset(resp, "big", "field" + i, "value" + i);
         resp.channel.writeInbound(io.netty.buffer.Unpooled.wrappedBuffer(b(RespChannel.encode("FLUSHDB"))));
-        StringBuilder out = new StringBuilder();
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
-            resp.channel.runPendingTasks();
-            out.append(resp.drain());
-            return out.length() > 0;
-        });
-        assertThat(out.toString()).isEqualTo("+OK\r\n");
+        assertThat(RespChannel.awaitReply(resp.channel)).isEqualTo("+OK\r\n");
         assertThat(cmd("DBSIZE")).isEqualTo(":0\r\n");
         assertThat(resp.store.stats().entries()).isZero();
         assertThat(resp.store.stats().valueBytes())

@@ -1,12 +1,10 @@
 package dev.kvs.server.internal.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.kvs.core.StoredValue;
 import dev.kvs.core.TxId;
 import dev.kvs.server.internal.AckOnDemandReplication;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -196,23 +194,12 @@ class KeyspaceCommandsTest {
         assertThat(resp.command("MEMORY", "DOCTOR")).startsWith("-ERR unknown subcommand 'DOCTOR'");
     }
 
-    /** Every reply written so far, once one has come (a WAIT answers from another thread). */
-    private String awaitReply() {
-        StringBuilder out = new StringBuilder();
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
-            resp.channel.runPendingTasks();
-            out.append(resp.drain());
-            return out.length() > 0;
-        });
-        return out.toString();
-    }
-
     @Test
     void waitWithoutABackupCountsNoneAfterItsTimeout() {
         assertThat(resp.command("SET", "k", "v")).isEqualTo("+OK\r\n");
         assertThat(resp.command("WAIT", "0", "0")).isEqualTo(":0\r\n");
         assertThat(resp.command("WAIT", "1", "50")).isEmpty(); // waits its timeout
-        assertThat(awaitReply()).isEqualTo(":0\r\n");
+        assertThat(resp.awaitReply()).isEqualTo(":0\r\n");
     }
 
     @Test
@@ -235,11 +222,11 @@ class KeyspaceCommandsTest {
         assertThat(resp.command("SET", "k", "v")).isEqualTo("+OK\r\n");
         assertThat(resp.command("WAIT", "0", "0")).isEqualTo(":0\r\n");
         assertThat(resp.command("WAIT", "1", "30")).isEmpty();
-        assertThat(awaitReply()).isEqualTo(":0\r\n");
+        assertThat(resp.awaitReply()).isEqualTo(":0\r\n");
         // blocks (timeout 0: for ever) until the backup confirms
         assertThat(resp.command("WAIT", "1", "0")).isEmpty();
         backup.ackAll();
-        assertThat(awaitReply()).isEqualTo(":1\r\n");
+        assertThat(resp.awaitReply()).isEqualTo(":1\r\n");
         assertThat(resp.command("WAIT", "1", "0")).isEqualTo(":1\r\n");
         // a write that writes nothing (NX on an existing key) keeps the last write's confirmation
         assertThat(resp.command("SET", "k", "w", "NX")).isEqualTo("$-1\r\n");
@@ -247,9 +234,9 @@ class KeyspaceCommandsTest {
         // a new write is not confirmed until acknowledged
         assertThat(resp.command("SET", "k2", "v")).isEqualTo("+OK\r\n");
         assertThat(resp.command("WAIT", "2", "20")).isEmpty(); // more than there can be: waits the timeout
-        assertThat(awaitReply()).isEqualTo(":0\r\n");
+        assertThat(resp.awaitReply()).isEqualTo(":0\r\n");
         backup.ackAll();
         assertThat(resp.command("WAIT", "2", "20")).isEmpty();
-        assertThat(awaitReply()).isEqualTo(":1\r\n");
+        assertThat(resp.awaitReply()).isEqualTo(":1\r\n");
     }
 }

@@ -318,11 +318,7 @@ class KeyspaceEventsGoldenTest {
 
     /** Runs {@code c} on kvs and waits for its reply: a script's runs on the scripting thread. */
     private void answered(String[] c) {
-        if (!kvs.command(c).isEmpty()) return;
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-            kvs.channel.runPendingTasks();
-            return !kvs.drain().isEmpty();
-        });
+        if (kvs.command(c).isEmpty()) kvs.awaitReply();
     }
 
     /** Publishes the {@code n}th end mark and waits for it: every event before it has arrived. */

@@ -11,12 +11,17 @@ import dev.kvs.server.internal.notify.KeyEvents;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 
 /** A RESP client port on an {@link EmbeddedChannel}: bytes in, reply text out, no sockets. */
 final class RespChannel implements AutoCloseable {
@@ -104,7 +109,61 @@ final class RespChannel implements AutoCloseable {
         commands = TestContexts.commands(node, cluster, events);
         server = new RespServer(commands);
         server.configure(channel.pipeline());
+        guardOutbound(channel);
         channel.pipeline().fireChannelActive(); // the channel was active before the handlers were added
+    }
+
+    /**
+     * Lets a thread other than the test's write replies to {@code ch}. An {@link EmbeddedChannel}'s loop
+     * takes every thread for its own, so a reply completed elsewhere (FLUSHDB's, once the sweep thread
+     * is done) is encoded and queued on that thread: every write and flush that reaches the channel,
+     * and every read of its outbound queue ({@link #drain(EmbeddedChannel)}), holds {@code ch}'s lock.
+     */
+    static void guardOutbound(EmbeddedChannel ch) {
+        ch.pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                synchronized (ch) {
+                    ctx.write(msg, promise);
+                }
+            }
+
+            @Override
+            public void flush(ChannelHandlerContext ctx) {
+                synchronized (ch) {
+                    ctx.flush();
+                }
+            }
+        });
+    }
+
+    /**
+     * The reply to a command just written to {@code ch}, waited for (up to 10 s) when it comes from
+     * another thread: the text of every reply byte written back by then.
+     */
+    static String awaitReply(EmbeddedChannel ch) {
+        return awaitReplies(ch, 1);
+    }
+
+    /** The replies written back to {@code ch}, waited for (up to 10 s) until they are {@code length} characters long. */
+    static String awaitReplies(EmbeddedChannel ch, int length) {
+        StringBuilder out = new StringBuilder();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+            ch.runPendingTasks();
+            out.append(drain(ch));
+            return out.length() >= length;
+        });
+        return out.toString();
+    }
+
+    /** {@link #awaitReply(EmbeddedChannel)} on this client's channel. */
+    String awaitReply() {
+        return awaitReply(channel);
+    }
+
+    /** {@link #awaitReplies(EmbeddedChannel, int)} on this client's channel. */
+    String awaitReplies(int length) {
+        return awaitReplies(channel, length);
     }
 
     static RespChannel withDefaults() {
@@ -179,11 +238,18 @@ final class RespChannel implements AutoCloseable {
     }
 
     String drain() {
+        return drain(channel);
+    }
+
+    /** Every reply byte written back to {@code ch} so far, as ISO-8859-1 text, its buffers released. */
+    static String drain(EmbeddedChannel ch) {
         StringBuilder out = new StringBuilder();
-        ByteBuf buf;
-        while ((buf = channel.readOutbound()) != null) {
-            out.append(buf.toString(StandardCharsets.ISO_8859_1));
-            buf.release();
+        synchronized (ch) {
+            ByteBuf buf;
+            while ((buf = ch.readOutbound()) != null) {
+                out.append(buf.toString(StandardCharsets.ISO_8859_1));
+                buf.release();
+            }
         }
         return out.toString();
     }

@@ -10,7 +10,6 @@ import dev.kvs.server.internal.AckOnDemandReplication;
 import dev.kvs.server.internal.TestClock;
 import dev.kvs.server.internal.cluster.ClusterView;
 import dev.kvs.server.internal.cluster.TestLayouts;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.charset.StandardCharsets;
@@ -47,22 +46,16 @@ class TransactionCommandsTest {
         resp.close();
     }
 
-    /** A command from a second client of the same node; its reply. */
+    /** A command from a second client of the same node; its reply, waited for. */
     private String other(String... args) {
         if (other == null) {
             other = new EmbeddedChannel();
             resp.server.configure(other.pipeline());
+            RespChannel.guardOutbound(other);
             other.pipeline().fireChannelActive();
         }
         other.writeInbound(Unpooled.copiedBuffer(RespChannel.encode(args), StandardCharsets.ISO_8859_1));
-        other.runPendingTasks();
-        StringBuilder out = new StringBuilder();
-        ByteBuf b;
-        while ((b = other.readOutbound()) != null) {
-            out.append(b.toString(StandardCharsets.ISO_8859_1));
-            b.release();
-        }
-        return out.toString();
+        return RespChannel.awaitReply(other); // FLUSHDB's reply comes from the sweep's thread
     }
 
     private String exec() {
@@ -213,13 +206,13 @@ class TransactionCommandsTest {
     void aFlushTouchesTheWatchedKeysThatExistedOnly() {
         resp.command("SET", "x", "30");
         resp.command("WATCH", "x");
-        other("FLUSHDB");
+        assertThat(other("FLUSHDB")).isEqualTo("+OK\r\n");
         resp.command("MULTI");
         assertThat(exec()).isEqualTo(NULL_ARRAY);
 
         resp.command("DEL", "x");
         resp.command("WATCH", "x");
-        other("FLUSHALL");
+        assertThat(other("FLUSHALL")).isEqualTo("+OK\r\n");
         resp.command("MULTI");
         resp.command("PING");
         assertThat(exec()).isEqualTo("*1\r\n+PONG\r\n");
@@ -239,7 +232,7 @@ class TransactionCommandsTest {
         resp.command("WATCH", "x");
         assertThat(resp.command("EXISTS", "x")).isEqualTo(":0\r\n");
         other("DEL", "x");
-        other("FLUSHDB");
+        assertThat(other("FLUSHDB")).isEqualTo("+OK\r\n");
         resp.command("MULTI");
         resp.command("PING");
         assertThat(exec()).as("stale when watched").isEqualTo("*1\r\n+PONG\r\n");
