@@ -142,6 +142,13 @@ public record NodeStatus(
      * @param heapAfterGcBytes JVM heap in use right after the most recent garbage collection (young or
      *     full), summed over the heap's pools: a steadier figure of what the heap holds than {@code
      *     heapUsedBytes}; -1 before the first collection or where the JVM does not report it
+     * @param pageDirectorySlots slots of the large hashes' and sets' page directories, their page
+     *     indexes counted in slots (a cache on the heap, dropped whole when full)
+     * @param maxPageDirectorySlots the bound on {@code pageDirectorySlots}
+     * @param undoSlotBytes bytes of the undo slots that keep what a write overwrites in place until it is
+     *     done (0 in memory); bounded by the store's page and key sizes
+     * @param unguardedWrites writes since the store opened that found no undo slot free of their size: a
+     *     kill in one fences its key ({@code LOST}) instead of putting it back
      */
     public record Memory(
             long entries,
@@ -154,7 +161,11 @@ public record NodeStatus(
             boolean persistent,
             long heapUsedBytes,
             long heapMaxBytes,
-            long heapAfterGcBytes) {}
+            long heapAfterGcBytes,
+            long pageDirectorySlots,
+            long maxPageDirectorySlots,
+            long undoSlotBytes,
+            long unguardedWrites) {}
 
     /**
      * Reads the node's current state from its parts. Cheap enough for every {@code INFO}, not for the
@@ -194,7 +205,11 @@ public record NodeStatus(
                 s.persistent(),
                 rt.totalMemory() - rt.freeMemory(),
                 rt.maxMemory(),
-                heapAfterLastGc());
+                heapAfterLastGc(),
+                s.pageDirectorySlots(),
+                s.maxPageDirectorySlots(),
+                s.undoSlotBytes(),
+                s.unguardedWrites());
         return new NodeStatus(
                 config.name(),
                 config.cluster(),

@@ -144,6 +144,10 @@ class AdminServerTest {
         assertThat(m.path("heapAfterGcBytes").isIntegralNumber()).isTrue();
         assertThat(m.path("heapAfterGcBytes").asLong())
                 .isBetween(-1L, m.path("heapMaxBytes").asLong());
+        assertThat(m.path("pageDirectorySlots").asLong()).isEqualTo(64);
+        assertThat(m.path("maxPageDirectorySlots").asLong()).isEqualTo(1 << 20);
+        assertThat(m.path("undoSlotBytes").asLong()).isEqualTo(2_000_000);
+        assertThat(m.path("unguardedWrites").asLong()).isEqualTo(3);
         assertThat(s.path("replication").path("state").asText()).isEqualTo("none");
         assertThat(s.path("replication").path("peer").asText()).isEqualTo("dc2.example:7380");
     }
