@@ -98,7 +98,7 @@ class KeyspaceCommandsOnStructuresTest {
         threeTypes();
         for (int i = 0; i < 50; i++) hset(resp, "big", "field" + i, "value" + i);
         resp.channel.writeInbound(io.netty.buffer.Unpooled.wrappedBuffer(b(RespChannel.encode("FLUSHDB"))));
-        assertThat(RespChannel.awaitReply(resp.channel)).isEqualTo("+OK\r\n");
+        assertThat(resp.awaitReply()).isEqualTo("+OK\r\n");
         assertThat(cmd("DBSIZE")).isEqualTo(":0\r\n");
         assertThat(resp.store.stats().entries()).isZero();
         assertThat(resp.store.stats().valueBytes())
