@@ -137,7 +137,7 @@ final class ChunkStage implements ValueStage {
      */
     private void stored() {
         index++;
-        readable = (int) Math.min((long) index * ValueChunks.CHUNK_BYTES, length);
+        readable = (int) Math.min((long) index * chunks.chunkBytes(), length);
     }
 
     /** Tells the listener if this write made more bytes readable than the {@code before} it began with. */
@@ -157,11 +157,13 @@ final class ChunkStage implements ValueStage {
 
     /** The length of chunk {@link #index}: a whole chunk, or less for the value's last. */
     private int chunkLength() {
-        return Math.min(ValueChunks.CHUNK_BYTES, length - index * ValueChunks.CHUNK_BYTES);
+        int chunkBytes = chunks.chunkBytes();
+        return Math.min(chunkBytes, length - index * chunkBytes);
     }
 
+    /** The gathering buffer, as long as the current chunk: no later chunk of the value is longer. */
     private byte[] partial() {
-        if (partial == null) partial = new byte[ValueChunks.CHUNK_BYTES];
+        if (partial == null) partial = new byte[chunkLength()];
         return partial;
     }
 

@@ -3,60 +3,107 @@ package dev.kvs.core.internal;
 import static dev.kvs.core.internal.MapLayout.saturatedAdd;
 import static dev.kvs.core.internal.MapLayout.saturatedMultiply;
 
+import dev.kvs.core.StorageException;
 import dev.kvs.core.StoreConfig;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongPredicate;
+import net.openhft.chronicle.hash.impl.VanillaChronicleHash;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
 
 /**
- * Values longer than {@link RecordMaps#INLINE_MAX}, split into chunks of {@link #CHUNK_BYTES} in a
+ * Values longer than {@link RecordMaps#INLINE_MAX}, split into chunks of {@link #chunkBytes()} in a
  * Chronicle map keyed by {@code (blobId << 16) | chunkIndex}. A blob is written once under a fresh id
  * and never changed, only freed; ids are never reused while the store is open. So a reader that finds
  * every chunk of a blob has read that blob whole, and one that misses a chunk knows the blob was
  * replaced and must look at the record again.
+ *
+ * <p>A new map's chunk is {@link #CHUNK_BYTES}. A map's file keeps the largest entry it was made for,
+ * and the chunk follows from it ({@link #chunkBytesOf}), so a data dir made when chunks were {@link
+ * #FIRST_CHUNK_BYTES} keeps them, with no rewrite and no mark of its own.
  */
 final class ValueChunks implements AutoCloseable {
-    /** 64 KiB minus room for Chronicle's entry overhead, so a chunk fills 64 allocation units. */
-    static final int CHUNK_BYTES = 64 * 1024 - 64;
+    /**
+     * 128 KiB minus room for Chronicle's entry overhead, so a chunk fills 128 allocation units: a value
+     * of up to 128 KiB is one Chronicle insert and one remove (a 100 kB value was two of each, 12% of
+     * its SET's CPU), and a larger one half the operations of 64 KiB chunks.
+     */
+    static final int CHUNK_BYTES = 128 * 1024 - 64;
+    /** The chunk of a map made before December 2026: 64 KiB minus the same room. */
+    static final int FIRST_CHUNK_BYTES = 64 * 1024 - 64;
 
     private static final int ALLOCATION_UNIT = 1024;
     private static final int ENTRY_OVERHEAD = 32;
     private static final int INDEX_BITS = 16;
+    /** What a chunk leaves of its entry's allocation units: the entry's overhead, twice over. */
+    private static final int ENTRY_ROOM = 2 * ENTRY_OVERHEAD;
 
     private final ChronicleMap<Long, ValueSlice> map;
+    private final int chunkBytes;
     private final AtomicLong nextBlobId = new AtomicLong(1);
 
     private ValueChunks(ChronicleMap<Long, ValueSlice> map) {
         this.map = map;
+        this.chunkBytes = chunkBytesOf(map);
     }
 
     static ValueChunks open(StoreConfig config, DataDir dir) {
+        return open(config, dir, CHUNK_BYTES);
+    }
+
+    /**
+     * Opens the map, made for chunks of {@code chunkBytes} if it is new (an existing file keeps its own
+     * size); tests make a map of older chunks so.
+     */
+    static ValueChunks open(StoreConfig config, DataDir dir, int chunkBytes) {
         ChronicleMapBuilder<Long, ValueSlice> b = ChronicleMap.of(Long.class, ValueSlice.class)
                 .name("kvs-value-chunks")
                 .valueMarshallers(ValueSliceMarshaller.INSTANCE, ValueSliceMarshaller.INSTANCE)
-                .averageValueSize(CHUNK_BYTES)
+                .averageValueSize(chunkBytes)
                 .putReturnsNull(true)
                 .removeReturnsNull(true);
-        return new ValueChunks(ChronicleMaps.open(layout(config).applyTo(b), dir, "value-chunks.dat"));
+        return new ValueChunks(ChronicleMaps.open(layout(config, chunkBytes).applyTo(b), dir, "value-chunks.dat"));
     }
 
     /**
      * Room for maxBytes of values in the most chunks they can make (every value just above the inline
      * limit). Overwrites hold old and new chunks for a moment; the extra tiers cover that.
      */
-    static MapLayout layout(StoreConfig config) {
+    static MapLayout layout(StoreConfig config, int chunkBytes) {
         long maxBytes = config.maxBytes();
-        long entries = maxBytes / CHUNK_BYTES + maxBytes / (RecordMaps.INLINE_MAX + 1) + 1;
+        long entries = maxBytes / chunkBytes + maxBytes / (RecordMaps.INLINE_MAX + 1) + 1;
         long payload = saturatedAdd(maxBytes, saturatedMultiply(entries, ALLOCATION_UNIT + ENTRY_OVERHEAD));
-        return MapLayout.of(entries, payload, CHUNK_BYTES + ENTRY_OVERHEAD, ALLOCATION_UNIT, 2);
+        return MapLayout.of(entries, payload, chunkBytes + ENTRY_OVERHEAD, ALLOCATION_UNIT, 2);
     }
 
-    static int chunkCount(int valueLength) {
-        return (int) (((long) valueLength + CHUNK_BYTES - 1) / CHUNK_BYTES);
+    /**
+     * The chunk a map holds: its largest entry (read from its file's header, for a persisted one) less
+     * {@link #ENTRY_ROOM}, so a map made for chunks of {@code c} bytes gives {@code c} back.
+     */
+    static int chunkBytesOf(ChronicleMap<?, ?> map) {
+        VanillaChronicleHash<?, ?, ?, ?> hash = (VanillaChronicleHash<?, ?, ?, ?>) map;
+        long entryBytes = hash.maxChunksPerEntry * hash.chunkSize;
+        if (entryBytes - ENTRY_ROOM < RecordMaps.INLINE_MAX || entryBytes - ENTRY_ROOM > CHUNK_BYTES) {
+            throw new StorageException("a value chunks map whose entries hold " + entryBytes + " bytes: not a kvs map");
+        }
+        return (int) (entryBytes - ENTRY_ROOM);
+    }
+
+    /** The bytes of a whole chunk in this map. */
+    int chunkBytes() {
+        return chunkBytes;
+    }
+
+    /** The chunks a value of {@code valueLength} bytes makes in this map. */
+    int chunkCount(int valueLength) {
+        return chunkCount(valueLength, chunkBytes);
+    }
+
+    static int chunkCount(int valueLength, int chunkBytes) {
+        return (int) (((long) valueLength + chunkBytes - 1) / chunkBytes);
     }
 
     static long blobIdOf(long chunkKey) {
@@ -82,8 +129,8 @@ final class ValueChunks implements AutoCloseable {
         int written = 0;
         try {
             for (; written < chunks; written++) {
-                int offset = written * CHUNK_BYTES;
-                int length = Math.min(CHUNK_BYTES, value.length - offset);
+                int offset = written * chunkBytes;
+                int length = Math.min(chunkBytes, value.length - offset);
                 map.put(chunkKey(blobId, written), new ValueSlice(value, offset, length));
             }
             return blobId;
@@ -104,7 +151,7 @@ final class ValueChunks implements AutoCloseable {
 
     /**
      * Writes chunk {@code index} of blob {@code blobId} from {@code array[offset, offset + length)}: a
-     * whole chunk ({@link #CHUNK_BYTES}, or less for a value's last one).
+     * whole chunk ({@link #chunkBytes}, or less for a value's last one).
      */
     void writeChunk(long blobId, int index, byte[] array, int offset, int length) {
         try {
@@ -133,8 +180,8 @@ final class ValueChunks implements AutoCloseable {
         int chunks = chunkCount(length);
         try {
             for (int i = 0; i < chunks; i++) {
-                int offset = i * CHUNK_BYTES;
-                ValueSlice into = new ValueSlice(value, offset, Math.min(CHUNK_BYTES, length - offset));
+                int offset = i * chunkBytes;
+                ValueSlice into = new ValueSlice(value, offset, Math.min(chunkBytes, length - offset));
                 if (map.getUsing(chunkKey(blobId, i), into) == null) return null;
             }
         } catch (RuntimeException e) {
@@ -151,7 +198,7 @@ final class ValueChunks implements AutoCloseable {
         int chunks = chunkCount(length);
         try {
             for (int i = 0; i < chunks; i++) {
-                int n = Math.min(CHUNK_BYTES, length - i * CHUNK_BYTES);
+                int n = Math.min(chunkBytes, length - i * chunkBytes);
                 if (map.getUsing(chunkKey(blobId, i), new ValueSlice(buffer, n)) == null) return false;
             }
         } catch (RuntimeException e) {
@@ -170,9 +217,9 @@ final class ValueChunks implements AutoCloseable {
         int end = offset + count;
         try {
             for (int at = offset; at < end; ) {
-                int i = at / CHUNK_BYTES;
-                int chunkStart = i * CHUNK_BYTES;
-                int stored = Math.min(CHUNK_BYTES, length - chunkStart);
+                int i = at / chunkBytes;
+                int chunkStart = i * chunkBytes;
+                int stored = Math.min(chunkBytes, length - chunkStart);
                 int n = Math.min(end, chunkStart + stored) - at;
                 if (map.getUsing(chunkKey(blobId, i), new ValueSlice(buffer, stored, at - chunkStart, n)) == null) {
                     return false;

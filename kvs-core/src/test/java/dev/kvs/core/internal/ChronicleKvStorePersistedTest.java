@@ -63,7 +63,8 @@ class ChronicleKvStorePersistedTest extends KvStoreContractTest {
             written.forEach((k, v) -> assertThat(s.get(k)).isEqualTo(v));
             assertThat(s.stats()).isEqualTo(before);
             assertThat(((ChronicleKvStore) s).chunkCount())
-                    .isEqualTo(ValueChunks.chunkCount(3 * CHUNK + 1) + ValueChunks.chunkCount(64 << 20));
+                    .isEqualTo(ValueChunks.chunkCount(3 * CHUNK + 1, ValueChunks.CHUNK_BYTES)
+                            + ValueChunks.chunkCount(64 << 20, ValueChunks.CHUNK_BYTES));
             // blob ids continue after the recovered ones: new values must not clobber old chunks
             s.put(key("more"), StoredValue.complete(TxId.of(3, 1), randomBytes(10, 2 * CHUNK)));
             assertThat(s.get(key("chunked"))).isEqualTo(chunked);
@@ -168,6 +169,30 @@ class ChronicleKvStorePersistedTest extends KvStoreContractTest {
     }
 
     @Test
+    void aDataDirMadeWithSmallerChunksKeepsThem() {
+        Path dir = tempDir.resolve("older-chunks");
+        StoreConfig config = defaultConfig().dataDir(dir).build();
+        DataDir data = DataDir.open(dir); // the value chunks file as a build of 64 KiB chunks made it
+        try (ValueChunks chunks = ValueChunks.open(config, data, ValueChunks.FIRST_CHUNK_BYTES)) {
+            assertThat(chunks.chunkBytes()).isEqualTo(ValueChunks.FIRST_CHUNK_BYTES);
+        }
+        data.close(true);
+        byte[] value = randomBytes(7, 100_000);
+        try (KvStore s = Stores.open(config)) {
+            s.put(key("big"), StoredValue.complete(TxId.of(1, 1), value));
+            assertThat(((ChronicleKvStore) s).chunkCount()).isEqualTo(2);
+        }
+        try (KvStore s = Stores.open(config)) {
+            assertThat(s.get(key("big")).value()).isEqualTo(value);
+            s.put(key("big"), StoredValue.complete(TxId.of(1, 2), randomBytes(8, 3 * ValueChunks.FIRST_CHUNK_BYTES)));
+            assertThat(((ChronicleKvStore) s).chunkCount()).isEqualTo(3);
+        }
+        try (KvStore s = Stores.open(config)) {
+            assertThat(s.get(key("big")).value()).isEqualTo(randomBytes(8, 3 * ValueChunks.FIRST_CHUNK_BYTES));
+        }
+    }
+
+    @Test
     void writesThatReturnedSurviveKillMinus9() throws Exception {
         Path dir = tempDir.resolve("killed");
         int n = 400;
@@ -193,7 +218,8 @@ class ChronicleKvStorePersistedTest extends KvStoreContractTest {
             assertThat(s.size()).isEqualTo(n);
             long[] expectedChunks = {0};
             s.forEach((k, v) -> {
-                if (v.value().length > INLINE) expectedChunks[0] += ValueChunks.chunkCount(v.value().length);
+                if (v.value().length > INLINE)
+                    expectedChunks[0] += ValueChunks.chunkCount(v.value().length, ValueChunks.CHUNK_BYTES);
             });
             assertThat(((ChronicleKvStore) s).chunkCount()).isEqualTo(expectedChunks[0]);
         }

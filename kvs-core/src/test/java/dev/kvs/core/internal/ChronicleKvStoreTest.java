@@ -36,7 +36,8 @@ class ChronicleKvStoreTest extends KvStoreContractTest {
     void checkInternals(KvStore s) {
         long[] expected = {0};
         s.forEach((k, v) -> {
-            if (v.value().length > RecordMaps.INLINE_MAX) expected[0] += ValueChunks.chunkCount(v.value().length);
+            if (v.value().length > RecordMaps.INLINE_MAX)
+                expected[0] += ValueChunks.chunkCount(v.value().length, ValueChunks.CHUNK_BYTES);
         });
         assertThat(chunks(s)).as("chunks held vs chunks of stored values").isEqualTo(expected[0]);
     }
@@ -86,7 +87,7 @@ class ChronicleKvStoreTest extends KvStoreContractTest {
                 assertThat(s.putStaged(key("k"), second, h -> v.header())).isTrue();
             }
             assertThat(s.stats().valueBytes()).isEqualTo(2 << 20);
-            assertThat(chunks(s)).isEqualTo(ValueChunks.chunkCount(2 << 20));
+            assertThat(chunks(s)).isEqualTo(ValueChunks.chunkCount(2 << 20, ValueChunks.CHUNK_BYTES));
         }
     }
 
@@ -168,7 +169,7 @@ class ChronicleKvStoreTest extends KvStoreContractTest {
                 // nothing written
             }
             assertThat(s.get(key("a"))).isEqualTo(old);
-            assertThat(chunks(s)).isEqualTo(ValueChunks.chunkCount(100_000));
+            assertThat(chunks(s)).isEqualTo(ValueChunks.chunkCount(100_000, ValueChunks.CHUNK_BYTES));
         }
     }
 
@@ -210,6 +211,6 @@ class ChronicleKvStoreTest extends KvStoreContractTest {
             pool.shutdownNow();
         }
         assertThat(chunks(store))
-                .isEqualTo(ValueChunks.chunkCount(store.header(key("big")).valueLength()));
+                .isEqualTo(ValueChunks.chunkCount(store.header(key("big")).valueLength(), ValueChunks.CHUNK_BYTES));
     }
 }

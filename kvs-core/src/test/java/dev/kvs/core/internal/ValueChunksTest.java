@@ -1,6 +1,7 @@
 package dev.kvs.core.internal;
 
 import static dev.kvs.core.internal.ValueChunks.CHUNK_BYTES;
+import static dev.kvs.core.internal.ValueChunks.FIRST_CHUNK_BYTES;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kvs.core.StoreConfig;
@@ -25,10 +26,34 @@ class ValueChunksTest {
 
     @Test
     void chunkCountRoundsUpAndNeverOverflows() {
-        assertThat(ValueChunks.chunkCount(1)).isEqualTo(1);
-        assertThat(ValueChunks.chunkCount(CHUNK_BYTES)).isEqualTo(1);
-        assertThat(ValueChunks.chunkCount(CHUNK_BYTES + 1)).isEqualTo(2);
-        assertThat(ValueChunks.chunkCount(Integer.MAX_VALUE)).isEqualTo(32_801).isLessThan(1 << 16);
+        assertThat(ValueChunks.chunkCount(1, CHUNK_BYTES)).isEqualTo(1);
+        assertThat(ValueChunks.chunkCount(CHUNK_BYTES, CHUNK_BYTES)).isEqualTo(1);
+        assertThat(ValueChunks.chunkCount(CHUNK_BYTES + 1, CHUNK_BYTES)).isEqualTo(2);
+        assertThat(ValueChunks.chunkCount(Integer.MAX_VALUE, CHUNK_BYTES)).isEqualTo(16_393);
+        assertThat(ValueChunks.chunkCount(Integer.MAX_VALUE, FIRST_CHUNK_BYTES))
+                .isEqualTo(32_801)
+                .isLessThan(1 << 16);
+    }
+
+    @Test
+    void aNewMapHoldsAValueOfUpTo128KiBInOneChunk() {
+        assertThat(chunks.chunkBytes()).isEqualTo(CHUNK_BYTES).isEqualTo(128 * 1024 - 64);
+        byte[] a = random(100_000);
+        long id = chunks.write(a);
+        assertThat(chunks.size()).isEqualTo(1);
+        assertThat(chunks.read(id, a.length)).isEqualTo(a);
+    }
+
+    @Test
+    void aMapMadeForSmallerChunksKeepsThem() {
+        StoreConfig config = StoreConfig.builder().maxBytes(16 << 20).build();
+        try (ValueChunks older = ValueChunks.open(config, null, FIRST_CHUNK_BYTES)) {
+            assertThat(older.chunkBytes()).isEqualTo(FIRST_CHUNK_BYTES);
+            byte[] a = random(100_000);
+            long id = older.write(a);
+            assertThat(older.size()).isEqualTo(2);
+            assertThat(older.read(id, a.length)).isEqualTo(a);
+        }
     }
 
     @Test

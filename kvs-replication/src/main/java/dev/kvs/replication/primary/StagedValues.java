@@ -26,7 +26,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * before. Thread-safe.
  */
 final class StagedValues {
-    /** Shorter values are not staged for shipping: one store chunk, the least a stage makes readable. */
+    /**
+     * Shorter values are not staged for shipping: their upload is too short to overlap anything. A stage
+     * makes a store chunk readable at a time (128 KiB, or 64 KiB in a data dir made before 2026-12), so a
+     * value of one chunk or less becomes readable only once whole, and gains nothing.
+     */
     static final int MIN_BYTES = 64 * 1024;
     /** Most values staged for shipping at once. */
     static final int MAX_STAGED = 16;

@@ -39,8 +39,8 @@ import redis.clients.jedis.Jedis;
  * it reports fails the test).
  */
 class LargeValueShippingTest {
-    /** The store's chunk ({@code ValueChunks.CHUNK_BYTES}); the shipper's is 64 KiB in {@link TwoDc}. */
-    private static final int STORE_CHUNK = 64 * 1024 - 64;
+    /** A new store's chunk ({@code ValueChunks.CHUNK_BYTES}); the shipper's is 64 KiB in {@link TwoDc}. */
+    private static final int STORE_CHUNK = 128 * 1024 - 64;
 
     private static final int SHIP_CHUNK = 64 * 1024;
 
