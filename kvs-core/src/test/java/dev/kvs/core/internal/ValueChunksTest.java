@@ -8,6 +8,8 @@ import dev.kvs.core.StoreConfig;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class ValueChunksTest {
     private final ValueChunks chunks =
@@ -35,25 +37,23 @@ class ValueChunksTest {
                 .isLessThan(1 << 16);
     }
 
-    @Test
-    void aNewMapHoldsAValueOfUpTo128KiBInOneChunk() {
-        assertThat(chunks.chunkBytes()).isEqualTo(CHUNK_BYTES).isEqualTo(128 * 1024 - 64);
-        byte[] a = random(100_000);
-        long id = chunks.write(a);
-        assertThat(chunks.size()).isEqualTo(1);
-        assertThat(chunks.read(id, a.length)).isEqualTo(a);
+    /** A new map's chunk holds a 100 kB value whole; a map made for the first, smaller chunks keeps them. */
+    @ParameterizedTest
+    @CsvSource({CHUNK_BYTES + ", 1", FIRST_CHUNK_BYTES + ", 2"})
+    void aMapKeepsTheChunkItWasMadeFor(int chunkBytes, int chunksOf100kB) {
+        StoreConfig config = StoreConfig.builder().maxBytes(16 << 20).build();
+        try (ValueChunks map = ValueChunks.open(config, null, chunkBytes)) {
+            assertThat(map.chunkBytes()).isEqualTo(chunkBytes);
+            byte[] a = random(100_000);
+            long id = map.write(a);
+            assertThat(map.size()).isEqualTo(chunksOf100kB);
+            assertThat(map.read(id, a.length)).isEqualTo(a);
+        }
     }
 
     @Test
-    void aMapMadeForSmallerChunksKeepsThem() {
-        StoreConfig config = StoreConfig.builder().maxBytes(16 << 20).build();
-        try (ValueChunks older = ValueChunks.open(config, null, FIRST_CHUNK_BYTES)) {
-            assertThat(older.chunkBytes()).isEqualTo(FIRST_CHUNK_BYTES);
-            byte[] a = random(100_000);
-            long id = older.write(a);
-            assertThat(older.size()).isEqualTo(2);
-            assertThat(older.read(id, a.length)).isEqualTo(a);
-        }
+    void aNewMapsChunkIs128KiBLessTheEntrysRoom() {
+        assertThat(chunks.chunkBytes()).isEqualTo(CHUNK_BYTES).isEqualTo(128 * 1024 - 64);
     }
 
     @Test
