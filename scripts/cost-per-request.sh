@@ -64,19 +64,20 @@ bench() { # server workload round -> one row
   echo "$2 $3 $1 $rps $(python3 -c "print(round(($c1-$c0)/$(getconf CLK_TCK)*1e6/$n,2))") $load"
 }
 
-jit_share() { # pid -> percent of the process's CPU since the last call that its JIT compiler threads took
+jit_share() { # pid: JIT_SHARE = percent of the process's CPU since the last call that its JIT compiler threads
+  # took (sets globals: call it directly, not in $(...), or the next call counts from the same point)
   local pid=$1 all jit
   all=$(awk '{print $14+$15}' "/proc/$pid/stat")
   jit=$(cat /proc/"$pid"/task/*/stat 2>/dev/null | awk '/\(C[12] CompilerThre/ {sub(/^.*\) /, ""); n += $12 + $13} END {print n + 0}')
-  python3 -c "a, j, pa, pj = $all, $jit, ${JIT_ALL[$pid]:-0}, ${JIT_JIT[$pid]:-0}; print(round(100 * (j - pj) / max(1, a - pa)))"
+  JIT_SHARE=$(python3 -c "a, j, pa, pj = $all, $jit, ${JIT_ALL[$pid]:-0}, ${JIT_JIT[$pid]:-0}; print(round(100 * (j - pj) / max(1, a - pa)))")
   JIT_ALL[$pid]=$all JIT_JIT[$pid]=$jit
 }
 
 warm() { # every server, every workload, once (unmeasured); a kvs again (up to WARM_MAX passes, default 4) while its JIT took over 2%
-  local s w pass share
+  local s w pass
   declare -gA JIT_ALL=() JIT_JIT=()
   for s in "${SERVERS[@]}"; do
-    [[ $s == redis ]] || jit_share "${PIDS[$s]}" >/dev/null
+    [[ $s == redis ]] || jit_share "${PIDS[$s]}"
     for pass in $(seq 1 "${WARM_MAX:-4}"); do
       for w in "${WL[@]}"; do
         prepare "$s" "$w"
@@ -84,9 +85,9 @@ warm() { # every server, every workload, once (unmeasured); a kvs again (up to W
         redis-benchmark -p "${PORTS[$s]}" $(opts "$w" "$(python3 -c "print(int($(requests "$w") * ${WARM_FACTOR:-0.5}))")") -q >/dev/null 2>&1
       done
       [[ $s == redis ]] && break
-      share=$(jit_share "${PIDS[$s]}")
-      echo "warm-up of $s, pass $pass: its JIT took $share% of its CPU" >&2
-      (( share > 2 )) || break
+      jit_share "${PIDS[$s]}"
+      echo "warm-up of $s, pass $pass: its JIT took $JIT_SHARE% of its CPU" >&2
+      (( JIT_SHARE > 2 )) || break
     done
   done
 }
