@@ -48,6 +48,19 @@ public interface KvStore extends Closeable {
     StoredValue get(byte[] key);
 
     /**
+     * A hint that the keys {@code keys[0, n)} are about to be read or written, in about that order: the
+     * store may bring what their lookups read into the CPU's cache now, all keys at once, so that their
+     * memory misses overlap instead of coming one operation after the other. It changes nothing and
+     * checks nothing (a key too long is skipped). This default does nothing.
+     *
+     * @return a value made of what was read, for the caller to keep (so that the reads are not dropped as
+     *     unused); it means nothing else
+     */
+    default long prefetch(byte[][] keys, int n) {
+        return 0;
+    }
+
+    /**
      * Reads {@code key}'s record as {@link #get} does (same consistency: a complete record's header and
      * value belong to one write), but offers a complete value to {@code sink}, which may take it into a
      * buffer of its own instead of a new array: for replies of long values, with one copy from the

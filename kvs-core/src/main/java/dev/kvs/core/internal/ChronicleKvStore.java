@@ -214,6 +214,21 @@ final class ChronicleKvStore implements KvStore {
     }
 
     @Override
+    public long prefetch(byte[][] keys, int n) {
+        int slot;
+        try {
+            slot = gate.enter();
+        } catch (StorageException closed) {
+            return 0; // a hint: a closed store has nothing to bring in, and its commands will say so
+        }
+        try {
+            return records.prefetch(keys, n);
+        } finally {
+            gate.exit(slot);
+        }
+    }
+
+    @Override
     public StoredValue get(byte[] key) {
         limits.checkKey(key);
         int slot = gate.enter();

@@ -45,7 +45,11 @@ final class RecordMaps implements AutoCloseable {
     /** Keeps what a record held while it is overwritten: a store in a data dir only, else null. */
     private final UndoSlots undo;
 
+    /** Touches the lookups of a batch of short keys ({@link #prefetch}). */
+    private final LookupPrefetch shortPrefetch;
+
     private RecordMaps(ChronicleMap<byte[], Record> shortKeys, ChronicleMap<byte[], Record> longKeys, UndoSlots undo) {
+        this.shortPrefetch = new LookupPrefetch(shortKeys, SHORT_KEY_MAX);
         this.shortKeys = shortKeys;
         this.longKeys = longKeys;
         this.undo = undo;
@@ -100,6 +104,19 @@ final class RecordMaps implements AutoCloseable {
 
     private ChronicleMap<byte[], Record> mapOf(byte[] key) {
         return key.length <= SHORT_KEY_MAX ? shortKeys : longKeys;
+    }
+
+    /**
+     * Brings into cache what the lookups of {@code keys[0, n)} read first ({@link LookupPrefetch}); keys
+     * longer than {@link #SHORT_KEY_MAX} are skipped (few, and in a map of their own).
+     */
+    long prefetch(byte[][] keys, int n) {
+        return shortPrefetch.touch(keys, n);
+    }
+
+    /** The prefetch of short keys' lookups, for tests. */
+    LookupPrefetch shortPrefetch() {
+        return shortPrefetch;
     }
 
     /** The record of {@code key} with its inline value, or null. */

@@ -43,6 +43,19 @@ class ChronicleKvStoreTest extends KvStoreContractTest {
     }
 
     @Test
+    void aPrefetchReadsTheEntriesOfStoredShortKeysAndSkipsTheRest() {
+        store.put(key("a"), complete(1, "1"));
+        store.put(key("bb"), complete(2, "2"));
+        byte[] longKey = new byte[RecordMaps.SHORT_KEY_MAX + 1];
+        store.put(longKey, complete(3, "3"));
+        // the first byte of each entry found is its key's size (keys of 1 and 2 bytes); absent keys and
+        // keys of the long-key map add nothing
+        assertThat(store.prefetch(new byte[][] {key("a"), key("bb"), key("absent"), longKey}, 4))
+                .isEqualTo(3);
+        assertThat(store.get(key("bb")).value()).isEqualTo("2".getBytes());
+    }
+
+    @Test
     void isOffHeapAndNotPersistent() {
         assertThat(store.stats().offHeapBytes()).isPositive();
         assertThat(store.stats().persistent()).isFalse();

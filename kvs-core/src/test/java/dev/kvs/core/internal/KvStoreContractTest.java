@@ -762,6 +762,9 @@ abstract class KvStoreContractTest {
         assertThatThrownBy(store::size).isInstanceOf(StorageException.class);
         assertThatThrownBy(store::stats).isInstanceOf(StorageException.class);
         assertThatThrownBy(store::clear).isInstanceOf(StorageException.class);
+        assertThat(store.prefetch(new byte[][] {key("a"), key("b")}, 2))
+                .as("a prefetch is a hint: on a closed store it brings nothing and throws nothing")
+                .isZero();
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +56,8 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
     private Session session;
     /** True once the connection is being closed on purpose: what it still sends is ignored. */
     private boolean closing;
+    /** What {@link #prefetch} read, kept so that its reads are not dropped as unused; means nothing else. */
+    private long prefetched;
 
     RespHandler(
             CommandContext node,
@@ -214,6 +217,7 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
      * staged values closed) before the exception goes on.
      */
     private void channelReadAll(ChannelHandlerContext ctx, RespCommands batch) {
+        if (session.authenticated()) prefetch(batch);
         int i = 0;
         try {
             while (i < batch.size()) {
@@ -228,6 +232,33 @@ final class RespHandler extends ChannelInboundHandlerAdapter {
         } finally {
             for (i++; i < batch.size(); i++) batch.command(i).discard();
         }
+    }
+
+    /** Tells the store the keys {@code batch}'s commands are about to look up ({@link #keysToPrefetch}). */
+    private void prefetch(RespCommands batch) {
+        byte[][] keys = new byte[batch.size()][];
+        int n = keysToPrefetch(batch, table, keys);
+        if (n > 1) prefetched += node.store().prefetch(keys, n);
+    }
+
+    /**
+     * Puts into {@code keys} the keys {@code batch}'s commands will look up first, for the store to bring
+     * into cache at once ({@link dev.kvs.core.KvStore#prefetch}): so that their memory misses overlap
+     * instead of coming one command after the other. That is the first key of each command that reads or
+     * writes data, once where the next command repeats it. Returns how many it put.
+     */
+    static int keysToPrefetch(RespCommands batch, CommandTable table, byte[][] keys) {
+        int k = 0;
+        byte[] last = null;
+        for (int i = 0; i < batch.size(); i++) {
+            if (!(batch.get(i) instanceof RespCommand c) || c.error() != null) continue;
+            byte[][] args = c.args();
+            if (args.length < 2 || (last != null && Arrays.equals(last, args[1]))) continue;
+            CommandSpec spec = table.lookup(args[0]);
+            if (spec == null || spec.firstKey() != 1 || !spec.has(CommandSpec.DATA)) continue;
+            keys[k++] = last = args[1];
+        }
+        return k;
     }
 
     /**

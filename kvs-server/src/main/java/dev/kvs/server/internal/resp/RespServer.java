@@ -264,6 +264,11 @@ public final class RespServer {
         return aclLog;
     }
 
+    /** The commands the port knows; for tests. */
+    CommandTable table() {
+        return table;
+    }
+
     /** The node's budget of bulk bytes preallocated ahead of their arrival; for tests. */
     BulkPreallocBudget bulkBudget() {
         return bulkBudget;
