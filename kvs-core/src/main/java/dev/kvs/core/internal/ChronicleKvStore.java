@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.StampedLock;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
@@ -81,6 +82,12 @@ final class ChronicleKvStore implements KvStore {
     private final Object flushMarkLock = new Object();
     /** Orders a stage's room against {@link #clear}, which resets the counters. */
     private final Object stageLock = new Object();
+    /**
+     * Held (read) while a {@link ChunkStage} copies into a chunk it reserved, and (write) while {@link
+     * #clear} frees the chunks: a reserved chunk's memory is written outside the map's locks, and after
+     * a clear it may be another entry's.
+     */
+    final StampedLock chunkFill = new StampedLock();
     /** How many times the store was cleared: a stage opened before a clear lost its chunks and room. */
     private volatile long generation;
 
@@ -1038,12 +1045,17 @@ final class ChronicleKvStore implements KvStore {
             int[] all = stripes.lockAll();
             try {
                 records.clear();
-                chunks.clear();
-                pages.clear();
-                expiry.clear();
-                synchronized (stageLock) {
-                    generation++;
-                    capacity.reset(0, 0, 0, 0);
+                long fills = chunkFill.writeLock();
+                try {
+                    chunks.clear();
+                    pages.clear();
+                    expiry.clear();
+                    synchronized (stageLock) {
+                        generation++;
+                        capacity.reset(0, 0, 0, 0);
+                    }
+                } finally {
+                    chunkFill.unlockWrite(fills);
                 }
             } finally {
                 stripes.unlock(all);

@@ -7,11 +7,15 @@ import dev.kvs.core.ValueRead;
 import dev.kvs.core.ValueStage;
 import java.nio.ByteBuffer;
 import java.util.Objects;
+import net.openhft.chronicle.core.Jvm;
+import net.openhft.chronicle.core.UnsafeMemory;
+import sun.misc.Unsafe;
 
 /**
  * A large value staged in {@link ValueChunks} under a fresh blob id, chunk by chunk as its bytes come:
- * a whole chunk of the caller's array or buffer is written from it directly, and the bytes of a chunk
- * that arrives in pieces are gathered in a heap buffer of one chunk first. No record refers to the blob
+ * a whole chunk of the caller's array or buffer is written from it directly, and a chunk that arrives
+ * in pieces is reserved in the store with its first piece ({@link ValueChunks#reserveChunk}) and each
+ * piece copied into it in place, so every byte is copied once. No record refers to the blob
  * until {@link ChronicleKvStore#putStaged} commits it, so no reader sees it; closing an uncommitted
  * stage frees its chunks and its room. After a crash, the chunks of a stage never committed are
  * orphans, which opening a persisted store removes.
@@ -39,10 +43,10 @@ final class ChunkStage implements ValueStage {
     private int written;
     /** The next chunk to write. */
     private int index;
-    /** The bytes of chunk {@link #index} received so far, when it came in pieces. */
-    private byte[] partial;
-
-    private int partialFill;
+    /** Where chunk {@link #index} is stored, once reserved (its first piece came), else 0. */
+    private long reserved;
+    /** The bytes of chunk {@link #index} copied into it so far, when it comes in pieces. */
+    private int fill;
     /** Volatile: {@link #readRange} on another thread checks that the stage was not closed. */
     private volatile State state = State.OPEN;
     /** Bytes {@code [0, readable)} are in stored chunks: whole chunks written, or the whole value. */
@@ -79,14 +83,13 @@ final class ChunkStage implements ValueStage {
             while (count > 0) {
                 int chunk = chunkLength();
                 int n;
-                if (partialFill == 0 && count >= chunk) {
+                if (fill == 0 && count >= chunk) {
                     chunks.writeChunk(blobId, index, data, offset, chunk);
                     stored();
                     n = chunk;
                 } else {
-                    n = Math.min(chunk - partialFill, count);
-                    System.arraycopy(data, offset, partial(), partialFill, n);
-                    gathered(n, chunk);
+                    n = Math.min(chunk - fill, count);
+                    fill(data, Unsafe.ARRAY_BYTE_BASE_OFFSET + (long) offset, n, chunk);
                 }
                 offset += n;
                 count -= n;
@@ -95,14 +98,13 @@ final class ChunkStage implements ValueStage {
         } finally {
             gate.exit(slot);
         }
-        if (written == length) partial = null;
         tell(before);
     }
 
     /**
      * Writes each whole chunk in {@code src} (a network buffer, say) into the store directly, with one
-     * copy, and gathers the bytes of a chunk that arrives in pieces as {@link #write(byte[], int, int)}
-     * does.
+     * copy, and copies a chunk that arrives in pieces into its reservation as {@link #write(byte[], int,
+     * int)} does.
      */
     @Override
     public void write(ByteBuffer src) {
@@ -113,21 +115,19 @@ final class ChunkStage implements ValueStage {
             while (src.hasRemaining()) {
                 int chunk = chunkLength();
                 int n;
-                if (partialFill == 0 && src.remaining() >= chunk) {
+                if (fill == 0 && src.remaining() >= chunk) {
                     chunks.writeChunk(blobId, index, src, chunk);
                     stored();
                     n = chunk;
                 } else {
-                    n = Math.min(chunk - partialFill, src.remaining());
-                    src.get(partial(), partialFill, n);
-                    gathered(n, chunk);
+                    n = Math.min(chunk - fill, src.remaining());
+                    fill(src, n, chunk);
                 }
                 written += n;
             }
         } finally {
             gate.exit(slot);
         }
-        if (written == length) partial = null;
         tell(before);
     }
 
@@ -161,19 +161,42 @@ final class ChunkStage implements ValueStage {
         return Math.min(chunkBytes, length - index * chunkBytes);
     }
 
-    /** The gathering buffer, as long as the current chunk: no later chunk of the value is longer. */
-    private byte[] partial() {
-        if (partial == null) partial = new byte[chunkLength()];
-        return partial;
+    /** Copies the next {@code n} bytes of {@code src} into chunk {@link #index}, advancing it. */
+    private void fill(ByteBuffer src, int n, int chunk) {
+        int at = src.position();
+        if (src.isDirect()) {
+            fill(null, Jvm.address(src) + at, n, chunk);
+        } else if (src.hasArray()) {
+            fill(src.array(), Unsafe.ARRAY_BYTE_BASE_OFFSET + (long) src.arrayOffset() + at, n, chunk);
+        } else {
+            byte[] copy = new byte[n]; // a read-only heap buffer
+            src.duplicate().get(copy);
+            fill(copy, Unsafe.ARRAY_BYTE_BASE_OFFSET, n, chunk);
+        }
+        src.position(at + n);
     }
 
-    /** {@code n} more bytes of a chunk of {@code chunk} bytes were gathered: writes it once whole. */
-    private void gathered(int n, int chunk) {
-        partialFill += n;
-        if (partialFill == chunk) {
-            chunks.writeChunk(blobId, index, partial, 0, chunk);
+    /**
+     * Copies {@code n} bytes at {@code base + from} (an array and its offset, or null and an address)
+     * into chunk {@link #index}, of {@code chunk} bytes: reserves the chunk with its first piece, and
+     * publishes it to readers once full. After a {@link ChronicleKvStore#clear} it copies nothing: the
+     * reservation's memory may be another entry's, and the stage can no longer be committed or read.
+     */
+    private void fill(Object base, long from, int n, int chunk) {
+        long stamp = owner.chunkFill.readLock();
+        try {
+            if (owner.generation() == generation) {
+                if (reserved == 0) reserved = chunks.reserveChunk(blobId, index, chunk);
+                UnsafeMemory.UNSAFE.copyMemory(base, from, null, reserved + fill, n);
+            }
+        } finally {
+            owner.chunkFill.unlockRead(stamp);
+        }
+        fill += n;
+        if (fill == chunk) {
             stored();
-            partialFill = 0;
+            fill = 0;
+            reserved = 0;
         }
     }
 
@@ -249,7 +272,6 @@ final class ChunkStage implements ValueStage {
      */
     void committed(RecordHeader header) {
         state = State.COMMITTED;
-        partial = null;
         if (listener != null) listener.committed(header);
     }
 
@@ -258,7 +280,6 @@ final class ChunkStage implements ValueStage {
     public void close() {
         if (state != State.OPEN) return;
         state = State.CLOSED;
-        partial = null;
         try {
             owner.release(this);
         } finally {

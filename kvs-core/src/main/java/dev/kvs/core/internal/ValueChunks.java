@@ -174,6 +174,22 @@ final class ValueChunks implements AutoCloseable {
         src.position(src.position() + length);
     }
 
+    /**
+     * Stores chunk {@code index} of blob {@code blobId}, {@code length} bytes, with its bytes unwritten,
+     * and returns their address: the caller fills them in place, before any reader may read the chunk
+     * and while nothing can free it (the entry's memory stays where it is until the chunk is removed or
+     * the map cleared or closed).
+     */
+    long reserveChunk(long blobId, int index, int length) {
+        ValueSlice reserved = ValueSlice.reservation(length);
+        try {
+            map.put(chunkKey(blobId, index), reserved);
+        } catch (RuntimeException e) {
+            throw ChronicleMaps.translate(e);
+        }
+        return reserved.address;
+    }
+
     /** The value of blob {@code blobId}, or null if one of its chunks is gone (the blob was freed). */
     byte[] read(long blobId, int length) {
         byte[] value = new byte[length];

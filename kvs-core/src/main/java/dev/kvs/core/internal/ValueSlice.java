@@ -16,6 +16,10 @@ final class ValueSlice {
     final int skip;
     /** For a read into a buffer: how many bytes of the stored chunk to copy from {@link #skip}. */
     final int count;
+    /** A reservation: the chunk is stored with its bytes unwritten, and {@link #address} tells where they are. */
+    final boolean reservation;
+    /** For a reservation, once stored: the address of the chunk's first byte. */
+    long address;
 
     ValueSlice(byte[] array, int offset, int length) {
         this.array = array;
@@ -24,6 +28,25 @@ final class ValueSlice {
         this.buffer = null;
         this.skip = 0;
         this.count = length;
+        this.reservation = false;
+    }
+
+    private ValueSlice(int length) {
+        this.array = null;
+        this.offset = 0;
+        this.length = length;
+        this.buffer = null;
+        this.skip = 0;
+        this.count = length;
+        this.reservation = true;
+    }
+
+    /**
+     * A chunk of {@code length} bytes to store unwritten: its writer fills them in place at {@link
+     * #address} before any reader may read the chunk.
+     */
+    static ValueSlice reservation(int length) {
+        return new ValueSlice(length);
     }
 
     /**
@@ -48,5 +71,6 @@ final class ValueSlice {
         this.buffer = buffer;
         this.skip = skip;
         this.count = count;
+        this.reservation = false;
     }
 }

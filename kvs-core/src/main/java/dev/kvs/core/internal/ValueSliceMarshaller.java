@@ -32,11 +32,23 @@ final class ValueSliceMarshaller
 
     @Override
     public void write(Bytes<?> out, long size, ValueSlice s) {
-        if (s.array != null) {
+        if (s.reservation) {
+            reserve(out, s);
+        } else if (s.array != null) {
             write(out, s.array, s.offset, s.length);
         } else {
             writeFrom(out, s.buffer, s.length);
         }
+    }
+
+    /**
+     * Skips the chunk's bytes, leaving whatever the entry's memory held, and keeps their address: its
+     * writer fills them with one copy per piece of the value as it arrives.
+     */
+    private static void reserve(Bytes<?> out, ValueSlice s) {
+        if (!out.isDirectMemory()) throw new IllegalStateException("a chunk reserved outside native memory");
+        s.address = out.addressForWrite(out.writePosition());
+        out.writeSkip(s.length);
     }
 
     private static void write(Bytes<?> out, byte[] array, int offset, int length) {

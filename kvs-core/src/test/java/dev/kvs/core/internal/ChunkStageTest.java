@@ -302,6 +302,54 @@ class ChunkStageTest {
     }
 
     @Test
+    void piecesWrittenAfterAClearNeverReachTheMemoryOfValuesStoredSince() {
+        byte[] first = randomValue("piecesAfterAClear", LENGTH);
+        try (ValueStage stage = store.stage(LENGTH)) {
+            stage.write(first, 0, PIECE); // chunk 0 reserved, its first piece copied in
+            store.clear();
+            // the freed chunk's memory goes to the values stored next
+            List<byte[]> values = new ArrayList<>();
+            Random random = new Random(first[0]);
+            for (int i = 0; i < 100; i++) {
+                byte[] v = new byte[100_000];
+                random.nextBytes(v);
+                store.put(key("v" + i), StoredValue.complete(TxId.of(1, i + 1), v));
+                values.add(v);
+            }
+            byte[] ones = new byte[LENGTH];
+            Arrays.fill(ones, (byte) -1);
+            for (int at = PIECE; at < LENGTH; at += PIECE) stage.write(ones, at, Math.min(PIECE, LENGTH - at));
+            assertThat(stage.readRange(0, CHUNK, ByteBuffer.allocate(CHUNK))).isFalse();
+            for (int i = 0; i < values.size(); i++) {
+                assertThat(store.get(key("v" + i)).value()).as("value %d", i).isEqualTo(values.get(i));
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "source {0}")
+    @ValueSource(strings = {"array", "direct", "heap", "read-only"})
+    void aChunkInPiecesIsStoredWithItsFirstPieceAndCommittedWhole(String source) {
+        byte[] value = randomValue("aChunkInPieces", LENGTH);
+        ChronicleKvStore chronicle = (ChronicleKvStore) store;
+        try (ValueStage stage = store.stage(LENGTH)) {
+            for (int at = 0; at < LENGTH; at += PIECE) {
+                int n = Math.min(PIECE, LENGTH - at);
+                switch (source) {
+                    case "array" -> stage.write(value, at, n);
+                    case "direct" -> writePiece(stage, value, at, n, true);
+                    case "heap" -> stage.write(ByteBuffer.wrap(value, at, n));
+                    default -> stage.write(ByteBuffer.wrap(value, at, n).asReadOnlyBuffer());
+                }
+                assertThat(chronicle.chunkCount())
+                        .as("chunks after %d bytes", stage.written())
+                        .isEqualTo(ValueChunks.chunkCount(stage.written(), CHUNK));
+            }
+            assertThat(store.putStaged(key("k"), stage, h -> headerOf(value))).isTrue();
+        }
+        assertThat(store.get(key("k")).value()).isEqualTo(value);
+    }
+
+    @Test
     void aStageOfAClosedStoreCannotBeRead() {
         ValueStage stage = store.stage(LENGTH);
         stage.write(new byte[CHUNK], 0, CHUNK);
