@@ -8,7 +8,8 @@
 #
 #   scripts/warmup-curve.sh [KVS_JAR] [seconds]     (defaults: kvs-cli/target/kvs.jar, 20)
 #
-# Port: KVS_PORT (16398), REDIS_PORT (16399). SKIP_REDIS=1 runs kvs only. KVS_JAVA_OPTS: more JVM flags. Prints one line per server:
+# Port: KVS_PORT (16398), REDIS_PORT (16399). SKIP_REDIS=1 runs kvs only. KVS_JAVA_OPTS: more JVM flags. KVS_ARGS: more
+# `kvs server` flags (e.g. --warm-up 400000). Prints one line per server:
 # "server steady_rps t90_s first_second_rps", then the raw series in $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +36,7 @@ PY
 
 # shellcheck disable=SC2086
 java -Xmx512m "${JOPTS[@]}" ${KVS_JAVA_OPTS:-} -jar "$JAR" server --port "${KVS_PORT:-16398}" --admin-port 0 --repl-port 0 \
-  --max-entries 2000000 > "$OUT/kvs.log" 2>&1 &
+  --max-entries 2000000 ${KVS_ARGS:-} > "$OUT/kvs.log" 2>&1 &
 K=$!
 R=
 trap 'kill $K $R 2>/dev/null; wait 2>/dev/null || true' EXIT INT TERM

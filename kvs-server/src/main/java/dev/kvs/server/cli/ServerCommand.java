@@ -274,9 +274,30 @@ public final class ServerCommand implements Callable<Integer> {
             })
     private OnOff protectedMode;
 
-    /** A command that starts a real {@link KvsNode}. */
+    @Option(
+            names = "--warm-up",
+            paramLabel = "REQUESTS",
+            description = {
+                "Requests run through a scratch node in this JVM before the client port opens, so that the"
+                        + " request path is compiled when the first client comes (at most "
+                        + WarmUp.MAX_SECONDS
+                        + " s); 0: none (default: "
+                        + DEFAULT_WARM_UP
+                        + ")"
+            })
+    private long warmUp = DEFAULT_WARM_UP;
+
+    /**
+     * {@code --warm-up}'s default: none. 400,000 took a fresh node's time to 90% of its small-SET speed
+     * from 6-7 s to 3.5-6.25 s on a 2-core VM, and opened its client port 6-8 s later (BENCHMARKS.md,
+     * session 44): the operator's choice, for a node that must be fast from its first request.
+     */
+    public static final long DEFAULT_WARM_UP = 0;
+
+    /** A command that starts a real {@link KvsNode}, after its {@code --warm-up}. */
     public ServerCommand() {
-        this(ServerCommand::startKvsNode);
+        this.starter = null;
+        this.env = System::getenv;
     }
 
     public ServerCommand(NodeStarter starter) {
@@ -295,7 +316,14 @@ public final class ServerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         NodeConfig config = config();
-        RunningNode node = starter.start(config);
+        if (warmUp < 0) throw new ConfigException("--warm-up < 0: " + warmUp);
+        RunningNode node;
+        if (starter != null) {
+            node = starter.start(config);
+        } else {
+            if (warmUp > 0) WarmUp.run(warmUp);
+            node = startKvsNode(config);
+        }
         PrintWriter out = spec.commandLine().getOut();
         out.printf(
                 "kvs node '%s' (%s, cluster '%s', mode %s) listening on %s: clients %d, replication %d,"

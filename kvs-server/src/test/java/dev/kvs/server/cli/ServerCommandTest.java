@@ -211,6 +211,13 @@ class ServerCommandTest {
     }
 
     @Test
+    void aNegativeWarmUpExitsWithCode2AndStartsNothing() {
+        assertThat(run("--warm-up", "-1")).isEqualTo(2);
+        assertOneLineError("kvs-test server: config error: --warm-up < 0: -1");
+        assertThat(started.get()).isNull();
+    }
+
+    @Test
     void outOfRangePortExitsWithCode2NamingTheField() {
         assertThat(run("--port", "70000")).isEqualTo(2);
         assertOneLineError("kvs-test server: config error: port is not in 0..65535: 70000");
