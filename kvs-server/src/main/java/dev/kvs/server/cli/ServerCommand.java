@@ -321,7 +321,7 @@ public final class ServerCommand implements Callable<Integer> {
         if (starter != null) {
             node = starter.start(config);
         } else {
-            if (warmUp > 0) WarmUp.run(warmUp);
+            if (warmUp > 0) WarmUp.runOrSkip(warmUp);
             node = startKvsNode(config);
         }
         PrintWriter out = spec.commandLine().getOut();

@@ -46,6 +46,18 @@ final class WarmUp {
     private WarmUp() {}
 
     /**
+     * {@link #run}, for a node about to start: a warm-up that fails (the scratch node cannot start, a
+     * connection breaks) is logged and the node starts without it. It is an optimisation, not a condition.
+     */
+    static void runOrSkip(long requests) throws InterruptedException {
+        try {
+            run(requests);
+        } catch (RuntimeException e) {
+            LOG.warn("warm-up failed, starting without it: {}", e.toString());
+        }
+    }
+
+    /**
      * Runs {@code requests} requests (half {@code SET}, then half {@code GET}) through a scratch node.
      *
      * @throws IllegalArgumentException if {@code requests} is negative

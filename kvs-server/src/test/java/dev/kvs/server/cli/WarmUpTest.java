@@ -1,6 +1,7 @@
 package dev.kvs.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
@@ -33,5 +34,10 @@ class WarmUpTest {
         assertThatThrownBy(() -> WarmUp.run(-1))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("< 0");
+    }
+
+    @Test
+    void aNodeAboutToStartStartsWithoutAWarmUpThatFailed() {
+        assertThatCode(() -> WarmUp.runOrSkip(-1)).doesNotThrowAnyException();
     }
 }
